@@ -1,0 +1,55 @@
+// Package certstore is the contract between certbench and the TLS certificate
+// stores it measures.
+//
+// A proxy hands a store its whole TLS configuration on every refresh: every
+// certificate (PEM chain and PEM key), the named stores each certificate belongs
+// to, and per store an optional default certificate. The store validates the
+// configuration, builds what it needs to answer handshakes, and publishes the
+// result as one generation. Handshakes look certificates up in a published
+// generation and never see a mix of two configurations.
+//
+// # Configuration
+//
+// A [Config] is complete: certificates that are absent from it are gone.
+// A certificate that names no store belongs to [DefaultStore]. The default
+// store always exists; any other store a certificate names must be declared in
+// [Config.Stores], otherwise the update is rejected.
+//
+// # Validation
+//
+// Update rejects the whole configuration, and the previously published
+// generation keeps serving untouched, when any certificate (or configured
+// default) has PEM that does not decode, a key that does not match its leaf,
+// no name at all (no DNS name, IP address or common name), or names an
+// undeclared store. The error is a [*CertificateError] naming the certificate
+// by its index and, where known, its first name. Expired and not-yet-valid
+// certificates are accepted: a store serves what it is given, as Traefik does;
+// validity is the proxy's business and the client's to check.
+//
+// # Lookup rules
+//
+// A lookup takes a store name and a TLS ClientHello's server name (SNI):
+//
+//   - the name is lowercased; an empty name (no SNI) gets the store's default;
+//   - an exact name wins over a wildcard: a certificate whose DNS names or
+//     common name equal the SNI;
+//   - an IP address SNI matches certificates with that IP SAN (any textual form
+//     of the address, compared as addresses);
+//   - a wildcard name covers exactly one label: "*.example.com" matches
+//     "a.example.com" but not "a.b.example.com" nor "example.com";
+//   - when several certificates match at the same level, the one that comes
+//     first in [Config.Certificates] wins;
+//   - with no match the store's default certificate is returned: the
+//     configured one, or one the store generates itself;
+//   - a lookup in a store that the configuration does not have returns
+//     [ErrUnknownStore].
+//
+// [MatchNames] is the reference implementation of these rules, used by the
+// conformance suite; stores implement them with their own indexes.
+//
+// # Registry
+//
+// Stores register a [Factory] under a name from an init function, the way
+// database/sql drivers do, so that a command can list them and a third party
+// can add one by importing its package.
+package certstore

@@ -1,0 +1,107 @@
+package certstore
+
+import (
+	"crypto/x509"
+	"net/netip"
+	"strings"
+)
+
+// Names returns the names a leaf certificate is served for: its common name
+// (when it is not empty), its DNS names and its IP addresses, lowercased, IP
+// addresses in canonical form, without duplicates, in that order.
+func Names(leaf *x509.Certificate) []string {
+	names := make([]string, 0, 1+len(leaf.DNSNames)+len(leaf.IPAddresses))
+	add := func(n string) {
+		for _, have := range names {
+			if have == n {
+				return
+			}
+		}
+		names = append(names, n)
+	}
+	if cn := leaf.Subject.CommonName; cn != "" {
+		if addr, err := netip.ParseAddr(cn); err == nil {
+			add(addr.Unmap().String())
+		} else {
+			add(strings.ToLower(cn))
+		}
+	}
+	for _, n := range leaf.DNSNames {
+		add(strings.ToLower(n))
+	}
+	for _, ip := range leaf.IPAddresses {
+		if addr, ok := netip.AddrFromSlice(ip); ok {
+			add(addr.Unmap().String())
+		}
+	}
+	return names
+}
+
+// NormalizeServerName returns the form of an SNI value that names are
+// compared in: lowercased, and an IP address in canonical form. It
+// allocates only when the name has to change.
+func NormalizeServerName(sni string) string {
+	if addr, err := netip.ParseAddr(sni); err == nil {
+		if s := addr.Unmap().String(); s != sni {
+			return s
+		}
+		return sni
+	}
+	return lower(sni)
+}
+
+// lower is strings.ToLower for the ASCII names SNI carries; it returns sni
+// itself, without allocating, when there is nothing to change.
+func lower(sni string) string {
+	for i := 0; i < len(sni); i++ {
+		if c := sni[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(sni)
+		}
+	}
+	return sni
+}
+
+// WildcardParent returns the name a wildcard certificate for sni is indexed
+// under: "a.example.com" gives "example.com" (covered by "*.example.com").
+// It reports false for names with a single label.
+func WildcardParent(sni string) (string, bool) {
+	i := strings.IndexByte(sni, '.')
+	if i <= 0 || i == len(sni)-1 {
+		return "", false
+	}
+	return sni[i+1:], true
+}
+
+// Match is the reference implementation of the package's lookup rules. Given
+// each configured certificate's names (as returned by Names) in configuration
+// order and an SNI value, it returns the index of the certificate to serve, or
+// -1 when the store's default certificate is to be served.
+func Match(names [][]string, sni string) int {
+	sni = NormalizeServerName(sni)
+	if sni == "" {
+		return -1
+	}
+	for i, ns := range names {
+		for _, n := range ns {
+			if n == sni {
+				return i
+			}
+		}
+	}
+	parent, ok := WildcardParent(sni)
+	if !ok {
+		return -1
+	}
+	if _, err := netip.ParseAddr(sni); err == nil {
+		return -1
+	}
+	want := "*." + parent
+	for i, ns := range names {
+		for _, n := range ns {
+			if n == want {
+				return i
+			}
+		}
+	}
+	return -1
+}
