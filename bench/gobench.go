@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// Benchmark runs a scenario on a store under go test -bench, with b.N ops,
+// the same code Run times. It reports the retained-B, retained-B/cert and
+// goroutines metrics besides the testing package's own; use -benchmem for
+// B/op and allocs/op and -benchtime=Nx to fix the op count.
+//
+//	func BenchmarkMyStore(b *testing.B) {
+//		sc, _ := scenarios.ByName("rotate-10-of-100")
+//		bench.Benchmark(b, mystore.New, sc[0])
+//	}
+func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) {
+	b.Helper()
+	ops := b.N
+	if sc.Kind == scenarios.Lookup {
+		ops = 0 // one cycle of hellos serves any b.N
+	}
+	w, err := sc.Build(ops)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if sc.Kind == scenarios.Lookup {
+		w.Scenario.Ops = b.N
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+	store := newStore()
+	if err := store.Update(w.Configs[0]); err != nil {
+		b.Fatalf("initial configuration: %v", err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	held, err := Apply(store, newStore, w, b.N)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	retained := float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+	b.ReportMetric(retained, UnitRetained)
+	if w.Certs > 0 {
+		b.ReportMetric(retained/float64(w.Certs), UnitRetainedPerCert)
+	}
+	b.ReportMetric(float64(runtime.NumGoroutine()-goroutines), UnitGoroutines)
+	runtime.KeepAlive(held)
+	closeStore(held)
+}

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// Sample is the measurement of one sample of one scenario on one store.
+type Sample struct {
+	// Scenario and Store name what was measured.
+	Scenario, Store string
+	// Ops is the number of timed ops.
+	Ops int
+	// NsPerOp is the wall time per op in nanoseconds.
+	NsPerOp float64
+	// BytesPerOp and AllocsPerOp are heap bytes and objects allocated per
+	// op, truncated as the testing package does.
+	BytesPerOp, AllocsPerOp uint64
+	// RetainedBytes is the live heap the store holds after the sample,
+	// measured after a GC; RetainedPerCert divides it by the certificates
+	// in the last configuration.
+	RetainedBytes   float64
+	RetainedPerCert float64
+	// Goroutines is the number of goroutines the store left running.
+	Goroutines int
+}
+
+// Measure runs one sample of w on a new store from newStore.
+func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	ops := len(w.Configs) - 1
+	if w.Scenario.Kind == scenarios.Lookup {
+		ops = w.Scenario.Ops
+	}
+	s := Sample{Scenario: w.Scenario.Name, Store: storeName, Ops: ops}
+	if ops <= 0 {
+		return s, fmt.Errorf("scenario %s: no ops to time", w.Scenario.Name)
+	}
+
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+
+	store := newStore()
+	if err := store.Update(w.Configs[0]); err != nil {
+		closeStore(store)
+		return s, fmt.Errorf("store %s, scenario %s: initial configuration: %w", storeName, w.Scenario.Name, err)
+	}
+	held, timing, err := timeOps(store, newStore, w, ops)
+	if err != nil {
+		closeStore(store)
+		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+	s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
+	s.BytesPerOp = timing.bytes / uint64(ops)
+	s.AllocsPerOp = timing.allocs / uint64(ops)
+
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	s.Goroutines = runtime.NumGoroutine() - goroutines
+	s.RetainedBytes = float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+	if w.Certs > 0 {
+		s.RetainedPerCert = s.RetainedBytes / float64(w.Certs)
+	}
+	runtime.KeepAlive(held)
+	closeStore(held)
+	if held != store {
+		closeStore(store)
+	}
+	return s, nil
+}
+
+type timing struct {
+	elapsed       time.Duration
+	bytes, allocs uint64
+}
+
+// timeOps runs the timed ops and returns the store that holds the last
+// configuration (a new one per op for fresh-store workloads).
+func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, timing, error) {
+	var t timing
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	store, err := Apply(store, newStore, w, ops)
+	t.elapsed = time.Since(start)
+	runtime.ReadMemStats(&m1)
+	t.bytes = m1.TotalAlloc - m0.TotalAlloc
+	t.allocs = m1.Mallocs - m0.Mallocs
+	return store, t, err
+}
+
+// Apply is what is timed: ops ops of the workload on store, which holds
+// w.Configs[0]. Lookup workloads cycle over their hellos; others apply
+// w.Configs[1..ops]. It returns the store that holds the last configuration.
+func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
+	var err error
+	switch {
+	case w.Scenario.Kind == scenarios.Lookup:
+		err = lookupOps(store, w, ops)
+	case w.FreshStore:
+		for i := 1; i <= ops && err == nil; i++ {
+			closeStore(store)
+			store = newStore()
+			err = store.Update(w.Configs[i])
+		}
+	default:
+		for i := 1; i <= ops && err == nil; i++ {
+			err = store.Update(w.Configs[i])
+		}
+	}
+	return store, err
+}
+
+// lookupOps does ops lookups, cycling over the workload's hellos.
+func lookupOps(store certstore.Store, w *scenarios.Workload, ops int) error {
+	hellos := w.Hellos
+	if len(hellos) == 0 {
+		return fmt.Errorf("lookup workload has no hellos")
+	}
+	for i := 0; i < ops; i++ {
+		c, err := store.Certificate(w.Store, hellos[i%len(hellos)])
+		if err != nil || c == nil {
+			return fmt.Errorf("lookup %q: %v", hellos[i%len(hellos)].ServerName, err)
+		}
+	}
+	return nil
+}
+
+func closeStore(s certstore.Store) {
+	if c, ok := s.(certstore.Closer); ok {
+		c.Close()
+	}
+}

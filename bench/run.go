@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// Options says what Run measures.
+type Options struct {
+	// Stores and Scenarios are measured in full cross product.
+	Stores    []certstore.Info
+	Scenarios []scenarios.Scenario
+	// Count is the number of samples per store and scenario; 0 means
+	// DefaultCount.
+	Count int
+	// Ops overrides every scenario's ops per sample when > 0.
+	Ops int
+	// Progress, when not nil, receives a line per sample: which store,
+	// scenario and sample, and the estimated time left.
+	Progress io.Writer
+}
+
+// DefaultCount is the default number of samples: enough for a 95%
+// confidence interval and for Mann-Whitney U to reach p < 0.05.
+const DefaultCount = 6
+
+// Run measures every scenario on every store, interleaving stores within
+// each sample round (A B A B ...), and calls emit with each sample as soon as
+// it is measured. It stops at the first error, or when ctx is done.
+func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
+	count := opts.Count
+	if count <= 0 {
+		count = DefaultCount
+	}
+	if len(opts.Stores) == 0 || len(opts.Scenarios) == 0 {
+		return fmt.Errorf("bench: nothing to run (%d stores, %d scenarios)", len(opts.Stores), len(opts.Scenarios))
+	}
+	total := count * len(opts.Stores) * len(opts.Scenarios)
+	done := 0
+	start := time.Now()
+	for _, sc := range opts.Scenarios {
+		w, err := sc.Build(opts.Ops)
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		for k := 0; k < count; k++ {
+			for _, st := range opts.Stores {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if opts.Progress != nil {
+					eta := ""
+					if done > 0 {
+						left := time.Since(start) / time.Duration(done) * time.Duration(total-done)
+						eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
+					}
+					fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", done+1, total, sc.Name, st.Name, k+1, count, eta)
+				}
+				s, err := Measure(st.New, st.Name, w)
+				if err != nil {
+					return err
+				}
+				if err := emit(s); err != nil {
+					return err
+				}
+				done++
+			}
+		}
+		w = nil
+		runtime.GC()
+	}
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "\r\033[K%d samples in %s\n", total, time.Since(start).Round(time.Second))
+	}
+	return nil
+}

@@ -1,0 +1,305 @@
+package scenarios
+
+import (
+	"crypto/tls"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// Kind is the shape of churn a scenario applies.
+type Kind string
+
+// The kinds of scenario.
+const (
+	// Rotate applies a sliding window of Window certificates from the pool,
+	// moving the window by Window (cycling) on every op: every op replaces
+	// the whole set.
+	Rotate Kind = "rotate"
+	// Renew re-applies the whole pool on every op with one more certificate
+	// renewed (same names, new key and serial), as an ACME client does.
+	Renew Kind = "renew"
+	// Noop re-applies the same whole pool on every op: an unrelated part of
+	// the proxy's configuration changed.
+	Noop Kind = "noop"
+	// Startup loads the whole pool into a fresh store on every op.
+	Startup Kind = "startup"
+	// Lookup measures one handshake lookup per op against a store holding
+	// the whole pool, over a mix of exact hits, wildcard hits and misses.
+	Lookup Kind = "lookup"
+)
+
+// Scenario is one entry of the catalogue: a pool, the churn applied to it,
+// and how many ops make one sample.
+type Scenario struct {
+	// Name is the stable identifier used on the command line and in
+	// benchmark names.
+	Name string
+	// Description is one line for listings.
+	Description string
+	// Kind is the churn applied.
+	Kind Kind
+	// Pool is the certificate pool.
+	Pool PoolSpec
+	// Window is the number of certificates per configuration for Rotate;
+	// 0 means the whole pool.
+	Window int
+	// Stores names the stores every certificate is in, each declared with
+	// a configured default certificate; none means the default store only
+	// with no configured default.
+	Stores []string
+	// Ops is the fixed number of ops in one sample, so that B/op and
+	// allocs/op compare run to run.
+	Ops int
+	// Default reports whether the scenario is in the default set.
+	Default bool
+}
+
+// Catalogue lists every scenario, in the order listings and reports use.
+var Catalogue = []Scenario{
+	{Name: "rotate-10-of-100", Kind: Rotate, Window: 10, Ops: 10, Default: true,
+		Pool:        PoolSpec{Seed: 1, Count: 100},
+		Description: "reference case (Traefik PR #10302): the next 10 of 100 P-256 certs on every refresh"},
+	{Name: "rotate-10-of-100-rsa", Kind: Rotate, Window: 10, Ops: 10, Default: true,
+		Pool:        PoolSpec{Seed: 1, Count: 100, Key: RSA2048},
+		Description: "as rotate-10-of-100 with RSA-2048 leaves"},
+	{Name: "renew-1-of-1000", Kind: Renew, Ops: 10, Default: true,
+		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Description: "1,000 certs re-applied on every refresh, one renewed each time"},
+	{Name: "renew-1-of-10000", Kind: Renew, Ops: 3, Default: true,
+		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Description: "10,000 certs re-applied on every refresh, one renewed each time"},
+	{Name: "noop-10000", Kind: Noop, Ops: 3, Default: true,
+		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Description: "the same 10,000 certs re-applied (an unrelated router changed)"},
+	{Name: "startup-10000", Kind: Startup, Ops: 2, Default: true,
+		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Description: "10,000 certs loaded into a fresh store"},
+	{Name: "multistore-1000", Kind: Renew, Ops: 10, Default: true,
+		Pool:        PoolSpec{Seed: 4, Count: 1000},
+		Stores:      []string{"edge-a", "edge-b", "edge-c"},
+		Description: "1,000 certs each in 3 named stores with configured defaults, one renewed per refresh"},
+	{Name: "lookup-1000", Kind: Lookup, Ops: 20000, Default: true,
+		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Description: "handshake lookups against 1,000 certs: 60% exact, 20% wildcard, 20% misses"},
+}
+
+// ByName returns the named scenarios in the order given, or an error naming
+// the unknown ones and listing the valid names.
+func ByName(names ...string) ([]Scenario, error) {
+	var out []Scenario
+	var unknown []string
+	for _, n := range names {
+		i := slices.IndexFunc(Catalogue, func(s Scenario) bool { return s.Name == n })
+		if i < 0 {
+			unknown = append(unknown, fmt.Sprintf("%q", n))
+			continue
+		}
+		out = append(out, Catalogue[i])
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown scenario %s (valid: %s)", strings.Join(unknown, ", "), strings.Join(Names(false), ", "))
+	}
+	return out, nil
+}
+
+// Names returns the names of the catalogue's scenarios, only the default set
+// when defaultOnly is true.
+func Names(defaultOnly bool) []string {
+	var ns []string
+	for _, s := range Catalogue {
+		if s.Default || !defaultOnly {
+			ns = append(ns, s.Name)
+		}
+	}
+	return ns
+}
+
+// Defaults returns the default scenario set.
+func Defaults() []Scenario {
+	s, _ := ByName(Names(true)...)
+	return s
+}
+
+// Workload is a scenario made concrete: every configuration it applies,
+// built before anything is timed.
+type Workload struct {
+	// Scenario is what the workload was built from.
+	Scenario Scenario
+	// Configs are applied in order: Configs[0] before timing starts (for
+	// Startup and Rotate it is the first op's predecessor), then
+	// Configs[1..Ops] one per timed op. Lookup workloads have one.
+	Configs []*certstore.Config
+	// FreshStore reports that every timed op applies its configuration to
+	// a new store (Startup).
+	FreshStore bool
+	// Hellos are the lookups of a Lookup workload, cycled; Store names the
+	// store they look in.
+	Hellos []*tls.ClientHelloInfo
+	// Store is the store lookups are made in.
+	Store string
+	// Certs is the number of certificates in the last configuration, for
+	// per-certificate figures.
+	Certs int
+}
+
+var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
+
+// CachedPool returns the pool for spec, generating it once per process.
+func CachedPool(spec PoolSpec) (*Pool, error) {
+	spec = spec.withDefaults()
+	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return NewPool(spec) }))
+	return f.(func() (*Pool, error))()
+}
+
+// Build makes the workload of a scenario with ops timed ops (0 means
+// s.Ops). It is deterministic: equal arguments give equal configurations.
+func (s Scenario) Build(ops int) (*Workload, error) {
+	if ops <= 0 {
+		ops = s.Ops
+	}
+	pool, err := CachedPool(s.Pool)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{Scenario: s, Store: certstore.DefaultStore}
+	n := len(pool.Certs)
+	switch s.Kind {
+	case Rotate:
+		win := s.Window
+		if win <= 0 || win > n {
+			win = n
+		}
+		for op := 0; op <= ops; op++ {
+			start := (op * win) % n
+			cfg := &certstore.Config{}
+			for k := 0; k < win; k++ {
+				cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: pool.Certs[(start+k)%n].Pair})
+			}
+			w.Configs = append(w.Configs, cfg)
+		}
+		w.Certs = win
+	case Noop, Startup:
+		for op := 0; op <= ops; op++ {
+			w.Configs = append(w.Configs, s.wholePool(pool, nil))
+		}
+		w.FreshStore = s.Kind == Startup
+		w.Certs = n
+	case Renew:
+		// Op k renews certificate k-1 (mod n) once more; the versions of all
+		// certificates carry over, so each op changes exactly one.
+		version := make([]int, n)
+		renewed := map[[2]int]certstore.KeyPair{}
+		for op := 0; op <= ops; op++ {
+			if op > 0 {
+				i := (op - 1) % n
+				version[i]++
+				f, err := pool.Renewed(i, version[i])
+				if err != nil {
+					return nil, err
+				}
+				renewed[[2]int{i, version[i]}] = f.Pair
+			}
+			w.Configs = append(w.Configs, s.wholePool(pool, func(i int) certstore.KeyPair {
+				if version[i] == 0 {
+					return pool.Certs[i].Pair
+				}
+				return renewed[[2]int{i, version[i]}]
+			}))
+		}
+		w.Certs = n
+	case Lookup:
+		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
+		w.Hellos = lookupMix(pool, ops)
+		w.Certs = n
+	default:
+		return nil, fmt.Errorf("scenario %s: unknown kind %q", s.Name, s.Kind)
+	}
+	if len(s.Stores) > 0 {
+		w.Store = s.Stores[0]
+	}
+	return w, nil
+}
+
+// wholePool returns a configuration holding every certificate of the pool,
+// pair(i) giving certificate i's current version (nil: the original).
+// Every configuration gets its own Certificates slice, as a proxy builds a
+// new configuration on every refresh.
+func (s Scenario) wholePool(pool *Pool, pair func(i int) certstore.KeyPair) *certstore.Config {
+	cfg := &certstore.Config{Certificates: make([]certstore.Certificate, len(pool.Certs))}
+	for i := range pool.Certs {
+		p := pool.Certs[i].Pair
+		if pair != nil {
+			p = pair(i)
+		}
+		cfg.Certificates[i] = certstore.Certificate{KeyPair: p, Stores: s.Stores}
+	}
+	if len(s.Stores) > 0 {
+		cfg.Stores = make(map[string]certstore.StoreConfig, len(s.Stores))
+		for k, name := range s.Stores {
+			def := defaultCert(pool, k)
+			cfg.Stores[name] = certstore.StoreConfig{DefaultCertificate: &def}
+		}
+	}
+	return cfg
+}
+
+// defaultCert returns a configured default certificate for store k of a
+// pool: issued by the pool's issuer, named after no pool name.
+func defaultCert(pool *Pool, k int) certstore.KeyPair {
+	key, err := pool.issuer.p256Key(1<<40+uint64(k), 0)
+	if err != nil {
+		panic(err) // derivation retries until a valid scalar; cannot fail in practice
+	}
+	pair, err := pool.issuer.Issue(Leaf{Serial: 1<<40 + uint64(k), CommonName: fmt.Sprintf("default-%d.%s", k, pool.Spec.Domain), Key: key})
+	if err != nil {
+		panic(err)
+	}
+	return pair
+}
+
+// lookupMix returns count ClientHellos cycling over the pool: of every ten,
+// six exact names (one of them in upper case), two wildcard hits and two
+// misses.
+func lookupMix(pool *Pool, count int) []*tls.ClientHelloInfo {
+	var wild []string
+	for _, f := range pool.Certs {
+		for _, name := range f.Names {
+			if strings.HasPrefix(name, "*.") {
+				wild = append(wild, name[2:])
+			}
+		}
+	}
+	const distinct = 1000
+	if count > distinct {
+		count = distinct
+	}
+	hellos := make([]*tls.ClientHelloInfo, 0, count)
+	n := len(pool.Certs)
+	for i := 0; len(hellos) < count; i++ {
+		var sni string
+		switch i % 10 {
+		case 0, 1, 2, 3, 4:
+			f := pool.Certs[(i*7)%n]
+			sni = f.Names[i%len(f.Names)]
+			if strings.HasPrefix(sni, "*.") {
+				sni = f.Names[0]
+			}
+		case 5:
+			sni = strings.ToUpper(pool.Certs[(i*13)%n].Names[0])
+		case 6, 7:
+			if len(wild) == 0 {
+				sni = pool.Certs[i%n].Names[0]
+			} else {
+				sni = fmt.Sprintf("host%d.%s", i, wild[i%len(wild)])
+			}
+		default:
+			sni = fmt.Sprintf("scan-%d.unknown.%s", i, pool.Spec.Domain)
+		}
+		hellos = append(hellos, &tls.ClientHelloInfo{ServerName: sni})
+	}
+	return hellos
+}
