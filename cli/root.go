@@ -75,7 +75,7 @@ Exit codes: 0 success, 1 regression found (gate), 2 bad usage or input.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(newListCmd(), newRunCmd(), newCompareCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newCompareCmd(), newProfileCmd())
 	return root
 }
 
@@ -87,4 +87,9 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// writeFile writes data to path.
+func writeFile(path string, data []byte) error {
+	return os.WriteFile(path, data, 0o644)
 }

@@ -1,0 +1,116 @@
+package cli_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/cli"
+	_ "github.com/certbench/certbench/stores/naive"
+	_ "github.com/certbench/certbench/stores/optimized"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// run runs certbench with args and returns its exit code and output.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cli.Main(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
+	}
+}
+
+func TestGoldenOutput(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"list.golden", []string{"list"}},
+		{"compare-files.txt.golden", []string{"compare", "testdata/old.txt", "testdata/new.txt"}},
+		{"compare-files.md.golden", []string{"compare", "--format", "markdown", "testdata/old.txt", "testdata/new.txt"}},
+		{"compare-files.csv.golden", []string{"compare", "--format", "csv", "testdata/old.txt", "testdata/new.txt"}},
+		{"compare-filtered.txt.golden", []string{"compare", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "testdata/old.txt", "testdata/new.txt"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			code, out, errOut := run(t, tc.args...)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+			}
+			golden(t, tc.golden, out)
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"run", "--stores", "nosuch"}, `unknown store "nosuch" (registered: naive, optimized`},
+		{[]string{"run", "--scenarios", "rotate-1-of-2"}, `unknown scenario "rotate-1-of-2" (valid: rotate-10-of-100`},
+		{[]string{"run", "--count", "0"}, "--count 0"},
+		{[]string{"run", "--stores", "naive,naive"}, `"naive" named twice`},
+		{[]string{"run", "--nosuchflag"}, "unknown flag: --nosuchflag"},
+		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
+		{[]string{"compare", "testdata/old.txt"}, "two or more result files"},
+		{[]string{"compare", "testdata/old.txt", "testdata/missing.txt"}, "testdata/missing.txt"},
+		{[]string{"compare", "testdata/old.txt", "testdata/malformed.txt"}, "testdata/malformed.txt:2"},
+		{[]string{"compare", "--format", "yaml", "testdata/old.txt", "testdata/new.txt"}, `--format "yaml"`},
+		{[]string{"compare", "--scenarios", "nosuch", "testdata/old.txt", "testdata/new.txt"}, "no"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := run(t, tc.args...)
+			if code != cli.ExitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, cli.ExitUsage, errOut)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q does not mention %q", errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunWritesResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.txt")
+	code, _, errOut := run(t, "run", "--stores", "optimized", "--scenarios", "rotate-10-of-100,lookup-1000", "--count", "2", "--ops", "4", "-o", out)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "BenchmarkChurn/scenario="); n != 4 {
+		t.Errorf("%d result lines, want 4:\n%s", n, data)
+	}
+	// The file compares against itself with no significant change.
+	code, table, errOut := run(t, "compare", out, out)
+	if code != cli.ExitOK {
+		t.Fatalf("compare exit %d: %s", code, errOut)
+	}
+	if strings.Contains(table, "%  (p=") || strings.Contains(table, "% (p=") {
+		t.Errorf("a file compared with itself shows a significant change:\n%s", table)
+	}
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/certbench/certbench/compare"
+	"github.com/spf13/cobra"
+)
+
+// formats are the output formats of compare (and gate).
+var formats = []string{"text", "markdown", "csv", "json"}
+
+// writeReport renders a comparison report in the named format.
+func writeReport(r *compare.Report, format string, w io.Writer) error {
+	switch format {
+	case "text":
+		return r.WriteText(w)
+	case "markdown", "md":
+		return r.WriteMarkdown(w)
+	case "csv":
+		return r.WriteCSV(w)
+	case "json":
+		return r.WriteJSON(w)
+	}
+	return usagef("--format %q: want one of %s", format, strings.Join(formats, ", "))
+}
+
+func checkFormat(format string) error {
+	for _, f := range append(formats, "md") {
+		if f == format {
+			return nil
+		}
+	}
+	return usagef("--format %q: want one of %s", format, strings.Join(formats, ", "))
+}
+
+func newCompareCmd() *cobra.Command {
+	var f runFlags
+	var format, output string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "compare [OLD.txt NEW.txt ...]",
+		Short: "Compare stores (running them) or result files, with benchstat's statistics",
+		Long: `With no arguments, compare measures the named stores on the named scenarios
+(default: naive vs optimized on the default set) and prints a table per unit:
+one row per scenario, one column per store, median ± 95% confidence interval,
+and the change against the first store with its Mann-Whitney p-value ("~" when
+not significant), plus a geomean row.
+
+With result files (from certbench run or go test -bench), compare compares the
+files instead: the first is the base, rows are scenario × store. --stores and
+--scenarios then filter what is compared.
+
+--format markdown fits a pull-request comment; --format json is described in
+the documentation of package compare. Use -o to also keep the raw results of a
+run.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if alpha <= 0 || alpha >= 1 {
+				return usagef("--alpha %v: want a level between 0 and 1", alpha)
+			}
+			var results *compare.Results
+			opts := compare.Options{Alpha: alpha}
+			if len(args) > 0 {
+				if len(args) < 2 {
+					return usagef("compare needs two or more result files to compare (got %s), or none to run the stores", args[0])
+				}
+				var err error
+				results, err = compare.Load(args...)
+				if err != nil {
+					return usageError(err)
+				}
+				opts = compare.FileOptions()
+				opts.Alpha = alpha
+				opts.Filter = filterFor(cmd, &f)
+			} else {
+				ropts, err := f.options(cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				var raw bytes.Buffer
+				if err := runTo(cmd.Context(), ropts, &raw); err != nil {
+					return err
+				}
+				if output != "" {
+					if err := writeFile(output, raw.Bytes()); err != nil {
+						return usagef("-o: %v", err)
+					}
+				}
+				results, err = compare.Read(&raw, "run")
+				if err != nil {
+					return err
+				}
+				opts.Columns = f.stores
+			}
+			report, err := compare.Build(results, opts)
+			if err != nil {
+				if errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrNoResults) {
+					return usageError(err)
+				}
+				return err
+			}
+			return writeReport(report, format, cmd.OutOrStdout())
+		},
+	}
+	f.register(cmd, defaultStores())
+	fs := cmd.Flags()
+	fs.StringVar(&format, "format", "text", "output format: "+strings.Join(formats, ", "))
+	fs.StringVarP(&output, "output", "o", "", "also write the raw results of the run to this file")
+	fs.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level")
+	return cmd
+}
+
+// filterFor turns --stores and --scenarios, when given explicitly, into a
+// benchproc filter for comparing files.
+func filterFor(cmd *cobra.Command, f *runFlags) string {
+	var parts []string
+	if cmd.Flags().Changed("stores") {
+		parts = append(parts, orFilter("/store", f.stores))
+	}
+	if cmd.Flags().Changed("scenarios") {
+		parts = append(parts, orFilter("/scenario", f.scenarios))
+	}
+	if len(parts) == 0 {
+		return "*"
+	}
+	return strings.Join(parts, " ")
+}
+
+func orFilter(key string, values []string) string {
+	var terms []string
+	for _, v := range values {
+		terms = append(terms, fmt.Sprintf("%s:%q", key, strings.TrimSpace(v)))
+	}
+	return "(" + strings.Join(terms, " OR ") + ")"
+}

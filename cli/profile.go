@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/profile"
+	"github.com/certbench/certbench/scenarios"
+	pprofile "github.com/google/pprof/profile"
+	"github.com/spf13/cobra"
+)
+
+// profileOutputs are the flags every profile command shares.
+type profileOutputs struct {
+	top    int
+	format string
+}
+
+func (o *profileOutputs) register(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&o.top, "top", 10, "number of sites per table")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+}
+
+func (o *profileOutputs) check() (profile.Format, error) {
+	if o.top < 1 {
+		return "", usagef("--top %d: want at least 1", o.top)
+	}
+	f, err := profile.ParseFormat(o.format)
+	if err != nil {
+		return "", usagef("--format: %v", err)
+	}
+	return f, nil
+}
+
+func newProfileCmd() *cobra.Command {
+	var out profileOutputs
+	var storeName, scenarioName, dir string
+	var all, quiet bool
+	var ops int
+	cmd := &cobra.Command{
+		Use:   "profile --store S --scenario X [-o DIR] | profile --all [-o DIR]",
+		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
+		Long: `profile runs a scenario on a store once more, in a separate pass with every
+allocation recorded (runtime.MemProfileRate = 1; timed runs never use it), and
+writes DIR/<scenario>.<store>.pb.gz, a heap profile go tool pprof opens:
+
+  alloc_objects, alloc_space   what the measured ops allocated (default view)
+  inuse_objects, inuse_space   what the store retains after them
+
+Fixture building, the store's initial configuration and the profiler's own work
+are excluded; stacks start at the store. The op count is recorded as a profile
+comment (go tool pprof -comments), so figures divide per op.
+
+It prints the top sites per op: flat (allocated by the function itself) and
+cumulative (anywhere on the stack), by bytes and by objects, and the largest
+retained sites.
+
+--all profiles every registered store on every default scenario into DIR and
+writes DIR/index.md and DIR/index.json (files, totals, top sites), for a CI
+artifact.
+
+  certbench profile --store naive --scenario rotate-10-of-100 --top 5
+  certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
+  go tool pprof -top -sample_index=alloc_space profiles/rotate-10-of-100.naive.pb.gz`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := out.check()
+			if err != nil {
+				return err
+			}
+			if ops < 0 {
+				return usagef("--ops %d: must not be negative", ops)
+			}
+			type job struct {
+				info certstore.Info
+				sc   scenarios.Scenario
+			}
+			var jobs []job
+			switch {
+			case all && (storeName != "" || scenarioName != ""):
+				return usagef("--all profiles every store on every default scenario; drop --store and --scenario")
+			case all:
+				infos := certstore.Registered()
+				if len(infos) == 0 {
+					return usagef("--all: no store is registered")
+				}
+				for _, sc := range scenarios.Defaults() {
+					for _, info := range infos {
+						jobs = append(jobs, job{info, sc})
+					}
+				}
+			default:
+				if storeName == "" || scenarioName == "" {
+					return usagef("name a store and a scenario (--store S --scenario X), or use --all (stores: %s; scenarios: %s)",
+						strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
+				}
+				info, err := certstore.LookupFactory(storeName)
+				if err != nil {
+					return usagef("--store: %v", err)
+				}
+				sc, err := scenarios.ByName(scenarioName)
+				if err != nil {
+					return usagef("--scenario: %v", err)
+				}
+				jobs = append(jobs, job{info, sc[0]})
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return usagef("-o: %v", err)
+			}
+
+			var sums []*profile.Summary
+			for _, j := range jobs {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
+				if all && !quiet {
+					fmt.Fprintf(cmd.ErrOrStderr(), "profiling %s on %s\n", j.sc.Name, j.info.Name)
+				}
+				res, err := profile.Capture(j.info.New, j.info.Name, j.sc, ops)
+				if err != nil {
+					return err
+				}
+				path := filepath.Join(dir, profile.FileName(j.sc.Name, j.info.Name))
+				if err := profile.Save(res.Profile, path); err != nil {
+					return err
+				}
+				sum, err := profile.Summarize(res.Profile, out.top)
+				if err != nil {
+					return err
+				}
+				sum.File = path
+				sums = append(sums, sum)
+			}
+			if !all {
+				return profile.WriteSummaries(cmd.OutOrStdout(), format, sums)
+			}
+			for _, idx := range []struct {
+				name   string
+				format profile.Format
+			}{{"index.md", profile.Markdown}, {"index.json", profile.JSON}} {
+				var buf bytes.Buffer
+				if err := profile.WriteIndex(&buf, idx.format, sums); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, idx.name), buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+			}
+			return profile.WriteIndex(cmd.OutOrStdout(), format, sums)
+		},
+	}
+	out.register(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&storeName, "store", "", "store to profile (see certbench list)")
+	fs.StringVar(&scenarioName, "scenario", "", "scenario to run (see certbench list)")
+	fs.BoolVar(&all, "all", false, "profile every registered store on every default scenario, with an index")
+	fs.StringVarP(&dir, "output", "o", "profiles", "folder to write the profiles to")
+	fs.IntVar(&ops, "ops", 0, "ops to profile, overriding the scenario's fixed count (0: the scenario's)")
+	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr (--all)")
+	cmd.AddCommand(newProfileDiffCmd(), newProfileTopCmd())
+	return cmd
+}
+
+// loadProfile reads a profile file; a missing or malformed file is bad
+// input.
+func loadProfile(path string) (*pprofile.Profile, error) {
+	p, err := profile.Load(path)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return p, nil
+}
+
+func newProfileDiffCmd() *cobra.Command {
+	var out profileOutputs
+	var output string
+	var types []string
+	cmd := &cobra.Command{
+		Use:   "diff BASE.pb.gz HEAD.pb.gz",
+		Short: "Show which allocation sites grew and shrank between two profiles, per op",
+		Long: `diff compares two profiles function by function, each divided by its own op
+count (as recorded by certbench profile), and lists the sites that grew and
+shrank most by flat value, with the cumulative change. By default it compares
+alloc_space and alloc_objects (every sample type for other profiles).
+
+-o writes the difference as a profile too, as pprof -diff_base builds it:
+go tool pprof -top FILE then shows head minus base.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := out.check()
+			if err != nil {
+				return err
+			}
+			basePath, headPath := args[0], args[1]
+			base, err := loadProfile(basePath)
+			if err != nil {
+				return err
+			}
+			head, err := loadProfile(headPath)
+			if err != nil {
+				return err
+			}
+			if err := profile.CheckComparable(base, head); err != nil {
+				var ste *profile.SampleTypeError
+				if errors.As(err, &ste) {
+					return usagef("cannot compare %s with %s: %s has sample types %s but %s has %s",
+						headPath, basePath, headPath, strings.Join(ste.Head, ", "), basePath, strings.Join(ste.Base, ", "))
+				}
+				return usagef("%s, %s: %v", basePath, headPath, err)
+			}
+			sampleTypes := types
+			if len(sampleTypes) == 0 {
+				for _, st := range head.SampleType {
+					if st.Type == profile.AllocSpace || st.Type == profile.AllocObjects {
+						sampleTypes = append(sampleTypes, st.Type)
+					}
+				}
+				if len(sampleTypes) == 0 {
+					for _, st := range head.SampleType {
+						sampleTypes = append(sampleTypes, st.Type)
+					}
+				}
+			}
+			var cs []*profile.Comparison
+			for _, st := range sampleTypes {
+				c, err := profile.Compare(base, head, strings.TrimSpace(st))
+				if err != nil {
+					return usagef("--type: %s: %v", headPath, err)
+				}
+				cs = append(cs, c)
+			}
+			if output != "" {
+				d, err := profile.Diff(base, head)
+				if err != nil {
+					return err
+				}
+				if err := profile.Save(d, output); err != nil {
+					return err
+				}
+			}
+			return profile.WriteComparisons(cmd.OutOrStdout(), format, cs, out.top)
+		},
+	}
+	out.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "", "also write the difference as a profile to this file (.pb.gz)")
+	cmd.Flags().StringSliceVar(&types, "type", nil, "sample types to compare, comma-separated (default alloc_space,alloc_objects)")
+	return cmd
+}
+
+func newProfileTopCmd() *cobra.Command {
+	var out profileOutputs
+	cmd := &cobra.Command{
+		Use:   "top FILE.pb.gz ...",
+		Short: "Print the top allocation sites of profiles written by certbench profile",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := out.check()
+			if err != nil {
+				return err
+			}
+			var sums []*profile.Summary
+			for _, path := range args {
+				p, err := loadProfile(path)
+				if err != nil {
+					return err
+				}
+				sum, err := profile.Summarize(p, out.top)
+				if err != nil {
+					return usagef("%s: %v", path, err)
+				}
+				sum.File = path
+				sums = append(sums, sum)
+			}
+			return profile.WriteSummaries(cmd.OutOrStdout(), format, sums)
+		},
+	}
+	out.register(cmd)
+	return cmd
+}

@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// This file holds the formatting shared by the renderers.
+
+// GeomeanLabel is the row label of the geomean summary row.
+const GeomeanLabel = "geomean"
+
+// Scaler returns the benchunit scaler the renderers use for row: one
+// common scale for all of the row's centers, so that they line up and
+// compare easily (for example "190.2m" and "12.34m" sec/op).
+func (t *Table) Scaler(row *Row) benchunit.Scaler {
+	var centers []float64
+	for _, c := range row.Cells {
+		if c != nil {
+			centers = append(centers, c.Center())
+		}
+	}
+	return benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
+}
+
+// cellTexts returns the formatted center and confidence interval of c
+// ("190.2m", "1%").
+func (t *Table) cellTexts(row *Row, c *Cell) (center, ci string) {
+	return t.Scaler(row).Format(c.Center()), c.Summary.PctRangeString()
+}
+
+// geoTexts returns the formatted geomean center and ratio of g. Undefined
+// values format as "" (center) and "?" (ratio); the baseline column has no
+// ratio ("").
+func (t *Table) geoTexts(j int, g Geomean) (center, ratio string) {
+	if !math.IsNaN(g.Center) {
+		center = benchunit.Scale(g.Center, benchunit.ClassOf(t.Unit))
+	}
+	if j > 0 {
+		ratio = "?"
+		if !math.IsNaN(g.Ratio) {
+			ratio = fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100)
+		}
+	}
+	return center, ratio
+}
+
+// testText returns the test description of d, "p=0.002 n=6" or "n=6".
+func testText(d *Delta) string { return d.Comparison.String() }
+
+// footnotes numbers warning messages in the order they are referenced.
+type footnotes struct {
+	list []string
+	idx  map[string]int
+}
+
+// ref returns the superscript references for msgs, space separated,
+// assigning new numbers to new messages.
+func (f *footnotes) ref(msgs []string) string {
+	if f.idx == nil {
+		f.idx = make(map[string]int)
+	}
+	var refs []string
+	for _, m := range msgs {
+		i, ok := f.idx[m]
+		if !ok {
+			f.list = append(f.list, m)
+			i = len(f.list)
+			f.idx[m] = i
+		}
+		refs = append(refs, superscript(i))
+	}
+	return strings.Join(refs, " ")
+}
+
+var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+func superscript(n int) string {
+	s := []rune(fmt.Sprint(n))
+	for i, r := range s {
+		s[i] = superDigits[r-'0']
+	}
+	return string(s)
+}
+
+// rowHeader names the row fields, e.g. "scenario" or "scenario/store".
+func (t *Table) rowHeader() string {
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range t.Rows[0].Key.Projection().FlattenedFields() {
+		names = append(names, strings.TrimLeft(f.Name, "./"))
+	}
+	return strings.Join(names, "/")
+}
+
+// configLine formats a configuration key and its values; several values
+// are separated by " | ".
+func configLine(c Config) string {
+	return c.Key + ": " + strings.Join(c.Values, " | ")
+}
+
+// unreferenced returns the report warnings that tables do not show as
+// footnotes.
+func (r *Report) unreferenced(shown map[string]bool) []string {
+	var out []string
+	for _, w := range r.Warnings {
+		if !shown[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
