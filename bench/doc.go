@@ -15,4 +15,10 @@
 // named BenchmarkChurn/scenario=NAME/store=NAME-GOMAXPROCS, so benchstat and
 // package compare read them directly. [Benchmark] runs the same code under
 // go test -bench.
+//
+// HandshakeUnderChurn scenarios measure lookups made from GOMAXPROCS
+// goroutines while refreshes run back to back, bounded by the scenario's
+// Ops (lookups) and Duration; besides the standard metrics they record
+// lookup latency percentiles (p50-ns, p99-ns, p999-ns) and refreshes/s
+// (see measureChurn in churn.go for how each is measured).
 package bench

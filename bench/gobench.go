@@ -34,9 +34,12 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
-	store := newStore()
-	if err := store.Update(w.Configs[0]); err != nil {
-		b.Fatalf("initial configuration: %v", err)
+	var store certstore.Store
+	if !w.FreshStore {
+		store = newStore()
+		if err := store.Update(w.Configs[0]); err != nil {
+			b.Fatalf("initial configuration: %v", err)
+		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

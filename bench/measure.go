@@ -7,6 +7,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
+	"golang.org/x/perf/benchfmt"
 )
 
 // Sample is the measurement of one sample of one scenario on one store.
@@ -27,10 +28,22 @@ type Sample struct {
 	RetainedPerCert float64
 	// Goroutines is the number of goroutines the store left running.
 	Goroutines int
+	// Name, when set, is the benchmark name to write instead of
+	// "Churn/scenario=SCENARIO/store=STORE" (without the "Benchmark"
+	// prefix and the -GOMAXPROCS suffix), as certbench sweep names its
+	// samples.
+	Name string
+	// Extra holds measurements beyond the standard ones, written after
+	// them (the latency percentiles and refresh rate of
+	// HandshakeUnderChurn scenarios).
+	Extra []benchfmt.Value
 }
 
 // Measure runs one sample of w on a new store from newStore.
 func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	if w.Scenario.Kind == scenarios.HandshakeUnderChurn {
+		return measureChurn(newStore, storeName, w)
+	}
 	ops := len(w.Configs) - 1
 	if w.Scenario.Kind == scenarios.Lookup {
 		ops = w.Scenario.Ops
@@ -45,12 +58,15 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 
-	store := newStore()
-	if err := store.Update(w.Configs[0]); err != nil {
-		closeStore(store)
-		return s, fmt.Errorf("store %s, scenario %s: initial configuration: %w", storeName, w.Scenario.Name, err)
+	var store certstore.Store
+	if !w.FreshStore {
+		store = newStore()
+		if err := store.Update(w.Configs[0]); err != nil {
+			closeStore(store)
+			return s, fmt.Errorf("store %s, scenario %s: initial configuration: %w", storeName, w.Scenario.Name, err)
+		}
 	}
-	held, timing, err := timeOps(store, newStore, w, ops)
+	store, timing, err := timeOps(store, newStore, w, ops)
 	if err != nil {
 		closeStore(store)
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
@@ -67,11 +83,8 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	if w.Certs > 0 {
 		s.RetainedPerCert = s.RetainedBytes / float64(w.Certs)
 	}
-	runtime.KeepAlive(held)
-	closeStore(held)
-	if held != store {
-		closeStore(store)
-	}
+	runtime.KeepAlive(store)
+	closeStore(store)
 	return s, nil
 }
 
@@ -96,16 +109,22 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 }
 
 // Apply is what is timed: ops ops of the workload on store, which holds
-// w.Configs[0]. Lookup workloads cycle over their hellos; others apply
-// w.Configs[1..ops]. It returns the store that holds the last configuration.
+// w.Configs[0] (or, for fresh-store workloads, is nil or any store: each op
+// discards it and loads a new one). Lookup workloads cycle over their
+// hellos; others apply w.Configs[1..ops]. It returns the store that holds
+// the last configuration.
 func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
 	var err error
 	switch {
 	case w.Scenario.Kind == scenarios.Lookup:
 		err = lookupOps(store, w, ops)
+	case w.Scenario.Kind == scenarios.HandshakeUnderChurn:
+		_, err = runChurn(store, w, churnRun{lookups: ops})
 	case w.FreshStore:
 		for i := 1; i <= ops && err == nil; i++ {
-			closeStore(store)
+			if store != nil {
+				closeStore(store)
+			}
 			store = newStore()
 			err = store.Update(w.Configs[i])
 		}

@@ -26,6 +26,7 @@ type Writer struct {
 	w      *benchfmt.Writer
 	config []benchfmt.Config
 	procs  int
+	extra  map[string]bool // units of Sample.Extra seen
 }
 
 // NewWriter returns a Writer to w. Its configuration lines record goos,
@@ -51,7 +52,9 @@ func NewWriter(w io.Writer, extra ...string) *Writer {
 
 // WriteUnits writes the unit metadata lines: goroutines are exact, and so
 // are B/op and allocs/op when exactAllocs is set (every sample of a
-// benchmark had the same counts).
+// benchmark had the same counts); the extra units of the samples written
+// (latency percentiles, refreshes/s) get their direction ("better=lower"
+// or "better=higher").
 func (w *Writer) WriteUnits(exactAllocs bool) error {
 	units := []string{UnitGoroutines}
 	if exactAllocs {
@@ -63,11 +66,26 @@ func (w *Writer) WriteUnits(exactAllocs bool) error {
 			return err
 		}
 	}
+	for _, u := range extraUnits {
+		if !w.extra[u.unit] {
+			continue
+		}
+		m := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}
+		if err := w.w.Write(m); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // Write writes one sample as a benchmark result line.
 func (w *Writer) Write(s Sample) error {
+	for _, v := range s.Extra {
+		if w.extra == nil {
+			w.extra = make(map[string]bool)
+		}
+		w.extra[v.Unit] = true
+	}
 	return w.w.Write(s.Result(w.config, w.procs))
 }
 
@@ -75,10 +93,13 @@ func (w *Writer) Write(s Sample) error {
 // configuration.
 func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 	name := fmt.Sprintf("%s/scenario=%s/store=%s", BenchmarkName[len("Benchmark"):], s.Scenario, s.Store)
+	if s.Name != "" {
+		name = s.Name
+	}
 	if procs > 1 {
 		name += "-" + strconv.Itoa(procs)
 	}
-	return &benchfmt.Result{
+	res := &benchfmt.Result{
 		Config: config,
 		Name:   benchfmt.Name(name),
 		Iters:  s.Ops,
@@ -91,6 +112,8 @@ func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 			{Value: float64(s.Goroutines), Unit: UnitGoroutines},
 		},
 	}
+	res.Values = append(res.Values, s.Extra...)
+	return res
 }
 
 // Version returns certbench's version: the main module's version, or its

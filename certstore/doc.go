@@ -21,7 +21,9 @@
 // generation keeps serving untouched, when any certificate (or configured
 // default) has PEM that does not decode, a key that does not match its leaf,
 // no name at all (no DNS name, IP address or common name), or names an
-// undeclared store. The error is a [*CertificateError] naming the certificate
+// undeclared store (or an empty store name). A configured default
+// certificate that is set (even to an empty KeyPair) is validated like any
+// other, and a nil *Config is rejected. The error is a [*CertificateError] naming the certificate
 // by its index and, where known, its first name. Expired and not-yet-valid
 // certificates are accepted: a store serves what it is given, as Traefik does;
 // validity is the proxy's business and the client's to check.
@@ -41,10 +43,11 @@
 //     first in [Config.Certificates] wins;
 //   - with no match the store's default certificate is returned: the
 //     configured one, or one the store generates itself;
-//   - a lookup in a store that the configuration does not have returns
+//   - a lookup in a store that the configuration does not have (including
+//     the empty name; store names are case-sensitive) returns
 //     [ErrUnknownStore].
 //
-// [MatchNames] is the reference implementation of these rules, used by the
+// [Match] is the reference implementation of these rules, used by the
 // conformance suite; stores implement them with their own indexes.
 //
 // # Registry

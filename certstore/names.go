@@ -41,6 +41,9 @@ func Names(leaf *x509.Certificate) []string {
 // compared in: lowercased, and an IP address in canonical form. It
 // allocates only when the name has to change.
 func NormalizeServerName(sni string) string {
+	if !maybeIP(sni) {
+		return lower(sni)
+	}
 	if addr, err := netip.ParseAddr(sni); err == nil {
 		if s := addr.Unmap().String(); s != sni {
 			return s
@@ -48,6 +51,23 @@ func NormalizeServerName(sni string) string {
 		return sni
 	}
 	return lower(sni)
+}
+
+// maybeIP reports whether s could be an IP address literal: it has a colon
+// (IPv6) or only digits and dots (IPv4). It spares host names a failed
+// netip.ParseAddr, which allocates its error.
+func maybeIP(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ':' {
+			return true
+		} else if c != '.' && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // lower is strings.ToLower for the ASCII names SNI carries; it returns sni
@@ -92,8 +112,10 @@ func Match(names [][]string, sni string) int {
 	if !ok {
 		return -1
 	}
-	if _, err := netip.ParseAddr(sni); err == nil {
-		return -1
+	if maybeIP(sni) {
+		if _, err := netip.ParseAddr(sni); err == nil {
+			return -1
+		}
 	}
 	want := "*." + parent
 	for i, ns := range names {

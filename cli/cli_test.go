@@ -51,6 +51,7 @@ func TestGoldenOutput(t *testing.T) {
 		{"compare-files.txt.golden", []string{"compare", "testdata/old.txt", "testdata/new.txt"}},
 		{"compare-files.md.golden", []string{"compare", "--format", "markdown", "testdata/old.txt", "testdata/new.txt"}},
 		{"compare-files.csv.golden", []string{"compare", "--format", "csv", "testdata/old.txt", "testdata/new.txt"}},
+		{"compare-stores.txt.golden", []string{"compare", "testdata/old.txt"}},
 		{"compare-filtered.txt.golden", []string{"compare", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "testdata/old.txt", "testdata/new.txt"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--stores", "naive,naive"}, `"naive" named twice`},
 		{[]string{"run", "--nosuchflag"}, "unknown flag: --nosuchflag"},
 		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
-		{[]string{"compare", "testdata/old.txt"}, "two or more result files"},
+		{[]string{"compare", "--stores", "naive,nosuch", "testdata/old.txt"}, `"nosuch"`},
 		{[]string{"compare", "testdata/old.txt", "testdata/missing.txt"}, "testdata/missing.txt"},
 		{[]string{"compare", "testdata/old.txt", "testdata/malformed.txt"}, "testdata/malformed.txt:2"},
 		{[]string{"compare", "--format", "yaml", "testdata/old.txt", "testdata/new.txt"}, `--format "yaml"`},

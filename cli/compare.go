@@ -43,7 +43,7 @@ func newCompareCmd() *cobra.Command {
 	var format, output string
 	var alpha float64
 	cmd := &cobra.Command{
-		Use:   "compare [OLD.txt NEW.txt ...]",
+		Use:   "compare [RESULTS.txt | OLD.txt NEW.txt ...]",
 		Short: "Compare stores (running them) or result files, with benchstat's statistics",
 		Long: `With no arguments, compare measures the named stores on the named scenarios
 (default: naive vs optimized on the default set) and prints a table per unit:
@@ -51,9 +51,10 @@ one row per scenario, one column per store, median ± 95% confidence interval,
 and the change against the first store with its Mann-Whitney p-value ("~" when
 not significant), plus a geomean row.
 
-With result files (from certbench run or go test -bench), compare compares the
-files instead: the first is the base, rows are scenario × store. --stores and
---scenarios then filter what is compared.
+With one result file (from certbench run or go test -bench), compare compares
+the stores in it. With two or more, it compares the files: the first is the
+base, rows are scenario × store. --stores and --scenarios then select what is
+compared.
 
 --format markdown fits a pull-request comment; --format json is described in
 the documentation of package compare. Use -o to also keep the raw results of a
@@ -68,17 +69,22 @@ run.`,
 			var results *compare.Results
 			opts := compare.Options{Alpha: alpha}
 			if len(args) > 0 {
-				if len(args) < 2 {
-					return usagef("compare needs two or more result files to compare (got %s), or none to run the stores", args[0])
-				}
 				var err error
 				results, err = compare.Load(args...)
 				if err != nil {
 					return usageError(err)
 				}
-				opts = compare.FileOptions()
-				opts.Alpha = alpha
-				opts.Filter = filterFor(cmd, &f)
+				if len(args) == 1 {
+					// One file: compare the stores it holds.
+					opts.Filter = filterFor(cmd, &f, false)
+					if cmd.Flags().Changed("stores") {
+						opts.Columns = f.stores
+					}
+				} else {
+					opts = compare.FileOptions()
+					opts.Alpha = alpha
+					opts.Filter = filterFor(cmd, &f, true)
+				}
 			} else {
 				ropts, err := f.options(cmd.ErrOrStderr())
 				if err != nil {
@@ -119,9 +125,9 @@ run.`,
 
 // filterFor turns --stores and --scenarios, when given explicitly, into a
 // benchproc filter for comparing files.
-func filterFor(cmd *cobra.Command, f *runFlags) string {
+func filterFor(cmd *cobra.Command, f *runFlags, stores bool) string {
 	var parts []string
-	if cmd.Flags().Changed("stores") {
+	if stores && cmd.Flags().Changed("stores") {
 		parts = append(parts, orFilter("/store", f.stores))
 	}
 	if cmd.Flags().Changed("scenarios") {

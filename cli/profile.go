@@ -62,7 +62,7 @@ retained sites.
 
 --all profiles every registered store on every default scenario into DIR and
 writes DIR/index.md and DIR/index.json (files, totals, top sites), for a CI
-artifact.
+artifact; --store or --scenario narrow it to one store or one scenario.
 
   certbench profile --store naive --scenario rotate-10-of-100 --top 5
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
@@ -80,34 +80,34 @@ artifact.
 				info certstore.Info
 				sc   scenarios.Scenario
 			}
-			var jobs []job
-			switch {
-			case all && (storeName != "" || scenarioName != ""):
-				return usagef("--all profiles every store on every default scenario; drop --store and --scenario")
-			case all:
-				infos := certstore.Registered()
-				if len(infos) == 0 {
-					return usagef("--all: no store is registered")
-				}
-				for _, sc := range scenarios.Defaults() {
-					for _, info := range infos {
-						jobs = append(jobs, job{info, sc})
-					}
-				}
-			default:
-				if storeName == "" || scenarioName == "" {
-					return usagef("name a store and a scenario (--store S --scenario X), or use --all (stores: %s; scenarios: %s)",
-						strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
-				}
+			if !all && (storeName == "" || scenarioName == "") {
+				return usagef("name a store and a scenario (--store S --scenario X), or use --all (stores: %s; scenarios: %s)",
+					strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
+			}
+			infos := certstore.Registered()
+			if storeName != "" {
 				info, err := certstore.LookupFactory(storeName)
 				if err != nil {
 					return usagef("--store: %v", err)
 				}
+				infos = []certstore.Info{info}
+			}
+			if len(infos) == 0 {
+				return usagef("no store is registered")
+			}
+			scs := scenarios.Defaults()
+			if scenarioName != "" {
 				sc, err := scenarios.ByName(scenarioName)
 				if err != nil {
 					return usagef("--scenario: %v", err)
 				}
-				jobs = append(jobs, job{info, sc[0]})
+				scs = sc
+			}
+			var jobs []job
+			for _, sc := range scs {
+				for _, info := range infos {
+					jobs = append(jobs, job{info, sc})
+				}
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usagef("-o: %v", err)
@@ -156,9 +156,9 @@ artifact.
 	}
 	out.register(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&storeName, "store", "", "store to profile (see certbench list)")
-	fs.StringVar(&scenarioName, "scenario", "", "scenario to run (see certbench list)")
-	fs.BoolVar(&all, "all", false, "profile every registered store on every default scenario, with an index")
+	fs.StringVar(&storeName, "store", "", "store to profile (see certbench list); with --all, only this store")
+	fs.StringVar(&scenarioName, "scenario", "", "scenario to run (see certbench list); with --all, only this scenario")
+	fs.BoolVar(&all, "all", false, "profile every registered store on every default scenario, and write an index")
 	fs.StringVarP(&dir, "output", "o", "profiles", "folder to write the profiles to")
 	fs.IntVar(&ops, "ops", 0, "ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr (--all)")

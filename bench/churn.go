@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"crypto/tls"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+	"golang.org/x/perf/benchfmt"
+)
+
+// The units of HandshakeUnderChurn samples beyond the standard ones.
+const (
+	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles in
+	// nanoseconds.
+	UnitP50  = "p50-ns"
+	UnitP99  = "p99-ns"
+	UnitP999 = "p999-ns"
+	// UnitRefreshRate is the number of refreshes the store completed per
+	// second of the sample while serving lookups; higher is better.
+	UnitRefreshRate = "refreshes/s"
+)
+
+// extraUnits are the units of Sample.Extra that the Writer declares a
+// direction ("better=") for.
+var extraUnits = []struct{ unit, better string }{
+	{UnitP50, "lower"}, {UnitP99, "lower"}, {UnitP999, "lower"}, {UnitRefreshRate, "higher"},
+}
+
+// LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
+// is timed on its own: every 7th. Reading the monotonic clock twice costs
+// about as much as a fast lookup (tens of nanoseconds), so timing every
+// lookup would double what is measured; timing one in seven adds a few
+// nanoseconds per lookup on average. 7 is coprime with the 1,000 distinct
+// hellos the goroutines cycle over, so every kind of hello (hit, wildcard,
+// miss) is timed in proportion.
+const LatencySampleEvery = 7
+
+// ChurnWarmup is the number of refreshes a HandshakeUnderChurn sample
+// applies alone before its timed window, to measure what one refresh
+// allocates (see measureChurn).
+const ChurnWarmup = 2
+
+// churnRun says what runChurn does.
+type churnRun struct {
+	// lookups bounds the lookups, split evenly over the goroutines.
+	lookups int
+	// duration bounds the window; 0 means no bound.
+	duration time.Duration
+	// sampleEvery times every n-th lookup on its own; 0 times none.
+	sampleEvery int
+	// goroutines is the number of lookup goroutines; 0 means GOMAXPROCS.
+	goroutines int
+	// step is the first refresh step (see scenarios.ChurnStep); 0 means 1.
+	step int
+}
+
+// churnResult is what one window measured.
+type churnResult struct {
+	lookups    int64         // lookups done
+	lookupTime time.Duration // summed over the lookup goroutines
+	elapsed    time.Duration // wall time of the window
+	refreshes  int           // refreshes completed within the window
+	applied    int           // refreshes applied in all (one may end after the window)
+	latencies  []int64       // sampled lookup latencies in ns, sorted
+}
+
+// runChurn runs the lookups of a HandshakeUnderChurn workload from several
+// goroutines while one more goroutine applies its configurations back to
+// back, walking them as scenarios.ChurnStep says. The window ends when the
+// lookups are done or the duration is over; the refresher then finishes
+// the refresh it is in and stops. store must hold w.Configs[0] (or any of
+// its configurations).
+func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnResult, error) {
+	var res churnResult
+	if len(w.Hellos) == 0 || len(w.Configs) == 0 {
+		return res, fmt.Errorf("handshake-under-churn workload has no hellos or no configurations")
+	}
+	g := r.goroutines
+	if g <= 0 {
+		g = runtime.GOMAXPROCS(0)
+	}
+	if r.lookups < g {
+		g = max(1, r.lookups)
+	}
+	step := max(r.step, 1)
+	last := len(w.Configs) - 1
+
+	var (
+		lookupStop, refreshStop atomic.Bool
+		refreshed               atomic.Int64
+		errMu                   sync.Mutex
+		firstErr                error
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+		lookupStop.Store(true)
+	}
+
+	type perG struct {
+		n   int
+		dur time.Duration
+		lat []int64
+	}
+	results := make([]perG, g)
+	for i := range results {
+		quota := r.lookups / g
+		if i < r.lookups%g {
+			quota++
+		}
+		results[i].n = quota
+		if r.sampleEvery > 0 {
+			results[i].lat = make([]int64, 0, quota/r.sampleEvery+1)
+		}
+	}
+
+	refreshDone := make(chan int, 1)
+	var wg sync.WaitGroup
+	start := time.Now()
+	if r.duration > 0 {
+		t := time.AfterFunc(r.duration, func() { lookupStop.Store(true) })
+		defer t.Stop()
+	}
+	go func() {
+		n := 0
+		for k := step; !refreshStop.Load(); k++ {
+			if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+				fail(fmt.Errorf("refresh %d: %w", k, err))
+				break
+			}
+			n++
+			refreshed.Add(1)
+		}
+		refreshDone <- n
+	}()
+	for gi := range results {
+		wg.Go(func() {
+			pg := &results[gi]
+			hellos := w.Hellos
+			j := gi * len(hellos) / g
+			countdown := 0
+			t0 := time.Now()
+			i := 0
+			for ; i < pg.n; i++ {
+				if i&63 == 0 && lookupStop.Load() {
+					break
+				}
+				h := hellos[j]
+				if j++; j == len(hellos) {
+					j = 0
+				}
+				var c *tls.Certificate
+				var err error
+				if r.sampleEvery > 0 && countdown == 0 {
+					countdown = r.sampleEvery
+					ts := time.Now()
+					c, err = store.Certificate(w.Store, h)
+					pg.lat = append(pg.lat, int64(time.Since(ts)))
+				} else {
+					c, err = store.Certificate(w.Store, h)
+				}
+				countdown--
+				if err != nil || c == nil {
+					fail(fmt.Errorf("lookup %q: certificate %v, error %v", h.ServerName, c != nil, err))
+					break
+				}
+			}
+			pg.dur = time.Since(t0)
+			pg.n = i
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.refreshes = int(refreshed.Load())
+	refreshStop.Store(true)
+	res.applied = <-refreshDone
+
+	for _, pg := range results {
+		res.lookups += int64(pg.n)
+		res.lookupTime += pg.dur
+		res.latencies = append(res.latencies, pg.lat...)
+	}
+	slices.Sort(res.latencies)
+	errMu.Lock()
+	defer errMu.Unlock()
+	return res, firstErr
+}
+
+// measureChurn measures one sample of a HandshakeUnderChurn workload.
+//
+// A new store gets w.Configs[0], then ChurnWarmup refreshes alone, whose
+// allocation (read from the process-wide counters) gives what one refresh
+// allocates. Then the timed window: GOMAXPROCS goroutines each do their
+// share of w.Scenario.Ops lookups, cycling over the hellos from different
+// offsets, while one more goroutine refreshes back to back, until the
+// lookups are done or w.Scenario.Duration is over. The sample records:
+//
+//   - sec/op: the mean time of one lookup, the lookup goroutines' summed
+//     time divided by the lookups (it includes time a goroutine waited for
+//     a CPU while the refresher ran: on a machine with few cores that is
+//     part of what churn costs handshakes);
+//   - B/op and allocs/op: allocation per lookup, the window's allocation
+//     less the refresher's (refreshes applied times what one refresh
+//     allocated alone), an estimate, clamped at zero;
+//   - p50-ns, p99-ns, p999-ns: percentiles (nearest rank) of the lookups
+//     timed individually, every LatencySampleEvery-th;
+//   - refreshes/s: refreshes completed within the window per second;
+//   - retained-B, retained-B/cert and goroutines as for other scenarios.
+//
+// Ops (the iteration count) is the number of lookups done, which depends
+// on the store's speed, so B/op and allocs/op differ sample to sample.
+func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
+	if w.Scenario.Ops <= 0 {
+		return s, fmt.Errorf("scenario %s: no lookups to time", w.Scenario.Name)
+	}
+	wrap := func(err error) error {
+		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+
+	store := newStore()
+	defer closeStore(store)
+	if err := store.Update(w.Configs[0]); err != nil {
+		return s, wrap(fmt.Errorf("initial configuration: %w", err))
+	}
+	last := len(w.Configs) - 1
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for k := 1; k <= ChurnWarmup; k++ {
+		if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+			return s, wrap(fmt.Errorf("refresh %d: %w", k, err))
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	refreshBytes := float64(m1.TotalAlloc-m0.TotalAlloc) / ChurnWarmup
+	refreshAllocs := float64(m1.Mallocs-m0.Mallocs) / ChurnWarmup
+
+	runtime.ReadMemStats(&m0)
+	res, err := runChurn(store, w, churnRun{
+		lookups:     w.Scenario.Ops,
+		duration:    w.Scenario.Duration,
+		sampleEvery: LatencySampleEvery,
+		step:        ChurnWarmup + 1,
+	})
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		return s, wrap(err)
+	}
+	if res.lookups == 0 {
+		return s, wrap(fmt.Errorf("no lookup done"))
+	}
+	n := float64(res.lookups)
+	s.Ops = int(res.lookups)
+	s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
+	lookupBytes := float64(m1.TotalAlloc-m0.TotalAlloc) - float64(res.applied)*refreshBytes
+	lookupAllocs := float64(m1.Mallocs-m0.Mallocs) - float64(res.applied)*refreshAllocs
+	s.BytesPerOp = uint64(max(0, lookupBytes) / n)
+	s.AllocsPerOp = uint64(max(0, lookupAllocs) / n)
+	s.Extra = []benchfmt.Value{
+		{Value: percentile(res.latencies, 0.50), Unit: UnitP50},
+		{Value: percentile(res.latencies, 0.99), Unit: UnitP99},
+		{Value: percentile(res.latencies, 0.999), Unit: UnitP999},
+		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: UnitRefreshRate},
+	}
+	res.latencies = nil
+
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	s.Goroutines = runtime.NumGoroutine() - goroutines
+	s.RetainedBytes = float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+	if w.Certs > 0 {
+		s.RetainedPerCert = s.RetainedBytes / float64(w.Certs)
+	}
+	runtime.KeepAlive(store)
+	return s, nil
+}
+
+// percentile returns the p-quantile (0 < p <= 1) of sorted values by the
+// nearest-rank method: the smallest value that at least a fraction p of
+// the values are less than or equal to. It returns 0 for no values.
+func percentile(sorted []int64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	// The epsilon keeps 0.99*100 from rounding up to rank 100.
+	k := int(math.Ceil(p*float64(len(sorted))-1e-9)) - 1
+	k = min(max(k, 0), len(sorted)-1)
+	return float64(sorted[k])
+}

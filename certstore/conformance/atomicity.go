@@ -1,0 +1,402 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// Sizes of the atomicity check. Every configuration holds every name of the
+// pool, in the variant (original or renewal) the configuration uses; a store
+// that publishes entry by entry serves some names from the old variant and
+// some from the new one while it updates.
+const (
+	atomCerts    = 16  // certificates per configuration
+	atomVariants = 4   // configuration k uses variant k % atomVariants
+	atomUpdates  = 160 // configurations the writer applies
+	atomGenReads = 1   // readers checking whole generations (Current)
+	atomDirect   = 1   // readers calling Store.Certificate
+	atomMaxError = 10  // failures reported before the rest are only counted
+)
+
+var atomStores = []string{storeDefault, "edge"}
+
+// leafID says which certificate of the atomicity pool a leaf is.
+type leafID struct {
+	variant int
+	index   int    // certificate index, or -1 for a store's default
+	store   string // the store whose default it is, when index is -1
+}
+
+func (id leafID) String() string {
+	if id.index < 0 {
+		return fmt.Sprintf("variant %d default of store %q", id.variant, id.store)
+	}
+	return fmt.Sprintf("variant %d of certificate %d", id.variant, id.index)
+}
+
+// atomProbe is one lookup of the atomicity check and the certificate index
+// certstore.Match says it serves (-1: the store's default).
+type atomProbe struct {
+	store, sni string
+	want       int
+}
+
+type atomFixtures struct {
+	cfgs   []*certstore.Config // by variant
+	probes []atomProbe
+	leaves map[string]leafID // leaf DER -> which
+}
+
+var loadAtom = sync.OnceValues(makeAtomFixtures)
+
+func makeAtomFixtures() (*atomFixtures, error) {
+	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: seed + 1, Count: atomCerts, MaxSANs: 3, WildcardEvery: 4, Domain: "atom.example"})
+	if err != nil {
+		return nil, err
+	}
+	a := &atomFixtures{leaves: map[string]leafID{}}
+	storesOf := func(i int) []string {
+		switch i % 3 {
+		case 0:
+			return []string{storeDefault, "edge"}
+		case 1:
+			return nil
+		}
+		return []string{"edge"}
+	}
+	var names [][]string // by certificate index, from variant 0
+	for v := range atomVariants {
+		cfg := &certstore.Config{Stores: map[string]certstore.StoreConfig{}}
+		for i := range atomCerts {
+			f := pool.Certs[i]
+			if v > 0 {
+				if f, err = pool.Renewed(i, v); err != nil {
+					return nil, err
+				}
+			}
+			c, err := newCert(fmt.Sprint(i), f.Pair)
+			if err != nil {
+				return nil, err
+			}
+			if v == 0 {
+				names = append(names, c.names)
+			}
+			a.leaves[string(c.leaf)] = leafID{variant: v, index: i}
+			cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: f.Pair, Stores: storesOf(i)})
+		}
+		for si, st := range atomStores {
+			pair, err := pool.Issuer().Issue(scenarios.Leaf{
+				Serial:   1<<40 + uint64(v)<<8 + uint64(si),
+				DNSNames: []string{fmt.Sprintf("default-v%d-%s.certbench.invalid", v, st)},
+			})
+			if err != nil {
+				return nil, err
+			}
+			c, err := newCert("default", pair)
+			if err != nil {
+				return nil, err
+			}
+			a.leaves[string(c.leaf)] = leafID{variant: v, index: -1, store: st}
+			cfg.Stores[st] = certstore.StoreConfig{DefaultCertificate: &pair}
+		}
+		a.cfgs = append(a.cfgs, cfg)
+	}
+	if len(a.leaves) != atomVariants*(atomCerts+len(atomStores)) {
+		return nil, fmt.Errorf("conformance: atomicity pool has %d distinct leaves, want %d", len(a.leaves), atomVariants*(atomCerts+len(atomStores)))
+	}
+
+	// Probes: every name (a name under each wildcard) and two misses, in
+	// every store, with what certstore.Match serves.
+	snis := []string{miss, ""}
+	for _, ns := range names {
+		for _, n := range ns {
+			if strings.HasPrefix(n, "*.") {
+				n = "w" + n[1:]
+			}
+			snis = append(snis, n)
+		}
+	}
+	for _, st := range atomStores {
+		var stNames [][]string
+		var idx []int
+		for i := range atomCerts {
+			for _, s := range certstore.StoresOf(&a.cfgs[0].Certificates[i]) {
+				if s == st {
+					stNames = append(stNames, names[i])
+					idx = append(idx, i)
+				}
+			}
+		}
+		for _, sni := range snis {
+			want := -1
+			if m := certstore.Match(stNames, sni); m >= 0 {
+				want = idx[m]
+			}
+			a.probes = append(a.probes, atomProbe{store: st, sni: sni, want: want})
+		}
+	}
+	return a, nil
+}
+
+// classify says which variant a lookup result is, or what is wrong with it.
+func (a *atomFixtures) classify(c *tls.Certificate, err error, p atomProbe) (int, string) {
+	if err != nil {
+		return -1, fmt.Sprintf("error %v", err)
+	}
+	leaf := leafOf(c)
+	if leaf == nil {
+		return -1, "no certificate and no error"
+	}
+	id, ok := a.leaves[string(leaf)]
+	switch {
+	case !ok:
+		return -1, "a certificate of no configuration the writer applied"
+	case id.index != p.want:
+		want := fmt.Sprintf("certificate %d", p.want)
+		if p.want < 0 {
+			want = fmt.Sprintf("the default of store %q", p.store)
+		}
+		return id.variant, fmt.Sprintf("%s; every configuration serves %s", id, want)
+	case id.index < 0 && id.store != p.store:
+		return id.variant, fmt.Sprintf("%s; want the default of store %q", id, p.store)
+	}
+	return id.variant, ""
+}
+
+// reporter collects failures from several goroutines, reporting the first
+// few through t.
+type reporter struct {
+	t      *testing.T
+	n      atomic.Int64
+	failed atomic.Bool
+}
+
+func (r *reporter) errorf(format string, args ...any) {
+	r.failed.Store(true)
+	if r.n.Add(1) <= atomMaxError {
+		r.t.Errorf(format, args...)
+	}
+}
+
+func (r *reporter) finish() {
+	if n := r.n.Load(); n > atomMaxError {
+		r.t.Errorf("... and %d more failures of the same kind", n-atomMaxError)
+	}
+}
+
+func (su *suite) testAtomicity(t *testing.T) {
+	a, err := loadAtom()
+	if err != nil {
+		t.Fatalf("conformance: making the atomicity pool: %v", err)
+	}
+	s := su.newStore(t)
+	// Each Update gets its own Config value over shared, read-only bytes.
+	cfgFor := func(k int) *certstore.Config {
+		c := *a.cfgs[k%atomVariants]
+		c.Certificates = append([]certstore.Certificate(nil), c.Certificates...)
+		return &c
+	}
+	su.mustUpdate(t, s, cfgFor(0))
+
+	rep := &reporter{t: t}
+	var (
+		stop      = make(chan struct{})
+		ready     sync.WaitGroup
+		done      sync.WaitGroup
+		genPasses atomic.Int64
+		direct    atomic.Int64
+	)
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
+	hellos := func() []*tls.ClientHelloInfo {
+		hs := make([]*tls.ClientHelloInfo, len(a.probes))
+		for i, p := range a.probes {
+			hs[i] = &tls.ClientHelloInfo{ServerName: p.sni}
+		}
+		return hs
+	}
+	guard := func(what string) {
+		if v := recover(); v != nil {
+			rep.errorf("store panicked in %s: %v", what, v)
+		}
+	}
+
+	// Generation readers: all lookups in one held generation come from one
+	// configuration.
+	for r := range atomGenReads {
+		ready.Add(1)
+		done.Go(func() {
+			defer guard("a lookup on a held generation")
+			hs := hellos()
+			ready.Done()
+			for pass := 0; !stopped() && !rep.failed.Load(); pass++ {
+				g := s.Current()
+				first, firstAt := -1, -1
+				// Start each pass somewhere else so that every probe is
+				// compared with every other one over the run.
+				off := (pass*7 + r*13) % len(a.probes)
+				for j := range a.probes {
+					i := (off + j) % len(a.probes)
+					p := a.probes[i]
+					c, err := g.Certificate(p.store, hs[i])
+					v, problem := a.classify(c, err, p)
+					if problem != "" {
+						rep.errorf("Current().Certificate(%q, %q) on a held generation: %s", p.store, p.sni, problem)
+					}
+					if v < 0 {
+						continue
+					}
+					if first < 0 {
+						first, firstAt = v, i
+					} else if v != first {
+						q := a.probes[firstAt]
+						rep.errorf("one generation mixes two configurations: Certificate(%q, %q) served variant %d, "+
+							"but Certificate(%q, %q) on the same held generation served variant %d", p.store, p.sni, v, q.store, q.sni, first)
+						break
+					}
+				}
+				genPasses.Add(1)
+			}
+		})
+	}
+	// Direct readers: every single lookup comes from some whole
+	// configuration.
+	for r := range atomDirect {
+		ready.Add(1)
+		done.Go(func() {
+			defer guard("Store.Certificate")
+			hs := hellos()
+			ready.Done()
+			for i := r; !stopped() && !rep.failed.Load(); i++ {
+				k := i % len(a.probes)
+				p := a.probes[k]
+				c, err := s.Certificate(p.store, hs[k])
+				if _, problem := a.classify(c, err, p); problem != "" {
+					rep.errorf("Store.Certificate(%q, %q) during updates: %s", p.store, p.sni, problem)
+				}
+				direct.Add(1)
+			}
+		})
+	}
+
+	// The writer: whole configurations, each visible once Update returns.
+	ready.Wait()
+	hs := hellos()
+	updates := 0
+	func() {
+		defer close(stop)
+		defer guard("Update or a lookup after it")
+		for k := 1; k <= atomUpdates && !rep.failed.Load(); k++ {
+			if err := s.Update(cfgFor(k)); err != nil {
+				rep.errorf("Update %d rejected a valid configuration: %v", k, err)
+				return
+			}
+			updates++
+			want := k % atomVariants
+			g := s.Current()
+			for i, p := range a.probes {
+				for _, v := range []via{{"Current().Certificate", g}, {"Store.Certificate", s}} {
+					if v.name == "Store.Certificate" && i%4 != 0 {
+						continue
+					}
+					c, err := v.l.Certificate(p.store, hs[i])
+					got, problem := a.classify(c, err, p)
+					if problem == "" && got != want {
+						problem = fmt.Sprintf("variant %d; the Update that just returned applied variant %d", got, want)
+					}
+					if problem != "" {
+						rep.errorf("right after Update %d returned, %s(%q, %q): %s", k, v.name, p.store, p.sni, problem)
+					}
+				}
+			}
+			runtime.Gosched()
+		}
+	}()
+	done.Wait()
+	rep.finish()
+	t.Logf("%d updates of %d certificates in %d stores; %d generation passes of %d lookups, %d direct lookups",
+		updates, atomCerts, len(atomStores), genPasses.Load(), len(a.probes), direct.Load())
+}
+
+// Goroutine check.
+const (
+	goroutineRefreshes = 1000
+	goroutineSlack     = 5
+	goroutineSettle    = 2 * time.Second
+)
+
+func (su *suite) testGoroutines(t *testing.T) {
+	c := su.fx.certs
+	cfgs := []*certstore.Config{
+		{
+			Certificates: []certstore.Certificate{c[lGood2].entry(storeDefault, storeShop)},
+			Stores: map[string]certstore.StoreConfig{
+				storeDefault: {DefaultCertificate: c[lDefault].pairPtr()},
+				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
+			},
+		},
+		{
+			Certificates: []certstore.Certificate{c[lGood3].entry(storeDefault, storeShop)},
+			Stores: map[string]certstore.StoreConfig{
+				storeDefault: {DefaultCertificate: c[lDefaultAlt].pairPtr()},
+				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
+			},
+		},
+	}
+	s := su.newStore(t)
+	su.mustUpdate(t, s, cfgs[0])
+	su.lookup(t, s, storeShop, "good2.example.com")
+	before := countGoroutines(-1)
+	for i := 1; i <= goroutineRefreshes; i++ {
+		if err := su.update(t, s, cfgs[i%2]); err != nil {
+			t.Fatalf("refresh %d: Update rejected a valid configuration: %v", i, err)
+		}
+		su.lookup(t, su.current(t, s), storeDefault, "good2.example.com")
+		su.lookup(t, s, storeShop, miss)
+	}
+	after := countGoroutines(before + goroutineSlack)
+	if after > before+goroutineSlack {
+		var buf bytes.Buffer
+		pprof.Lookup("goroutine").WriteTo(&buf, 1)
+		dump := buf.String()
+		if len(dump) > 6000 {
+			dump = dump[:6000] + "\n..."
+		}
+		t.Errorf("goroutines grew from %d to %d over %d refreshes (allowed: %d more); goroutines now:\n%s",
+			before, after, goroutineRefreshes, goroutineSlack, dump)
+	}
+}
+
+// countGoroutines returns the number of goroutines once it is at most
+// target, or after goroutineSettle; target < 0 means settle briefly.
+func countGoroutines(target int) int {
+	deadline := time.Now().Add(goroutineSettle)
+	if target < 0 {
+		deadline = time.Now().Add(50 * time.Millisecond)
+	}
+	for {
+		runtime.GC()
+		n := runtime.NumGoroutine()
+		if (target >= 0 && n <= target) || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,299 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"testing"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// Run runs the conformance suite against stores made by newStore, each check
+// in a subtest named after the rule it checks (see the package
+// documentation for the list). newStore must return a new, empty store on
+// every call.
+//
+// Run fails t when the store breaks a rule; it recovers from panics in the
+// store and reports them as failures. Do not run it in parallel with other
+// tests: it counts goroutines.
+func Run(t *testing.T, newStore certstore.Factory) {
+	t.Helper()
+	if newStore == nil {
+		t.Fatal("conformance: Run needs a non-nil certstore.Factory")
+	}
+	fx, err := loadFixtures()
+	if err != nil {
+		t.Fatalf("conformance: making fixtures: %v", err)
+	}
+	su := &suite{factory: newStore, fx: fx}
+	t.Run("NoConfiguration", su.testNoConfiguration)
+	t.Run("Lookup", su.testLookup)
+	t.Run("Stores", su.testStores)
+	t.Run("GeneratedDefault", su.testGeneratedDefault)
+	t.Run("Replace", su.testReplace)
+	t.Run("Reject", su.testReject)
+	t.Run("Accept", su.testAccept)
+	t.Run("Atomicity", su.testAtomicity)
+	t.Run("Goroutines", su.testGoroutines)
+}
+
+// suite is one run of the suite against one factory.
+type suite struct {
+	factory certstore.Factory
+	fx      *fixtures
+}
+
+// panicError is a panic recovered from a call into the store.
+type panicError struct {
+	op    string
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string {
+	return fmt.Sprintf("store panicked in %s: %v\n%s", p.op, p.value, p.stack)
+}
+
+// protect calls f and returns the panic it raised, if any.
+func protect(op string, f func()) (pe *panicError) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe = &panicError{op: op, value: v, stack: debug.Stack()}
+		}
+	}()
+	f()
+	return nil
+}
+
+// newStore makes a store and arranges for it to be closed when t ends.
+func (su *suite) newStore(t *testing.T) certstore.Store {
+	t.Helper()
+	var s certstore.Store
+	if pe := protect("the factory", func() { s = su.factory() }); pe != nil {
+		t.Fatal(pe)
+	}
+	if s == nil {
+		t.Fatal("the factory returned a nil store")
+	}
+	if c, ok := s.(certstore.Closer); ok {
+		t.Cleanup(func() {
+			var err error
+			if pe := protect("Close", func() { err = c.Close() }); pe != nil {
+				t.Error(pe)
+			} else if err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	return s
+}
+
+// update applies cfg, failing t if the store panics.
+func (su *suite) update(t *testing.T, s certstore.Store, cfg *certstore.Config) error {
+	t.Helper()
+	var err error
+	if pe := protect("Update", func() { err = s.Update(cfg) }); pe != nil {
+		t.Fatal(pe)
+	}
+	return err
+}
+
+// mustUpdate applies a valid cfg, failing t if the store rejects it.
+func (su *suite) mustUpdate(t *testing.T, s certstore.Store, cfg *certstore.Config) {
+	t.Helper()
+	if err := su.update(t, s, cfg); err != nil {
+		t.Fatalf("Update rejected a valid configuration: %v", err)
+	}
+}
+
+// current returns s.Current(), failing t if it panics or is nil.
+func (su *suite) current(t *testing.T, s certstore.Store) certstore.Generation {
+	t.Helper()
+	var g certstore.Generation
+	if pe := protect("Current", func() { g = s.Current() }); pe != nil {
+		t.Fatal(pe)
+	}
+	if g == nil {
+		t.Fatal("Current returned a nil Generation")
+	}
+	return g
+}
+
+// lookup calls l.Certificate, failing t if it panics.
+func (su *suite) lookup(t *testing.T, l certstore.Lookup, store, sni string) (*tls.Certificate, error) {
+	t.Helper()
+	var (
+		c   *tls.Certificate
+		err error
+	)
+	op := fmt.Sprintf("Certificate(%q, %q)", store, sni)
+	if pe := protect(op, func() { c, err = l.Certificate(store, &tls.ClientHelloInfo{ServerName: sni}) }); pe != nil {
+		t.Fatal(pe)
+	}
+	return c, err
+}
+
+// errText is err's message, shortened for failure messages.
+func errText(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return msg
+}
+
+// leafOf returns the leaf DER of a served certificate, or nil.
+func leafOf(c *tls.Certificate) []byte {
+	if c == nil || len(c.Certificate) == 0 {
+		return nil
+	}
+	return c.Certificate[0]
+}
+
+// generated is the label of an expectation that the store's own generated
+// default certificate is served.
+const generated = "(generated default)"
+
+// lookupWant is one expected lookup result.
+type lookupWant struct {
+	name  string // what the case checks, for messages and subtests
+	store string
+	sni   string
+	want  string // fixture label, or generated; ignored when err is set
+	err   error  // a sentinel the lookup must return (errors.Is)
+}
+
+// via names the two ways of looking up, for messages.
+type via struct {
+	name string
+	l    certstore.Lookup
+}
+
+func vias(s certstore.Store, g certstore.Generation) []via {
+	return []via{{"Store.Certificate", s}, {"Current().Certificate", g}}
+}
+
+// expected computes what certstore.Match says cfg serves for sni in store.
+func (su *suite) expected(cfg *certstore.Config, store, sni string) (label string, err error) {
+	if !cfg.HasStore(store) {
+		return "", certstore.ErrUnknownStore
+	}
+	var names [][]string
+	var labels []string
+	for i := range cfg.Certificates {
+		c := &cfg.Certificates[i]
+		in := false
+		for _, st := range certstore.StoresOf(c) {
+			in = in || st == store
+		}
+		if !in {
+			continue
+		}
+		fc, ok := su.fx.byPEM(c.CertPEM)
+		if !ok {
+			return "", fmt.Errorf("conformance: suite bug: configuration holds a certificate that is not a fixture")
+		}
+		names = append(names, fc.names)
+		labels = append(labels, fc.label)
+	}
+	if i := certstore.Match(names, sni); i >= 0 {
+		return labels[i], nil
+	}
+	def := cfg.Stores[store].DefaultCertificate
+	if def == nil {
+		return generated, nil
+	}
+	fc, ok := su.fx.byPEM(def.CertPEM)
+	if !ok {
+		return "", fmt.Errorf("conformance: suite bug: configured default of %q is not a fixture", store)
+	}
+	return fc.label, nil
+}
+
+// checkTable checks every case against s and g (which must hold cfg), and
+// checks the cases themselves against certstore.Match. Generated defaults
+// must be one certificate per store within the generation.
+func (su *suite) checkTable(t *testing.T, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
+	t.Helper()
+	gen := map[string][]byte{}
+	for _, c := range cases {
+		if label, err := su.expected(cfg, c.store, c.sni); c.err != nil && !errors.Is(err, c.err) || c.err == nil && (err != nil || label != c.want) {
+			t.Errorf("conformance suite bug: case %s expects %s/%v, certstore.Match gives %s/%v", c.name, c.want, c.err, label, err)
+		}
+		for _, v := range vias(s, g) {
+			leaf := su.checkOne(t, v, c)
+			if c.err == nil && c.want == generated && leaf != nil {
+				if prev, ok := gen[c.store]; ok && !bytes.Equal(prev, leaf) {
+					t.Errorf("%s: %s(%q, %q): the generated default differs from the one an earlier lookup in the same generation got", c.name, v.name, c.store, c.sni)
+				}
+				gen[c.store] = leaf
+			}
+		}
+	}
+}
+
+// checkOne checks one lookup and returns the leaf served, if any.
+func (su *suite) checkOne(t *testing.T, v via, c lookupWant) []byte {
+	t.Helper()
+	got, err := su.lookup(t, v.l, c.store, c.sni)
+	call := fmt.Sprintf("%s: %s(%q, %q)", c.name, v.name, c.store, c.sni)
+	if c.err != nil {
+		if !errors.Is(err, c.err) {
+			t.Errorf("%s: got %s, error %s; want error %v", call, su.fx.describeLeaf(leafOf(got)), errText(err), c.err)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Errorf("%s: error %s; want %s", call, errText(err), c.want)
+		return nil
+	}
+	leaf := leafOf(got)
+	if leaf == nil {
+		t.Errorf("%s: got no certificate (nil or empty chain) and no error; want %s", call, c.want)
+		return nil
+	}
+	if c.want == generated {
+		if l, ok := su.fx.byLeaf[string(leaf)]; ok {
+			t.Errorf("%s: got configured certificate %s; want the store's generated default", call, l)
+		} else if err := usable(got); err != nil {
+			t.Errorf("%s: generated default is not usable: %v", call, err)
+		}
+		return leaf
+	}
+	if want := su.fx.certs[c.want]; !bytes.Equal(leaf, want.leaf) {
+		t.Errorf("%s: got %s; want %s", call, su.fx.describeLeaf(leaf), c.want)
+	}
+	return leaf
+}
+
+// usable reports whether c has a leaf that parses and a private key that
+// matches it.
+func usable(c *tls.Certificate) error {
+	leaf, err := x509.ParseCertificate(leafOf(c))
+	if err != nil {
+		return fmt.Errorf("leaf does not parse: %v", err)
+	}
+	if c.Leaf != nil && !bytes.Equal(c.Leaf.Raw, leaf.Raw) {
+		return errors.New("Leaf is set but is not Certificate[0]")
+	}
+	if c.PrivateKey == nil {
+		return errors.New("no private key")
+	}
+	signer, ok := c.PrivateKey.(crypto.Signer)
+	if !ok {
+		return fmt.Errorf("private key %T is not a crypto.Signer", c.PrivateKey)
+	}
+	pub, ok := signer.Public().(interface{ Equal(crypto.PublicKey) bool })
+	if !ok || !pub.Equal(leaf.PublicKey) {
+		return errors.New("private key does not match the leaf")
+	}
+	return nil
+}

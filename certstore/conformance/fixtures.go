@@ -1,0 +1,316 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/binary"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// seed makes the suite's certificates; any fixed value does.
+const seed = 0xce27_b0c4
+
+// cert is one fixture certificate and what the suite knows about it.
+type cert struct {
+	label string
+	pair  certstore.KeyPair
+	leaf  []byte   // DER of the leaf
+	chain [][]byte // DER of every certificate in CertPEM
+	names []string // certstore.Names of the leaf
+}
+
+func newCert(label string, pair certstore.KeyPair) (*cert, error) {
+	c := &cert{label: label, pair: pair}
+	rest := pair.CertPEM
+	for {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			c.chain = append(c.chain, b.Bytes)
+		}
+	}
+	if len(c.chain) == 0 {
+		return nil, fmt.Errorf("conformance: fixture %s has no certificate", label)
+	}
+	c.leaf = c.chain[0]
+	x, err := x509.ParseCertificate(c.leaf)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: fixture %s: %w", label, err)
+	}
+	c.names = certstore.Names(x)
+	return c, nil
+}
+
+// entry makes a configuration entry for the certificate in stores.
+func (c *cert) entry(stores ...string) certstore.Certificate {
+	return certstore.Certificate{KeyPair: c.pair, Stores: stores}
+}
+
+// pairPtr returns a copy of the key pair, for StoreConfig.DefaultCertificate.
+func (c *cert) pairPtr() *certstore.KeyPair {
+	p := c.pair
+	return &p
+}
+
+// fixtures is everything the suite needs, made once per test binary.
+type fixtures struct {
+	certs  map[string]*cert  // by label
+	byLeaf map[string]string // leaf DER -> label
+	pems   map[string]*cert  // CertPEM -> certificate
+
+	pemNoise []byte // a small PEM CERTIFICATE block of noise
+}
+
+var loadFixtures = sync.OnceValues(makeFixtures)
+
+// blobs are the large garbage inputs, made on first use.
+type blobs struct {
+	raw []byte // 5 MB of noise
+	pem []byte // a 5 MB PEM CERTIFICATE block of noise
+}
+
+var loadBlobs = sync.OnceValue(func() *blobs {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	block := make([]byte, 64<<10)
+	for i := 0; i+8 <= len(block); i += 8 {
+		binary.LittleEndian.PutUint64(block[i:], rng.Uint64())
+	}
+	raw := bytes.Repeat(block, (5<<20)/len(block))
+	return &blobs{raw: raw, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: raw[:len(raw)*3/4]})}
+})
+
+// Labels of fixture certificates that the checks refer to.
+const (
+	// Lookup rules.
+	lWild    = "wild"    // *.example.com
+	lWWW     = "www"     // CN and SAN www.example.com, api.example.com
+	lMixed   = "mixed"   // MiXeD.Example.NET
+	lCNOnly  = "cn-only" // CN cn-only.example.org, no SANs
+	lIP      = "ip"      // 192.0.2.10, 2001:db8::10
+	lDup1    = "dup1"    // dup.example.org, *.tie.example.org
+	lDup2    = "dup2"    // dup.example.org, *.tie.example.org, second.example.org
+	lDeep    = "deep"    // *.deep.example.net
+	lDefault = "default" // configured default of the default store
+
+	// Stores.
+	lShared       = "shared"
+	lShopOnly     = "shop-only"
+	lHome         = "home"
+	lExplicit     = "explicit"
+	lSameDefault  = "same-in-default"
+	lSameShop     = "same-in-shop"
+	lDefaultShop  = "default-shop"
+	lDefaultEmpty = "default-emptydef"
+	lB1           = "b1"
+	lDefaultB     = "default-b"
+
+	// Reject and Accept.
+	lGood1        = "good1"
+	lGood2        = "good2"
+	lGood3        = "good3"
+	lAfter        = "after"
+	lDefaultAlt   = "default-alt"
+	lDefaultShop2 = "default-shop-alt"
+	lMismatch     = "mismatch"
+	lNoNames      = "no-names"
+	lExpired      = "expired"
+	lNotYet       = "not-yet-valid"
+	lRSA          = "rsa"
+	lPKCS1        = "rsa-pkcs1"
+	lEd25519      = "ed25519"
+	lSEC1         = "p256-sec1"
+	lLeafOnly     = "leaf-only"
+)
+
+func makeFixtures() (*fixtures, error) {
+	fx := &fixtures{certs: map[string]*cert{}, byLeaf: map[string]string{}}
+	is := scenarios.NewIssuer(seed)
+	serial := uint64(1000)
+	var firstErr error
+	add := func(label string, pair certstore.KeyPair, err error) *cert {
+		if err == nil {
+			var c *cert
+			c, err = newCert(label, pair)
+			if err == nil {
+				if _, dup := fx.certs[label]; dup {
+					err = fmt.Errorf("conformance: duplicate fixture label %s", label)
+				} else if other, dup := fx.byLeaf[string(c.leaf)]; dup {
+					err = fmt.Errorf("conformance: fixtures %s and %s have the same leaf", label, other)
+				} else {
+					fx.certs[label] = c
+					fx.byLeaf[string(c.leaf)] = label
+					return c
+				}
+			}
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("conformance: fixture %s: %w", label, err)
+		}
+		return nil
+	}
+	issue := func(label string, l scenarios.Leaf) *cert {
+		serial++
+		l.Serial = serial
+		pair, err := is.Issue(l)
+		return add(label, pair, err)
+	}
+	dns := func(label string, names ...string) *cert {
+		return issue(label, scenarios.Leaf{DNSNames: names})
+	}
+
+	// Lookup rules.
+	dns(lWild, "*.example.com")
+	issue(lWWW, scenarios.Leaf{CommonName: "www.example.com", DNSNames: []string{"www.example.com", "api.example.com"}})
+	dns(lMixed, "MiXeD.Example.NET")
+	issue(lCNOnly, scenarios.Leaf{CommonName: "cn-only.example.org"})
+	issue(lIP, scenarios.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10"), net.ParseIP("2001:db8::10")}})
+	dns(lDup1, "dup.example.org", "*.tie.example.org")
+	dns(lDup2, "dup.example.org", "*.tie.example.org", "second.example.org")
+	dns(lDeep, "*.deep.example.net")
+	dns(lDefault, "default.certbench.invalid")
+
+	// Stores.
+	dns(lShared, "shared.example.com")
+	dns(lShopOnly, "shop.example.com")
+	dns(lHome, "home.example.com")
+	dns(lExplicit, "explicit.example.com")
+	dns(lSameDefault, "same.example.com")
+	dns(lSameShop, "same.example.com")
+	dns(lDefaultShop, "default-shop.certbench.invalid")
+	dns(lDefaultEmpty, "default-emptydef.certbench.invalid")
+	dns(lB1, "b1.example.com")
+	dns(lDefaultB, "default-b.certbench.invalid")
+
+	// Reject and Accept.
+	g1 := dns(lGood1, "good1.example.com")
+	dns(lGood2, "good2.example.com", "*.good.example.com")
+	dns(lGood3, "good3.example.com")
+	dns(lAfter, "after.example.com")
+	dns(lDefaultAlt, "default-alt.certbench.invalid")
+	dns(lDefaultShop2, "default-shop-alt.certbench.invalid")
+	if g1 != nil {
+		other, err := parseKey(g1.pair.KeyPEM)
+		if err == nil {
+			issue(lMismatch, scenarios.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
+		} else {
+			add(lMismatch, certstore.KeyPair{}, err)
+		}
+	}
+	issue(lNoNames, scenarios.Leaf{})
+	issue(lExpired, scenarios.Leaf{DNSNames: []string{"expired.example.com"},
+		NotBefore: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)})
+	issue(lNotYet, scenarios.Leaf{DNSNames: []string{"not-yet-valid.example.com"},
+		NotBefore: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC)})
+	edSeed := sha256.Sum256([]byte("certbench conformance ed25519"))
+	issue(lEd25519, scenarios.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
+	if c := dns(lSEC1, "sec1.example.com"); c != nil {
+		pair, err := reencodeKey(c.pair)
+		delete(fx.certs, lSEC1)
+		delete(fx.byLeaf, string(c.leaf))
+		add(lSEC1, pair, err)
+	}
+	if c := issue(lLeafOnly, scenarios.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
+		b, _ := pem.Decode(c.pair.CertPEM)
+		c.pair.CertPEM = pem.EncodeToMemory(b)
+		c.chain = c.chain[:1]
+	}
+	rsaPool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: seed, Count: 2, Key: scenarios.RSA2048,
+		MaxSANs: 1, WildcardEvery: -1, Domain: "rsa.example.com"})
+	if err != nil {
+		add(lRSA, certstore.KeyPair{}, err)
+	} else {
+		add(lRSA, rsaPool.Certs[0].Pair, nil)
+		pair, err := reencodeKey(rsaPool.Certs[1].Pair)
+		add(lPKCS1, pair, err)
+	}
+
+	noise := sha256.Sum256([]byte("certbench conformance noise"))
+	fx.pemNoise = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: bytes.Repeat(noise[:], 3)})
+
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	fx.pems = map[string]*cert{}
+	for _, c := range fx.certs {
+		fx.pems[string(c.pair.CertPEM)] = c
+	}
+	return fx, nil
+}
+
+// byPEM returns the fixture whose CertPEM is certPEM.
+func (fx *fixtures) byPEM(certPEM []byte) (*cert, bool) {
+	c, ok := fx.pems[string(certPEM)]
+	return c, ok
+}
+
+// parseKey parses a PKCS#8 PEM key.
+func parseKey(keyPEM []byte) (crypto.Signer, error) {
+	b, _ := pem.Decode(keyPEM)
+	if b == nil {
+		return nil, errors.New("no PEM key")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("key %T is not a signer", k)
+	}
+	return s, nil
+}
+
+// reencodeKey rewrites a PKCS#8 key in its type's traditional encoding:
+// PKCS#1 for RSA, SEC 1 for ECDSA.
+func reencodeKey(pair certstore.KeyPair) (certstore.KeyPair, error) {
+	k, err := parseKey(pair.KeyPEM)
+	if err != nil {
+		return pair, err
+	}
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		pair.KeyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+	case *ecdsa.PrivateKey:
+		der, err := x509.MarshalECPrivateKey(k)
+		if err != nil {
+			return pair, err
+		}
+		pair.KeyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+	default:
+		return pair, fmt.Errorf("no traditional encoding for %T", k)
+	}
+	return pair, nil
+}
+
+// describeLeaf names a leaf for messages.
+func (fx *fixtures) describeLeaf(leaf []byte) string {
+	if leaf == nil {
+		return "no certificate"
+	}
+	if l, ok := fx.byLeaf[string(leaf)]; ok {
+		return l
+	}
+	x, err := x509.ParseCertificate(leaf)
+	if err != nil {
+		return fmt.Sprintf("unparsable certificate (%v)", err)
+	}
+	return fmt.Sprintf("unknown certificate (CN=%q, names %s)", x.Subject.CommonName, strings.Join(certstore.Names(x), ","))
+}

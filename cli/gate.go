@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/gate"
+	"github.com/spf13/cobra"
+)
+
+// gateFormats are the output formats of gate.
+var gateFormats = []string{"text", "markdown", "json"}
+
+func newGateCmd() *cobra.Command {
+	var (
+		baseline, config, format, output, summary string
+		baseProfiles, headProfiles                string
+		max                                       []string
+		alpha                                     float64
+		minSamples, sites                         int
+		correction                                string
+		allowMissing, strict                      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
+		Short: "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
+		Long: `gate compares two result files (from certbench run, one or more samples per
+benchmark, ideally interleaved runs of a base and a head binary on one machine)
+and exits 1 if any metric of any benchmark regressed: a change that is both
+statistically significant and beyond its threshold.
+
+Thresholds (--max UNIT=THRESHOLD, repeatable; THRESHOLD is +N% relative to the
+base, +N absolute in the unit, or off):
+  allocs/op +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
+  it unless set), goroutines +0.
+--config certbench.yaml reads them (and per-scenario overrides) from the file's
+"gate" section; flags override the file's top-level values.
+
+Decisions, per benchmark (scenario × store) and metric:
+  - B/op, allocs/op and goroutines whose samples are all identical on each side
+    (fixed op counts make them deterministic) are compared exactly: any change
+    beyond the threshold is a regression, no test needed (>= 2 samples a side).
+  - Otherwise the medians are compared with a Mann-Whitney U test; p-values are
+    Holm-corrected within each metric (--correction none to test each at
+    --alpha). A regression is p < alpha and beyond the threshold. Fewer than
+    --min-samples (4) samples on a side fails: the gate never passes for lack
+    of data.
+  - A benchmark or metric of BASE missing in HEAD fails unless --allow-missing;
+    one only in HEAD is listed, not gated.
+  - Different goos, goarch, cpu, go or gomaxprocs between the files is a
+    warning (a failure with --strict).
+
+With --base-profiles and --head-profiles (directories written by
+"certbench profile --all" with each binary), the allocation sites that grew are
+named for each allocs/op or B/op regression.
+
+Output: --format text (logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or
+json; --summary FILE also writes the markdown to FILE.
+
+Exit codes: 0 pass (warnings allowed), 1 the gate failed (regression or a
+failed check), 2 bad usage or input (unreadable or malformed file, bad --max,
+unknown unit, files with no benchmark in common).`,
+		Example: `  certbench gate base.txt head.txt
+  certbench gate --baseline results/reference.txt head.txt --max sec/op=+15%
+  certbench gate --config certbench.yaml --format markdown base.txt head.txt
+  certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var basePath, headPath string
+			switch {
+			case baseline != "" && len(args) == 1:
+				basePath, headPath = baseline, args[0]
+			case baseline != "":
+				return usagef("with --baseline, give exactly one HEAD file (got %d arguments)", len(args))
+			case len(args) == 2:
+				basePath, headPath = args[0], args[1]
+			default:
+				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
+			}
+			if !contains(gateFormats, format) && format != "md" {
+				return usagef("--format %q: want one of %s", format, strings.Join(gateFormats, ", "))
+			}
+			if (baseProfiles == "") != (headProfiles == "") {
+				return usagef("--base-profiles and --head-profiles go together")
+			}
+
+			policy := gate.DefaultPolicy()
+			if config != "" {
+				p, err := gate.LoadConfig(config)
+				if err != nil {
+					return usageError(err)
+				}
+				policy = p
+			}
+			fs := cmd.Flags()
+			for _, m := range max {
+				unit, th, err := gate.ParseMax(m)
+				if err != nil {
+					return usageError(err)
+				}
+				if err := policy.SetMax(unit, th); err != nil {
+					return usageError(err)
+				}
+			}
+			if fs.Changed("alpha") {
+				policy.Alpha = alpha
+			}
+			if fs.Changed("min-samples") {
+				policy.MinSamples = minSamples
+			}
+			if fs.Changed("correction") {
+				policy.Correction = gate.Correction(correction)
+			}
+			if fs.Changed("allow-missing") {
+				policy.AllowMissing = allowMissing
+			}
+			if fs.Changed("strict") {
+				policy.Strict = strict
+			}
+
+			base, err := compare.Load(basePath)
+			if err != nil {
+				return usageError(err)
+			}
+			head, err := compare.Load(headPath)
+			if err != nil {
+				return usageError(err)
+			}
+			v, err := gate.Evaluate(base, head, policy)
+			if err != nil {
+				return usageError(err)
+			}
+			if baseProfiles != "" {
+				for _, d := range []string{baseProfiles, headProfiles} {
+					if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+						return usagef("profile directory %s: not a readable directory", d)
+					}
+				}
+				v.AddSites(gate.ProfileDirs{Base: baseProfiles, Head: headProfiles}, sites)
+			}
+
+			if summary != "" {
+				f, err := os.Create(summary)
+				if err != nil {
+					return usagef("--summary: %v", err)
+				}
+				err = v.WriteMarkdown(f)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return fmt.Errorf("writing %s: %w", summary, err)
+				}
+			}
+			out := cmd.OutOrStdout()
+			var file *os.File
+			if output != "" && output != "-" {
+				file, err = os.Create(output)
+				if err != nil {
+					return usagef("-o: %v", err)
+				}
+				out = file
+			}
+			if err := writeVerdict(v, format, out); err != nil {
+				return err
+			}
+			if file != nil {
+				if err := file.Close(); err != nil {
+					return fmt.Errorf("writing %s: %w", output, err)
+				}
+			}
+			if !v.Passed() {
+				return &exitError{code: ExitRegression, err: errSilent}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&baseline, "baseline", "", "base result file (then the only argument is HEAD)")
+	f.StringArrayVar(&max, "max", nil, "threshold UNIT=+N% | UNIT=+N | UNIT=off, repeatable (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance level per metric")
+	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side for a statistical comparison")
+	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: holm or none")
+	f.StringVar(&config, "config", "", "policy file (certbench.yaml, \"gate\" section)")
+	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
+	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
+	f.StringVar(&format, "format", "text", "output format: "+strings.Join(gateFormats, ", "))
+	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
+	f.StringVar(&summary, "summary", "", "also write the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)")
+	f.StringVar(&baseProfiles, "base-profiles", "", "heap profiles of BASE (certbench profile --all output directory)")
+	f.StringVar(&headProfiles, "head-profiles", "", "heap profiles of HEAD")
+	f.IntVar(&sites, "sites", 5, "allocation sites to name per regression")
+	return cmd
+}
+
+// writeVerdict renders a verdict in the named format.
+func writeVerdict(v *gate.Verdict, format string, w io.Writer) error {
+	switch format {
+	case "text":
+		return v.WriteText(w)
+	case "markdown", "md":
+		return v.WriteMarkdown(w)
+	case "json":
+		return v.WriteJSON(w)
+	}
+	return usageError(errors.New("unknown format " + format))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
