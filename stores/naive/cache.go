@@ -1,0 +1,61 @@
+package naive
+
+import (
+	"crypto/tls"
+	"sync"
+	"time"
+)
+
+// cacheTTL is the expiry of a cached lookup, go-cache's default expiration
+// in Traefik's certificate stores.
+const cacheTTL = time.Hour
+
+// lookupCache models the go-cache instance each Traefik certificate store
+// gets: a map of items with a per-item expiry, guarded by its own RWMutex.
+// Unlike go-cache it starts no janitor goroutine (Traefik's janitors leak,
+// issue #13584; the model deliberately does not reproduce that): expired
+// items are ignored by get and dropped with their generation.
+type lookupCache struct {
+	mu    sync.RWMutex
+	ttl   time.Duration
+	items map[string]cacheItem
+}
+
+// cacheItem is go-cache's Item: the value as an interface and an expiry in
+// Unix nanoseconds.
+type cacheItem struct {
+	object     any
+	expiration int64
+}
+
+func newLookupCache(ttl time.Duration) *lookupCache {
+	return &lookupCache{ttl: ttl, items: make(map[string]cacheItem)}
+}
+
+// get returns the certificate cached for key, if any and not expired.
+func (c *lookupCache) get(key string) (*tls.Certificate, bool) {
+	c.mu.RLock()
+	it, ok := c.items[key]
+	if !ok {
+		c.mu.RUnlock()
+		return nil, false
+	}
+	if it.expiration > 0 && time.Now().UnixNano() > it.expiration {
+		c.mu.RUnlock()
+		return nil, false
+	}
+	c.mu.RUnlock()
+	cert, ok := it.object.(*tls.Certificate)
+	return cert, ok
+}
+
+// set caches cert for key with the cache's expiry (go-cache's SetDefault).
+func (c *lookupCache) set(key string, cert *tls.Certificate) {
+	var exp int64
+	if c.ttl > 0 {
+		exp = time.Now().Add(c.ttl).UnixNano()
+	}
+	c.mu.Lock()
+	c.items[key] = cacheItem{object: cert, expiration: exp}
+	c.mu.Unlock()
+}

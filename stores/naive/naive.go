@@ -1,0 +1,271 @@
+package naive
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// ACMEStore is the store Traefik always creates for TLS-ALPN-01 challenge
+// certificates, with no default certificate. The model builds it on every
+// refresh and hides it from lookups unless the configuration declares it.
+const ACMEStore = "tlsalpn-01"
+
+func init() {
+	certstore.Register("naive",
+		"model of Traefik v3's TLS manager: parse all, wipe and rebuild, RSA default per refresh",
+		func() certstore.Store { return New() })
+}
+
+// Store is the model of Traefik v3's TLS manager. The zero value is not
+// usable; make one with New.
+type Store struct {
+	// updateMu serializes refreshes: a whole Update runs under it, as
+	// Traefik's UpdateConfigs runs under the manager's write lock.
+	updateMu sync.Mutex
+
+	// mu guards gen. It is write-locked only to swap in a new generation;
+	// lookups read-lock it to fetch the current one (Traefik's GetStore).
+	mu  sync.RWMutex
+	gen *generation
+}
+
+var _ certstore.Store = (*Store)(nil)
+
+// New returns an empty store: lookups return certstore.ErrNoCertificate
+// until the first successful Update.
+func New() *Store {
+	return &Store{}
+}
+
+// Update validates cfg and, when every certificate in it is good, builds a
+// whole new generation (new stores, new caches, a new generated default
+// certificate for every store without a configured one) and publishes it.
+// On error nothing changes and the error for a bad certificate is a
+// *certstore.CertificateError.
+func (s *Store) Update(cfg *certstore.Config) error {
+	if cfg == nil {
+		return errors.New("naive: nil configuration")
+	}
+	s.updateMu.Lock()
+	defer s.updateMu.Unlock()
+
+	gen, err := build(cfg)
+	if err != nil {
+		return err
+	}
+
+	s.mu.Lock()
+	s.gen = gen
+	s.mu.Unlock()
+	return nil
+}
+
+// Current returns the published generation. Before the first successful
+// Update its lookups return certstore.ErrNoCertificate.
+func (s *Store) Current() certstore.Generation {
+	return s.current()
+}
+
+func (s *Store) current() *generation {
+	s.mu.RLock()
+	g := s.gen
+	s.mu.RUnlock()
+	if g == nil {
+		return noGeneration
+	}
+	return g
+}
+
+// Certificate looks up hello in the named store of the current generation.
+func (s *Store) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return s.current().Certificate(store, hello)
+}
+
+// parsedCert is one configured certificate after parsing.
+type parsedCert struct {
+	cert  *tls.Certificate
+	names []string
+	key   string
+}
+
+// build validates and parses cfg, then builds a generation from it. It
+// touches no published state.
+func build(cfg *certstore.Config) (*generation, error) {
+	if err := certstore.CheckStores(cfg); err != nil {
+		var ce *certstore.CertificateError
+		if errors.As(err, &ce) && ce.Name == "" && ce.Index >= 0 && ce.Index < len(cfg.Certificates) {
+			ce.Name = firstName(nil, &cfg.Certificates[ce.Index].KeyPair)
+		}
+		return nil, err
+	}
+
+	// Step 2: copy and parse every certificate, before anything is built,
+	// so that a bad one rejects the whole configuration.
+	parsed := make([]parsedCert, len(cfg.Certificates))
+	for i := range cfg.Certificates {
+		c, names, err := parseKeyPair(&cfg.Certificates[i].KeyPair)
+		if err != nil {
+			return nil, &certstore.CertificateError{Index: i, Name: firstName(names, &cfg.Certificates[i].KeyPair), Err: err}
+		}
+		parsed[i] = parsedCert{cert: c, names: names, key: sanKey(names)}
+	}
+
+	// Step 5, first half: configured default certificates are re-read and
+	// re-parsed on every refresh. Parse them before generating anything, in
+	// name order so that the error for a bad one is deterministic.
+	declared := make([]string, 0, len(cfg.Stores))
+	for name := range cfg.Stores {
+		declared = append(declared, name)
+	}
+	sort.Strings(declared)
+	defaults := make(map[string]*tls.Certificate, len(declared))
+	for _, name := range declared {
+		kp := cfg.Stores[name].DefaultCertificate
+		if kp == nil {
+			continue
+		}
+		c, names, err := parseKeyPair(kp)
+		if err != nil {
+			return nil, &certstore.CertificateError{Index: -1, Store: name, Name: firstName(names, kp), Err: err}
+		}
+		defaults[name] = c
+	}
+
+	// Step 3: per store, add each certificate under its SAN key unless a
+	// linear scan finds the key already there (first one wins).
+	storesCerts := make(map[string]map[string]*entry)
+	for i := range cfg.Certificates {
+		p := &parsed[i]
+		for _, name := range certstore.StoresOf(&cfg.Certificates[i]) {
+			appendCertificate(storesCerts, name, p.key, &entry{index: i, cert: p.cert, names: p.names})
+		}
+	}
+
+	// Step 4: wipe and rebuild. Every store, declared or implicit, is new,
+	// with a new lookup cache.
+	storeNames := cfg.StoreNames()
+	stores := make(map[string]*certStore, len(storeNames)+1)
+	for _, name := range storeNames {
+		stores[name] = newCertStore(storesCerts[name])
+	}
+	if _, ok := stores[ACMEStore]; !ok {
+		st := newCertStore(nil)
+		st.internal = true
+		stores[ACMEStore] = st
+	}
+
+	// Step 5, second half: every store that is looked up gets a default:
+	// the configured one, or a freshly generated RSA-2048 one.
+	for name, st := range stores {
+		if st.internal {
+			continue
+		}
+		if c, ok := defaults[name]; ok {
+			st.defaultCert = c
+			continue
+		}
+		c, err := generateDefaultCertificate()
+		if err != nil {
+			return nil, fmt.Errorf("naive: generating the default certificate of store %q: %w", name, err)
+		}
+		st.defaultCert = c
+	}
+	return &generation{stores: stores}, nil
+}
+
+// parseKeyPair copies the PEM bytes, as Traefik's FileOrContent.Read does,
+// parses them with tls.X509KeyPair and returns the certificate with its
+// names. It never panics, whatever the input.
+func parseKeyPair(kp *certstore.KeyPair) (*tls.Certificate, []string, error) {
+	certPEM := bytes.Clone(kp.CertPEM)
+	keyPEM := bytes.Clone(kp.KeyPEM)
+	if len(certPEM) == 0 {
+		return nil, nil, errors.New("empty certificate PEM")
+	}
+	if len(keyPEM) == 0 {
+		return nil, nil, errors.New("empty key PEM")
+	}
+	c, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Leaf == nil {
+		// tls.X509KeyPair fills Leaf since Go 1.23 (unless
+		// GODEBUG=x509keypairleaf=0); parse it ourselves otherwise.
+		leaf, err := x509.ParseCertificate(c.Certificate[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		c.Leaf = leaf
+	}
+	names := certstore.Names(c.Leaf)
+	if len(names) == 0 {
+		return nil, nil, errors.New("certificate has no name (no DNS name, IP address or common name)")
+	}
+	return &c, names, nil
+}
+
+// firstName returns the first name of a certificate for an error message:
+// from names when the certificate parsed, otherwise from the first
+// CERTIFICATE block of the PEM when that block parses, otherwise "".
+func firstName(names []string, kp *certstore.KeyPair) string {
+	if len(names) > 0 {
+		return names[0]
+	}
+	rest := kp.CertPEM
+	for len(rest) > 0 {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			return ""
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		leaf, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return ""
+		}
+		if ns := certstore.Names(leaf); len(ns) > 0 {
+			return ns[0]
+		}
+		return ""
+	}
+	return ""
+}
+
+// sanKey is Traefik's certificate key: the names, lowercased (Names already
+// is), sorted and comma-joined.
+func sanKey(names []string) string {
+	sorted := slices.Clone(names)
+	sort.Strings(sorted)
+	return strings.Join(sorted, ",")
+}
+
+// appendCertificate adds e to the named store's certificates under key,
+// unless a certificate is already there for that key. The duplicate check
+// is a linear scan over the store's keys, as in Traefik.
+func appendCertificate(certs map[string]map[string]*entry, store, key string, e *entry) {
+	st := certs[store]
+	if st == nil {
+		st = make(map[string]*entry)
+		certs[store] = st
+	} else {
+		for k := range st {
+			if k == key {
+				return
+			}
+		}
+	}
+	st[key] = e
+}
