@@ -1,0 +1,41 @@
+package bench_test
+
+import (
+	"testing"
+
+	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+	_ "github.com/certbench/certbench/stores/naive"
+	_ "github.com/certbench/certbench/stores/optimized"
+)
+
+// BenchmarkChurn runs every catalogued scenario on every registered store,
+// named as certbench run names them, so that
+//
+//	go test -run '^$' -bench . -benchmem -benchtime 10x ./bench/
+//
+// gives results that benchstat and certbench compare read alike.
+func BenchmarkChurn(b *testing.B) {
+	for _, sc := range scenarios.Catalogue {
+		b.Run("scenario="+sc.Name, func(b *testing.B) {
+			for _, st := range certstore.Registered() {
+				b.Run("store="+st.Name, func(b *testing.B) {
+					bench.Benchmark(b, st.New, sc)
+				})
+			}
+		})
+	}
+}
+
+func ExampleBenchmark() {
+	// From a store's own _test.go:
+	//
+	//	func BenchmarkRotate(b *testing.B) {
+	//		sc, err := scenarios.ByName("rotate-10-of-100")
+	//		if err != nil {
+	//			b.Fatal(err)
+	//		}
+	//		bench.Benchmark(b, mystore.New, sc[0])
+	//	}
+}
