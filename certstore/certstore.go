@@ -153,10 +153,13 @@ func (e *CertificateError) Error() string {
 // Unwrap returns the underlying error.
 func (e *CertificateError) Unwrap() error { return e.Err }
 
-// CheckStores reports the first certificate that names a store cfg does not
-// declare, or a certificate with an empty store name, as a
-// *CertificateError; nil when every store named is known.
+// CheckStores reports a declared store with an empty name, or the first
+// certificate that names a store cfg does not declare or an empty store
+// name, as a *CertificateError; nil when every store named is known.
 func CheckStores(cfg *Config) error {
+	if _, ok := cfg.Stores[""]; ok {
+		return &CertificateError{Index: -1, Err: errors.New("a store with an empty name is declared")}
+	}
 	for i := range cfg.Certificates {
 		for _, st := range cfg.Certificates[i].Stores {
 			if st == "" {

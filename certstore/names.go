@@ -60,10 +60,11 @@ func maybeIP(s string) bool {
 	if s == "" {
 		return false
 	}
+	if strings.IndexByte(s, ':') >= 0 {
+		return true
+	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ':' {
-			return true
-		} else if c != '.' && (c < '0' || c > '9') {
+		if c := s[i]; c != '.' && (c < '0' || c > '9') {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ func TestNormalizeServerName(t *testing.T) {
 		{"Example.COM", "example.com"},
 		{"10.0.0.1", "10.0.0.1"},
 		{"2001:DB8::1", "2001:db8::1"},
+		{"ABCD:0::1", "abcd::1"},
 		{"::ffff:10.0.0.1", "10.0.0.1"},
 		{"1password.com", "1password.com"},
 		{"", ""},

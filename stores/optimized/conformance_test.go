@@ -1,0 +1,12 @@
+package optimized
+
+import (
+	"testing"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/certstore/conformance"
+)
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, func() certstore.Store { return New() })
+}

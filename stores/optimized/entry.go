@@ -1,0 +1,488 @@
+package optimized
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/big"
+	"net/netip"
+	"strings"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// pairKey identifies a (certificate PEM, key PEM) pair by content. See
+// keyOf for why 128 bits of seeded maphash are enough.
+type pairKey [2]uint64
+
+// entry is one parsed key pair. Entries are immutable once published and
+// are shared by every generation that holds the same pair bytes, so the
+// *tls.Certificate a lookup returns for an unchanged pair stays the same
+// pointer across refreshes.
+type entry struct {
+	// cert is what handshakes are served. Leaf is nil: crypto/tls does not
+	// read it for certificates returned by GetCertificate, and the parsed
+	// leaf would triple the retained size of the entry.
+	cert tls.Certificate
+	// names holds the names the entry is indexed under, encoded by
+	// appendName: one allocation per entry, and the index maps' keys are
+	// substrings of it, so every name string is owned once.
+	names string
+	// chain is the interned intermediate chain whose DER the entry's
+	// cert.Certificate[1:] shares; nil for the generated default.
+	chain *chain
+	// nExact, nWild and nIP count the names of each kind (saturating), to
+	// size the index maps.
+	nExact, nWild, nIP uint16
+}
+
+// Name kinds, the first byte of each record in entry.names.
+const (
+	kindExact = iota // a DNS name or common name, matched exactly
+	kindWild         // "*.parent", stored as the parent
+	kindIP           // a canonical IP address
+)
+
+// appendName appends one name record: kind, length as uvarint, bytes.
+func appendName(b []byte, kind byte, name string) []byte {
+	b = append(b, kind)
+	n := uint64(len(name))
+	for n >= 0x80 {
+		b = append(b, byte(n)|0x80)
+		n >>= 7
+	}
+	b = append(b, byte(n))
+	return append(b, name...)
+}
+
+// nextName decodes the record at p of an encoding made by appendName and
+// returns it with the position of the next record.
+func nextName(s string, p int) (kind byte, name string, next int) {
+	kind = s[p]
+	p++
+	var n, shift uint
+	for {
+		c := s[p]
+		p++
+		n |= uint(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+		shift += 7
+	}
+	return kind, s[p : p+int(n)], p + int(n)
+}
+
+// encodeNames classifies names (as certstore.Names returns them) for the
+// indexes and encodes them into one string. Names that look like IP
+// addresses but are not in canonical form are left out: no lookup can reach
+// them, since an IP SNI is compared in canonical form.
+func encodeNames(e *entry, names []string) {
+	size := 0
+	for _, n := range names {
+		size += len(n) + 4
+	}
+	b := make([]byte, 0, size)
+	for _, n := range names {
+		if couldBeIP(n) {
+			if addr, err := netip.ParseAddr(n); err == nil {
+				if addr.Unmap().String() == n {
+					b = appendName(b, kindIP, n)
+					e.nIP = inc(e.nIP)
+				}
+				continue
+			}
+		}
+		if len(n) > 2 && n[0] == '*' && n[1] == '.' {
+			// certstore.WildcardParent of a name under this wildcard is
+			// exactly n[2:].
+			b = appendName(b, kindWild, n[2:])
+			e.nWild = inc(e.nWild)
+			continue
+		}
+		b = appendName(b, kindExact, n)
+		e.nExact = inc(e.nExact)
+	}
+	e.names = string(b)
+}
+
+func inc(n uint16) uint16 {
+	if n == ^uint16(0) {
+		return n
+	}
+	return n + 1
+}
+
+// keyOf returns the content key of a pair.
+//
+// Four independently seeded 64-bit maphash values are combined into 128
+// bits: word 0 is H(s0, cert) xor H(s1, key), word 1 is H(s2, cert) xor
+// H(s3, key). For two different pairs each word collides with probability
+// about 2^-64 whichever field differs, and the words use independent seeds,
+// so a false match needs about 2^-128: with 10^5 certificates refreshed 10^6
+// times that stays below 2^-60. The seeds are random per store and never
+// leave it, so configuration contents cannot be chosen to collide, and the
+// configuration is trusted input anyway (it already decides which key is
+// served for which name). Hashing reads both PEM inputs twice at the
+// speed of AES-based maphash (several GB/s), which is cheaper than keeping
+// the PEM bytes around to compare, and needs no memory per entry beyond the
+// key in the generation's entry map.
+func (s *Store) keyOf(p *certstore.KeyPair) pairKey {
+	return pairKey{
+		maphash.Bytes(s.seeds[0], p.CertPEM) ^ maphash.Bytes(s.seeds[1], p.KeyPEM),
+		maphash.Bytes(s.seeds[2], p.CertPEM) ^ maphash.Bytes(s.seeds[3], p.KeyPEM),
+	}
+}
+
+// chainKeyOf returns the content key of the PEM text that follows the leaf
+// block of a certificate PEM (the intermediates), with the same reasoning
+// as keyOf.
+func (s *Store) chainKeyOf(rest []byte) pairKey {
+	return pairKey{maphash.Bytes(s.seeds[0], rest), maphash.Bytes(s.seeds[2], rest)}
+}
+
+// parsed is the result of parsing one new pair.
+type parsed struct {
+	e *entry
+	// leaf is the leaf DER; ders are the decoded intermediates when the
+	// chain was not interned yet (chainKey names them).
+	leaf     []byte
+	chainKey pairKey
+	ders     [][]byte
+	// name is the first name, for errors.
+	name string
+}
+
+// parse parses one pair the way tls.X509KeyPair does, with the same
+// acceptance rules, and prepares an entry without the parsed leaf. It reads
+// s.chains but does not modify the store, so several parses may run
+// concurrently while Update holds s.mu.
+//
+// It differs from tls.X509KeyPair only where that saves work: the key is
+// parsed with the parser its PEM type names first (X509KeyPair always tries
+// PKCS #1 first, which fails slowly on the common PKCS #8 and SEC 1 keys),
+// and the PEM text after the leaf is decoded only when no interned chain has
+// the same text.
+func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error parsing certificate: %v", r)
+		}
+	}()
+	rest := pair.CertPEM
+	var leafBlock *pem.Block
+	var skipped []string
+	for {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			leafBlock = b
+			break
+		}
+		skipped = append(skipped, b.Type)
+	}
+	if leafBlock == nil {
+		switch {
+		case len(skipped) == 0:
+			return res, errors.New("no PEM data in certificate input")
+		case len(skipped) == 1 && strings.HasSuffix(skipped[0], "PRIVATE KEY"):
+			return res, errors.New("no certificate PEM data in certificate input, but a private key; PEM inputs may have been switched")
+		default:
+			return res, fmt.Errorf("no \"CERTIFICATE\" PEM block in certificate input after skipping PEM blocks of types %v", skipped)
+		}
+	}
+
+	keyRest := pair.KeyPEM
+	skipped = skipped[:0]
+	var keyBlock *pem.Block
+	for {
+		keyBlock, keyRest = pem.Decode(keyRest)
+		if keyBlock == nil {
+			switch {
+			case len(skipped) == 0:
+				return res, errors.New("no PEM data in key input")
+			case len(skipped) == 1 && skipped[0] == "CERTIFICATE":
+				return res, errors.New("a certificate rather than a key in the key PEM")
+			default:
+				return res, fmt.Errorf("no PEM block with type ending in \"PRIVATE KEY\" in key input after skipping PEM blocks of types %v", skipped)
+			}
+		}
+		if keyBlock.Type == "PRIVATE KEY" || strings.HasSuffix(keyBlock.Type, " PRIVATE KEY") {
+			break
+		}
+		skipped = append(skipped, keyBlock.Type)
+	}
+
+	leaf, err := x509.ParseCertificate(leafBlock.Bytes)
+	if err != nil {
+		return res, err
+	}
+	names := certstore.Names(leaf)
+	if len(names) > 0 {
+		res.name = names[0]
+	}
+	key, err := parsePrivateKey(keyBlock.Type, keyBlock.Bytes)
+	if err != nil {
+		return res, err
+	}
+	if err := checkKeyMatch(leaf.PublicKey, key); err != nil {
+		return res, err
+	}
+	if len(names) == 0 {
+		return res, errors.New("certificate has no name (no DNS name, IP address or common name)")
+	}
+
+	if k, ok := key.(*ecdsa.PrivateKey); ok {
+		key = compactECDSA(k)
+	}
+	e := &entry{cert: tls.Certificate{PrivateKey: key}}
+	encodeNames(e, names)
+	res.e = e
+	res.leaf = leafBlock.Bytes
+	res.chainKey = s.chainKeyOf(rest)
+	if c := s.chains[res.chainKey]; c != nil {
+		e.chain = c
+	} else {
+		for {
+			var b *pem.Block
+			b, rest = pem.Decode(rest)
+			if b == nil {
+				break
+			}
+			if b.Type == "CERTIFICATE" {
+				res.ders = append(res.ders, b.Bytes)
+			}
+		}
+	}
+	return res, nil
+}
+
+// firstName returns the first name of the leaf of pair, or "" when it
+// does not parse. It is for error messages only.
+func firstName(pair *certstore.KeyPair) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	rest := pair.CertPEM
+	for {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			return ""
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		leaf, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return ""
+		}
+		if names := certstore.Names(leaf); len(names) > 0 {
+			return names[0]
+		}
+		return ""
+	}
+}
+
+// parsePrivateKey parses a private key DER, trying first the format its PEM
+// type names. It accepts exactly what crypto/tls accepts: PKCS #1 RSA,
+// PKCS #8 RSA, ECDSA or Ed25519, and SEC 1 EC keys.
+func parsePrivateKey(typ string, der []byte) (crypto.PrivateKey, error) {
+	pkcs1 := func() (crypto.PrivateKey, error) { return x509.ParsePKCS1PrivateKey(der) }
+	pkcs8 := func() (crypto.PrivateKey, error) {
+		k, err := x509.ParsePKCS8PrivateKey(der)
+		if err != nil {
+			return nil, err
+		}
+		switch k.(type) {
+		case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
+			return k, nil
+		}
+		return nil, errUnknownPKCS8
+	}
+	sec1 := func() (crypto.PrivateKey, error) { return x509.ParseECPrivateKey(der) }
+	order := [3]func() (crypto.PrivateKey, error){pkcs8, pkcs1, sec1}
+	switch typ {
+	case "RSA PRIVATE KEY":
+		order = [3]func() (crypto.PrivateKey, error){pkcs1, pkcs8, sec1}
+	case "EC PRIVATE KEY":
+		order = [3]func() (crypto.PrivateKey, error){sec1, pkcs8, pkcs1}
+	}
+	for _, f := range order {
+		if k, err := f(); err == nil {
+			return k, nil
+		} else if err == errUnknownPKCS8 {
+			return nil, err
+		}
+	}
+	return nil, errors.New("failed to parse private key")
+}
+
+var errUnknownPKCS8 = errors.New("unknown private key type in PKCS #8 wrapping")
+
+// checkKeyMatch reports whether key is the private key of pub, as
+// tls.X509KeyPair checks it.
+func checkKeyMatch(pub any, key crypto.PrivateKey) error {
+	errType := errors.New("private key type does not match public key type")
+	errMatch := errors.New("private key does not match public key")
+	switch pub := pub.(type) {
+	case *rsa.PublicKey:
+		priv, ok := key.(*rsa.PrivateKey)
+		if !ok {
+			return errType
+		}
+		if !priv.PublicKey.Equal(pub) {
+			return errMatch
+		}
+	case *ecdsa.PublicKey:
+		priv, ok := key.(*ecdsa.PrivateKey)
+		if !ok {
+			return errType
+		}
+		if !priv.PublicKey.Equal(pub) {
+			return errMatch
+		}
+	case ed25519.PublicKey:
+		priv, ok := key.(ed25519.PrivateKey)
+		if !ok {
+			return errType
+		}
+		if !priv.Public().(ed25519.PublicKey).Equal(pub) {
+			return errMatch
+		}
+	default:
+		return errors.New("unknown public key algorithm")
+	}
+	return nil
+}
+
+// compactKey holds an ECDSA private key and its three integers in one
+// allocation.
+type compactKey struct {
+	key     ecdsa.PrivateKey
+	x, y, d big.Int
+	words   [12]big.Word // X, Y and D of a P-256 key on a 64-bit platform
+}
+
+// compactECDSA returns a copy of k whose big.Ints share one allocation with
+// the key: 240 bytes instead of the 336 that x509's parse leaves (a struct
+// and three big.Ints, each with its own over-allocated word slice). The
+// values are the same; the copy is made before the key is ever used, so no
+// cached precomputation (crypto/ecdsa keeps those by key pointer) is lost.
+// Keys too large for the array (P-384, P-521, 32-bit platforms) are
+// returned as they are.
+func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
+	xb, yb, db := k.X.Bits(), k.Y.Bits(), k.D.Bits()
+	if len(xb)+len(yb)+len(db) > len(compactKey{}.words) {
+		return k
+	}
+	c := new(compactKey)
+	w := c.words[:]
+	take := func(z *big.Int, b []big.Word) *big.Int {
+		n := copy(w, b)
+		z.SetBits(w[:n:n]) // a full slice: growing z never writes into the next value
+		w = w[n:]
+		return z
+	}
+	c.key.Curve = k.Curve
+	c.key.X = take(&c.x, xb)
+	c.key.Y = take(&c.y, yb)
+	c.key.D = take(&c.d, db)
+	return &c.key
+}
+
+// chain is an interned intermediate chain: the certificates that follow
+// the leaf in a certificate PEM. Every entry whose PEM has the same text
+// after its leaf shares one chain, and chains with the same DER share the
+// DER bytes (see internDER). refs counts the entries of the current
+// generation that use it; at zero it leaves the store's tables (held
+// generations keep it alive through their entries as long as they need).
+type chain struct {
+	ders [][]byte
+	keys []pairKey // internDER keys of ders, to release them
+	// keyInMap is the chain's key in s.chains.
+	keyInMap pairKey
+	refs     int
+}
+
+// der is one interned DER certificate, shared by every chain that has it.
+type der struct {
+	b    []byte
+	refs int // chains in s.chains that hold it
+}
+
+// internDER returns the interned copy of b (verified byte for byte), or
+// interns b itself.
+func (s *Store) internDER(b []byte) ([]byte, pairKey) {
+	k := s.chainKeyOf(b)
+	if d := s.ders[k]; d != nil && string(d.b) == string(b) {
+		d.refs++
+		return d.b, k
+	} else if d != nil {
+		// A 128-bit collision between two different certificates: keep
+		// the new one private rather than sharing the wrong bytes.
+		return b, pairKey{}
+	}
+	s.ders[k] = &der{b: b, refs: 1}
+	return b, k
+}
+
+// acquireChain finishes the entry of a successful parse: it interns the
+// chain and builds cert.Certificate. It runs when the update is committed.
+func (s *Store) acquireChain(p *parsed) {
+	e := p.e
+	c := e.chain
+	if c == nil {
+		c = s.chains[p.chainKey]
+	}
+	if c == nil {
+		c = &chain{ders: make([][]byte, len(p.ders)), keys: make([]pairKey, len(p.ders))}
+		for i, b := range p.ders {
+			c.ders[i], c.keys[i] = s.internDER(b)
+		}
+		s.chains[p.chainKey] = c
+		c.keyInMap = p.chainKey
+	}
+	c.refs++
+	e.chain = c
+	certs := make([][]byte, 1+len(c.ders))
+	certs[0] = p.leaf
+	copy(certs[1:], c.ders)
+	e.cert.Certificate = certs
+}
+
+// releaseChain drops one reference of an entry leaving the current
+// generation.
+func (s *Store) releaseChain(e *entry) {
+	c := e.chain
+	if c == nil {
+		return
+	}
+	c.refs--
+	if c.refs > 0 {
+		return
+	}
+	delete(s.chains, c.keyInMap)
+	for _, k := range c.keys {
+		if k == (pairKey{}) {
+			continue
+		}
+		if d := s.ders[k]; d != nil {
+			d.refs--
+			if d.refs == 0 {
+				delete(s.ders, k)
+			}
+		}
+	}
+}

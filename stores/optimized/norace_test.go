@@ -1,0 +1,5 @@
+//go:build !race
+
+package optimized
+
+const raceEnabled = false
