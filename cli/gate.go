@@ -47,8 +47,9 @@ Decisions, per benchmark (scenario × store) and metric:
   - Otherwise the medians are compared with a Mann-Whitney U test; p-values are
     Holm-corrected within each metric (--correction none to test each at
     --alpha). A regression is p < alpha and beyond the threshold. Fewer than
-    --min-samples (4) samples on a side fails: the gate never passes for lack
-    of data.
+    --min-samples (4) samples on a side fails, and so do sample sizes at which
+    the corrected test could never reach significance (4 a side with two or
+    more benchmarks; use 6): the gate never passes for lack of data.
   - A benchmark or metric of BASE missing in HEAD fails unless --allow-missing;
     one only in HEAD is listed, not gated.
   - Different goos, goarch, cpu, go or gomaxprocs between the files is a
@@ -106,9 +107,15 @@ unknown unit, files with no benchmark in common).`,
 				}
 			}
 			if fs.Changed("alpha") {
+				if !(alpha > 0 && alpha < 1) {
+					return usagef("--alpha %v: want a level between 0 and 1", alpha)
+				}
 				policy.Alpha = alpha
 			}
 			if fs.Changed("min-samples") {
+				if minSamples < 2 {
+					return usagef("--min-samples %d: want at least 2", minSamples)
+				}
 				policy.MinSamples = minSamples
 			}
 			if fs.Changed("correction") {

@@ -215,9 +215,11 @@ go tool pprof -top FILE then shows head minus base.`,
 			}
 			sampleTypes := types
 			if len(sampleTypes) == 0 {
-				for _, st := range head.SampleType {
-					if st.Type == profile.AllocSpace || st.Type == profile.AllocObjects {
-						sampleTypes = append(sampleTypes, st.Type)
+				for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
+					for _, st := range head.SampleType {
+						if st.Type == want {
+							sampleTypes = append(sampleTypes, want)
+						}
 					}
 				}
 				if len(sampleTypes) == 0 {

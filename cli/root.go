@@ -75,7 +75,7 @@ Exit codes: 0 success, 1 regression found (gate), 2 bad usage or input.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(newListCmd(), newRunCmd(), newCompareCmd(), newProfileCmd(), newGateCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newCompareCmd(), newProfileCmd(), newGateCmd(), newSweepCmd(), newReportCmd())
 	return root
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 )
@@ -30,6 +31,10 @@ const (
 	// Lookup measures one handshake lookup per op against a store holding
 	// the whole pool, over a mix of exact hits, wildcard hits and misses.
 	Lookup Kind = "lookup"
+	// HandshakeUnderChurn runs lookups from several goroutines while
+	// renew-1 refreshes run back to back, and measures lookup latency
+	// percentiles and refreshes per second (see churn.go).
+	HandshakeUnderChurn Kind = "handshake-under-churn"
 )
 
 // Scenario is one entry of the catalogue: a pool, the churn applied to it,
@@ -56,6 +61,9 @@ type Scenario struct {
 	Ops int
 	// Default reports whether the scenario is in the default set.
 	Default bool
+	// Duration bounds one sample of a HandshakeUnderChurn scenario, whose
+	// Ops bounds the lookups; the sample ends at whichever comes first.
+	Duration time.Duration
 }
 
 // Catalogue lists every scenario, in the order listings and reports use.
@@ -85,6 +93,9 @@ var Catalogue = []Scenario{
 	{Name: "lookup-1000", Kind: Lookup, Ops: 20000, Default: true,
 		Pool:        PoolSpec{Seed: 2, Count: 1000},
 		Description: "handshake lookups against 1,000 certs: 60% exact, 20% wildcard, 20% misses"},
+	{Name: "handshake-under-churn", Kind: HandshakeUnderChurn, Ops: 4_000_000, Duration: 2 * time.Second,
+		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Description: "GOMAXPROCS goroutines look up as lookup-1000 does while renew-1 refreshes of 1,000 certs run back to back (latency percentiles, refreshes/s)"},
 }
 
 // ByName returns the named scenarios in the order given, or an error naming
@@ -148,10 +159,12 @@ type Workload struct {
 
 var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
 
-// CachedPool returns the pool for spec, generating it once per process.
+// CachedPool returns the pool for spec, generating it once per process
+// (large pools come from the on-disk cache when there is one: see
+// PoolCacheDir).
 func CachedPool(spec PoolSpec) (*Pool, error) {
 	spec = spec.withDefaults()
-	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return NewPool(spec) }))
+	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return loadPool(spec) }))
 	return f.(func() (*Pool, error))()
 }
 
@@ -211,6 +224,10 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 			}))
 		}
 		w.Certs = n
+	case HandshakeUnderChurn:
+		if err := s.buildChurn(pool, w, ops); err != nil {
+			return nil, err
+		}
 	case Lookup:
 		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
 		w.Hellos = lookupMix(pool, ops)

@@ -1,0 +1,89 @@
+// Package gate decides whether a change regressed: it compares a head run
+// of certbench with a base run, metric by metric, and returns a Verdict
+// that a CI job turns into an exit code (certbench gate, scripts/ci-compare.sh).
+//
+// # Decision
+//
+// [Evaluate] takes two result sets (read with compare.Load) and a
+// [Policy]. For every benchmark (scenario × store) present on both sides
+// and every unit with a threshold, it makes one [Finding]:
+//
+//   - Counts (B/op, allocs/op, goroutines) whose samples are identical
+//     within each side, with at least [MinExactSamples] per side, are
+//     compared exactly: fixed op counts make them deterministic, so any
+//     difference is real and no test is needed. The change is a regression
+//     if it exceeds the threshold.
+//   - Everything else is compared by its medians, with a two-sided
+//     Mann-Whitney U test from golang.org/x/perf/benchmath (through
+//     package compare's cells). The p-values of one unit's tests are
+//     corrected for multiple comparisons ([Holm] by default), so that the
+//     chance of a false alarm per metric stays below Alpha however many
+//     scenarios run. A regression is a corrected p-value below Alpha and a
+//     median change beyond the threshold; an improvement is the mirror
+//     image.
+//
+// A change must be both significant and beyond its threshold: thresholds
+// say how much change matters, the test says whether the change is real.
+//
+// # Thresholds
+//
+// A [Threshold] is "+N%" (relative to |base|), "+N" (absolute, in the
+// unit: seconds for sec/op) or "off". [DefaultPolicy] uses allocs/op +0%,
+// B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
+// retained-B unless set) and goroutines +0. [ParseConfig] reads the "gate"
+// section of a certbench.yaml file, including per scenario/store
+// [Override]s; flags (Policy.SetMax) change the top-level values.
+//
+// # Incomplete or doubtful data
+//
+// The gate never passes for lack of data:
+//
+//   - Fewer than MinSamples (default 4) samples on a side, for a metric
+//     that is not exact, is TooFewSamples and fails the gate. So does a
+//     sample size at which the U test could not reach significance after
+//     the correction (with 4 samples a side, one test can reach p = 0.029,
+//     but two Holm-corrected tests cannot); the note says how many samples
+//     are needed. One sample a side is never exact.
+//   - A benchmark (or metric) of base missing in head fails
+//     (MissingInHead, Missing) unless AllowMissing, which makes it a
+//     warning. A benchmark only in head is reported (NewInHead), not
+//     gated: there is nothing to compare it with.
+//   - Results from different machines or Go versions (goos, goarch, cpu,
+//     go or gomaxprocs differing between or within the sides) are a
+//     warning (MixedMachines), a failure if Strict.
+//   - Inputs that cannot be compared at all (no benchmark in common) are
+//     an error wrapping [ErrInput]; unreadable or malformed files are
+//     compare.Load's errors, which name file:line.
+//
+// # Allocation sites
+//
+// [Verdict.AddSites] names, for each allocs/op or B/op regression, the
+// functions whose own allocations grew, from a [SiteFinder]. [ProfileDirs]
+// implements it on the heap profiles that "certbench profile" writes
+// (package profile) for base and head: files "<scenario>.<store>.pb.gz",
+// compared per op with profile.Compare, ranked by flat growth.
+//
+// # Output
+//
+// A Verdict is plain data; [Verdict.WriteText] (logs),
+// [Verdict.WriteMarkdown] (pull-request comment, $GITHUB_STEP_SUMMARY) and
+// [Verdict.WriteJSON] (schema [JSONSchema], documented on WriteJSON)
+// render it. Each lists what regressed, what could not be decided and
+// what improved, then failed checks and warnings; unchanged comparisons
+// are counted (the Markdown folds them into a table).
+//
+// # Why allocation counts are not always exact
+//
+// bench reads B/op and allocs/op from the process-wide runtime.MemStats
+// counters, which also count what the Go runtime allocates for itself
+// during the measured ops. Measured on the optimized store (A/A runs,
+// one process per sample as scripts/ci-compare.sh runs them): in the
+// first scenario of a process the runtime starts a new OS thread (M)
+// during the timed ops in about half the samples (runtime.newm, allocm,
+// malg, mProfStackInit: about 5.5 KB in 6 objects), which moves allocs/op
+// by one and B/op by ~0.6% for a 10-op sample; later scenarios see it
+// rarely, plus occasional 10-220 byte runtime allocations. So a count
+// unit is compared exactly only when every sample agrees, and with the U
+// test otherwise: the runtime's extra objects land randomly on either side
+// and cannot make the medians of one side consistently higher.
+package gate

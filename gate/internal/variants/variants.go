@@ -1,0 +1,134 @@
+// Package variants wraps a certificate store with deliberate, known
+// regressions, to measure how reliably certbench gate catches them (its
+// sensitivity). It is test support: no shipped binary imports it.
+//
+// A variant changes only what it is named for, as far as a wrapper can:
+//
+//   - [Allocs] makes one more heap allocation (16 bytes) per certificate
+//     of the configuration on every Update: allocs/op grows by the number
+//     of certificates, B/op by 16 bytes each.
+//   - [Bytes] allocates, after every Update, one block of 5% of the bytes
+//     the Update itself allocated (read with runtime.ReadMemStats): B/op
+//     grows by about 5%, and allocs/op by one.
+//   - [Slow] busy-waits, after every Update, for 25% of the Update's own
+//     duration: sec/op of refresh scenarios grows by about 25%; lookups are
+//     not slowed.
+//   - [None] changes nothing (for A/A controls).
+package variants
+
+import (
+	"crypto/tls"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// Kind names a variant.
+type Kind string
+
+// The variants.
+const (
+	None   Kind = "none"
+	Allocs Kind = "allocs"
+	Bytes  Kind = "bytes"
+	Slow   Kind = "slow"
+)
+
+// Kinds lists every variant.
+var Kinds = []Kind{None, Allocs, Bytes, Slow}
+
+// Parse returns the Kind named s.
+func Parse(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes or slow)", s)
+}
+
+// Wrap returns a factory of stores from newStore with the variant's
+// regression added.
+func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
+	if k == None {
+		return newStore
+	}
+	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
+}
+
+type store struct {
+	certstore.Store
+	kind Kind
+}
+
+// blob is a small object with a pointer, so that it is not batched by the
+// tiny allocator: each one is one counted allocation.
+type blob struct {
+	next *blob
+	n    int
+}
+
+// Sinks make the extra allocations escape to the heap; drop clears them
+// at once, so that they are garbage when the store's retained heap is
+// measured (only allocations and time are meant to change).
+var (
+	sinkBlob  *blob
+	sinkBytes []byte
+)
+
+//go:noinline
+func drop() { sinkBlob, sinkBytes = nil, nil }
+
+// Update applies cfg to the wrapped store and adds the variant's cost.
+func (s *store) Update(cfg *certstore.Config) error {
+	switch s.kind {
+	case Allocs:
+		err := s.Store.Update(cfg)
+		if cfg != nil {
+			for i := range cfg.Certificates {
+				sinkBlob = &blob{next: sinkBlob, n: i}
+				sinkBlob = sinkBlob.next
+			}
+			drop()
+		}
+		return err
+	case Bytes:
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := s.Store.Update(cfg)
+		runtime.ReadMemStats(&after)
+		if extra := (after.TotalAlloc - before.TotalAlloc) / 20; extra > 0 {
+			sinkBytes = make([]byte, extra)
+			drop()
+		}
+		return err
+	case Slow:
+		start := time.Now()
+		err := s.Store.Update(cfg)
+		spin(time.Since(start) / 4)
+		return err
+	}
+	return s.Store.Update(cfg)
+}
+
+// spin busy-waits for d without allocating.
+func spin(d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+	}
+}
+
+// Certificate looks up in the wrapped store, unchanged by every variant.
+func (s *store) Certificate(name string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return s.Store.Certificate(name, hello)
+}
+
+// Close closes the wrapped store if it has resources to release.
+func (s *store) Close() error {
+	if c, ok := s.Store.(certstore.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/certbench/certbench/profile"
+)
+
+// A Site is a function whose allocations grew between base and head, per
+// op.
+type Site struct {
+	// Function is the function's short name, such as
+	// "stores/optimized.(*Store).Update".
+	Function string
+	// Base and Head are what the function allocated itself (flat) per op
+	// on each side, in the finding's unit (objects for allocs/op, bytes
+	// for B/op).
+	Base, Head float64
+}
+
+// Growth returns Head - Base.
+func (s Site) Growth() float64 { return s.Head - s.Base }
+
+// A SiteFinder names the allocation sites that grew for one benchmark
+// and unit (allocs/op or B/op), largest growth first, at most n.
+// ProfileDirs is the implementation on profile directories.
+type SiteFinder interface {
+	GrownSites(scenario, store, unit string, n int) ([]Site, error)
+}
+
+// ErrNoProfiles is returned (wrapped) by a SiteFinder that has no
+// profiles for a benchmark.
+var ErrNoProfiles = errors.New("no profiles")
+
+// AddSites asks f for up to n sites that grew for each regressed
+// allocs/op or B/op finding and attaches them to it, leaving out sites
+// whose growth is under 2% of the regression (profiles of two processes
+// differ by a few objects in attribution; that is not the regression).
+// What cannot be found is reported as a NoSites problem (never a failure).
+func (v *Verdict) AddSites(f SiteFinder, n int) {
+	if f == nil {
+		return
+	}
+	var failed []string
+	for _, fd := range v.Findings {
+		if fd.Status != Regressed || (fd.Unit != UnitAllocs && fd.Unit != UnitBytes) {
+			continue
+		}
+		sites, err := f.GrownSites(fd.Scenario, fd.Store, fd.Unit, n)
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s %s: %v", fd.Label(), fd.Unit, err))
+			continue
+		}
+		fd.Sites = significantSites(sites, fd.Change())
+	}
+	for _, msg := range failed {
+		v.Problems = append(v.Problems, Problem{Kind: NoSites, Message: "allocation sites not named: " + msg})
+	}
+}
+
+// minSiteShare is the smallest growth, as a share of the regression, that
+// a site needs to be listed: profiles of two processes differ by a few
+// objects in how the runtime attributes them, which is not the regression.
+const minSiteShare = 0.02
+
+// significantSites keeps the sites whose growth is at least minSiteShare
+// of change (sites are sorted by growth; the first is always kept).
+func significantSites(sites []Site, change float64) []Site {
+	for i, s := range sites {
+		if i > 0 && change > 0 && s.Growth() < minSiteShare*change {
+			return sites[:i]
+		}
+	}
+	return sites
+}
+
+// ProfileDirs finds grown allocation sites by comparing the heap profiles
+// that "certbench profile --all" writes for base and head: files named
+// profile.FileName(scenario, store) ("<scenario>.<store>.pb.gz") in Base
+// and Head. Sites are ranked by flat growth per op (what the function
+// allocated itself), alloc_objects for allocs/op and alloc_space for
+// B/op.
+type ProfileDirs struct {
+	Base, Head string
+}
+
+// GrownSites implements SiteFinder.
+func (d ProfileDirs) GrownSites(scenario, store, unit string, n int) ([]Site, error) {
+	var sampleType string
+	switch unit {
+	case UnitAllocs:
+		sampleType = profile.AllocObjects
+	case UnitBytes:
+		sampleType = profile.AllocSpace
+	default:
+		return nil, fmt.Errorf("no profile sample type for %s", unit)
+	}
+	name := profile.FileName(scenario, store)
+	bp, hp := filepath.Join(d.Base, name), filepath.Join(d.Head, name)
+	for _, p := range []string{bp, hp} {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s not found", ErrNoProfiles, p)
+		}
+	}
+	b, err := profile.Load(bp)
+	if err != nil {
+		return nil, err
+	}
+	h, err := profile.Load(hp)
+	if err != nil {
+		return nil, err
+	}
+	c, err := profile.Compare(b, h, sampleType)
+	if err != nil {
+		return nil, err
+	}
+	var out []Site
+	for _, dl := range c.Grew(n, profile.ByFlat) {
+		out = append(out, Site{Function: dl.Function, Base: dl.BaseFlat, Head: dl.HeadFlat})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the profiles show no function that allocates more (profiles %s: %.0f, %s: %.0f %s per op)",
+			bp, c.BaseTotal, hp, c.HeadTotal, c.Unit)
+	}
+	return out, nil
+}

@@ -1,0 +1,280 @@
+package profile
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// Site is one function's share of one sample type of a profile.
+type Site struct {
+	// Function is the function's name as ShortName gives it.
+	Function string `json:"function"`
+	// Flat is the value of the samples whose innermost frame is the
+	// function (what it allocated itself); Cum the value of the samples it
+	// is anywhere on the stack of (counted once per sample, even when
+	// recursive). Both are per op when the table is.
+	Flat float64 `json:"flat"`
+	Cum  float64 `json:"cum"`
+}
+
+// Order says how sites are ranked.
+type Order string
+
+// The orders sites are ranked in; ties are broken by the other value,
+// then by name.
+const (
+	ByFlat Order = "flat"
+	ByCum  Order = "cum"
+)
+
+// Table is the top sites of one sample type of a profile.
+type Table struct {
+	// SampleType and Unit name the values ("alloc_space", "bytes").
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	// Order is how Sites are ranked.
+	Order Order `json:"order"`
+	// PerOp reports that Total and the sites' values are divided by the
+	// profile's ops.
+	PerOp bool `json:"per_op"`
+	// Total is the sum over every sample, the denominator of percentages.
+	Total float64 `json:"total"`
+	// Sites are the top sites, largest first.
+	Sites []Site `json:"sites"`
+}
+
+// TopSites returns the n (all when n <= 0) functions with the largest
+// values of the named sample type of p, ranked by order (ByFlat when
+// empty). With perOp the values are divided by the ops recorded in p (see
+// InfoOf); it is an error to ask for per-op values of a profile with none.
+func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Table, error) {
+	a, err := aggregate(p, sampleType)
+	if err != nil {
+		return nil, err
+	}
+	div := 1.0
+	if perOp {
+		ops := InfoOf(p).Ops
+		if ops <= 0 {
+			return nil, fmt.Errorf("profile: no op count recorded in the profile, cannot divide per op")
+		}
+		div = float64(ops)
+	}
+	return a.table(n, order, div, perOp), nil
+}
+
+// aggregated is one sample type of a profile summed per function.
+type aggregated struct {
+	sampleType, unit string
+	total            int64
+	flat, cum        map[string]int64
+}
+
+// sampleIndex returns the index of the named sample type of p.
+func sampleIndex(p *pprofile.Profile, sampleType string) (int, error) {
+	if p == nil {
+		return 0, fmt.Errorf("profile: nil profile")
+	}
+	var have []string
+	for i, st := range p.SampleType {
+		if st != nil && st.Type == sampleType {
+			return i, nil
+		}
+		if st != nil {
+			have = append(have, st.Type)
+		}
+	}
+	return 0, fmt.Errorf("profile: no sample type %q (the profile has %s)", sampleType, strings.Join(have, ", "))
+}
+
+// aggregate sums the named sample type of p per function, flat and
+// cumulative.
+func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
+	idx, err := sampleIndex(p, sampleType)
+	if err != nil {
+		return nil, err
+	}
+	a := &aggregated{
+		sampleType: sampleType,
+		unit:       p.SampleType[idx].Unit,
+		flat:       map[string]int64{},
+		cum:        map[string]int64{},
+	}
+	names := map[*pprofile.Location][]string{}
+	seen := map[string]bool{}
+	for _, s := range p.Sample {
+		if s == nil || idx >= len(s.Value) {
+			continue
+		}
+		v := s.Value[idx]
+		a.total += v
+		if v == 0 {
+			continue
+		}
+		clear(seen)
+		first := true
+		for _, loc := range s.Location {
+			if loc == nil {
+				continue
+			}
+			ns, ok := names[loc]
+			if !ok {
+				ns = locationNames(loc)
+				names[loc] = ns
+			}
+			for _, name := range ns {
+				if first {
+					a.flat[name] += v
+					first = false
+				}
+				if !seen[name] {
+					seen[name] = true
+					a.cum[name] += v
+				}
+			}
+		}
+	}
+	return a, nil
+}
+
+// locationNames returns the short names of the functions of a location,
+// innermost inlined call first; an unsymbolized location is named by its
+// address.
+func locationNames(loc *pprofile.Location) []string {
+	var ns []string
+	for _, line := range loc.Line {
+		if line.Function != nil && line.Function.Name != "" {
+			ns = append(ns, ShortName(line.Function.Name))
+		}
+	}
+	if len(ns) == 0 {
+		ns = append(ns, fmt.Sprintf("0x%x", loc.Address))
+	}
+	return ns
+}
+
+// table ranks the aggregated functions.
+func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Table {
+	if order != ByCum {
+		order = ByFlat
+	}
+	t := &Table{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
+	sites := make([]Site, 0, len(a.cum))
+	for name, cum := range a.cum {
+		sites = append(sites, Site{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
+	}
+	rankSites(sites, order)
+	if n > 0 && len(sites) > n {
+		sites = sites[:n]
+	}
+	for i := range sites {
+		sites[i].Flat /= div
+		sites[i].Cum /= div
+	}
+	t.Sites = sites
+	return t
+}
+
+// rankSites sorts sites largest first by order, then by the other value,
+// then by name.
+func rankSites(sites []Site, order Order) {
+	slices.SortFunc(sites, func(x, y Site) int {
+		kx, ky := x.Flat, y.Flat
+		ox, oy := x.Cum, y.Cum
+		if order == ByCum {
+			kx, ky, ox, oy = ox, oy, kx, ky
+		}
+		if c := cmp.Compare(ky, kx); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(oy, ox); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Function, y.Function)
+	})
+}
+
+// ShortName shortens a Go symbol name for tables while keeping it
+// unambiguous: certbench's own module path is dropped
+// ("github.com/certbench/certbench/stores/naive.build" becomes
+// "stores/naive.build"); standard-library and third-party names keep their
+// full package path ("crypto/rsa.GenerateKey").
+func ShortName(name string) string {
+	if modulePrefix != "" {
+		if rest, ok := strings.CutPrefix(name, modulePrefix); ok && rest != "" {
+			return rest
+		}
+	}
+	return name
+}
+
+// Summary is what a captured profile says, ready to render.
+type Summary struct {
+	Info
+	// File is where the profile was read from or written to, if anywhere.
+	File string `json:"file,omitempty"`
+	// AllocBytes and AllocObjects are allocated per op (totals when Ops is
+	// unknown); RetainedBytes and RetainedObjects are what the store holds
+	// afterwards. Each is 0 when the profile lacks the sample type.
+	AllocBytes      float64 `json:"alloc_bytes"`
+	AllocObjects    float64 `json:"alloc_objects"`
+	RetainedBytes   float64 `json:"retained_bytes"`
+	RetainedObjects float64 `json:"retained_objects"`
+	// Tables are the top sites: per op, by flat and by cumulative value,
+	// of alloc_space then alloc_objects, then inuse_space (not per op) by
+	// flat value. Sample types the profile lacks are left out.
+	Tables []*Table `json:"tables"`
+}
+
+// Summarize returns the totals and the top n sites of every table of a
+// Summary. Per-op values need the op count recorded in p; for a profile
+// without one, values are totals.
+func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
+	if p == nil {
+		return nil, fmt.Errorf("profile: nil profile")
+	}
+	sum := &Summary{Info: InfoOf(p)}
+	div := float64(max(sum.Ops, 1))
+	found := false
+	for _, spec := range []struct {
+		sampleType string
+		orders     []Order
+		perOp      bool
+		total      *float64
+	}{
+		{AllocSpace, []Order{ByFlat, ByCum}, true, &sum.AllocBytes},
+		{AllocObjects, []Order{ByFlat, ByCum}, true, &sum.AllocObjects},
+		{InuseSpace, []Order{ByFlat}, false, &sum.RetainedBytes},
+		{InuseObjects, nil, false, &sum.RetainedObjects},
+	} {
+		if _, err := sampleIndex(p, spec.sampleType); err != nil {
+			continue
+		}
+		found = true
+		a, err := aggregate(p, spec.sampleType)
+		if err != nil {
+			return nil, err
+		}
+		d := 1.0
+		perOp := spec.perOp && sum.Ops > 0
+		if perOp {
+			d = div
+		}
+		*spec.total = float64(a.total) / d
+		for _, o := range spec.orders {
+			sum.Tables = append(sum.Tables, a.table(n, o, d, perOp))
+		}
+	}
+	if !found {
+		var have []string
+		for _, st := range p.SampleType {
+			have = append(have, st.Type)
+		}
+		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(have, ", "))
+	}
+	return sum, nil
+}

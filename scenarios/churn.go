@@ -1,0 +1,47 @@
+package scenarios
+
+// ChurnSteps is the number of renew-1 configurations a HandshakeUnderChurn
+// workload walks through.
+const ChurnSteps = 64
+
+// ChurnHellos is the number of distinct ClientHellos a HandshakeUnderChurn
+// workload cycles over (the lookup-1000 mix).
+const ChurnHellos = 1000
+
+// buildChurn makes a HandshakeUnderChurn workload: the renew-1
+// configurations of the pool (Configs[0] is the whole pool, Configs[k]
+// has certificates 0..k-1 renewed once), the lookup mix of Lookup
+// scenarios, and ops as the bound on lookups per sample.
+//
+// The refresher walks the configurations forward and back, 1, 2, ...,
+// ChurnSteps, ChurnSteps-1, ..., 0, 1, ..., so that every refresh changes
+// exactly one certificate (renewing it, or on the way back restoring its
+// previous version) and the walk never runs out.
+func (s Scenario) buildChurn(pool *Pool, w *Workload, ops int) error {
+	renew := s
+	renew.Kind = Renew
+	steps := min(ChurnSteps, len(pool.Certs))
+	rw, err := renew.Build(max(steps, 1))
+	if err != nil {
+		return err
+	}
+	w.Configs = rw.Configs
+	w.Hellos = lookupMix(pool, ChurnHellos)
+	w.Certs = rw.Certs
+	w.Scenario.Ops = ops
+	return nil
+}
+
+// ChurnStep returns the index into Configs of the k-th refresh (k >= 1) of
+// a HandshakeUnderChurn workload with n+1 configurations: the walk 1, 2,
+// ..., n, n-1, ..., 0, 1, ... that changes one certificate per step.
+func ChurnStep(k, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	p := k % (2 * n)
+	if p <= n {
+		return p
+	}
+	return 2*n - p
+}

@@ -1,0 +1,90 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Family is a scenario shape that can be made at any pool size, for
+// measuring how a store's costs grow with the number of certificates
+// (certbench sweep).
+type Family struct {
+	// Name identifies the family on the command line and in benchmark
+	// names ("renew-1").
+	Name string
+	// Description is one line for listings.
+	Description string
+	// Kind and Window are those of the scenarios the family makes.
+	Kind   Kind
+	Window int
+}
+
+// SweepSeed is the pool seed of every family scenario. Pools of one seed
+// share their certificates: the pool of 1,000 is the first 1,000 of the
+// pool of 100,000.
+const SweepSeed = 5
+
+// Families lists the scenario families.
+var Families = []Family{
+	{Name: "renew-1", Kind: Renew, Description: "the whole pool re-applied on every refresh, one certificate renewed"},
+	{Name: "noop", Kind: Noop, Description: "the same whole pool re-applied on every refresh"},
+	{Name: "rotate-10", Kind: Rotate, Window: 10, Description: "the next 10 certificates of the pool on every refresh"},
+	{Name: "startup", Kind: Startup, Description: "the whole pool loaded into a fresh store"},
+}
+
+// FamilyByName returns the named family, or an error listing the valid
+// names.
+func FamilyByName(name string) (Family, error) {
+	i := slices.IndexFunc(Families, func(f Family) bool { return f.Name == name })
+	if i < 0 {
+		var names []string
+		for _, f := range Families {
+			names = append(names, f.Name)
+		}
+		return Family{}, fmt.Errorf("unknown scenario family %q (valid: %s)", name, strings.Join(names, ", "))
+	}
+	return Families[i], nil
+}
+
+// SweepOps is the number of timed ops per sample at a pool size: 10 up to
+// 3,000 certificates, then 30,000/size (3 at 10,000), and at least 1 (1 at
+// 100,000), so that a sample costs about the same at every size for a store
+// that is linear in the pool.
+func SweepOps(size int) int {
+	if size <= 0 {
+		return 10
+	}
+	return max(1, min(10, 30000/size))
+}
+
+// At returns the family's scenario at a pool of size certificates, named
+// as the catalogue names its scenarios: "renew-1-of-1000", "noop-1000",
+// "rotate-10-of-1000", "startup-1000".
+func (f Family) At(size int) Scenario {
+	name := fmt.Sprintf("%s-%d", f.Name, size)
+	if f.Kind == Renew || f.Kind == Rotate {
+		name = fmt.Sprintf("%s-of-%d", f.Name, size)
+	}
+	ops := SweepOps(size)
+	if f.Kind == Startup {
+		ops = max(1, ops/2)
+	}
+	return Scenario{
+		Name:        name,
+		Description: fmt.Sprintf("%s (%s certificates)", f.Description, commas(size)),
+		Kind:        f.Kind,
+		Window:      f.Window,
+		Pool:        PoolSpec{Seed: SweepSeed, Count: size},
+		Ops:         ops,
+	}
+}
+
+// commas formats n with thousands separators.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

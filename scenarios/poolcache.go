@@ -1,0 +1,311 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// The on-disk pool cache.
+//
+// Generating a pool costs about 80 ms per 1,000 P-256 certificates on two
+// cores (8 s for 100,000), so pools of DiskCacheMin certificates or more are
+// kept on disk after they are first generated, in PoolCacheDir, one file per
+// PoolSpec: <dir>/<sha256(spec.String())[:16]>.pool. The cache is never
+// required for correctness: a missing, unreadable, truncated or corrupted
+// file, a file made by another version of the generator, or a directory
+// that cannot be written all fall back to generating the pool (and, where
+// possible, rewriting the file).
+//
+// A file holds, in order: the magic "certbench-pool\n", a format version
+// byte, the spec string, the certificate count, then per certificate its
+// names, the leaf DER and the PKCS#8 key DER (each length-prefixed with a
+// uvarint), and finally the SHA-256 of everything before it. Loading checks
+// the checksum, the spec string and the count, rebuilds the PEM (leaf then
+// issuer, as NewPool makes it) and regenerates a few certificates (the
+// first, the last and two in between) to compare them byte for byte, so
+// that a cache written by a generator that has since changed is never used.
+
+// PoolCacheEnv is the environment variable that sets the on-disk pool cache
+// directory; "off" (or "none") disables the cache.
+const PoolCacheEnv = "CERTBENCH_CACHE"
+
+// DiskCacheMin is the smallest pool that CachedPool keeps on disk; smaller
+// pools generate in well under a second.
+const DiskCacheMin = 5000
+
+var (
+	cacheDirMu  sync.Mutex
+	cacheDirSet bool
+	cacheDir    string
+)
+
+// PoolCacheDir returns the directory CachedPool keeps large pools in: the
+// one given to SetPoolCacheDir, else $CERTBENCH_CACHE, else
+// os.UserCacheDir()/certbench/pools. It returns "" when the cache is
+// disabled or no directory can be determined.
+func PoolCacheDir() string {
+	cacheDirMu.Lock()
+	defer cacheDirMu.Unlock()
+	if cacheDirSet {
+		return cacheDir
+	}
+	switch env := os.Getenv(PoolCacheEnv); env {
+	case "off", "none":
+		return ""
+	case "":
+	default:
+		return env
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "certbench", "pools")
+}
+
+// SetPoolCacheDir sets the directory CachedPool keeps large pools in,
+// overriding $CERTBENCH_CACHE; "" disables the on-disk cache. It affects
+// pools not yet loaded in this process.
+func SetPoolCacheDir(dir string) {
+	cacheDirMu.Lock()
+	defer cacheDirMu.Unlock()
+	cacheDir, cacheDirSet = dir, true
+}
+
+// PoolCachePath returns the file that holds spec's pool in dir.
+func PoolCachePath(dir string, spec PoolSpec) string {
+	sum := sha256.Sum256([]byte(spec.withDefaults().String()))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".pool")
+}
+
+// loadPool is what CachedPool calls to make a pool: from the on-disk cache
+// for large pools when one is configured, else generated.
+func loadPool(spec PoolSpec) (*Pool, error) {
+	spec = spec.withDefaults()
+	dir := PoolCacheDir()
+	if dir == "" || spec.Count < DiskCacheMin {
+		return NewPool(spec)
+	}
+	p, _, err := LoadPool(spec, dir)
+	return p, err
+}
+
+// LoadPool returns the pool for spec from the cache file in dir, or, when
+// there is no usable file, generates it and writes the file (ignoring
+// write errors: the cache is an optimization). fromCache reports whether
+// the pool came from the file. An error is returned only when the pool
+// cannot be generated.
+func LoadPool(spec PoolSpec, dir string) (p *Pool, fromCache bool, err error) {
+	spec = spec.withDefaults()
+	if err := spec.validate(); err != nil {
+		return nil, false, err
+	}
+	path := PoolCachePath(dir, spec)
+	if data, err := os.ReadFile(path); err == nil {
+		if p, err := decodePool(spec, data); err == nil {
+			return p, true, nil
+		}
+	}
+	p, err = NewPool(spec)
+	if err != nil {
+		return nil, false, err
+	}
+	_ = writePoolFile(path, p) // best effort
+	return p, false, nil
+}
+
+const (
+	poolMagic   = "certbench-pool\n"
+	poolVersion = 1
+)
+
+// encodePool serializes p in the cache file format.
+func encodePool(p *Pool) ([]byte, error) {
+	var b []byte
+	b = append(b, poolMagic...)
+	b = append(b, poolVersion)
+	b = appendBytes(b, []byte(p.Spec.String()))
+	b = binary.AppendUvarint(b, uint64(len(p.Certs)))
+	for i := range p.Certs {
+		f := &p.Certs[i]
+		if f.Version != 0 || f.Index != i {
+			return nil, fmt.Errorf("scenarios: certificate %d is not an original pool certificate", i)
+		}
+		leaf, _ := pem.Decode(f.Pair.CertPEM)
+		key, _ := pem.Decode(f.Pair.KeyPEM)
+		if leaf == nil || key == nil {
+			return nil, fmt.Errorf("scenarios: certificate %d: PEM does not decode", i)
+		}
+		b = binary.AppendUvarint(b, uint64(len(f.Names)))
+		for _, n := range f.Names {
+			b = appendBytes(b, []byte(n))
+		}
+		b = appendBytes(b, leaf.Bytes)
+		b = appendBytes(b, key.Bytes)
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...), nil
+}
+
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// writePoolFile writes p's cache file atomically (temporary file, then
+// rename), so that concurrent writers and readers never see half a file.
+func writePoolFile(path string, p *Pool) error {
+	data, err := encodePool(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".pool-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	_ = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it private
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+var errBadCache = errors.New("scenarios: pool cache file is corrupt or stale")
+
+// decodePool parses a cache file made for spec and checks it against the
+// generator.
+func decodePool(spec PoolSpec, data []byte) (*Pool, error) {
+	if len(data) < len(poolMagic)+1+sha256.Size || !bytes.HasPrefix(data, []byte(poolMagic)) {
+		return nil, errBadCache
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, errBadCache
+	}
+	r := &byteReader{b: body[len(poolMagic):]}
+	if v := r.byte(); v != poolVersion {
+		return nil, errBadCache
+	}
+	if string(r.bytes()) != spec.String() {
+		return nil, errBadCache
+	}
+	if n := r.uvarint(); r.err != nil || n != uint64(spec.Count) {
+		return nil, errBadCache
+	}
+	p := &Pool{Spec: spec, Certs: make([]Fixture, spec.Count), issuer: NewIssuer(spec.Seed)}
+	issuerPEM := p.issuer.certPEM
+	for i := range p.Certs {
+		nn := r.uvarint()
+		if r.err != nil || nn > 1000 {
+			return nil, errBadCache
+		}
+		names := make([]string, nn)
+		for k := range names {
+			names[k] = string(r.bytes())
+		}
+		leaf, key := r.bytes(), r.bytes()
+		if r.err != nil {
+			return nil, errBadCache
+		}
+		certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf})
+		certPEM = append(certPEM, issuerPEM...)
+		p.Certs[i] = Fixture{Index: i, Names: names, Pair: certstore.KeyPair{
+			CertPEM: certPEM,
+			KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}),
+		}}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errBadCache
+	}
+	// Spot checks against the generator as it is now.
+	n := len(p.Certs)
+	for _, i := range []int{0, n - 1, n / 3, 2 * n / 3} {
+		if i < 0 || i >= n {
+			continue
+		}
+		want, err := p.fixture(i, 0)
+		if err != nil {
+			return nil, err
+		}
+		got := p.Certs[i]
+		if !bytes.Equal(got.Pair.CertPEM, want.Pair.CertPEM) || !bytes.Equal(got.Pair.KeyPEM, want.Pair.KeyPEM) || !equalStrings(got.Names, want.Names) {
+			return nil, errBadCache
+		}
+	}
+	return p, nil
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// byteReader reads the cache format; the first error sticks.
+type byteReader struct {
+	b   []byte
+	err error
+}
+
+func (r *byteReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errBadCache
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *byteReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errBadCache
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *byteReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errBadCache
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}

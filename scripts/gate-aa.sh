@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# gate-aa.sh: measure the gate's false-alarm rate with A/A comparisons.
+#
+#   scripts/gate-aa.sh [RUNS]
+#
+# Runs ONE certbench binary as both "base" and "head", exactly as
+# ci-compare.sh runs two: CERTBENCH_COUNT rounds of `certbench run --count 1`
+# per side in ABBA order, then `certbench gate`. Nothing differs between the
+# sides, so every regression the gate reports is a false alarm. This is
+# repeated RUNS times (default 20) and the false alarms are counted per
+# metric, with the configured correction and, re-gating the same files, with
+# --correction none for comparison. Requires jq.
+#
+# Environment:
+#   CERTBENCH_STORES     stores (default: optimized)
+#   CERTBENCH_SCENARIOS  scenarios, comma-separated (default: the default set)
+#   CERTBENCH_COUNT      samples per side (default 6)
+#   CERTBENCH_OUT        output directory (default: certbench-aa)
+#   CERTBENCH_BIN        binary to test (default: built from the working tree)
+#   CERTBENCH_GATE_ARGS  extra gate arguments (e.g. "--config certbench.yaml")
+#   CERTBENCH_REGATE     1: do not measure, re-gate the files already in OUT
+#
+# Output: OUT/run-N/{a,b}.txt and gate.json per run, and OUT/report.txt with
+# the counts (also printed). Exit status 0 unless something failed to run.
+set -euo pipefail
+
+die() { echo "gate-aa: $*" >&2; exit 2; }
+command -v jq >/dev/null || die "jq is required"
+root=$(git rev-parse --show-toplevel 2>/dev/null) || root=$(cd "$(dirname "$0")/.." && pwd)
+
+runs=${1:-20}
+stores=${CERTBENCH_STORES:-optimized}
+count=${CERTBENCH_COUNT:-6}
+out=${CERTBENCH_OUT:-certbench-aa}
+# shellcheck disable=SC2206
+gate_args=(${CERTBENCH_GATE_ARGS:-})
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+bin=${CERTBENCH_BIN:-}
+if [[ -z "$bin" ]]; then
+  bin=$out/certbench
+  if [[ "${CERTBENCH_REGATE:-}" != 1 || ! -x "$bin" ]]; then
+    (cd "$root" && go build -o "$bin" ./cmd/certbench) || die "cannot build certbench"
+  fi
+fi
+scenarios=${CERTBENCH_SCENARIOS:-$("$bin" list | awk '/^SCENARIOS/{s=1;next} s&&$1=="*"{print $2}' | paste -sd, -)}
+
+start=$(date +%s)
+if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then
+  echo "gate-aa: $runs A/A runs of $bin; stores $stores; scenarios $scenarios; $count rounds per side" >&2
+  for ((r = 1; r <= runs; r++)); do
+    d=$out/run-$r
+    rm -rf "$d"
+    mkdir -p "$d/raw"
+    for ((i = 1; i <= count; i++)); do
+      for side in $( ((i % 2)) && echo "a b" || echo "b a"); do
+        "$bin" run --count 1 -q --stores "$stores" --scenarios "$scenarios" -o "$d/raw/$side.$i.txt" ||
+          die "run $r round $i: certbench run failed"
+      done
+    done
+    cat "$d"/raw/a.*.txt >"$d/a.txt"
+    cat "$d"/raw/b.*.txt >"$d/b.txt"
+    echo "gate-aa: run $r/$runs measured ($(($(date +%s) - start))s so far)" >&2
+  done
+fi
+
+units=("sec/op" "B/op" "allocs/op" "retained-B" "retained-B/cert" "goroutines")
+declare -A fa fa_none
+failed=0
+failed_none=0
+n=0
+for d in "$out"/run-*/; do
+  [[ -f "$d/a.txt" && -f "$d/b.txt" ]] || continue
+  n=$((n + 1))
+  for mode in configured none; do
+    extra=()
+    [[ $mode == none ]] && extra=(--correction none)
+    rc=0
+    "$bin" gate "${gate_args[@]+"${gate_args[@]}"}" "${extra[@]+"${extra[@]}"}" --format json \
+      -o "$d/gate-$mode.json" "$d/a.txt" "$d/b.txt" 2>"$d/gate-$mode.err" || rc=$?
+    [[ $rc -le 1 ]] || die "$d: gate exit $rc: $(cat "$d/gate-$mode.err")"
+    if [[ $rc -eq 1 ]]; then
+      if [[ $mode == none ]]; then failed_none=$((failed_none + 1)); else failed=$((failed + 1)); fi
+    fi
+    for u in $(jq -r '[.findings[] | select(.status=="regressed") | .unit] | unique | .[]' "$d/gate-$mode.json"); do
+      if [[ $mode == none ]]; then fa_none[$u]=$((${fa_none[$u]:-0} + 1)); else fa[$u]=$((${fa[$u]:-0} + 1)); fi
+    done
+  done
+done
+[[ $n -gt 0 ]] || die "no runs in $out"
+
+# Spread of the count metrics across all samples of all runs, per scenario.
+spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
+  /^Benchmark/ {
+    name=$1; sub(/^BenchmarkChurn\//, "", name); sub(/-[0-9]+$/, "", name)
+    for (i = 3; i < NF; i += 2) {
+      u = $(i+1); v = $i + 0
+      if (u != "B/op" && u != "allocs/op") continue
+      k = name " " u
+      if (!(k in lo) || v < lo[k]) lo[k] = v
+      if (!(k in hi) || v > hi[k]) hi[k] = v
+      cnt[k]++
+      if (!((k, v) in seen)) { seen[k, v] = 1; distinct[k]++ }
+    }
+  }
+  END { for (k in lo) printf "  %-60s %6d samples  min %-12.0f max %-12.0f %d distinct\n", k, cnt[k], lo[k], hi[k], distinct[k] }' | sort)
+
+{
+  echo "A/A false alarms: $n runs; binary $bin; stores $stores; count $count per side (ABBA)"
+  echo "scenarios: $scenarios"
+  echo "gate args: ${gate_args[*]:-(defaults)}"
+  echo
+  printf "  %-16s %-22s %s\n" "metric" "runs with a false alarm" "(with --correction none)"
+  for u in "${units[@]}"; do
+    printf "  %-16s %-22s %s\n" "$u" "${fa[$u]:-0}/$n" "${fa_none[$u]:-0}/$n"
+  done
+  printf "  %-16s %-22s %s\n" "gate failed" "$failed/$n" "$failed_none/$n"
+  echo
+  echo "B/op and allocs/op across all samples (both sides, all runs):"
+  echo "$spread"
+  echo
+  echo "wall time: $(($(date +%s) - start))s"
+} | tee "$out/report.txt"
