@@ -113,6 +113,9 @@ func writeSummaryText(w io.Writer, s *Summary) error {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "flat\tflat%%\tcum\tcum%%\t  %s\n", t.caption())
+		if len(t.Sites) == 0 {
+			fmt.Fprintf(tw, "\t\t\t\t  none\n")
+		}
 		for _, site := range t.Sites {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n",
 				formatValue(site.Flat, t.Unit, false), percent(site.Flat, t.Total),
@@ -136,6 +139,9 @@ func writeSummaryMarkdown(w io.Writer, s *Summary, level int) {
 		fmt.Fprintf(w, "\n%s\n\n", t.caption())
 		fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
+		if len(t.Sites) == 0 {
+			fmt.Fprintln(w, "| | | | | none |")
+		}
 		for _, site := range t.Sites {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n",
 				formatValue(site.Flat, t.Unit, false), percent(site.Flat, t.Total),
@@ -144,10 +150,23 @@ func writeSummaryMarkdown(w io.Writer, s *Summary, level int) {
 	}
 }
 
-// WriteIndex renders the index of a folder of profiles: in markdown an
-// overview table (file, ops, allocation per op, retained heap) followed by
-// every summary; in JSON an array of Summary; in text the summaries.
+// WriteIndex renders the index of a folder of profiles, to be written in
+// that folder: in markdown an overview table (file, ops, allocation per op,
+// retained heap, top site) followed by every summary; in JSON an array of
+// Summary; in text a headline, the top site and the file per profile. In
+// markdown and JSON, files are named relative to the folder (base names).
 func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
+	if f == Markdown || f == JSON {
+		local := make([]*Summary, len(sums))
+		for i, s := range sums {
+			c := *s
+			if c.File != "" {
+				c.File = filepath.Base(c.File)
+			}
+			local[i] = &c
+		}
+		sums = local
+	}
 	switch f {
 	case JSON:
 		return writeJSON(w, sums)
@@ -166,7 +185,7 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 			}
 			file := ""
 			if s.File != "" {
-				file = fmt.Sprintf("[%s](%s)", filepath.Base(s.File), filepath.ToSlash(filepath.Base(s.File)))
+				file = fmt.Sprintf("[%s](%s)", s.File, s.File)
 			}
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", s.Scenario, s.Store, s.Ops,
 				formatValue(s.AllocBytes, "bytes", false), formatValue(s.AllocObjects, "count", false),

@@ -174,6 +174,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	if ops <= 0 {
 		ops = s.Ops
 	}
+	s.Ops = ops // the workload's scenario says how many ops it was built for
 	pool, err := CachedPool(s.Pool)
 	if err != nil {
 		return nil, err
