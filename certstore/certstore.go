@@ -163,10 +163,10 @@ func CheckStores(cfg *Config) error {
 	for i := range cfg.Certificates {
 		for _, st := range cfg.Certificates[i].Stores {
 			if st == "" {
-				return &CertificateError{Index: i, Err: errors.New("empty store name")}
+				return &CertificateError{Index: i, Name: cfg.Certificates[i].FirstName(), Err: errors.New("empty store name")}
 			}
 			if !cfg.HasStore(st) {
-				return &CertificateError{Index: i, Err: fmt.Errorf("unknown store %q (not declared in Config.Stores)", st)}
+				return &CertificateError{Index: i, Name: cfg.Certificates[i].FirstName(), Err: fmt.Errorf("unknown store %q (not declared in Config.Stores)", st)}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package certstore
 
 import (
 	"crypto/x509"
+	"encoding/pem"
 	"net/netip"
 	"strings"
 )
@@ -127,4 +128,33 @@ func Match(names [][]string, sni string) int {
 		}
 	}
 	return -1
+}
+
+// FirstName returns the first name (as Names gives them) of the first
+// certificate in the pair's PEM chain, or "" when that does not parse. It
+// is meant for error messages, so it never panics.
+func (p *KeyPair) FirstName() (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	rest := p.CertPEM
+	for {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			return ""
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		leaf, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return ""
+		}
+		if names := Names(leaf); len(names) > 0 {
+			return names[0]
+		}
+		return ""
+	}
 }

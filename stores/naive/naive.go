@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"slices"
@@ -102,10 +101,6 @@ type parsedCert struct {
 // touches no published state.
 func build(cfg *certstore.Config) (*generation, error) {
 	if err := certstore.CheckStores(cfg); err != nil {
-		var ce *certstore.CertificateError
-		if errors.As(err, &ce) && ce.Name == "" && ce.Index >= 0 && ce.Index < len(cfg.Certificates) {
-			ce.Name = firstName(nil, &cfg.Certificates[ce.Index].KeyPair)
-		}
 		return nil, err
 	}
 
@@ -216,32 +211,12 @@ func parseKeyPair(kp *certstore.KeyPair) (*tls.Certificate, []string, error) {
 }
 
 // firstName returns the first name of a certificate for an error message:
-// from names when the certificate parsed, otherwise from the first
-// CERTIFICATE block of the PEM when that block parses, otherwise "".
+// from names when the certificate parsed, otherwise from its PEM.
 func firstName(names []string, kp *certstore.KeyPair) string {
 	if len(names) > 0 {
 		return names[0]
 	}
-	rest := kp.CertPEM
-	for len(rest) > 0 {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			return ""
-		}
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		leaf, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return ""
-		}
-		if ns := certstore.Names(leaf); len(ns) > 0 {
-			return ns[0]
-		}
-		return ""
-	}
-	return ""
+	return kp.FirstName()
 }
 
 // sanKey is Traefik's certificate key: the names, lowercased (Names already

@@ -267,34 +267,6 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	return res, nil
 }
 
-// firstName returns the first name of the leaf of pair, or "" when it
-// does not parse. It is for error messages only.
-func firstName(pair *certstore.KeyPair) (name string) {
-	defer func() {
-		if recover() != nil {
-			name = ""
-		}
-	}()
-	rest := pair.CertPEM
-	for {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
-			return ""
-		}
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		leaf, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return ""
-		}
-		if names := certstore.Names(leaf); len(names) > 0 {
-			return names[0]
-		}
-		return ""
-	}
-}
-
 // parsePrivateKey parses a private key DER, trying first the format its PEM
 // type names. It accepts exactly what crypto/tls accepts: PKCS #1 RSA,
 // PKCS #8 RSA, ECDSA or Ed25519, and SEC 1 EC keys.

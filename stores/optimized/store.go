@@ -107,10 +107,6 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := certstore.CheckStores(cfg); err != nil {
-		var ce *certstore.CertificateError
-		if errors.As(err, &ce) && ce.Name == "" && ce.Index >= 0 && ce.Index < len(cfg.Certificates) {
-			ce.Name = firstName(&cfg.Certificates[ce.Index].KeyPair)
-		}
 		return err
 	}
 	old := s.cur.Load()
