@@ -2,7 +2,7 @@ package cli_test
 
 import (
 	"bytes"
-	"flag"
+	goldenfile "github.com/certbench/certbench/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,33 +13,12 @@ import (
 	_ "github.com/certbench/certbench/stores/optimized"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // run runs certbench with args and returns its exit code and output.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = cli.Main(args, &out, &errOut)
 	return code, out.String(), errOut.String()
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
-	}
 }
 
 func TestGoldenOutput(t *testing.T) {
@@ -114,4 +93,10 @@ func TestRunWritesResults(t *testing.T) {
 	if strings.Contains(table, "%  (p=") || strings.Contains(table, "% (p=") {
 		t.Errorf("a file compared with itself shows a significant change:\n%s", table)
 	}
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	goldenfile "github.com/certbench/certbench/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,27 +15,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func mustBuild(t *testing.T, opts Options, paths ...string) *Report {
 	t.Helper()
@@ -393,4 +372,9 @@ func TestRead(t *testing.T) {
 	if _, err := Read(strings.NewReader("BenchmarkX 1 1 ns/op\nBenchmarkY 1\n"), "in"); err == nil || !strings.Contains(err.Error(), "in:2:") {
 		t.Errorf("err = %v, want in:2", err)
 	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }

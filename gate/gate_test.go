@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	goldenfile "github.com/certbench/certbench/internal/golden"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +13,6 @@ import (
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func load(t *testing.T, name string) *compare.Results {
 	t.Helper()
@@ -503,20 +500,7 @@ func TestGolden(t *testing.T) {
 			if err := tc.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.file)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if b.String() != string(want) {
-				t.Errorf("output differs from %s (go test -update rewrites it)\n--- got:\n%s", path, b.String())
-			}
+			goldenfile.Check(t, filepath.Join("testdata", tc.file), b.Bytes())
 		})
 	}
 }

@@ -3,7 +3,7 @@ package profile_test
 import (
 	"bytes"
 	"errors"
-	"flag"
+	goldenfile "github.com/certbench/certbench/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +12,6 @@ import (
 	"github.com/certbench/certbench/profile"
 	pprofile "github.com/google/pprof/profile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // heapTypes are the sample types of a heap profile.
 func heapTypes() []*pprofile.ValueType {
@@ -293,24 +291,6 @@ func TestCompareMismatchedTypes(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestGoldenText(t *testing.T) {
 	sum, err := profile.Summarize(synthetic(0), 4)
 	if err != nil {
@@ -363,4 +343,9 @@ func TestRenderFormats(t *testing.T) {
 	if _, err := profile.ParseFormat("csv"); err == nil {
 		t.Error("ParseFormat(csv): no error")
 	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
