@@ -117,17 +117,18 @@ func (st *certStore) bestCertificate(sni string) *tls.Certificate {
 	var best *entry
 	bestLevel := noMatch
 	for _, k := range keys {
-		names := strings.Split(k, ",")
 		var e *entry
+		level := noMatch
 		if st.commaNames {
 			e = st.entries[k]
-			names = e.names
-		}
-		level := noMatch
-		for _, n := range names {
-			if l := matchDomain(sni, n, wildOK); l > level {
-				level = l
-				if l == exactMatch {
+			for _, n := range e.names {
+				if level = max(level, matchDomain(sni, n, wildOK)); level == exactMatch {
+					break
+				}
+			}
+		} else {
+			for n := range strings.SplitSeq(k, ",") {
+				if level = max(level, matchDomain(sni, n, wildOK)); level == exactMatch {
 					break
 				}
 			}
@@ -151,23 +152,18 @@ func (st *certStore) bestCertificate(sni string) *tls.Certificate {
 
 // matchDomain compares an SNI value with one certificate name the way
 // Traefik's matchDomain does, including its cost: an equality test, then
-// the SNI split on "." and joined back once per label with one more label
-// replaced by "*". Only the first candidate ("*." + parent) counts as a
-// match, and only when wildOK (the SNI has a parent and is not an IP
-// address), so a wildcard covers exactly one label (certstore contract).
+// the SNI split on "." and joined back with its first label replaced by
+// "*". That candidate matches only when wildOK (the SNI has a parent and is
+// not an IP address), so a wildcard covers exactly one label (certstore
+// contract).
 func matchDomain(sni, name string, wildOK bool) int {
 	if sni == name {
 		return exactMatch
 	}
 	labels := strings.Split(sni, ".")
-	for i := range labels {
-		labels[i] = "*"
-		if candidate := strings.Join(labels, "."); candidate == name {
-			if i == 0 && wildOK {
-				return wildcardMatch
-			}
-			return noMatch
-		}
+	labels[0] = "*"
+	if strings.Join(labels, ".") == name && wildOK {
+		return wildcardMatch
 	}
 	return noMatch
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -178,12 +179,12 @@ func build(cfg *certstore.Config) (*generation, error) {
 	return &generation{stores: stores}, nil
 }
 
-// parseKeyPair copies the PEM bytes, as Traefik's FileOrContent.Read does,
+// parseKeyPair reads the PEM bytes as Traefik's FileOrContent.Read does,
 // parses them with tls.X509KeyPair and returns the certificate with its
 // names. It never panics, whatever the input.
 func parseKeyPair(kp *certstore.KeyPair) (*tls.Certificate, []string, error) {
-	certPEM := bytes.Clone(kp.CertPEM)
-	keyPEM := bytes.Clone(kp.KeyPEM)
+	certPEM := readContent(kp.CertPEM)
+	keyPEM := readContent(kp.KeyPEM)
 	if len(certPEM) == 0 {
 		return nil, nil, errors.New("empty certificate PEM")
 	}
@@ -243,4 +244,18 @@ func appendCertificate(certs map[string]map[string]*entry, store, key string, e 
 		}
 	}
 	st[key] = e
+}
+
+// readContent models Traefik's FileOrContent.Read for inline content: the
+// value is first tried as a file path (os.Stat, which copies it into a C
+// string and fails), then converted to a new byte slice.
+func readContent(content []byte) []byte {
+	if len(content) > 0 {
+		if _, err := os.Stat(string(content)); err == nil {
+			// A file of that name exists; Traefik would read it. The
+			// contract hands over content, so serve the content.
+			return bytes.Clone(content)
+		}
+	}
+	return bytes.Clone(content)
 }

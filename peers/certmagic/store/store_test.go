@@ -1,0 +1,95 @@
+package store
+
+import (
+	"crypto/tls"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+)
+
+func pool(t *testing.T, n int) *scenarios.Pool {
+	t.Helper()
+	p, err := scenarios.CachedPool(scenarios.PoolSpec{Seed: 7, Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCloseStopsMaintenance checks that Close stops the goroutine
+// certmagic.NewCache starts.
+func TestCloseStopsMaintenance(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var stores []*Store
+	for range 5 {
+		s := New()
+		if err := s.Update(&certstore.Config{Certificates: pool(t, 2).Certificates(0, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	if n := runtime.NumGoroutine(); n < before+5 {
+		t.Fatalf("expected a maintenance goroutine per cache: %d goroutines before, %d after", before, n)
+	}
+	for _, s := range stores {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s.Close() // twice is fine
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before New", n, before)
+	}
+}
+
+// TestRefreshRemovesAndRollsBack checks the refresh model: certificates no
+// longer configured are removed, and a failed refresh removes what it added.
+func TestRefreshRemovesAndRollsBack(t *testing.T) {
+	p := pool(t, 4)
+	s := New()
+	defer s.Close()
+	lookup := func(i int) (*tls.Certificate, error) {
+		return s.Certificate(certstore.DefaultStore, &tls.ClientHelloInfo{ServerName: p.Certs[i].Names[0]})
+	}
+	isCert := func(c *tls.Certificate, i int) bool {
+		return c != nil && c.Leaf != nil && c.Leaf.Subject.CommonName == p.Certs[i].Names[0]
+	}
+	if err := s.Update(&certstore.Config{Certificates: p.Certificates(0, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := lookup(0); err != nil || !isCert(c, 0) {
+		t.Fatalf("cert 0 not served: %v", err)
+	}
+	bad := append(p.Certificates(2, 4), certstore.Certificate{KeyPair: certstore.KeyPair{CertPEM: []byte("bad"), KeyPEM: []byte("bad")}})
+	err := s.Update(&certstore.Config{Certificates: bad})
+	var ce *certstore.CertificateError
+	if !errors.As(err, &ce) || ce.Index != 2 {
+		t.Fatalf("bad refresh: error %v, want a CertificateError with Index 2", err)
+	}
+	if c, _ := lookup(2); isCert(c, 2) {
+		t.Error("a failed refresh left a certificate it added")
+	}
+	if c, err := lookup(0); err != nil || !isCert(c, 0) {
+		t.Errorf("a failed refresh removed a certificate of the previous configuration: %v", err)
+	}
+	if err := s.Update(&certstore.Config{Certificates: p.Certificates(2, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := lookup(0); isCert(c, 0) {
+		t.Error("a certificate no longer configured is still served")
+	}
+	if c, err := lookup(3); err != nil || !isCert(c, 3) {
+		t.Errorf("cert 3 not served: %v", err)
+	}
+	if _, err := s.Certificate("nope", &tls.ClientHelloInfo{ServerName: "x"}); !errors.Is(err, certstore.ErrUnknownStore) {
+		t.Errorf("unknown store: error %v, want ErrUnknownStore", err)
+	}
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds and tests the peer modules: peers/certmagic, peers/traefik (each its
+# own Go module, so the main module stays light) and peers/all (a certbench
+# binary with both peers), plus the helper they share (peers/internal, part of
+# the main module). Called from the root .ci/run; runs from any directory.
+#
+# Each peer module runs `go vet ./... && go test -race -short ./...`. Under
+# -short that is the adapters' conformance-table check (the suite runs in a
+# subprocess, and only a table in peers/README.md that no longer matches
+# fails) and no calibration. Traefik's module graph is large (Kubernetes
+# client-go among it): on a clean module and build cache, fetching it and
+# building it twice (vet and -race) dominates this script's time; see
+# peers/README.md for measured figures.
+set -euo pipefail
+cd "$(dirname "$0")"
+export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+step() {
+	local start=$SECONDS
+	echo "--- $*" >&2
+	"$@"
+	echo "    ($((SECONDS - start))s)" >&2
+}
+within() { (cd "$1" && shift && "$@"); }
+
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+# The shared helper lives in the main module.
+step within .. go vet ./peers/internal/...
+step within .. go test -race -short ./peers/internal/...
+
+for m in certmagic traefik; do
+	# Fetch first, so that download time shows apart from build time.
+	step within "$m" go list -deps -test ./... >/dev/null
+	step within "$m" go vet ./...
+	step within "$m" go test -race -short ./...
+done
+
+# The combined binary: its dependencies are the two peers', same versions.
+step within all go vet ./...
+step within all go build -o /dev/null .

@@ -1,0 +1,23 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/peers/internal/peerconf"
+)
+
+// TestConformance runs the conformance suite. Traefik breaks some of the
+// contract's rules on purpose (see the package documentation), so the
+// suite runs only in the subprocess that TestConformanceTable starts.
+func TestConformance(t *testing.T) {
+	peerconf.Inner(t)
+	conformance.Run(t, func() certstore.Store { return New() })
+}
+
+// TestConformanceTable checks the traefik column of the conformance table in
+// peers/README.md against a run of the suite; -update-readme rewrites it.
+func TestConformanceTable(t *testing.T) {
+	peerconf.Check(t, Name, "../../README.md")
+}
