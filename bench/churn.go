@@ -229,7 +229,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	}
 
 	var before runtime.MemStats
-	runtime.GC()
+	gcTwice()
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 
@@ -280,7 +280,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	res.latencies = nil
 
 	var after runtime.MemStats
-	runtime.GC()
+	gcTwice()
 	runtime.ReadMemStats(&after)
 	s.Goroutines = runtime.NumGoroutine() - goroutines
 	s.RetainedBytes = float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/certbench/certbench/sweep"
 	xfont "golang.org/x/image/font"
@@ -36,7 +37,7 @@ type Chart struct {
 // compatible with Arial and Helvetica.
 var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-const titleHeight = 22 // points, the chart title's band
+const titleHeight = 30 // points, the chart title's band
 
 // Size returns the chart's width and height.
 func (c *Chart) Size() (w, h vg.Length) {
@@ -305,7 +306,8 @@ func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i
 // at each pool size, one line per store, with the fitted power law.
 func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, error) {
 	info := infoOf(unit)
-	p := newPlot(info.title)
+	// Every op of a sweep family is one refresh (or, for startup, one load).
+	p := newPlot(strings.Replace(info.title, " per op", " per refresh", 1))
 	p.X.Label.Text = "certificates in the pool, N (log scale)"
 	p.Y.Label.Text = "log scale"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -319,7 +321,7 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 	p.Add(grid)
 
 	xmin, xmax, ymin, ymax := math.Inf(1), 0.0, math.Inf(1), 0.0
-	plotted := 0
+	plotted, zeros := 0, 0
 	for _, c := range curves {
 		var g, withCI growthPoints
 		for _, pt := range c.Points {
@@ -337,6 +339,16 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 			}
 		}
 		if g.Len() == 0 {
+			if sweep.AllZero(c) {
+				// Nothing to draw on a log axis; say so in the legend.
+				mark, err := plotter.NewScatter(plotter.XYs{{X: 1, Y: 1}})
+				if err != nil {
+					return nil, err
+				}
+				mark.Color, mark.Shape, mark.Radius = cs.of(c.Store), draw.CircleGlyph{}, vg.Points(2.6)
+				p.Legend.Add(c.Store+": 0 at every size (not drawn)", mark)
+				zeros++
+			}
 			continue
 		}
 		plotted++
@@ -398,7 +410,7 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 			}
 		}
 	}
-	legend := (12*float64(plotted) + 8) / 170
+	legend := (12*float64(plotted+zeros) + 8) / 170
 	if leftMax > 0 {
 		need := math.Exp(math.Log(leftMax/p.Y.Min) / (1 - legend))
 		p.Y.Max = math.Max(p.Y.Max, p.Y.Min*need)

@@ -136,12 +136,16 @@ func (bytesTicker) Ticks(min, max float64) []plot.Tick {
 	for div*1024 <= math.Max(math.Abs(min), math.Abs(max)) && div < 1<<40 {
 		div *= 1024
 	}
+	name := map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB"}[div]
 	ticks := plot.DefaultTicks{}.Ticks(min/div, max/div)
 	for i := range ticks {
-		ticks[i].Value *= div
 		if ticks[i].Label != "" {
-			ticks[i].Label = formatBytes(ticks[i].Value)
+			ticks[i].Label = sig(ticks[i].Value) + " " + name
+			if ticks[i].Value == 0 {
+				ticks[i].Label = "0"
+			}
 		}
+		ticks[i].Value *= div
 	}
 	return ticks
 }

@@ -170,6 +170,11 @@ func (r *Report) exponentTable() htmlTable {
 			found := false
 			for _, st := range stores {
 				c := sweep.Find(r.Curves, fam, st, unit)
+				if c != nil && sweep.AllZero(c) {
+					found = true
+					row = append(row, htmlCell{Text: "0 at every size", Class: "num"})
+					continue
+				}
 				if c == nil || c.FitErr != nil {
 					row = append(row, htmlCell{Text: "-", Class: "num"})
 					continue
@@ -329,8 +334,9 @@ pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 {{if .Scenarios}}
 <section id="scenarios">
 <h2>Scenarios</h2>
+{{with index .Scenarios 0}}<p>{{.Caption}}</p>{{end}}
 {{range .Scenarios}}
-<figure id="{{.ID}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+<figure id="{{.ID}}">{{.SVG}}</figure>
 {{end}}
 </section>
 {{end}}

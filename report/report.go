@@ -175,7 +175,7 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 		Caption: "Median at each pool size (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
 			"and the least-squares power law c·N^k (dashed) with its exponent k in the legend; both axes logarithmic.",
 		plots: gridOf(panels, 2),
-		tileW: 330, tileH: 250,
+		tileW: 400, tileH: 280,
 	}, nil
 }
 
@@ -242,7 +242,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 		return nil
 	}
 	return &Chart{
-		ID:    "scenario-" + safeID(label),
+		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
 		Caption: "Median of the samples (bars and values) with its 95% confidence interval (error bars; none with fewer than 6 samples or for exact units). " +
 			"Panels whose stores differ by more than 30× use a logarithmic axis.",

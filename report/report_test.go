@@ -155,7 +155,7 @@ func TestReportPNGs(t *testing.T) {
 	if err := WriteChart(ch, svg); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(svg); !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("time per op")) {
+	if b, _ := os.ReadFile(svg); !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("time per refresh")) {
 		t.Error("growth.svg is not the chart")
 	}
 	if err := WriteChart(ch, filepath.Join(dir, "growth.gif")); err == nil {

@@ -138,6 +138,13 @@ func TestCurves(t *testing.T) {
 		t.Errorf("retained-B curve %+v, want exponent 1", r)
 	}
 
+	if g := Find(curves, "renew-1", "slow", "goroutines"); g == nil || !AllZero(g) || growthText(g) != "0 at every size" {
+		t.Errorf("goroutines curve %+v: want all zero", g)
+	}
+	if AllZero(slow) {
+		t.Error("sec/op curve reported all zero")
+	}
+
 	var buf bytes.Buffer
 	if err := WriteTable(&buf, curves); err != nil {
 		t.Fatal(err)
