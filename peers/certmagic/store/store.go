@@ -67,8 +67,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/certbench/certbench/peers/internal/pipeconn"
 	"math/big"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -342,7 +342,7 @@ func (v *view) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certi
 		// its addresses (and dereferences it on some paths): lend it one.
 		h := helloPool.Get().(*tls.ClientHelloInfo)
 		*h = *hello
-		h.Conn = pipeConn{}
+		h.Conn = pipeconn.Conn{}
 		defer func() {
 			*h = tls.ClientHelloInfo{}
 			helloPool.Put(h)
@@ -360,21 +360,3 @@ func (v *view) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certi
 }
 
 var helloPool = sync.Pool{New: func() any { return new(tls.ClientHelloInfo) }}
-
-// pipeConn is a connection without IP addresses, like either end of
-// net.Pipe.
-type pipeConn struct{ net.Conn }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
-func (pipeConn) LocalAddr() net.Addr              { return pipeAddr{} }
-func (pipeConn) RemoteAddr() net.Addr             { return pipeAddr{} }
-func (pipeConn) SetDeadline(time.Time) error      { return nil }
-func (pipeConn) SetReadDeadline(time.Time) error  { return nil }
-func (pipeConn) SetWriteDeadline(time.Time) error { return nil }
-func (pipeConn) Close() error                     { return nil }
-func (pipeConn) Read([]byte) (int, error)         { return 0, net.ErrClosed }
-func (pipeConn) Write([]byte) (int, error)        { return 0, net.ErrClosed }

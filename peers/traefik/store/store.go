@@ -65,10 +65,9 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
+	"github.com/certbench/certbench/peers/internal/pipeconn"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/certbench/certbench/certstore"
@@ -233,7 +232,7 @@ func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls
 	}
 	if hello.ServerName == "" && hello.Conn == nil {
 		h := *hello
-		h.Conn = pipeConn{}
+		h.Conn = pipeconn.Conn{}
 		hello = &h
 	}
 	c, err := get(hello)
@@ -245,21 +244,3 @@ func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls
 	}
 	return c, nil
 }
-
-// pipeConn is a connection without IP addresses, like either end of
-// net.Pipe: Traefik reads only LocalAddr, for hellos without SNI.
-type pipeConn struct{ net.Conn }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
-func (pipeConn) LocalAddr() net.Addr              { return pipeAddr{} }
-func (pipeConn) RemoteAddr() net.Addr             { return pipeAddr{} }
-func (pipeConn) SetDeadline(time.Time) error      { return nil }
-func (pipeConn) SetReadDeadline(time.Time) error  { return nil }
-func (pipeConn) SetWriteDeadline(time.Time) error { return nil }
-func (pipeConn) Close() error                     { return nil }
-func (pipeConn) Read([]byte) (int, error)         { return 0, net.ErrClosed }
-func (pipeConn) Write(b []byte) (int, error)      { return 0, net.ErrClosed }
