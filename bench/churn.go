@@ -228,11 +228,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
 	}
 
-	var before runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&before)
-	goroutines := runtime.NumGoroutine()
-
+	probe := startProbe()
 	store := newStore()
 	defer closeStore(store)
 	if err := store.Update(w.Configs[0]); err != nil {
@@ -279,14 +275,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	}
 	res.latencies = nil
 
-	var after runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&after)
-	s.Goroutines = runtime.NumGoroutine() - goroutines
-	s.RetainedBytes = float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
-	if w.Certs > 0 {
-		s.RetainedPerCert = s.RetainedBytes / float64(w.Certs)
-	}
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines = probe.finish(w.Certs)
 	runtime.KeepAlive(store)
 	return s, nil
 }

@@ -30,10 +30,7 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 	if sc.Kind == scenarios.Lookup {
 		w.Scenario.Ops = b.N
 	}
-	var before runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&before)
-	goroutines := runtime.NumGoroutine()
+	probe := startProbe()
 	var store certstore.Store
 	if !w.FreshStore {
 		store = newStore()
@@ -48,15 +45,12 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	var after runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&after)
-	retained := float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+	retained, perCert, goroutines := probe.finish(w.Certs)
 	b.ReportMetric(retained, UnitRetained)
 	if w.Certs > 0 {
-		b.ReportMetric(retained/float64(w.Certs), UnitRetainedPerCert)
+		b.ReportMetric(perCert, UnitRetainedPerCert)
 	}
-	b.ReportMetric(float64(runtime.NumGoroutine()-goroutines), UnitGoroutines)
+	b.ReportMetric(float64(goroutines), UnitGoroutines)
 	runtime.KeepAlive(held)
 	closeStore(held)
 }

@@ -53,11 +53,7 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 		return s, fmt.Errorf("scenario %s: no ops to time", w.Scenario.Name)
 	}
 
-	var before runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&before)
-	goroutines := runtime.NumGoroutine()
-
+	probe := startProbe()
 	var store certstore.Store
 	if !w.FreshStore {
 		store = newStore()
@@ -75,14 +71,7 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	s.BytesPerOp = timing.bytes / uint64(ops)
 	s.AllocsPerOp = timing.allocs / uint64(ops)
 
-	var after runtime.MemStats
-	gcTwice()
-	runtime.ReadMemStats(&after)
-	s.Goroutines = runtime.NumGoroutine() - goroutines
-	s.RetainedBytes = float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
-	if w.Certs > 0 {
-		s.RetainedPerCert = s.RetainedBytes / float64(w.Certs)
-	}
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines = probe.finish(w.Certs)
 	runtime.KeepAlive(store)
 	closeStore(store)
 	return s, nil
@@ -155,6 +144,37 @@ func closeStore(s certstore.Store) {
 	if c, ok := s.(certstore.Closer); ok {
 		c.Close()
 	}
+}
+
+// heapProbe measures what a store holds: the live heap and goroutines
+// before it exists, to be subtracted from those while it holds its last
+// configuration.
+type heapProbe struct {
+	heap       uint64
+	goroutines int
+}
+
+// startProbe reads the live heap (after garbage collection) and the
+// goroutine count before a store is made.
+func startProbe() heapProbe {
+	var m runtime.MemStats
+	gcTwice()
+	runtime.ReadMemStats(&m)
+	return heapProbe{heap: m.HeapAlloc, goroutines: runtime.NumGoroutine()}
+}
+
+// finish returns the heap retained since the probe started, in all and per
+// certificate (0 when certs is 0), and the goroutines started since. The
+// caller keeps the store alive across the call.
+func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int) {
+	var m runtime.MemStats
+	gcTwice()
+	runtime.ReadMemStats(&m)
+	retained = float64(int64(m.HeapAlloc) - int64(p.heap))
+	if certs > 0 {
+		perCert = retained / float64(certs)
+	}
+	return retained, perCert, runtime.NumGoroutine() - p.goroutines
 }
 
 // gcTwice collects garbage twice before a heap reading: objects freed by
