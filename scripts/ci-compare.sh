@@ -23,7 +23,8 @@
 #                        the store under development; naive is slow and noisy
 #                        because it generates an RSA key per refresh)
 #   CERTBENCH_SCENARIOS  scenarios, comma-separated (default: head's default set)
-#   CERTBENCH_COUNT      samples (rounds) per side (default 6; >= 4 for the U test)
+#   CERTBENCH_COUNT      samples (rounds) per side (default 10: at 6, a 25% slowdown was
+#                        caught in only 8 of 10 runs on a quiet 2-core machine, at 10 in 10 of 10)
 #   CERTBENCH_OUT        output directory (default: certbench-out)
 #   CERTBENCH_CONFIG     gate policy file (default: certbench.yaml from the base
 #                        tree if it has one, else from the working tree, else none)
@@ -60,7 +61,7 @@ fi
 
 stores=${CERTBENCH_STORES:-optimized}
 scenarios=${CERTBENCH_SCENARIOS:-}
-count=${CERTBENCH_COUNT:-6}
+count=${CERTBENCH_COUNT:-10}
 out=$(abspath "${CERTBENCH_OUT:-certbench-out}")
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "CERTBENCH_COUNT=$count: want a positive number"
 # shellcheck disable=SC2206

@@ -14,7 +14,7 @@
 # Environment:
 #   CERTBENCH_STORES     stores (default: optimized)
 #   CERTBENCH_SCENARIOS  scenarios, comma-separated (default: the default set)
-#   CERTBENCH_COUNT      samples per side (default 6)
+#   CERTBENCH_COUNT      samples per side (default 10, as ci-compare.sh)
 #   CERTBENCH_OUT        output directory (default: certbench-aa)
 #   CERTBENCH_BIN        binary to test (default: built from the working tree)
 #   CERTBENCH_GATE_ARGS  extra gate arguments (e.g. "--config certbench.yaml")
@@ -30,7 +30,7 @@ root=$(git rev-parse --show-toplevel 2>/dev/null) || root=$(cd "$(dirname "$0")/
 
 runs=${1:-20}
 stores=${CERTBENCH_STORES:-optimized}
-count=${CERTBENCH_COUNT:-6}
+count=${CERTBENCH_COUNT:-10}
 out=${CERTBENCH_OUT:-certbench-aa}
 # shellcheck disable=SC2206
 gate_args=(${CERTBENCH_GATE_ARGS:-})

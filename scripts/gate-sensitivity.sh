@@ -7,7 +7,7 @@
 # Runs TestSensitivity in gate/internal/variants: for each variant of the
 # optimized store (none = A/A control, allocs = one more allocation per
 # certificate per refresh, bytes = +5% B/op, slow = +25% time per refresh),
-# RUNS times (default 10): CERTBENCH_COUNT (default 6) rounds of one process
+# RUNS times (default 10): CERTBENCH_COUNT (default 10, as ci-compare.sh) rounds of one process
 # per side in ABBA order, as scripts/ci-compare.sh runs them, then the gate
 # with the default policy. It prints the failure rate per variant and per
 # metric, and fails if allocs or bytes are not caught every time or slow in
@@ -21,4 +21,4 @@ cd "$(dirname "$0")/.."
 runs=${1:-10}
 shift || true
 exec go test ./gate/internal/variants -run '^TestSensitivity$' -count=1 -timeout 3h -v \
-  -args -runs="$runs" -count="${CERTBENCH_COUNT:-6}" "$@"
+  -args -runs="$runs" -count="${CERTBENCH_COUNT:-10}" "$@"
