@@ -40,6 +40,10 @@
 // inserts per name, far less than parsing. New pairs are parsed on the
 // caller's goroutine, or, from 32 new pairs on, on GOMAXPROCS goroutines
 // that all finish before Update returns; no goroutine outlives an Update.
+// Content keys of configurations of 16,384 pairs or more are hashed on
+// GOMAXPROCS goroutines too (a no-op refresh of 100,000 pairs: about 60 ms
+// on one core, under 40 ms on two), into a buffer the store keeps (16 bytes
+// per pair) so that an unchanged refresh still allocates next to nothing.
 // Parsing follows tls.X509KeyPair's rules but skips two of its costs: the
 // key is parsed with the parser its PEM type names first (X509KeyPair tries
 // PKCS #1 first and fails slowly on PKCS #8 and SEC 1 keys), and the PEM text

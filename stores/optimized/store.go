@@ -44,6 +44,10 @@ type Store struct {
 	// lifetime (renewed only when it nears expiry).
 	generated *entry
 	genExpiry time.Time
+	// keyScratch holds the content keys of large configurations while
+	// they are hashed in parallel (see contentKeys); reused across
+	// updates so an unchanged refresh allocates nothing.
+	keyScratch []pairKey
 }
 
 // New returns an empty store. Its lookups return certstore.ErrNoCertificate
@@ -118,16 +122,23 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	// nothing.
 	var keys []pairKey
 	sameLen := old.configured && len(old.keys) == len(certs)
-	for i := range certs {
-		k := s.keyOf(&certs[i].KeyPair)
-		if keys == nil {
-			if sameLen && k == old.keys[i] {
-				continue
-			}
-			keys = make([]pairKey, len(certs))
-			copy(keys, old.keys[:i]) // i is 0 unless sameLen
+	if len(certs) >= parallelHashMin {
+		all := s.contentKeys(certs)
+		if !sameLen || !slices.Equal(all, old.keys) {
+			keys = slices.Clone(all)
 		}
-		keys[i] = k
+	} else {
+		for i := range certs {
+			k := s.keyOf(&certs[i].KeyPair)
+			if keys == nil {
+				if sameLen && k == old.keys[i] {
+					continue
+				}
+				keys = make([]pairKey, len(certs))
+				copy(keys, old.keys[:i]) // i is 0 unless sameLen
+			}
+			keys[i] = k
+		}
 	}
 	same := sameLen && keys == nil
 	if same {
@@ -280,4 +291,34 @@ func (s *Store) parseJobs(jobs []job) int {
 		return int(j)
 	}
 	return -1
+}
+
+// parallelHashMin is the configuration size from which content keys are
+// computed on every core: hashing reads every PEM byte twice, about 60 ms
+// on one core for 100,000 certificates, and below this size a goroutine
+// costs more than it saves.
+var parallelHashMin = 16384
+
+// contentKeys returns the content keys of every certificate, computed on
+// GOMAXPROCS goroutines that finish before it returns, in s.keyScratch
+// (valid until the next call; the caller holds s.mu).
+func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
+	if cap(s.keyScratch) < len(certs) {
+		s.keyScratch = make([]pairKey, len(certs))
+	}
+	out := s.keyScratch[:len(certs)]
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	chunk := (len(certs) + workers - 1) / workers
+	hash := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = s.keyOf(&certs[i].KeyPair)
+		}
+	}
+	var wg sync.WaitGroup
+	for lo := chunk; lo < len(certs); lo += chunk {
+		wg.Go(func() { hash(lo, min(lo+chunk, len(certs))) })
+	}
+	hash(0, min(chunk, len(certs)))
+	wg.Wait()
+	return out
 }

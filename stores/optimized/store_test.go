@@ -811,3 +811,12 @@ func TestIPv6LetterFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestReuseParallelHashing runs TestReuse with content keys computed in
+// parallel, as they are for configurations of parallelHashMin or more.
+func TestReuseParallelHashing(t *testing.T) {
+	defer func(n int) { parallelHashMin = n }(parallelHashMin)
+	parallelHashMin = 4
+	TestReuse(t)
+	TestBadUpdateKeepsGeneration(t)
+}
