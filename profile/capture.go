@@ -289,6 +289,8 @@ var (
 	// setupName and snapshotName are this package's harness frames.
 	setupName    = funcName(setup)
 	snapshotName = funcName(heapSnapshot)
+	// captureName is the frame that calls setup and bench.Apply.
+	captureName = funcName(capture)
 	// allocmName is where the runtime allocates a new OS thread (M), when
 	// its scheduler or the GC wants one: never the store's doing.
 	allocmName = "runtime.allocm"
@@ -353,6 +355,11 @@ func combine(raw snapshots) (*pprofile.Profile, error) {
 	}
 	dropSamples(p, func(name string) bool { return name == snapshotName || name == allocmName })
 	cutHarness(p)
+	// What still has the capture frame never reached the store (through
+	// setup or bench): runtime work the capture itself set off, such as a
+	// rare allocation while reading memory statistics. It is not the
+	// store's.
+	dropSamples(p, func(name string) bool { return name == captureName })
 	if p, err = pprofile.Merge([]*pprofile.Profile{p}); err != nil {
 		return nil, err
 	}
