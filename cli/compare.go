@@ -5,37 +5,47 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/compare"
 	"github.com/spf13/cobra"
 )
 
-// formats are the output formats of compare (and gate).
+// formats are the output formats of compare.
 var formats = []string{"text", "markdown", "csv", "json"}
 
-// writeReport renders a comparison report in the named format.
-func writeReport(r *compare.Report, format string, w io.Writer) error {
+// renderer is what compare reports and gate verdicts have in common: one
+// writer per output format. WriteCSV is optional.
+type renderer interface {
+	WriteText(io.Writer) error
+	WriteMarkdown(io.Writer) error
+	WriteJSON(io.Writer) error
+}
+
+// checkFormat reports a format not in valid ("md" is markdown) as bad usage.
+func checkFormat(format string, valid []string) error {
+	if format == "md" || slices.Contains(valid, format) {
+		return nil
+	}
+	return usagef("--format %q: want one of %s", format, strings.Join(valid, ", "))
+}
+
+// render writes r in the named format, already checked with checkFormat.
+func render(r renderer, format string, w io.Writer) error {
 	switch format {
 	case "text":
 		return r.WriteText(w)
 	case "markdown", "md":
 		return r.WriteMarkdown(w)
-	case "csv":
-		return r.WriteCSV(w)
 	case "json":
 		return r.WriteJSON(w)
-	}
-	return usagef("--format %q: want one of %s", format, strings.Join(formats, ", "))
-}
-
-func checkFormat(format string) error {
-	for _, f := range append(formats, "md") {
-		if f == format {
-			return nil
+	case "csv":
+		if c, ok := r.(interface{ WriteCSV(io.Writer) error }); ok {
+			return c.WriteCSV(w)
 		}
 	}
-	return usagef("--format %q: want one of %s", format, strings.Join(formats, ", "))
+	return usagef("--format %q: not available here", format)
 }
 
 func newCompareCmd() *cobra.Command {
@@ -60,7 +70,7 @@ compared.
 the documentation of package compare. Use -o to also keep the raw results of a
 run.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkFormat(format, formats); err != nil {
 				return err
 			}
 			if alpha <= 0 || alpha >= 1 {
@@ -112,7 +122,7 @@ run.`,
 				}
 				return err
 			}
-			return writeReport(report, format, cmd.OutOrStdout())
+			return render(report, format, cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd, defaultStores())

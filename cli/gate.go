@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -81,8 +79,8 @@ unknown unit, files with no benchmark in common).`,
 			default:
 				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 			}
-			if !contains(gateFormats, format) && format != "md" {
-				return usagef("--format %q: want one of %s", format, strings.Join(gateFormats, ", "))
+			if err := checkFormat(format, gateFormats); err != nil {
+				return err
 			}
 			if (baseProfiles == "") != (headProfiles == "") {
 				return usagef("--base-profiles and --head-profiles go together")
@@ -171,7 +169,7 @@ unknown unit, files with no benchmark in common).`,
 				}
 				out = file
 			}
-			if err := writeVerdict(v, format, out); err != nil {
+			if err := render(v, format, out); err != nil {
 				return err
 			}
 			if file != nil {
@@ -201,26 +199,4 @@ unknown unit, files with no benchmark in common).`,
 	f.StringVar(&headProfiles, "head-profiles", "", "heap profiles of HEAD")
 	f.IntVar(&sites, "sites", 5, "allocation sites to name per regression")
 	return cmd
-}
-
-// writeVerdict renders a verdict in the named format.
-func writeVerdict(v *gate.Verdict, format string, w io.Writer) error {
-	switch format {
-	case "text":
-		return v.WriteText(w)
-	case "markdown", "md":
-		return v.WriteMarkdown(w)
-	case "json":
-		return v.WriteJSON(w)
-	}
-	return usageError(errors.New("unknown format " + format))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
