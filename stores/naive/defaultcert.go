@@ -3,12 +3,12 @@ package naive
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"time"
 )
@@ -18,49 +18,65 @@ import (
 // its own.
 const DefaultCertCommonName = "TRAEFIK DEFAULT CERT"
 
-// generateDefaultCertificate models Traefik's generate.DefaultCertificate:
-// a random "<hex>.<hex>.traefik.default" name, a new RSA-2048 key, a
-// self-signed certificate valid for one year, both PEM-encoded and parsed
-// back with tls.X509KeyPair. It runs on every refresh for every store
-// without a configured default, and dominates the refresh.
-func generateDefaultCertificate() (*tls.Certificate, error) {
-	random := make([]byte, 100)
-	if _, err := rand.Read(random); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(random)
-	z := hex.EncodeToString(sum[:])
-	domain := z[:32] + "." + z[32:] + ".traefik.default"
+// defaultCertLifetime is how long a generated default certificate is valid.
+const defaultCertLifetime = 365 * 24 * time.Hour
 
+// generateDefaultCertificate makes what Traefik serves when a store has no
+// default configured: a fresh self-signed RSA-2048 certificate under a
+// random "*.traefik.default" host name. What the model keeps of Traefik's
+// behaviour is its cost profile, observable from outside: a new 2048-bit
+// RSA key on every refresh for every such store (which dominates the
+// refresh), a PEM round trip, and a full tls.X509KeyPair parse of the
+// result. The steps are the model's own.
+func generateDefaultCertificate() (*tls.Certificate, error) {
+	var r defaultCertRand
+	if _, err := rand.Read(r[:]); err != nil {
+		return nil, fmt.Errorf("naive: default certificate: %w", err)
+	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return nil, err
-	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("naive: default certificate key: %w", err)
 	}
 	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
+	template := x509.Certificate{
+		SerialNumber:          r.serial(),
 		Subject:               pkix.Name{CommonName: DefaultCertCommonName},
+		DNSNames:              []string{r.hostName()},
 		NotBefore:             now,
-		NotAfter:              now.Add(365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageKeyEncipherment | x509.KeyUsageDigitalSignature,
+		NotAfter:              now.Add(defaultCertLifetime),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		BasicConstraintsValid: true,
-		DNSNames:              []string{domain},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, &template, &template, key.Public(), key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("naive: default certificate: %w", err)
 	}
+	// Traefik hands the generated pair on as PEM and parses it like any
+	// configured certificate; the model pays for the same round trip.
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("naive: default certificate: %w", err)
 	}
 	return &cert, nil
+}
+
+// defaultCertRand is the randomness of one generated default certificate:
+// the first 16 bytes are its serial number, all 48 name its host.
+type defaultCertRand [48]byte
+
+// serial returns a positive 128-bit serial number.
+func (r *defaultCertRand) serial() *big.Int {
+	s := new(big.Int).SetBytes(r[:16])
+	if s.Sign() == 0 {
+		s.SetInt64(1)
+	}
+	return s
+}
+
+// hostName returns "<32 hex>.<32 hex>.traefik.default", the shape of the
+// name on Traefik's generated default certificate.
+func (r *defaultCertRand) hostName() string {
+	return hex.EncodeToString(r[16:32]) + "." + hex.EncodeToString(r[32:48]) + ".traefik.default"
 }

@@ -10,7 +10,7 @@
 // Traefik's UpdateConfigs runs under the manager's write lock:
 //
 //  1. Store names default to "default"; every certificate that names no store
-//     goes to "default". Traefik also always creates a "tlsalpn-01" store
+//     goes to "default". Traefik also always creates an "acme-tls/1" store
 //     (for ACME TLS-ALPN-01 challenges) and never generates a default
 //     certificate for it; the model builds that store too, with its own
 //     empty certificate map and lookup cache, but hides it from lookups
@@ -31,7 +31,7 @@
 //     with none configured, a NEW self-signed RSA-2048 certificate ("TRAEFIK
 //     DEFAULT CERT", a random "*.traefik.default" DNS name, one year of
 //     validity) is generated, PEM-encoded and parsed back with
-//     tls.X509KeyPair, as Traefik's generate.DefaultCertificate does. This
+//     tls.X509KeyPair, as Traefik does for a store without a default. This
 //     key generation dominates a refresh, in Traefik and here.
 //  6. The new map of stores is published by swapping one pointer under a
 //     write lock; readers take the read lock to fetch the current map
@@ -44,8 +44,9 @@
 // miss it collects every SAN key of the store and sorts them in reverse
 // (allocating on every miss), splits each key on "," and compares each name
 // with the SNI the way Traefik's matchDomain does: an equality test, then
-// wildcard candidates built by splitting the SNI on "." and joining it back
-// with labels replaced by "*" (allocating per name). A match is cached for an
+// one wildcard candidate built by splitting the SNI on "." and joining it
+// back with its first label replaced by "*" (allocating per name), as
+// Traefik v3.7's matchDomain does. A match is cached for an
 // hour; a miss is not cached and gets the store's default certificate.
 //
 // # Where the model follows the certstore contract instead of Traefik
@@ -58,9 +59,9 @@
 //     certificates with the same name by map iteration order. The model
 //     ranks exact over wildcard and breaks ties by position in
 //     Config.Certificates, as the contract requires.
-//   - Traefik's wildcard candidates can match "*.*.example.com"-style names;
-//     the model accepts only the first candidate ("*." + parent), so a
-//     wildcard covers exactly one label, and never matches an IP SNI.
+//   - Like Traefik v3.7, the model builds one wildcard candidate ("*." +
+//     parent), so a wildcard covers exactly one label; unlike Traefik, a
+//     wildcard never matches an IP SNI.
 //   - IP SNI values are normalized with certstore.NormalizeServerName so
 //     that IP SANs match in any textual form; Traefik only lowercases.
 //     Traefik trims spaces and, with no SNI, matches the connection's local

@@ -16,9 +16,10 @@ import (
 )
 
 // ACMEStore is the store Traefik always creates for TLS-ALPN-01 challenge
-// certificates, with no default certificate. The model builds it on every
-// refresh and hides it from lookups unless the configuration declares it.
-const ACMEStore = "tlsalpn-01"
+// certificates (named after the "acme-tls/1" ALPN protocol), with no
+// default certificate. The model builds it on every refresh and hides it
+// from lookups unless the configuration declares it.
+const ACMEStore = "acme-tls/1"
 
 func init() {
 	certstore.Register("naive",
