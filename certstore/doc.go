@@ -32,7 +32,14 @@
 //
 // A lookup takes a store name and a TLS ClientHello's server name (SNI):
 //
-//   - the name is lowercased; an empty name (no SNI) gets the store's default;
+//   - the name is lowercased with [strings.ToLower] semantics, Unicode
+//     included: "Éxample.test" and "ÉXAMPLE.TEST" are both "éxample.test",
+//     the Kelvin sign (U+212A) becomes an ASCII "k", and invalid UTF-8 bytes
+//     become U+FFFD. Certificate names (DNS names and common names) are
+//     lowercased the same way when they are indexed, so case never matters,
+//     whether or not the SNI also has an ASCII capital. An SNI that is an IP
+//     address is compared as an address instead (see below). An empty name
+//     (no SNI) gets the store's default;
 //   - an exact name wins over a wildcard: a certificate whose DNS names or
 //     common name equal the SNI;
 //   - an IP address SNI matches certificates with that IP SAN (any textual form

@@ -8,8 +8,11 @@ import (
 )
 
 // Names returns the names a leaf certificate is served for: its common name
-// (when it is not empty), its DNS names and its IP addresses, lowercased, IP
-// addresses in canonical form, without duplicates, in that order.
+// (when it is not empty), its DNS names and its IP addresses, without
+// duplicates, in that order. A common name that is an IP address is put in
+// canonical form; every other name is lowercased with strings.ToLower, as
+// [NormalizeServerName] lowercases an SNI, so that a name and an SNI that
+// differ only in case (ASCII or not) are equal after both are normalised.
 func Names(leaf *x509.Certificate) []string {
 	names := make([]string, 0, 1+len(leaf.DNSNames)+len(leaf.IPAddresses))
 	add := func(n string) {
@@ -39,19 +42,24 @@ func Names(leaf *x509.Certificate) []string {
 }
 
 // NormalizeServerName returns the form of an SNI value that names are
-// compared in: lowercased, and an IP address in canonical form. It
-// allocates only when the name has to change.
+// compared in: an IP address in canonical form (netip.Addr.String of the
+// unmapped address), anything else lowercased with strings.ToLower, which
+// lowers non-ASCII letters too ("Éxample.test" gives "éxample.test", the
+// Kelvin sign U+212A gives an ASCII "k") and replaces invalid UTF-8 with
+// U+FFFD. [Names] lowercases certificate names the same way. It allocates
+// only when the name has to change.
 func NormalizeServerName(sni string) string {
-	if !maybeIP(sni) {
-		return lower(sni)
-	}
-	if addr, err := netip.ParseAddr(sni); err == nil {
-		if s := addr.Unmap().String(); s != sni {
-			return s
+	if maybeIP(sni) {
+		if addr, err := netip.ParseAddr(sni); err == nil {
+			if s := addr.Unmap().String(); s != sni {
+				return s
+			}
+			return sni
 		}
-		return sni
 	}
-	return lower(sni)
+	// strings.ToLower returns sni itself when nothing changes, so an
+	// already lowercase name (ASCII or not) costs no allocation.
+	return strings.ToLower(sni)
 }
 
 // maybeIP reports whether s could be an IP address literal: it has a colon
@@ -70,17 +78,6 @@ func maybeIP(s string) bool {
 		}
 	}
 	return true
-}
-
-// lower is strings.ToLower for the ASCII names SNI carries; it returns sni
-// itself, without allocating, when there is nothing to change.
-func lower(sni string) string {
-	for i := 0; i < len(sni); i++ {
-		if c := sni[i]; 'A' <= c && c <= 'Z' {
-			return strings.ToLower(sni)
-		}
-	}
-	return sni
 }
 
 // WildcardParent returns the name a wildcard certificate for sni is indexed

@@ -1,6 +1,10 @@
 package certstore
 
-import "testing"
+import (
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"testing"
+)
 
 func TestNormalizeServerName(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -12,13 +16,25 @@ func TestNormalizeServerName(t *testing.T) {
 		{"::ffff:10.0.0.1", "10.0.0.1"},
 		{"1password.com", "1password.com"},
 		{"", ""},
+		// Non-ASCII letters are lowered whether or not an ASCII capital
+		// is there too (strings.ToLower semantics).
+		{"Éxample.test", "éxample.test"},
+		{"ÉxAmple.test", "éxample.test"},
+		{"ÉXAMPLE.TEST", "éxample.test"},
+		{"éxample.test", "éxample.test"},
+		{"\u212Aelvin.test", "kelvin.test"},
+		{"\u212AELVIN.test", "kelvin.test"},
+		{"ü.\u212A.example", "ü.k.example"},
+		{"\xff.example.com", "\ufffd.example.com"},
 	} {
 		if got := NormalizeServerName(tc.in); got != tc.want {
 			t.Errorf("NormalizeServerName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { NormalizeServerName("www.example.com") }); n != 0 {
-		t.Errorf("NormalizeServerName of a lowercase host name allocates %v times, want 0", n)
+	for _, name := range []string{"www.example.com", "éxample.test"} {
+		if n := testing.AllocsPerRun(100, func() { NormalizeServerName(name) }); n != 0 {
+			t.Errorf("NormalizeServerName(%q), already normal, allocates %v times, want 0", name, n)
+		}
 	}
 }
 
@@ -43,6 +59,42 @@ func TestMatch(t *testing.T) {
 		{"10.0.0.1", 3},
 		{"10.0.0.2", -1},
 		{"", -1},
+	} {
+		if got := Match(names, tc.sni); got != tc.want {
+			t.Errorf("Match(%q) = %d, want %d", tc.sni, got, tc.want)
+		}
+	}
+}
+
+// TestMatchUnicodeCase checks that Match lowercases non-ASCII letters of
+// the SNI the way Names lowercases certificate names, with or without an
+// ASCII capital in the SNI.
+func TestMatchUnicodeCase(t *testing.T) {
+	leaf := func(cn string, dns ...string) []string {
+		return Names(&x509.Certificate{Subject: pkix.Name{CommonName: cn}, DNSNames: dns})
+	}
+	names := [][]string{
+		leaf("ÉXAMPLE.TEST"),
+		leaf("\u212AELVIN.TEST"),
+		leaf("*.ÜBER.TEST"),
+		leaf("", "*.example.com"),
+	}
+	for _, tc := range []struct {
+		sni  string
+		want int
+	}{
+		{"Éxample.test", 0},
+		{"ÉxAmple.test", 0},
+		{"éxample.test", 0},
+		{"ÉXAMPLE.TEST", 0},
+		{"\u212Aelvin.test", 1},
+		{"kelvin.test", 1},
+		{"KELVIN.TEST", 1},
+		{"a.Über.test", 2},
+		{"A.ÜBER.TEST", 2},
+		{"Ü.example.com", 3},
+		{"\xff.example.com", 3},
+		{"Éxample.test.x", -1},
 	} {
 		if got := Match(names, tc.sni); got != tc.want {
 			t.Errorf("Match(%q) = %d, want %d", tc.sni, got, tc.want)
