@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/certbench/certbench/certgen"
 
 	"github.com/certbench/certbench/certstore"
 )
@@ -48,7 +49,7 @@ type Scenario struct {
 	// Kind is the churn applied.
 	Kind Kind
 	// Pool is the certificate pool.
-	Pool PoolSpec
+	Pool certgen.PoolSpec
 	// Window is the number of certificates per configuration for Rotate;
 	// 0 means the whole pool.
 	Window int
@@ -69,32 +70,32 @@ type Scenario struct {
 // Catalogue lists every scenario, in the order listings and reports use.
 var Catalogue = []Scenario{
 	{Name: "rotate-10-of-100", Kind: Rotate, Window: 10, Ops: 10, Default: true,
-		Pool:        PoolSpec{Seed: 1, Count: 100},
+		Pool:        certgen.PoolSpec{Seed: 1, Count: 100},
 		Description: "reference case (Traefik PR #10302): the next 10 of 100 P-256 certs on every refresh"},
 	{Name: "rotate-10-of-100-rsa", Kind: Rotate, Window: 10, Ops: 10, Default: true,
-		Pool:        PoolSpec{Seed: 1, Count: 100, Key: RSA2048},
+		Pool:        certgen.PoolSpec{Seed: 1, Count: 100, Key: certgen.RSA2048},
 		Description: "as rotate-10-of-100 with RSA-2048 leaves"},
 	{Name: "renew-1-of-1000", Kind: Renew, Ops: 10, Default: true,
-		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
 		Description: "1,000 certs re-applied on every refresh, one renewed each time"},
 	{Name: "renew-1-of-10000", Kind: Renew, Ops: 3, Default: true,
-		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
 		Description: "10,000 certs re-applied on every refresh, one renewed each time"},
 	{Name: "noop-10000", Kind: Noop, Ops: 3, Default: true,
-		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
 		Description: "the same 10,000 certs re-applied (an unrelated router changed)"},
 	{Name: "startup-10000", Kind: Startup, Ops: 2, Default: true,
-		Pool:        PoolSpec{Seed: 3, Count: 10000},
+		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
 		Description: "10,000 certs loaded into a fresh store"},
 	{Name: "multistore-1000", Kind: Renew, Ops: 10, Default: true,
-		Pool:        PoolSpec{Seed: 4, Count: 1000},
+		Pool:        certgen.PoolSpec{Seed: 4, Count: 1000},
 		Stores:      []string{"edge-a", "edge-b", "edge-c"},
 		Description: "1,000 certs each in 3 named stores with configured defaults, one renewed per refresh"},
 	{Name: "lookup-1000", Kind: Lookup, Ops: 20000, Default: true,
-		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
 		Description: "handshake lookups against 1,000 certs: 60% exact, 20% wildcard, 20% misses"},
 	{Name: "handshake-under-churn", Kind: HandshakeUnderChurn, Ops: 4_000_000, Duration: 2 * time.Second,
-		Pool:        PoolSpec{Seed: 2, Count: 1000},
+		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
 		Description: "GOMAXPROCS goroutines look up as lookup-1000 does while renew-1 refreshes of 1,000 certs run back to back (latency percentiles, refreshes/s)"},
 }
 
@@ -157,17 +158,6 @@ type Workload struct {
 	Certs int
 }
 
-var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
-
-// CachedPool returns the pool for spec, generating it once per process
-// (large pools come from the on-disk cache when there is one: see
-// PoolCacheDir).
-func CachedPool(spec PoolSpec) (*Pool, error) {
-	spec = spec.withDefaults()
-	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return loadPool(spec) }))
-	return f.(func() (*Pool, error))()
-}
-
 // Build makes the workload of a scenario with ops timed ops (0 means
 // s.Ops). It is deterministic: equal arguments give equal configurations.
 func (s Scenario) Build(ops int) (*Workload, error) {
@@ -175,7 +165,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		ops = s.Ops
 	}
 	s.Ops = ops // the workload's scenario says how many ops it was built for
-	pool, err := CachedPool(s.Pool)
+	pool, err := certgen.CachedPool(s.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +236,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 // pair(i) giving certificate i's current version (nil: the original).
 // Every configuration gets its own Certificates slice, as a proxy builds a
 // new configuration on every refresh.
-func (s Scenario) wholePool(pool *Pool, pair func(i int) certstore.KeyPair) *certstore.Config {
+func (s Scenario) wholePool(pool *certgen.Pool, pair func(i int) certstore.KeyPair) *certstore.Config {
 	cfg := &certstore.Config{Certificates: make([]certstore.Certificate, len(pool.Certs))}
 	for i := range pool.Certs {
 		p := pool.Certs[i].Pair
@@ -267,12 +257,12 @@ func (s Scenario) wholePool(pool *Pool, pair func(i int) certstore.KeyPair) *cer
 
 // defaultCert returns a configured default certificate for store k of a
 // pool: issued by the pool's issuer, named after no pool name.
-func defaultCert(pool *Pool, k int) certstore.KeyPair {
-	key, err := pool.issuer.p256Key(1<<40+uint64(k), 0)
+func defaultCert(pool *certgen.Pool, k int) certstore.KeyPair {
+	key, err := pool.Issuer().P256Key(1<<40+uint64(k), 0)
 	if err != nil {
 		panic(err) // derivation retries until a valid scalar; cannot fail in practice
 	}
-	pair, err := pool.issuer.Issue(Leaf{Serial: 1<<40 + uint64(k), CommonName: fmt.Sprintf("default-%d.%s", k, pool.Spec.Domain), Key: key})
+	pair, err := pool.Issuer().Issue(certgen.Leaf{Serial: 1<<40 + uint64(k), CommonName: fmt.Sprintf("default-%d.%s", k, pool.Spec.Domain), Key: key})
 	if err != nil {
 		panic(err)
 	}
@@ -282,7 +272,7 @@ func defaultCert(pool *Pool, k int) certstore.KeyPair {
 // lookupMix returns count ClientHellos cycling over the pool: of every ten,
 // six exact names (one of them in upper case), two wildcard hits and two
 // misses.
-func lookupMix(pool *Pool, count int) []*tls.ClientHelloInfo {
+func lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
 	var wild []string
 	for _, f := range pool.Certs {
 		for _, name := range f.Names {

@@ -1,5 +1,7 @@
 package scenarios
 
+import "github.com/certbench/certbench/certgen"
+
 // ChurnSteps is the number of renew-1 configurations a HandshakeUnderChurn
 // workload walks through.
 const ChurnSteps = 64
@@ -17,7 +19,7 @@ const ChurnHellos = 1000
 // ChurnSteps, ChurnSteps-1, ..., 0, 1, ..., so that every refresh changes
 // exactly one certificate (renewing it, or on the way back restoring its
 // previous version) and the walk never runs out.
-func (s Scenario) buildChurn(pool *Pool, w *Workload, ops int) error {
+func (s Scenario) buildChurn(pool *certgen.Pool, w *Workload, ops int) error {
 	renew := s
 	renew.Kind = Renew
 	steps := min(ChurnSteps, len(pool.Certs))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/certbench/certbench/certgen"
 )
 
 // Family is a scenario shape that can be made at any pool size, for
@@ -75,7 +77,7 @@ func (f Family) At(size int) Scenario {
 		Description: fmt.Sprintf("%s (%s certificates)", f.Description, commas(size)),
 		Kind:        f.Kind,
 		Window:      f.Window,
-		Pool:        PoolSpec{Seed: SweepSeed, Count: size},
+		Pool:        certgen.PoolSpec{Seed: SweepSeed, Count: size},
 		Ops:         ops,
 	}
 }

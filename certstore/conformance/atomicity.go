@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
+	"github.com/certbench/certbench/certgen"
 )
 
 // Sizes of the atomicity check. Every configuration holds every name of the
@@ -61,7 +61,7 @@ type atomFixtures struct {
 var loadAtom = sync.OnceValues(makeAtomFixtures)
 
 func makeAtomFixtures() (*atomFixtures, error) {
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: seed + 1, Count: atomCerts, MaxSANs: 3, WildcardEvery: 4, Domain: "atom.example"})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: seed + 1, Count: atomCerts, MaxSANs: 3, WildcardEvery: 4, Domain: "atom.example"})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func makeAtomFixtures() (*atomFixtures, error) {
 			cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: f.Pair, Stores: storesOf(i)})
 		}
 		for si, st := range atomStores {
-			pair, err := pool.Issuer().Issue(scenarios.Leaf{
+			pair, err := pool.Issuer().Issue(certgen.Leaf{
 				Serial:   1<<40 + uint64(v)<<8 + uint64(si),
 				DNSNames: []string{fmt.Sprintf("default-v%d-%s.certbench.invalid", v, st)},
 			})

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
+	"github.com/certbench/certbench/certgen"
 )
 
 // seed makes the suite's certificates; any fixed value does.
@@ -142,7 +142,7 @@ const (
 
 func makeFixtures() (*fixtures, error) {
 	fx := &fixtures{certs: map[string]*cert{}, byLeaf: map[string]string{}}
-	is := scenarios.NewIssuer(seed)
+	is := certgen.NewIssuer(seed)
 	serial := uint64(1000)
 	var firstErr error
 	add := func(label string, pair certstore.KeyPair, err error) *cert {
@@ -166,26 +166,29 @@ func makeFixtures() (*fixtures, error) {
 		}
 		return nil
 	}
-	issue := func(label string, l scenarios.Leaf) *cert {
+	issue := func(label string, l certgen.Leaf) *cert {
 		serial++
 		l.Serial = serial
 		pair, err := is.Issue(l)
 		return add(label, pair, err)
 	}
 	dns := func(label string, names ...string) *cert {
-		return issue(label, scenarios.Leaf{DNSNames: names})
+		return issue(label, certgen.Leaf{DNSNames: names})
 	}
 
 	// Lookup rules.
 	dns(lWild, "*.example.com")
-	issue(lWWW, scenarios.Leaf{CommonName: "www.example.com", DNSNames: []string{"www.example.com", "api.example.com"}})
+	issue(lWWW, certgen.Leaf{CommonName: "www.example.com", DNSNames: []string{"www.example.com", "api.example.com"}})
 	dns(lMixed, "MiXeD.Example.NET")
-	issue(lCNOnly, scenarios.Leaf{CommonName: "cn-only.example.org"})
-	issue(lIP, scenarios.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10"), net.ParseIP("2001:db8::10")}})
+	issue(lCNOnly, certgen.Leaf{CommonName: "cn-only.example.org"})
+	issue(lIP, certgen.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10"), net.ParseIP("2001:db8::10")}})
 	dns(lDup1, "dup.example.org", "*.tie.example.org")
 	dns(lDup2, "dup.example.org", "*.tie.example.org", "second.example.org")
 	dns(lDeep, "*.deep.example.net")
 	dns(lDefault, "default.certbench.invalid")
+	for _, u := range unicodeLeaves {
+		issue(u.label, u.leaf)
+	}
 
 	// Stores.
 	dns(lShared, "shared.example.com")
@@ -209,30 +212,30 @@ func makeFixtures() (*fixtures, error) {
 	if g1 != nil {
 		other, err := parseKey(g1.pair.KeyPEM)
 		if err == nil {
-			issue(lMismatch, scenarios.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
+			issue(lMismatch, certgen.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
 		} else {
 			add(lMismatch, certstore.KeyPair{}, err)
 		}
 	}
-	issue(lNoNames, scenarios.Leaf{})
-	issue(lExpired, scenarios.Leaf{DNSNames: []string{"expired.example.com"},
+	issue(lNoNames, certgen.Leaf{})
+	issue(lExpired, certgen.Leaf{DNSNames: []string{"expired.example.com"},
 		NotBefore: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)})
-	issue(lNotYet, scenarios.Leaf{DNSNames: []string{"not-yet-valid.example.com"},
+	issue(lNotYet, certgen.Leaf{DNSNames: []string{"not-yet-valid.example.com"},
 		NotBefore: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC)})
 	edSeed := sha256.Sum256([]byte("certbench conformance ed25519"))
-	issue(lEd25519, scenarios.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
+	issue(lEd25519, certgen.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
 	if c := dns(lSEC1, "sec1.example.com"); c != nil {
 		pair, err := reencodeKey(c.pair)
 		delete(fx.certs, lSEC1)
 		delete(fx.byLeaf, string(c.leaf))
 		add(lSEC1, pair, err)
 	}
-	if c := issue(lLeafOnly, scenarios.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
+	if c := issue(lLeafOnly, certgen.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
 		b, _ := pem.Decode(c.pair.CertPEM)
 		c.pair.CertPEM = pem.EncodeToMemory(b)
 		c.chain = c.chain[:1]
 	}
-	rsaPool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: seed, Count: 2, Key: scenarios.RSA2048,
+	rsaPool, err := certgen.NewPool(certgen.PoolSpec{Seed: seed, Count: 2, Key: certgen.RSA2048,
 		MaxSANs: 1, WildcardEvery: -1, Domain: "rsa.example.com"})
 	if err != nil {
 		add(lRSA, certstore.KeyPair{}, err)

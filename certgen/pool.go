@@ -1,4 +1,4 @@
-package scenarios
+package certgen
 
 import (
 	"crypto"
@@ -74,11 +74,11 @@ func (s PoolSpec) withDefaults() PoolSpec {
 func (s PoolSpec) validate() error {
 	switch {
 	case s.Count < 0:
-		return fmt.Errorf("scenarios: pool count %d is negative", s.Count)
+		return fmt.Errorf("certgen: pool count %d is negative", s.Count)
 	case s.Key != P256 && s.Key != RSA2048 && s.Key != Mixed:
-		return fmt.Errorf("scenarios: unknown key type %q (want %s, %s or %s)", s.Key, P256, RSA2048, Mixed)
+		return fmt.Errorf("certgen: unknown key type %q (want %s, %s or %s)", s.Key, P256, RSA2048, Mixed)
 	case s.MaxSANs < 1 || s.MaxSANs > 100:
-		return fmt.Errorf("scenarios: MaxSANs %d out of range 1..100", s.MaxSANs)
+		return fmt.Errorf("certgen: MaxSANs %d out of range 1..100", s.MaxSANs)
 	}
 	return nil
 }
@@ -157,10 +157,10 @@ func NewPool(spec PoolSpec) (*Pool, error) {
 // new serial number and a new key, as an ACME renewal gives.
 func (p *Pool) Renewed(i, v int) (Fixture, error) {
 	if i < 0 || i >= len(p.Certs) {
-		return Fixture{}, fmt.Errorf("scenarios: certificate %d not in a pool of %d", i, len(p.Certs))
+		return Fixture{}, fmt.Errorf("certgen: certificate %d not in a pool of %d", i, len(p.Certs))
 	}
 	if v < 1 {
-		return Fixture{}, fmt.Errorf("scenarios: renewal version %d, want >= 1", v)
+		return Fixture{}, fmt.Errorf("certgen: renewal version %d, want >= 1", v)
 	}
 	return p.fixture(i, v)
 }
@@ -205,7 +205,7 @@ func (p *Pool) fixture(i, v int) (Fixture, error) {
 	if p.keyType(i) == RSA2048 {
 		key, err = rsaKey(i + v)
 	} else {
-		key, err = p.issuer.p256Key(uint64(i), uint64(v))
+		key, err = p.issuer.P256Key(uint64(i), uint64(v))
 	}
 	if err != nil {
 		return Fixture{}, err
@@ -217,7 +217,7 @@ func (p *Pool) fixture(i, v int) (Fixture, error) {
 		Key:        key,
 	})
 	if err != nil {
-		return Fixture{}, fmt.Errorf("scenarios: certificate %d version %d: %w", i, v, err)
+		return Fixture{}, fmt.Errorf("certgen: certificate %d version %d: %w", i, v, err)
 	}
 	return Fixture{Index: i, Version: v, Names: names, Pair: pair}, nil
 }
@@ -254,7 +254,7 @@ func NewIssuer(seed uint64) *Issuer {
 	der, err := x509.CreateCertificate(nil, tmpl, tmpl, is.key.Public(), is.key)
 	if err != nil {
 		// The template is fixed and valid; this cannot fail.
-		panic("scenarios: self-signing the fixture CA: " + err.Error())
+		panic("certgen: self-signing the fixture CA: " + err.Error())
 	}
 	is.cert, _ = x509.ParseCertificate(der)
 	is.certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
@@ -287,7 +287,7 @@ type Leaf struct {
 func (is *Issuer) Issue(l Leaf) (certstore.KeyPair, error) {
 	key := l.Key
 	if key == nil {
-		k, err := is.p256Key(l.Serial, 1<<32)
+		k, err := is.P256Key(l.Serial, 1<<32)
 		if err != nil {
 			return certstore.KeyPair{}, err
 		}
@@ -352,9 +352,10 @@ func (is *Issuer) derive(purpose string, a, b uint64) [32]byte {
 	return out
 }
 
-// p256Key derives a P-256 key from the seed: the scalar is a hash, retried
-// in the rare case it is not a valid scalar.
-func (is *Issuer) p256Key(a, b uint64) (*ecdsa.PrivateKey, error) {
+// P256Key derives a P-256 key from the issuer's seed and the numbers a
+// and b: the scalar is a hash, retried in the rare case it is not a valid
+// scalar. Equal arguments give the same key.
+func (is *Issuer) P256Key(a, b uint64) (*ecdsa.PrivateKey, error) {
 	for try := uint64(0); try < 16; try++ {
 		h := is.derive("p256", a, b^try<<40)
 		k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), h[:])
@@ -362,7 +363,7 @@ func (is *Issuer) p256Key(a, b uint64) (*ecdsa.PrivateKey, error) {
 			return k, nil
 		}
 	}
-	return nil, errors.New("scenarios: no valid P-256 scalar derived")
+	return nil, errors.New("certgen: no valid P-256 scalar derived")
 }
 
 //go:embed rsa2048keys.pem
@@ -379,12 +380,12 @@ var rsaKeys = sync.OnceValues(func() ([]crypto.Signer, error) {
 		}
 		k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
 		if err != nil {
-			return nil, fmt.Errorf("scenarios: committed RSA key %d: %w", len(keys), err)
+			return nil, fmt.Errorf("certgen: committed RSA key %d: %w", len(keys), err)
 		}
 		keys = append(keys, k.(crypto.Signer))
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("scenarios: no committed RSA keys")
+		return nil, errors.New("certgen: no committed RSA keys")
 	}
 	return keys, nil
 })

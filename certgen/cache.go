@@ -1,4 +1,4 @@
-package scenarios
+package certgen
 
 import (
 	"bytes"
@@ -139,12 +139,12 @@ func encodePool(p *Pool) ([]byte, error) {
 	for i := range p.Certs {
 		f := &p.Certs[i]
 		if f.Version != 0 || f.Index != i {
-			return nil, fmt.Errorf("scenarios: certificate %d is not an original pool certificate", i)
+			return nil, fmt.Errorf("certgen: certificate %d is not an original pool certificate", i)
 		}
 		leaf, _ := pem.Decode(f.Pair.CertPEM)
 		key, _ := pem.Decode(f.Pair.KeyPEM)
 		if leaf == nil || key == nil {
-			return nil, fmt.Errorf("scenarios: certificate %d: PEM does not decode", i)
+			return nil, fmt.Errorf("certgen: certificate %d: PEM does not decode", i)
 		}
 		b = binary.AppendUvarint(b, uint64(len(f.Names)))
 		for _, n := range f.Names {
@@ -193,7 +193,7 @@ func writePoolFile(path string, p *Pool) error {
 	return nil
 }
 
-var errBadCache = errors.New("scenarios: pool cache file is corrupt or stale")
+var errBadCache = errors.New("certgen: pool cache file is corrupt or stale")
 
 // decodePool parses a cache file made for spec and checks it against the
 // generator.
@@ -308,4 +308,15 @@ func (r *byteReader) bytes() []byte {
 	v := r.b[:n:n]
 	r.b = r.b[n:]
 	return v
+}
+
+var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
+
+// CachedPool returns the pool for spec, generating it once per process
+// (large pools come from the on-disk cache when there is one: see
+// PoolCacheDir).
+func CachedPool(spec PoolSpec) (*Pool, error) {
+	spec = spec.withDefaults()
+	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return loadPool(spec) }))
+	return f.(func() (*Pool, error))()
 }
