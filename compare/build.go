@@ -13,11 +13,23 @@ import (
 )
 
 // Defaults used by Build for zero Options fields.
+//
+// Results named like certbench's own (BenchmarkChurn/scenario=.../store=...)
+// are compared by DefaultRow and DefaultCol. Results without those name
+// keys, such as the output of a plain go test -bench, are compared as
+// benchstat compares them, by NameRow and NameCol.
 const (
-	// DefaultRow puts one scenario per row.
+	// DefaultRow puts one scenario per row (certbench results).
 	DefaultRow = "/scenario"
-	// DefaultCol puts one store per column, comparing stores within one run.
+	// DefaultCol puts one store per column, comparing stores within one
+	// run (certbench results).
 	DefaultCol = "/store"
+	// NameRow puts one benchmark per row, by its full name: the base
+	// name and every sub-benchmark part ("Lookup/exact-2"), less any
+	// key the column projection uses; benchstat's default.
+	NameRow = ".fullname"
+	// NameCol puts one input file per column; benchstat's default.
+	NameCol = FileKey
 	// DefaultFilter keeps every result.
 	DefaultFilter = "*"
 	// DefaultAlpha is the significance level of comparisons.
@@ -36,18 +48,28 @@ var ErrNothingInCommon = errors.New("no benchmarks in common")
 var ErrNoResults = errors.New("no benchmark results")
 
 // Options configures Build. The zero value compares stores within one run:
-// one row per scenario, one column per store.
+// one row per scenario, one column per store; for results that are not
+// certbench's (plain go test -bench output) it compares like benchstat:
+// one row per benchmark, one column per input file.
 type Options struct {
-	// Row is the benchproc projection that selects a result's row, for
-	// example "/scenario" (the default) or "/scenario,/store".
+	// Row is the benchproc projection that selects a result's row, in
+	// benchstat's -row syntax, for example "/scenario" or ".fullname".
+	// Empty means: for certbench results, the certbench name keys
+	// (/scenario, /store) that Col does not use, "/scenario" by
+	// default; for other results, NameRow (".fullname").
 	Row string
 
 	// Col is the benchproc projection that selects a result's column,
-	// for example "/store" (the default) or ".file".
+	// in benchstat's -col syntax, for example "/store" or ".file".
+	// Empty means: for certbench results, DefaultCol ("/store"), or
+	// ".file" if Row uses /store; for other results, NameCol (".file").
 	Col string
 
 	// Filter is a benchproc filter expression selecting the results
-	// (or, with .unit, the measurements) to use. The default is "*".
+	// (or, with .unit, the measurements) to use, in benchstat's -filter
+	// syntax. The default is "*". Row and Col are chosen after
+	// filtering, so a filter that keeps only certbench results of a
+	// mixed file compares them as certbench results.
 	Filter string
 
 	// Columns, if non-empty, lists column labels (as in Column.Label,
@@ -68,19 +90,14 @@ type Options struct {
 }
 
 // FileOptions returns the Options for comparing input files, such as a
-// base run against a head run: one row per scenario and store, one
-// column per input file (in input order, the first being the baseline).
+// base run against a head run: one column per input file (in input
+// order, the first being the baseline), and one row per scenario and
+// store for certbench results, per benchmark (".fullname") otherwise.
 func FileOptions() Options {
-	return Options{Row: "/scenario,/store", Col: FileKey}
+	return Options{Col: FileKey}
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Row == "" {
-		o.Row = DefaultRow
-	}
-	if o.Col == "" {
-		o.Col = DefaultCol
-	}
 	if o.Filter == "" {
 		o.Filter = DefaultFilter
 	}
@@ -331,6 +348,33 @@ func Build(results *Results, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: parsing filter %q: %w", opts.Filter, err)
 	}
+	var (
+		kept  []*benchfmt.Result
+		names = make(map[string]bool) // distinct benchmark names kept
+		plain []string                // those that are not certbench's
+	)
+	for _, orig := range results.Results {
+		res := orig.Clone()
+		if ok, _ := filter.Apply(res); !ok || len(res.Values) == 0 {
+			continue
+		}
+		kept = append(kept, res)
+		if name := string(res.Name); !names[name] {
+			names[name] = true
+			if !IsCertbench(res) {
+				plain = append(plain, name)
+			}
+		}
+	}
+	if len(kept) == 0 {
+		if opts.Filter == DefaultFilter {
+			return nil, fmt.Errorf("compare: %w", ErrNoResults)
+		}
+		return nil, fmt.Errorf("compare: %w match filter %q", ErrNoResults, opts.Filter)
+	}
+	auto := opts.Row == "" || opts.Col == ""
+	opts.Row, opts.Col = projections(opts.Row, opts.Col, len(plain) > 0)
+
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(opts.Row, filter)
 	if err != nil {
@@ -354,8 +398,9 @@ func Build(results *Results, opts Options) (*Report, error) {
 		config   []Config
 		cfgIndex = make(map[string]int)
 	)
-	for _, orig := range results.Results {
-		res := orig.Clone()
+	for _, res := range kept {
+		// Projections with an explicit order ("/store@(naive optimized)")
+		// add to the filter: apply it again.
 		if ok, _ := filter.Apply(res); !ok || len(res.Values) == 0 {
 			continue
 		}
@@ -405,7 +450,7 @@ func Build(results *Results, opts Options) (*Report, error) {
 		}
 	}
 	if len(cells) == 0 {
-		return nil, fmt.Errorf("compare: %w (filter %q)", ErrNoResults, opts.Filter)
+		return nil, fmt.Errorf("compare: %w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
 	}
 
 	benchproc.SortKeys(rowKeys)
@@ -424,6 +469,11 @@ func Build(results *Results, opts Options) (*Report, error) {
 
 	rep := &Report{Options: opts, Config: config, Columns: columns}
 	var general, cellWarnings warnings
+	if auto && len(plain) > 0 && len(plain) < len(names) {
+		general.add(fmt.Sprintf("%d of %d benchmarks are not certbench's (no /%s= and /%s= in the name, such as %q): "+
+			"results are grouped as benchstat groups them, rows by %s and columns by %s",
+			len(plain), len(names), ScenarioKey, StoreKey, plain[0], opts.Row, opts.Col))
+	}
 	if len(columns) == 1 {
 		general.add(fmt.Sprintf("only one column (%q for Col %q); nothing to compare", columns[0].Label, opts.Col))
 	}
@@ -512,12 +562,7 @@ func Build(results *Results, opts Options) (*Report, error) {
 			shared += common[j]
 		}
 		if shared == 0 {
-			labels := make([]string, len(columns))
-			for i, c := range columns {
-				labels[i] = fmt.Sprintf("%q", c.Label)
-			}
-			return nil, fmt.Errorf("compare: %w: no row (Row %q) has results in both baseline column %q and another column (Col %q: %s)",
-				ErrNothingInCommon, opts.Row, columns[0].Label, opts.Col, strings.Join(labels, ", "))
+			return nil, nothingInCommon(columns, rowKeys, pairs)
 		}
 		for j := 1; j < len(columns); j++ {
 			if common[j] == 0 {
@@ -678,8 +723,97 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 	return units.GetBetter(unit)
 }
 
+// projections fills in an empty row or column projection (see Options.Row
+// and Options.Col). plain says whether some results are not named like
+// certbench's own.
+func projections(row, col string, plain bool) (string, string) {
+	if row != "" && col != "" {
+		return row, col
+	}
+	if plain {
+		if row == "" {
+			row = NameRow
+		}
+		if col == "" {
+			col = NameCol
+		}
+		return row, col
+	}
+	switch {
+	case row == "" && col == "":
+		return DefaultRow, DefaultCol
+	case row == "":
+		// The certbench name keys that the columns leave over.
+		used := projectionKeys(col)
+		var keys []string
+		for _, k := range []string{"/" + ScenarioKey, "/" + StoreKey} {
+			if !slices.Contains(used, k) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return NameRow, col
+		}
+		return strings.Join(keys, ","), col
+	default:
+		if slices.Contains(projectionKeys(row), "/"+StoreKey) {
+			return row, FileKey
+		}
+		return row, DefaultCol
+	}
+}
+
+// projectionKeys returns the keys a projection names, or nil if it does
+// not parse (Build reports that when it parses the projection itself).
+func projectionKeys(proj string) []string {
+	var parser benchproc.ProjectionParser
+	filter, err := benchproc.NewFilter(DefaultFilter)
+	if err != nil {
+		return nil
+	}
+	p, err := parser.Parse(proj, filter)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, f := range p.FlattenedFields() {
+		keys = append(keys, f.Name)
+	}
+	return keys
+}
+
+// nothingInCommon is the error of Build when no row has results in both
+// the baseline column and another column. It names, for each column, a
+// few of the rows it has.
+func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchproc.Key]bool) error {
+	const shown = 3
+	var sides []string
+	for _, col := range columns {
+		var have []string
+		n := 0
+		for _, rk := range rows {
+			if !pairs[[2]benchproc.Key{rk, col.Key}] {
+				continue
+			}
+			if n++; n <= shown {
+				have = append(have, keyLabel(rk))
+			}
+		}
+		side := fmt.Sprintf("%q has %s", col.Label, strings.Join(have, ", "))
+		if n > shown {
+			side += fmt.Sprintf(" and %d more", n-shown)
+		}
+		if n == 0 {
+			side = fmt.Sprintf("%q has none", col.Label)
+		}
+		sides = append(sides, side)
+	}
+	return fmt.Errorf("compare: %w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
+}
+
 // keyLabel formats a projected key: the bare value for a one-field
-// projection, otherwise name=value pairs joined by "/".
+// projection, otherwise name=value pairs joined by "/" (the benchmark
+// name of .name and .fullname without "name=").
 func keyLabel(k benchproc.Key) string {
 	fields := k.Projection().FlattenedFields()
 	if len(fields) == 1 {
@@ -687,6 +821,10 @@ func keyLabel(k benchproc.Key) string {
 	}
 	parts := make([]string, len(fields))
 	for i, f := range fields {
+		if f.Name == ".name" || f.Name == ".fullname" {
+			parts[i] = k.Get(f)
+			continue
+		}
 		parts[i] = strings.TrimLeft(f.Name, "./") + "=" + k.Get(f)
 	}
 	return strings.Join(parts, "/")

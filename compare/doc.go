@@ -11,7 +11,9 @@
 // Table per unit, with rows (Options.Row, default "/scenario") and columns
 // (Options.Col, default "/store"). FileOptions instead compares input
 // files: rows "/scenario,/store", columns ".file", so a base run can be
-// compared with a head run. Columns appear in input order unless
+// compared with a head run. Results without certbench's name keys (plain
+// go test -bench output) are grouped as benchstat groups them: rows by
+// ".fullname", columns by ".file". Columns appear in input order unless
 // Options.Columns gives an explicit order; the first column is the
 // baseline.
 //

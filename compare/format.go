@@ -86,14 +86,21 @@ func superscript(n int) string {
 	return string(s)
 }
 
-// rowHeader names the row fields, e.g. "scenario" or "scenario/store".
-func (t *Table) rowHeader() string {
+// RowHeader names the row fields of t for a table header, such as
+// "scenario", "scenario/store" or, for rows by .name or .fullname,
+// "benchmark". It is "" if t has no rows.
+func (t *Table) RowHeader() string {
 	if len(t.Rows) == 0 {
 		return ""
 	}
 	var names []string
 	for _, f := range t.Rows[0].Key.Projection().FlattenedFields() {
-		names = append(names, strings.TrimLeft(f.Name, "./"))
+		switch f.Name {
+		case ".name", ".fullname":
+			names = append(names, "benchmark")
+		default:
+			names = append(names, strings.TrimLeft(f.Name, "./"))
+		}
 	}
 	return strings.Join(names, "/")
 }

@@ -118,7 +118,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Unit:       t.Unit,
 			Assumption: t.Assumption.SummaryLabel(),
 			Better:     map[int]string{-1: "lower", 1: "higher"}[t.Better],
-			RowHeader:  t.rowHeader(),
+			RowHeader:  t.RowHeader(),
 			Rows:       []jsonRow{},
 			Geomean:    []*jsonGeomean{},
 		}

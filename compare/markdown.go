@@ -64,7 +64,7 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 	}
 
 	b.WriteString("|")
-	cells(mdEscape(t.rowHeader()))
+	cells(mdEscape(t.RowHeader()))
 	for j, col := range t.Columns {
 		cells(mdEscape(col.Label))
 		if j > 0 {
