@@ -4,7 +4,7 @@
 #
 #   scripts/gate-sensitivity.sh [RUNS] [extra test flags...]
 #
-# Runs TestSensitivity in gate/internal/variants: for each variant of the
+# Runs TestSensitivity in stores/variants: for each variant of the
 # optimized store (none = A/A control, allocs = one more allocation per
 # certificate per refresh, bytes = +5% B/op, slow = +25% time per refresh),
 # RUNS times (default 10): CERTBENCH_COUNT (default 10, as ci-compare.sh) rounds of one process
@@ -20,5 +20,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 shift || true
-exec go test ./gate/internal/variants -run '^TestSensitivity$' -count=1 -timeout 3h -v \
+exec go test ./stores/variants -run '^TestSensitivity$' -count=1 -timeout 3h -v \
   -args -runs="$runs" -count="${CERTBENCH_COUNT:-10}" "$@"

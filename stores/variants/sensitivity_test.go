@@ -17,7 +17,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
-	"github.com/certbench/certbench/gate/internal/variants"
+	"github.com/certbench/certbench/stores/variants"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
 )
@@ -132,7 +132,7 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 // in ABBA order, then gate.Evaluate with the default policy. It is skipped
 // unless -runs is given:
 //
-//	go test ./gate/internal/variants -run TestSensitivity -timeout 2h -args -runs=10
+//	go test ./stores/variants -run TestSensitivity -timeout 2h -args -runs=10
 //
 // The allocs and bytes variants must fail every run, the slow variant at
 // least 90% of runs; the none variant (A/A) is reported, not asserted.

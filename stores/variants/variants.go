@@ -1,6 +1,8 @@
 // Package variants wraps a certificate store with deliberate, known
 // regressions, to measure how reliably certbench gate catches them (its
-// sensitivity). It is test support: no shipped binary imports it.
+// sensitivity). It is test support: no shipped binary imports it, and
+// TestSensitivity beside it (scripts/gate-sensitivity.sh) is the
+// measurement.
 //
 // A variant changes only what it is named for, as far as a wrapper can:
 //
