@@ -23,7 +23,8 @@
 //
 //   - NoConfiguration: before the first Update, lookups return
 //     certstore.ErrNoCertificate, and a generation held from then stays so.
-//   - Lookup/<case>: the matching rules of one store (lowercased SNI, exact
+//   - Lookup/<case>: the matching rules of one store (lowercased SNI,
+//     non-ASCII letters and the Kelvin sign included, exact
 //     names before wildcards, one-label wildcards, IP SANs, common names,
 //     first-in-configuration tie-breaks, configured default on a miss or an
 //     empty SNI), each expectation also checked against [certstore.Match].

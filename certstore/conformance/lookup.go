@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 )
 
@@ -57,6 +58,25 @@ func (su *suite) testNoConfiguration(t *testing.T) {
 	})
 }
 
+// Labels of the fixtures of the Unicode case rules. DNS names are ASCII
+// (IA5String), so the non-ASCII names are common names.
+const (
+	lUnicode     = "unicode"      // CN ÉXAMPLE.TEST
+	lKelvin      = "kelvin"       // CN "\u212AELVIN.TEST" (Kelvin sign), DNS kelvin.example.test
+	lUnicodeWild = "unicode-wild" // CN *.ÜBER.TEST
+)
+
+// unicodeLeaves are the certificates of the Unicode case rules, issued by
+// makeFixtures with the others.
+var unicodeLeaves = []struct {
+	label string
+	leaf  certgen.Leaf
+}{
+	{lUnicode, certgen.Leaf{CommonName: "ÉXAMPLE.TEST"}},
+	{lKelvin, certgen.Leaf{CommonName: "\u212AELVIN.TEST", DNSNames: []string{"kelvin.example.test"}}},
+	{lUnicodeWild, certgen.Leaf{CommonName: "*.ÜBER.TEST"}},
+}
+
 // lookupConfig is the configuration of the Lookup checks: one store, the
 // wildcard before the exact name it covers.
 func (su *suite) lookupConfig() *certstore.Config {
@@ -65,6 +85,7 @@ func (su *suite) lookupConfig() *certstore.Config {
 		Certificates: []certstore.Certificate{
 			c[lWild].entry(), c[lWWW].entry(), c[lMixed].entry(), c[lCNOnly].entry(),
 			c[lIP].entry(), c[lDup1].entry(), c[lDup2].entry(), c[lDeep].entry(),
+			c[lUnicode].entry(), c[lKelvin].entry(), c[lUnicodeWild].entry(),
 		},
 		Stores: map[string]certstore.StoreConfig{storeDefault: {DefaultCertificate: c[lDefault].pairPtr()}},
 	}
@@ -100,6 +121,27 @@ var lookupCases = []lookupWant{
 	{name: "Miss", sni: miss, want: lDefault},
 	{name: "SuffixOfNameIsNoMatch", sni: "www.example.com.evil.test", want: lDefault},
 	{name: "PrefixOfNameIsNoMatch", sni: "ww.example.co", want: lDefault},
+
+	// Lowercasing is strings.ToLower's, non-ASCII letters included, with
+	// or without an ASCII capital in the SNI; certificate names are
+	// lowercased the same way.
+	{name: "UnicodeLowercaseSNI", sni: "éxample.test", want: lUnicode},
+	{name: "UnicodeCapitalOnlyNonASCII", sni: "Éxample.test", want: lUnicode},
+	{name: "UnicodeCapitalsMixed", sni: "ÉxAmple.test", want: lUnicode},
+	{name: "UnicodeCapitalsMixed", sni: "éXAMPLE.test", want: lUnicode},
+	{name: "UnicodeUppercaseSNI", sni: "ÉXAMPLE.TEST", want: lUnicode},
+	{name: "UnicodeNoAccentFolding", sni: "example.test", want: lDefault},
+	{name: "KelvinSignInCertificate", sni: "kelvin.test", want: lKelvin},
+	{name: "KelvinSignInCertificate", sni: "KELVIN.TEST", want: lKelvin},
+	{name: "KelvinSignInSNI", sni: "\u212Aelvin.example.test", want: lKelvin},
+	{name: "KelvinSignInSNI", sni: "\u212AELVIN.Example.Test", want: lKelvin},
+	{name: "KelvinSignInBoth", sni: "\u212Aelvin.test", want: lKelvin},
+	{name: "UnicodeWildcard", sni: "a.über.test", want: lUnicodeWild},
+	{name: "UnicodeWildcardCapitalOnlyNonASCII", sni: "a.Über.test", want: lUnicodeWild},
+	{name: "UnicodeWildcardCapitalsMixed", sni: "A.ÜBER.test", want: lUnicodeWild},
+	{name: "UnicodeWildcardNotTwoLabels", sni: "a.b.Über.test", want: lDefault},
+	{name: "NonASCIILabelUnderWildcard", sni: "Ü.example.com", want: lWild},
+	{name: "KelvinSignLabelUnderWildcard", sni: "\u212A.Example.com", want: lWild},
 }
 
 func (su *suite) testLookup(t *testing.T) {

@@ -62,8 +62,10 @@
 //   - Like Traefik v3.7, the model builds one wildcard candidate ("*." +
 //     parent), so a wildcard covers exactly one label; unlike Traefik, a
 //     wildcard never matches an IP SNI.
-//   - IP SNI values are normalized with certstore.NormalizeServerName so
-//     that IP SANs match in any textual form; Traefik only lowercases.
+//   - The SNI is normalized with certstore.NormalizeServerName: lowercased
+//     with strings.ToLower as Traefik does (non-ASCII letters included),
+//     except that an IP address is put in canonical form instead, so that
+//     IP SANs match in any textual form; Traefik only lowercases.
 //     Traefik trims spaces and, with no SNI, matches the connection's local
 //     address; the model does neither and serves the default for no SNI.
 //   - Updates are serialized by their own mutex and the read/write lock is

@@ -75,7 +75,7 @@ func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls
 	}
 	var sni string
 	if hello != nil {
-		sni = certstore.NormalizeServerName(strings.ToLower(hello.ServerName))
+		sni = certstore.NormalizeServerName(hello.ServerName)
 	}
 	if c := st.bestCertificate(sni); c != nil {
 		return c, nil

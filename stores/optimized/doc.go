@@ -82,8 +82,11 @@
 //
 // # Lookups
 //
-// A lookup allocates nothing and takes a few tens of nanoseconds: the SNI is
-// lowercased into a stack buffer only when it has an upper-case letter, map
+// A lookup of an ASCII host name allocates nothing and takes a few tens of
+// nanoseconds: the SNI is lowercased into a stack buffer only when it has an
+// upper-case letter (one with non-ASCII bytes goes through strings.ToLower,
+// as certstore.NormalizeServerName does, which allocates only when it
+// changes the name), map
 // lookups index with string(buf[:n]) (which the compiler does not allocate
 // for), a wildcard lookup indexes the wildcard map with the parent domain as
 // a substring of the SNI, and an SNI that is an IP address is parsed with

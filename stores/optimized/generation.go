@@ -51,10 +51,12 @@ const maxStackName = 256
 // string(buf[:n]) (which Go does not allocate for), a wildcard lookup uses
 // the parent domain as a substring, and an IP SNI is parsed with
 // netip.ParseAddr into a netip.Addr key. Only SNI values that are not host
-// names allocate: one with both an ASCII upper-case letter and a non-ASCII
-// byte, or longer than 256 bytes, is lowercased with strings.ToLower as
-// certstore.NormalizeServerName does, and one with a colon that is not an
-// IPv6 address costs netip.ParseAddr's error.
+// names allocate: one with a non-ASCII byte is lowercased with
+// strings.ToLower as certstore.NormalizeServerName does (allocating only
+// when that changes it: a non-ASCII capital, an ASCII capital beside a
+// non-ASCII byte, or invalid UTF-8), one longer than 256 bytes with an
+// upper-case letter likewise, and one with a colon that is not an IPv6
+// address costs netip.ParseAddr's error.
 func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	var st *storeIndex
 	if store == certstore.DefaultStore {
@@ -95,11 +97,15 @@ func (st *storeIndex) find(sni string) *tls.Certificate {
 			nonASCII = true
 		}
 	}
+	if nonASCII || upper && len(sni) > maxStackName {
+		// Non-ASCII letters are lowered too (certstore.NormalizeServerName,
+		// strings.ToLower semantics), whether or not there is an ASCII
+		// capital; strings.ToLower returns sni itself, without
+		// allocating, when nothing changes.
+		return findLower(st, strings.ToLower(sni), sni)
+	}
 	if !upper {
 		return findLower(st, sni, sni)
-	}
-	if nonASCII || len(sni) > maxStackName {
-		return findLower(st, strings.ToLower(sni), sni)
 	}
 	var buf [maxStackName]byte
 	b := buf[:len(sni)]

@@ -61,6 +61,9 @@ var lookupFixtures = sync.OnceValues(func() ([]fixture, fixture) {
 		mk(10, "odd", "", []string{"*.", "*", "1.2.3", "*.1.2.3", "::FFFF:10.9.9.9", longName}, nil),
 		mk(11, "ip2", "", []string{"d.example.com"}, []string{"10.0.0.1"}),
 		mk(13, "ip6letter", "", []string{"*.2.3.4"}, []string{"fd00::1"}),
+		mk(14, "unicode", "ÉXAMPLE.TEST", nil, nil),
+		mk(15, "kelvin", "\u212AELVIN.TEST", nil, nil),
+		mk(16, "uwild", "*.ÜBER.TEST", nil, nil),
 	}
 	def := mk(12, "otherDef", "", []string{"otherdef.example.com"}, nil)
 	return certs, def
@@ -235,6 +238,7 @@ func FuzzLookup(f *testing.F) {
 		"1.2.3.4%x", "x.1.2.3", "*", "*.", ".", "..", "a.", ".a", "ÄA.example.com", "Ä.wild.example.com",
 		"K.wild.example.com", "\xff.WILD.example.com", longName, strings.ToUpper(longName) + "X",
 		"upper.example.com", "192.0.2.7", "::FFFF:10.9.9.9", "z.o.example.com", "",
+		"Éxample.test", "ÉxAmple.test", "éxample.test", "\u212Aelvin.test", "a.Über.test", "a.über.TEST",
 	} {
 		f.Add(sni)
 	}
@@ -261,6 +265,38 @@ func FuzzLookup(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnicodeCase checks that non-ASCII letters of the SNI are lowercased
+// whether or not it also has an ASCII capital, as certstore.Names lowercases
+// the certificate's names (certstore.NormalizeServerName).
+func TestUnicodeCase(t *testing.T) {
+	s := New()
+	mustUpdate(t, s, lookupConfig())
+	for _, tt := range []struct{ sni, want string }{
+		{"Éxample.test", "unicode"},
+		{"ÉxAmple.test", "unicode"},
+		{"éxample.test", "unicode"},
+		{"ÉXAMPLE.TEST", "unicode"},
+		{"\u212Aelvin.test", "kelvin"},
+		{"kelvin.test", "kelvin"},
+		{"KELVIN.test", "kelvin"},
+		{"a.Über.test", "uwild"},
+		{"a.ÜBER.TEST", "uwild"},
+		{"\u212A.wild.example.com", "exactA"},
+		{"x.\u212A.wild.example.com", "generated"},
+	} {
+		c, err := lookup(s, certstore.DefaultStore, tt.sni)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := labelOf(c); got != tt.want {
+			t.Errorf("Certificate(%q) = %s, want %s", tt.sni, got, tt.want)
+		}
+		if ref := reference(certstore.DefaultStore, tt.sni); ref != tt.want && !(ref == "" && tt.want == "generated") {
+			t.Errorf("certstore.Match(%q) = %q, want %s", tt.sni, ref, tt.want)
+		}
+	}
 }
 
 // FuzzCouldBeIP checks the filter that keeps lookups from calling
@@ -301,6 +337,8 @@ func TestLookupAllocations(t *testing.T) {
 		{"empty SNI", certstore.DefaultStore, ""},
 		{"named store hit", "other", "other.example.com"},
 		{"named store miss", "other", "nothing.example.com"},
+		{"lowercase non-ASCII hit", certstore.DefaultStore, "éxample.test"},
+		{"lowercase non-ASCII wildcard", certstore.DefaultStore, "a.über.test"},
 	} {
 		hello := &tls.ClientHelloInfo{ServerName: tt.sni}
 		allocs := testing.AllocsPerRun(100, func() {
