@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/sweep"
@@ -46,16 +47,22 @@ type htmlPage struct {
 	Config    []compare.Config
 	Families  []htmlFamily
 	Exponents *htmlTable
-	Scenarios []htmlChart
-	Tables    []htmlTable
-	Legend    string
-	Notes     []string
+	// ChartsTitle heads the bar charts: "Scenarios", or "Benchmarks"
+	// when the rows are not scenarios (plain go test -bench results).
+	ChartsTitle string
+	Scenarios   []htmlChart
+	Tables      []htmlTable
+	Legend      string
+	Notes       []string
 }
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS
 // and inline SVG charts, no scripts, no external resources.
 func (r *Report) WriteHTML(w io.Writer) error {
-	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config}
+	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios"}
+	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
+		page.ChartsTitle = "Benchmarks"
+	}
 	for _, fam := range r.families() {
 		hf := htmlFamily{Name: fam, Medians: r.medianTable(fam)}
 		for _, ch := range r.Growth {
@@ -107,13 +114,9 @@ func toHTML(ch *Chart) (htmlChart, error) {
 // compareTable renders one of compare's tables.
 func compareTable(t *compare.Table) htmlTable {
 	ht := htmlTable{ID: "table-" + safeID(t.Unit), Title: infoOf(t.Unit).title + " (" + t.Unit + ")"}
-	header := "scenario"
-	if len(t.Rows) > 0 {
-		var names []string
-		for _, f := range t.Rows[0].Key.Projection().FlattenedFields() {
-			names = append(names, trimKey(f.Name))
-		}
-		header = joinSlash(names)
+	header := t.RowHeader()
+	if header == "" {
+		header = "scenario"
 	}
 	ht.Header = []string{header}
 	for j, col := range t.Columns {
@@ -260,24 +263,6 @@ func kText(k float64) string {
 	return strconv.FormatFloat(k, 'f', 2, 64)
 }
 
-func trimKey(s string) string {
-	for len(s) > 0 && (s[0] == '/' || s[0] == '.') {
-		s = s[1:]
-	}
-	return s
-}
-
-func joinSlash(parts []string) string {
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += "/"
-		}
-		s += p
-	}
-	return s
-}
-
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -316,7 +301,7 @@ pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 {{end}}</pre></details>{{end}}
 <nav><ul>
 {{if .Families}}<li><a href="#growth">Growth with pool size</a></li>{{range .Families}}<li><a href="#growth-{{.Name}}">{{.Name}}</a></li>{{end}}{{end}}
-{{if .Scenarios}}<li><a href="#scenarios">Scenarios</a></li>{{range .Scenarios}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{end}}
+{{if .Scenarios}}<li><a href="#scenarios">{{.ChartsTitle}}</a></li>{{range .Scenarios}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{end}}
 {{if .Tables}}<li><a href="#tables">Comparison tables</a></li>{{end}}
 </ul></nav>
 {{if .Families}}
@@ -333,7 +318,7 @@ pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 {{end}}
 {{if .Scenarios}}
 <section id="scenarios">
-<h2>Scenarios</h2>
+<h2>{{.ChartsTitle}}</h2>
 {{with index .Scenarios 0}}<p>{{.Caption}}</p>{{end}}
 {{range .Scenarios}}
 <figure id="{{.ID}}">{{.SVG}}</figure>

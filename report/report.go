@@ -24,8 +24,10 @@ type Options struct {
 	// present; nil means DefaultGrowthUnits.
 	GrowthUnits []string
 	// Compare configures the comparison of results that are not sweep
-	// samples; the zero value compares stores (rows /scenario, columns
-	// /store, the first store the baseline).
+	// samples, one chart per row and one bar per column; the zero value
+	// compares stores (rows /scenario, columns /store, the first store
+	// the baseline), or for plain go test -bench results the input
+	// files (rows by benchmark name, columns by file), as benchstat does.
 	Compare compare.Options
 }
 
@@ -52,8 +54,8 @@ type Report struct {
 	// Curves are the growth curves of the sweep samples; nil when there
 	// are none.
 	Curves []sweep.Curve
-	// Growth holds one chart per sweep family; Scenarios one per
-	// scenario of Compare.
+	// Growth holds one chart per sweep family; Scenarios one per row
+	// of Compare (a scenario, or a benchmark of a plain go test file).
 	Growth, Scenarios []*Chart
 
 	colors colors
@@ -103,10 +105,22 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 		}
 	}
 	if r.Compare != nil {
+		ids := make(map[string]int)
 		for _, row := range r.rowLabels() {
-			if ch := r.scenarioChart(row); ch != nil {
-				r.Scenarios = append(r.Scenarios, ch)
+			ch := r.scenarioChart(row)
+			if ch == nil {
+				continue
 			}
+			// Rows that differ only in characters an ID cannot hold
+			// ("Lookup/exact", "Lookup exact") still get their own
+			// chart file and anchor.
+			if n := ids[ch.ID]; n > 0 {
+				ids[ch.ID]++
+				ch.ID = fmt.Sprintf("%s-%d", ch.ID, n+1)
+			} else {
+				ids[ch.ID] = 1
+			}
+			r.Scenarios = append(r.Scenarios, ch)
 		}
 	}
 	return r, nil
@@ -245,7 +259,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
 		Caption: "Median of the samples (bars and values) with its 95% confidence interval (error bars; none with fewer than 6 samples or for exact units). " +
-			"Panels whose stores differ by more than 30× use a logarithmic axis.",
+			"Panels whose bars differ by more than 30× use a logarithmic axis.",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,
 	}
