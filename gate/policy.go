@@ -3,8 +3,10 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,38 +62,191 @@ const (
 )
 
 // A Threshold is the largest increase of a metric that is not a
-// regression: relative to the base (Percent) or absolute (in the unit,
-// seconds for sec/op). The zero Threshold allows no increase at all.
+// regression: relative to the base (a percentage) or an absolute amount
+// of the unit's measure (seconds, bytes, allocations, goroutines). The
+// zero Threshold allows no increase at all.
 type Threshold struct {
 	// Value is the allowed increase: a percentage if Relative, else an
-	// amount of the unit.
+	// amount in the base unit of Measure (seconds, not milliseconds;
+	// bytes, not KiB).
 	Value float64
 	// Relative makes Value a percentage of the base value.
 	Relative bool
 	// Off means the metric is not gated.
 	Off bool
+	// Measure is what an absolute, non-zero Value counts: one of
+	// MeasureSeconds, MeasureBytes, MeasureAllocs or MeasureGoroutines. It
+	// must match the unit the threshold is set for (see MeasureOf); it is
+	// empty for relative, off and zero thresholds.
+	Measure string
 }
 
-// ParseThreshold parses "+2%" (relative), "+0" or "+1024" (absolute, in
-// the unit) or "off". The sign is optional; a threshold cannot be
-// negative.
+// The measures of absolute thresholds, and the suffixes ParseThreshold
+// reads for them.
+const (
+	// MeasureSeconds is time: ParseThreshold reads the suffixes of
+	// time.ParseDuration (ns, us, µs, ms, s, m, h).
+	MeasureSeconds = "s"
+	// MeasureBytes is memory: suffixes B, KiB, MiB, GiB (powers of 1024)
+	// and kB, MB, GB (powers of 1000).
+	MeasureBytes = "B"
+	// MeasureAllocs is a count of heap objects: suffix allocs (or alloc).
+	MeasureAllocs = "allocs"
+	// MeasureGoroutines is a count of goroutines: suffix goroutines (or
+	// goroutine).
+	MeasureGoroutines = "goroutines"
+)
+
+// MeasureOf returns the measure of an absolute threshold for unit (one of
+// Units; "ns/op" is read as "sec/op"), or "" for a unit the gate does not
+// know.
+func MeasureOf(unit string) string {
+	switch unit {
+	case UnitSec, "ns/op":
+		return MeasureSeconds
+	case UnitBytes, UnitRetained, UnitRetainedPerCert:
+		return MeasureBytes
+	case UnitAllocs:
+		return MeasureAllocs
+	case UnitGoroutines:
+		return MeasureGoroutines
+	}
+	return ""
+}
+
+// exampleAmount is how an absolute threshold of n in measure m is
+// written, for error messages.
+func exampleAmount(m, n string) string {
+	switch m {
+	case MeasureSeconds:
+		return "+" + n + "ms"
+	case MeasureBytes:
+		return "+" + n + "KiB"
+	case MeasureAllocs, MeasureGoroutines:
+		return "+" + n + m
+	}
+	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs or +" + n + "goroutines"
+}
+
+// amounts are the suffixes of absolute thresholds: their measure and the
+// factor to its base unit.
+var amounts = map[string]struct {
+	measure string
+	factor  float64
+}{
+	"ns": {MeasureSeconds, 1e-9}, "us": {MeasureSeconds, 1e-6}, "µs": {MeasureSeconds, 1e-6}, "μs": {MeasureSeconds, 1e-6},
+	"ms": {MeasureSeconds, 1e-3}, "s": {MeasureSeconds, 1},
+	"B": {MeasureBytes, 1}, "KiB": {MeasureBytes, 1 << 10}, "MiB": {MeasureBytes, 1 << 20}, "GiB": {MeasureBytes, 1 << 30},
+	"kB": {MeasureBytes, 1e3}, "MB": {MeasureBytes, 1e6}, "GB": {MeasureBytes, 1e9},
+	"alloc": {MeasureAllocs, 1}, "allocs": {MeasureAllocs, 1},
+	"goroutine": {MeasureGoroutines, 1}, "goroutines": {MeasureGoroutines, 1},
+}
+
+// thresholdSyntax splits a threshold into its number (without the
+// optional leading +) and what follows it.
+var thresholdSyntax = regexp.MustCompile(`^\+?((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(.*)$`)
+
+// ParseThreshold parses a threshold as a user writes it:
+//
+//   - "+N%": relative, N percent of the base value;
+//   - "+N" followed by the unit of an absolute amount: time ("+500ns",
+//     "+1.5us" or "+1.5µs", "+10ms", "+1s"), bytes ("+512B", "+4KiB",
+//     "+1MiB", "+1GiB"; "+2kB", "+2MB", "+2GB" are powers of 1000) or a
+//     count ("+1allocs", "+2goroutines"); a space may separate the number
+//     and its unit;
+//   - "+0": no increase at all (relative and absolute agree);
+//   - "off": not gated.
+//
+// The sign is optional; a threshold cannot be negative. A bare non-zero
+// number is an error: "sec/op: 10" would mean ten seconds, not ten
+// percent, so the threshold must say which it is. "m" is an error too:
+// minutes to time.ParseDuration, milli in benchstat's tables. Whether an
+// absolute amount fits a unit (time for sec/op, bytes for B/op and
+// retained-B) is checked where the threshold is set (Policy.SetMax,
+// ParseMax, ParseConfig); see MeasureOf.
 func ParseThreshold(s string) (Threshold, error) {
+	return parseThreshold("", s)
+}
+
+// parseThreshold is ParseThreshold with the unit the threshold is for, if
+// known: the hints name that unit's amounts and an amount of another
+// measure is an error.
+func parseThreshold(unit, s string) (Threshold, error) {
 	t := strings.TrimSpace(s)
 	if t == "off" || t == "none" {
 		return Threshold{Off: true}, nil
 	}
+	want := MeasureOf(unit)
+	bad := func(why string) (Threshold, error) {
+		return Threshold{}, fmt.Errorf("threshold %q: %s; want +N%% (relative to the base), %s (absolute) or off", s, why, exampleAmount(want, "N"))
+	}
+	m := thresholdSyntax.FindStringSubmatch(t)
+	if m == nil {
+		if strings.HasPrefix(t, "-") {
+			return bad("a threshold cannot be negative")
+		}
+		return bad("not a number")
+	}
+	num, suffix := m[1], m[2]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return bad("not a number")
+	}
 	var th Threshold
-	if rest, ok := strings.CutSuffix(t, "%"); ok {
-		th.Relative = true
-		t = rest
+	switch a, ok := amounts[suffix]; {
+	case suffix == "%":
+		return Threshold{Value: v, Relative: true}, nil
+	case suffix == "":
+		if v != 0 {
+			return Threshold{}, fmt.Errorf("threshold %q: a bare number is ambiguous; write +%s%% (relative to the base) or %s (absolute)",
+				s, num, exampleAmount(want, num))
+		}
+		return Threshold{}, nil
+	case suffix == "m" || suffix == "h":
+		return bad(fmt.Sprintf("%q is ambiguous (minutes or hours to Go, milli in benchstat's tables): write ms or s", suffix))
+	case !ok:
+		return bad(fmt.Sprintf("unknown amount %q", suffix))
+	default:
+		th = Threshold{Value: v * a.factor, Measure: a.measure}
 	}
-	t = strings.TrimPrefix(t, "+")
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || t == "" || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Threshold{}, fmt.Errorf("threshold %q: want +N%% (relative), +N (absolute, in the unit) or off", s)
+	if th.Value == 0 {
+		th.Measure = ""
 	}
-	th.Value = v
+	if unit != "" {
+		if err := th.check(unit); err != nil {
+			return Threshold{}, fmt.Errorf("threshold %q: %w", s, err)
+		}
+	}
 	return th, nil
+}
+
+// check reports whether t can be the threshold of unit.
+func (t Threshold) check(unit string) error {
+	switch {
+	case math.IsNaN(t.Value) || math.IsInf(t.Value, 0):
+		return fmt.Errorf("%s: threshold %v is not a number", unit, t.Value)
+	case t.Value < 0:
+		return fmt.Errorf("%s: negative threshold", unit)
+	case t.Off || t.Relative || t.Value == 0:
+		return nil
+	case t.Measure == "":
+		return fmt.Errorf("%s: absolute threshold %v has no Measure (seconds, bytes, ...)", unit, t.Value)
+	case t.Measure != MeasureOf(unit):
+		return fmt.Errorf("%s is measured in %s, not %s: write +N%% or %s", unit, measureName(MeasureOf(unit)), measureName(t.Measure), exampleAmount(MeasureOf(unit), "N"))
+	}
+	return nil
+}
+
+func measureName(m string) string {
+	switch m {
+	case MeasureSeconds:
+		return "time"
+	case MeasureBytes:
+		return "bytes"
+	case MeasureAllocs:
+		return "allocations"
+	}
+	return m
 }
 
 // MustThreshold is ParseThreshold for constants; it panics on error.
@@ -103,15 +258,36 @@ func MustThreshold(s string) Threshold {
 	return th
 }
 
-// String formats t as ParseThreshold reads it: "+2%", "+0", "off".
+// String formats t as ParseThreshold reads it: "+2%", "+0", "+10ms",
+// "+4KiB", "+1allocs", "off".
 func (t Threshold) String() string {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	switch {
 	case t.Off:
 		return "off"
 	case t.Relative:
-		return "+" + strconv.FormatFloat(t.Value, 'g', -1, 64) + "%"
+		return "+" + num(t.Value) + "%"
+	case t.Value == 0 || t.Measure == "":
+		return "+" + num(t.Value)
+	case t.Measure == MeasureSeconds:
+		return "+" + scaled(t.Value, []string{"s", "ms", "µs", "ns"})
+	case t.Measure == MeasureBytes:
+		return "+" + scaled(t.Value, []string{"GiB", "MiB", "KiB", "B"})
 	}
-	return "+" + strconv.FormatFloat(t.Value, 'g', -1, 64)
+	return "+" + num(t.Value) + t.Measure
+}
+
+// scaled writes v with the first of suffixes (largest first; see amounts)
+// in which it is at least 1, to 12 significant digits: exact for what
+// ParseThreshold reads, without float noise such as 10.000000000000002.
+func scaled(v float64, suffixes []string) string {
+	for i, u := range suffixes {
+		x := v / amounts[u].factor
+		if x >= 1 || i == len(suffixes)-1 {
+			return strconv.FormatFloat(x, 'g', 12, 64) + u
+		}
+	}
+	return ""
 }
 
 // Allowed returns the largest change from base that t allows, in the
@@ -140,8 +316,9 @@ func (t Threshold) Beats(base, head float64) bool {
 }
 
 // ParseMax parses a --max flag value, "UNIT=THRESHOLD" such as
-// "allocs/op=+0%"; "ns/op" is read as "sec/op". The unit must be one of
-// Units.
+// "allocs/op=+0%" or "sec/op=+2ms"; "ns/op" is read as "sec/op". The unit
+// must be one of Units and an absolute threshold must be an amount of its
+// measure (see ParseThreshold). Errors name the flag.
 func ParseMax(s string) (unit string, th Threshold, err error) {
 	u, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -151,7 +328,7 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 	if err != nil {
 		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
 	}
-	th, err = ParseThreshold(v)
+	th, err = parseThreshold(unit, v)
 	if err != nil {
 		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
 	}
@@ -226,6 +403,11 @@ type Policy struct {
 	// Strict turns a machine or Go version mismatch between base and
 	// head into a failure instead of a warning.
 	Strict bool
+
+	// Source says where the policy came from, for the report's policy
+	// line ("certbench.yaml (found in the working directory)", "built-in
+	// defaults"); empty leaves it out.
+	Source string
 }
 
 // DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
@@ -275,10 +457,15 @@ func cloneMax(m map[string]Threshold) map[string]Threshold {
 }
 
 // SetMax sets the top-level threshold of unit ("ns/op" is read as
-// "sec/op"), as the --max flag does.
+// "sec/op"), as the --max flag does. It fails if the unit is unknown or
+// th does not fit it (an absolute amount of another measure, a negative
+// value).
 func (p *Policy) SetMax(unit string, th Threshold) error {
 	unit, err := CheckUnit(unit)
 	if err != nil {
+		return err
+	}
+	if err := th.check(unit); err != nil {
 		return err
 	}
 	if p.Max == nil {
@@ -313,6 +500,22 @@ func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
 	return th, ok
 }
 
+// MinSamplesFor returns the fewest samples per side with which a
+// two-sided Mann-Whitney U test can reach a p-value below alpha at all
+// (4 at alpha 0.05, 5 at 0.01), and at least MinExactSamples. A smaller
+// MinSamples would change nothing: Evaluate reports such comparisons as
+// TooFewSamples anyway. It returns 0 if alpha is not in (0, 1).
+func MinSamplesFor(alpha float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		return 0
+	}
+	n := MinExactSamples
+	for minP(n, n) >= alpha {
+		n++
+	}
+	return n
+}
+
 // withDefaults fills zero fields and checks the policy.
 func (p Policy) withDefaults() (Policy, error) {
 	if p.Alpha == 0 {
@@ -326,21 +529,22 @@ func (p Policy) withDefaults() (Policy, error) {
 	}
 	var errs []error
 	if !(p.Alpha > 0 && p.Alpha < 1) {
-		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1", p.Alpha))
+		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1 (exclusive)", p.Alpha))
 	}
-	if p.MinSamples < 2 {
-		errs = append(errs, fmt.Errorf("min samples %d: want at least 2", p.MinSamples))
+	if p.MinSamples < MinExactSamples {
+		errs = append(errs, fmt.Errorf("min samples %d: want at least %d", p.MinSamples, MinExactSamples))
 	}
 	if p.Correction != Holm && p.Correction != NoCorrection {
 		errs = append(errs, fmt.Errorf("correction %q: want %q or %q", p.Correction, Holm, NoCorrection))
 	}
 	check := func(where string, m map[string]Threshold) {
-		for u, th := range m {
+		for _, u := range slices.Sorted(maps.Keys(m)) {
 			if _, err := CheckUnit(u); err != nil || u == "ns/op" {
-				errs = append(errs, fmt.Errorf("%s: %v", where, fmt.Errorf("unknown unit %q (known: %s)", u, strings.Join(Units, ", "))))
+				errs = append(errs, fmt.Errorf("%s: unknown unit %q (known: %s)", where, u, strings.Join(Units, ", ")))
+				continue
 			}
-			if th.Value < 0 || math.IsNaN(th.Value) {
-				errs = append(errs, fmt.Errorf("%s: %s: negative threshold", where, u))
+			if err := m[u].check(u); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
 			}
 		}
 	}
