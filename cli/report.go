@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,6 +19,7 @@ func newReportCmd() *cobra.Command {
 		growthUnits            []string
 		dpi                    int
 		table, byFile          bool
+		sel                    selectFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "report RESULTS...",
@@ -32,30 +32,51 @@ resources, charts as inline SVG. It shows
     allocation and retained heap against the number of certificates, one
     line per store, with the fitted exponent k (value ≈ c·N^k);
   - per scenario, bar charts of each metric per store: the median with
-    its 95% confidence interval;
+    its 95% confidence interval (for plain go test -bench files, per
+    benchmark, one bar per file, as benchstat compares them);
   - the comparison tables of certbench compare and the sweep's medians
     and exponents.
 
---png DIR also writes every chart as DIR/<chart>.png, for pull requests and
-READMEs. --growth-chart FILE (.svg or .png) writes one small growth chart
+It writes the page to the file -o names (default report.html), never to
+stdout, and prints the names of the files it wrote. --png DIR also writes
+every chart as DIR/<chart>.png, for pull requests and READMEs.
+--growth-chart FILE (.svg or .png) writes one small growth chart
 (--growth-family, default the first family; --growth-units, default time
-and retained heap), the picture for a README.`,
+and retained heap), the picture for a README.
+
+--row, --col and --filter group and select the results that are not sweep
+samples as benchstat's -row, -col and -filter do: one chart per row, one
+bar per column (--by-file is --col .file).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output == "" {
+				return usagef("-o: name the HTML file to write")
+			}
+			if byFile && sel.col != "" {
+				return usagef("--by-file and --col both choose the columns; give one (--by-file is --col .file)")
+			}
+			if err := sel.check(); err != nil {
+				return err
+			}
 			rs, err := compare.Load(args...)
 			if err != nil {
 				return usageError(err)
 			}
 			opts := report.Options{Title: title}
+			opts.Compare.Row, opts.Compare.Col, opts.Compare.Filter = sel.row, sel.col, sel.filter
 			if byFile {
-				opts.Compare = compare.FileOptions()
+				opts.Compare.Col = compare.FileKey
 			}
 			rep, err := report.Build(rs, opts)
 			if err != nil {
-				if errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrNoResults) {
-					return usageError(err)
+				return buildError(err, cmd, nil, &sel, strings.Join(args, ", ")+" (other than sweep samples)")
+			}
+			if rep.Compare == nil {
+				for _, fl := range []string{"row", "col", "filter", "by-file"} {
+					if cmd.Flags().Changed(fl) {
+						return usagef("--%s applies to results other than sweep samples; %s hold only sweep samples", fl, strings.Join(args, ", "))
+					}
 				}
-				return err
 			}
 			out := cmd.OutOrStdout()
 			var page bytes.Buffer
@@ -103,7 +124,7 @@ and retained heap), the picture for a README.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&output, "output", "o", "report.html", "HTML file to write")
+	fs.StringVarP(&output, "output", "o", "report.html", "write the HTML page to this file (not stdout)")
 	fs.StringVar(&pngDir, "png", "", "also write every chart as a PNG image into this directory")
 	fs.IntVar(&dpi, "dpi", 144, "resolution of the PNG images")
 	fs.StringVar(&title, "title", "", `page title (default "certbench report")`)
@@ -113,5 +134,8 @@ and retained heap), the picture for a README.`,
 	fs.StringSliceVar(&growthUnits, "growth-units", []string{"sec/op", "retained-B"}, "metrics of --growth-chart")
 	fs.BoolVar(&byFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&table, "table", false, "print the sweep's medians and growth exponents")
+	sel.register(cmd, "the charts and tables",
+		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
+		"/store, or .file for plain go test results")
 	return cmd
 }
