@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/certbench/certbench/compare"
@@ -16,6 +19,7 @@ var gateFormats = []string{"text", "markdown", "json"}
 func newGateCmd() *cobra.Command {
 	var (
 		baseline, config, format, output, summary string
+		noConfig                                  bool
 		baseProfiles, headProfiles                string
 		max                                       []string
 		alpha                                     float64
@@ -68,6 +72,9 @@ unknown unit, files with no benchmark in common).`,
   certbench gate --config certbench.yaml --format markdown base.txt head.txt
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkEmptyNames(cmd); err != nil {
+				return err
+			}
 			var basePath, headPath string
 			switch {
 			case baseline != "" && len(args) == 1:
@@ -86,44 +93,64 @@ unknown unit, files with no benchmark in common).`,
 				return usagef("--base-profiles and --head-profiles go together")
 			}
 
-			policy := gate.DefaultPolicy()
-			if config != "" {
-				p, err := gate.LoadConfig(config)
-				if err != nil {
-					return usageError(err)
-				}
-				policy = p
-			}
 			fs := cmd.Flags()
+			if err := checkGateFlags(cmd, basePath, headPath, output, summary, sites, baseProfiles != ""); err != nil {
+				return err
+			}
+			policy, err := gatePolicy(cmd, config, noConfig)
+			if err != nil {
+				return err
+			}
+			seen := map[string]string{}
 			for _, m := range max {
 				unit, th, err := gate.ParseMax(m)
 				if err != nil {
 					return usageError(err)
 				}
+				if first, ok := seen[unit]; ok {
+					return usagef("--max %q: %s is already set by --max %q", m, unit, first)
+				}
+				seen[unit] = m
 				if err := policy.SetMax(unit, th); err != nil {
-					return usageError(err)
+					return usagef("--max %q: %v", m, err)
 				}
 			}
 			if fs.Changed("alpha") {
 				if !(alpha > 0 && alpha < 1) {
-					return usagef("--alpha %v: want a level between 0 and 1", alpha)
+					return usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), such as %v", alpha, gate.DefaultAlpha)
 				}
 				policy.Alpha = alpha
 			}
 			if fs.Changed("min-samples") {
-				if minSamples < 2 {
-					return usagef("--min-samples %d: want at least 2", minSamples)
+				if least := gate.MinSamplesFor(policy.Alpha); minSamples < least {
+					return usagef("--min-samples %d: the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", minSamples, policy.Alpha, least, least)
 				}
 				policy.MinSamples = minSamples
 			}
 			if fs.Changed("correction") {
-				policy.Correction = gate.Correction(correction)
+				c := gate.Correction(correction)
+				if c != gate.Holm && c != gate.NoCorrection {
+					return usagef("--correction %q: want %s or %s", correction, gate.Holm, gate.NoCorrection)
+				}
+				policy.Correction = c
 			}
 			if fs.Changed("allow-missing") {
 				policy.AllowMissing = allowMissing
 			}
 			if fs.Changed("strict") {
 				policy.Strict = strict
+			}
+			if !gatesAnything(policy) {
+				return usagef("%s: every metric is off: the gate would pass anything (set a threshold with --max UNIT=+N%%)", policy.Source)
+			}
+			var changed []string
+			for _, name := range []string{"max", "alpha", "min-samples", "correction", "allow-missing", "strict"} {
+				if fs.Changed(name) {
+					changed = append(changed, "--"+name)
+				}
+			}
+			if len(changed) > 0 {
+				policy.Source += " with " + strings.Join(changed, ", ")
 			}
 
 			base, err := compare.Load(basePath)
@@ -189,7 +216,8 @@ unknown unit, files with no benchmark in common).`,
 	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance level per metric")
 	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side for a statistical comparison")
 	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: holm or none")
-	f.StringVar(&config, "config", "", "policy file (certbench.yaml, \"gate\" section)")
+	f.StringVar(&config, "config", "", "policy file (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
+	f.BoolVar(&noConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
 	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
 	f.StringVar(&format, "format", "text", "output format: "+strings.Join(gateFormats, ", "))
@@ -197,6 +225,112 @@ unknown unit, files with no benchmark in common).`,
 	f.StringVar(&summary, "summary", "", "also write the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&baseProfiles, "base-profiles", "", "heap profiles of BASE (certbench profile --all output directory)")
 	f.StringVar(&headProfiles, "head-profiles", "", "heap profiles of HEAD")
-	f.IntVar(&sites, "sites", 5, "allocation sites to name per regression")
+	f.IntVar(&sites, "sites", 5, "allocation sites to name per regression (with --base-profiles and --head-profiles)")
 	return cmd
+}
+
+// defaultConfig is the policy file gate reads from the working directory
+// when neither --config nor --no-config is given.
+const defaultConfig = "certbench.yaml"
+
+// gatePolicy returns the policy gate starts from, before flags: the file
+// of --config, else ./certbench.yaml if it exists, else the built-in
+// defaults (also with --no-config or --config ”). Its Source says which.
+func gatePolicy(cmd *cobra.Command, config string, noConfig bool) (gate.Policy, error) {
+	fs := cmd.Flags()
+	defaults := gate.DefaultPolicy()
+	defaults.Source = "built-in defaults"
+	switch {
+	case noConfig && fs.Changed("config"):
+		return gate.Policy{}, usagef("--config and --no-config: give one or the other")
+	case noConfig:
+		defaults.Source += " (--no-config)"
+		return defaults, nil
+	case fs.Changed("config") && config == "":
+		defaults.Source += " (--config '')"
+		return defaults, nil
+	case fs.Changed("config"):
+		p, err := gate.LoadConfig(config)
+		if err != nil {
+			return gate.Policy{}, usagef("--config: %v", err)
+		}
+		p.Source = config + " (--config)"
+		return p, nil
+	}
+	if _, err := os.Stat(defaultConfig); errors.Is(err, iofs.ErrNotExist) {
+		return defaults, nil
+	}
+	p, err := gate.LoadConfig(defaultConfig)
+	if err != nil {
+		return gate.Policy{}, usagef("%v (%s found in the working directory; --no-config to use the built-in defaults)", err, defaultConfig)
+	}
+	p.Source = defaultConfig + " (found in the working directory)"
+	return p, nil
+}
+
+// checkEmptyNames rejects file flags given an empty name, which would
+// otherwise mean the flag was not given.
+func checkEmptyNames(cmd *cobra.Command) error {
+	fs := cmd.Flags()
+	for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
+		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
+			return usagef("--%s: empty file name", name)
+		}
+	}
+	return nil
+}
+
+// checkGateFlags rejects flag values that would do nothing or undo the
+// run: --sites without profiles or below 1, and outputs that would
+// overwrite an input or each other.
+func checkGateFlags(cmd *cobra.Command, base, head, output, summary string, sites int, profiles bool) error {
+	fs := cmd.Flags()
+	if fs.Changed("sites") {
+		switch {
+		case sites < 1:
+			return usagef("--sites %d: want at least 1", sites)
+		case !profiles:
+			return usagef("--sites: names allocation sites only with --base-profiles and --head-profiles")
+		}
+	}
+	same := func(a, b string) bool {
+		x, errx := filepath.Abs(a)
+		y, erry := filepath.Abs(b)
+		return errx == nil && erry == nil && x == y
+	}
+	outs := [][2]string{{"--summary", summary}}
+	if output != "-" {
+		outs = append(outs, [2]string{"-o", output})
+	}
+	for _, o := range outs {
+		if o[1] == "" {
+			continue
+		}
+		for _, in := range []string{base, head} {
+			if same(o[1], in) {
+				return usagef("%s %s: would overwrite the input %s", o[0], o[1], in)
+			}
+		}
+	}
+	if output != "" && output != "-" && same(output, summary) {
+		return usagef("-o and --summary name the same file %s: one report would overwrite the other", output)
+	}
+	return nil
+}
+
+// gatesAnything reports whether p has a threshold that is not off.
+func gatesAnything(p gate.Policy) bool {
+	for _, th := range p.Max {
+		if !th.Off {
+			return true
+		}
+	}
+	for _, o := range p.Overrides {
+		for _, th := range o.Max {
+			if !th.Off {
+				return true
+			}
+		}
+	}
+	return false
 }

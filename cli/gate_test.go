@@ -24,7 +24,7 @@ func runGate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestGateExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("gate:\n  max:\n    allocs/op: +1\n"), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte("gate:\n  max:\n    allocs/op: +1allocs\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	badPolicy := filepath.Join(dir, "bad.yaml")
@@ -41,7 +41,7 @@ func TestGateExitCodes(t *testing.T) {
 		{"pass", []string{gateData + "base.txt", gateData + "same.txt"}, cli.ExitOK, "certbench gate: PASS", ""},
 		{"baseline flag", []string{"--baseline", gateData + "base.txt", gateData + "same.txt"}, cli.ExitOK, "PASS", ""},
 		{"one more allocation", []string{gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitRegression, "FAIL: 1 regression", ""},
-		{"threshold flag", []string{"--max", "allocs/op=+1", gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitOK, "PASS", ""},
+		{"threshold flag", []string{"--max", "allocs/op=+1allocs", gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitOK, "PASS", ""},
 		{"threshold off", []string{"--max", "allocs/op=off", gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitOK, "PASS", ""},
 		{"config file", []string{"--config", policy, gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitOK, "PASS", ""},
 		{"flag beats file", []string{"--config", policy, "--max", "allocs/op=+0%", gateData + "base.txt", gateData + "alloc1.txt"}, cli.ExitRegression, "FAIL", ""},
@@ -58,9 +58,9 @@ func TestGateExitCodes(t *testing.T) {
 		{"bad --max syntax", []string{"--max", "allocs/op+0%", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "want UNIT=THRESHOLD"},
 		{"bad threshold", []string{"--max", "B/op=-2%", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", `threshold "-2%"`},
 		{"unknown unit", []string{"--max", "ms/op=+1%", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", `unknown unit "ms/op"`},
-		{"bad config", []string{"--config", badPolicy, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "bad.yaml:3"},
+		{"bad config", []string{"--config", badPolicy, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "bad.yaml:3:5"},
 		{"missing config", []string{"--config", filepath.Join(dir, "nosuch.yaml"), gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "nosuch.yaml"},
-		{"bad alpha", []string{"--alpha", "0", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "alpha 0"},
+		{"bad alpha", []string{"--alpha", "0", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "--alpha 0"},
 		{"bad correction", []string{"--correction", "sidak", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "sidak"},
 		{"bad format", []string{"--format", "csv", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", `--format "csv"`},
 		{"half the profiles", []string{"--base-profiles", dir, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "go together"},
@@ -115,5 +115,142 @@ func TestGateOutputs(t *testing.T) {
 	code, out, _ = runGate(t, "--format", "markdown", gateData+"base.txt", gateData+"same.txt")
 	if code != cli.ExitOK || !strings.HasPrefix(out, "### ✅ certbench gate: PASS") {
 		t.Errorf("markdown pass: exit %d\n%s", code, out)
+	}
+}
+
+// Bad flag values are usage errors (exit 2) that name the flag, never a
+// gate that silently checks less than asked.
+func TestGateRejectsFlagFootguns(t *testing.T) {
+	dir := t.TempDir()
+	base, same := gateData+"base.txt", gateData+"same.txt"
+	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // substring of stderr
+	}{
+		// --max sec/op=10 used to mean ten seconds and passed everything.
+		{"bare seconds", []string{"--max", "sec/op=10"}, `--max "sec/op=10": threshold "10": a bare number is ambiguous; write +10% (relative to the base) or +10ms (absolute)`},
+		{"bare bytes", []string{"--max", "B/op=+512"}, "write +512% (relative to the base) or +512KiB (absolute)"},
+		{"bare allocs", []string{"--max", "allocs/op=1"}, "or +1allocs (absolute)"},
+		{"wrong measure", []string{"--max", "B/op=+10ms"}, "B/op is measured in bytes, not time"},
+		{"minutes", []string{"--max", "sec/op=+1m"}, `"m" is ambiguous`},
+		{"unit twice", []string{"--max", "sec/op=+5%", "--max", "ns/op=+10%"}, `--max "ns/op=+10%": sec/op is already set by --max "sec/op=+5%"`},
+		{"everything off", allOff, "every metric is off: the gate would pass anything"},
+		{"alpha 1", []string{"--alpha", "1"}, "--alpha 1: want a significance level between 0 and 1"},
+		{"alpha negative", []string{"--alpha", "-0.1"}, "--alpha -0.1"},
+		{"alpha NaN", []string{"--alpha", "NaN"}, "--alpha NaN"},
+		{"min samples 0", []string{"--min-samples", "0"}, "--min-samples 0: the U test cannot reach p < 0.05 with fewer than 4 samples a side; want at least 4"},
+		{"min samples 3", []string{"--min-samples", "3"}, "--min-samples 3"},
+		{"min samples for alpha", []string{"--alpha", "0.01", "--min-samples", "4"}, "--min-samples 4: the U test cannot reach p < 0.01 with fewer than 5"},
+		{"correction", []string{"--correction", "bonferroni"}, `--correction "bonferroni": want holm or none`},
+		{"sites without profiles", []string{"--sites", "3"}, "--sites: names allocation sites only with --base-profiles and --head-profiles"},
+		{"sites 0", []string{"--sites", "0", "--base-profiles", dir, "--head-profiles", dir}, "--sites 0: want at least 1"},
+		{"empty summary", []string{"--summary", ""}, "--summary: empty file name"},
+		{"empty output", []string{"-o", ""}, "--output: empty file name"},
+		{"empty profiles", []string{"--base-profiles", "", "--head-profiles", dir}, "--base-profiles: empty file name"},
+		{"output over input", []string{"-o", same}, "-o " + same + ": would overwrite the input"},
+		{"summary over input", []string{"--summary", base}, "--summary " + base + ": would overwrite the input"},
+		{"output is summary", []string{"-o", filepath.Join(dir, "r.md"), "--summary", filepath.Join(dir, "r.md")}, "-o and --summary name the same file"},
+		{"config and no-config", []string{"--config", "x.yaml", "--no-config"}, "--config and --no-config: give one or the other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runGate(t, append(tc.args, base, same)...)
+			if code != cli.ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want %d; stderr does not contain %q:\n%s\nstdout:\n%s", code, cli.ExitUsage, tc.want, errOut, out)
+			}
+		})
+	}
+	if _, err := os.Stat(same); err != nil {
+		t.Errorf("an input is gone: %v", err)
+	}
+	// --baseline '' is not "no baseline".
+	if code, _, errOut := runGate(t, "--baseline", "", same); code != cli.ExitUsage || !strings.Contains(errOut, "--baseline: empty file name") {
+		t.Errorf("--baseline '': exit %d, stderr %q", code, errOut)
+	}
+}
+
+// gate reads ./certbench.yaml when no --config is given, and says which
+// policy it applied.
+func TestGateFindsCertbenchYAML(t *testing.T) {
+	data, err := filepath.Abs(gateData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, alloc1 := filepath.Join(data, "base.txt"), filepath.Join(data, "alloc1.txt")
+	dir := t.TempDir()
+	t.Chdir(dir)
+
+	// No certbench.yaml: the built-in defaults (allocs/op +0%) fail one
+	// more allocation.
+	code, out, _ := runGate(t, base, alloc1)
+	if code != cli.ExitRegression || !strings.Contains(out, "policy: built-in defaults: ") {
+		t.Errorf("without certbench.yaml: exit %d, want 1 and the defaults named:\n%s", code, out)
+	}
+
+	// With one that allows an allocation, the same files pass, and the
+	// report says where the policy came from.
+	if err := os.WriteFile("certbench.yaml", []byte("gate:\n  max:\n    allocs/op: +1allocs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runGate(t, base, alloc1)
+	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory): ") || !strings.Contains(out, "allocs/op +1allocs") {
+		t.Errorf("with certbench.yaml: exit %d, want 0 and the file named:\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runGate(t, "--format", "markdown", base, alloc1)
+	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory): ") {
+		t.Errorf("markdown with certbench.yaml: exit %d:\n%s", code, out)
+	}
+	// Flags on top are named too.
+	code, out, _ = runGate(t, "--strict", base, alloc1)
+	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory) with --strict: ") {
+		t.Errorf("with certbench.yaml and --strict: exit %d:\n%s", code, out)
+	}
+
+	// --no-config and --config '' ignore it.
+	for _, args := range [][]string{{"--no-config"}, {"--config", ""}} {
+		code, out, _ := runGate(t, append(args, base, alloc1)...)
+		if code != cli.ExitRegression || !strings.Contains(out, "policy: built-in defaults (") {
+			t.Errorf("%q: exit %d, want 1 with the built-in defaults:\n%s", args, code, out)
+		}
+	}
+
+	// An explicit --config wins over the file found.
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte("gate:\n  max:\n    allocs/op: +0%\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runGate(t, "--config", other, base, alloc1)
+	if code != cli.ExitRegression || !strings.Contains(out, "policy: "+other+" (--config): ") {
+		t.Errorf("--config other.yaml: exit %d, want 1:\n%s", code, out)
+	}
+
+	// A broken certbench.yaml is an error with its position and the way
+	// out, not a silent fallback to the defaults.
+	if err := os.WriteFile("certbench.yaml", []byte("gate:\n  alpha: 0.05\n  max:\n    sec/op: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runGate(t, base, alloc1)
+	for _, want := range []string{"certbench.yaml:4:13: gate.max.sec/op", "found in the working directory; --no-config to use the built-in defaults"} {
+		if code != cli.ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("broken certbench.yaml: exit %d, stderr does not contain %q:\n%s", code, want, errOut)
+		}
+	}
+	if code, _, _ := runGate(t, "--no-config", base, alloc1); code != cli.ExitRegression {
+		t.Errorf("--no-config with a broken certbench.yaml: exit %d, want 1", code)
+	}
+}
+
+// The checked-in certbench.yaml is valid and is what gate uses from the
+// repository root.
+func TestGateRepositoryPolicy(t *testing.T) {
+	data, err := filepath.Abs(gateData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("..")
+	code, out, errOut := runGate(t, filepath.Join(data, "base.txt"), filepath.Join(data, "same.txt"))
+	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory): ") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
 	}
 }

@@ -214,6 +214,9 @@ func (p Policy) describe() string {
 	if p.Strict {
 		s += ", strict"
 	}
+	if p.Source != "" {
+		s = p.Source + ": " + s
+	}
 	return s
 }
 
