@@ -23,6 +23,13 @@ import (
 // tests: it counts goroutines.
 func Run(t *testing.T, newStore certstore.Factory) {
 	t.Helper()
+	RunWith(t, newStore, Options{})
+}
+
+// RunWith is Run with options: the differential pass's seed, length and
+// the store's known deviations.
+func RunWith(t *testing.T, newStore certstore.Factory, opts Options) {
+	t.Helper()
 	if newStore == nil {
 		t.Fatal("conformance: Run needs a non-nil certstore.Factory")
 	}
@@ -30,7 +37,7 @@ func Run(t *testing.T, newStore certstore.Factory) {
 	if err != nil {
 		t.Fatalf("conformance: making fixtures: %v", err)
 	}
-	su := &suite{factory: newStore, fx: fx}
+	su := &suite{factory: newStore, fx: fx, opts: opts}
 	t.Run("NoConfiguration", su.testNoConfiguration)
 	t.Run("Lookup", su.testLookup)
 	t.Run("Stores", su.testStores)
@@ -40,12 +47,14 @@ func Run(t *testing.T, newStore certstore.Factory) {
 	t.Run("Accept", su.testAccept)
 	t.Run("Atomicity", su.testAtomicity)
 	t.Run("Goroutines", su.testGoroutines)
+	t.Run("Differential", su.testDifferential)
 }
 
 // suite is one run of the suite against one factory.
 type suite struct {
 	factory certstore.Factory
 	fx      *fixtures
+	opts    Options
 }
 
 // panicError is a panic recovered from a call into the store.
