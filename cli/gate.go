@@ -35,12 +35,17 @@ benchmark, ideally interleaved runs of a base and a head binary on one machine)
 and exits 1 if any metric of any benchmark regressed: a change that is both
 statistically significant and beyond its threshold.
 
-Thresholds (--max UNIT=THRESHOLD, repeatable; THRESHOLD is +N% relative to the
-base, +N absolute in the unit, or off):
+Policy: --config FILE reads the thresholds (and per-scenario overrides) from
+FILE's "gate" section; without --config, ./certbench.yaml is read if it exists;
+--no-config (or --config '') uses the built-in defaults. The report's policy
+line says which was used. Flags override the file's top-level values.
+
+Thresholds (--max UNIT=THRESHOLD, repeatable, once per unit): +N% relative to
+the base, an absolute amount with its unit (+2ms, +500us, +1KiB, +1allocs,
++1goroutines), +0, or off. A bare number such as sec/op=10 is an error: it
+would be ten seconds, not ten percent. Built-in defaults:
   allocs/op +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
   it unless set), goroutines +0.
---config certbench.yaml reads them (and per-scenario overrides) from the file's
-"gate" section; flags override the file's top-level values.
 
 Decisions, per benchmark (scenario × store) and metric:
   - B/op, allocs/op and goroutines whose samples are all identical on each side
@@ -65,10 +70,11 @@ Output: --format text (logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or
 json; --summary FILE also writes the markdown to FILE.
 
 Exit codes: 0 pass (warnings allowed), 1 the gate failed (regression or a
-failed check), 2 bad usage or input (unreadable or malformed file, bad --max,
-unknown unit, files with no benchmark in common).`,
+failed check), 2 bad usage or input (unreadable or malformed file, bad policy
+file or flag value, unknown unit, files with no benchmark in common).`,
 		Example: `  certbench gate base.txt head.txt
-  certbench gate --baseline results/reference.txt head.txt --max sec/op=+15%
+  certbench gate --no-config base.txt head.txt
+  certbench gate --baseline results/reference.txt head.txt --max sec/op=+15% --max B/op=+1KiB
   certbench gate --config certbench.yaml --format markdown base.txt head.txt
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -212,9 +218,9 @@ unknown unit, files with no benchmark in common).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "base result file (then the only argument is HEAD)")
-	f.StringArrayVar(&max, "max", nil, "threshold UNIT=+N% | UNIT=+N | UNIT=off, repeatable (e.g. --max allocs/op=+0% --max sec/op=+10%)")
-	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance level per metric")
-	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side for a statistical comparison")
+	f.StringArrayVar(&max, "max", nil, "threshold UNIT=+N% | UNIT=+N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | UNIT=off, once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance level per metric, in (0, 1)")
+	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side for a statistical comparison (at least 4 at alpha 0.05)")
 	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: holm or none")
 	f.StringVar(&config, "config", "", "policy file (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.BoolVar(&noConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")

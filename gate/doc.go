@@ -27,18 +27,31 @@
 //
 // # Thresholds
 //
-// A [Threshold] is "+N%" (relative to |base|), "+N" (absolute, in the
-// unit: seconds for sec/op) or "off". [DefaultPolicy] uses allocs/op +0%,
-// B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
-// retained-B unless set) and goroutines +0. [ParseConfig] reads the "gate"
-// section of a certbench.yaml file, including per scenario/store
-// [Override]s; flags (Policy.SetMax) change the top-level values.
+// A [Threshold] is "+N%" (relative to |base|), an absolute amount with its
+// unit ("+2ms", "+500us" for sec/op; "+1KiB", "+512B" for B/op and
+// retained-B; "+1allocs"; "+1goroutines"), "+0" or "off". A bare number
+// is an error ([ParseThreshold]): "sec/op: 10" would be ten seconds, not
+// ten percent. [DefaultPolicy] uses allocs/op +0%, B/op +2%, sec/op +10%,
+// retained-B +2% (retained-B/cert follows retained-B unless set) and
+// goroutines +0.
+//
+// [ParseConfig] reads the "gate" section of a certbench.yaml file,
+// including per scenario/store [Override]s, and checks everything: every
+// error names file:line:column and the field (unknown or repeated fields,
+// wrong types, a bare or negative threshold, an amount of the wrong
+// measure, alpha outside (0, 1), a min_samples below [MinSamplesFor]
+// alpha, an override that matches every benchmark or sets nothing). Zero
+// is never "the default": a field left out is. Flags (Policy.SetMax)
+// change the top-level values; "certbench gate" reads ./certbench.yaml
+// when no --config is given and names the policy it applied in its report
+// ([Policy.Source]).
 //
 // # Incomplete or doubtful data
 //
 // The gate never passes for lack of data:
 //
-//   - Fewer than MinSamples (default 4) samples on a side, for a metric
+//   - Fewer than MinSamples (default 4, at least [MinSamplesFor] alpha in
+//     a policy file or flag) samples on a side, for a metric
 //     that is not exact, is TooFewSamples and fails the gate. So does a
 //     sample size at which the U test could not reach significance after
 //     the correction (with 4 samples a side, one test can reach p = 0.029,

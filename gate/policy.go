@@ -385,11 +385,13 @@ type Policy struct {
 	Overrides []Override
 
 	// Alpha is the significance level of each metric's family of tests
-	// (0 means DefaultAlpha).
+	// (0 means DefaultAlpha here; a policy file or flag must give a
+	// level in (0, 1)).
 	Alpha float64
 
 	// MinSamples is the fewest samples per side for a statistical
-	// comparison (0 means DefaultMinSamples). Fewer is a failure, not a
+	// comparison (0 means DefaultMinSamples here; a policy file or flag
+	// must give at least MinSamplesFor(Alpha)). Fewer is a failure, not a
 	// pass: see Evaluate.
 	MinSamples int
 
