@@ -41,6 +41,11 @@ type entry struct {
 	// nExact, nWild and nIP count the names of each kind (saturating), to
 	// size the index maps.
 	nExact, nWild, nIP uint16
+	// refs is the Store's bookkeeping, not part of what generations
+	// publish: how many positions of the published configuration, and
+	// configured defaults, use the entry. Only Update reads or writes it,
+	// under Store.mu; lookups never touch it.
+	refs int32
 }
 
 // Name kinds, the first byte of each record in entry.names.

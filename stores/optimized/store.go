@@ -44,18 +44,37 @@ type Store struct {
 	// lifetime (renewed only when it nears expiry).
 	generated *entry
 	genExpiry time.Time
-	// keyScratch holds the content keys of large configurations while
-	// they are hashed in parallel (see contentKeys); reused across
-	// updates so an unchanged refresh allocates nothing.
+	// keyScratch holds the content keys of the configuration being
+	// applied (see contentKeys); reused across updates so an unchanged
+	// refresh allocates nothing.
 	keyScratch []pairKey
+
+	// The published configuration as the next Update needs it to find
+	// what changed. Lookups never read these; Update changes them in
+	// place, under mu, only once the new configuration has parsed.
+	configured  bool
+	keys        []pairKey          // content keys of Config.Certificates, in order
+	order       []*entry           // their entries
+	setOf       []uint32           // per certificate: 0 for no Stores, else 1 + index in sets; nil while all are 0
+	sets        [][]string         // interned non-empty Certificate.Stores lists
+	setNames    [][]string         // per set id (0 too): the distinct stores it resolves to
+	setIDs      map[string]uint32  // encoded list -> set id
+	entries     map[pairKey]*entry // every entry in use, certificates and configured defaults
+	defaults    map[string]*entry  // configured default certificates by store
+	defaultKeys map[string]pairKey // and their content keys
+	declared    map[string]bool    // the stores of the configuration
+	usesGen     bool               // a store serves the generated default
 }
 
 // New returns an empty store. Its lookups return certstore.ErrNoCertificate
 // until the first successful Update.
 func New() *Store {
 	s := &Store{
-		chains: make(map[pairKey]*chain),
-		ders:   make(map[pairKey]*der),
+		chains:   make(map[pairKey]*chain),
+		ders:     make(map[pairKey]*der),
+		entries:  make(map[pairKey]*entry),
+		setNames: [][]string{{certstore.DefaultStore}},
+		setIDs:   make(map[string]uint32),
 	}
 	for i := range s.seeds {
 		s.seeds[i] = maphash.MakeSeed()
@@ -95,142 +114,6 @@ type job struct {
 	store string // store of a default certificate
 	res   parsed
 	err   error
-}
-
-// Update validates cfg and publishes it as the new generation. On error
-// the published generation is left as it was and the error is a
-// *certstore.CertificateError (except for a nil cfg). Store names are
-// checked first, before anything is parsed (certstore.CheckStores: the
-// lowest index naming an unknown or empty store); then the certificate with
-// the lowest index that fails to parse is reported, then configured
-// defaults in store name order.
-func (s *Store) Update(cfg *certstore.Config) error {
-	if cfg == nil {
-		return errNilConfig
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := certstore.CheckStores(cfg); err != nil {
-		return err
-	}
-	old := s.cur.Load()
-	certs := cfg.Certificates
-	now := time.Now()
-
-	// Content keys. While they match the published generation's, in
-	// order, they are not even stored: an unchanged refresh allocates
-	// nothing.
-	var keys []pairKey
-	sameLen := old.configured && len(old.keys) == len(certs)
-	if len(certs) >= parallelHashMin {
-		all := s.contentKeys(certs)
-		if !sameLen || !slices.Equal(all, old.keys) {
-			keys = slices.Clone(all)
-		}
-	} else {
-		for i := range certs {
-			k := s.keyOf(&certs[i].KeyPair)
-			if keys == nil {
-				if sameLen && k == old.keys[i] {
-					continue
-				}
-				keys = make([]pairKey, len(certs))
-				copy(keys, old.keys[:i]) // i is 0 unless sameLen
-			}
-			keys[i] = k
-		}
-	}
-	same := sameLen && keys == nil
-	if same {
-		keys = old.keys // immutable, shared with the new generation if one is built
-	}
-	defStores := configuredDefaults(cfg)
-	if same && old.sameStores(s, cfg, defStores, now, s.genExpiry) {
-		// Nothing changed: the published generation already is this
-		// configuration, byte for byte.
-		return nil
-	}
-
-	// Reuse what the current generation holds; queue the rest, once per
-	// distinct pair.
-	entries := make(map[pairKey]*entry, len(certs)+len(defStores))
-	order := make([]*entry, len(certs)) // reused entries now, new ones after parsing
-	var jobs []job
-	for i, k := range keys {
-		if e := old.entries[k]; e != nil {
-			order[i] = e
-			entries[k] = e
-			continue
-		}
-		if _, queued := entries[k]; queued {
-			continue
-		}
-		entries[k] = nil
-		jobs = append(jobs, job{pair: &certs[i].KeyPair, key: k, index: i})
-	}
-	defKeys := make([]pairKey, len(defStores))
-	for j, name := range defStores {
-		pair := cfg.Stores[name].DefaultCertificate
-		k := s.keyOf(pair)
-		defKeys[j] = k
-		if _, have := entries[k]; have {
-			continue
-		}
-		if e := old.entries[k]; e != nil {
-			entries[k] = e
-			continue
-		}
-		entries[k] = nil
-		jobs = append(jobs, job{pair: pair, key: k, index: -1, store: name})
-	}
-
-	if j := s.parseJobs(jobs); j >= 0 {
-		jb := &jobs[j]
-		return &certstore.CertificateError{Index: jb.index, Store: jb.store, Name: jb.res.name, Err: jb.err}
-	}
-
-	// The generated default, made once and shared by every store without
-	// a configured one.
-	var generated *entry
-	if len(defStores) < len(cfg.StoreNames()) {
-		if s.generated == nil || !now.Before(s.genExpiry) {
-			e, expiry, err := generateDefault(now)
-			if err != nil && s.generated == nil {
-				return err
-			}
-			if err == nil {
-				s.generated, s.genExpiry = e, expiry
-			}
-		}
-		generated = s.generated
-	}
-
-	// Commit: from here on nothing fails.
-	for j := range jobs {
-		s.acquireChain(&jobs[j].res)
-		entries[jobs[j].key] = jobs[j].res.e
-	}
-	for i, e := range order {
-		if e == nil {
-			order[i] = entries[keys[i]]
-		}
-	}
-	if old.configured && len(entries)-len(jobs) < len(old.entries) {
-		for k, e := range old.entries {
-			if entries[k] != e {
-				s.releaseChain(e)
-			}
-		}
-	}
-	var defaults map[string]*entry
-	if len(defStores) > 0 {
-		defaults = make(map[string]*entry, len(defStores))
-		for j, name := range defStores {
-			defaults[name] = entries[defKeys[j]]
-		}
-	}
-	s.cur.Store(build(cfg, entries, keys, order, defaults, generated))
-	return nil
 }
 
 // configuredDefaults returns the names of the stores cfg gives a default
@@ -299,14 +182,21 @@ func (s *Store) parseJobs(jobs []job) int {
 // costs more than it saves.
 var parallelHashMin = 16384
 
-// contentKeys returns the content keys of every certificate, computed on
-// GOMAXPROCS goroutines that finish before it returns, in s.keyScratch
-// (valid until the next call; the caller holds s.mu).
+// contentKeys returns the content keys of every certificate in
+// s.keyScratch (valid until the next call; the caller holds s.mu), from
+// parallelHashMin certificates on computed on GOMAXPROCS goroutines that
+// finish before it returns.
 func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
 	if cap(s.keyScratch) < len(certs) {
 		s.keyScratch = make([]pairKey, len(certs))
 	}
 	out := s.keyScratch[:len(certs)]
+	if len(certs) < parallelHashMin {
+		for i := range certs {
+			out[i] = s.keyOf(&certs[i].KeyPair)
+		}
+		return out
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
 	chunk := (len(certs) + workers - 1) / workers
 	hash := func(lo, hi int) {

@@ -461,8 +461,8 @@ func TestDuplicatePairParsedOnce(t *testing.T) {
 	if c1 != c2 || labelOf(c1) != "generated" {
 		t.Error("the same pair twice gave two entries")
 	}
-	if g := s.cur.Load(); len(g.entries) != 2 {
-		t.Errorf("%d entries, want 2", len(g.entries))
+	if len(s.entries) != 2 {
+		t.Errorf("%d entries, want 2", len(s.entries))
 	}
 }
 
@@ -592,7 +592,7 @@ func TestParallelParseReportsLowestIndex(t *testing.T) {
 		t.Fatalf("error %v, want certificate 40", err)
 	}
 	mustUpdate(t, s, configOf(p, 0, 100))
-	if got := len(s.cur.Load().entries); got != 100 {
+	if got := len(s.entries); got != 100 {
 		t.Errorf("%d entries, want 100", got)
 	}
 	for i, c := range served(t, s, p, 0, 100) {
@@ -635,9 +635,7 @@ func TestReleasesDroppedEntries(t *testing.T) {
 	p := pool(t, 100)
 	s := New()
 	mustUpdate(t, s, configOf(p, 0, 10))
-	g := s.cur.Load()
-	wp := weak.Make(g.entries[g.keys[0]])
-	g = nil
+	wp := weak.Make(s.entries[s.keys[0]])
 	for start := 3; start+10 <= 100; start += 3 {
 		mustUpdate(t, s, configOf(p, start, start+10))
 		if len(s.chains) != 1 || len(s.ders) != 1 {
@@ -648,8 +646,8 @@ func TestReleasesDroppedEntries(t *testing.T) {
 		}
 	}
 	mustUpdate(t, s, &certstore.Config{})
-	if len(s.chains) != 0 || len(s.ders) != 0 || len(s.cur.Load().entries) != 0 {
-		t.Errorf("empty configuration keeps %d chains, %d DERs, %d entries", len(s.chains), len(s.ders), len(s.cur.Load().entries))
+	if len(s.chains) != 0 || len(s.ders) != 0 || len(s.entries) != 0 {
+		t.Errorf("empty configuration keeps %d chains, %d DERs, %d entries", len(s.chains), len(s.ders), len(s.entries))
 	}
 	for i := 0; i < 10 && wp.Value() != nil; i++ {
 		runtime.GC()

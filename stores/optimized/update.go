@@ -1,0 +1,542 @@
+package optimized
+
+import (
+	"crypto/tls"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// hunk is one change between the published configuration and the new one:
+// old positions [oldLo, oldHi) are replaced by new positions
+// [newLo, newHi).
+type hunk struct{ oldLo, oldHi, newLo, newHi int }
+
+// rebuildLimit returns the number of changed positions (removed plus
+// added) above which an Update rebuilds every table from scratch instead
+// of copying the shards the changes touch: past about an eighth of the
+// configuration the copies cost as much as a build. A variable so that
+// tests can force either path.
+var rebuildLimit = func(n int) int { return max(64, n/8) }
+
+// Update validates cfg and publishes it as the new generation. On error
+// the published generation is left as it was and the error is a
+// *certstore.CertificateError (except for a nil cfg). Store names are
+// checked first, before anything is parsed (certstore.CheckStores: the
+// lowest index naming an unknown or empty store); then the certificate with
+// the lowest index that fails to parse is reported, then configured
+// defaults in store name order.
+//
+// The cost of an Update is the hashing of every PEM byte (to know what did
+// not change) plus what changed: new pairs are parsed, and the tables of
+// the new generation share every shard the changes do not touch with the
+// published one (see table).
+func (s *Store) Update(cfg *certstore.Config) error {
+	if cfg == nil {
+		return errNilConfig
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := certstore.CheckStores(cfg); err != nil {
+		return err
+	}
+	certs := cfg.Certificates
+	now := time.Now()
+	keys := s.contentKeys(certs)
+	hunks := s.diff(certs, keys)
+	defStores := configuredDefaults(cfg)
+	defKeys := make([]pairKey, len(defStores))
+	for j, name := range defStores {
+		defKeys[j] = s.keyOf(cfg.Stores[name].DefaultCertificate)
+	}
+	if s.configured && len(hunks) == 0 && s.sameStores(cfg, defStores, defKeys, now) {
+		// Nothing changed: the published generation already is this
+		// configuration, byte for byte.
+		return nil
+	}
+
+	// Reuse what the published configuration holds; queue the rest, once
+	// per distinct pair.
+	var jobs []job
+	var queued map[pairKey]bool
+	want := func(k pairKey) bool {
+		if s.entries[k] != nil || queued[k] {
+			return false
+		}
+		if queued == nil {
+			queued = make(map[pairKey]bool)
+		}
+		queued[k] = true
+		return true
+	}
+	for _, h := range hunks {
+		for i := h.newLo; i < h.newHi; i++ {
+			if want(keys[i]) {
+				jobs = append(jobs, job{pair: &certs[i].KeyPair, key: keys[i], index: i})
+			}
+		}
+	}
+	for j, name := range defStores {
+		if want(defKeys[j]) {
+			jobs = append(jobs, job{pair: cfg.Stores[name].DefaultCertificate, key: defKeys[j], index: -1, store: name})
+		}
+	}
+	if j := s.parseJobs(jobs); j >= 0 {
+		jb := &jobs[j]
+		return &certstore.CertificateError{Index: jb.index, Store: jb.store, Name: jb.res.name, Err: jb.err}
+	}
+
+	// The generated default, made once and shared by every store without
+	// a configured one.
+	var generated *entry
+	usesGen := len(defStores) < len(cfg.StoreNames())
+	if usesGen {
+		if s.generated == nil || !now.Before(s.genExpiry) {
+			e, expiry, err := generateDefault(now)
+			if err != nil && s.generated == nil {
+				return err
+			}
+			if err == nil {
+				s.generated, s.genExpiry = e, expiry
+			}
+		}
+		generated = s.generated
+	}
+
+	// Commit: from here on nothing fails.
+	for j := range jobs {
+		s.acquireChain(&jobs[j].res)
+		s.entries[jobs[j].key] = jobs[j].res.e
+	}
+	changed := 0
+	for _, h := range hunks {
+		changed += h.oldHi - h.oldLo + h.newHi - h.newLo
+	}
+	full := !s.configured || changed > rebuildLimit(len(certs)) || len(s.sets) > 64+2*len(certs)
+
+	// What leaves and what arrives, before the bookkeeping moves on.
+	var gone, come []placed
+	var dropped []pairKey // keys of entries that may have left
+	for _, h := range hunks {
+		for i := h.oldLo; i < h.oldHi; i++ {
+			e := s.order[i]
+			if !full {
+				gone = append(gone, placed{e, s.setAt(i)})
+			}
+			if e.refs--; e.refs == 0 {
+				dropped = append(dropped, s.keys[i])
+			}
+		}
+	}
+	newOrder := make([]*entry, 0, changed)
+	newSets := make([]uint32, 0, changed)
+	for _, h := range hunks {
+		for i := h.newLo; i < h.newHi; i++ {
+			e := s.entries[keys[i]]
+			e.refs++
+			id := s.intern(certs[i].Stores)
+			newOrder = append(newOrder, e)
+			newSets = append(newSets, id)
+			if !full {
+				come = append(come, placed{e, id})
+			}
+		}
+	}
+	var defaults map[string]*entry
+	var defaultKeys map[string]pairKey
+	if len(defStores) > 0 {
+		defaults = make(map[string]*entry, len(defStores))
+		defaultKeys = make(map[string]pairKey, len(defStores))
+	}
+	for j, name := range defStores {
+		e := s.entries[defKeys[j]]
+		e.refs++
+		defaults[name], defaultKeys[name] = e, defKeys[j]
+	}
+	for name, e := range s.defaults {
+		if e.refs--; e.refs == 0 {
+			dropped = append(dropped, s.defaultKeys[name])
+		}
+	}
+	for _, k := range dropped {
+		// A pair dropped at one place and added at another is kept.
+		if e := s.entries[k]; e != nil && e.refs == 0 {
+			delete(s.entries, k)
+			s.releaseChain(e)
+		}
+	}
+	s.apply(hunks, keys, newOrder, newSets)
+	if full && len(s.sets) > 64+2*len(certs) {
+		s.reintern(certs)
+	}
+	s.defaults, s.defaultKeys = defaults, defaultKeys
+	s.usesGen = usesGen
+	s.declared = make(map[string]bool, len(cfg.Stores)+1)
+	for _, name := range cfg.StoreNames() {
+		s.declared[name] = true
+	}
+
+	old := s.cur.Load()
+	g := &generation{configured: true, stores: make(map[string]*storeIndex, len(s.declared))}
+	if full {
+		s.buildAll(g)
+	} else {
+		s.updateTables(g, old, gone, come)
+	}
+	for name, st := range g.stores {
+		var def *tls.Certificate
+		if d := defaults[name]; d != nil {
+			def = &d.cert
+		} else if generated != nil {
+			def = &generated.cert
+		}
+		if st.def != def {
+			if o := old.stores[name]; o == st {
+				c := *st
+				st = &c
+				g.stores[name] = st
+			}
+			st.def = def
+		}
+	}
+	g.def = g.stores[certstore.DefaultStore]
+	s.configured = true
+	s.cur.Store(g)
+	return nil
+}
+
+// placed is an entry at a position of a configuration, with the set id of
+// the position's store list.
+type placed struct {
+	e   *entry
+	set uint32
+}
+
+// diff returns how certs (whose content keys are keys) differ from the
+// published configuration: with as many certificates, every position whose
+// pair or store list changed; otherwise one hunk between the longest
+// common prefix and suffix. A position is unchanged when its content key and
+// its Stores list are the same.
+func (s *Store) diff(certs []certstore.Certificate, keys []pairKey) []hunk {
+	same := func(oldI, newI int) bool {
+		return s.keys[oldI] == keys[newI] && slices.Equal(s.listAt(oldI), certs[newI].Stores)
+	}
+	n, m := len(s.keys), len(keys)
+	if n == m {
+		var hs []hunk
+		for i := range keys {
+			if !same(i, i) {
+				hs = append(hs, hunk{i, i + 1, i, i + 1})
+			}
+		}
+		return hs
+	}
+	p := 0
+	for p < n && p < m && same(p, p) {
+		p++
+	}
+	q := 0
+	for q < n-p && q < m-p && same(n-1-q, m-1-q) {
+		q++
+	}
+	return []hunk{{p, n - q, p, m - q}}
+}
+
+// apply moves the bookkeeping (keys, order, setOf) to the new
+// configuration: hunk by hunk, newOrder and newSets hold the entries and set
+// ids of the new positions in hunk order.
+func (s *Store) apply(hunks []hunk, keys []pairKey, newOrder []*entry, newSets []uint32) {
+	if len(keys) == len(s.keys) {
+		j := 0
+		for _, h := range hunks {
+			for i := h.newLo; i < h.newHi; i++ {
+				s.keys[i] = keys[i]
+				s.order[i] = newOrder[j]
+				s.setAt0(i, newSets[j], len(keys))
+				j++
+			}
+		}
+		return
+	}
+	h := hunks[0]
+	s.order = slices.Replace(s.order, h.oldLo, h.oldHi, newOrder...)
+	if s.setOf != nil || slices.ContainsFunc(newSets, func(id uint32) bool { return id != 0 }) {
+		if s.setOf == nil {
+			s.setOf = make([]uint32, len(s.keys))
+		}
+		s.setOf = slices.Replace(s.setOf, h.oldLo, h.oldHi, newSets...)
+	}
+	// The new keys are in the scratch buffer: swap the buffers.
+	s.keys, s.keyScratch = keys, s.keys[:0]
+}
+
+// setAt0 sets the set id of position i of a configuration of n.
+func (s *Store) setAt0(i int, id uint32, n int) {
+	if s.setOf == nil {
+		if id == 0 {
+			return
+		}
+		s.setOf = make([]uint32, n)
+	}
+	s.setOf[i] = id
+}
+
+// setAt returns the set id of position i of the published configuration.
+func (s *Store) setAt(i int) uint32 {
+	if s.setOf == nil {
+		return 0
+	}
+	return s.setOf[i]
+}
+
+// listAt returns the Stores list of position i of the published
+// configuration.
+func (s *Store) listAt(i int) []string {
+	if id := s.setAt(i); id != 0 {
+		return s.sets[id-1]
+	}
+	return nil
+}
+
+// intern returns the set id of a Stores list, adding it when it is new.
+func (s *Store) intern(list []string) uint32 {
+	if len(list) == 0 {
+		return 0
+	}
+	var buf [256]byte
+	b := buf[:0]
+	for _, name := range list {
+		b = appendName(b, kindExact, name)
+	}
+	if id, ok := s.setIDs[string(b)]; ok {
+		return id
+	}
+	id := uint32(len(s.sets) + 1)
+	s.setIDs[string(b)] = id
+	s.sets = append(s.sets, slices.Clone(list))
+	var names []string
+	for _, name := range list {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	s.setNames = append(s.setNames, names)
+	return id
+}
+
+// reintern interns the store lists of certs afresh, forgetting lists no
+// longer used, so that a store whose configurations cycle through many
+// lists does not keep them all.
+func (s *Store) reintern(certs []certstore.Certificate) {
+	s.sets, s.setNames, s.setIDs = nil, s.setNames[:1], make(map[string]uint32)
+	s.setOf = nil
+	for i := range certs {
+		s.setAt0(i, s.intern(certs[i].Stores), len(certs))
+	}
+}
+
+// sameStores reports whether cfg, whose certificates are the published
+// ones in the same order with the same store lists, also has the same
+// stores and default certificates, so that publishing it would change
+// nothing.
+func (s *Store) sameStores(cfg *certstore.Config, defStores []string, defKeys []pairKey, now time.Time) bool {
+	n := len(cfg.Stores)
+	if _, ok := cfg.Stores[certstore.DefaultStore]; !ok {
+		n++
+	}
+	if n != len(s.declared) || len(defStores) != len(s.defaults) {
+		return false
+	}
+	for name := range cfg.Stores {
+		if !s.declared[name] {
+			return false
+		}
+	}
+	for j, name := range defStores {
+		if e := s.entries[defKeys[j]]; e == nil || s.defaults[name] != e {
+			return false
+		}
+	}
+	return !s.usesGen || now.Before(s.genExpiry)
+}
+
+// nameKey is one name of a store's tables: its kind and text.
+type nameKey struct {
+	kind byte
+	name string
+}
+
+// delta is what an update does to one name of one store: the claimants
+// (one per position) that leave and that arrive.
+type delta struct {
+	gone, come []*entry
+}
+
+// updateTables fills g.stores from old's, copying only the shards the
+// changes touch. gone and come are the positions that left and arrived.
+func (s *Store) updateTables(g, old *generation, gone, come []placed) {
+	per := make(map[string]map[nameKey]*delta)
+	note := func(p placed, arrive bool) {
+		for _, store := range s.setNames[p.set] {
+			if !s.declared[store] {
+				continue // a store that is gone: its tables go with it
+			}
+			d := per[store]
+			if d == nil {
+				d = make(map[nameKey]*delta)
+				per[store] = d
+			}
+			for i := 0; i < len(p.e.names); {
+				kind, name, next := nextName(p.e.names, i)
+				i = next
+				nd := d[nameKey{kind, name}]
+				if nd == nil {
+					nd = &delta{}
+					d[nameKey{kind, name}] = nd
+				}
+				if arrive {
+					nd.come = append(nd.come, p.e)
+				} else {
+					nd.gone = append(nd.gone, p.e)
+				}
+			}
+		}
+	}
+	for _, p := range gone {
+		note(p, false)
+	}
+	for _, p := range come {
+		note(p, true)
+	}
+	for name := range s.declared {
+		st := old.stores[name]
+		if st == nil {
+			st = &storeIndex{exact: noNames, wild: noNames, ip: noAddrs}
+		}
+		d := per[name]
+		if len(d) == 0 {
+			g.stores[name] = st
+			continue
+		}
+		var exact, wild []change[string]
+		var ip []change[netip.Addr]
+		for nk, nd := range d {
+			switch nk.kind {
+			case kindExact:
+				exact = append(exact, resolve(s, st.exact, hashKey(nk.name), nk.name, nd, name))
+			case kindWild:
+				wild = append(wild, resolve(s, st.wild, hashKey(nk.name), nk.name, nd, name))
+			case kindIP:
+				if addr, err := netip.ParseAddr(nk.name); err == nil {
+					ip = append(ip, resolve(s, st.ip, hashAddr(addr), addr, nd, name))
+				}
+			}
+		}
+		nst := &storeIndex{exact: st.exact, wild: st.wild, ip: st.ip, def: st.def}
+		if len(exact) > 0 {
+			nst.exact = st.exact.with(exact)
+		}
+		if len(wild) > 0 {
+			nst.wild = st.wild.with(wild)
+		}
+		if len(ip) > 0 {
+			nst.ip = st.ip.with(ip)
+		}
+		g.stores[name] = nst
+	}
+}
+
+// resolve returns the new state of key k (hash h) in the named store's
+// table t, whose claimants change by d: the claimants left after the
+// update and the first of them in configuration order.
+func resolve[K comparable](s *Store, t *table[K], h uint64, k K, d *delta, store string) change[K] {
+	c := slices.Clone(t.claimants(h, k))
+	for _, e := range d.gone {
+		if i := slices.Index(c, e); i >= 0 {
+			c = slices.Delete(c, i, i+1)
+		}
+	}
+	c = append(c, d.come...)
+	ch := change[K]{h: h, k: k}
+	switch len(c) {
+	case 0:
+	case 1:
+		ch.winner = c[0]
+	default:
+		ch.winner = s.first(c, store)
+		ch.claimants = c
+	}
+	return ch
+}
+
+// first returns the entry among c that comes first in the configuration
+// (now published in s.order) at a position in the named store. It scans
+// the configuration, which happens only for names that several positions
+// claim and that an update touches.
+func (s *Store) first(c []*entry, store string) *entry {
+	for i, e := range s.order {
+		if slices.Contains(c, e) && slices.Contains(s.setNames[s.setAt(i)], store) {
+			return e
+		}
+	}
+	return c[0] // not reached: every claimant is at a position in the store
+}
+
+// buildAll fills g.stores from scratch from the bookkeeping (the new
+// configuration). A name maps to the first certificate in the
+// configuration that claims it, which is the certstore tie-break rule.
+func (s *Store) buildAll(g *generation) {
+	type builders struct {
+		exact, wild *tableBuilder[string]
+		ip          *tableBuilder[netip.Addr]
+		nExact      int
+		nWild, nIP  int
+	}
+	bs := make(map[string]*builders, len(s.declared))
+	for name := range s.declared {
+		bs[name] = &builders{}
+	}
+	resolved := make([][]*builders, len(s.setNames))
+	for id, names := range s.setNames {
+		for _, name := range names {
+			if b := bs[name]; b != nil {
+				resolved[id] = append(resolved[id], b)
+			}
+		}
+	}
+	for i, e := range s.order {
+		for _, b := range resolved[s.setAt(i)] {
+			b.nExact += int(e.nExact)
+			b.nWild += int(e.nWild)
+			b.nIP += int(e.nIP)
+		}
+	}
+	for _, b := range bs {
+		b.exact = newTableBuilder[string](b.nExact)
+		b.wild = newTableBuilder[string](b.nWild)
+		b.ip = newTableBuilder[netip.Addr](b.nIP)
+	}
+	for i, e := range s.order {
+		for _, b := range resolved[s.setAt(i)] {
+			for p := 0; p < len(e.names); {
+				kind, name, next := nextName(e.names, p)
+				p = next
+				switch kind {
+				case kindExact:
+					b.exact.add(hashKey(name), name, e)
+				case kindWild:
+					b.wild.add(hashKey(name), name, e)
+				case kindIP:
+					if addr, err := netip.ParseAddr(name); err == nil {
+						b.ip.add(hashAddr(addr), addr, e)
+					}
+				}
+			}
+		}
+	}
+	for name, b := range bs {
+		g.stores[name] = &storeIndex{exact: b.exact.done(noNames), wild: b.wild.done(noNames), ip: b.ip.done(noAddrs)}
+	}
+}
