@@ -122,7 +122,17 @@ func TestGateOutputs(t *testing.T) {
 // gate that silently checks less than asked.
 func TestGateRejectsFlagFootguns(t *testing.T) {
 	dir := t.TempDir()
-	base, same := gateData+"base.txt", gateData+"same.txt"
+	// Copies, so that a gate that did overwrite its input harms no fixture.
+	base, same := filepath.Join(dir, "base.txt"), filepath.Join(dir, "same.txt")
+	for _, f := range [][2]string{{gateData + "base.txt", base}, {gateData + "same.txt", same}} {
+		data, err := os.ReadFile(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f[1], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off"}
 	for _, tc := range []struct {
 		name string
@@ -161,8 +171,8 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(same); err != nil {
-		t.Errorf("an input is gone: %v", err)
+	if data, err := os.ReadFile(same); err != nil || !strings.Contains(string(data), "Benchmark") {
+		t.Errorf("an input was overwritten: %v\n%.200s", err, data)
 	}
 	// --baseline '' is not "no baseline".
 	if code, _, errOut := runGate(t, "--baseline", "", same); code != cli.ExitUsage || !strings.Contains(errOut, "--baseline: empty file name") {
