@@ -42,6 +42,23 @@ var extraUnits = []struct{ unit, better string }{
 // miss) is timed in proportion.
 const LatencySampleEvery = 7
 
+// MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
+// keeps (8 bytes each), over all its lookup goroutines, allocated before
+// the timed window: a goroutine whose buffer fills keeps every other
+// latency and from then on times every 2n-th lookup instead of every n-th,
+// so that a sample of any length (--ops) has latencies spread over its
+// whole window in bounded memory.
+const MaxLatencies = 1 << 20
+
+// halve keeps every other value of lat, in place.
+func halve(lat []int64) []int64 {
+	n := len(lat) / 2
+	for i := range n {
+		lat[i] = lat[2*i+1]
+	}
+	return lat[:n]
+}
+
 // ChurnWarmup is the number of refreshes a HandshakeUnderChurn sample
 // applies alone before its timed window, to measure what one refresh
 // allocates (see measureChurn).
@@ -59,6 +76,9 @@ type churnRun struct {
 	goroutines int
 	// step is the first refresh step (see scenarios.ChurnStep); 0 means 1.
 	step int
+	// stop, when not nil and set, ends the window early (the lookups
+	// check it where they check the duration bound) with errStopped.
+	stop *atomic.Bool
 }
 
 // churnResult is what one window measured.
@@ -120,7 +140,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 		}
 		results[i].n = quota
 		if r.sampleEvery > 0 {
-			results[i].lat = make([]int64, 0, quota/r.sampleEvery+1)
+			results[i].lat = make([]int64, 0, min(quota/r.sampleEvery+1, max(1024, MaxLatencies/g)))
 		}
 	}
 
@@ -144,15 +164,20 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 		refreshDone <- n
 	}()
 	for gi := range results {
-		wg.Go(func() {
+		wg.Add(1)
+		// Not wg.Go: the goroutine must keep a frame of runChurn on its
+		// stack until it exits, for the goroutines metric to tell it from
+		// the store's (see storeStack).
+		go func() {
+			defer wg.Done()
 			pg := &results[gi]
 			hellos := w.Hellos
 			j := gi * len(hellos) / g
-			countdown := 0
+			countdown, every := 0, r.sampleEvery
 			t0 := time.Now()
 			i := 0
 			for ; i < pg.n; i++ {
-				if i&63 == 0 && lookupStop.Load() {
+				if i&63 == 0 && (lookupStop.Load() || r.stop != nil && r.stop.Load()) {
 					break
 				}
 				h := hellos[j]
@@ -161,8 +186,15 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 				}
 				var c *tls.Certificate
 				var err error
-				if r.sampleEvery > 0 && countdown == 0 {
-					countdown = r.sampleEvery
+				if every > 0 && countdown == 0 {
+					if len(pg.lat) == cap(pg.lat) {
+						// Full: keep every other latency, time half as
+						// often. Memory stays bounded, and no allocation
+						// falls in the window.
+						pg.lat = halve(pg.lat)
+						every *= 2
+					}
+					countdown = every
 					ts := time.Now()
 					c, err = store.Certificate(w.Store, h)
 					pg.lat = append(pg.lat, int64(time.Since(ts)))
@@ -177,7 +209,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 			}
 			pg.dur = time.Since(t0)
 			pg.n = i
-		})
+		}()
 	}
 	wg.Wait()
 	res.elapsed = time.Since(start)
@@ -193,6 +225,9 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	slices.Sort(res.latencies)
 	errMu.Lock()
 	defer errMu.Unlock()
+	if firstErr == nil && r.stop != nil && r.stop.Load() {
+		return res, errStopped
+	}
 	return res, firstErr
 }
 
@@ -219,7 +254,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 //
 // Ops (the iteration count) is the number of lookups done, which depends
 // on the store's speed, so B/op and allocs/op differ sample to sample.
-func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
 	if w.Scenario.Ops <= 0 {
 		return s, fmt.Errorf("scenario %s: no lookups to time", w.Scenario.Name)
@@ -229,31 +264,42 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	}
 
 	probe := startProbe()
-	store := newStore()
-	defer closeStore(store)
-	if err := store.Update(w.Configs[0]); err != nil {
-		return s, wrap(fmt.Errorf("initial configuration: %w", err))
-	}
-	last := len(w.Configs) - 1
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for k := 1; k <= ChurnWarmup; k++ {
-		if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
-			return s, wrap(fmt.Errorf("refresh %d: %w", k, err))
+	var (
+		store                       certstore.Store
+		res                         churnResult
+		refreshBytes, refreshAllocs float64
+		m0, m1                      runtime.MemStats
+		err                         error
+	)
+	probe.run(func() {
+		store = newStore()
+		if err = store.Update(w.Configs[0]); err != nil {
+			err = fmt.Errorf("initial configuration: %w", err)
+			return
 		}
-	}
-	runtime.ReadMemStats(&m1)
-	refreshBytes := float64(m1.TotalAlloc-m0.TotalAlloc) / ChurnWarmup
-	refreshAllocs := float64(m1.Mallocs-m0.Mallocs) / ChurnWarmup
+		last := len(w.Configs) - 1
+		runtime.ReadMemStats(&m0)
+		for k := 1; k <= ChurnWarmup; k++ {
+			if err = store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+				err = fmt.Errorf("refresh %d: %w", k, err)
+				return
+			}
+		}
+		runtime.ReadMemStats(&m1)
+		refreshBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / ChurnWarmup
+		refreshAllocs = float64(m1.Mallocs-m0.Mallocs) / ChurnWarmup
 
-	runtime.ReadMemStats(&m0)
-	res, err := runChurn(store, w, churnRun{
-		lookups:     w.Scenario.Ops,
-		duration:    w.Scenario.Duration,
-		sampleEvery: LatencySampleEvery,
-		step:        ChurnWarmup + 1,
+		runtime.ReadMemStats(&m0)
+		res, err = runChurn(store, w, churnRun{
+			lookups:     w.Scenario.Ops,
+			duration:    w.Scenario.Duration,
+			sampleEvery: LatencySampleEvery,
+			step:        ChurnWarmup + 1,
+			stop:        stop,
+		})
+		runtime.ReadMemStats(&m1)
 	})
-	runtime.ReadMemStats(&m1)
+	defer closeStore(store)
 	if err != nil {
 		return s, wrap(err)
 	}
@@ -265,8 +311,8 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
 	lookupBytes := float64(m1.TotalAlloc-m0.TotalAlloc) - float64(res.applied)*refreshBytes
 	lookupAllocs := float64(m1.Mallocs-m0.Mallocs) - float64(res.applied)*refreshAllocs
-	s.BytesPerOp = uint64(max(0, lookupBytes) / n)
-	s.AllocsPerOp = uint64(max(0, lookupAllocs) / n)
+	s.BytesPerOp = max(0, lookupBytes) / n
+	s.AllocsPerOp = max(0, lookupAllocs) / n
 	s.Extra = []benchfmt.Value{
 		{Value: percentile(res.latencies, 0.50), Unit: UnitP50},
 		{Value: percentile(res.latencies, 0.99), Unit: UnitP99},
@@ -275,8 +321,11 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	}
 	res.latencies = nil
 
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines = probe.finish(w.Certs)
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
 	runtime.KeepAlive(store)
+	if err != nil {
+		return s, wrap(err)
+	}
 	return s, nil
 }
 

@@ -54,7 +54,7 @@ func TestHandshakeUnderChurn(t *testing.T) {
 	if err := wr.Write(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := wr.WriteUnits(false); err != nil {
+	if err := wr.WriteUnits(); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()

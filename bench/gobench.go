@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -11,7 +12,9 @@ import (
 // Benchmark runs a scenario on a store under go test -bench, with b.N ops,
 // the same code Run times. It reports the retained-B, retained-B/cert and
 // goroutines metrics besides the testing package's own; use -benchmem for
-// B/op and allocs/op and -benchtime=Nx to fix the op count.
+// B/op and allocs/op and -benchtime=Nx to fix the op count. B/op and
+// allocs/op are then the testing package's, truncated to integers (0.2
+// allocs/op prints as 0); certbench run writes the unrounded ratios.
 //
 //	func BenchmarkMyStore(b *testing.B) {
 //		sc, _ := scenarios.ByName("rotate-10-of-100")
@@ -31,21 +34,31 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 		w.Scenario.Ops = b.N
 	}
 	probe := startProbe()
-	var store certstore.Store
-	if !w.FreshStore {
-		store = newStore()
-		if err := store.Update(w.Configs[0]); err != nil {
-			b.Fatalf("initial configuration: %v", err)
+	var held certstore.Store
+	probe.run(func() {
+		var store certstore.Store
+		if !w.FreshStore {
+			store = newStore()
+			if err = store.Update(w.Configs[0]); err != nil {
+				err = fmt.Errorf("initial configuration: %w", err)
+				held = store
+				return
+			}
 		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	held, err := Apply(store, newStore, w, b.N)
-	b.StopTimer()
+		b.ReportAllocs()
+		b.ResetTimer()
+		held, err = Apply(store, newStore, w, b.N)
+		b.StopTimer()
+	})
 	if err != nil {
+		closeStore(held)
 		b.Fatal(err)
 	}
-	retained, perCert, goroutines := probe.finish(w.Certs)
+	retained, perCert, goroutines, err := probe.finish(w.Certs)
+	if err != nil {
+		closeStore(held)
+		b.Fatal(err)
+	}
 	b.ReportMetric(retained, UnitRetained)
 	if w.Certs > 0 {
 		b.ReportMetric(perCert, UnitRetainedPerCert)

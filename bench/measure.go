@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
@@ -18,15 +21,29 @@ type Sample struct {
 	Ops int
 	// NsPerOp is the wall time per op in nanoseconds.
 	NsPerOp float64
-	// BytesPerOp and AllocsPerOp are heap bytes and objects allocated per
-	// op, truncated as the testing package does.
-	BytesPerOp, AllocsPerOp uint64
-	// RetainedBytes is the live heap the store holds after the sample,
-	// measured after a GC; RetainedPerCert divides it by the certificates
-	// in the last configuration.
+	// BytesPerOp and AllocsPerOp are the heap bytes and objects allocated
+	// in the timed window divided by Ops, unrounded (the testing package
+	// truncates them to integers): one 32-byte allocation every fifth op
+	// is 6.4 B/op and 0.2 allocs/op, not 6 and 0. They are read from the
+	// process-wide counters (runtime.MemStats), so they include anything
+	// else the process allocated during the window; 0 means nothing was
+	// allocated in the whole window. For HandshakeUnderChurn samples they
+	// are estimates (see measureChurn).
+	BytesPerOp, AllocsPerOp float64
+	// RetainedBytes is the growth of the live heap, measured after a GC,
+	// from before the store was made to the end of the sample with the
+	// store still alive: what the store holds. It is 0, never negative,
+	// when the heap shrank meanwhile. RetainedPerCert divides it by the
+	// certificates in the last configuration (0 when there are none).
 	RetainedBytes   float64
 	RetainedPerCert float64
-	// Goroutines is the number of goroutines the store left running.
+	// Goroutines is the number of goroutines the store started that are
+	// still running at the end of the sample (with the store still alive).
+	// The store runs under a profiler label unique to the sample
+	// (SampleLabel), which every goroutine it starts inherits; only
+	// goroutines carrying that label are counted, so the harness's own
+	// goroutines, those of other samples, and any other goroutine of the
+	// process (a signal handler, a progress printer) never are.
 	Goroutines int
 	// Name, when set, is the benchmark name to write instead of
 	// "Churn/scenario=SCENARIO/store=STORE" (without the "Benchmark"
@@ -41,9 +58,33 @@ type Sample struct {
 
 // Measure runs one sample of w on a new store from newStore.
 func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	return MeasureContext(context.Background(), newStore, storeName, w)
+}
+
+// MeasureContext is Measure, abandoned when ctx is done: it stops the
+// timed ops at the next op (the next 256 lookups for lookup workloads)
+// and returns an error wrapping ctx's error, and no sample. A sample that
+// finished measuring after ctx was done is discarded as well: it may have
+// timed the work of whatever cancelled ctx (a signal handler).
+func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	var stop atomic.Bool
+	unregister := context.AfterFunc(ctx, func() { stop.Store(true) })
+	defer unregister()
+	var s Sample
+	var err error
 	if w.Scenario.Kind == scenarios.HandshakeUnderChurn {
-		return measureChurn(newStore, storeName, w)
+		s, err = measureChurn(newStore, storeName, w, &stop)
+	} else {
+		s, err = measure(newStore, storeName, w, &stop)
 	}
+	if cerr := ctx.Err(); cerr != nil {
+		return Sample{Scenario: w.Scenario.Name, Store: storeName}, fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, cerr)
+	}
+	return s, err
+}
+
+// measure measures one sample of a workload other than HandshakeUnderChurn.
+func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
 	ops := len(w.Configs) - 1
 	if w.Scenario.Kind == scenarios.Lookup {
 		ops = w.Scenario.Ops
@@ -55,25 +96,32 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 
 	probe := startProbe()
 	var store certstore.Store
-	if !w.FreshStore {
-		store = newStore()
-		if err := store.Update(w.Configs[0]); err != nil {
-			closeStore(store)
-			return s, fmt.Errorf("store %s, scenario %s: initial configuration: %w", storeName, w.Scenario.Name, err)
+	var timing timing
+	var err error
+	probe.run(func() {
+		if !w.FreshStore {
+			store = newStore()
+			if err = store.Update(w.Configs[0]); err != nil {
+				err = fmt.Errorf("initial configuration: %w", err)
+				return
+			}
 		}
-	}
-	store, timing, err := timeOps(store, newStore, w, ops)
+		store, timing, err = timeOps(store, newStore, w, ops, stop)
+	})
 	if err != nil {
 		closeStore(store)
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
 	}
 	s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
-	s.BytesPerOp = timing.bytes / uint64(ops)
-	s.AllocsPerOp = timing.allocs / uint64(ops)
+	s.BytesPerOp = float64(timing.bytes) / float64(ops)
+	s.AllocsPerOp = float64(timing.allocs) / float64(ops)
 
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines = probe.finish(w.Certs)
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
 	runtime.KeepAlive(store)
 	closeStore(store)
+	if err != nil {
+		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
 	return s, nil
 }
 
@@ -84,12 +132,12 @@ type timing struct {
 
 // timeOps runs the timed ops and returns the store that holds the last
 // configuration (a new one per op for fresh-store workloads).
-func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, timing, error) {
+func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, stop *atomic.Bool) (certstore.Store, timing, error) {
 	var t timing
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
-	store, err := Apply(store, newStore, w, ops)
+	store, err := apply(store, newStore, w, ops, stop)
 	t.elapsed = time.Since(start)
 	runtime.ReadMemStats(&m1)
 	t.bytes = m1.TotalAlloc - m0.TotalAlloc
@@ -103,14 +151,29 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 // hellos; others apply w.Configs[1..ops]. It returns the store that holds
 // the last configuration.
 func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
+	return apply(store, newStore, w, ops, nil)
+}
+
+// errStopped is returned by apply when stop was set before the ops were
+// done.
+var errStopped = errors.New("stopped before the last op")
+
+// apply is Apply, stopping early with errStopped once stop (if not nil)
+// is set: it checks before every refresh and every 256 lookups, a load
+// of one atomic flag.
+func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, stop *atomic.Bool) (certstore.Store, error) {
+	stopped := func() bool { return stop != nil && stop.Load() }
 	var err error
 	switch {
 	case w.Scenario.Kind == scenarios.Lookup:
-		err = lookupOps(store, w, ops)
+		err = lookupOps(store, w, ops, stop)
 	case w.Scenario.Kind == scenarios.HandshakeUnderChurn:
-		_, err = runChurn(store, w, churnRun{lookups: ops})
+		_, err = runChurn(store, w, churnRun{lookups: ops, stop: stop})
 	case w.FreshStore:
 		for i := 1; i <= ops && err == nil; i++ {
+			if stopped() {
+				return store, errStopped
+			}
 			if store != nil {
 				closeStore(store)
 			}
@@ -119,6 +182,9 @@ func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workl
 		}
 	default:
 		for i := 1; i <= ops && err == nil; i++ {
+			if stopped() {
+				return store, errStopped
+			}
 			err = store.Update(w.Configs[i])
 		}
 	}
@@ -126,12 +192,15 @@ func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workl
 }
 
 // lookupOps does ops lookups, cycling over the workload's hellos.
-func lookupOps(store certstore.Store, w *scenarios.Workload, ops int) error {
+func lookupOps(store certstore.Store, w *scenarios.Workload, ops int, stop *atomic.Bool) error {
 	hellos := w.Hellos
 	if len(hellos) == 0 {
 		return fmt.Errorf("lookup workload has no hellos")
 	}
 	for i := 0; i < ops; i++ {
+		if i&255 == 0 && stop != nil && stop.Load() {
+			return errStopped
+		}
 		c, err := store.Certificate(w.Store, hellos[i%len(hellos)])
 		if err != nil || c == nil {
 			return fmt.Errorf("lookup %q: %v", hellos[i%len(hellos)].ServerName, err)
@@ -146,35 +215,44 @@ func closeStore(s certstore.Store) {
 	}
 }
 
-// heapProbe measures what a store holds: the live heap and goroutines
-// before it exists, to be subtracted from those while it holds its last
-// configuration.
+// heapProbe measures what a store holds: the live heap before it exists,
+// to be subtracted from the live heap while it holds its last
+// configuration, and the goroutines it runs, which carry the probe's
+// label (see run).
 type heapProbe struct {
-	heap       uint64
-	goroutines int
+	heap  uint64
+	label string
 }
 
-// startProbe reads the live heap (after garbage collection) and the
-// goroutine count before a store is made.
+// startProbe reads the live heap (after garbage collection) before a
+// store is made, and picks the label for the sample.
 func startProbe() heapProbe {
 	var m runtime.MemStats
 	gcTwice()
 	runtime.ReadMemStats(&m)
-	return heapProbe{heap: m.HeapAlloc, goroutines: runtime.NumGoroutine()}
+	return heapProbe{heap: m.HeapAlloc, label: sampleLabel()}
 }
 
-// finish returns the heap retained since the probe started, in all and per
-// certificate (0 when certs is 0), and the goroutines started since. The
-// caller keeps the store alive across the call.
-func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int) {
+// run calls f, which makes and uses the store, under the probe's label.
+func (p heapProbe) run(f func()) { underLabel(p.label, f) }
+
+// finish returns the heap retained since the probe started (clamped at
+// 0: a heap that shrank retains nothing), in all and per certificate (0
+// when certs is 0), and the goroutines carrying the probe's label that
+// are still running, the harness's own left out. The caller keeps the
+// store alive across the call.
+func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int, err error) {
 	var m runtime.MemStats
 	gcTwice()
 	runtime.ReadMemStats(&m)
-	retained = float64(int64(m.HeapAlloc) - int64(p.heap))
+	if m.HeapAlloc > p.heap {
+		retained = float64(m.HeapAlloc - p.heap)
+	}
 	if certs > 0 {
 		perCert = retained / float64(certs)
 	}
-	return retained, perCert, runtime.NumGoroutine() - p.goroutines
+	goroutines, err = labelledGoroutines(p.label)
+	return retained, perCert, goroutines, err
 }
 
 // gcTwice collects garbage twice before a heap reading: objects freed by

@@ -32,7 +32,10 @@ const DefaultCount = 6
 
 // Run measures every scenario on every store, interleaving stores within
 // each sample round (A B A B ...), and calls emit with each sample as soon as
-// it is measured. It stops at the first error, or when ctx is done.
+// it is measured. It stops at the first error, or when ctx is done: then
+// the sample being measured is abandoned, never emitted (see
+// MeasureContext), and Run returns an error wrapping ctx's error, so that
+// every sample emitted is complete.
 func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	count := opts.Count
 	if count <= 0 {
@@ -62,7 +65,7 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					}
 					fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", done+1, total, sc.Name, st.Name, k+1, count, eta)
 				}
-				s, err := Measure(st.New, st.Name, w)
+				s, err := MeasureContext(ctx, st.New, st.Name, w)
 				if err != nil {
 					return err
 				}

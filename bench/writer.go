@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"golang.org/x/perf/benchfmt"
@@ -15,18 +17,60 @@ const BenchmarkName = "BenchmarkChurn"
 
 // The units certbench records beyond the testing package's.
 const (
-	UnitRetained        = "retained-B"
+	// UnitRetained is the growth of the live heap (after garbage
+	// collection) from before the store was made to the end of the
+	// sample, with the store still alive: what the store holds. A heap
+	// that shrank meanwhile (garbage of earlier samples collected) is
+	// written as 0, never as a negative number.
+	UnitRetained = "retained-B"
+	// UnitRetainedPerCert is UnitRetained divided by the certificates in
+	// the last configuration (0 when it has none).
 	UnitRetainedPerCert = "retained-B/cert"
-	UnitGoroutines      = "goroutines"
+	// UnitGoroutines is the number of goroutines the store started that
+	// are still running at the end of the sample: goroutines carrying the
+	// sample's profiler label, which every goroutine the store starts
+	// inherits (see Sample.Goroutines). The harness's own goroutines, and
+	// any other of the process, are never counted.
+	UnitGoroutines = "goroutines"
 )
 
+// MinExactSamples is the fewest samples of a benchmark from which a
+// Writer declares a count exact: one sample is trivially "all equal" and
+// says nothing about whether the count is deterministic. It is the rule
+// certbench gate applies (gate.MinExactSamples), so that compare, gate
+// and benchstat treat the same file alike.
+const MinExactSamples = 2
+
+// ExactUnits are the units a Writer declares "assume=exact" when their
+// samples show them to be exact: counts, which a deterministic store on a
+// fixed op count repeats exactly.
+var ExactUnits = []string{UnitGoroutines, "B/op", "allocs/op"}
+
 // Writer writes samples in the Go benchmark format, with the machine's
-// configuration lines first.
+// configuration lines first, and keeps what it needs to write the unit
+// metadata lines that describe what it wrote (see WriteUnits).
+//
+// Values are formatted by FormatValue (plain decimals, never an
+// exponent), not by benchfmt.Writer, whose %v formatting writes large
+// values with exponents; configuration lines are benchfmt.Writer's.
 type Writer struct {
-	w      *benchfmt.Writer
+	out    io.Writer
+	cfg    *benchfmt.Writer // writes configuration lines into buf
+	buf    bytes.Buffer
 	config []benchfmt.Config
 	procs  int
-	extra  map[string]bool // units of Sample.Extra seen
+
+	n     int                             // results written
+	units map[string]map[string]*valueRun // written unit -> benchmark name -> its values
+	meta  []*benchfmt.UnitMetadata        // metadata declared by merged inputs, in order
+}
+
+// valueRun summarizes the values one benchmark had in one unit: how many,
+// and whether all were written the same.
+type valueRun struct {
+	first string
+	n     int
+	same  bool
 }
 
 // NewWriter returns a Writer to w. Its configuration lines record goos,
@@ -47,46 +91,161 @@ func NewWriter(w io.Writer, extra ...string) *Writer {
 	for i := 0; i+1 < len(kv); i += 2 {
 		cfg = append(cfg, benchfmt.Config{Key: kv[i], Value: []byte(kv[i+1]), File: true})
 	}
-	return &Writer{w: benchfmt.NewWriter(w), config: cfg, procs: procs}
+	wr := &Writer{out: w, config: cfg, procs: procs, units: map[string]map[string]*valueRun{}}
+	wr.cfg = benchfmt.NewWriter(&wr.buf)
+	return wr
 }
 
-// WriteUnits writes the unit metadata lines: goroutines are exact, and so
-// are B/op and allocs/op when exactAllocs is set (every sample of a
-// benchmark had the same counts); the extra units of the samples written
-// (latency percentiles, refreshes/s) get their direction ("better=lower"
-// or "better=higher").
-func (w *Writer) WriteUnits(exactAllocs bool) error {
-	units := []string{UnitGoroutines}
-	if exactAllocs {
-		units = append(units, "B/op", "allocs/op")
+// Write writes one sample as a benchmark result line, with the Writer's
+// configuration.
+func (w *Writer) Write(s Sample) error {
+	return w.WriteResult(s.Result(w.config, w.procs))
+}
+
+// WriteResult writes res as a benchmark result line, preceded by the
+// configuration lines that changed since the last result (res's own
+// configuration, not the Writer's: this is how Merge keeps each input's).
+// It fails on a value that is not a finite number.
+func (w *Writer) WriteResult(res *benchfmt.Result) error {
+	line, err := formatResult(res)
+	if err != nil {
+		return err
 	}
-	for _, u := range units {
-		m := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "assume"}, OrigUnit: u, Value: "exact"}
-		if err := w.w.Write(m); err != nil {
-			return err
-		}
+	// benchfmt.Writer writes the configuration lines, then its own
+	// rendering of the result line, which is replaced.
+	w.buf.Reset()
+	if err := w.cfg.Write(res); err != nil {
+		return err
 	}
-	for _, u := range extraUnits {
-		if !w.extra[u.unit] {
-			continue
+	b := w.buf.Bytes()
+	b = b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1]
+	b = append(b, line...)
+	if _, err := w.out.Write(b); err != nil {
+		return err
+	}
+	w.n++
+	name := string(res.Name)
+	for _, v := range res.Values {
+		val, unit := writtenValue(v)
+		runs := w.units[unit]
+		if runs == nil {
+			runs = map[string]*valueRun{}
+			w.units[unit] = runs
 		}
-		m := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}
-		if err := w.w.Write(m); err != nil {
-			return err
+		text := FormatValue(val)
+		if r := runs[name]; r == nil {
+			runs[name] = &valueRun{first: text, n: 1, same: true}
+		} else {
+			r.n++
+			r.same = r.same && r.first == text
 		}
 	}
 	return nil
 }
 
-// Write writes one sample as a benchmark result line.
-func (w *Writer) Write(s Sample) error {
-	for _, v := range s.Extra {
-		if w.extra == nil {
-			w.extra = make(map[string]bool)
-		}
-		w.extra[v.Unit] = true
+// Samples returns the number of result lines written.
+func (w *Writer) Samples() int { return w.n }
+
+// Exact reports whether unit is exact in what the Writer wrote: every
+// benchmark written with that unit has at least MinExactSamples samples,
+// all with the same value.
+func (w *Writer) Exact(unit string) bool {
+	runs := w.units[unit]
+	if len(runs) == 0 {
+		return false
 	}
-	return w.w.Write(s.Result(w.config, w.procs))
+	for _, r := range runs {
+		if r.n < MinExactSamples || !r.same {
+			return false
+		}
+	}
+	return true
+}
+
+// DeclareUnit records unit metadata read from an input (a "Unit ..."
+// line), to be written by WriteUnits. It fails if the input contradicts
+// metadata declared before for the same unit and key. "assume=exact" is
+// not taken on trust: WriteUnits writes it only if the samples written
+// are exact.
+func (w *Writer) DeclareUnit(m *benchfmt.UnitMetadata) error {
+	unit := metaUnit(m)
+	for _, have := range w.meta {
+		if metaUnit(have) == unit && have.Key == m.Key {
+			if have.Value != m.Value {
+				f, l := m.Pos()
+				hf, hl := have.Pos()
+				return fmt.Errorf("bench: %s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d", f, l, unit, m.Key, m.Value, have.Key, have.Value, hf, hl)
+			}
+			return nil
+		}
+	}
+	c := *m
+	w.meta = append(w.meta, &c)
+	return nil
+}
+
+// metaUnit is the unit of a metadata line as written.
+func metaUnit(m *benchfmt.UnitMetadata) string {
+	if m.OrigUnit != "" {
+		return m.OrigUnit
+	}
+	return m.Unit
+}
+
+// declared returns the value declared for unit and key, if any.
+func (w *Writer) declared(unit, key string) (string, bool) {
+	for _, m := range w.meta {
+		if metaUnit(m) == unit && m.Key == key {
+			return m.Value, true
+		}
+	}
+	return "", false
+}
+
+// WriteUnits writes the unit metadata lines, once, after the last result.
+// Each of ExactUnits, and any unit an input declared exact, is declared
+// "assume=exact" if and only if it is exact in what was written (see
+// Exact): decided from the samples, never from a single one, and for
+// merged files from all the merged samples. Other metadata declared by
+// inputs is passed on; the extra units of HandshakeUnderChurn samples
+// (latency percentiles, refreshes/s) get their direction ("better=lower"
+// or "better=higher") unless an input declared one.
+func (w *Writer) WriteUnits() error {
+	var lines []*benchfmt.UnitMetadata
+	add := func(unit, key, value string) {
+		lines = append(lines, &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key}, OrigUnit: unit, Value: value})
+	}
+	candidates := slices.Clone(ExactUnits)
+	for _, m := range w.meta {
+		if u := metaUnit(m); m.Key == "assume" && m.Value == "exact" && !slices.Contains(candidates, u) {
+			candidates = append(candidates, u)
+		}
+	}
+	for _, u := range candidates {
+		if v, ok := w.declared(u, "assume"); ok && v != "exact" {
+			continue // an input declared another assumption: passed on below
+		}
+		if w.Exact(u) {
+			add(u, "assume", "exact")
+		}
+	}
+	for _, m := range w.meta {
+		if m.Key == "assume" && m.Value == "exact" {
+			continue // decided above
+		}
+		lines = append(lines, m)
+	}
+	for _, u := range extraUnits {
+		if _, ok := w.declared(u.unit, "better"); !ok && len(w.units[u.unit]) > 0 {
+			add(u.unit, "better", u.better)
+		}
+	}
+	for _, m := range lines {
+		if _, err := fmt.Fprintf(w.out, "Unit %s %s=%s\n", metaUnit(m), m.Key, m.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Result returns the sample as a benchfmt result with the given file
@@ -105,8 +264,8 @@ func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 		Iters:  s.Ops,
 		Values: []benchfmt.Value{
 			{Value: s.NsPerOp, Unit: "ns/op"},
-			{Value: float64(s.BytesPerOp), Unit: "B/op"},
-			{Value: float64(s.AllocsPerOp), Unit: "allocs/op"},
+			{Value: s.BytesPerOp, Unit: "B/op"},
+			{Value: s.AllocsPerOp, Unit: "allocs/op"},
 			{Value: s.RetainedBytes, Unit: UnitRetained},
 			{Value: s.RetainedPerCert, Unit: UnitRetainedPerCert},
 			{Value: float64(s.Goroutines), Unit: UnitGoroutines},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -16,7 +17,60 @@ const (
 	ExitOK         = 0 // success
 	ExitRegression = 1 // certbench gate found a regression
 	ExitUsage      = 2 // bad usage or bad input
+	// ExitInterrupted and ExitTerminated are the exit codes after SIGINT
+	// (Ctrl-C) and SIGTERM, 128 plus the signal's number as shells report
+	// a process killed by a signal: the command stopped early and kept
+	// what it had completed (certbench run keeps its complete samples).
+	ExitInterrupted = 130
+	ExitTerminated  = 143
 )
+
+// signalCause is the cancellation cause of Main's context when a signal
+// arrived.
+type signalCause struct{ sig os.Signal }
+
+func (c *signalCause) Error() string { return "interrupted by " + c.sig.String() }
+
+// exitCode is ExitTerminated after SIGTERM, else ExitInterrupted.
+func (c *signalCause) exitCode() int {
+	if s, ok := c.sig.(syscall.Signal); ok && s == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
+}
+
+// interruptedError is returned by a command that stopped early on an
+// interrupt after keeping kept samples.
+type interruptedError struct {
+	kept int
+	err  error
+}
+
+func (e *interruptedError) Error() string {
+	return fmt.Sprintf("interrupted: %d samples kept", e.kept)
+}
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// notifyContext returns a context cancelled, with a *signalCause, by the
+// first SIGINT or SIGTERM. After that first signal the process no longer
+// catches them: a second Ctrl-C kills it at once.
+func notifyContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(&signalCause{sig})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
 
 // exitError carries an exit code out of a command.
 type exitError struct {
@@ -37,11 +91,21 @@ func usagef(format string, args ...any) error { return usageError(fmt.Errorf(for
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := notifyContext()
 	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	var sc *signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			fmt.Fprintln(stderr, "certbench:", ie)
+		} else {
+			fmt.Fprintln(stderr, "certbench: interrupted:", err)
+		}
+		return sc.exitCode()
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -68,14 +132,17 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 certificate stores, records sec/op, B/op, allocs/op and retained heap, and
 compares stores or runs with benchstat's statistics.
 
-Exit codes: 0 success, 1 regression found (gate), 2 bad usage or input.`,
+Exit codes: 0 success, 1 regression found (gate), 2 bad usage or input,
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the command stopped
+early (run keeps the complete samples and prints how many; a second
+Ctrl-C kills at once).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(newListCmd(), newRunCmd(), newCompareCmd(), newProfileCmd(), newGateCmd(), newSweepCmd(), newReportCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newMergeCmd(), newCompareCmd(), newProfileCmd(), newGateCmd(), newSweepCmd(), newReportCmd())
 	return root
 }
 

@@ -90,24 +90,23 @@ func defaultStores() []string {
 }
 
 // runTo measures and writes the results to out in Go benchmark format.
+// When ctx is done before the end (an interrupt), the file is still
+// complete: the samples measured so far (the one in flight is dropped)
+// and the unit lines computed from them; the error is then an
+// *interruptedError.
 func runTo(ctx context.Context, opts bench.Options, out io.Writer) error {
 	w := bench.NewWriter(out)
-	type key struct{ sc, st string }
-	first := map[key]bench.Sample{}
-	exact := true
-	err := bench.Run(ctx, opts, func(s bench.Sample) error {
-		k := key{s.Scenario, s.Store}
-		if f, ok := first[k]; !ok {
-			first[k] = s
-		} else if f.AllocsPerOp != s.AllocsPerOp || f.BytesPerOp != s.BytesPerOp {
-			exact = false
-		}
-		return w.Write(s)
-	})
-	if err != nil {
+	err := bench.Run(ctx, opts, w.Write)
+	if err != nil && ctx.Err() == nil {
 		return err
 	}
-	return w.WriteUnits(exact)
+	if uerr := w.WriteUnits(); uerr != nil {
+		return uerr
+	}
+	if err != nil {
+		return &interruptedError{kept: w.Samples(), err: err}
+	}
+	return nil
 }
 
 func newRunCmd() *cobra.Command {
@@ -120,7 +119,18 @@ func newRunCmd() *cobra.Command {
 and samples, and writes the results in the Go benchmark format (readable by
 benchstat and by certbench compare and gate). Names look like
 BenchmarkChurn/scenario=rotate-10-of-100/store=optimized, so
-"go tool benchstat -col /store results.txt" compares stores.`,
+"go tool benchstat -col /store results.txt" compares stores.
+
+B/op and allocs/op are the exact ratios (total / ops, not truncated):
+"0 allocs/op" means nothing was allocated in the whole timed window. The
+unit lines declare B/op, allocs/op and goroutines "assume=exact" only
+when every benchmark has at least 2 samples, all equal; merge per-sample
+files with certbench merge, which recomputes them.
+
+On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
+output keeps the samples measured so far, with their unit lines; certbench
+prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
+(SIGTERM).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := f.options(cmd.ErrOrStderr())

@@ -121,9 +121,6 @@ results go to stdout and the tables to stderr.`,
 			}
 			var raw bytes.Buffer
 			bw := bench.NewWriter(io.MultiWriter(results, &raw))
-			type key struct{ name string }
-			first := map[key]bench.Sample{}
-			exact := true
 			var notes []string
 			start := time.Now()
 			for _, fam := range fams {
@@ -131,23 +128,23 @@ results go to stdout and the tables to stderr.`,
 				if !quiet && isTerminal(cmd.ErrOrStderr()) {
 					opts.Progress = cmd.ErrOrStderr()
 				}
-				res, err := sweep.Run(cmd.Context(), opts, func(s bench.Sample) error {
-					k := key{s.Name}
-					if f, ok := first[k]; !ok {
-						first[k] = s
-					} else if f.AllocsPerOp != s.AllocsPerOp || f.BytesPerOp != s.BytesPerOp {
-						exact = false
-					}
-					return bw.Write(s)
-				})
+				res, err := sweep.Run(cmd.Context(), opts, bw.Write)
 				if res != nil {
 					notes = append(notes, res.Notes...)
+				}
+				if err != nil && cmd.Context().Err() != nil {
+					// Interrupted: keep the file valid, with the unit
+					// lines of the samples written.
+					if uerr := bw.WriteUnits(); uerr != nil {
+						return uerr
+					}
+					return &interruptedError{kept: bw.Samples(), err: err}
 				}
 				if err != nil {
 					return err
 				}
 			}
-			if err := bw.WriteUnits(exact); err != nil {
+			if err := bw.WriteUnits(); err != nil {
 				return err
 			}
 			if file != nil {

@@ -9,12 +9,16 @@
 # same stores, scenarios and fixed op counts: CERTBENCH_COUNT rounds, each
 # round one `certbench run --count 1` per binary, in ABBA order (base first
 # in odd rounds, head first in even ones) so that drift in the machine hits
-# both sides alike. The samples are concatenated into OUT/base.txt and
-# OUT/head.txt and gated with the head binary (`certbench gate`). If
+# both sides alike. The per-round files are merged into OUT/base.txt and
+# OUT/head.txt with the head binary (`certbench merge`, which recomputes the
+# unit lines from all the merged samples: a count is declared exact only if
+# every round measured the same, where concatenation would repeat each
+# count-1 file's own lines) and gated with the head binary (`certbench gate`). If
 # allocs/op or B/op regressed, both binaries profile the regressed cases
 # (`certbench profile`) into OUT/base-profiles and OUT/head-profiles and the
 # gate runs again to name the allocation sites that grew. Only `run`,
-# `list` and (optionally) `profile` are needed from the base binary.
+# `list` and (optionally) `profile` are needed from the base binary; `merge`
+# and `gate` are the head binary's.
 #
 # BASE_REF defaults to origin/main, or main when there is no origin/main.
 #
@@ -193,11 +197,10 @@ for ((i = 1; i <= count; i++)); do
   if ((i % 2)); then run_side base "$i"; run_side head "$i"; else run_side head "$i"; run_side base "$i"; fi
   log "round $i/$count done in $(($(date +%s) - t0))s"
 done
-: >"$out/base.txt"
-: >"$out/head.txt"
-for ((i = 1; i <= count; i++)); do
-  cat "$out/raw/base.$i.txt" >>"$out/base.txt"
-  cat "$out/raw/head.$i.txt" >>"$out/head.txt"
+for side in base head; do
+  files=()
+  for ((i = 1; i <= count; i++)); do files+=("$out/raw/$side.$i.txt"); done
+  "$head_bin" merge -o "$out/$side.txt" "${files[@]}" || die "certbench merge of the $side results failed"
 done
 
 # --- gate ----------------------------------------------------------------------
