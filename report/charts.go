@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"math"
 	"regexp"
@@ -48,8 +49,26 @@ func (c *Chart) Size() (w, h vg.Length) {
 	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*c.tileH + titleHeight
 }
 
-// draw draws the chart on a canvas of its size.
-func (c *Chart) draw(dc draw.Canvas) {
+// draw draws the chart on a canvas of its size. It fails, drawing
+// nothing, if a panel's axis range is not finite (or not positive on a log
+// axis): gonum/plot would spin in the tick code or panic on such a range.
+// A panic while drawing is an error too.
+func (c *Chart) draw(dc draw.Canvas) (err error) {
+	for _, row := range c.plots {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			if err := checkAxes(p); err != nil {
+				return fmt.Errorf("chart %s: %w", c.ID, err)
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("chart %s: drawing failed: %v", c.ID, r)
+		}
+	}()
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	sty := draw.TextStyle{
@@ -82,13 +101,35 @@ func (c *Chart) draw(dc draw.Canvas) {
 			}
 		}
 	}
+	return nil
+}
+
+// checkAxes reports an axis of p whose range no ticker can mark: not
+// finite, or not positive on a log scale. Non-finite data reaches the
+// axes through the plotters' data ranges.
+func checkAxes(p *plot.Plot) error {
+	for _, ax := range []struct {
+		name string
+		a    *plot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		lo, hi := ax.a.Min, ax.a.Max
+		if !finite(lo) || !finite(hi) {
+			return fmt.Errorf("panel %q: %s axis from %v to %v: values are not finite numbers", p.Title.Text, ax.name, lo, hi)
+		}
+		if _, log := ax.a.Scale.(plot.LogScale); log && !(lo > 0) {
+			return fmt.Errorf("panel %q: log-scale %s axis from %v to %v: values must be positive", p.Title.Text, ax.name, lo, hi)
+		}
+	}
+	return nil
 }
 
 // SVG renders the chart as an SVG document.
 func (c *Chart) SVG() ([]byte, error) {
 	w, h := c.Size()
 	cv := vgsvg.New(w, h)
-	c.draw(draw.New(cv))
+	if err := c.draw(draw.New(cv)); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := cv.WriteTo(&buf); err != nil {
 		return nil, err
@@ -104,7 +145,9 @@ func (c *Chart) PNG(dpi int) ([]byte, error) {
 	}
 	w, h := c.Size()
 	cv := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
-	c.draw(draw.New(cv))
+	if err := c.draw(draw.New(cv)); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
 		return nil, err
@@ -207,6 +250,10 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.vals))-0.5
 	top, bottom := 0.0, math.Inf(1)
 	for _, v := range b.vals {
+		if !finite(v.center) {
+			// No range: the chart's axis check reports it.
+			return xmin, xmax, math.NaN(), math.NaN()
+		}
 		t := v.center
 		if _, hi, ok := b.finite(v); ok {
 			t = math.Max(t, hi)
@@ -325,6 +372,9 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 	for _, c := range curves {
 		var g, withCI growthPoints
 		for _, pt := range c.Points {
+			if !finite(pt.Center) {
+				return nil, fmt.Errorf("%s of %s at N=%d: value %v is not a finite number", unit, c.Store, pt.Size, pt.Center)
+			}
 			if !(pt.Center > 0) {
 				continue
 			}
@@ -395,6 +445,9 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 	}
 	if plotted == 0 {
 		return nil, nil
+	}
+	if !finite(ymin) || !finite(ymax) {
+		return nil, fmt.Errorf("%s: values from %v to %v: not finite numbers (a fitted power law?)", unit, ymin, ymax)
 	}
 	p.X.Min, p.X.Max = xmin/1.6, xmax*1.6
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
