@@ -1,0 +1,137 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/certbench/certbench/cli"
+	"golang.org/x/perf/benchfmt"
+)
+
+// mainEnv makes the test binary run certbench with the arguments in the
+// variable (space-separated) instead of the tests, for the tests that
+// signal a real process.
+const mainEnv = "CERTBENCH_CLI_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(mainEnv); args != "" {
+		os.Exit(cli.Main(strings.Fields(args), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunSignals starts `certbench run` in a process, signals it once it
+// has written two samples, and checks the exit code (130 for SIGINT, 143
+// for SIGTERM), the message, and that the file holds only complete
+// samples, as many as the message says, with no negative value.
+func TestRunSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts certbench processes")
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, cli.ExitInterrupted},
+		{syscall.SIGTERM, cli.ExitTerminated},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "results.txt")
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), mainEnv+"=run -q --stores optimized --scenarios rotate-10-of-100 --count 100000 -o "+out)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			// Wait for two samples; the process exits only when
+			// signalled (100,000 samples take hours).
+			poll := time.NewTicker(20 * time.Millisecond)
+			defer poll.Stop()
+			giveUp := time.After(5 * time.Minute) // not an assertion: a guard against hanging
+		wait:
+			for {
+				select {
+				case <-giveUp:
+					cmd.Process.Kill()
+					t.Fatalf("no two samples written\n%s", stderr.String())
+				case err := <-exited:
+					t.Fatalf("certbench exited before the signal: %v\n%s", err, stderr.String())
+				case <-poll.C:
+					if data, _ := os.ReadFile(out); bytes.Count(data, []byte("\nBenchmark")) >= 2 {
+						break wait
+					}
+				}
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(5 * time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("still running long after %v\n%s", tc.sig, stderr.String())
+			}
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != tc.code {
+				t.Fatalf("after %v: %v, want exit status %d\n%s", tc.sig, err, tc.code, stderr.String())
+			}
+			m := regexp.MustCompile(`interrupted: (\d+) samples kept`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("stderr %q, want \"interrupted: N samples kept\"", stderr.String())
+			}
+			kept, _ := strconv.Atoi(m[1])
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := checkResults(t, data)
+			if n != kept || n < 2 {
+				t.Errorf("%d results in the file, stderr says %d kept (want >= 2)", n, kept)
+			}
+			if !bytes.HasSuffix(data, []byte("\n")) {
+				t.Errorf("file does not end with a complete line:\n%s", data)
+			}
+		})
+	}
+}
+
+// checkResults parses a result file and returns its number of results,
+// reporting malformed lines, results without every metric, and negative
+// values.
+func checkResults(t *testing.T, data []byte) int {
+	t.Helper()
+	r := benchfmt.NewReader(bytes.NewReader(data), "results.txt")
+	n := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("malformed: %v", rec)
+		case *benchfmt.Result:
+			n++
+			if len(rec.Values) != 6 {
+				t.Errorf("%s: %d values, want 6", rec.Name, len(rec.Values))
+			}
+			for _, v := range rec.Values {
+				if v.Value < 0 {
+					t.Errorf("%s: %s", rec.Name, fmt.Sprint(v.Value, " ", v.Unit))
+				}
+			}
+		}
+	}
+	return n
+}
