@@ -2,19 +2,27 @@
 //
 // One sample is a fixed number of ops (the scenario's Ops) applied to a
 // fresh store that first received the workload's initial configuration
-// untimed. For each sample it records, as the testing package does, wall
-// time per op (sec/op), bytes and allocations per op from the process-wide
-// allocation counters (B/op, allocs/op), and, outside the timed region, the
-// live heap the store holds after a GC (retained-B and retained-B/cert) and
-// the goroutines it left running (goroutines). Fixing the op count makes B/op
-// and allocs/op comparable run to run.
+// untimed. For each sample it records wall time per op (sec/op), bytes and
+// allocations per op from the process-wide allocation counters (B/op,
+// allocs/op: the exact ratio of the window's totals to the ops, not
+// truncated as the testing package does, so 0 means nothing was allocated
+// in the whole window), and, outside the timed region, the live heap the
+// store holds after a GC (retained-B and retained-B/cert, never negative)
+// and the goroutines it left running (goroutines: those carrying the
+// sample's profiler label, SampleLabel, which the store's goroutines
+// inherit). Fixing the op count makes B/op and allocs/op comparable run to
+// run.
 //
 // [Run] interleaves stores and samples (store A, store B, A, B, ...) so that
 // drift in the machine affects every store alike, and hands each sample to a
-// callback; [Writer] writes samples in the standard Go benchmark format,
-// named BenchmarkChurn/scenario=NAME/store=NAME-GOMAXPROCS, so benchstat and
-// package compare read them directly. [Benchmark] runs the same code under
-// go test -bench.
+// callback, dropping the sample in flight when its context is cancelled;
+// [Writer] writes samples in the standard Go benchmark format, named
+// BenchmarkChurn/scenario=NAME/store=NAME-GOMAXPROCS, with values in plain
+// decimals ([FormatValue]), so benchstat, package compare and
+// regular-expression readers read them directly, and declares a count
+// "assume=exact" only when at least two samples of every benchmark agree.
+// [Merge] combines result files, recomputing those declarations from all
+// the merged samples. [Benchmark] runs the same code under go test -bench.
 //
 // HandshakeUnderChurn scenarios measure lookups made from GOMAXPROCS
 // goroutines while refreshes run back to back, bounded by the scenario's
