@@ -23,13 +23,13 @@ func TestDifferentialCorrectStoresPass(t *testing.T) {
 		"refStore":  func() certstore.Store { return newRefStore() },
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := Differential(f, DifferentialOptions{Seed: diffTestSeed, Iterations: 100})
+			r := Differential(f, DifferentialOptions{Seed: diffTestSeed, Iterations: 40})
 			t.Log(r.Summary())
 			if r.Failure != nil {
 				t.Fatalf("a correct store diverges:\n%s", r.Failure.Report())
 			}
-			if r.Iterations != 100 || r.Lookups < 100*20 {
-				t.Errorf("ran %d iterations, %d lookups; want 100 iterations and at least 2000 lookups", r.Iterations, r.Lookups)
+			if r.Iterations != 40 || r.Lookups < 40*20 {
+				t.Errorf("ran %d iterations, %d lookups; want 40 iterations and at least 800 lookups", r.Iterations, r.Lookups)
 			}
 		})
 	}

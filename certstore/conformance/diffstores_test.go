@@ -17,11 +17,11 @@ import (
 type diffBug int
 
 const (
-	bugNone           diffBug = iota
-	bugWildcardTwo            // a wildcard also covers two labels
-	bugFirstDNSOnly           // only the first DNS name of a certificate is indexed
-	bugLastOnTie              // the last certificate wins a tie
-	bugNoV6Compression        // IPv6 SNI only lowercased, not compared as an address
+	bugNone            diffBug = iota
+	bugWildcardTwo             // a wildcard also covers two labels
+	bugFirstDNSOnly            // only the first DNS name of a certificate is indexed
+	bugLastOnTie               // the last certificate wins a tie
+	bugNoV6Compression         // IPv6 SNI only lowercased, not compared as an address
 )
 
 // diffStore is a correct store (maps rebuilt per Update, published with one

@@ -7,12 +7,17 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 )
 
-// maxShrinkChecks bounds the replays one shrink makes.
-const maxShrinkChecks = 3000
+// maxShrinkChecks and maxShrinkTime bound one shrink (a replay of a slow
+// store's updates can take a second).
+const (
+	maxShrinkChecks = 3000
+	maxShrinkTime   = 2 * time.Minute
+)
 
 // shrinker holds what a shrink needs.
 type shrinker struct {
@@ -20,13 +25,14 @@ type shrinker struct {
 	lc       *leafCache
 	known    []Deviation
 	checks   int
+	deadline time.Time
 	best     *Divergence
 }
 
 // try replays c and keeps it as the best case if it still diverges in a
 // way no known deviation explains.
 func (sh *shrinker) try(c Case) bool {
-	if sh.checks >= maxShrinkChecks {
+	if sh.checks >= maxShrinkChecks || time.Now().After(sh.deadline) {
 		return false
 	}
 	for k := range c.Configs {
@@ -69,7 +75,7 @@ func countCerts(c *Case) int {
 func shrink(newStore certstore.Factory, lc *leafCache, d *Divergence, known []Deviation) *Divergence {
 	d.Original = countCerts(&d.Case)
 	d.Case = d.Case.clone()
-	sh := &shrinker{newStore: newStore, lc: lc, known: known, best: d}
+	sh := &shrinker{newStore: newStore, lc: lc, known: known, best: d, deadline: time.Now().Add(maxShrinkTime)}
 	if !sh.try(d.Case) {
 		out := *d
 		out.Note = "the divergence does not reproduce on a new store with this case alone (it may depend on earlier lookups or on timing); not shrunk"
@@ -85,6 +91,9 @@ func shrink(newStore certstore.Factory, lc *leafCache, d *Divergence, known []De
 				progress = true
 			}
 		}
+	}
+	if sh.checks >= maxShrinkChecks || time.Now().After(sh.deadline) {
+		sh.best.Note = fmt.Sprintf("shrinking stopped after %d replays", sh.checks)
 	}
 	return sh.best
 }
