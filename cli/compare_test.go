@@ -154,6 +154,15 @@ func TestCompareErrorsInUsersWords(t *testing.T) {
 	}
 }
 
+func TestCompareOutputDashIsAnError(t *testing.T) {
+	// The table is on stdout; -o - would mix raw results into it. The
+	// check comes before anything runs.
+	code, _, stderr := run(t, "compare", "-o", "-")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "-o -: the table goes to stdout") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 func TestHelpSaysWhatOutputWrites(t *testing.T) {
 	code, out, _ := run(t, "compare", "--help")
 	if code != cli.ExitOK || !strings.Contains(out, "raw results") || !strings.Contains(out, "--count, --ops, -q, -o) apply only when compare runs") {
