@@ -10,6 +10,7 @@ import (
 
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
+	"github.com/certbench/certbench/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -177,7 +178,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 						return usagef("profile directory %s: not a readable directory", d)
 					}
 				}
-				v.AddSites(gate.ProfileDirs{Base: baseProfiles, Head: headProfiles}, sites)
+				v.AddSites(profileSites{profile.Dirs{Base: baseProfiles, Head: headProfiles}}, sites)
 			}
 
 			if summary != "" {

@@ -71,10 +71,10 @@
 // # Allocation sites
 //
 // [Verdict.AddSites] names, for each allocs/op or B/op regression, the
-// functions whose own allocations grew, from a [SiteFinder]. [ProfileDirs]
-// implements it on the heap profiles that "certbench profile" writes
-// (package profile) for base and head: files "<scenario>.<store>.pb.gz",
-// compared per op with profile.Compare, ranked by flat growth.
+// functions whose own allocations grew, from a [SiteFinder]. The certbench
+// command implements it on the heap profiles that "certbench profile"
+// writes for base and head (package profile), ranked by flat growth per
+// op; gate itself depends on no profile or runner package.
 //
 // # Output
 //

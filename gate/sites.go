@@ -3,11 +3,6 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/certbench/certbench/profile"
 )
 
 // A Site is a function whose allocations grew between base and head, per
@@ -27,7 +22,8 @@ func (s Site) Growth() float64 { return s.Head - s.Base }
 
 // A SiteFinder names the allocation sites that grew for one benchmark
 // and unit (allocs/op or B/op), largest growth first, at most n.
-// ProfileDirs is the implementation on profile directories.
+// The certbench command implements it on the heap profiles of base and
+// head (package profile); gate itself reads no profiles.
 type SiteFinder interface {
 	GrownSites(scenario, store, unit string, n int) ([]Site, error)
 }
@@ -76,55 +72,4 @@ func significantSites(sites []Site, change float64) []Site {
 		}
 	}
 	return sites
-}
-
-// ProfileDirs finds grown allocation sites by comparing the heap profiles
-// that "certbench profile --all" writes for base and head: files named
-// profile.FileName(scenario, store) ("<scenario>.<store>.pb.gz") in Base
-// and Head. Sites are ranked by flat growth per op (what the function
-// allocated itself), alloc_objects for allocs/op and alloc_space for
-// B/op.
-type ProfileDirs struct {
-	Base, Head string
-}
-
-// GrownSites implements SiteFinder.
-func (d ProfileDirs) GrownSites(scenario, store, unit string, n int) ([]Site, error) {
-	var sampleType string
-	switch unit {
-	case UnitAllocs:
-		sampleType = profile.AllocObjects
-	case UnitBytes:
-		sampleType = profile.AllocSpace
-	default:
-		return nil, fmt.Errorf("no profile sample type for %s", unit)
-	}
-	name := profile.FileName(scenario, store)
-	bp, hp := filepath.Join(d.Base, name), filepath.Join(d.Head, name)
-	for _, p := range []string{bp, hp} {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s not found", ErrNoProfiles, p)
-		}
-	}
-	b, err := profile.Load(bp)
-	if err != nil {
-		return nil, err
-	}
-	h, err := profile.Load(hp)
-	if err != nil {
-		return nil, err
-	}
-	c, err := profile.Compare(b, h, sampleType)
-	if err != nil {
-		return nil, err
-	}
-	var out []Site
-	for _, dl := range c.Grew(n, profile.ByFlat) {
-		out = append(out, Site{Function: dl.Function, Base: dl.BaseFlat, Head: dl.HeadFlat})
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the profiles show no function that allocates more (profiles %s: %.0f, %s: %.0f %s per op)",
-			bp, c.BaseTotal, hp, c.HeadTotal, c.Unit)
-	}
-	return out, nil
 }
