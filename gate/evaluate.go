@@ -115,7 +115,7 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 		if errors.Is(err, compare.ErrNothingInCommon) {
 			return nil, fmt.Errorf("%w: %s and %s have no benchmarks in common", ErrInput, v.Base, v.Head)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 
 	// Which benchmarks each side has at all, in first-seen order.

@@ -351,7 +351,7 @@ func (v *view) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certi
 	}
 	c, err := cfg.GetCertificate(hello)
 	if err != nil {
-		return nil, fmt.Errorf("%w: certmagic: %v", certstore.ErrNoCertificate, err)
+		return nil, fmt.Errorf("%w: certmagic: %w", certstore.ErrNoCertificate, err)
 	}
 	if c == nil || len(c.Certificate) == 0 {
 		return nil, certstore.ErrNoCertificate
