@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -19,6 +22,11 @@ const FileKey = ".file"
 //
 // A Results is not modified by Build, so one Results can be used to build
 // several Reports (for example with different Options).
+//
+// To keep memory near the size of the input, the results read from one
+// input share their Config slices (and results of the same benchmark their
+// Name bytes) while the configuration does not change: treat them as
+// read-only, and Clone a result before changing it.
 type Results struct {
 	// Results holds every benchmark result line, in input order. Each
 	// result carries its input's label under the FileKey (".file")
@@ -31,6 +39,12 @@ type Results struct {
 
 	// Files lists the input labels in input order.
 	Files []string
+
+	// Warnings are problems with the inputs that do not stop them being
+	// read, such as a unit certbench does not know
+	// (*UnknownUnitWarning), each naming file and line. Callers should
+	// show them (the certbench command prints them to stderr).
+	Warnings []error
 }
 
 // Load reads benchmark results in the Go benchmark format from the named
@@ -41,13 +55,19 @@ type Results struct {
 // labels the file at path with label instead, for example "base=old.txt".
 // A path given twice gets "#1", "#2", ... appended to its later labels.
 //
-// Load fails, naming the file, if a file cannot be read, contains a
-// malformed benchmark or unit line (the error names file:line and wraps
-// the *benchfmt.SyntaxError), contains no benchmark results, or declares
-// unit metadata that conflicts with an earlier file.
+// Load checks every measurement before any statistics are computed. It
+// fails, with an error naming the file (and line, as "FILE:LINE: ..."),
+// if a file cannot be read or is a directory, contains a malformed
+// benchmark or unit line (the error wraps the *benchfmt.SyntaxError), a
+// value that is not a finite number or is negative (*ValueError), an
+// iteration count below one (*IterationsError), a last line without its
+// newline that is not a complete result in known units (a truncated
+// file), no benchmark results, or unit metadata that conflicts with an
+// earlier file. Units certbench does not know are read, with a warning in
+// Results.Warnings.
 func Load(paths ...string) (*Results, error) {
 	if len(paths) == 0 {
-		return nil, errors.New("compare: no input files")
+		return nil, errors.New("no input files")
 	}
 	rs := &Results{Units: make(benchfmt.UnitMetadataMap)}
 	seen := make(map[string]int)
@@ -64,21 +84,29 @@ func Load(paths ...string) (*Results, error) {
 		} else {
 			seen[label] = 1
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("compare: %w", err)
-		}
-		err = rs.read(f, path, label)
-		f.Close()
-		if err != nil {
+		if err := rs.readFile(path, label); err != nil {
 			return nil, err
 		}
 	}
 	return rs, nil
 }
 
+// readFile appends the results of the file at path to rs.
+func (rs *Results) readFile(path, label string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err // *fs.PathError: "open PATH: ..."
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory, want a result file", path)
+	}
+	return rs.read(f, path, label)
+}
+
 // Read reads benchmark results in the Go benchmark format from r, as Load
-// does for a file. name is used in error messages and as the input's label.
+// does for a file, with the same checks. name is used in error messages
+// and as the input's label.
 func Read(r io.Reader, name string) (*Results, error) {
 	rs := &Results{Units: make(benchfmt.UnitMetadataMap)}
 	if err := rs.read(r, name, name); err != nil {
@@ -88,37 +116,220 @@ func Read(r io.Reader, name string) (*Results, error) {
 }
 
 // read appends the results of one input to rs. path names the input in
-// error messages; label is stored under FileKey.
+// error messages; label is stored under FileKey. Nothing is appended if
+// the input has an error.
 func (rs *Results) read(r io.Reader, path, label string) error {
-	reader := benchfmt.NewReader(r, path)
-	reader.Reset(r, path, FileKey, label)
-	n := 0
+	tr := &tailReader{r: r}
+	reader := benchfmt.NewReader(tr, path)
+	reader.Reset(tr, path, FileKey, label)
+	var (
+		c        cloner
+		results  []*benchfmt.Result
+		units    = unitWarnings{file: path}
+		newUnits = make(benchfmt.UnitMetadataMap)
+	)
 	for reader.Scan() {
 		switch rec := reader.Result().(type) {
 		case *benchfmt.SyntaxError:
-			return fmt.Errorf("compare: malformed line: %w", rec)
+			return rec
 		case *benchfmt.Result:
-			rs.Results = append(rs.Results, rec.Clone())
-			n++
+			if err := CheckResult(rec); err != nil {
+				return err
+			}
+			for _, v := range rec.Values {
+				if !IsKnownUnit(v.Unit) {
+					_, line := rec.Pos()
+					units.add(line, origUnit(v))
+				}
+			}
+			results = append(results, c.clone(rec))
 		case *benchfmt.UnitMetadata:
-			if have, ok := rs.Units[rec.UnitMetadataKey]; ok {
+			have, ok := rs.Units[rec.UnitMetadataKey]
+			if !ok {
+				have, ok = newUnits[rec.UnitMetadataKey]
+			}
+			if ok {
 				if have.Value != rec.Value {
 					hf, hl := have.Pos()
 					f, l := rec.Pos()
-					return fmt.Errorf("compare: %s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d",
+					return fmt.Errorf("%s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d",
 						f, l, rec.OrigUnit, rec.Key, rec.Value, have.Key, have.Value, hf, hl)
 				}
 				continue
 			}
-			rs.Units[rec.UnitMetadataKey] = rec
+			newUnits[rec.UnitMetadataKey] = rec
 		}
 	}
 	if err := reader.Err(); err != nil {
-		return fmt.Errorf("compare: %w", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			// benchfmt reports the line before the long one.
+			line := 0
+			if rest, ok := strings.CutPrefix(err.Error(), path+":"); ok {
+				if i := strings.IndexByte(rest, ':'); i > 0 {
+					line, _ = strconv.Atoi(rest[:i])
+				}
+			}
+			return fmt.Errorf("%s:%d: line longer than %d KiB (%w)", path, line+1, bufio.MaxScanTokenSize>>10, bufio.ErrTooLong)
+		}
+		return err // "PATH:LINE: ..."
 	}
-	if n == 0 {
-		return fmt.Errorf("compare: %s: no benchmark results", path)
+	if err := tr.checkLastLine(path, results); err != nil {
+		return err
 	}
+	if len(results) == 0 {
+		return fmt.Errorf("%s: no benchmark results", path)
+	}
+	if rs.Results == nil {
+		rs.Results = results
+	} else {
+		rs.Results = append(rs.Results, results...)
+	}
+	for k, m := range newUnits {
+		rs.Units[k] = m
+	}
+	rs.Warnings = append(rs.Warnings, units.errors()...)
 	rs.Files = append(rs.Files, label)
 	return nil
+}
+
+// tailReader passes reads through, counting newlines and keeping the
+// start of the last line, so that a last line without its newline (a
+// truncated file) can be recognized.
+type tailReader struct {
+	r        io.Reader
+	newlines int
+	any      bool     // any byte read
+	lastNL   bool     // the last byte read was a newline
+	head     [16]byte // start of the line after the last newline
+	headLen  int
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	b := p[:n]
+	if n > 0 {
+		t.any = true
+		t.lastNL = b[n-1] == '\n'
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			t.newlines += bytes.Count(b, []byte{'\n'})
+			t.headLen = 0
+			b = b[i+1:]
+		}
+		t.headLen += copy(t.head[t.headLen:], b)
+	}
+	return n, err
+}
+
+// checkLastLine reports a last line without its newline that looks like
+// a benchmark line but is not a whole result in known units: the file was
+// cut while being written (for example "BenchmarkX 10 1184 al", the end
+// of "allocs/op" missing). results are the input's results so far.
+func (t *tailReader) checkLastLine(path string, results []*benchfmt.Result) error {
+	if !t.any || t.lastNL {
+		return nil
+	}
+	head := t.head[:t.headLen]
+	if !bytes.HasPrefix(head, []byte("Benchmark")) {
+		return nil
+	}
+	line := t.newlines + 1
+	if len(results) > 0 {
+		last := results[len(results)-1]
+		if _, l := last.Pos(); l == line {
+			for _, v := range last.Values {
+				if !IsKnownUnit(v.Unit) {
+					return fmt.Errorf("%s:%d: last line, without a newline, ends in unit %q, which certbench does not know: the file looks truncated",
+						path, line, origUnit(v))
+				}
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s:%d: last line, without a newline, is not a complete benchmark result: the file looks truncated", path, line)
+}
+
+// cloner copies the results a benchfmt.Reader returns (it reuses one
+// Result), sharing what results of one input have in common: the
+// configuration (the same for every result until a configuration line
+// changes it) and the benchmark names. The values of many results are
+// carved out of one allocation.
+type cloner struct {
+	config []benchfmt.Config
+	names  map[string]benchfmt.Name
+	values []benchfmt.Value // free part of the current slab
+}
+
+// maxNames bounds the names a cloner shares; later new names are copied.
+const maxNames = 1 << 14
+
+// valueSlab is how many values a cloner allocates at once.
+const valueSlab = 4096
+
+func (c *cloner) clone(rec *benchfmt.Result) *benchfmt.Result {
+	// Clone copies the fields a caller cannot set (position); copy the
+	// rest here, shared.
+	config, name, values := rec.Config, rec.Name, rec.Values
+	rec.Config, rec.Name, rec.Values = nil, nil, nil
+	res := rec.Clone()
+	rec.Config, rec.Name, rec.Values = config, name, values
+	res.Config = c.sharedConfig(config)
+	res.Name = c.sharedName(name)
+	res.Values = c.copyValues(values)
+	return res
+}
+
+func (c *cloner) sharedConfig(config []benchfmt.Config) []benchfmt.Config {
+	if c.config != nil && sameConfig(c.config, config) {
+		return c.config
+	}
+	size := 0
+	for _, cfg := range config {
+		size += len(cfg.Value)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]benchfmt.Config, len(config))
+	for i, cfg := range config {
+		start := len(buf)
+		buf = append(buf, cfg.Value...)
+		out[i] = benchfmt.Config{Key: cfg.Key, Value: buf[start:len(buf):len(buf)], File: cfg.File}
+	}
+	c.config = out
+	return out
+}
+
+func sameConfig(a, b []benchfmt.Config) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].File != b[i].File || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *cloner) sharedName(name benchfmt.Name) benchfmt.Name {
+	if n, ok := c.names[string(name)]; ok {
+		return n
+	}
+	n := append(benchfmt.Name(nil), name...)
+	n = n[:len(n):len(n)]
+	if c.names == nil {
+		c.names = make(map[string]benchfmt.Name)
+	}
+	if len(c.names) < maxNames {
+		c.names[string(n)] = n
+	}
+	return n
+}
+
+func (c *cloner) copyValues(values []benchfmt.Value) []benchfmt.Value {
+	if len(values) > len(c.values) {
+		c.values = make([]benchfmt.Value, max(valueSlab, len(values)))
+	}
+	out := c.values[:len(values):len(values)]
+	copy(out, values)
+	c.values = c.values[len(values):]
+	return out
 }
