@@ -28,10 +28,28 @@ const (
 	headLabel = "head"
 )
 
-// rowProjection groups results into benchmarks: the base name and the
-// scenario and store keys; anything else (GOMAXPROCS, file configuration)
-// is residue that compare warns about when it varies within a side.
+// rowProjection groups certbench's results into benchmarks: the base name
+// and the scenario and store keys; anything else (GOMAXPROCS, file
+// configuration) is residue that compare warns about when it varies within
+// a side.
 const rowProjection = ".name,/scenario,/store"
+
+// plainRowProjection groups results of a plain go test -bench (or files
+// mixing them with certbench's) by their full name, so that
+// BenchmarkLookup/exact and BenchmarkLookup/wildcard stay two benchmarks.
+const plainRowProjection = ".fullname,/scenario,/store"
+
+// rowsFor returns the row projection for the results of both sides.
+func rowsFor(sides ...*compare.Results) string {
+	for _, rs := range sides {
+		for _, r := range rs.Results {
+			if !compare.IsCertbench(r) {
+				return plainRowProjection
+			}
+		}
+	}
+	return rowProjection
+}
 
 // ErrInput marks errors about the inputs themselves (no benchmarks in
 // common, nothing left to compare) as opposed to a bad Policy. Test for it
@@ -106,7 +124,7 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	}
 
 	rep, err := compare.Build(merge(base, head), compare.Options{
-		Row:     rowProjection,
+		Row:     rowsFor(base, head),
 		Col:     compare.FileKey,
 		Columns: []string{baseLabel, headLabel},
 		Alpha:   p.Alpha,
@@ -381,7 +399,7 @@ func keyParts(k benchproc.Key) (name, scenario, store string) {
 	for _, f := range k.Projection().FlattenedFields() {
 		val := k.Get(f)
 		switch f.Name {
-		case ".name":
+		case ".name", ".fullname":
 			parts = append([]string{val}, parts...)
 			continue
 		case "/scenario":
