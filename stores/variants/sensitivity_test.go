@@ -17,9 +17,9 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
-	"github.com/certbench/certbench/stores/variants"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
+	"github.com/certbench/certbench/stores/variants"
 )
 
 var (
