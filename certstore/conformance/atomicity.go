@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/certgen"
+	"github.com/certbench/certbench/certstore"
 )
 
 // Sizes of the atomicity check. Every configuration holds every name of the

@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/certgen"
+	"github.com/certbench/certbench/certstore"
 )
 
 // seed makes the suite's certificates; any fixed value does.
