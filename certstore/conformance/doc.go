@@ -56,12 +56,64 @@
 //     complete configuration, and every Update is visible once it returns.
 //   - Goroutines: the number of goroutines does not grow over 1,000
 //     refreshes.
+//   - Differential: the differential pass (below) finds no divergence.
+//
+// # Differential pass
+//
+// The rules above check chosen cases; the differential pass ([Differential])
+// checks random ones against [certstore.Match], so that a bug no rule was
+// written for still fails. Each iteration generates a sequence of one to
+// four whole configurations of a handful of certificates, biased toward the
+// hard cases: a small label alphabet (so names collide), shared wildcards,
+// exact and wildcard names that overlap across certificates, IP SANs and
+// IP common names in v4 and v6 spellings (compressed, expanded, zero-padded,
+// uppercase, v4-mapped), mixed case and non-ASCII common names, duplicate
+// names and the same certificate twice (first-in-configuration ties),
+// several stores with and without configured defaults, defaults that share
+// a name with a configured certificate, and later configurations that renew
+// a few certificates (some with changed names), add, remove or reorder
+// certificates and change stores and defaults. After each Update it looks
+// up names drawn from the configuration (as written and in other cases,
+// parents, children, grandchildren of wildcards, near misses, other
+// spellings of its addresses) and junk, in its stores and in unknown ones,
+// through Store.Certificate and Current(), and looks some of them up again
+// in the generations held from earlier updates, which must keep answering
+// from their own configuration. Every answer is compared by leaf DER with
+// what certstore.Match says for that configuration (a generated default must
+// be usable and none of the configured certificates).
+//
+// Iteration i of a seed is the same whatever else runs (math/rand/v2 PCG
+// seeded with the seed and i), so a divergence is reproducible from the seed
+// and iteration alone. The first divergence is shrunk by greedy delta
+// debugging (drop configurations, certificates, defaults, stores and names;
+// delete or shorten labels everywhere; lowercase; write addresses
+// canonically) while the store still diverges, and reported as a ready-to-
+// paste Go test that calls [CheckCase] with the shrunk [Case], with the
+// answer certstore.Match wants and the one the store gave.
+//
+// Run does a bounded pass: [DefaultDiffIterations] iterations (a few
+// seconds under the race detector), stopping early after
+// [DefaultDiffTimeCap] for a store with slow updates (the summary says how
+// many ran). Longer or other passes come from test flags,
+//
+//	go test -run TestConformance/Differential ./stores/mystore -conformance.diff.duration=10m -conformance.diff.seed=7
+//
+// (also -conformance.diff.iterations), from [RunWith] with
+// [DifferentialOptions], or from "certbench conformance --duration 10m".
+// A store with documented deviations from the rules passes them as
+// [Deviation]s: a divergence that one explains is counted under its name
+// and shown shrunk as an example, not reported as a failure, and a
+// divergence that none explains is shrunk only through cases none explains.
+//
+// Certificates are issued by a deterministic Ed25519 CA and kept in a
+// process-wide cache keyed by their names, so configurations that recur
+// cost no issuance.
 //
 // Every call into the store is guarded: a panic fails the check with the
 // panic value and stack instead of crashing the test binary (a panic in a
 // goroutine the store starts itself cannot be caught).
 //
-// Run takes about 5 to 15 seconds under the race detector on a two-core
+// Run takes about 5 to 15 seconds (plus the differential pass) under the race detector on a two-core
 // machine with a simple store; its work is bounded by counts, not by time.
 // It counts goroutines, so it must not run in parallel with other tests of
 // the same binary (do not call t.Parallel in the calling test).
