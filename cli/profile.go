@@ -166,11 +166,35 @@ artifact; --store or --scenario narrow it to one store or one scenario.
 	return cmd
 }
 
-// loadProfile reads a profile file; a missing or malformed file is bad
-// input.
-func loadProfile(path string) (*pprofile.Profile, error) {
-	p, err := profile.Load(path)
+// maxProfileSize is the --max-profile-size flag of the commands that read
+// profiles.
+type maxProfileSize struct {
+	value string
+}
+
+func (m *maxProfileSize) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&m.value, "max-profile-size", profile.FormatSize(profile.DefaultMaxSize),
+		"largest profile to read, decompressed (bytes, or with KiB, MiB, GiB)")
+}
+
+// bytes returns the flag's value in bytes.
+func (m *maxProfileSize) bytes() (int64, error) {
+	n, err := profile.ParseSize(m.value)
 	if err != nil {
+		return 0, usagef("--max-profile-size: %v", err)
+	}
+	return n, nil
+}
+
+// loadProfile reads a profile file of at most maxSize bytes decompressed;
+// a missing, malformed or too large file is bad input.
+func loadProfile(path string, maxSize int64) (*pprofile.Profile, error) {
+	p, err := profile.LoadMax(path, maxSize)
+	if err != nil {
+		var se *profile.SizeError
+		if errors.As(err, &se) {
+			return nil, usagef("%v; raise the limit with --max-profile-size", err)
+		}
 		return nil, usageError(err)
 	}
 	return p, nil
@@ -178,6 +202,7 @@ func loadProfile(path string) (*pprofile.Profile, error) {
 
 func newProfileDiffCmd() *cobra.Command {
 	var out profileOutputs
+	var maxSize maxProfileSize
 	var output string
 	var types []string
 	cmd := &cobra.Command{
@@ -196,12 +221,16 @@ go tool pprof -top FILE then shows head minus base.`,
 			if err != nil {
 				return err
 			}
-			basePath, headPath := args[0], args[1]
-			base, err := loadProfile(basePath)
+			limit, err := maxSize.bytes()
 			if err != nil {
 				return err
 			}
-			head, err := loadProfile(headPath)
+			basePath, headPath := args[0], args[1]
+			base, err := loadProfile(basePath, limit)
+			if err != nil {
+				return err
+			}
+			head, err := loadProfile(headPath, limit)
 			if err != nil {
 				return err
 			}
@@ -249,6 +278,7 @@ go tool pprof -top FILE then shows head minus base.`,
 		},
 	}
 	out.register(cmd)
+	maxSize.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "also write the difference as a profile to this file (.pb.gz)")
 	cmd.Flags().StringSliceVar(&types, "type", nil, "sample types to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
@@ -256,6 +286,7 @@ go tool pprof -top FILE then shows head minus base.`,
 
 func newProfileTopCmd() *cobra.Command {
 	var out profileOutputs
+	var maxSize maxProfileSize
 	cmd := &cobra.Command{
 		Use:   "top FILE.pb.gz ...",
 		Short: "Print the top allocation sites of profiles written by certbench profile",
@@ -265,9 +296,13 @@ func newProfileTopCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			limit, err := maxSize.bytes()
+			if err != nil {
+				return err
+			}
 			var sums []*profile.Summary
 			for _, path := range args {
-				p, err := loadProfile(path)
+				p, err := loadProfile(path, limit)
 				if err != nil {
 					return err
 				}
@@ -282,5 +317,6 @@ func newProfileTopCmd() *cobra.Command {
 		},
 	}
 	out.register(cmd)
+	maxSize.register(cmd)
 	return cmd
 }
