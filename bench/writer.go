@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
-
-// BenchmarkName is the base name of every benchmark certbench writes.
-const BenchmarkName = "BenchmarkChurn"
 
 // The units certbench records beyond the testing package's.
 const (
@@ -251,7 +249,7 @@ func (w *Writer) WriteUnits() error {
 // Result returns the sample as a benchfmt result with the given file
 // configuration.
 func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
-	name := fmt.Sprintf("%s/scenario=%s/store=%s", BenchmarkName[len("Benchmark"):], s.Scenario, s.Store)
+	name := results.ChurnName(s.Scenario, s.Store)
 	if s.Name != "" {
 		name = s.Name
 	}

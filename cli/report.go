@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/growth"
 	"github.com/certbench/certbench/report"
-	"github.com/certbench/certbench/sweep"
 	"github.com/spf13/cobra"
 )
 
@@ -116,7 +116,7 @@ bar per column (--by-file is --col .file).`,
 			}
 			if table && len(rep.Curves) > 0 {
 				fmt.Fprintln(out)
-				if err := sweep.WriteTable(out, rep.Curves); err != nil {
+				if err := growth.WriteTable(out, rep.Curves); err != nil {
 					return err
 				}
 			}

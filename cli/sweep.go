@@ -12,6 +12,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/growth"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/sweep"
 	"github.com/spf13/cobra"
@@ -158,15 +159,15 @@ results go to stdout and the tables to stderr.`,
 			if err != nil {
 				return err
 			}
-			curves, err := sweep.Curves(rs)
+			curves, err := growth.Curves(rs)
 			if err != nil {
 				return err
 			}
-			if err := sweep.WriteTable(tables, curves); err != nil {
+			if err := growth.WriteTable(tables, curves); err != nil {
 				return err
 			}
 			fmt.Fprintln(tables)
-			for _, line := range sweep.Summary(curves, "sec/op") {
+			for _, line := range growth.Summary(curves, "sec/op") {
 				fmt.Fprintln(tables, line)
 			}
 			for _, n := range notes {

@@ -1,7 +1,6 @@
-package sweep
+package growth
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/certbench/certbench/compare"
-	"golang.org/x/perf/benchfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -111,31 +110,12 @@ func (c *Curve) Sizes() []int {
 	return s
 }
 
-// nameKey returns the value of key in a benchmark name ("/key=value"), or
-// "".
-func nameKey(name benchfmt.Name, key string) string {
-	_, parts := name.Parts()
-	prefix := []byte("/" + key + "=")
-	for _, p := range parts {
-		if bytes.HasPrefix(p, prefix) {
-			return string(p[len(prefix):])
-		}
-	}
-	return ""
-}
-
-// IsSweep reports whether a result is a sweep sample: its name has a
-// family and a size.
-func IsSweep(r *benchfmt.Result) bool {
-	return nameKey(r.Name, "family") != "" && nameKey(r.Name, "size") != ""
-}
-
 // Split divides results into sweep samples and the rest (with the same
 // units and files), either of which may be nil when empty.
 func Split(rs *compare.Results) (sweep, other *compare.Results) {
 	for _, r := range rs.Results {
 		dst := &other
-		if IsSweep(r) {
+		if results.IsSweep(r) {
 			dst = &sweep
 		}
 		if *dst == nil {
@@ -153,13 +133,15 @@ func Split(rs *compare.Results) (sweep, other *compare.Results) {
 func Curves(rs *compare.Results) ([]Curve, error) {
 	sw, _ := Split(rs)
 	if sw == nil {
-		return nil, errors.New("sweep: no sweep results (names with /family= and /size=)")
+		return nil, errors.New("growth: no sweep results (names with /family= and /size=)")
 	}
 	type fs struct{ family, store string }
 	var order []fs
 	seen := make(map[fs]bool)
 	for _, r := range sw.Results {
-		k := fs{nameKey(r.Name, "family"), nameKey(r.Name, "store")}
+		family, _ := results.NameValue(r.Name, results.FamilyKey)
+		store, _ := results.NameValue(r.Name, results.StoreKey)
+		k := fs{family, store}
 		if !seen[k] {
 			seen[k] = true
 			order = append(order, k)
@@ -184,7 +166,7 @@ func Curves(rs *compare.Results) ([]Curve, error) {
 				Filter: fmt.Sprintf("/family:%q /store:%q", k.family, k.store),
 			})
 			if err != nil {
-				return nil, fmt.Errorf("sweep: family %s, store %s: %w", k.family, k.store, err)
+				return nil, fmt.Errorf("growth: family %s, store %s: %w", k.family, k.store, err)
 			}
 			for _, t := range rep.Tables {
 				c := Curve{Family: k.family, Store: k.store, Unit: t.Unit, Better: t.Better}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/sweep"
+	"github.com/certbench/certbench/growth"
 )
 
 // htmlCell is one cell of a table on the page.
@@ -168,12 +168,12 @@ func (r *Report) exponentTable() htmlTable {
 		Note:   "Least-squares slope of log(median) on log(N) over every size measured; in parentheses, the slope between the two largest sizes.",
 		Header: append([]string{"family", "metric"}, stores...)}
 	for _, fam := range r.families() {
-		for _, unit := range sweep.TableUnits {
+		for _, unit := range growth.TableUnits {
 			row := []htmlCell{{Text: fam, Class: "label"}, {Text: unit, Class: "label"}}
 			found := false
 			for _, st := range stores {
-				c := sweep.Find(r.Curves, fam, st, unit)
-				if c != nil && sweep.AllZero(c) {
+				c := growth.Find(r.Curves, fam, st, unit)
+				if c != nil && growth.AllZero(c) {
 					found = true
 					row = append(row, htmlCell{Text: "0 at every size", Class: "num"})
 					continue
@@ -218,16 +218,16 @@ func (r *Report) medianTable(family string) htmlTable {
 		t.Header = append(t.Header, "N = "+formatCount(float64(s)))
 	}
 	t.Header = append(t.Header, "k", "k (last step)")
-	for _, unit := range sweep.TableUnits {
+	for _, unit := range growth.TableUnits {
 		info := infoOf(unit)
 		for _, st := range r.curveStores() {
-			c := sweep.Find(r.Curves, family, st, unit)
+			c := growth.Find(r.Curves, family, st, unit)
 			if c == nil {
 				continue
 			}
 			row := []htmlCell{{Text: unit, Class: "label"}, {Text: st, Class: "label"}}
 			for _, s := range sizes {
-				i := slices.IndexFunc(c.Points, func(p sweep.Point) bool { return p.Size == s })
+				i := slices.IndexFunc(c.Points, func(p growth.Point) bool { return p.Size == s })
 				if i < 0 {
 					row = append(row, htmlCell{Text: "-", Class: "num", Title: "not measured (skipped or over budget)"})
 					continue
@@ -240,7 +240,7 @@ func (r *Report) medianTable(family string) htmlTable {
 				row = append(row, htmlCell{Text: fmt.Sprintf("%s (%d)", info.format(p.Center), p.N), Class: "num", Title: title})
 			}
 			for _, f := range []struct {
-				fit sweep.Fit
+				fit growth.Fit
 				err error
 			}{{c.Fit, c.FitErr}, {c.Last, c.LastErr}} {
 				if f.err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/sweep"
+	"github.com/certbench/certbench/growth"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -53,7 +53,7 @@ type Report struct {
 	Compare *compare.Report
 	// Curves are the growth curves of the sweep samples; nil when there
 	// are none.
-	Curves []sweep.Curve
+	Curves []growth.Curve
 	// Growth holds one chart per sweep family; Scenarios one per row
 	// of Compare (a scenario, or a benchmark of a plain go test file).
 	Growth, Scenarios []*Chart
@@ -74,7 +74,7 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 	if growthUnits == nil {
 		growthUnits = DefaultGrowthUnits
 	}
-	sw, other := sweep.Split(rs)
+	sw, other := growth.Split(rs)
 	if other != nil {
 		rep, err := compare.Build(other, opts.Compare)
 		if err != nil {
@@ -86,7 +86,7 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 		}
 	}
 	if sw != nil {
-		curves, err := sweep.Curves(sw)
+		curves, err := growth.Curves(sw)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
@@ -163,9 +163,9 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 	}
 	var panels []*plot.Plot
 	for _, unit := range units {
-		var curves []*sweep.Curve
+		var curves []*growth.Curve
 		for _, st := range r.curveStores() {
-			if c := sweep.Find(r.Curves, family, st, unit); c != nil {
+			if c := growth.Find(r.Curves, family, st, unit); c != nil {
 				curves = append(curves, c)
 			}
 		}

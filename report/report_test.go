@@ -12,12 +12,12 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/sweep"
+	"github.com/certbench/certbench/results"
 )
 
-// results makes a results file with a sweep (two stores, three sizes) and
+// sweepResults makes a results file with a sweep (two stores, three sizes) and
 // a run (two scenarios, one with the handshake-under-churn units).
-func results(t *testing.T) *compare.Results {
+func sweepResults(t *testing.T) *compare.Results {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n")
@@ -29,7 +29,7 @@ func results(t *testing.T) *compare.Results {
 			for i := 0; i < 6; i++ {
 				ns := 50 * math.Pow(float64(n), st.k) * (1 + 0.02*float64(i))
 				fmt.Fprintf(&b, "Benchmark%s-2 1 %g ns/op %d B/op %d allocs/op %d retained-B 1200 retained-B/cert 0 goroutines\n",
-					sweep.SampleName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st.name), ns, 900*n, 12*n, 1200*n)
+					results.SweepName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st.name), ns, 900*n, 12*n, 1200*n)
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func results(t *testing.T) *compare.Results {
 }
 
 func TestReportHTML(t *testing.T) {
-	rep, err := Build(results(t), Options{})
+	rep, err := Build(sweepResults(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestReportHTML(t *testing.T) {
 }
 
 func TestReportPNGs(t *testing.T) {
-	rep, err := Build(results(t), Options{})
+	rep, err := Build(sweepResults(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,13 +45,6 @@
 //
 // # Fitting growth
 //
-// [Curves] reads sweep results (from Run, or files via compare.Load) and
-// gives, per family, store and unit, the median and 95% confidence
-// interval at each size (from package compare) and a power-law fit: the
-// least-squares slope of log(median) against log(size), the exponent k in
-// value ≈ c·N^k ([FitPower]). k ≈ 1 is linear growth, k ≈ 2 quadratic, k
-// ≈ 0 a cost that does not depend on the pool. Because constant costs
-// (such as generating a default certificate per refresh) flatten the small
-// sizes, each curve also carries the local exponent between its two
-// largest sizes. [WriteTable] prints the medians and exponents.
+// Package growth reads sweep results (from files, or from Run's samples)
+// and fits how each cost grows with the pool.
 package sweep

@@ -12,11 +12,9 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
-
-// BenchmarkName is the base name of sweep samples.
-const BenchmarkName = "BenchmarkSweep"
 
 // DefaultSizes are the pool sizes of a sweep when none are given.
 var DefaultSizes = []int{100, 1000, 10000, 100000}
@@ -74,12 +72,6 @@ func SampleCount(count, size int) int {
 	return max(c, min(count, MinCount))
 }
 
-// SampleName returns the benchmark name (without "Benchmark" and the
-// GOMAXPROCS suffix) of a sweep sample.
-func SampleName(family string, size int, scenario, store string) string {
-	return fmt.Sprintf("%s/family=%s/size=%d/scenario=%s/store=%s", BenchmarkName[len("Benchmark"):], family, size, scenario, store)
-}
-
 // history is what one store measured at its last sizes, for estimates.
 type history struct {
 	sizes      []int
@@ -89,7 +81,7 @@ type history struct {
 }
 
 // Run sweeps the family over the sizes on every store and calls emit with
-// every sample as soon as it is measured (its Name set to SampleName). It
+// every sample as soon as it is measured (its Name set to results.SweepName). It
 // stops at the first error, or when ctx is done.
 func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Result, error) {
 	if len(opts.Stores) == 0 {
@@ -173,7 +165,7 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 					return res, err
 				}
 				spent[st.Name] += time.Since(t0)
-				s.Name = SampleName(opts.Family.Name, size, sc.Name, st.Name)
+				s.Name = results.SweepName(opts.Family.Name, size, sc.Name, st.Name)
 				if err := emit(s); err != nil {
 					return res, err
 				}
