@@ -143,6 +143,7 @@ Ctrl-C kills at once).`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newListCmd(), newRunCmd(), newMergeCmd(), newCompareCmd(), newProfileCmd(), newGateCmd(), newSweepCmd(), newReportCmd())
+	root.AddCommand(newConformanceCmd())
 	return root
 }
 
