@@ -32,9 +32,9 @@ const DefaultDiffIterations = 60
 
 // DefaultDiffTimeCap stops the default pass (no Iterations and no Duration
 // given) early for a store whose updates are slow: the naive store, which
-// generates an RSA-2048 key per store on every update, runs about 6
-// iterations in it under the race detector. The iterations it runs are always the first ones of the
-// seed, and the summary says how many.
+// generates an RSA-2048 key per store on every update, runs about 6 to 10
+// iterations in it under the race detector. The iterations it runs are
+// always the first ones of the seed, and the summary says how many.
 const DefaultDiffTimeCap = 10 * time.Second
 
 // DifferentialOptions configure a differential pass.
