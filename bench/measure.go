@@ -46,10 +46,12 @@ type Sample struct {
 	// process (a signal handler, a progress printer) never are.
 	Goroutines int
 	// Name, when set, is the benchmark name to write instead of
-	// "Churn/scenario=SCENARIO/store=STORE" (without the "Benchmark"
-	// prefix and the -GOMAXPROCS suffix), as certbench sweep names its
-	// samples.
+	// results.ChurnName(Scenario, Store) (without the "Benchmark" prefix
+	// and the -GOMAXPROCS suffix), as certbench sweep names its samples.
 	Name string
+	// Wall is the wall time the whole sample took, its untimed setup and
+	// heap readings included (set by Run; never written to results).
+	Wall time.Duration
 	// Extra holds measurements beyond the standard ones, written after
 	// them (the latency percentiles and refresh rate of
 	// HandshakeUnderChurn scenarios).

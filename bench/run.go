@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -24,7 +25,17 @@ type Options struct {
 	// Progress, when not nil, receives a line per sample: which store,
 	// scenario and sample, and the estimated time left.
 	Progress io.Writer
+	// Name, when not nil, names each sample (Sample.Name) from its
+	// scenario and store, as certbench sweep names its samples with
+	// results.SweepName; nil keeps results.ChurnName.
+	Name func(scenario, store string) string
 }
+
+// ErrSkipStore, returned by Run's emit function, makes Run take no more
+// samples of that sample's store in the current scenario, and go on with
+// the others: this is how a caller gives stores fewer samples than Count
+// (certbench sweep's time budget).
+var ErrSkipStore = errors.New("bench: no more samples of this store")
 
 // DefaultCount is the default number of samples: enough for a 95%
 // confidence interval and for Mann-Whitney U to reach p < 0.05.
@@ -32,7 +43,7 @@ const DefaultCount = 6
 
 // Run measures every scenario on every store, interleaving stores within
 // each sample round (A B A B ...), and calls emit with each sample as soon as
-// it is measured. It stops at the first error, or when ctx is done: then
+// it is measured (emit may return ErrSkipStore). It stops at the first error, or when ctx is done: then
 // the sample being measured is abandoned, never emitted (see
 // MeasureContext), and Run returns an error wrapping ctx's error, so that
 // every sample emitted is complete.
@@ -52,8 +63,12 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
+		skipped := make(map[string]bool)
 		for k := 0; k < count; k++ {
 			for _, st := range opts.Stores {
+				if skipped[st.Name] {
+					continue
+				}
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -65,14 +80,21 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					}
 					fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", done+1, total, sc.Name, st.Name, k+1, count, eta)
 				}
+				t0 := time.Now()
 				s, err := MeasureContext(ctx, st.New, st.Name, w)
 				if err != nil {
 					return err
 				}
-				if err := emit(s); err != nil {
-					return err
+				s.Wall = time.Since(t0)
+				if opts.Name != nil {
+					s.Name = opts.Name(sc.Name, st.Name)
 				}
 				done++
+				if err := emit(s); errors.Is(err, ErrSkipStore) {
+					skipped[st.Name] = true
+				} else if err != nil {
+					return err
+				}
 			}
 		}
 		w = nil

@@ -6,8 +6,8 @@
 // [Run] takes a scenario family (scenarios.Families: renew-1, noop,
 // rotate-10, startup) and a list of pool sizes, makes the family's scenario
 // at each size (renew-1-of-1000, noop-100000, ...), and measures it on each
-// store with bench.Measure, interleaving stores within each round of
-// samples as bench.Run does. Sizes run in ascending order, so that the
+// store through bench.Run (stores interleaved within each round of
+// samples), naming the samples with results.SweepName. Sizes run in ascending order, so that the
 // small sizes give early results and an estimate of what the large ones
 // will cost.
 //

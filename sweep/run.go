@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
+	"golang.org/x/perf/benchmath"
 )
 
 // DefaultSizes are the pool sizes of a sweep when none are given.
@@ -77,7 +77,6 @@ type history struct {
 	sizes      []int
 	secPerOp   []float64 // median sec/op per size
 	wallPerOp  []float64 // wall seconds per sample, per (ops+1) refreshes
-	stoppedMsg string
 }
 
 // Run sweeps the family over the sizes on every store and calls emit with
@@ -137,45 +136,41 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 		if len(active) == 0 {
 			continue
 		}
-		w, err := sc.Build(0)
-		if err != nil {
-			return res, fmt.Errorf("sweep: scenario %s: %w", sc.Name, err)
-		}
+		taken := make(map[string]int)
+		spent := make(map[string]time.Duration)
+		secs := make(map[string][]float64)
 		rounds := 0
 		for _, c := range plan {
 			rounds = max(rounds, c)
 		}
-		spent := make(map[string]time.Duration)
-		secs := make(map[string][]float64)
-		stopped := make(map[string]bool)
-		for k := 0; k < rounds; k++ {
-			for _, st := range active {
-				if k >= plan[st.Name] || stopped[st.Name] {
-					continue
-				}
-				if err := ctx.Err(); err != nil {
-					return res, err
-				}
-				if opts.Progress != nil {
-					fmt.Fprintf(opts.Progress, "\r\033[K[%s] %s on %s, sample %d/%d (%s so far)", opts.Family.Name, sc.Name, st.Name, k+1, plan[st.Name], time.Since(start).Round(time.Second))
-				}
-				t0 := time.Now()
-				s, err := bench.Measure(st.New, st.Name, w)
-				if err != nil {
-					return res, err
-				}
-				spent[st.Name] += time.Since(t0)
-				s.Name = results.SweepName(opts.Family.Name, size, sc.Name, st.Name)
-				if err := emit(s); err != nil {
-					return res, err
-				}
-				res.Samples++
-				secs[st.Name] = append(secs[st.Name], s.NsPerOp/1e9)
-				if opts.Budget > 0 && spent[st.Name] > opts.Budget && k+1 < plan[st.Name] {
-					stopped[st.Name] = true
-					note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", opts.Family.Name, st.Name, k+1, plan[st.Name], size, spent[st.Name].Round(time.Second), opts.Budget)
-				}
+		err := bench.Run(ctx, bench.Options{
+			Stores:    active,
+			Scenarios: []scenarios.Scenario{sc},
+			Count:     rounds,
+			Progress:  opts.Progress,
+			Name: func(scenario, store string) string {
+				return results.SweepName(opts.Family.Name, size, scenario, store)
+			},
+		}, func(s bench.Sample) error {
+			if err := emit(s); err != nil {
+				return err
 			}
+			res.Samples++
+			taken[s.Store]++
+			spent[s.Store] += s.Wall
+			secs[s.Store] = append(secs[s.Store], s.NsPerOp/1e9)
+			k := taken[s.Store]
+			if k >= plan[s.Store] {
+				return bench.ErrSkipStore
+			}
+			if opts.Budget > 0 && spent[s.Store] > opts.Budget {
+				note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", opts.Family.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), opts.Budget)
+				return bench.ErrSkipStore
+			}
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("sweep: %w", err)
 		}
 		for _, st := range active {
 			n := len(secs[st.Name])
@@ -187,12 +182,10 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 			h.secPerOp = append(h.secPerOp, median(secs[st.Name]))
 			h.wallPerOp = append(h.wallPerOp, spent[st.Name].Seconds()/float64(n)/float64(sc.Ops+1))
 		}
-		w = nil
-		runtime.GC()
 	}
 	res.Elapsed = time.Since(start)
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "\r\033[K%s: %d samples in %s\n", opts.Family.Name, res.Samples, res.Elapsed.Round(time.Second))
+		fmt.Fprintf(opts.Progress, "%s: %d samples in %s\n", opts.Family.Name, res.Samples, res.Elapsed.Round(time.Second))
 	}
 	return res, nil
 }
@@ -216,17 +209,10 @@ func (h *history) estimate(size, ops int) (float64, bool) {
 	return perRefresh * float64(ops+1), true
 }
 
+// median is the center of xs as compare reports it (benchmath, assuming
+// nothing of the distribution).
 func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), 0.95).Center
 }
 
 func roundDur(sec float64) time.Duration {
