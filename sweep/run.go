@@ -74,9 +74,9 @@ func SampleCount(count, size int) int {
 
 // history is what one store measured at its last sizes, for estimates.
 type history struct {
-	sizes      []int
-	secPerOp   []float64 // median sec/op per size
-	wallPerOp  []float64 // wall seconds per sample, per (ops+1) refreshes
+	sizes     []int
+	secPerOp  []float64 // median sec/op per size
+	wallPerOp []float64 // wall seconds per sample, per (ops+1) refreshes
 }
 
 // Run sweeps the family over the sizes on every store and calls emit with
