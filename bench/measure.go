@@ -46,7 +46,7 @@ type Sample struct {
 	// process (a signal handler, a progress printer) never are.
 	Goroutines int
 	// Name, when set, is the benchmark name to write instead of
-	// results.ChurnName(Scenario, Store) (without the "Benchmark" prefix
+	// resultfmt.ChurnName(Scenario, Store) (without the "Benchmark" prefix
 	// and the -GOMAXPROCS suffix), as certbench sweep names its samples.
 	Name string
 	// Wall is the wall time the whole sample took, its untimed setup and

@@ -27,7 +27,7 @@ type Options struct {
 	Progress io.Writer
 	// Name, when not nil, names each sample (Sample.Name) from its
 	// scenario and store, as certbench sweep names its samples with
-	// results.SweepName; nil keeps results.ChurnName.
+	// resultfmt.SweepName; nil keeps resultfmt.ChurnName.
 	Name func(scenario, store string) string
 }
 

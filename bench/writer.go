@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -249,7 +249,7 @@ func (w *Writer) WriteUnits() error {
 // Result returns the sample as a benchfmt result with the given file
 // configuration.
 func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
-	name := results.ChurnName(s.Scenario, s.Store)
+	name := resultfmt.ChurnName(s.Scenario, s.Store)
 	if s.Name != "" {
 		name = s.Name
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchproc"
 )
@@ -104,6 +105,7 @@ the documentation of package compare.`,
 				if err != nil {
 					return usageError(err)
 				}
+				printWarnings(cmd.ErrOrStderr(), results)
 				from = strings.Join(args, ", ")
 				if err := checkSelection(cmd, &f, results, from); err != nil {
 					return err
@@ -227,8 +229,8 @@ func checkSelection(cmd *cobra.Command, f *runFlags, rs *compare.Results, from s
 		flag, key, what string
 		names           []string
 	}{
-		{"stores", compare.StoreKey, "store", f.stores},
-		{"scenarios", compare.ScenarioKey, "scenario", f.scenarios},
+		{"stores", resultfmt.StoreKey, "store", f.stores},
+		{"scenarios", resultfmt.ScenarioKey, "scenario", f.scenarios},
 	} {
 		if !cmd.Flags().Changed(sel.flag) {
 			continue
@@ -287,10 +289,10 @@ func buildError(err error, cmd *cobra.Command, f *runFlags, sel *selectFlags, fr
 func selectionFilters(cmd *cobra.Command, f *runFlags) []string {
 	var parts []string
 	if cmd.Flags().Changed("stores") {
-		parts = append(parts, orFilter("/"+compare.StoreKey, f.stores))
+		parts = append(parts, orFilter("/"+resultfmt.StoreKey, f.stores))
 	}
 	if cmd.Flags().Changed("scenarios") {
-		parts = append(parts, orFilter("/"+compare.ScenarioKey, f.scenarios))
+		parts = append(parts, orFilter("/"+resultfmt.ScenarioKey, f.scenarios))
 	}
 	return parts
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -361,7 +362,7 @@ func Build(results *Results, opts Options) (*Report, error) {
 		kept = append(kept, res)
 		if name := string(res.Name); !names[name] {
 			names[name] = true
-			if !IsCertbench(res) {
+			if !resultfmt.IsCertbench(res) {
 				plain = append(plain, name)
 			}
 		}
@@ -472,7 +473,7 @@ func Build(results *Results, opts Options) (*Report, error) {
 	if auto && len(plain) > 0 && len(plain) < len(names) {
 		general.add(fmt.Sprintf("%d of %d benchmarks are not certbench's (no /%s= and /%s= in the name, such as %q): "+
 			"results are grouped as benchstat groups them, rows by %s and columns by %s",
-			len(plain), len(names), ScenarioKey, StoreKey, plain[0], opts.Row, opts.Col))
+			len(plain), len(names), resultfmt.ScenarioKey, resultfmt.StoreKey, plain[0], opts.Row, opts.Col))
 	}
 	if len(columns) == 1 {
 		general.add(fmt.Sprintf("only one column (%q for Col %q); nothing to compare", columns[0].Label, opts.Col))
@@ -746,7 +747,7 @@ func projections(row, col string, plain bool) (string, string) {
 		// The certbench name keys that the columns leave over.
 		used := projectionKeys(col)
 		var keys []string
-		for _, k := range []string{"/" + ScenarioKey, "/" + StoreKey} {
+		for _, k := range []string{"/" + resultfmt.ScenarioKey, "/" + resultfmt.StoreKey} {
 			if !slices.Contains(used, k) {
 				keys = append(keys, k)
 			}
@@ -756,7 +757,7 @@ func projections(row, col string, plain bool) (string, string) {
 		}
 		return strings.Join(keys, ","), col
 	default:
-		if slices.Contains(projectionKeys(row), "/"+StoreKey) {
+		if slices.Contains(projectionKeys(row), "/"+resultfmt.StoreKey) {
 			return row, FileKey
 		}
 		return row, DefaultCol

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // Fixtures: plain-base.txt and plain-head.txt are plain go test -bench
@@ -256,17 +258,17 @@ func TestNameValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rs.NameValues(StoreKey); !slices.Equal(got, []string{"naive", "optimized"}) {
+	if got := rs.NameValues(resultfmt.StoreKey); !slices.Equal(got, []string{"naive", "optimized"}) {
 		t.Errorf("stores %q", got)
 	}
 	plain, err := Load(plainPair...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plain.NameValues(StoreKey); got != nil {
+	if got := plain.NameValues(resultfmt.StoreKey); got != nil {
 		t.Errorf("plain files: stores %q, want none", got)
 	}
-	if IsCertbench(plain.Results[0]) || !IsCertbench(rs.Results[0]) {
+	if resultfmt.IsCertbench(plain.Results[0]) || !resultfmt.IsCertbench(rs.Results[0]) {
 		t.Error("IsCertbench is wrong")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 )
@@ -43,7 +44,7 @@ const plainRowProjection = ".fullname,/scenario,/store"
 func rowsFor(sides ...*compare.Results) string {
 	for _, rs := range sides {
 		for _, r := range rs.Results {
-			if !compare.IsCertbench(r) {
+			if !resultfmt.IsCertbench(r) {
 				return plainRowProjection
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -115,7 +115,7 @@ func (c *Curve) Sizes() []int {
 func Split(rs *compare.Results) (sweep, other *compare.Results) {
 	for _, r := range rs.Results {
 		dst := &other
-		if results.IsSweep(r) {
+		if resultfmt.IsSweep(r) {
 			dst = &sweep
 		}
 		if *dst == nil {
@@ -139,8 +139,8 @@ func Curves(rs *compare.Results) ([]Curve, error) {
 	var order []fs
 	seen := make(map[fs]bool)
 	for _, r := range sw.Results {
-		family, _ := results.NameValue(r.Name, results.FamilyKey)
-		store, _ := results.NameValue(r.Name, results.StoreKey)
+		family, _ := resultfmt.NameValue(r.Name, resultfmt.FamilyKey)
+		store, _ := resultfmt.NameValue(r.Name, resultfmt.StoreKey)
 		k := fs{family, store}
 		if !seen[k] {
 			seen[k] = true

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/resultfmt"
 )
 
 func TestFitPowerKnown(t *testing.T) {
@@ -77,7 +77,7 @@ func synthetic(stores map[string]float64, sizes []int, samples int) string {
 				noise := 1 + 0.01*float64(i-samples/2)
 				ns := 3 * math.Pow(float64(n), k) * noise
 				fmt.Fprintf(&b, "Benchmark%s-2 1 %g ns/op %d B/op 5 allocs/op %g retained-B %g retained-B/cert 0 goroutines\n",
-					results.SweepName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st), ns, 100*n, 1000*float64(n), 1000.0)
+					resultfmt.SweepName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st), ns, 100*n, 1000*float64(n), 1000.0)
 			}
 		}
 	}

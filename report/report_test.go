@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // sweepResults makes a results file with a sweep (two stores, three sizes) and
@@ -29,7 +29,7 @@ func sweepResults(t *testing.T) *compare.Results {
 			for i := 0; i < 6; i++ {
 				ns := 50 * math.Pow(float64(n), st.k) * (1 + 0.02*float64(i))
 				fmt.Fprintf(&b, "Benchmark%s-2 1 %g ns/op %d B/op %d allocs/op %d retained-B 1200 retained-B/cert 0 goroutines\n",
-					results.SweepName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st.name), ns, 900*n, 12*n, 1200*n)
+					resultfmt.SweepName("renew-1", n, fmt.Sprintf("renew-1-of-%d", n), st.name), ns, 900*n, 12*n, 1200*n)
 			}
 		}
 	}

@@ -7,9 +7,9 @@
 // rotate-10, startup) and a list of pool sizes, makes the family's scenario
 // at each size (renew-1-of-1000, noop-100000, ...), and measures it on each
 // store through bench.Run (stores interleaved within each round of
-// samples), naming the samples with results.SweepName. Sizes run in ascending order, so that the
-// small sizes give early results and an estimate of what the large ones
-// will cost.
+// samples), naming the samples with resultfmt.SweepName. Sizes run in
+// ascending order, so that the small sizes give early results and an
+// estimate of what the large ones will cost.
 //
 // Samples are named
 //

@@ -11,7 +11,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchmath"
 )
@@ -80,7 +80,7 @@ type history struct {
 }
 
 // Run sweeps the family over the sizes on every store and calls emit with
-// every sample as soon as it is measured (its Name set to results.SweepName). It
+// every sample as soon as it is measured (its Name set to resultfmt.SweepName). It
 // stops at the first error, or when ctx is done.
 func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Result, error) {
 	if len(opts.Stores) == 0 {
@@ -149,7 +149,7 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 			Count:     rounds,
 			Progress:  opts.Progress,
 			Name: func(scenario, store string) string {
-				return results.SweepName(opts.Family.Name, size, scenario, store)
+				return resultfmt.SweepName(opts.Family.Name, size, scenario, store)
 			},
 		}, func(s bench.Sample) error {
 			if err := emit(s); err != nil {
