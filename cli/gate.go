@@ -168,6 +168,8 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 			if err != nil {
 				return usageError(err)
 			}
+			printWarnings(cmd.ErrOrStderr(), base)
+			printWarnings(cmd.ErrOrStderr(), head)
 			v, err := gate.Evaluate(base, head, policy)
 			if err != nil {
 				return usageError(err)

@@ -62,6 +62,7 @@ bar per column (--by-file is --col .file).`,
 			if err != nil {
 				return usageError(err)
 			}
+			printWarnings(cmd.ErrOrStderr(), rs)
 			opts := report.Options{Title: title}
 			opts.Compare.Row, opts.Compare.Col, opts.Compare.Filter = sel.row, sel.col, sel.filter
 			if byFile {
