@@ -114,10 +114,8 @@ func (st *storeIndex) find(sni string) *tls.Certificate {
 // that the stack-buffer path indexes maps with string(b) without
 // converting (and allocating) first.
 func findLower[T string | []byte](st *storeIndex, name T, sni string) *tls.Certificate {
-	if sh := st.exact.shardOf(hashName(name)); sh != nil {
-		if e := sh.m[string(name)]; e != nil {
-			return &e.cert
-		}
+	if e := lookupName(st.exact, name); e != nil {
+		return &e.cert
 	}
 	if st.ip.n == 0 && st.wild.n == 0 {
 		return nil
@@ -143,10 +141,8 @@ func findLower[T string | []byte](st *storeIndex, name T, sni string) *tls.Certi
 		return nil
 	}
 	parent := name[i+1:]
-	if sh := st.wild.shardOf(hashName(parent)); sh != nil {
-		if e := sh.m[string(parent)]; e != nil {
-			return &e.cert
-		}
+	if e := lookupName(st.wild, parent); e != nil {
+		return &e.cert
 	}
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 )
 
 // diffFixture is a certificate of the differential test: few names, drawn
@@ -28,11 +28,11 @@ type diffFixture struct {
 var diffNames = []string{"a.t", "b.t", "c.t", "x.w.t", "*.w.t", "*.v.t", "*.t", "10.0.0.1", "10.0.0.2", "2001:db8::7"}
 
 var diffFixtures = sync.OnceValue(func() []diffFixture {
-	is := scenarios.NewIssuer(77)
+	is := certgen.NewIssuer(77)
 	r := rand.New(rand.NewPCG(5, 6))
 	var out []diffFixture
 	for i := range 16 {
-		leaf := scenarios.Leaf{Serial: uint64(100 + i), DNSNames: []string{fmt.Sprintf("own-%d.t", i)}}
+		leaf := certgen.Leaf{Serial: uint64(100 + i), DNSNames: []string{fmt.Sprintf("own-%d.t", i)}}
 		for range r.IntN(4) {
 			n := diffNames[r.IntN(len(diffNames))]
 			if ip := net.ParseIP(n); ip != nil {

@@ -1,46 +1,60 @@
 package optimized
 
 import (
+	"cmp"
 	"hash/maphash"
 	"maps"
 	"math/bits"
 	"net/netip"
+	"slices"
 )
 
 // table is an immutable hash index from a name (K) to the entry that wins
 // it in one store, shared between generations by structure.
 //
 // It is a two-level hash trie with fat leaves: the top bits of a seeded
-// hash of the key pick one of 1<<bits shards, and each shard is a small Go
-// map. A published table is never modified; the next generation's table is
-// made by with, which copies the shard directory (8 bytes per shard) and
-// only the shards its changes touch, so an update costs O(shards) plus
-// O(shard size) per changed name instead of O(names). Shards hold about
-// shardTarget keys, so a copied shard is a few kilobytes whatever the size
-// of the configuration, and the directory is kept at about one pointer per
-// shardTarget keys by rebuilding the table (amortised: only when the
-// number of keys has grown fourfold since the last build).
+// hash of the key pick one of 1<<bits shards, and each shard is a small
+// open-addressing hash table indexed by the low bits of the same hash, so
+// a lookup hashes its name once. A published table is never modified; the
+// next generation's table is made by with, which copies the shard
+// directory (8 bytes per shard) and only the shards its changes touch, so
+// an update costs O(shards) plus O(shard size) per changed name instead of
+// O(names). Shards hold about shardTarget keys, so a copied shard is about
+// a kilobyte whatever the size of the configuration, and the directory is
+// kept at about one pointer per shardTarget keys by re-laying the table
+// out when its keys have grown fourfold since it was last laid out
+// (amortised O(1) per key).
 type table[K comparable] struct {
 	shards []*shard[K] // nil entries are empty shards
 	shift  uint8       // 64 - log2(len(shards)); hash>>shift picks the shard
 	n      int         // number of keys
-	// built is n when the table was last built from scratch (at least
-	// shardTarget); with rebuilds once n outgrows it fourfold.
+	// built is n when the table was last laid out (at least
+	// shardTarget); with lays it out again once n outgrows it fourfold.
 	built int
 }
 
-// shard is one leaf of a table. m maps each key to its winner. contested
-// holds, for keys that more than one configuration position claims in the
-// store, every claiming entry (one element per position, in no particular
-// order), so that removing a claimant can tell who is left. It is nil in
-// the common case of no shared names. Shards are immutable once their
-// table is published.
+// shard is one leaf of a table: keys in slots, open addressing with
+// linear probing from hash&(len(slots)-1), at most three quarters full.
+// contested holds, for keys that more than one configuration position
+// claims in the store, every claiming entry (one element per position, in
+// no particular order), so that removing a claimant can tell who is left;
+// it is nil in the common case of no shared names. Lookups read slots
+// only. Shards are immutable once their table is published.
 type shard[K comparable] struct {
-	m         map[K]*entry
+	slots     []slot[K]
+	n         int
 	contested map[K][]*entry
 }
 
-// shardTarget is the number of keys a shard holds on average after a build.
+// slot is one key of a shard and the entry that wins it; e is nil in an
+// empty slot.
+type slot[K comparable] struct {
+	k K
+	e *entry
+}
+
+// shardTarget is the number of keys a shard holds on average after a
+// build.
 const shardTarget = 32
 
 // bitsFor returns the number of shard bits for n keys.
@@ -51,10 +65,50 @@ func bitsFor(n int) uint8 {
 	return uint8(bits.Len(uint(n-1) / shardTarget))
 }
 
+// newShard returns an empty shard with room for n keys.
+func newShard[K comparable](n int) *shard[K] {
+	size := 8
+	for size*3 < n*4+4 {
+		size *= 2
+	}
+	return &shard[K]{slots: make([]slot[K], size)}
+}
+
+// pos returns the slot of k (hash h), or the empty slot where it would go.
+func (sh *shard[K]) pos(h uint64, k K) int {
+	mask := uint64(len(sh.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		if s := &sh.slots[i]; s.e == nil || s.k == k {
+			return int(i)
+		}
+	}
+}
+
+// put sets k (hash h) to e in a shard under construction, growing it when
+// it gets too full, and returns the entry k had.
+func (sh *shard[K]) put(h uint64, k K, e *entry) *entry {
+	i := sh.pos(h, k)
+	if old := sh.slots[i].e; old != nil {
+		sh.slots[i].e = e
+		return old
+	}
+	if (sh.n+1)*4 > len(sh.slots)*3 {
+		bigger := &shard[K]{slots: make([]slot[K], 2*len(sh.slots))}
+		for _, s := range sh.slots {
+			if s.e != nil {
+				bigger.put(hashKey(s.k), s.k, s.e)
+			}
+		}
+		sh.slots = bigger.slots
+		i = sh.pos(h, k)
+	}
+	sh.slots[i] = slot[K]{k, e}
+	sh.n++
+	return nil
+}
+
 // shardOf returns the shard that holds the keys of hash h, or nil when
-// there is none. Lookups index its map themselves, so that a name in a
-// byte buffer is converted in the index expression, which does not
-// allocate.
+// there is none.
 func (t *table[K]) shardOf(h uint64) *shard[K] {
 	if t.n == 0 {
 		return nil
@@ -65,25 +119,47 @@ func (t *table[K]) shardOf(h uint64) *shard[K] {
 // get returns the winner of k, whose hash is h, or nil.
 func (t *table[K]) get(h uint64, k K) *entry {
 	if sh := t.shardOf(h); sh != nil {
-		return sh.m[k]
+		return sh.slots[sh.pos(h, k)].e
 	}
 	return nil
+}
+
+// lookupName returns the winner of a lowercased name in t, or nil. It is
+// the lookup path: one hash, and the name, which may be the stack buffer
+// the SNI was lowercased into, is compared as string(name), which does
+// not allocate.
+func lookupName[T string | []byte](t *table[string], name T) *entry {
+	if t.n == 0 {
+		return nil
+	}
+	h := hashName(name)
+	sh := t.shards[h>>t.shift]
+	if sh == nil {
+		return nil
+	}
+	mask := uint64(len(sh.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &sh.slots[i]
+		if s.e == nil {
+			return nil
+		}
+		if s.k == string(name) {
+			return s.e
+		}
+	}
 }
 
 // claimants returns the entries that claim k (hash h): its contested list,
 // or its single winner, or nothing.
 func (t *table[K]) claimants(h uint64, k K) []*entry {
-	if t.n == 0 {
-		return nil
-	}
-	sh := t.shards[h>>t.shift]
+	sh := t.shardOf(h)
 	if sh == nil {
 		return nil
 	}
 	if c := sh.contested[k]; c != nil {
 		return c
 	}
-	if e := sh.m[k]; e != nil {
+	if e := sh.slots[sh.pos(h, k)].e; e != nil {
 		return []*entry{e}
 	}
 	return nil
@@ -95,17 +171,18 @@ var (
 	noAddrs = &table[netip.Addr]{}
 )
 
-// tableBuilder fills a table from scratch, in configuration order.
+// tableBuilder fills a table from scratch, in configuration order. Its
+// shards start small and double as they fill, so each ends at most three
+// quarters and (but for tiny shards) at least three eighths full.
 type tableBuilder[K comparable] struct {
-	t    *table[K]
-	size int // expected keys per shard, for map hints
+	t *table[K]
 }
 
 // newTableBuilder starts a table for about n keys.
 func newTableBuilder[K comparable](n int) *tableBuilder[K] {
 	b := bitsFor(n)
 	t := &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, built: max(n, shardTarget)}
-	return &tableBuilder[K]{t: t, size: n>>b + n>>(b+2) + 1}
+	return &tableBuilder[K]{t: t}
 }
 
 // add records that e claims k (hash h) at the next position in
@@ -115,12 +192,13 @@ func (b *tableBuilder[K]) add(h uint64, k K, e *entry) {
 	i := h >> t.shift
 	sh := t.shards[i]
 	if sh == nil {
-		sh = &shard[K]{m: make(map[K]*entry, b.size)}
+		sh = newShard[K](0)
 		t.shards[i] = sh
 	}
-	w, ok := sh.m[k]
-	if !ok {
-		sh.m[k] = e
+	j := sh.pos(h, k)
+	w := sh.slots[j].e
+	if w == nil {
+		sh.put(h, k, e)
 		t.n++
 		return
 	}
@@ -152,7 +230,8 @@ type change[K comparable] struct {
 }
 
 // with returns a new table that is t with changes applied; t is not
-// modified. Only the shards changes touch are copied.
+// modified. Only the shards changes touch are copied (rebuilt from their
+// live slots and the changes).
 func (t *table[K]) with(changes []change[K]) *table[K] {
 	nt := &table[K]{shards: t.shards, shift: t.shift, n: t.n, built: t.built}
 	if len(nt.shards) == 0 {
@@ -161,54 +240,52 @@ func (t *table[K]) with(changes []change[K]) *table[K] {
 		nt.built = shardTarget
 	}
 	nt.shards = append([]*shard[K](nil), nt.shards...)
-	var copied []uint64                            // shards copied so far
-	done := make([]uint64, (len(nt.shards)+63)/64) // bitmap of copied
-	for i := range changes {
-		c := &changes[i]
-		si := c.h >> nt.shift
-		sh := nt.shards[si]
-		if done[si/64]&(1<<(si%64)) == 0 {
-			done[si/64] |= 1 << (si % 64)
-			copied = append(copied, si)
-			ns := &shard[K]{}
-			if sh != nil {
-				ns.m = maps.Clone(sh.m)
-				ns.contested = maps.Clone(sh.contested)
-			}
-			if ns.m == nil {
-				ns.m = make(map[K]*entry)
-			}
-			sh = ns
-			nt.shards[si] = sh
+	slices.SortFunc(changes, func(a, b change[K]) int { return cmp.Compare(a.h>>nt.shift, b.h>>nt.shift) })
+	for lo := 0; lo < len(changes); {
+		si := changes[lo].h >> nt.shift
+		hi := lo + 1
+		for hi < len(changes) && changes[hi].h>>nt.shift == si {
+			hi++
 		}
-		_, had := sh.m[c.k]
-		switch {
-		case c.winner == nil:
-			if had {
-				delete(sh.m, c.k)
-				nt.n--
-			}
-		default:
-			if !had {
-				nt.n++
-			}
-			sh.m[c.k] = c.winner
+		old := nt.shards[si]
+		live := 0
+		if old != nil {
+			live = old.n
+			nt.n -= old.n
 		}
-		if len(c.claimants) >= 2 {
-			if sh.contested == nil {
-				sh.contested = make(map[K][]*entry)
+		ns := newShard[K](live + hi - lo)
+		if old != nil {
+			ns.contested = maps.Clone(old.contested)
+			for _, s := range old.slots {
+				if s.e != nil {
+					ns.put(hashKey(s.k), s.k, s.e)
+				}
 			}
-			sh.contested[c.k] = c.claimants
-		} else if sh.contested != nil {
-			delete(sh.contested, c.k)
 		}
-	}
-	for _, si := range copied {
-		if sh := nt.shards[si]; len(sh.m) == 0 {
-			nt.shards[si] = nil
-		} else if len(sh.contested) == 0 {
-			sh.contested = nil
+		for _, c := range changes[lo:hi] {
+			if c.winner != nil {
+				ns.put(c.h, c.k, c.winner)
+			} else if i := ns.pos(c.h, c.k); ns.slots[i].e != nil {
+				ns.remove(i)
+			}
+			if len(c.claimants) >= 2 {
+				if ns.contested == nil {
+					ns.contested = make(map[K][]*entry)
+				}
+				ns.contested[c.k] = c.claimants
+			} else if ns.contested != nil {
+				delete(ns.contested, c.k)
+			}
 		}
+		if len(ns.contested) == 0 {
+			ns.contested = nil
+		}
+		nt.n += ns.n
+		if ns.n == 0 {
+			ns = nil
+		}
+		nt.shards[si] = ns
+		lo = hi
 	}
 	if nt.n == 0 {
 		return &table[K]{}
@@ -219,29 +296,47 @@ func (t *table[K]) with(changes []change[K]) *table[K] {
 	return nt
 }
 
+// remove empties slot i of a shard under construction, moving later keys
+// of its probe run back so that every key stays reachable from its home
+// slot.
+func (sh *shard[K]) remove(i int) {
+	mask := len(sh.slots) - 1
+	sh.slots[i] = slot[K]{}
+	sh.n--
+	for j := (i + 1) & mask; sh.slots[j].e != nil; j = (j + 1) & mask {
+		s := sh.slots[j]
+		sh.slots[j] = slot[K]{}
+		sh.n--
+		sh.put(hashKey(s.k), s.k, s.e)
+	}
+}
+
 // rebuilt returns t with a directory sized for its number of keys. Every
 // key keeps its winner and claimants; only the layout changes.
 func (t *table[K]) rebuilt() *table[K] {
 	b := bitsFor(t.n)
 	nt := &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, n: t.n, built: max(t.n, shardTarget)}
-	size := t.n>>b + t.n>>(b+2) + 1
 	for _, sh := range t.shards {
 		if sh == nil {
 			continue
 		}
-		for k, e := range sh.m {
-			i := hashKey(k) >> nt.shift
+		for _, s := range sh.slots {
+			if s.e == nil {
+				continue
+			}
+			h := hashKey(s.k)
+			i := h >> nt.shift
 			ns := nt.shards[i]
 			if ns == nil {
-				ns = &shard[K]{m: make(map[K]*entry, size)}
+				ns = newShard[K](0)
 				nt.shards[i] = ns
 			}
-			ns.m[k] = e
-			if c := sh.contested[k]; c != nil {
+			ns.put(h, s.k, s.e)
+			if c := sh.contested[s.k]; c != nil {
 				if ns.contested == nil {
 					ns.contested = make(map[K][]*entry)
 				}
-				ns.contested[k] = c
+				ns.contested[s.k] = c
 			}
 		}
 	}
