@@ -183,19 +183,22 @@ func diffLabel(c *tls.Certificate, err error) string {
 // as in a store freshly built from the same configuration, and as
 // certstore.Match does: ties between a name an update touched and one it
 // did not, removals, store lists, stores appearing and disappearing. It
-// runs with the incremental path forced for every update, and with the
-// default choice between incremental updates and rebuilds.
+// runs with the incremental path forced for every update (with content
+// keys hashed serially and in parallel), and with the default choice
+// between incremental updates and rebuilds.
 func TestIncrementalMatchesRebuild(t *testing.T) {
 	for _, mode := range []struct {
-		name  string
-		limit func(int) int
+		name      string
+		limit     func(int) int
+		hashAtMin int // parallelHashMin
 	}{
-		{"incremental", func(int) int { return math.MaxInt }},
-		{"default", rebuildLimit},
+		{"incremental", func(int) int { return math.MaxInt }, parallelHashMin},
+		{"incremental, parallel hashing", func(int) int { return math.MaxInt }, 4},
+		{"default", rebuildLimit, parallelHashMin},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			defer func(f func(int) int) { rebuildLimit = f }(rebuildLimit)
-			rebuildLimit = mode.limit
+			defer func(f func(int) int, n int) { rebuildLimit, parallelHashMin = f, n }(rebuildLimit, parallelHashMin)
+			rebuildLimit, parallelHashMin = mode.limit, mode.hashAtMin
 			steps := 400
 			if testing.Short() || raceEnabled {
 				steps = 120

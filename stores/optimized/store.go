@@ -44,7 +44,7 @@ type Store struct {
 	// lifetime (renewed only when it nears expiry).
 	generated *entry
 	genExpiry time.Time
-	// keyScratch holds the content keys of the configuration being
+	// keyScratch holds the content keys of a large configuration being
 	// applied (see contentKeys); reused across updates so an unchanged
 	// refresh allocates nothing.
 	keyScratch []pairKey
@@ -182,21 +182,25 @@ func (s *Store) parseJobs(jobs []job) int {
 // costs more than it saves.
 var parallelHashMin = 16384
 
-// contentKeys returns the content keys of every certificate in
-// s.keyScratch (valid until the next call; the caller holds s.mu), from
-// parallelHashMin certificates on computed on GOMAXPROCS goroutines that
-// finish before it returns.
+// contentKeys returns the content keys of every certificate. Below
+// parallelHashMin certificates they are computed on the caller's goroutine
+// into a new slice (Update calls it then only when the number of
+// certificates changes); from parallelHashMin on, on GOMAXPROCS goroutines
+// that finish before it returns, into s.keyScratch (valid until the next
+// call; the caller holds s.mu), which the store keeps so that an unchanged
+// refresh of a large configuration allocates nothing.
 func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
-	if cap(s.keyScratch) < len(certs) {
-		s.keyScratch = make([]pairKey, len(certs))
-	}
-	out := s.keyScratch[:len(certs)]
 	if len(certs) < parallelHashMin {
+		out := make([]pairKey, len(certs))
 		for i := range certs {
 			out[i] = s.keyOf(&certs[i].KeyPair)
 		}
 		return out
 	}
+	if cap(s.keyScratch) < len(certs) {
+		s.keyScratch = make([]pairKey, len(certs))
+	}
+	out := s.keyScratch[:len(certs)]
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
 	chunk := (len(certs) + workers - 1) / workers
 	hash := func(lo, hi int) {

@@ -44,8 +44,28 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	}
 	certs := cfg.Certificates
 	now := time.Now()
-	keys := s.contentKeys(certs)
-	hunks := s.diff(certs, keys)
+	// Content keys, and what changed. A configuration of as many
+	// certificates as the published one, hashed on this goroutine, is
+	// compared as it is hashed and keeps only the keys that changed, so
+	// that a refresh holds no per-certificate buffer.
+	var keys []pairKey // every new key, when hk alone is not enough
+	var hunks []hunk
+	var hk []pairKey // keys of the hunks' new positions, in hunk order
+	if s.configured && len(certs) == len(s.keys) && len(certs) < parallelHashMin {
+		for i := range certs {
+			k := s.keyOf(&certs[i].KeyPair)
+			if k != s.keys[i] || !slices.Equal(s.listAt(i), certs[i].Stores) {
+				hunks = append(hunks, hunk{i, i + 1, i, i + 1})
+				hk = append(hk, k)
+			}
+		}
+	} else {
+		keys = s.contentKeys(certs)
+		hunks = s.diff(certs, keys)
+		for _, h := range hunks {
+			hk = append(hk, keys[h.newLo:h.newHi]...)
+		}
+	}
 	defStores := configuredDefaults(cfg)
 	defKeys := make([]pairKey, len(defStores))
 	for j, name := range defStores {
@@ -71,10 +91,11 @@ func (s *Store) Update(cfg *certstore.Config) error {
 		queued[k] = true
 		return true
 	}
+	j := 0
 	for _, h := range hunks {
-		for i := h.newLo; i < h.newHi; i++ {
-			if want(keys[i]) {
-				jobs = append(jobs, job{pair: &certs[i].KeyPair, key: keys[i], index: i})
+		for i := h.newLo; i < h.newHi; i, j = i+1, j+1 {
+			if want(hk[j]) {
+				jobs = append(jobs, job{pair: &certs[i].KeyPair, key: hk[j], index: i})
 			}
 		}
 	}
@@ -132,9 +153,10 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	}
 	newOrder := make([]*entry, 0, changed)
 	newSets := make([]uint32, 0, changed)
+	j = 0
 	for _, h := range hunks {
-		for i := h.newLo; i < h.newHi; i++ {
-			e := s.entries[keys[i]]
+		for i := h.newLo; i < h.newHi; i, j = i+1, j+1 {
+			e := s.entries[hk[j]]
 			e.refs++
 			id := s.intern(certs[i].Stores)
 			newOrder = append(newOrder, e)
@@ -167,7 +189,7 @@ func (s *Store) Update(cfg *certstore.Config) error {
 			s.releaseChain(e)
 		}
 	}
-	s.apply(hunks, keys, newOrder, newSets)
+	s.apply(hunks, len(certs), keys, hk, newOrder, newSets)
 	if full && len(s.sets) > 64+2*len(certs) {
 		s.reintern(certs)
 	}
@@ -245,17 +267,17 @@ func (s *Store) diff(certs []certstore.Certificate, keys []pairKey) []hunk {
 }
 
 // apply moves the bookkeeping (keys, order, setOf) to the new
-// configuration: hunk by hunk, newOrder and newSets hold the entries and set
-// ids of the new positions in hunk order.
-func (s *Store) apply(hunks []hunk, keys []pairKey, newOrder []*entry, newSets []uint32) {
-	if len(keys) == len(s.keys) {
+// configuration of n certificates: hunk by hunk, hk, newOrder and newSets
+// hold the keys, entries and set ids of the new positions in hunk order;
+// keys holds every new key when the length changes.
+func (s *Store) apply(hunks []hunk, n int, keys, hk []pairKey, newOrder []*entry, newSets []uint32) {
+	if n == len(s.keys) {
 		j := 0
 		for _, h := range hunks {
-			for i := h.newLo; i < h.newHi; i++ {
-				s.keys[i] = keys[i]
+			for i := h.newLo; i < h.newHi; i, j = i+1, j+1 {
+				s.keys[i] = hk[j]
 				s.order[i] = newOrder[j]
-				s.setAt0(i, newSets[j], len(keys))
-				j++
+				s.setAt0(i, newSets[j], n)
 			}
 		}
 		return
@@ -268,8 +290,12 @@ func (s *Store) apply(hunks []hunk, keys []pairKey, newOrder []*entry, newSets [
 		}
 		s.setOf = slices.Replace(s.setOf, h.oldLo, h.oldHi, newSets...)
 	}
-	// The new keys are in the scratch buffer: swap the buffers.
-	s.keys, s.keyScratch = keys, s.keys[:0]
+	if n >= parallelHashMin {
+		// The new keys are in the scratch buffer: swap the buffers.
+		s.keys, s.keyScratch = keys, s.keys[:0]
+	} else {
+		s.keys = keys // a buffer of its own (see contentKeys)
+	}
 }
 
 // setAt0 sets the set id of position i of a configuration of n.
