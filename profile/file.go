@@ -71,7 +71,11 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, want a profile file", path)
 	}
 	br := bufio.NewReader(f)
@@ -84,12 +88,14 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 		}
 		defer gz.Close()
 		r, compressed = gz, true
+	} else if fi.Mode().IsRegular() && fi.Size() > maxSize {
+		return nil, &SizeError{File: path, Limit: maxSize}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	data, over, err := readAtMost(r, maxSize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a profile: %w", path, err)
 	}
-	if int64(len(data)) > maxSize {
+	if over {
 		return nil, &SizeError{File: path, Limit: maxSize, Compressed: compressed}
 	}
 	if compressed && bytes.HasPrefix(data, gzipMagic) {
@@ -97,6 +103,40 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a profile: gzip inside gzip", path)
 	}
 	return data, nil
+}
+
+// readAtMost reads r to its end, or until it has read more than max bytes
+// (over). It reads into chunks and joins them only at the end, so that
+// reading a stream that turns out too long never holds more than about
+// max bytes (io.ReadAll's doubling buffer would hold up to twice that).
+func readAtMost(r io.Reader, max int64) (data []byte, over bool, err error) {
+	var chunks [][]byte
+	var total int64
+	size := 64 << 10
+	for {
+		chunk := make([]byte, int(min(int64(size), max+1-total)))
+		n, err := io.ReadFull(r, chunk)
+		total += int64(n)
+		chunks = append(chunks, chunk[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if total > max {
+			return nil, true, nil
+		}
+		size = min(2*size, 16<<20)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], false, nil
+	}
+	data = make([]byte, 0, total)
+	for _, c := range chunks {
+		data = append(data, c...)
+	}
+	return data, false, nil
 }
 
 // FormatSize formats a size in bytes with binary prefixes, as ParseSize
