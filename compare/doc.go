@@ -40,8 +40,12 @@
 //
 // # Errors
 //
-// Load fails if a file cannot be read, has a malformed line (the message
-// names file:line), or has no benchmark results. Build fails with
+// Load fails if a file cannot be read, has a malformed line, a value that
+// is not a finite number or is negative, a truncated last line, or no
+// benchmark results; its messages name file:line, with no package prefix.
+// It checks every value before any statistics (benchmath's Mann-Whitney U
+// test does not terminate on NaN). Units certbench does not know are read
+// with a warning in Results.Warnings. Build fails with
 // ErrNothingInCommon if the columns share no benchmarks, and with
 // ErrNoResults if the filter leaves nothing.
 //
