@@ -355,7 +355,7 @@ func Build(results *Results, opts Options) (*Report, error) {
 		plain []string                // those that are not certbench's
 	)
 	for _, orig := range results.Results {
-		res := orig.Clone()
+		res := valuesCopy(orig)
 		if ok, _ := filter.Apply(res); !ok || len(res.Values) == 0 {
 			continue
 		}

@@ -384,11 +384,7 @@ func merge(base, head *compare.Results) *compare.Results {
 		rs    *compare.Results
 		label string
 	}{{base, baseLabel}, {head, headLabel}} {
-		for _, r := range s.rs.Results {
-			c := r.Clone()
-			c.SetConfig(compare.FileKey, s.label)
-			out.Results = append(out.Results, c)
-		}
+		out.Results = append(out.Results, compare.Relabel(s.rs, s.label)...)
 	}
 	return out
 }
