@@ -131,6 +131,9 @@ func (rs *Results) read(r io.Reader, path, label string) error {
 	for reader.Scan() {
 		switch rec := reader.Result().(type) {
 		case *benchfmt.SyntaxError:
+			if tr.isLastUnterminated(rec.Line) {
+				return fmt.Errorf("%w (last line, without a newline: the file looks truncated)", rec)
+			}
 			return rec
 		case *benchfmt.Result:
 			if err := CheckResult(rec); err != nil {
@@ -220,12 +223,18 @@ func (t *tailReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// isLastUnterminated reports whether line is the input's last line and
+// has no newline (as far as the input has been read).
+func (t *tailReader) isLastUnterminated(line int) bool {
+	return t.any && !t.lastNL && line == t.newlines+1
+}
+
 // checkLastLine reports a last line without its newline that looks like
 // a benchmark line but is not a whole result in known units: the file was
 // cut while being written (for example "BenchmarkX 10 1184 al", the end
 // of "allocs/op" missing). results are the input's results so far.
 func (t *tailReader) checkLastLine(path string, results []*benchfmt.Result) error {
-	if !t.any || t.lastNL {
+	if !t.isLastUnterminated(t.newlines + 1) {
 		return nil
 	}
 	head := t.head[:t.headLen]

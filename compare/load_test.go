@@ -108,8 +108,8 @@ func TestLoadTruncated(t *testing.T) {
 			if tc.ok && err != nil {
 				t.Errorf("err = %v, want none", err)
 			}
-			if !tc.ok && (err == nil || !strings.HasPrefix(err.Error(), "in:2: ")) {
-				t.Errorf("err = %v, want an error at in:2", err)
+			if !tc.ok && (err == nil || !strings.HasPrefix(err.Error(), "in:2: ") || !strings.Contains(err.Error(), "truncated")) {
+				t.Errorf("err = %v, want an error at in:2 about truncation", err)
 			}
 		})
 	}
