@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/certbench/certbench/sweep"
+	"github.com/certbench/certbench/growth"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -351,7 +351,7 @@ func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i
 
 // growthPlot makes one log-log panel of a growth chart: a unit's median
 // at each pool size, one line per store, with the fitted power law.
-func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, error) {
+func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, error) {
 	info := infoOf(unit)
 	// Every op of a sweep family is one refresh (or, for startup, one load).
 	p := newPlot(strings.Replace(info.title, " per op", " per refresh", 1))
@@ -389,7 +389,7 @@ func growthPlot(unit string, curves []*sweep.Curve, cs *colors) (*plot.Plot, err
 			}
 		}
 		if g.Len() == 0 {
-			if sweep.AllZero(c) {
+			if growth.AllZero(c) {
 				// Nothing to draw on a log axis; say so in the legend.
 				mark, err := plotter.NewScatter(plotter.XYs{{X: 1, Y: 1}})
 				if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/sweep"
+	"github.com/certbench/certbench/growth"
 	"gonum.org/v1/plot"
 )
 
@@ -77,26 +77,26 @@ func TestBarChartNonFinite(t *testing.T) {
 // TestGrowthPlotNonFinite: an infinite median or a NaN fit in a sweep
 // curve is an error from growthPlot, not a chart that hangs or panics.
 func TestGrowthPlotNonFinite(t *testing.T) {
-	good := func() *sweep.Curve {
-		c := &sweep.Curve{Family: "renew-1", Store: "naive", Unit: "sec/op",
-			Points: []sweep.Point{{Size: 100, Center: 1e-3, Lo: math.Inf(-1), Hi: math.Inf(1), N: 1}, {Size: 1000, Center: 1e-2, Lo: math.Inf(-1), Hi: math.Inf(1), N: 1}}}
+	good := func() *growth.Curve {
+		c := &growth.Curve{Family: "renew-1", Store: "naive", Unit: "sec/op",
+			Points: []growth.Point{{Size: 100, Center: 1e-3, Lo: math.Inf(-1), Hi: math.Inf(1), N: 1}, {Size: 1000, Center: 1e-2, Lo: math.Inf(-1), Hi: math.Inf(1), N: 1}}}
 		c.Fit.Coefficient, c.Fit.Exponent = 1e-5, 1
 		c.FitErr = nil
 		return c
 	}
-	if _, err := growthPlot("sec/op", []*sweep.Curve{good()}, &colors{}); err != nil {
+	if _, err := growthPlot("sec/op", []*growth.Curve{good()}, &colors{}); err != nil {
 		t.Fatalf("finite curve: %v", err)
 	}
-	for name, spoil := range map[string]func(c *sweep.Curve){
-		"+Inf center": func(c *sweep.Curve) { c.Points[1].Center = math.Inf(1) },
-		"NaN center":  func(c *sweep.Curve) { c.Points[0].Center = math.NaN() },
-		"NaN fit":     func(c *sweep.Curve) { c.Fit.Exponent = math.NaN() },
+	for name, spoil := range map[string]func(c *growth.Curve){
+		"+Inf center": func(c *growth.Curve) { c.Points[1].Center = math.Inf(1) },
+		"NaN center":  func(c *growth.Curve) { c.Points[0].Center = math.NaN() },
+		"NaN fit":     func(c *growth.Curve) { c.Fit.Exponent = math.NaN() },
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := good()
 			spoil(c)
 			err := withDeadline(t, func() error {
-				p, err := growthPlot("sec/op", []*sweep.Curve{c}, &colors{})
+				p, err := growthPlot("sec/op", []*growth.Curve{c}, &colors{})
 				if err != nil {
 					return err
 				}
