@@ -3,6 +3,7 @@ module github.com/certbench/certbench
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6

@@ -1,0 +1,392 @@
+package certgen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// Certificate sources: the certificates a user already has, read from a
+// directory of PEM files, a Traefik dynamic configuration file or a
+// Kubernetes Secret list, and turned into a certstore.Config.
+
+// SourceKind says what a certificate source is.
+type SourceKind string
+
+// The kinds of certificate source Load reads.
+const (
+	// KindAuto lets Load decide: a directory is KindDir; a file ending in
+	// .yaml or .yml is KindTraefikYAML, .toml is KindTraefikTOML, .json is
+	// KindSecrets; any other file is KindSecrets when it starts with "{",
+	// else KindTraefikTOML when it has a "[tls" table header, else
+	// KindTraefikYAML.
+	KindAuto SourceKind = ""
+	// KindDir is a directory tree of PEM files.
+	KindDir SourceKind = "dir"
+	// KindTraefik is a Traefik dynamic configuration file whose format
+	// (YAML or TOML) is decided as for KindAuto.
+	KindTraefik SourceKind = "traefik"
+	// KindTraefikYAML is a Traefik dynamic configuration file in YAML.
+	KindTraefikYAML SourceKind = "traefik-yaml"
+	// KindTraefikTOML is a Traefik dynamic configuration file in TOML.
+	KindTraefikTOML SourceKind = "traefik-toml"
+	// KindSecrets is a Kubernetes Secret list, as `kubectl get secrets -o
+	// json` prints it.
+	KindSecrets SourceKind = "k8s"
+)
+
+// Size caps used when SourceOptions leaves them zero.
+const (
+	// DefaultMaxPEMFile is the largest PEM file read (1 MiB): a directory
+	// entry, or a file a Traefik configuration names.
+	DefaultMaxPEMFile = 1 << 20
+	// DefaultMaxConfigFile is the largest Traefik configuration or Secret
+	// list read (64 MiB).
+	DefaultMaxConfigFile = 64 << 20
+)
+
+// SourceOptions tunes Load. The zero value detects the kind, skips (and
+// lists) what it cannot use, and applies the default size caps.
+type SourceOptions struct {
+	// Kind is the kind of source; KindAuto detects it.
+	Kind SourceKind
+	// Strict makes Load fail on the first problem (in file order) instead
+	// of skipping it: a block that does not parse, a certificate without a
+	// key, a key without a certificate, a refused file. Entries that are
+	// merely not certificates (files without PEM, CRLs, CSRs, duplicates,
+	// unused CA certificates, Secrets of other types) never fail.
+	Strict bool
+	// MaxFileSize caps each PEM file read; 0 means DefaultMaxPEMFile.
+	MaxFileSize int64
+	// MaxConfigSize caps a Traefik configuration or Secret list; 0 means
+	// DefaultMaxConfigFile.
+	MaxConfigSize int64
+	// IgnoreNamespaces puts every Secret of a Secret list in
+	// certstore.DefaultStore instead of a store named after its namespace.
+	IgnoreNamespaces bool
+	// Workers is the number of files parsed at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+func (o SourceOptions) withDefaults() SourceOptions {
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxPEMFile
+	}
+	if o.MaxConfigSize <= 0 {
+		o.MaxConfigSize = DefaultMaxConfigFile
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// CertFacts are the facts about one loaded certificate that scenarios and
+// Shape use. Names stay in memory: nothing in certgen prints them.
+type CertFacts struct {
+	// KeyType is the leaf key: "rsa2048", "rsa4096", "p256", "p384",
+	// "p521", "ed25519", or "other".
+	KeyType string
+	// KeyBits is the key size in bits (256 for Ed25519).
+	KeyBits int
+	// ChainLen is the number of certificates in the chain, the leaf
+	// included.
+	ChainLen int
+	// SANs is the number of DNS and IP subject alternative names.
+	SANs int
+	// Names are the names the leaf is served for, as certstore.Names
+	// gives them.
+	Names []string
+	// NotAfter is the end of the leaf's validity.
+	NotAfter time.Time
+}
+
+// SourceCert is one certificate a source configures, with where it came
+// from and its facts.
+type SourceCert struct {
+	certstore.Certificate
+	// File is the file the leaf was read from, slash-separated and
+	// relative to the source root (the directory, or the directory of the
+	// configuration file or Secret list).
+	File string
+	// Line is the line of the leaf's PEM block or configuration entry, when
+	// known; 0 otherwise.
+	Line int
+	// Where is the position inside the file: "tls.certificates[3]",
+	// "items[7]", or "" for a directory's PEM file.
+	Where string
+	// Facts are the certificate's facts.
+	Facts CertFacts
+}
+
+// Skip is an entry of a source that Load did not use, and why.
+type Skip struct {
+	// File is the file, relative to the source root.
+	File string
+	// Line is the line in File, when known.
+	Line int
+	// Where is the position inside File, when it is not a line.
+	Where string
+	// Reason says what is wrong. It never holds key material.
+	Reason string
+	// Ignored is true for entries that are not certificates to begin with
+	// (a file without PEM, a CRL, a duplicate, an unused CA certificate):
+	// those never fail a Strict load.
+	Ignored bool
+}
+
+// Err returns the skip as a *SourceError.
+func (s Skip) Err() *SourceError {
+	return &SourceError{File: s.File, Line: s.Line, Where: s.Where, Err: errors.New(s.Reason)}
+}
+
+// String names the entry and the reason.
+func (s Skip) String() string { return s.Err().Error() }
+
+// SourceError is a problem with a source: the file (relative to the source
+// root), the line or position in it when known, and what is wrong. It
+// never holds key material.
+type SourceError struct {
+	// File is the file, slash-separated and relative to the source root.
+	File string
+	// Line is the line in File, when the parser gives one; 0 otherwise.
+	Line int
+	// Where is the position inside File ("tls.certificates[2]"), if any.
+	Where string
+	// Err is what is wrong.
+	Err error
+}
+
+// Error names the file, line and position, then what is wrong.
+func (e *SourceError) Error() string {
+	var b strings.Builder
+	b.WriteString("certgen: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Where != "" {
+		b.WriteString(e.Where)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Source is a loaded certificate source.
+type Source struct {
+	// Kind is the kind the source was read as.
+	Kind SourceKind
+	// Certs are the configured certificates: for a directory sorted by
+	// file and line, for a configuration or Secret list in its order.
+	Certs []SourceCert
+	// Defaults are the stores' configured default certificates.
+	Defaults map[string]*SourceCert
+	// Stores are the store names declared, sorted; certstore.DefaultStore
+	// is listed only when the source declares it.
+	Stores []string
+	// Skipped lists what was not used, sorted by file and line.
+	Skipped []Skip
+	// OtherSecrets counts the Secrets of a Secret list that are not of
+	// type kubernetes.io/tls.
+	OtherSecrets int
+
+	fingerprint string
+}
+
+// Load reads the certificate source at path. Problems with single entries
+// are listed in Source.Skipped (or fail the load when opts.Strict is set);
+// a source that cannot be read at all is an error. Every error is a
+// *SourceError naming the file.
+func Load(path string, opts SourceOptions) (*Source, error) {
+	opts = opts.withDefaults()
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &SourceError{File: filepath.Base(path), Err: plainFSError(err)}
+	}
+	kind := opts.Kind
+	if kind == KindAuto {
+		if fi.IsDir() {
+			kind = KindDir
+		} else {
+			kind = KindTraefik
+			if strings.EqualFold(filepath.Ext(path), ".json") {
+				kind = KindSecrets
+			}
+		}
+	}
+	if kind != KindDir && fi.IsDir() {
+		return nil, &SourceError{File: filepath.Base(path), Err: fmt.Errorf("is a directory, not a %s file", kind)}
+	}
+	var src *Source
+	switch kind {
+	case KindDir:
+		if !fi.IsDir() {
+			return nil, &SourceError{File: filepath.Base(path), Err: errors.New("is not a directory")}
+		}
+		src, err = loadDir(path, opts)
+	case KindTraefik, KindTraefikYAML, KindTraefikTOML, KindSecrets:
+		var data []byte
+		data, err = readCapped(path, opts.MaxConfigSize, "MaxConfigSize")
+		if err != nil {
+			return nil, &SourceError{File: filepath.Base(path), Err: err}
+		}
+		if kind == KindTraefik && opts.Kind == KindAuto && !hasConfigExt(path) && looksLikeJSON(data) {
+			kind = KindSecrets
+		}
+		if kind == KindSecrets {
+			src, err = loadSecrets(filepath.Base(path), data, opts)
+		} else {
+			if kind == KindTraefik {
+				kind = traefikFormat(path, data)
+			}
+			src, err = loadTraefik(path, data, kind, opts)
+		}
+	default:
+		return nil, fmt.Errorf("certgen: unknown source kind %q (want %s, %s, %s, %s or %s)",
+			kind, KindDir, KindTraefik, KindTraefikYAML, KindTraefikTOML, KindSecrets)
+	}
+	if err != nil {
+		return nil, err
+	}
+	src.Kind = kind
+	if err := src.finish(opts); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func hasConfigExt(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".toml":
+		return true
+	}
+	return false
+}
+
+func looksLikeJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{'
+}
+
+func traefikFormat(path string, data []byte) SourceKind {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		return KindTraefikTOML
+	case ".yaml", ".yml":
+		return KindTraefikYAML
+	}
+	for line := range bytes.Lines(data) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[tls")) || bytes.HasPrefix(bytes.TrimSpace(line), []byte("[[tls")) {
+			return KindTraefikTOML
+		}
+	}
+	return KindTraefikYAML
+}
+
+// finish sorts the skips, applies Strict, and computes the fingerprint.
+func (s *Source) finish(opts SourceOptions) error {
+	slices.SortStableFunc(s.Skipped, func(a, b Skip) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+	if opts.Strict {
+		for _, sk := range s.Skipped {
+			if !sk.Ignored {
+				return sk.Err()
+			}
+		}
+	}
+	slices.Sort(s.Stores)
+	s.Stores = slices.Compact(s.Stores)
+	ders := make([][]byte, 0, len(s.Certs))
+	for i := range s.Certs {
+		ders = append(ders, leafDER(s.Certs[i].CertPEM))
+	}
+	slices.SortFunc(ders, bytes.Compare)
+	h := sha256.New()
+	for _, d := range ders {
+		h.Write(d)
+	}
+	s.fingerprint = hex.EncodeToString(h.Sum(nil))[:16]
+	return nil
+}
+
+// Config returns the source as a whole configuration. Two loads of the same
+// source give equal configurations, byte for byte. The byte slices are
+// shared with the Source: treat them as read-only.
+func (s *Source) Config() *certstore.Config {
+	cfg := &certstore.Config{Certificates: make([]certstore.Certificate, len(s.Certs))}
+	for i := range s.Certs {
+		cfg.Certificates[i] = s.Certs[i].Certificate
+	}
+	if len(s.Stores) > 0 || len(s.Defaults) > 0 {
+		cfg.Stores = make(map[string]certstore.StoreConfig, len(s.Stores))
+		for _, name := range s.Stores {
+			cfg.Stores[name] = certstore.StoreConfig{}
+		}
+		for name, d := range s.Defaults {
+			kp := d.KeyPair
+			cfg.Stores[name] = certstore.StoreConfig{DefaultCertificate: &kp}
+		}
+	}
+	return cfg
+}
+
+func certstoreCert(certPEM, keyPEM []byte, stores []string) certstore.Certificate {
+	return certstore.Certificate{KeyPair: certstore.KeyPair{CertPEM: certPEM, KeyPEM: keyPEM}, Stores: stores}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// normalizeStores drops empty names and duplicates from a certificate's
+// stores, keeping their order; a list that names only the default store
+// becomes nil, which means the same.
+func normalizeStores(stores []string) []string {
+	var out []string
+	for _, st := range stores {
+		if st != "" && !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	if len(out) == 0 || (len(out) == 1 && out[0] == certstore.DefaultStore) {
+		return nil
+	}
+	return out
+}
+
+// plainFSError strips the path from an fs error, so that messages name
+// files relative to the source root only.
+func plainFSError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, fs.ErrNotExist) {
+			return errors.New("does not exist")
+		}
+		if errors.Is(pe.Err, fs.ErrPermission) {
+			return errors.New("permission denied")
+		}
+		return pe.Err
+	}
+	return err
+}

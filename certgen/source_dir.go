@@ -1,0 +1,318 @@
+package certgen
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A directory source: every regular file under the root, recursively, is
+// read once and parsed by GOMAXPROCS workers while the walk goes on, so a
+// directory of any size needs memory only for what is parsed (the file
+// contents are dropped as soon as a file is parsed). Then certificates and
+// keys are paired across files by public key.
+//
+// Symbolic links to files inside the root are read (once per target, so
+// Kubernetes' ..data volume layout loads each certificate once); links
+// that lead outside the root, symbolic links to directories, devices,
+// FIFOs, sockets and files over the size cap are refused.
+
+// dirFile is one parsed file.
+type dirFile struct {
+	rel   string
+	items []pemItem
+}
+
+func loadDir(root string, opts SourceOptions) (*Source, error) {
+	rootName := filepath.Base(root)
+	rootReal, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, &SourceError{File: rootName, Err: plainFSError(err)}
+	}
+	if rootReal, err = filepath.Abs(rootReal); err != nil {
+		return nil, &SourceError{File: rootName, Err: err}
+	}
+	type job struct{ path, rel string }
+	type result struct {
+		file  dirFile
+		skips []Skip
+	}
+	var (
+		jobs      = make(chan job, 4*opts.Workers)
+		results   = make(chan result, 4*opts.Workers)
+		cc        = newCertCache()
+		walkSkips []Skip
+		walkErr   error
+		wg        sync.WaitGroup
+	)
+	go func() {
+		defer close(jobs)
+		walkSkips, walkErr = walkSource(rootReal, func(path, rel string) { jobs <- job{path, rel} })
+	}()
+	for w := 0; w < opts.Workers; w++ {
+		wg.Go(func() {
+			for j := range jobs {
+				data, err := readCapped(j.path, opts.MaxFileSize, "MaxFileSize")
+				if err != nil {
+					results <- result{skips: []Skip{{File: j.rel, Reason: err.Error()}}}
+					continue
+				}
+				items, skips := parseBundle(data, j.rel, cc)
+				results <- result{file: dirFile{rel: j.rel, items: items}, skips: skips}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	src := &Source{}
+	var files []dirFile
+	for r := range results {
+		src.Skipped = append(src.Skipped, r.skips...)
+		if len(r.file.items) > 0 {
+			files = append(files, r.file)
+		}
+	}
+	if walkErr != nil {
+		return nil, &SourceError{File: rootName, Err: walkErr}
+	}
+	src.Skipped = append(src.Skipped, walkSkips...)
+	certs, skips := pairFiles(files)
+	src.Certs = certs
+	src.Skipped = append(src.Skipped, skips...)
+	return src, nil
+}
+
+// walkSource walks root (a real, absolute path) in lexical order and calls
+// send for every file to read, with its path and its name relative to
+// root. It returns the entries it refused or left out.
+func walkSource(root string, send func(path, rel string)) ([]Skip, error) {
+	var skips []Skip
+	seen := make(map[string]string) // real path relative to root -> first name
+	skip := func(rel string, ignored bool, err error) {
+		skips = append(skips, Skip{File: rel, Reason: err.Error(), Ignored: ignored})
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		rel := relSlash(root, path)
+		if err != nil {
+			if path == root {
+				return plainFSError(err)
+			}
+			skip(rel, false, errors.New("cannot read: "+plainFSError(err).Error()))
+			return nil
+		}
+		typ := d.Type()
+		target, real := path, rel
+		switch {
+		case typ.IsDir():
+			return nil
+		case typ.IsRegular():
+		case typ&fs.ModeSymlink != 0:
+			resolved, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				skip(rel, false, errors.New("refused: broken symbolic link"))
+				return nil
+			}
+			r, err := filepath.Rel(root, resolved)
+			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+				skip(rel, false, errors.New("refused: symbolic link leads outside the source directory"))
+				return nil
+			}
+			fi, err := os.Stat(resolved)
+			if err != nil {
+				skip(rel, false, errors.New("cannot read: "+plainFSError(err).Error()))
+				return nil
+			}
+			if fi.IsDir() {
+				skip(rel, true, errors.New("symbolic link to a directory, not followed"))
+				return nil
+			}
+			if !fi.Mode().IsRegular() {
+				skip(rel, false, notRegular(fi.Mode()))
+				return nil
+			}
+			target, real = resolved, filepath.ToSlash(r)
+		default:
+			skip(rel, false, notRegular(typ))
+			return nil
+		}
+		if first, ok := seen[real]; ok {
+			skip(rel, true, errors.New("same file as "+first))
+			return nil
+		}
+		seen[real] = rel
+		send(target, rel)
+		return nil
+	})
+	return skips, err
+}
+
+func relSlash(root, path string) string {
+	r, err := filepath.Rel(root, path)
+	if err != nil {
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(r)
+}
+
+// leafOcc is one place a leaf (a certificate whose key is in the source)
+// appears, with the certificates that follow it in its file.
+type leafOcc struct {
+	file  string
+	line  int
+	cert  *certInfo
+	chain []*certInfo
+}
+
+// maxChain bounds the intermediates attached to a leaf from other files.
+const maxChain = 8
+
+// pairFiles pairs the certificates and keys of a directory's files.
+func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
+	slices.SortFunc(files, func(a, b dirFile) int { return strings.Compare(a.rel, b.rel) })
+	type keyOcc struct {
+		file string
+		line int
+		key  *keyInfo
+	}
+	type looseOcc struct {
+		file string
+		line int
+		cert *certInfo
+	}
+	keys := make(map[[32]byte]keyOcc)
+	var keyOrder []keyOcc
+	for _, f := range files {
+		for _, it := range f.items {
+			if it.key != nil {
+				if _, ok := keys[it.key.spki]; !ok {
+					keys[it.key.spki] = keyOcc{f.rel, it.line, it.key}
+					keyOrder = append(keyOrder, keys[it.key.spki])
+				}
+			}
+		}
+	}
+	var (
+		occs      []*leafOcc
+		loose     []looseOcc
+		bySubject = make(map[string][]*certInfo)
+		listed    = make(map[[32]byte]bool)
+	)
+	for _, f := range files {
+		var cur *leafOcc
+		for _, it := range f.items {
+			ci := it.cert
+			if ci == nil {
+				continue
+			}
+			if !listed[ci.hash] {
+				listed[ci.hash] = true
+				if !ci.selfSigned {
+					bySubject[ci.subject] = append(bySubject[ci.subject], ci)
+				}
+			}
+			switch _, paired := keys[ci.spki]; {
+			case paired:
+				cur = &leafOcc{file: f.rel, line: it.line, cert: ci}
+				occs = append(occs, cur)
+			case cur != nil:
+				cur.chain = append(cur.chain, ci)
+			default:
+				loose = append(loose, looseOcc{f.rel, it.line, ci})
+			}
+		}
+	}
+	var skips []Skip
+	// One entry per distinct leaf: the occurrence with the longest chain
+	// in its file, the first of those.
+	best := make(map[[32]byte]*leafOcc)
+	for _, o := range occs {
+		if b, ok := best[o.cert.hash]; !ok || len(o.chain) > len(b.chain) {
+			best[o.cert.hash] = o
+		}
+	}
+	used := make(map[[32]byte]bool)
+	usedKeys := make(map[[32]byte]bool)
+	var out []SourceCert
+	for _, o := range occs {
+		b := best[o.cert.hash]
+		if b != o {
+			skips = append(skips, Skip{File: o.file, Line: o.line, Reason: "same certificate as " + posString(b.file, b.line), Ignored: true})
+			continue
+		}
+		chain := extendChain(o.cert, o.chain, bySubject)
+		used[o.cert.hash] = true
+		for _, c := range chain {
+			used[c.hash] = true
+		}
+		k := keys[o.cert.spki]
+		usedKeys[o.cert.spki] = true
+		facts := o.cert.facts
+		facts.ChainLen = 1 + len(chain)
+		out = append(out, SourceCert{
+			Certificate: certstoreCert(chainPEM(o.cert, chain), encodePEM(k.key.pemType, k.key.der), nil),
+			File:        o.file,
+			Line:        o.line,
+			Facts:       facts,
+		})
+	}
+	for _, l := range loose {
+		switch {
+		case used[l.cert.hash]:
+		case l.cert.isCA:
+			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "CA certificate is in no leaf's chain", Ignored: true})
+		default:
+			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key"})
+		}
+	}
+	for _, k := range keyOrder {
+		if !usedKeys[k.key.spki] {
+			skips = append(skips, Skip{File: k.file, Line: k.line, Reason: "private key matches no certificate"})
+		}
+	}
+	return out, skips
+}
+
+// extendChain appends to a leaf's chain the issuers found in other files,
+// by subject, until a self-signed certificate (roots are not served) or
+// no issuer is found. Among several candidates the one whose subject key
+// ID is the child's authority key ID wins, else the first in file order.
+func extendChain(leaf *certInfo, chain []*certInfo, bySubject map[string][]*certInfo) []*certInfo {
+	last := leaf
+	if len(chain) > 0 {
+		last = chain[len(chain)-1]
+	}
+	for added := 0; added < maxChain && !last.selfSigned; added++ {
+		var pick *certInfo
+		for _, c := range bySubject[last.issuer] {
+			if c == leaf || slices.Contains(chain, c) {
+				continue
+			}
+			if pick == nil {
+				pick = c
+			}
+			if last.akid != "" && c.skid == last.akid {
+				pick = c
+				break
+			}
+		}
+		if pick == nil {
+			break
+		}
+		chain = append(chain, pick)
+		last = pick
+	}
+	return chain
+}
+
+func posString(file string, line int) string {
+	if line > 0 {
+		return file + ":" + itoa(line)
+	}
+	return file
+}

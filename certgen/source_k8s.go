@@ -1,0 +1,233 @@
+package certgen
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+)
+
+// A Kubernetes Secret list, as `kubectl get secrets -o json` prints it:
+// {"kind":"List","items":[...]} (a "SecretList" is read the same way).
+// Items of type kubernetes.io/tls give a certificate each, from the base64
+// PEM in data["tls.crt"] (leaf then chain) and data["tls.key"], in the
+// store named after the Secret's namespace (or DefaultStore with
+// SourceOptions.IgnoreNamespaces). Other Secrets are counted in
+// Source.OtherSecrets. The list is decoded as a stream, one item at a
+// time, and errors name the item, its namespace/name and its line.
+
+const secretTypeTLS = "kubernetes.io/tls"
+
+type secretItem struct {
+	Kind     string `json:"kind"`
+	Type     string `json:"type"`
+	Metadata struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+}
+
+func loadSecrets(name string, data []byte, opts SourceOptions) (*Source, error) {
+	fail := func(off int64, format string, args ...any) error {
+		return &SourceError{File: name, Line: lineAt(data, off), Err: fmt.Errorf(format, args...)}
+	}
+	jsonErr := func(err error, dec *json.Decoder) error {
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.As(err, &te):
+			off = te.Offset
+			return fail(off, "JSON: %s is a %s, want %s", jsonField(te.Field), te.Value, te.Type)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return fail(int64(len(data)), "JSON: unexpected end of input")
+		}
+		return fail(off, "JSON: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
+		return nil, jsonErr(err, dec)
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fail(0, "want a JSON object (kubectl get secrets -o json)")
+	}
+	var (
+		kind     string
+		haveKind bool
+		items    []secretItem
+		offsets  []int64
+	)
+	for dec.More() {
+		keyOff := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, jsonErr(err, dec)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "kind":
+			if err := dec.Decode(&kind); err != nil {
+				return nil, jsonErr(err, dec)
+			}
+			haveKind = true
+		case "items":
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, jsonErr(err, dec)
+			}
+			if d, ok := tok.(json.Delim); !ok || d != '[' {
+				if tok == nil {
+					continue // "items": null
+				}
+				return nil, fail(keyOff, "items is not a list")
+			}
+			for dec.More() {
+				off := skipSpace(data, dec.InputOffset())
+				var it secretItem
+				if err := dec.Decode(&it); err != nil {
+					return nil, jsonErr(err, dec)
+				}
+				items = append(items, it)
+				offsets = append(offsets, off)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, jsonErr(err, dec)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, jsonErr(err, dec)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonErr(err, dec)
+	}
+	if !haveKind || (kind != "List" && kind != "SecretList") {
+		return nil, fail(0, "kind is %q, want \"List\" (as kubectl get secrets -o json prints)", kind)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fail(dec.InputOffset(), "JSON: data after the list")
+	}
+
+	src := &Source{}
+	results := make([]*SourceCert, len(items))
+	skips := make([][]Skip, len(items))
+	itemLines := make([]int, len(items))
+	line, last := 1, int64(0)
+	for i, off := range offsets {
+		line += bytes.Count(data[last:off], newline)
+		itemLines[i], last = line, off
+	}
+	cc := newCertCache()
+	parallel(len(items), opts.Workers, func(i int) {
+		results[i], skips[i] = secretCert(&items[i], i, itemLines[i], name, cc, opts)
+	})
+	for i := range items {
+		if items[i].Type != secretTypeTLS {
+			src.OtherSecrets++
+			continue
+		}
+		src.Skipped = append(src.Skipped, skips[i]...)
+		if results[i] == nil {
+			continue
+		}
+		src.Certs = append(src.Certs, *results[i])
+		src.Stores = append(src.Stores, results[i].Stores...)
+	}
+	return src, nil
+}
+
+// secretCert reads one TLS Secret.
+func secretCert(it *secretItem, i, line int, file string, cc *certCache, opts SourceOptions) (*SourceCert, []Skip) {
+	if it.Type != secretTypeTLS {
+		return nil, nil
+	}
+	where := fmt.Sprintf("items[%d] (%s/%s)", i, printable(it.Metadata.Namespace), printable(it.Metadata.Name))
+	if it.Kind != "" && it.Kind != "Secret" {
+		where = fmt.Sprintf("items[%d]", i)
+		return nil, []Skip{{File: file, Line: line, Where: where, Reason: fmt.Sprintf("kind is %q, want \"Secret\"", it.Kind)}}
+	}
+	var skips []Skip
+	problem := func(format string, args ...any) (*SourceCert, []Skip) {
+		return nil, append(skips, Skip{File: file, Line: line, Where: where, Reason: fmt.Sprintf(format, args...)})
+	}
+	var parsed [2][]pemItem
+	for k, field := range []string{"tls.crt", "tls.key"} {
+		b64, ok := it.Data[field]
+		if !ok || b64 == "" {
+			return problem("no data[%q]", field)
+		}
+		if int64(base64.StdEncoding.DecodedLen(len(b64))) > opts.MaxFileSize+3 {
+			return problem("data[%q] is over the %d-byte cap (raise SourceOptions.MaxFileSize)", field, opts.MaxFileSize)
+		}
+		pemData, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			// The decoder's message gives only an offset.
+			return problem("data[%q] is not valid base64", field)
+		}
+		items, sk := parseBundle(pemData, file, cc)
+		for _, s := range sk {
+			if s.Reason == "no PEM blocks" && !s.Ignored {
+				continue
+			}
+			s.Line, s.Where = line, fmt.Sprintf("%s data[%q] (PEM line %d)", where, field, s.Line)
+			skips = append(skips, s)
+		}
+		parsed[k] = items
+	}
+	res, reason := pairContent(parsed[0], parsed[1])
+	if reason != "" {
+		return problem("%s", reason)
+	}
+	res.File, res.Line, res.Where = file, line, where
+	if !opts.IgnoreNamespaces && it.Metadata.Namespace != "" {
+		res.Stores = normalizeStores([]string{it.Metadata.Namespace})
+	}
+	return res, skips
+}
+
+func jsonField(f string) string {
+	if f == "" {
+		return "a value"
+	}
+	return f
+}
+
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+// lineAt returns the line of a byte offset.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], newline)
+}
+
+// printable makes a Secret's name safe to put in a message: control
+// characters become '?' and it is cut at 100 bytes.
+func printable(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
