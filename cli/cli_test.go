@@ -2,11 +2,12 @@ package cli_test
 
 import (
 	"bytes"
-	goldenfile "github.com/certbench/certbench/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/certbench/certbench/internal/golden"
 
 	"github.com/certbench/certbench/cli"
 	_ "github.com/certbench/certbench/stores/naive"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,12 @@ func checkFormat(format string, valid []string) error {
 	return usagef("--format %q: want one of %s", format, strings.Join(valid, ", "))
 }
 
+// formatUsage is the usage of a --format flag with the valid formats as
+// its value's name in the help.
+func formatUsage(what string, valid []string) string {
+	return what + ": `" + strings.Join(valid, "|") + "`"
+}
+
 // render writes r in the named format, already checked with checkFormat.
 func render(r renderer, format string, w io.Writer) error {
 	switch format {
@@ -50,11 +57,31 @@ func render(r renderer, format string, w io.Writer) error {
 	return usagef("--format %q: not available here", format)
 }
 
-func newCompareCmd() *cobra.Command {
-	var f runFlags
-	var format, output string
-	var sel selectFlags
-	var alpha float64
+// CompareOptions are the options of certbench compare.
+type CompareOptions struct {
+	IO IO
+	// Files are the result files to compare; none means run the
+	// benchmarks of BenchFlags and compare the stores.
+	Files []string
+	BenchFlags
+	// StoresGiven and ScenariosGiven report --stores and --scenarios
+	// given explicitly: with Files they select what is compared.
+	StoresGiven, ScenariosGiven bool
+	// RunOnlyGiven lists the flags given that only a run uses, as errors
+	// show them ("--count", "-o/--output"): with Files they are an error.
+	RunOnlyGiven []string
+	// Format is the table's format on IO.Out: text, markdown, csv or json.
+	Format string
+	// Output, when compare runs the benchmarks, is a file for the run's
+	// raw results (-o).
+	Output string
+	// Alpha is the significance level, in (0, 1).
+	Alpha float64
+	Selection
+}
+
+func newCompareCmd(runF func(context.Context, *CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare [RESULTS.txt | OLD.txt NEW.txt ...]",
 		Short: "Compare stores (running them) or result files, with benchstat's statistics",
@@ -65,7 +92,8 @@ p-value ("~" when not significant), plus a geomean row.
 With no arguments, compare measures the named stores on the named scenarios
 (default: naive vs optimized on the default set): one row per scenario, one
 column per store. -o FILE also writes the raw results of that run (Go
-benchmark format, as certbench run writes them) to FILE.
+benchmark format, as certbench run writes them) to FILE; the table still
+goes to stdout.
 
 With one result file (from certbench run), compare compares the stores in it.
 With two or more, it compares the files: the first is the base, rows are
@@ -82,120 +110,145 @@ and -filter do (see golang.org/x/perf/benchproc/syntax), on any input, e.g.
 
 --format markdown fits a pull-request comment; --format json is described in
 the documentation of package compare.`,
+		Example: `  certbench compare --scenarios rotate-10-of-100 --count 6
+  certbench compare results.txt
+  certbench compare --format markdown base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, formats); err != nil {
-				return err
-			}
-			if alpha <= 0 || alpha >= 1 {
-				return usagef("--alpha %v: want a level between 0 and 1", alpha)
-			}
-			if err := sel.check(); err != nil {
-				return err
-			}
-			var results *compare.Results
-			opts := compare.Options{Alpha: alpha, Row: sel.row, Col: sel.col}
-			var filters []string
-			from := "the run"
-			if len(args) > 0 {
-				if err := rejectRunFlags(cmd); err != nil {
-					return err
-				}
-				var err error
-				results, err = compare.Load(args...)
-				if err != nil {
-					return usageError(err)
-				}
-				printWarnings(cmd.ErrOrStderr(), results)
-				from = strings.Join(args, ", ")
-				if err := checkSelection(cmd, &f, results, from); err != nil {
-					return err
-				}
-				filters = selectionFilters(cmd, &f)
-				if len(args) == 1 {
-					// One file: compare the stores it holds.
-					if cmd.Flags().Changed("stores") && sel.col == "" && sel.row == "" {
-						opts.Columns = trimAll(f.stores)
-					}
-				} else if sel.col == "" {
-					opts.Col = compare.FileKey
-				}
-			} else {
-				if output == "-" {
-					return usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
-				}
-				ropts, err := f.options(cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				var raw bytes.Buffer
-				if err := runTo(cmd.Context(), ropts, &raw); err != nil {
-					return err
-				}
-				if output != "" {
-					if err := writeFile(output, raw.Bytes()); err != nil {
-						return usagef("-o: %v", err)
-					}
-				}
-				results, err = compare.Read(&raw, "run")
-				if err != nil {
-					return err
-				}
-				if sel.col == "" && sel.row == "" {
-					opts.Columns = trimAll(f.stores)
+			opts.IO, opts.Files = ioOf(cmd), args
+			opts.StoresGiven, opts.ScenariosGiven = changed(cmd, "stores"), changed(cmd, "scenarios")
+			opts.RunOnlyGiven = nil
+			for _, fl := range []struct{ name, shown string }{
+				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
+			} {
+				if changed(cmd, fl.name) {
+					opts.RunOnlyGiven = append(opts.RunOnlyGiven, fl.shown)
 				}
 			}
-			if sel.filter != "" {
-				filters = append(filters, "("+sel.filter+")")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if len(filters) > 0 {
-				opts.Filter = strings.Join(filters, " ")
-			}
-			report, err := compare.Build(results, opts)
-			if err != nil {
-				return buildError(err, cmd, &f, &sel, from)
-			}
-			return render(report, format, cmd.OutOrStdout())
+			return runCompare(cmd.Context(), opts)
 		},
 	}
-	f.register(cmd, defaultStores())
+	opts.BenchFlags.bind(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&format, "format", "text", "output format of the table on stdout: "+strings.Join(formats, ", "))
-	fs.StringVarP(&output, "output", "o", "", "when compare runs the benchmarks: also write the run's raw results (Go benchmark format) to this file")
-	fs.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level")
-	sel.register(cmd, "the table",
+	fs.StringVar(&opts.Format, "format", "text", formatUsage("format of the table on stdout", formats))
+	fs.StringVarP(&opts.Output, "output", "o", "", "when compare runs the benchmarks: also write the run's raw results (Go benchmark format) to this `file`")
+	fs.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance `level`")
+	opts.Selection.bind(cmd, "the table",
 		"/scenario, or /scenario,/store with several files; .fullname for plain go test results",
 		"/store with one file or a run, .file with several files or for plain go test results")
 	return cmd
 }
 
-// selectFlags are the benchstat-style grouping and selection flags of
-// compare and report.
-type selectFlags struct {
-	row, col, filter string
-}
-
-func (s *selectFlags) register(cmd *cobra.Command, what, rowDefault, colDefault string) {
-	fs := cmd.Flags()
-	fs.StringVar(&s.row, "row", "", "split "+what+" into rows by this benchproc projection, as benchstat -row (default: "+rowDefault+")")
-	fs.StringVar(&s.col, "col", "", "split "+what+" into columns by this benchproc projection, as benchstat -col (default: "+colDefault+")")
-	fs.StringVar(&s.filter, "filter", "", "use only the results matching this benchproc filter, as benchstat -filter, e.g. '/scenario:rotate-10-of-100'")
-}
-
-// check parses the flags' projections and filter, so that a mistake is
-// reported against the flag.
-func (s *selectFlags) check() error {
-	filter, err := benchproc.NewFilter("*")
-	if s.filter != "" {
-		filter, err = benchproc.NewFilter(s.filter)
+// runCompare loads the files, or runs the benchmarks, and prints the table.
+func runCompare(ctx context.Context, opts *CompareOptions) error {
+	if err := checkFormat(opts.Format, formats); err != nil {
+		return err
+	}
+	if opts.Alpha <= 0 || opts.Alpha >= 1 {
+		return usagef("--alpha %v: want a level between 0 and 1", opts.Alpha)
+	}
+	if err := opts.Selection.check(); err != nil {
+		return err
+	}
+	var results *compare.Results
+	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
+	var filters []string
+	from := "the run"
+	if len(opts.Files) > 0 {
+		if len(opts.RunOnlyGiven) > 0 {
+			return usagef("%s applies only when compare runs the benchmarks; it was given with result files", opts.RunOnlyGiven[0])
+		}
+		var err error
+		results, err = compare.Load(opts.Files...)
 		if err != nil {
-			return usagef("--filter %q: %v", s.filter, err)
+			return usageError(err)
+		}
+		printWarnings(opts.IO.ErrOut, results)
+		from = strings.Join(opts.Files, ", ")
+		if err := opts.checkSelection(results, from); err != nil {
+			return err
+		}
+		filters = opts.selectionFilters()
+		if len(opts.Files) == 1 {
+			// One file: compare the stores it holds.
+			if opts.StoresGiven && opts.Col == "" && opts.Row == "" {
+				copts.Columns = trimAll(opts.Stores)
+			}
+		} else if opts.Col == "" {
+			copts.Col = compare.FileKey
+		}
+	} else {
+		if opts.Output == "-" {
+			return usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
+		}
+		bopts, err := opts.options(opts.IO.ErrOut)
+		if err != nil {
+			return err
+		}
+		var raw bytes.Buffer
+		if err := runTo(ctx, bopts, &raw); err != nil {
+			return err
+		}
+		if opts.Output != "" {
+			if err := writeFile(opts.Output, raw.Bytes()); err != nil {
+				return usagef("-o: %v", err)
+			}
+		}
+		results, err = compare.Read(&raw, "run")
+		if err != nil {
+			return err
+		}
+		if opts.Col == "" && opts.Row == "" {
+			copts.Columns = trimAll(opts.Stores)
+		}
+	}
+	if opts.Filter != "" {
+		filters = append(filters, "("+opts.Filter+")")
+	}
+	if len(filters) > 0 {
+		copts.Filter = strings.Join(filters, " ")
+	}
+	report, err := compare.Build(results, copts)
+	if err != nil {
+		return buildError(err, opts.givenSelection(), opts.Selection, from)
+	}
+	return render(report, opts.Format, opts.IO.Out)
+}
+
+// Selection are the benchstat-style grouping and selection flags of
+// compare and report.
+type Selection struct {
+	// Row and Col are benchproc projections (--row, --col); "" is the
+	// command's default.
+	Row, Col string
+	// Filter is a benchproc filter (--filter); "" keeps everything.
+	Filter string
+}
+
+func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string) {
+	fs := cmd.Flags()
+	fs.StringVar(&s.Row, "row", "", "split "+what+" into rows by this benchproc `projection`, as benchstat -row (default: "+rowDefault+")")
+	fs.StringVar(&s.Col, "col", "", "split "+what+" into columns by this benchproc `projection`, as benchstat -col (default: "+colDefault+")")
+	fs.StringVar(&s.Filter, "filter", "", "use only the results matching this benchproc `filter`, as benchstat -filter, e.g. '/scenario:rotate-10-of-100'")
+}
+
+// check parses the projections and filter, so that a mistake is reported
+// against the flag.
+func (s *Selection) check() error {
+	filter, err := benchproc.NewFilter("*")
+	if s.Filter != "" {
+		filter, err = benchproc.NewFilter(s.Filter)
+		if err != nil {
+			return usagef("--filter %q: %v", s.Filter, err)
 		}
 	}
 	if err != nil {
 		return err
 	}
 	var parser benchproc.ProjectionParser
-	for _, p := range []struct{ flag, val string }{{"--row", s.row}, {"--col", s.col}} {
+	for _, p := range []struct{ flag, val string }{{"--row", s.Row}, {"--col", s.Col}} {
 		if p.val == "" {
 			continue
 		}
@@ -206,33 +259,18 @@ func (s *selectFlags) check() error {
 	return nil
 }
 
-// rejectRunFlags reports the flags that only a run uses when result
-// files were given instead.
-func rejectRunFlags(cmd *cobra.Command) error {
-	for _, fl := range []struct{ name, shown string }{
-		{"count", "--count"},
-		{"ops", "--ops"},
-		{"quiet", "-q/--quiet"},
-		{"output", "-o/--output"},
-	} {
-		if cmd.Flags().Changed(fl.name) {
-			return usagef("%s applies only when compare runs the benchmarks; it was given with result files", fl.shown)
-		}
-	}
-	return nil
-}
-
 // checkSelection reports every store of --stores and scenario of
 // --scenarios, when given, that the results do not have.
-func checkSelection(cmd *cobra.Command, f *runFlags, rs *compare.Results, from string) error {
+func (o *CompareOptions) checkSelection(rs *compare.Results, from string) error {
 	for _, sel := range []struct {
 		flag, key, what string
+		given           bool
 		names           []string
 	}{
-		{"stores", resultfmt.StoreKey, "store", f.stores},
-		{"scenarios", resultfmt.ScenarioKey, "scenario", f.scenarios},
+		{"stores", resultfmt.StoreKey, "store", o.StoresGiven, o.Stores},
+		{"scenarios", resultfmt.ScenarioKey, "scenario", o.ScenariosGiven, o.Scenarios},
 	} {
-		if !cmd.Flags().Changed(sel.flag) {
+		if !sel.given {
 			continue
 		}
 		have := rs.NameValues(sel.key)
@@ -254,19 +292,38 @@ func checkSelection(cmd *cobra.Command, f *runFlags, rs *compare.Results, from s
 	return nil
 }
 
+// givenSelection is --stores and --scenarios, as given, for errors.
+func (o *CompareOptions) givenSelection() []string {
+	var given []string
+	if o.StoresGiven {
+		given = append(given, "--stores "+strings.Join(trimAll(o.Stores), ","))
+	}
+	if o.ScenariosGiven {
+		given = append(given, "--scenarios "+strings.Join(trimAll(o.Scenarios), ","))
+	}
+	return given
+}
+
+// selectionFilters turns --stores and --scenarios, when given explicitly,
+// into benchproc filter terms for comparing files.
+func (o *CompareOptions) selectionFilters() []string {
+	var parts []string
+	if o.StoresGiven {
+		parts = append(parts, orFilter("/"+resultfmt.StoreKey, o.Stores))
+	}
+	if o.ScenariosGiven {
+		parts = append(parts, orFilter("/"+resultfmt.ScenarioKey, o.Scenarios))
+	}
+	return parts
+}
+
 // buildError turns an error of compare.Build into one in the user's words:
-// which flags selected nothing. f is nil for commands without run flags.
-func buildError(err error, cmd *cobra.Command, f *runFlags, sel *selectFlags, from string) error {
+// which flags selected nothing. given are the selecting flags other than
+// sel's, as the user wrote them.
+func buildError(err error, given []string, sel Selection, from string) error {
 	switch {
 	case errors.Is(err, compare.ErrNoResults):
-		var given []string
-		if f != nil && cmd.Flags().Changed("stores") {
-			given = append(given, "--stores "+strings.Join(trimAll(f.stores), ","))
-		}
-		if f != nil && cmd.Flags().Changed("scenarios") {
-			given = append(given, "--scenarios "+strings.Join(trimAll(f.scenarios), ","))
-		}
-		for _, p := range []struct{ flag, val string }{{"--filter", sel.filter}, {"--row", sel.row}, {"--col", sel.col}} {
+		for _, p := range []struct{ flag, val string }{{"--filter", sel.Filter}, {"--row", sel.Row}, {"--col", sel.Col}} {
 			if p.val != "" {
 				given = append(given, fmt.Sprintf("%s '%s'", p.flag, p.val))
 			}
@@ -284,32 +341,10 @@ func buildError(err error, cmd *cobra.Command, f *runFlags, sel *selectFlags, fr
 	return err
 }
 
-// selectionFilters turns --stores and --scenarios, when given explicitly,
-// into benchproc filter terms for comparing files.
-func selectionFilters(cmd *cobra.Command, f *runFlags) []string {
-	var parts []string
-	if cmd.Flags().Changed("stores") {
-		parts = append(parts, orFilter("/"+resultfmt.StoreKey, f.stores))
-	}
-	if cmd.Flags().Changed("scenarios") {
-		parts = append(parts, orFilter("/"+resultfmt.ScenarioKey, f.scenarios))
-	}
-	return parts
-}
-
 func orFilter(key string, values []string) string {
 	var terms []string
 	for _, v := range trimAll(values) {
 		terms = append(terms, fmt.Sprintf("%s:%q", key, v))
 	}
 	return "(" + strings.Join(terms, " OR ") + ")"
-}
-
-// trimAll returns names with surrounding spaces removed.
-func trimAll(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = strings.TrimSpace(n)
-	}
-	return out
 }

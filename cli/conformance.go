@@ -49,26 +49,41 @@ const (
 	ruleSkip = "skip"
 )
 
-func newConformanceCmd() *cobra.Command {
-	var (
-		stores          []string
-		seed            uint64
-		duration        time.Duration
-		iterations      int
-		format, output  string
-		child           string
-		verbose         bool
-		childTimeoutMin = 30 * time.Minute
-	)
+// ConformanceOptions are the options of certbench conformance.
+type ConformanceOptions struct {
+	IO IO
+	// Stores are the stores to check; none means every registered store.
+	Stores []string
+	// Seed, Iterations and Duration set the differential pass (0: the
+	// defaults of package conformance).
+	Seed       uint64
+	Iterations int
+	Duration   time.Duration
+	// Format is the table's format: text, markdown or json.
+	Format string
+	// Output is the file the table goes to (-o); "" or "-" is IO.Out.
+	Output string
+	// Verbose says on IO.ErrOut which store is running.
+	Verbose bool
+	// Child, when set, runs the suite against this store in this process
+	// (the hidden --child flag the parent starts its children with).
+	Child string
+	// ChildTimeout bounds a child, plus twice Duration; 0 is 30 minutes.
+	ChildTimeout time.Duration
+}
+
+func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *cobra.Command {
+	opts := &ConformanceOptions{}
 	cmd := &cobra.Command{
 		Use:   "conformance [--stores a,b] [--seed N] [--duration D]",
 		Short: "Run the conformance suite and its differential pass against stores; exit 1 if a store fails a rule",
 		Long: `conformance runs the certstore/conformance suite (every rule of the certstore
 contract, then the differential pass, which compares the store's answers with
 certstore.Match on random configurations) against each named store (default:
-every registered store) and prints one table: a row per rule, a column per
-store. The failures' messages follow the table in text output; a differential
-failure comes with a shrunk, ready-to-paste Go test case and its seed.
+every registered store) and prints one table to stdout (or to the file -o
+names): a row per rule, a column per store. The failures' messages follow the
+table in text output; a differential failure comes with a shrunk,
+ready-to-paste Go test case and its seed.
 
 The suite runs once per store in a child process of this binary (the testing
 package needs a process of its own); a store that crashes the child fails the
@@ -85,81 +100,97 @@ gate), 2 bad usage (unknown store, bad format).`,
   certbench conformance --format markdown > conformance.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := conformance.DifferentialOptions{Seed: seed, Iterations: iterations, Duration: duration}
-			if child != "" {
-				return runConformanceChild(cmd.OutOrStdout(), child, opts)
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if err := checkFormat(format, conformanceFormats); err != nil {
-				return err
-			}
-			if iterations < 0 || duration < 0 {
-				return usagef("--iterations and --duration must not be negative")
-			}
-			if len(stores) == 0 {
-				for _, info := range certstore.Registered() {
-					stores = append(stores, info.Name)
-				}
-			}
-			if len(stores) == 0 {
-				return usagef("no store is registered in this binary")
-			}
-			for _, name := range stores {
-				if _, err := certstore.LookupFactory(name); err != nil {
-					return usageError(err)
-				}
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("conformance: finding this binary to run the suite in: %w", err)
-			}
-			tab := &conformanceTable{Stores: stores, Seed: opts.Seed}
-			for _, name := range stores {
-				args := []string{"conformance", "--child", name, "--seed", strconv.FormatUint(seed, 10),
-					"--iterations", strconv.Itoa(iterations), "--duration", duration.String()}
-				timeout := childTimeoutMin + 2*duration
-				if verbose {
-					fmt.Fprintf(cmd.ErrOrStderr(), "conformance: running the suite against %s\n", name)
-				}
-				res, err := runConformanceProcess(cmd.Context(), conformanceCommand, exe, args, timeout)
-				if err != nil {
-					return err
-				}
-				tab.add(name, res)
-			}
-			out := cmd.OutOrStdout()
-			var file *os.File
-			if output != "" && output != "-" {
-				file, err = os.Create(output)
-				if err != nil {
-					return usagef("-o: %v", err)
-				}
-				out = file
-			}
-			if err := render(tab, format, out); err != nil {
-				return err
-			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fmt.Errorf("writing %s: %w", output, err)
-				}
-			}
-			if !tab.Passed() {
-				return &exitError{code: ExitRegression, err: errSilent}
-			}
-			return nil
+			return runConformance(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&stores, "stores", nil, "stores to check, comma-separated (default: every registered store)")
-	f.Uint64Var(&seed, "seed", 0, "seed of the differential pass (0: conformance.DefaultDiffSeed)")
-	f.DurationVar(&duration, "duration", 0, "run the differential pass this long (0: the default bounded pass)")
-	f.IntVar(&iterations, "iterations", 0, "bound the differential pass to this many iterations (0: the default)")
-	f.StringVar(&format, "format", "text", "output format: "+strings.Join(conformanceFormats, ", "))
-	f.StringVarP(&output, "output", "o", "", "write the table to this file instead of stdout")
-	f.BoolVarP(&verbose, "verbose", "v", false, "say which store is running on stderr")
-	f.StringVar(&child, "child", "", "internal: run the suite against this store in this process, printing test2json-framed results")
+	storesFlag(cmd, &opts.Stores, nil, "stores to check, comma-separated `names` (default: every registered store)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "`seed` of the differential pass (0: conformance.DefaultDiffSeed)")
+	f.DurationVar(&opts.Duration, "duration", 0, "run the differential pass this long, a `time` such as 30s or 5m (0: the default bounded pass)")
+	f.IntVar(&opts.Iterations, "iterations", 0, "bound the differential pass to `n` iterations (0: the default)")
+	f.StringVar(&opts.Format, "format", "text", formatUsage("output format", conformanceFormats))
+	f.StringVarP(&opts.Output, "output", "o", "", "write the table to this `file` instead of stdout")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "say which store is running on stderr")
+	f.StringVar(&opts.Child, "child", "", "internal: run the suite against this `store` in this process, printing test2json-framed results")
 	_ = f.MarkHidden("child")
 	return cmd
+}
+
+// runConformance runs the suite against each store in a child process and
+// prints the rule table; in a child (Child set) it runs the suite itself.
+func runConformance(ctx context.Context, opts *ConformanceOptions) error {
+	dopts := conformance.DifferentialOptions{Seed: opts.Seed, Iterations: opts.Iterations, Duration: opts.Duration}
+	if opts.Child != "" {
+		return runConformanceChild(opts.IO.Out, opts.Child, dopts)
+	}
+	if err := checkFormat(opts.Format, conformanceFormats); err != nil {
+		return err
+	}
+	if opts.Iterations < 0 || opts.Duration < 0 {
+		return usagef("--iterations and --duration must not be negative")
+	}
+	stores := opts.Stores
+	if len(stores) == 0 {
+		stores = storeNames()
+	}
+	if len(stores) == 0 {
+		return usagef("no store is registered in this binary")
+	}
+	for _, name := range stores {
+		if _, err := certstore.LookupFactory(name); err != nil {
+			return usageError(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("conformance: finding this binary to run the suite in: %w", err)
+	}
+	childTimeout := opts.ChildTimeout
+	if childTimeout == 0 {
+		childTimeout = 30 * time.Minute
+	}
+	tab := &conformanceTable{Stores: stores, Seed: dopts.Seed}
+	for _, name := range stores {
+		args := []string{"conformance", "--child", name, "--seed", strconv.FormatUint(opts.Seed, 10),
+			"--iterations", strconv.Itoa(opts.Iterations), "--duration", opts.Duration.String()}
+		timeout := childTimeout + 2*opts.Duration
+		if opts.Verbose {
+			fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
+		}
+		res, err := runConformanceProcess(ctx, conformanceCommand, exe, args, timeout)
+		if err != nil {
+			return err
+		}
+		tab.add(name, res)
+	}
+	out := opts.IO.Out
+	var file *os.File
+	if opts.Output != "" && opts.Output != "-" {
+		file, err = os.Create(opts.Output)
+		if err != nil {
+			return usagef("-o: %v", err)
+		}
+		out = file
+	}
+	if err := render(tab, opts.Format, out); err != nil {
+		if file != nil {
+			file.Close()
+		}
+		return err
+	}
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", opts.Output, err)
+		}
+	}
+	if !tab.Passed() {
+		return &exitError{code: ExitRegression, err: errSilent}
+	}
+	return nil
 }
 
 // runConformanceChild runs the suite against one store in this process

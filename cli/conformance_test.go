@@ -24,7 +24,7 @@ func (s storeBlindStore) Certificate(store string, hello *tls.ClientHelloInfo) (
 }
 
 func init() {
-	certstore.Register("cli-test-storeblind", "test: ignores the store name of lookups", func() certstore.Store {
+	certstore.Register("test-storeblind", "test: ignores the store name of lookups", func() certstore.Store {
 		return storeBlindStore{optimized.New()}
 	})
 }
@@ -92,7 +92,7 @@ func TestConformanceCommandFails(t *testing.T) {
 	}
 	useTestMain(t)
 	var stdout, stderr bytes.Buffer
-	code := Main([]string{"conformance", "--stores", "cli-test-storeblind", "--iterations", "20"}, &stdout, &stderr)
+	code := Main([]string{"conformance", "--stores", "test-storeblind", "--iterations", "20"}, &stdout, &stderr)
 	out := stdout.String()
 	if code != ExitRegression {
 		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, ExitRegression, stderr.String(), out)
@@ -101,7 +101,7 @@ func TestConformanceCommandFails(t *testing.T) {
 		`(?m)^Stores/StoreOnlyInItsStore +FAIL$`,
 		`(?m)^Differential +FAIL$`,
 		`(?m)^NoConfiguration +pass$`,
-		`(?m)^--- cli-test-storeblind: Differential$`,
+		`(?m)^--- test-storeblind: Differential$`,
 		`conformance\.CheckCase\(t, newStore, conformance\.Case\{\n *\t\tConfigs:`,
 	} {
 		if !regexp.MustCompile(w).MatchString(out) {

@@ -1,5 +1,12 @@
 // Package cli holds certbench's commands. It is thin glue: each command
 // turns flags into calls to the library packages (bench, compare, ...).
+// Each has an options type (RunOptions, GateOptions, ...) that its
+// constructor binds the flags into, and a run function that takes the
+// options, so that flag handling and behaviour are tested apart. What a
+// library caller needs lives in the library: gate.ResolvePolicy (flags
+// over certbench.yaml over the defaults), profile.Jobs and
+// profile.CaptureJobs (what profile --all captures, and the file names),
+// profile.Dirs as a gate.SiteFinder.
 //
 // A binary gets its stores by importing their packages, which register
 // themselves with certstore; cmd/certbench imports the two that ship with

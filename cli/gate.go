@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
@@ -17,16 +15,37 @@ import (
 // gateFormats are the output formats of gate.
 var gateFormats = []string{"text", "markdown", "json"}
 
-func newGateCmd() *cobra.Command {
+// GateOptions are the options of certbench gate.
+type GateOptions struct {
+	IO IO
+	// Base and Head are the result files gated.
+	Base, Head string
+	// Policy are the policy flags, applied over the policy file (see
+	// gate.ResolvePolicy).
+	Policy gate.PolicyFlags
+	// Format is the report's format: text, markdown or json.
+	Format string
+	// Output is the file the report goes to (-o); "" or "-" is IO.Out.
+	Output string
+	// Summary, when set, is a file that also gets the Markdown report.
+	Summary string
+	// BaseProfiles and HeadProfiles are folders of heap profiles (from
+	// certbench profile --all) to name grown allocation sites from; both
+	// or neither.
+	BaseProfiles, HeadProfiles string
+	// Sites is the number of sites to name per regression; SitesGiven
+	// reports --sites given (an error without profiles).
+	Sites      int
+	SitesGiven bool
+}
+
+func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
+	opts := &GateOptions{}
 	var (
-		baseline, config, format, output, summary string
-		noConfig                                  bool
-		baseProfiles, headProfiles                string
-		max                                       []string
-		alpha                                     float64
-		minSamples, sites                         int
-		correction                                string
-		allowMissing, strict                      bool
+		baseline, config, correction string
+		alpha                        float64
+		minSamples                   int
+		allowMissing, strict         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
@@ -67,8 +86,9 @@ With --base-profiles and --head-profiles (directories written by
 "certbench profile --all" with each binary), the allocation sites that grew are
 named for each allocs/op or B/op regression.
 
-Output: --format text (logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or
-json; --summary FILE also writes the markdown to FILE.
+Output: the report goes to stdout, or to the file -o names; --format text
+(logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or json; --summary FILE
+also writes the markdown to FILE.
 
 Exit codes: 0 pass (warnings allowed), 1 the gate failed (regression or a
 failed check), 2 bad usage or input (unreadable or malformed file, bad policy
@@ -79,225 +99,114 @@ file or flag value, unknown unit, files with no benchmark in common).`,
   certbench gate --config certbench.yaml --format markdown base.txt head.txt
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkEmptyNames(cmd); err != nil {
-				return err
+			fs := cmd.Flags()
+			for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
+				if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
+					return usagef("--%s: empty file name", name)
+				}
 			}
-			var basePath, headPath string
 			switch {
 			case baseline != "" && len(args) == 1:
-				basePath, headPath = baseline, args[0]
+				opts.Base, opts.Head = baseline, args[0]
 			case baseline != "":
 				return usagef("with --baseline, give exactly one HEAD file (got %d arguments)", len(args))
 			case len(args) == 2:
-				basePath, headPath = args[0], args[1]
+				opts.Base, opts.Head = args[0], args[1]
 			default:
 				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 			}
-			if err := checkFormat(format, gateFormats); err != nil {
-				return err
-			}
-			if (baseProfiles == "") != (headProfiles == "") {
-				return usagef("--base-profiles and --head-profiles go together")
-			}
-
-			fs := cmd.Flags()
-			if err := checkGateFlags(cmd, basePath, headPath, output, summary, sites, baseProfiles != ""); err != nil {
-				return err
-			}
-			policy, err := gatePolicy(cmd, config, noConfig)
-			if err != nil {
-				return err
-			}
-			seen := map[string]string{}
-			for _, m := range max {
-				unit, th, err := gate.ParseMax(m)
-				if err != nil {
-					return usageError(err)
-				}
-				if first, ok := seen[unit]; ok {
-					return usagef("--max %q: %s is already set by --max %q", m, unit, first)
-				}
-				seen[unit] = m
-				if err := policy.SetMax(unit, th); err != nil {
-					return usagef("--max %q: %v", m, err)
-				}
+			p := &opts.Policy
+			p.Config, p.Alpha, p.MinSamples, p.Correction, p.AllowMissing, p.Strict = nil, nil, nil, nil, nil, nil
+			if fs.Changed("config") {
+				p.Config = &config
 			}
 			if fs.Changed("alpha") {
-				if !(alpha > 0 && alpha < 1) {
-					return usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), such as %v", alpha, gate.DefaultAlpha)
-				}
-				policy.Alpha = alpha
+				p.Alpha = &alpha
 			}
 			if fs.Changed("min-samples") {
-				if least := gate.MinSamplesFor(policy.Alpha); minSamples < least {
-					return usagef("--min-samples %d: the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", minSamples, policy.Alpha, least, least)
-				}
-				policy.MinSamples = minSamples
+				p.MinSamples = &minSamples
 			}
 			if fs.Changed("correction") {
 				c := gate.Correction(correction)
-				if c != gate.Holm && c != gate.NoCorrection {
-					return usagef("--correction %q: want %s or %s", correction, gate.Holm, gate.NoCorrection)
-				}
-				policy.Correction = c
+				p.Correction = &c
 			}
 			if fs.Changed("allow-missing") {
-				policy.AllowMissing = allowMissing
+				p.AllowMissing = &allowMissing
 			}
 			if fs.Changed("strict") {
-				policy.Strict = strict
+				p.Strict = &strict
 			}
-			if !gatesAnything(policy) {
-				return usagef("%s: every metric is off: the gate would pass anything (set a threshold with --max UNIT=+N%%)", policy.Source)
+			opts.SitesGiven = fs.Changed("sites")
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			var changed []string
-			for _, name := range []string{"max", "alpha", "min-samples", "correction", "allow-missing", "strict"} {
-				if fs.Changed(name) {
-					changed = append(changed, "--"+name)
-				}
-			}
-			if len(changed) > 0 {
-				policy.Source += " with " + strings.Join(changed, ", ")
-			}
-
-			base, err := compare.Load(basePath)
-			if err != nil {
-				return usageError(err)
-			}
-			head, err := compare.Load(headPath)
-			if err != nil {
-				return usageError(err)
-			}
-			printWarnings(cmd.ErrOrStderr(), base)
-			printWarnings(cmd.ErrOrStderr(), head)
-			v, err := gate.Evaluate(base, head, policy)
-			if err != nil {
-				return usageError(err)
-			}
-			if baseProfiles != "" {
-				for _, d := range []string{baseProfiles, headProfiles} {
-					if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-						return usagef("profile directory %s: not a readable directory", d)
-					}
-				}
-				v.AddSites(profileSites{profile.Dirs{Base: baseProfiles, Head: headProfiles}}, sites)
-			}
-
-			if summary != "" {
-				f, err := os.Create(summary)
-				if err != nil {
-					return usagef("--summary: %v", err)
-				}
-				err = v.WriteMarkdown(f)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					return fmt.Errorf("writing %s: %w", summary, err)
-				}
-			}
-			out := cmd.OutOrStdout()
-			var file *os.File
-			if output != "" && output != "-" {
-				file, err = os.Create(output)
-				if err != nil {
-					return usagef("-o: %v", err)
-				}
-				out = file
-			}
-			if err := render(v, format, out); err != nil {
-				return err
-			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fmt.Errorf("writing %s: %w", output, err)
-				}
-			}
-			if !v.Passed() {
-				return &exitError{code: ExitRegression, err: errSilent}
-			}
-			return nil
+			return runGate(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&baseline, "baseline", "", "base result file (then the only argument is HEAD)")
-	f.StringArrayVar(&max, "max", nil, "threshold UNIT=+N% | UNIT=+N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | UNIT=off, once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
-	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance level per metric, in (0, 1)")
-	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side for a statistical comparison (at least 4 at alpha 0.05)")
-	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: holm or none")
-	f.StringVar(&config, "config", "", "policy file (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
-	f.BoolVar(&noConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
+	f.StringVar(&baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
+	f.StringArrayVar(&opts.Policy.Max, "max", nil, "threshold `UNIT=THRESHOLD`: UNIT=+N% | UNIT=+N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | UNIT=off, once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance `level` per metric, in (0, 1)")
+	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
+	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: `holm|none`")
+	f.StringVar(&config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
+	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
 	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
-	f.StringVar(&format, "format", "text", "output format: "+strings.Join(gateFormats, ", "))
-	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
-	f.StringVar(&summary, "summary", "", "also write the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&baseProfiles, "base-profiles", "", "heap profiles of BASE (certbench profile --all output directory)")
-	f.StringVar(&headProfiles, "head-profiles", "", "heap profiles of HEAD")
-	f.IntVar(&sites, "sites", 5, "allocation sites to name per regression (with --base-profiles and --head-profiles)")
+	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
+	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
+	f.StringVar(&opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
+	f.StringVar(&opts.BaseProfiles, "base-profiles", "", "heap profiles of BASE (certbench profile --all output `dir`)")
+	f.StringVar(&opts.HeadProfiles, "head-profiles", "", "heap profiles of HEAD (`dir`)")
+	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites to name per regression (with --base-profiles and --head-profiles)")
 	return cmd
 }
 
-// defaultConfig is the policy file gate reads from the working directory
-// when neither --config nor --no-config is given.
-const defaultConfig = "certbench.yaml"
-
-// gatePolicy returns the policy gate starts from, before flags: the file
-// of --config, else ./certbench.yaml if it exists, else the built-in
-// defaults (also with --no-config or --config ”). Its Source says which.
-func gatePolicy(cmd *cobra.Command, config string, noConfig bool) (gate.Policy, error) {
-	fs := cmd.Flags()
-	defaults := gate.DefaultPolicy()
-	defaults.Source = "built-in defaults"
-	switch {
-	case noConfig && fs.Changed("config"):
-		return gate.Policy{}, usagef("--config and --no-config: give one or the other")
-	case noConfig:
-		defaults.Source += " (--no-config)"
-		return defaults, nil
-	case fs.Changed("config") && config == "":
-		defaults.Source += " (--config '')"
-		return defaults, nil
-	case fs.Changed("config"):
-		p, err := gate.LoadConfig(config)
-		if err != nil {
-			return gate.Policy{}, usagef("--config: %v", err)
-		}
-		p.Source = config + " (--config)"
-		return p, nil
+// runGate is options -> policy and results -> gate.Evaluate -> report.
+func runGate(_ context.Context, opts *GateOptions) error {
+	if err := opts.check(); err != nil {
+		return err
 	}
-	if _, err := os.Stat(defaultConfig); errors.Is(err, iofs.ErrNotExist) {
-		return defaults, nil
-	}
-	p, err := gate.LoadConfig(defaultConfig)
+	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
-		return gate.Policy{}, usagef("%v (%s found in the working directory; --no-config to use the built-in defaults)", err, defaultConfig)
+		return usageError(err)
 	}
-	p.Source = defaultConfig + " (found in the working directory)"
-	return p, nil
-}
-
-// checkEmptyNames rejects file flags given an empty name, which would
-// otherwise mean the flag was not given.
-func checkEmptyNames(cmd *cobra.Command) error {
-	fs := cmd.Flags()
-	for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
-		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
-			return usagef("--%s: empty file name", name)
-		}
+	base, head, err := loadGateFiles(opts)
+	if err != nil {
+		return err
+	}
+	v, err := gate.Evaluate(base, head, policy)
+	if err != nil {
+		return usageError(err)
+	}
+	if opts.BaseProfiles != "" {
+		v.AddSites(profile.Dirs{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
+	}
+	if err := writeGateReports(v, opts); err != nil {
+		return err
+	}
+	if !v.Passed() {
+		return &exitError{code: ExitRegression, err: errSilent}
 	}
 	return nil
 }
 
-// checkGateFlags rejects flag values that would do nothing or undo the
-// run: --sites without profiles or below 1, and outputs that would
-// overwrite an input or each other.
-func checkGateFlags(cmd *cobra.Command, base, head, output, summary string, sites int, profiles bool) error {
-	fs := cmd.Flags()
-	if fs.Changed("sites") {
+// check rejects option values that would do nothing or undo the run: a
+// bad format, half the profiles, --sites without profiles or below 1,
+// and outputs that would overwrite an input or each other.
+func (o *GateOptions) check() error {
+	if err := checkFormat(o.Format, gateFormats); err != nil {
+		return err
+	}
+	profiles := o.BaseProfiles != ""
+	if profiles != (o.HeadProfiles != "") {
+		return usagef("--base-profiles and --head-profiles go together")
+	}
+	if o.SitesGiven {
 		switch {
-		case sites < 1:
-			return usagef("--sites %d: want at least 1", sites)
+		case o.Sites < 1:
+			return usagef("--sites %d: want at least 1", o.Sites)
 		case !profiles:
 			return usagef("--sites: names allocation sites only with --base-profiles and --head-profiles")
 		}
@@ -307,39 +216,78 @@ func checkGateFlags(cmd *cobra.Command, base, head, output, summary string, site
 		y, erry := filepath.Abs(b)
 		return errx == nil && erry == nil && x == y
 	}
-	outs := [][2]string{{"--summary", summary}}
-	if output != "-" {
-		outs = append(outs, [2]string{"-o", output})
+	outs := [][2]string{{"--summary", o.Summary}}
+	if o.Output != "-" {
+		outs = append(outs, [2]string{"-o", o.Output})
 	}
-	for _, o := range outs {
-		if o[1] == "" {
+	for _, out := range outs {
+		if out[1] == "" {
 			continue
 		}
-		for _, in := range []string{base, head} {
-			if same(o[1], in) {
-				return usagef("%s %s: would overwrite the input %s", o[0], o[1], in)
+		for _, in := range []string{o.Base, o.Head} {
+			if same(out[1], in) {
+				return usagef("%s %s: would overwrite the input %s", out[0], out[1], in)
 			}
 		}
 	}
-	if output != "" && output != "-" && same(output, summary) {
-		return usagef("-o and --summary name the same file %s: one report would overwrite the other", output)
+	if o.Output != "" && o.Output != "-" && same(o.Output, o.Summary) {
+		return usagef("-o and --summary name the same file %s: one report would overwrite the other", o.Output)
 	}
 	return nil
 }
 
-// gatesAnything reports whether p has a threshold that is not off.
-func gatesAnything(p gate.Policy) bool {
-	for _, th := range p.Max {
-		if !th.Off {
-			return true
-		}
+// loadGateFiles reads BASE and HEAD, printing their warnings, and checks
+// that the profile folders, if any, are folders.
+func loadGateFiles(opts *GateOptions) (base, head *compare.Results, err error) {
+	base, err = compare.Load(opts.Base)
+	if err != nil {
+		return nil, nil, usageError(err)
 	}
-	for _, o := range p.Overrides {
-		for _, th := range o.Max {
-			if !th.Off {
-				return true
+	head, err = compare.Load(opts.Head)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	printWarnings(opts.IO.ErrOut, base)
+	printWarnings(opts.IO.ErrOut, head)
+	if opts.BaseProfiles != "" {
+		for _, d := range []string{opts.BaseProfiles, opts.HeadProfiles} {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				return nil, nil, usagef("profile directory %s: not a readable directory", d)
 			}
 		}
 	}
-	return false
+	return base, head, nil
+}
+
+// writeGateReports writes the verdict to --summary (markdown) and to -o
+// or stdout in the chosen format.
+func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
+	if opts.Summary != "" {
+		f, err := os.Create(opts.Summary)
+		if err != nil {
+			return usagef("--summary: %v", err)
+		}
+		err = v.WriteMarkdown(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", opts.Summary, err)
+		}
+	}
+	if opts.Output == "" || opts.Output == "-" {
+		return render(v, opts.Format, opts.IO.Out)
+	}
+	file, err := os.Create(opts.Output)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	if err := render(v, opts.Format, file); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	}
+	return nil
 }

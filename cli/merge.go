@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -8,57 +9,79 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMergeCmd() *cobra.Command {
-	var output string
+// MergeOptions are the options of certbench merge.
+type MergeOptions struct {
+	IO IO
+	// Files are the result files to merge, in order.
+	Files []string
+	// Output is the file the merged results go to (-o); "" or "-" is
+	// IO.Out. It must not be one of Files.
+	Output string
+}
+
+func newMergeCmd(runF func(context.Context, *MergeOptions) error) *cobra.Command {
+	opts := &MergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge FILE...",
 		Short: "Merge result files into one, recomputing the unit lines from all samples",
 		Long: `merge writes the results of the files, in order, as one file in the Go
-benchmark format, each result with its configuration lines, followed by unit
-lines computed from all the merged samples: B/op, allocs/op and goroutines
-are declared "assume=exact" only if every benchmark has at least 2 samples
-and all of them are equal. Other unit lines of the inputs are kept; inputs
-that contradict each other are an error.
+benchmark format (to stdout, or to the file -o names), each result with its
+configuration lines, followed by unit lines computed from all the merged
+samples: B/op, allocs/op and goroutines are declared "assume=exact" only if
+every benchmark has at least 2 samples and all of them are equal. Other
+unit lines of the inputs are kept; inputs that contradict each other are an
+error.
 
 Use it instead of cat to combine the files of separate runs (such as one
 "certbench run --count 1" per round, as scripts/ci-compare.sh does): each
 count-1 file declares its counts exact, which one sample cannot show, and
 concatenated files make compare and benchstat read a count that varies
 between runs as exact.`,
-		Args: cobra.MinimumNArgs(1),
+		Example: `  certbench merge -o all.txt run1.txt run2.txt`,
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, a := range args {
-				if output != "" && output != "-" && sameFile(a, output) {
-					return usagef("-o %s: is also an input", output)
-				}
+			opts.IO, opts.Files = ioOf(cmd), args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			out := cmd.OutOrStdout()
-			var file *os.File
-			if output != "" && output != "-" {
-				f, err := os.Create(output)
-				if err != nil {
-					return usagef("-o: %v", err)
-				}
-				defer f.Close()
-				file, out = f, f
-			}
-			if _, err := bench.Merge(out, args...); err != nil {
-				if file != nil {
-					file.Close()
-					os.Remove(output)
-				}
-				return usageError(err)
-			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fmt.Errorf("writing %s: %w", output, err)
-				}
-			}
-			return nil
+			return runMerge(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged results to this file instead of stdout")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged results to this `file` instead of stdout")
 	return cmd
+}
+
+// runMerge merges the files; a failed merge leaves no output file.
+func runMerge(_ context.Context, opts *MergeOptions) error {
+	toFile := opts.Output != "" && opts.Output != "-"
+	for _, a := range opts.Files {
+		if toFile && sameFile(a, opts.Output) {
+			return usagef("-o %s: is also an input", opts.Output)
+		}
+	}
+	out := opts.IO.Out
+	var file *os.File
+	if toFile {
+		f, err := os.Create(opts.Output)
+		if err != nil {
+			return usagef("-o: %v", err)
+		}
+		defer f.Close()
+		file, out = f, f
+	}
+	if _, err := bench.Merge(out, opts.Files...); err != nil {
+		if file != nil {
+			file.Close()
+			os.Remove(opts.Output)
+		}
+		return usageError(err)
+	}
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", opts.Output, err)
+		}
+	}
+	return nil
 }
 
 // sameFile reports whether paths a and b name the same existing file.

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
+	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
@@ -15,39 +13,58 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// profileOutputs are the flags every profile command shares.
-type profileOutputs struct {
-	top    int
-	format string
+// ProfileOutput are the output options every profile command shares.
+type ProfileOutput struct {
+	// Top is the number of sites per table (at least 1).
+	Top int
+	// Format is text, markdown or json.
+	Format string
 }
 
-func (o *profileOutputs) register(cmd *cobra.Command) {
-	cmd.Flags().IntVar(&o.top, "top", 10, "number of sites per table")
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+func (o *ProfileOutput) bind(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&o.Top, "top", 10, "`n` sites per table")
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: `text|markdown|json`")
 }
 
-func (o *profileOutputs) check() (profile.Format, error) {
-	if o.top < 1 {
-		return "", usagef("--top %d: want at least 1", o.top)
+func (o *ProfileOutput) check() (profile.Format, error) {
+	if o.Top < 1 {
+		return "", usagef("--top %d: want at least 1", o.Top)
 	}
-	f, err := profile.ParseFormat(o.format)
+	f, err := profile.ParseFormat(o.Format)
 	if err != nil {
 		return "", usagef("--format: %v", err)
 	}
 	return f, nil
 }
 
-func newProfileCmd() *cobra.Command {
-	var out profileOutputs
-	var storeName, scenarioName, dir string
-	var all, quiet bool
-	var ops int
+// ProfileOptions are the options of certbench profile.
+type ProfileOptions struct {
+	IO IO
+	// Stores and Scenarios name what to profile: every combination.
+	// Without All both are needed; with All they narrow every registered
+	// store and every default scenario.
+	Stores, Scenarios []string
+	// All profiles every registered store on every default scenario and
+	// writes an index into Dir.
+	All bool
+	// Dir is the folder the profiles are written to (-o).
+	Dir string
+	// Ops overrides each scenario's op count when positive.
+	Ops int
+	// Quiet turns off the progress lines of All.
+	Quiet bool
+	ProfileOutput
+}
+
+func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Command {
+	opts := &ProfileOptions{}
 	cmd := &cobra.Command{
-		Use:   "profile --store S --scenario X [-o DIR] | profile --all [-o DIR]",
+		Use:   "profile --stores S --scenarios X [-o DIR] | profile --all [-o DIR]",
 		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
-		Long: `profile runs a scenario on a store once more, in a separate pass with every
+		Long: `profile runs scenarios on stores once more, in a separate pass with every
 allocation recorded (runtime.MemProfileRate = 1; timed runs never use it), and
-writes DIR/<scenario>.<store>.pb.gz, a heap profile go tool pprof opens:
+writes DIR/<scenario>.<store>.pb.gz (-o DIR, default profiles) for each store
+and scenario named, heap profiles go tool pprof opens:
 
   alloc_objects, alloc_space   what the measured ops allocated (default view)
   inuse_objects, inuse_space   what the store retains after them
@@ -62,124 +79,106 @@ retained sites.
 
 --all profiles every registered store on every default scenario into DIR and
 writes DIR/index.md and DIR/index.json (files, totals, top sites), for a CI
-artifact; --store or --scenario narrow it to one store or one scenario.
-
-  certbench profile --store naive --scenario rotate-10-of-100 --top 5
+artifact; --stores or --scenarios narrow it.`,
+		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
+  certbench profile --all -o profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
   go tool pprof -top -sample_index=alloc_space profiles/rotate-10-of-100.naive.pb.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := out.check()
-			if err != nil {
-				return err
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if ops < 0 {
-				return usagef("--ops %d: must not be negative", ops)
-			}
-			type job struct {
-				info certstore.Info
-				sc   scenarios.Scenario
-			}
-			if !all && (storeName == "" || scenarioName == "") {
-				return usagef("name a store and a scenario (--store S --scenario X), or use --all (stores: %s; scenarios: %s)",
-					strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
-			}
-			infos := certstore.Registered()
-			if storeName != "" {
-				info, err := certstore.LookupFactory(storeName)
-				if err != nil {
-					return usagef("--store: %v", err)
-				}
-				infos = []certstore.Info{info}
-			}
-			if len(infos) == 0 {
-				return usagef("no store is registered")
-			}
-			scs := scenarios.Defaults()
-			if scenarioName != "" {
-				sc, err := scenarios.ByName(scenarioName)
-				if err != nil {
-					return usagef("--scenario: %v", err)
-				}
-				scs = sc
-			}
-			var jobs []job
-			for _, sc := range scs {
-				for _, info := range infos {
-					jobs = append(jobs, job{info, sc})
-				}
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return usagef("-o: %v", err)
-			}
-
-			var sums []*profile.Summary
-			for _, j := range jobs {
-				if err := cmd.Context().Err(); err != nil {
-					return err
-				}
-				if all && !quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "profiling %s on %s\n", j.sc.Name, j.info.Name)
-				}
-				res, err := profile.Capture(j.info.New, j.info.Name, j.sc, ops)
-				if err != nil {
-					return err
-				}
-				path := filepath.Join(dir, profile.FileName(j.sc.Name, j.info.Name))
-				if err := profile.Save(res.Profile, path); err != nil {
-					return err
-				}
-				sum, err := profile.Summarize(res.Profile, out.top)
-				if err != nil {
-					return err
-				}
-				sum.File = path
-				sums = append(sums, sum)
-			}
-			if !all {
-				return profile.WriteSummaries(cmd.OutOrStdout(), format, sums)
-			}
-			for _, idx := range []struct {
-				name   string
-				format profile.Format
-			}{{"index.md", profile.Markdown}, {"index.json", profile.JSON}} {
-				var buf bytes.Buffer
-				if err := profile.WriteIndex(&buf, idx.format, sums); err != nil {
-					return err
-				}
-				if err := os.WriteFile(filepath.Join(dir, idx.name), buf.Bytes(), 0o644); err != nil {
-					return err
-				}
-			}
-			return profile.WriteIndex(cmd.OutOrStdout(), format, sums)
+			return runProfile(cmd.Context(), opts)
 		},
 	}
-	out.register(cmd)
+	opts.ProfileOutput.bind(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&storeName, "store", "", "store to profile (see certbench list); with --all, only this store")
-	fs.StringVar(&scenarioName, "scenario", "", "scenario to run (see certbench list); with --all, only this scenario")
-	fs.BoolVar(&all, "all", false, "profile every registered store on every default scenario, and write an index")
-	fs.StringVarP(&dir, "output", "o", "profiles", "folder to write the profiles to")
-	fs.IntVar(&ops, "ops", 0, "ops to profile, overriding the scenario's fixed count (0: the scenario's)")
-	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr (--all)")
-	cmd.AddCommand(newProfileDiffCmd(), newProfileTopCmd())
+	storesFlag(cmd, &opts.Stores, nil, "stores to profile, comma-separated `names` (see certbench list); with --all, only these")
+	deprecatedAlias(cmd, "store", "stores")
+	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (see certbench list); with --all, only these")
+	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
+	deprecatedAlias(cmd, "scenario", "scenarios")
+	fs.BoolVar(&opts.All, "all", false, "profile every registered store on every default scenario, and write an index")
+	fs.StringVarP(&opts.Dir, "output", "o", "profiles", "write the profiles (and the index of --all) into this `dir`")
+	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
+	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
+	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
 }
 
-// maxProfileSize is the --max-profile-size flag of the commands that read
-// profiles.
-type maxProfileSize struct {
-	value string
+// jobs returns the captures the options name.
+func (o *ProfileOptions) jobs() ([]profile.Job, error) {
+	stores, scs := trimAll(o.Stores), trimAll(o.Scenarios)
+	if !o.All && (len(stores) == 0 || len(scs) == 0) {
+		return nil, usagef("name stores and scenarios (--stores S --scenarios X), or use --all (stores: %s; scenarios: %s)",
+			strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
+	}
+	infos := certstore.Registered()
+	if len(stores) > 0 {
+		var err error
+		if infos, err = lookupStores("--stores", stores); err != nil {
+			return nil, err
+		}
+	}
+	if len(infos) == 0 {
+		return nil, usagef("no store is registered")
+	}
+	scs2 := scenarios.Defaults()
+	if len(scs) > 0 {
+		var err error
+		if scs2, err = scenarios.ByName(scs...); err != nil {
+			return nil, usagef("--scenarios: %v", err)
+		}
+	}
+	return profile.Jobs(infos, scs2), nil
 }
 
-func (m *maxProfileSize) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&m.value, "max-profile-size", profile.FormatSize(profile.DefaultMaxSize),
-		"largest profile to read, decompressed (bytes, or with KiB, MiB, GiB)")
+// runProfile captures the profiles and prints their summaries (with
+// All, the index).
+func runProfile(ctx context.Context, opts *ProfileOptions) error {
+	format, err := opts.check()
+	if err != nil {
+		return err
+	}
+	if opts.Ops < 0 {
+		return usagef("--ops %d: must not be negative", opts.Ops)
+	}
+	jobs, err := opts.jobs()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return usagef("-o: %v", err)
+	}
+	copts := profile.CaptureOptions{Dir: opts.Dir, Ops: opts.Ops, Top: opts.Top}
+	if opts.All && !opts.Quiet {
+		copts.Progress = opts.IO.ErrOut
+	}
+	sums, err := profile.CaptureJobs(ctx, jobs, copts)
+	if err != nil {
+		return err
+	}
+	if !opts.All {
+		return profile.WriteSummaries(opts.IO.Out, format, sums)
+	}
+	if err := profile.WriteIndexFiles(opts.Dir, sums); err != nil {
+		return err
+	}
+	return profile.WriteIndex(opts.IO.Out, format, sums)
 }
 
-// bytes returns the flag's value in bytes.
-func (m *maxProfileSize) bytes() (int64, error) {
-	n, err := profile.ParseSize(m.value)
+// bindMaxProfileSize binds --max-profile-size, the largest profile the
+// commands that read profiles accept, to p.
+func bindMaxProfileSize(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "max-profile-size", profile.FormatSize(profile.DefaultMaxSize),
+		"largest profile to read, decompressed: a `size` in bytes, or with KiB, MiB, GiB")
+}
+
+// maxProfileBytes returns the --max-profile-size value in bytes.
+func maxProfileBytes(v string) (int64, error) {
+	n, err := profile.ParseSize(v)
 	if err != nil {
 		return 0, usagef("--max-profile-size: %v", err)
 	}
@@ -200,123 +199,163 @@ func loadProfile(path string, maxSize int64) (*pprofile.Profile, error) {
 	return p, nil
 }
 
-func newProfileDiffCmd() *cobra.Command {
-	var out profileOutputs
-	var maxSize maxProfileSize
-	var output string
-	var types []string
+// ProfileDiffOptions are the options of certbench profile diff.
+type ProfileDiffOptions struct {
+	IO IO
+	// Base and Head are the profiles compared.
+	Base, Head string
+	// Types are the sample types to compare; none means alloc_space and
+	// alloc_objects (every sample type for other profiles).
+	Types []string
+	// Output, when set, is a file for the difference as a profile.
+	Output string
+	// MaxSize is the largest profile to read, decompressed ("256MiB").
+	MaxSize string
+	ProfileOutput
+}
+
+func newProfileDiffCmd(runF func(context.Context, *ProfileDiffOptions) error) *cobra.Command {
+	opts := &ProfileDiffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
 		Short: "Show which allocation sites grew and shrank between two profiles, per op",
 		Long: `diff compares two profiles function by function, each divided by its own op
 count (as recorded by certbench profile), and lists the sites that grew and
-shrank most by flat value, with the cumulative change. By default it compares
-alloc_space and alloc_objects (every sample type for other profiles).
+shrank most by flat value, with the cumulative change, on stdout. By default
+it compares alloc_space and alloc_objects (every sample type for other
+profiles).
 
--o writes the difference as a profile too, as pprof -diff_base builds it:
-go tool pprof -top FILE then shows head minus base.`,
+-o FILE also writes the difference as a profile, as pprof -diff_base builds
+it: go tool pprof -top FILE then shows head minus base.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := out.check()
-			if err != nil {
-				return err
+			opts.IO, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			limit, err := maxSize.bytes()
-			if err != nil {
-				return err
-			}
-			basePath, headPath := args[0], args[1]
-			base, err := loadProfile(basePath, limit)
-			if err != nil {
-				return err
-			}
-			head, err := loadProfile(headPath, limit)
-			if err != nil {
-				return err
-			}
-			if err := profile.CheckComparable(base, head); err != nil {
-				var ste *profile.SampleTypeError
-				if errors.As(err, &ste) {
-					return usagef("cannot compare %s with %s: %s has sample types %s but %s has %s",
-						headPath, basePath, headPath, strings.Join(ste.Head, ", "), basePath, strings.Join(ste.Base, ", "))
-				}
-				return usagef("%s, %s: %v", basePath, headPath, err)
-			}
-			sampleTypes := types
-			if len(sampleTypes) == 0 {
-				for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
-					for _, st := range head.SampleType {
-						if st.Type == want {
-							sampleTypes = append(sampleTypes, want)
-						}
-					}
-				}
-				if len(sampleTypes) == 0 {
-					for _, st := range head.SampleType {
-						sampleTypes = append(sampleTypes, st.Type)
-					}
-				}
-			}
-			var cs []*profile.Comparison
-			for _, st := range sampleTypes {
-				c, err := profile.Compare(base, head, strings.TrimSpace(st))
-				if err != nil {
-					return usagef("--type: %s: %v", headPath, err)
-				}
-				cs = append(cs, c)
-			}
-			if output != "" {
-				d, err := profile.Diff(base, head)
-				if err != nil {
-					return err
-				}
-				if err := profile.Save(d, output); err != nil {
-					return err
-				}
-			}
-			return profile.WriteComparisons(cmd.OutOrStdout(), format, cs, out.top)
+			return runProfileDiff(cmd.Context(), opts)
 		},
 	}
-	out.register(cmd)
-	maxSize.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "", "also write the difference as a profile to this file (.pb.gz)")
-	cmd.Flags().StringSliceVar(&types, "type", nil, "sample types to compare, comma-separated (default alloc_space,alloc_objects)")
+	opts.ProfileOutput.bind(cmd)
+	bindMaxProfileSize(cmd, &opts.MaxSize)
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "also write the difference as a profile to this `file` (.pb.gz)")
+	cmd.Flags().StringSliceVar(&opts.Types, "type", nil, "sample `types` to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
 }
 
-func newProfileTopCmd() *cobra.Command {
-	var out profileOutputs
-	var maxSize maxProfileSize
+// runProfileDiff compares the two profiles.
+func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
+	format, err := opts.check()
+	if err != nil {
+		return err
+	}
+	limit, err := maxProfileBytes(opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	basePath, headPath := opts.Base, opts.Head
+	base, err := loadProfile(basePath, limit)
+	if err != nil {
+		return err
+	}
+	head, err := loadProfile(headPath, limit)
+	if err != nil {
+		return err
+	}
+	if err := profile.CheckComparable(base, head); err != nil {
+		var ste *profile.SampleTypeError
+		if errors.As(err, &ste) {
+			return usagef("cannot compare %s with %s: %s has sample types %s but %s has %s",
+				headPath, basePath, headPath, strings.Join(ste.Head, ", "), basePath, strings.Join(ste.Base, ", "))
+		}
+		return usagef("%s, %s: %v", basePath, headPath, err)
+	}
+	sampleTypes := opts.Types
+	if len(sampleTypes) == 0 {
+		for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
+			for _, st := range head.SampleType {
+				if st.Type == want {
+					sampleTypes = append(sampleTypes, want)
+				}
+			}
+		}
+		if len(sampleTypes) == 0 {
+			for _, st := range head.SampleType {
+				sampleTypes = append(sampleTypes, st.Type)
+			}
+		}
+	}
+	var cs []*profile.Comparison
+	for _, st := range sampleTypes {
+		c, err := profile.Compare(base, head, strings.TrimSpace(st))
+		if err != nil {
+			return usagef("--type: %s: %v", headPath, err)
+		}
+		cs = append(cs, c)
+	}
+	if opts.Output != "" {
+		d, err := profile.Diff(base, head)
+		if err != nil {
+			return err
+		}
+		if err := profile.Save(d, opts.Output); err != nil {
+			return err
+		}
+	}
+	return profile.WriteComparisons(opts.IO.Out, format, cs, opts.Top)
+}
+
+// ProfileTopOptions are the options of certbench profile top.
+type ProfileTopOptions struct {
+	IO IO
+	// Files are the profiles to summarize.
+	Files []string
+	// MaxSize is the largest profile to read, decompressed ("256MiB").
+	MaxSize string
+	ProfileOutput
+}
+
+func newProfileTopCmd(runF func(context.Context, *ProfileTopOptions) error) *cobra.Command {
+	opts := &ProfileTopOptions{}
 	cmd := &cobra.Command{
 		Use:   "top FILE.pb.gz ...",
 		Short: "Print the top allocation sites of profiles written by certbench profile",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := out.check()
-			if err != nil {
-				return err
+			opts.IO, opts.Files = ioOf(cmd), args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			limit, err := maxSize.bytes()
-			if err != nil {
-				return err
-			}
-			var sums []*profile.Summary
-			for _, path := range args {
-				p, err := loadProfile(path, limit)
-				if err != nil {
-					return err
-				}
-				sum, err := profile.Summarize(p, out.top)
-				if err != nil {
-					return usagef("%s: %v", path, err)
-				}
-				sum.File = path
-				sums = append(sums, sum)
-			}
-			return profile.WriteSummaries(cmd.OutOrStdout(), format, sums)
+			return runProfileTop(cmd.Context(), opts)
 		},
 	}
-	out.register(cmd)
-	maxSize.register(cmd)
+	opts.ProfileOutput.bind(cmd)
+	bindMaxProfileSize(cmd, &opts.MaxSize)
 	return cmd
+}
+
+// runProfileTop prints the top sites of each profile.
+func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
+	format, err := opts.check()
+	if err != nil {
+		return err
+	}
+	limit, err := maxProfileBytes(opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	var sums []*profile.Summary
+	for _, path := range opts.Files {
+		p, err := loadProfile(path, limit)
+		if err != nil {
+			return err
+		}
+		sum, err := profile.Summarize(p, opts.Top)
+		if err != nil {
+			return usagef("%s: %v", path, err)
+		}
+		sum.File = path
+		sums = append(sums, sum)
+	}
+	return profile.WriteSummaries(opts.IO.Out, format, sums)
 }

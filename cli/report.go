@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,16 +12,33 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newReportCmd() *cobra.Command {
-	var (
-		output, pngDir, title  string
-		growthChart, growthFam string
-		growthTitle            string
-		growthUnits            []string
-		dpi                    int
-		table, byFile          bool
-		sel                    selectFlags
-	)
+// ReportOptions are the options of certbench report.
+type ReportOptions struct {
+	IO IO
+	// Files are the result files to report on.
+	Files []string
+	// Output is the HTML file to write (-o); never stdout.
+	Output string
+	// PNGDir, when set, is a folder that also gets every chart as PNG,
+	// at DPI.
+	PNGDir string
+	DPI    int
+	// Title is the page title; "" is the default.
+	Title string
+	// GrowthChart, when set, is an .svg or .png file for one growth
+	// chart of GrowthFamily ("" the first) in GrowthUnits, titled
+	// GrowthTitle ("" the family's).
+	GrowthChart, GrowthFamily, GrowthTitle string
+	GrowthUnits                            []string
+	// Table prints the sweep's medians and growth exponents on IO.Out.
+	Table bool
+	// ByFile compares the files instead of the stores (--col .file).
+	ByFile bool
+	Selection
+}
+
+func newReportCmd(runF func(context.Context, *ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report RESULTS...",
 		Short: "Write an HTML page (and PNG images) of charts and tables from result files",
@@ -47,96 +65,111 @@ and retained heap), the picture for a README.
 --row, --col and --filter group and select the results that are not sweep
 samples as benchstat's -row, -col and -filter do: one chart per row, one
 bar per column (--by-file is --col .file).`,
+		Example: `  certbench report -o report.html results.txt sweep.txt
+  certbench report --by-file --png charts base.txt head.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output == "" {
-				return usagef("-o: name the HTML file to write")
+			opts.IO, opts.Files = ioOf(cmd), args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if byFile && sel.col != "" {
-				return usagef("--by-file and --col both choose the columns; give one (--by-file is --col .file)")
-			}
-			if err := sel.check(); err != nil {
-				return err
-			}
-			rs, err := compare.Load(args...)
-			if err != nil {
-				return usageError(err)
-			}
-			printWarnings(cmd.ErrOrStderr(), rs)
-			opts := report.Options{Title: title}
-			opts.Compare.Row, opts.Compare.Col, opts.Compare.Filter = sel.row, sel.col, sel.filter
-			if byFile {
-				opts.Compare.Col = compare.FileKey
-			}
-			rep, err := report.Build(rs, opts)
-			if err != nil {
-				return buildError(err, cmd, nil, &sel, strings.Join(args, ", ")+" (other than sweep samples)")
-			}
-			if rep.Compare == nil {
-				for _, fl := range []string{"row", "col", "filter", "by-file"} {
-					if cmd.Flags().Changed(fl) {
-						return usagef("--%s applies to results other than sweep samples; %s hold only sweep samples", fl, strings.Join(args, ", "))
-					}
-				}
-			}
-			out := cmd.OutOrStdout()
-			var page bytes.Buffer
-			if err := rep.WriteHTML(&page); err != nil {
-				return err
-			}
-			if err := writeFile(output, page.Bytes()); err != nil {
-				return usagef("-o: %v", err)
-			}
-			fmt.Fprintf(out, "wrote %s (%d charts)\n", output, len(rep.Charts()))
-			if pngDir != "" {
-				paths, err := rep.WritePNGs(pngDir, dpi)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "wrote %d PNG images to %s\n", len(paths), pngDir)
-			}
-			if growthChart != "" {
-				if len(rep.Curves) == 0 {
-					return usagef("--growth-chart: no sweep results in %s", strings.Join(args, ", "))
-				}
-				fam := growthFam
-				if fam == "" {
-					fam = rep.Curves[0].Family
-				}
-				ch, err := rep.GrowthChart(fam, growthUnits, growthTitle)
-				if err != nil {
-					return err
-				}
-				if ch == nil {
-					return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(growthUnits, ", "))
-				}
-				if err := report.WriteChart(ch, growthChart); err != nil {
-					return usageError(err)
-				}
-				fmt.Fprintf(out, "wrote %s\n", growthChart)
-			}
-			if table && len(rep.Curves) > 0 {
-				fmt.Fprintln(out)
-				if err := growth.WriteTable(out, rep.Curves); err != nil {
-					return err
-				}
-			}
-			return nil
+			return runReport(cmd.Context(), opts)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&output, "output", "o", "report.html", "write the HTML page to this file (not stdout)")
-	fs.StringVar(&pngDir, "png", "", "also write every chart as a PNG image into this directory")
-	fs.IntVar(&dpi, "dpi", 144, "resolution of the PNG images")
-	fs.StringVar(&title, "title", "", `page title (default "certbench report")`)
-	fs.StringVar(&growthChart, "growth-chart", "", "also write one growth chart to this .svg or .png file")
-	fs.StringVar(&growthFam, "growth-family", "", "sweep family of --growth-chart (default: the first)")
-	fs.StringVar(&growthTitle, "growth-title", "", "title of --growth-chart (default: the family's)")
-	fs.StringSliceVar(&growthUnits, "growth-units", []string{"sec/op", "retained-B"}, "metrics of --growth-chart")
-	fs.BoolVar(&byFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
-	fs.BoolVar(&table, "table", false, "print the sweep's medians and growth exponents")
-	sel.register(cmd, "the charts and tables",
+	fs.StringVarP(&opts.Output, "output", "o", "report.html", "write the HTML page to this `file` (not stdout)")
+	fs.StringVar(&opts.PNGDir, "png", "", "also write every chart as a PNG image into this `dir`")
+	fs.IntVar(&opts.DPI, "dpi", 144, "resolution of the PNG images, in `dpi`")
+	fs.StringVar(&opts.Title, "title", "", "page `title` (default \"certbench report\")")
+	fs.StringVar(&opts.GrowthChart, "growth-chart", "", "also write one growth chart to this .svg or .png `file`")
+	fs.StringVar(&opts.GrowthFamily, "growth-family", "", "sweep `family` of --growth-chart (default: the first)")
+	fs.StringVar(&opts.GrowthTitle, "growth-title", "", "`title` of --growth-chart (default: the family's)")
+	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
+	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
+	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
+	opts.Selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
 		"/store, or .file for plain go test results")
 	return cmd
+}
+
+// runReport reads the files and writes the page and images.
+func runReport(_ context.Context, opts *ReportOptions) error {
+	if opts.Output == "" {
+		return usagef("-o: name the HTML file to write")
+	}
+	if opts.ByFile && opts.Col != "" {
+		return usagef("--by-file and --col both choose the columns; give one (--by-file is --col .file)")
+	}
+	if err := opts.Selection.check(); err != nil {
+		return err
+	}
+	files := strings.Join(opts.Files, ", ")
+	rs, err := compare.Load(opts.Files...)
+	if err != nil {
+		return usageError(err)
+	}
+	printWarnings(opts.IO.ErrOut, rs)
+	ropts := report.Options{Title: opts.Title}
+	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
+	if opts.ByFile {
+		ropts.Compare.Col = compare.FileKey
+	}
+	rep, err := report.Build(rs, ropts)
+	if err != nil {
+		return buildError(err, nil, opts.Selection, files+" (other than sweep samples)")
+	}
+	if rep.Compare == nil {
+		for _, fl := range []struct {
+			name  string
+			given bool
+		}{{"row", opts.Row != ""}, {"col", opts.Col != ""}, {"filter", opts.Filter != ""}, {"by-file", opts.ByFile}} {
+			if fl.given {
+				return usagef("--%s applies to results other than sweep samples; %s hold only sweep samples", fl.name, files)
+			}
+		}
+	}
+	out := opts.IO.Out
+	var page bytes.Buffer
+	if err := rep.WriteHTML(&page); err != nil {
+		return err
+	}
+	if err := writeFile(opts.Output, page.Bytes()); err != nil {
+		return usagef("-o: %v", err)
+	}
+	fmt.Fprintf(out, "wrote %s (%d charts)\n", opts.Output, len(rep.Charts()))
+	if opts.PNGDir != "" {
+		paths, err := rep.WritePNGs(opts.PNGDir, opts.DPI)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %d PNG images to %s\n", len(paths), opts.PNGDir)
+	}
+	if opts.GrowthChart != "" {
+		if len(rep.Curves) == 0 {
+			return usagef("--growth-chart: no sweep results in %s", files)
+		}
+		fam := opts.GrowthFamily
+		if fam == "" {
+			fam = rep.Curves[0].Family
+		}
+		ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
+		if err != nil {
+			return err
+		}
+		if ch == nil {
+			return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
+		}
+		if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
+			return usageError(err)
+		}
+		fmt.Fprintf(out, "wrote %s\n", opts.GrowthChart)
+	}
+	if opts.Table && len(rep.Curves) > 0 {
+		fmt.Fprintln(out)
+		if err := growth.WriteTable(out, rep.Curves); err != nil {
+			return err
+		}
+	}
+	return nil
 }

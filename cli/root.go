@@ -142,8 +142,18 @@ Ctrl-C kills at once).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(newListCmd(), newRunCmd(), newMergeCmd(), newCompareCmd(), newProfileCmd(), newGateCmd(), newSweepCmd(), newReportCmd())
-	root.AddCommand(newConformanceCmd())
+	root.AddCommand(newListCmd(nil), newRunCmd(nil), newMergeCmd(nil), newCompareCmd(nil), newProfileCmd(nil), newGateCmd(nil), newSweepCmd(nil), newReportCmd(nil))
+	root.AddCommand(newConformanceCmd(nil))
+	// pflag's notes on deprecated flags go to stderr: cobra would print
+	// them to stdout, into the results of run or sweep.
+	var quiet func(*cobra.Command)
+	quiet = func(c *cobra.Command) {
+		c.Flags().SetOutput(stderr)
+		for _, sub := range c.Commands() {
+			quiet(sub)
+		}
+	}
+	quiet(root)
 	return root
 }
 

@@ -5,56 +5,56 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/bench"
-	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )
 
-// runFlags are the flags shared by run and compare.
-type runFlags struct {
-	stores    []string
-	scenarios []string
-	count     int
-	ops       int
-	quiet     bool
+// BenchFlags are the measuring flags run and compare share.
+type BenchFlags struct {
+	// Stores are the stores to measure (--stores); the first is the
+	// baseline of compare.
+	Stores []string
+	// Scenarios are the scenarios to run (--scenarios); none means the
+	// default set.
+	Scenarios []string
+	// Count is the number of samples per store and scenario (--count).
+	Count int
+	// Ops overrides each scenario's op count when positive (--ops).
+	Ops int
+	// Quiet turns off the progress lines on a terminal (-q).
+	Quiet bool
 }
 
-func (f *runFlags) register(cmd *cobra.Command, defaultStores []string) {
+// bind binds the flags into f.
+func (f *BenchFlags) bind(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringSliceVar(&f.stores, "stores", defaultStores, "stores to measure, comma-separated; the first is the baseline (see certbench list)")
-	fs.StringSliceVar(&f.scenarios, "scenarios", nil, "scenarios to run, comma-separated (default: the default set, see certbench list)")
-	fs.IntVar(&f.count, "count", bench.DefaultCount, "samples per store and scenario (>= 4 for significance, >= 6 for a 95% interval)")
-	fs.IntVar(&f.ops, "ops", 0, "ops per sample, overriding each scenario's fixed count (0: the scenario's)")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	storesFlag(cmd, &f.Stores, defaultStores(), "stores to measure, comma-separated `names`; the first is the baseline (see certbench list)")
+	fs.StringSliceVar(&f.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (default: the default set, see certbench list)")
+	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
+	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 4 for significance, >= 6 for a 95% interval)")
+	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
+	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
 }
 
 // options turns the flags into bench options, checking every name.
-func (f *runFlags) options(stderr io.Writer) (bench.Options, error) {
+// Progress goes to stderr when it is a terminal and Quiet is off.
+func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 	var opts bench.Options
-	if f.count < 1 {
-		return opts, usagef("--count %d: need at least 1 sample", f.count)
+	if f.Count < 1 {
+		return opts, usagef("--count %d: need at least 1 sample", f.Count)
 	}
-	if f.ops < 0 {
-		return opts, usagef("--ops %d: must not be negative", f.ops)
+	if f.Ops < 0 {
+		return opts, usagef("--ops %d: must not be negative", f.Ops)
 	}
-	if len(f.stores) == 0 {
-		return opts, usagef("--stores: no store named (registered: %s)", strings.Join(storeNames(), ", "))
+	infos, err := lookupStores("--stores", f.Stores)
+	if err != nil {
+		return opts, err
 	}
-	for _, name := range f.stores {
-		info, err := certstore.LookupFactory(strings.TrimSpace(name))
-		if err != nil {
-			return opts, usagef("--stores: %v", err)
-		}
-		if slices.ContainsFunc(opts.Stores, func(i certstore.Info) bool { return i.Name == info.Name }) {
-			return opts, usagef("--stores: %q named twice", info.Name)
-		}
-		opts.Stores = append(opts.Stores, info)
-	}
-	names := f.scenarios
+	opts.Stores = infos
+	names := trimAll(f.Scenarios)
 	if len(names) == 0 {
 		names = scenarios.Names(true)
 	}
@@ -63,30 +63,12 @@ func (f *runFlags) options(stderr io.Writer) (bench.Options, error) {
 		return opts, usagef("--scenarios: %v", err)
 	}
 	opts.Scenarios = sc
-	opts.Count = f.count
-	opts.Ops = f.ops
-	if !f.quiet && isTerminal(stderr) {
+	opts.Count = f.Count
+	opts.Ops = f.Ops
+	if !f.Quiet && isTerminal(stderr) {
 		opts.Progress = stderr
 	}
 	return opts, nil
-}
-
-func storeNames() []string {
-	var names []string
-	for _, info := range certstore.Registered() {
-		names = append(names, info.Name)
-	}
-	return names
-}
-
-// defaultStores is naive and optimized when both are registered, else every
-// registered store.
-func defaultStores() []string {
-	all := storeNames()
-	if slices.Contains(all, "naive") && slices.Contains(all, "optimized") {
-		return []string{"naive", "optimized"}
-	}
-	return all
 }
 
 // runTo measures and writes the results to out in Go benchmark format.
@@ -109,15 +91,23 @@ func runTo(ctx context.Context, opts bench.Options, out io.Writer) error {
 	return nil
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
-	var output string
+// RunOptions are the options of certbench run.
+type RunOptions struct {
+	IO IO
+	BenchFlags
+	// Output is the file the results go to (-o); "" or "-" is IO.Out.
+	Output string
+}
+
+func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Measure stores on scenarios and write Go benchmark results",
 		Long: `run measures every named scenario on every named store, interleaving stores
 and samples, and writes the results in the Go benchmark format (readable by
-benchstat and by certbench compare and gate). Names look like
+benchstat and by certbench compare and gate) to stdout, or to the file -o
+names. Names look like
 BenchmarkChurn/scenario=rotate-10-of-100/store=optimized, so
 "go tool benchstat -col /store results.txt" compares stores.
 
@@ -131,33 +121,50 @@ On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
 output keeps the samples measured so far, with their unit lines; certbench
 prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
 (SIGTERM).`,
+		Example: `  certbench run -o results.txt
+  certbench run --stores optimized --scenarios rotate-10-of-100,lookup-1000 --count 6 -o r.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := f.options(cmd.ErrOrStderr())
-			if err != nil {
-				return err
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			out := cmd.OutOrStdout()
-			if output != "" && output != "-" {
-				file, err := os.Create(output)
-				if err != nil {
-					return usagef("-o: %v", err)
-				}
-				defer file.Close()
-				out = file
-			}
-			if err := runTo(cmd.Context(), opts, out); err != nil {
-				return err
-			}
-			if c, ok := out.(io.Closer); ok && out != cmd.OutOrStdout() {
-				if err := c.Close(); err != nil {
-					return fmt.Errorf("writing %s: %w", output, err)
-				}
-			}
-			return nil
+			return runRun(cmd.Context(), opts)
 		},
 	}
-	f.register(cmd, defaultStores())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write results to this file instead of stdout")
+	opts.BenchFlags.bind(cmd)
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	return cmd
+}
+
+// runRun measures and writes the results.
+func runRun(ctx context.Context, opts *RunOptions) error {
+	bopts, err := opts.options(opts.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	if opts.Output == "" || opts.Output == "-" {
+		return runTo(ctx, bopts, opts.IO.Out)
+	}
+	file, err := os.Create(opts.Output)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	defer file.Close()
+	if err := runTo(ctx, bopts, file); err != nil {
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	}
+	return nil
+}
+
+// trimAll returns names with surrounding spaces removed.
+func trimAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.TrimSpace(n)
+	}
+	return out
 }

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,24 +18,39 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newSweepCmd() *cobra.Command {
-	var (
-		families []string
-		sizes    []int
-		stores   []string
-		count    int
-		maxSize  map[string]int
-		budget   time.Duration
-		cacheDir string
-		output   string
-		quiet    bool
-	)
+// SweepOptions are the options of certbench sweep.
+type SweepOptions struct {
+	IO IO
+	// Families are the scenario families to sweep (--scenarios).
+	Families []string
+	// Sizes are the pool sizes.
+	Sizes []int
+	// Stores are the stores to measure.
+	Stores []string
+	// Count is the number of samples at sizes up to 10,000.
+	Count int
+	// MaxSize, per store, skips the sizes above it.
+	MaxSize map[string]int
+	// Budget bounds the time per store and size; 0 is no bound.
+	Budget time.Duration
+	// CacheDir is the pool cache folder: "" the default, "off" none.
+	CacheDir string
+	// Output is the file the results go to (-o); then the tables go to
+	// IO.Out. "" or "-": results to IO.Out, tables to IO.ErrOut.
+	Output string
+	// Quiet turns off the progress lines on a terminal.
+	Quiet bool
+}
+
+func newSweepCmd(runF func(context.Context, *SweepOptions) error) *cobra.Command {
+	opts := &SweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Measure how stores grow with the number of certificates, and fit the growth",
-		Long: `sweep runs a scenario family at each pool size (renew-1 at 1,000 is
-renew-1-of-1000, noop at 100,000 is noop-100000, ...) on every store, writes
-the samples in the Go benchmark format, named
+		Long: `sweep runs scenario families (--scenarios names families, not scenarios:
+` + strings.Join(familyNames(), ", ") + `; see certbench list) at each pool size
+(renew-1 at 1,000 is renew-1-of-1000, noop at 100,000 is noop-100000, ...) on
+every store, writes the samples in the Go benchmark format, named
 BenchmarkSweep/family=renew-1/size=1000/scenario=renew-1-of-1000/store=optimized,
 and prints the median per size and the growth exponent k of each store and
 metric (value ≈ c·N^k, the least-squares slope in log-log): k ≈ 1 is linear,
@@ -53,143 +68,151 @@ Pools of 5,000 certificates or more are cached on disk after their first
 generation (--cache-dir, default $CERTBENCH_CACHE or the user cache
 directory; "off" disables the cache).
 
-With -o the results go to the file and the tables to stdout; without, the
-results go to stdout and the tables to stderr.`,
+Output: with -o FILE the results go to FILE and the tables to stdout;
+without, the results go to stdout and the tables to stderr.`,
+		Example: `  certbench sweep --scenarios renew-1 --sizes 100,1000,10000 -o sweep.txt
+  certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var fams []scenarios.Family
-			for _, name := range families {
-				f, err := scenarios.FamilyByName(strings.TrimSpace(name))
-				if err != nil {
-					return usagef("--scenario: %v", err)
-				}
-				fams = append(fams, f)
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if len(fams) == 0 {
-				return usagef("--scenario: no family named")
-			}
-			if len(sizes) == 0 {
-				return usagef("--sizes: no size given")
-			}
-			for _, s := range sizes {
-				if s < 1 {
-					return usagef("--sizes: size %d, want at least 1", s)
-				}
-			}
-			if count < 1 {
-				return usagef("--count %d: need at least 1 sample", count)
-			}
-			if budget < 0 {
-				return usagef("--budget %s: must not be negative", budget)
-			}
-			var infos []certstore.Info
-			for _, name := range stores {
-				info, err := certstore.LookupFactory(strings.TrimSpace(name))
-				if err != nil {
-					return usagef("--stores: %v", err)
-				}
-				if slices.ContainsFunc(infos, func(i certstore.Info) bool { return i.Name == info.Name }) {
-					return usagef("--stores: %q named twice", info.Name)
-				}
-				infos = append(infos, info)
-			}
-			if len(infos) == 0 {
-				return usagef("--stores: no store named (registered: %s)", strings.Join(storeNames(), ", "))
-			}
-			for name := range maxSize {
-				if _, err := certstore.LookupFactory(name); err != nil {
-					return usagef("--max-size: %v", err)
-				}
-			}
-			switch cacheDir {
-			case "":
-			case "off", "none":
-				scenarios.SetPoolCacheDir("")
-			default:
-				scenarios.SetPoolCacheDir(cacheDir)
-			}
-
-			results, tables := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			var file *os.File
-			if output != "" && output != "-" {
-				f, err := os.Create(output)
-				if err != nil {
-					return usagef("-o: %v", err)
-				}
-				defer f.Close()
-				file = f
-				results, tables = f, cmd.OutOrStdout()
-			}
-			var raw bytes.Buffer
-			bw := bench.NewWriter(io.MultiWriter(results, &raw))
-			var notes []string
-			start := time.Now()
-			for _, fam := range fams {
-				opts := sweep.Options{Family: fam, Sizes: sizes, Stores: infos, Count: count, MaxSize: maxSize, Budget: budget}
-				if !quiet && isTerminal(cmd.ErrOrStderr()) {
-					opts.Progress = cmd.ErrOrStderr()
-				}
-				res, err := sweep.Run(cmd.Context(), opts, bw.Write)
-				if res != nil {
-					notes = append(notes, res.Notes...)
-				}
-				if err != nil && cmd.Context().Err() != nil {
-					// Interrupted: keep the file valid, with the unit
-					// lines of the samples written.
-					if uerr := bw.WriteUnits(); uerr != nil {
-						return uerr
-					}
-					return &interruptedError{kept: bw.Samples(), err: err}
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if err := bw.WriteUnits(); err != nil {
-				return err
-			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fmt.Errorf("writing %s: %w", output, err)
-				}
-			}
-			elapsed := time.Since(start)
-
-			rs, err := compare.Read(&raw, "sweep")
-			if err != nil {
-				return err
-			}
-			curves, err := growth.Curves(rs)
-			if err != nil {
-				return err
-			}
-			if err := growth.WriteTable(tables, curves); err != nil {
-				return err
-			}
-			fmt.Fprintln(tables)
-			for _, line := range growth.Summary(curves, "sec/op") {
-				fmt.Fprintln(tables, line)
-			}
-			for _, n := range notes {
-				fmt.Fprintln(tables, "note:", n)
-			}
-			fmt.Fprintf(tables, "sweep took %s\n", elapsed.Round(time.Second))
-			return nil
+			return runSweep(cmd.Context(), opts)
 		},
 	}
 	fs := cmd.Flags()
-	var famNames []string
-	for _, f := range scenarios.Families {
-		famNames = append(famNames, f.Name)
-	}
-	fs.StringSliceVar(&families, "scenario", []string{"renew-1"}, "scenario families to sweep, comma-separated: "+strings.Join(famNames, ", "))
-	fs.IntSliceVar(&sizes, "sizes", sweep.DefaultSizes, "pool sizes, comma-separated")
-	fs.StringSliceVar(&stores, "stores", defaultStores(), "stores to measure, comma-separated")
-	fs.IntVar(&count, "count", bench.DefaultCount, "samples per store at sizes up to 10,000 (fewer above, at least 3)")
-	fs.StringToIntVar(&maxSize, "max-size", nil, "skip a store above a size, e.g. naive=10000")
-	fs.DurationVar(&budget, "budget", 10*time.Minute, "time budget per store and size (0: none)")
-	fs.StringVar(&cacheDir, "cache-dir", "", `pool cache directory ("off" to disable; default $`+scenarios.PoolCacheEnv+` or the user cache directory)`)
-	fs.StringVarP(&output, "output", "o", "", "write results to this file (tables then go to stdout)")
-	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	fs.StringSliceVar(&opts.Families, "scenarios", []string{"renew-1"}, "scenario `families` to sweep, comma-separated: "+strings.Join(familyNames(), ", ")+" (families, not scenario names)")
+	completeNames(cmd, "scenarios", familyNames)
+	deprecatedAlias(cmd, "scenario", "scenarios")
+	fs.IntSliceVar(&opts.Sizes, "sizes", sweep.DefaultSizes, "pool `sizes`, comma-separated")
+	storesFlag(cmd, &opts.Stores, defaultStores(), "stores to measure, comma-separated `names`")
+	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
+	fs.Var((*storeSizes)(&opts.MaxSize), "max-size", "skip a store above a size, e.g. naive=10000 (comma-separated or repeated)")
+	fs.DurationVar(&opts.Budget, "budget", 10*time.Minute, "time budget per store and size, a `time` such as 10m or 1h (0: none)")
+	fs.StringVar(&opts.CacheDir, "cache-dir", "", `pool cache `+"`dir`"+` ("off" to disable; default $`+scenarios.PoolCacheEnv+` or the user cache directory)`)
+	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout, not stderr)")
+	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
+}
+
+// check validates the options and returns the families and stores.
+func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
+	var fams []scenarios.Family
+	for _, name := range o.Families {
+		f, err := scenarios.FamilyByName(strings.TrimSpace(name))
+		if err != nil {
+			return nil, nil, usagef("--scenarios: %v", err)
+		}
+		fams = append(fams, f)
+	}
+	if len(fams) == 0 {
+		return nil, nil, usagef("--scenarios: no family named (families: %s)", strings.Join(familyNames(), ", "))
+	}
+	if len(o.Sizes) == 0 {
+		return nil, nil, usagef("--sizes: no size given")
+	}
+	for _, s := range o.Sizes {
+		if s < 1 {
+			return nil, nil, usagef("--sizes: size %d, want at least 1", s)
+		}
+	}
+	if o.Count < 1 {
+		return nil, nil, usagef("--count %d: need at least 1 sample", o.Count)
+	}
+	if o.Budget < 0 {
+		return nil, nil, usagef("--budget %s: must not be negative", o.Budget)
+	}
+	infos, err := lookupStores("--stores", o.Stores)
+	if err != nil {
+		return nil, nil, err
+	}
+	for name := range o.MaxSize {
+		if _, err := certstore.LookupFactory(name); err != nil {
+			return nil, nil, usagef("--max-size: %v", err)
+		}
+	}
+	return fams, infos, nil
+}
+
+// runSweep runs the families and prints the growth tables.
+func runSweep(ctx context.Context, opts *SweepOptions) error {
+	fams, infos, err := opts.check()
+	if err != nil {
+		return err
+	}
+	switch opts.CacheDir {
+	case "":
+	case "off", "none":
+		scenarios.SetPoolCacheDir("")
+	default:
+		scenarios.SetPoolCacheDir(opts.CacheDir)
+	}
+
+	results, tables := opts.IO.Out, opts.IO.ErrOut
+	var file *os.File
+	if opts.Output != "" && opts.Output != "-" {
+		f, err := os.Create(opts.Output)
+		if err != nil {
+			return usagef("-o: %v", err)
+		}
+		defer f.Close()
+		file = f
+		results, tables = f, opts.IO.Out
+	}
+	var raw bytes.Buffer
+	bw := bench.NewWriter(io.MultiWriter(results, &raw))
+	var notes []string
+	start := time.Now()
+	for _, fam := range fams {
+		sopts := sweep.Options{Family: fam, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize, Budget: opts.Budget}
+		if !opts.Quiet && isTerminal(opts.IO.ErrOut) {
+			sopts.Progress = opts.IO.ErrOut
+		}
+		res, err := sweep.Run(ctx, sopts, bw.Write)
+		if res != nil {
+			notes = append(notes, res.Notes...)
+		}
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: keep the file valid, with the unit
+			// lines of the samples written.
+			if uerr := bw.WriteUnits(); uerr != nil {
+				return uerr
+			}
+			return &interruptedError{kept: bw.Samples(), err: err}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := bw.WriteUnits(); err != nil {
+		return err
+	}
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", opts.Output, err)
+		}
+	}
+	elapsed := time.Since(start)
+
+	rs, err := compare.Read(&raw, "sweep")
+	if err != nil {
+		return err
+	}
+	curves, err := growth.Curves(rs)
+	if err != nil {
+		return err
+	}
+	if err := growth.WriteTable(tables, curves); err != nil {
+		return err
+	}
+	fmt.Fprintln(tables)
+	for _, line := range growth.Summary(curves, "sec/op") {
+		fmt.Fprintln(tables, line)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(tables, "note:", n)
+	}
+	fmt.Fprintf(tables, "sweep took %s\n", elapsed.Round(time.Second))
+	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package profile_test
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// writeProfile writes a heap profile in the layout profile.Capture
+// writeHeapProfile writes a heap profile in the layout profile.Capture
 // produces: four sample types, the op count in a comment, and one sample
 // per function with objects and bytes allocated in total over ops.
-func writeProfile(t *testing.T, dir, scenario, store string, ops int, allocs map[string][2]int64) {
+func writeHeapProfile(t *testing.T, dir, scenario, store string, ops int, allocs map[string][2]int64) {
 	t.Helper()
 	p := &pprofile.Profile{
 		SampleType: []*pprofile.ValueType{
@@ -44,19 +44,19 @@ func writeProfile(t *testing.T, dir, scenario, store string, ops int, allocs map
 	}
 }
 
-func TestProfileSitesNameGrownSites(t *testing.T) {
+func TestDirsNameGrownSites(t *testing.T) {
 	base, head := t.TempDir(), t.TempDir()
 	const pkg = "github.com/certbench/certbench/stores/optimized."
-	writeProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{
+	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{
 		pkg + "build":                  {1000, 100000},
 		"crypto/x509.parseCertificate": {3100, 230000},
 	})
 	// Head: 20 ops; build allocates one more object (64 B) per op, parse the same per op.
-	writeProfile(t, head, "rotate-10-of-100", "optimized", 20, map[string][2]int64{
+	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 20, map[string][2]int64{
 		pkg + "build":                  {2020, 201280},
 		"crypto/x509.parseCertificate": {6200, 460000},
 	})
-	d := profileSites{profile.Dirs{Base: base, Head: head}}
+	d := profile.Dirs{Base: base, Head: head}
 	sites, err := d.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestProfileSitesNameGrownSites(t *testing.T) {
 		t.Error("sec/op sites: no error")
 	}
 	// Nothing grew: an explanation, not an empty list.
-	same := profileSites{profile.Dirs{Base: base, Head: base}}
+	same := profile.Dirs{Base: base, Head: base}
 	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no function") {
 		t.Errorf("identical profiles: error %v", err)
 	}
@@ -99,12 +99,12 @@ func evaluateFiles(t *testing.T, base, head string) *gate.Verdict {
 	return v
 }
 
-func TestProfileSitesThroughTheVerdict(t *testing.T) {
+func TestDirsSitesThroughTheVerdict(t *testing.T) {
 	base, head := t.TempDir(), t.TempDir()
-	writeProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
-	writeProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
+	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
+	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
 	v := evaluateFiles(t, "../gate/testdata/base.txt", "../gate/testdata/alloc1.txt")
-	v.AddSites(profileSites{profile.Dirs{Base: base, Head: head}}, 3)
+	v.AddSites(profile.Dirs{Base: base, Head: head}, 3)
 	var f *gate.Finding
 	for _, fd := range v.Findings {
 		if fd.Scenario == "rotate-10-of-100" && fd.Unit == "allocs/op" {

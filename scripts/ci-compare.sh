@@ -114,10 +114,38 @@ else
 fi
 
 # --- what to run -------------------------------------------------------------
-# `certbench list` prints "STORES", "  name  description", a blank line,
+# Stores, one a line, and scenarios, one a line as "* name" (default set) or
+# "- name", from `certbench list --format json` when the binary has it and jq
+# is installed; otherwise (a base binary that predates --format json) from
+# the human listing: "STORES", "  name  description", a blank line,
 # "SCENARIOS (* = default set)", "* name  description" (or "  name ...").
-list_stores()    { "$1" list | awk '/^STORES/{s=1;next} /^$/{s=0} s{print $1}'; }
-list_scenarios() { "$1" list | awk '/^SCENARIOS/{s=1;next} s&&NF{ if ($1=="*") print "*", $2; else print "-", $1 }'; }
+list_json() { command -v jq >/dev/null && "$1" list --format json 2>/dev/null; }
+list_stores() {
+  local doc
+  if doc=$(list_json "$1"); then
+    jq -r '.stores[].name' <<<"$doc"
+  else
+    "$1" list | awk '/^STORES/{s=1;next} /^$/{s=0} s{print $1}'
+  fi
+}
+list_scenarios() {
+  local doc
+  if doc=$(list_json "$1"); then
+    jq -r '.scenarios[] | (if .default then "* " else "- " end) + .name' <<<"$doc"
+  else
+    "$1" list | awk '/^SCENARIOS/{s=1;next} s&&NF{ if ($1=="*") print "*", $2; else print "-", $1 }'
+  fi
+}
+# profile_flags BIN: the flag names BIN's profile command takes for a store
+# and a scenario (--stores/--scenarios; binaries before the rename only
+# know --store/--scenario).
+profile_flags() {
+  if "$1" profile --help 2>/dev/null | grep -q -- '--stores'; then
+    echo "--stores --scenarios"
+  else
+    echo "--store --scenario"
+  fi
+}
 
 base_stores=$(list_stores "$base_bin") || die "base binary: certbench list failed"
 head_stores=$(list_stores "$head_bin") || die "head binary: certbench list failed"
@@ -243,12 +271,13 @@ if [[ $rc -eq 1 ]]; then
       while read -r sc st; do
         for side in base head; do
           bin=$base_bin; [[ $side == head ]] && bin=$head_bin
+          read -r stores_flag scenarios_flag <<<"$(profile_flags "$bin")"
           if [[ $sc == ALL ]]; then
             for s in "${run_stores[@]}"; do
-              "$bin" profile --all -q --store "$s" -o "$out/$side-profiles" >/dev/null || ok=0
+              "$bin" profile --all -q "$stores_flag" "$s" -o "$out/$side-profiles" >/dev/null || ok=0
             done
           else
-            "$bin" profile --store "$st" --scenario "$sc" -o "$out/$side-profiles" >/dev/null || ok=0
+            "$bin" profile "$stores_flag" "$st" "$scenarios_flag" "$sc" -o "$out/$side-profiles" >/dev/null || ok=0
           fi
         done
       done <<<"$pairs"

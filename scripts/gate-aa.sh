@@ -44,7 +44,13 @@ if [[ -z "$bin" ]]; then
     (cd "$root" && go build -o "$bin" ./cmd/certbench) || die "cannot build certbench"
   fi
 fi
-scenarios=${CERTBENCH_SCENARIOS:-$("$bin" list | awk '/^SCENARIOS/{s=1;next} s&&$1=="*"{print $2}' | paste -sd, -)}
+# The default scenario set, from `certbench list --format json` (a binary
+# that predates it: from the human listing, "* name" lines).
+default_scenarios() {
+  "$bin" list --format json 2>/dev/null | jq -r '.scenarios[] | select(.default) | .name' ||
+    "$bin" list | awk '/^SCENARIOS/{s=1;next} s&&$1=="*"{print $2}'
+}
+scenarios=${CERTBENCH_SCENARIOS:-$(default_scenarios | paste -sd, -)}
 
 start=$(date +%s)
 if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then

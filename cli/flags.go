@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/scenarios"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// IO is where a command writes: Out for what it produces (results,
+// tables, reports), ErrOut for progress, warnings and notes.
+type IO struct {
+	Out, ErrOut io.Writer
+}
+
+// ioOf returns the writers of cmd.
+func ioOf(cmd *cobra.Command) IO { return IO{Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()} }
+
+// storeNames returns the names of the registered stores, sorted.
+func storeNames() []string {
+	var names []string
+	for _, info := range certstore.Registered() {
+		names = append(names, info.Name)
+	}
+	return names
+}
+
+// familyNames returns the names of the scenario families.
+func familyNames() []string {
+	var names []string
+	for _, f := range scenarios.Families {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// defaultStores is naive and optimized when both are registered, else every
+// registered store.
+func defaultStores() []string {
+	all := storeNames()
+	if slices.Contains(all, "naive") && slices.Contains(all, "optimized") {
+		return []string{"naive", "optimized"}
+	}
+	return all
+}
+
+// lookupStores returns the named stores, checking every name; flag names
+// the flag in errors.
+func lookupStores(flag string, names []string) ([]certstore.Info, error) {
+	var infos []certstore.Info
+	for _, name := range names {
+		info, err := certstore.LookupFactory(strings.TrimSpace(name))
+		if err != nil {
+			return nil, usagef("%s: %v", flag, err)
+		}
+		if slices.ContainsFunc(infos, func(i certstore.Info) bool { return i.Name == info.Name }) {
+			return nil, usagef("%s: %q named twice", flag, info.Name)
+		}
+		infos = append(infos, info)
+	}
+	if len(infos) == 0 {
+		return nil, usagef("%s: no store named (registered: %s)", flag, strings.Join(storeNames(), ", "))
+	}
+	return infos, nil
+}
+
+// storesFlag binds --stores to p with the completion of store names.
+func storesFlag(cmd *cobra.Command, p *[]string, def []string, usage string) {
+	cmd.Flags().StringSliceVar(p, "stores", def, usage)
+	completeNames(cmd, "stores", storeNames)
+}
+
+// completeNames completes the flag's comma-separated list with the names
+// candidates returns, leaving out the names already in the list.
+func completeNames(cmd *cobra.Command, flag string, candidates func() []string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		prefix, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			prefix, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		have := strings.Split(prefix, ",")
+		var out []cobra.Completion
+		for _, name := range candidates() {
+			if strings.HasPrefix(name, last) && !slices.Contains(have, name) {
+				out = append(out, prefix+name)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// deprecatedAlias adds the flag old as a hidden, deprecated spelling of
+// the flag name: both set the same value, and using old prints a note
+// on stderr.
+func deprecatedAlias(cmd *cobra.Command, old, name string) {
+	fs := cmd.Flags()
+	f := fs.Lookup(name)
+	fs.Var(f.Value, old, f.Usage)
+	_ = fs.MarkDeprecated(old, "use --"+name)
+	if fn, ok := cmd.GetFlagCompletionFunc(name); ok {
+		_ = cmd.RegisterFlagCompletionFunc(old, fn)
+	}
+}
+
+// changed reports whether any of the named flags was given.
+func changed(cmd *cobra.Command, names ...string) bool {
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeSizes is a flag value of store=size pairs, comma-separated or
+// repeated (--max-size naive=10000).
+type storeSizes map[string]int
+
+var _ pflag.Value = (*storeSizes)(nil)
+
+// String implements pflag.Value.
+func (s *storeSizes) String() string {
+	var parts []string
+	for k, v := range *s {
+		parts = append(parts, k+"="+strconv.Itoa(v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// Set implements pflag.Value.
+func (s *storeSizes) Set(v string) error {
+	if *s == nil {
+		*s = storeSizes{}
+	}
+	for _, part := range strings.Split(v, ",") {
+		name, size, ok := strings.Cut(part, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(size))
+		if !ok || err != nil || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("%q: want store=size, such as naive=10000", part)
+		}
+		(*s)[strings.TrimSpace(name)] = n
+	}
+	return nil
+}
+
+// Type implements pflag.Value; it is the value's name in the help.
+func (s *storeSizes) Type() string { return "store=size" }
