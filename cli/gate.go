@@ -146,7 +146,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
-	f.StringArrayVar(&opts.Policy.Max, "max", nil, "threshold `UNIT=THRESHOLD`: UNIT=+N% | UNIT=+N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | UNIT=off, once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.StringArrayVar(&opts.Policy.Max, "max", nil, "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
 	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance `level` per metric, in (0, 1)")
 	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
 	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: `holm|none`")
