@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -16,12 +17,24 @@ import (
 // allocs/op are then the testing package's, truncated to integers (0.2
 // allocs/op prints as 0); certbench run writes the unrounded ratios.
 //
+// newStore makes a new, empty store on every call. It may return the
+// store's concrete type, so a package's own constructor fits as it is
+// (mystore.New returning *mystore.Store), as does a [certstore.Factory]
+// (certstore.Info.New):
+//
 //	func BenchmarkMyStore(b *testing.B) {
-//		sc, _ := scenarios.ByName("rotate-10-of-100")
+//		sc, err := scenarios.ByName("rotate-10-of-100")
+//		if err != nil {
+//			b.Fatal(err)
+//		}
 //		bench.Benchmark(b, mystore.New, sc[0])
 //	}
-func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) {
+func Benchmark[S certstore.Store](b *testing.B, newStore func() S, sc scenarios.Scenario) {
 	b.Helper()
+	if newStore == nil {
+		b.Fatal("bench.Benchmark: nil newStore")
+	}
+	var factory certstore.Factory = func() certstore.Store { return newStore() }
 	ops := b.N
 	if sc.Kind == scenarios.Lookup {
 		ops = 0 // one cycle of hellos serves any b.N
@@ -38,7 +51,7 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 	probe.run(func() {
 		var store certstore.Store
 		if !w.FreshStore {
-			store = newStore()
+			store = factory()
 			if err = store.Update(w.Configs[0]); err != nil {
 				err = fmt.Errorf("initial configuration: %w", err)
 				held = store
@@ -47,7 +60,7 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
-		held, err = Apply(store, newStore, w, b.N)
+		held, err = Apply(store, factory, w, b.N)
 		b.StopTimer()
 	})
 	if err != nil {
@@ -59,11 +72,11 @@ func Benchmark(b *testing.B, newStore certstore.Factory, sc scenarios.Scenario) 
 		closeStore(held)
 		b.Fatal(err)
 	}
-	b.ReportMetric(retained, UnitRetained)
+	b.ReportMetric(retained, resultfmt.UnitRetained)
 	if w.Certs > 0 {
-		b.ReportMetric(perCert, UnitRetainedPerCert)
+		b.ReportMetric(perCert, resultfmt.UnitRetainedPerCert)
 	}
-	b.ReportMetric(float64(goroutines), UnitGoroutines)
+	b.ReportMetric(float64(goroutines), resultfmt.UnitGoroutines)
 	runtime.KeepAlive(held)
 	closeStore(held)
 }

@@ -1,13 +1,14 @@
 package bench_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/naive"
-	_ "github.com/certbench/certbench/stores/optimized"
+	"github.com/certbench/certbench/stores/optimized"
 )
 
 // BenchmarkChurn runs every catalogued scenario on every registered store,
@@ -28,14 +29,28 @@ func BenchmarkChurn(b *testing.B) {
 	}
 }
 
+// A store's benchmark passes its own constructor, whatever concrete type it
+// returns (here optimized.New, a func() *optimized.Store), or a
+// certstore.Factory such as certstore.Info.New. In a store's _test.go:
+//
+//	func BenchmarkRotate(b *testing.B) {
+//		sc, err := scenarios.ByName("rotate-10-of-100")
+//		if err != nil {
+//			b.Fatal(err)
+//		}
+//		bench.Benchmark(b, mystore.New, sc[0])
+//	}
+//
+// Here testing.Benchmark runs the same function outside go test -bench.
 func ExampleBenchmark() {
-	// From a store's own _test.go:
-	//
-	//	func BenchmarkRotate(b *testing.B) {
-	//		sc, err := scenarios.ByName("rotate-10-of-100")
-	//		if err != nil {
-	//			b.Fatal(err)
-	//		}
-	//		bench.Benchmark(b, mystore.New, sc[0])
-	//	}
+	sc, err := scenarios.ByName("rotate-10-of-100")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := testing.Benchmark(func(b *testing.B) {
+		bench.Benchmark(b, optimized.New, sc[0])
+	})
+	fmt.Println("ran:", r.N > 0, "allocates:", r.AllocsPerOp() > 0)
+	// Output: ran: true allocates: true
 }

@@ -34,9 +34,14 @@ type StoreConfig struct {
 }
 
 // Config is a whole TLS configuration, handed to a store on every refresh.
-// Stores must not retain or modify the byte slices after Update returns
-// unless they treat them as read-only; callers must not modify a Config
-// after handing it over.
+//
+// Ownership: a Config, and everything it references (the Certificates and
+// Stores slices and map, every PEM byte slice), is read-only once it is
+// handed to Update, for the caller and the store alike. The caller must not
+// modify it afterwards, whether or not Update succeeded; the store must never
+// modify it, and may keep references to any part of it (for example, PEM
+// bytes it hashes or serves later) for as long as it likes. A store that
+// needs to change something copies it first.
 type Config struct {
 	// Certificates is every configured certificate, in configuration order.
 	Certificates []Certificate
@@ -72,7 +77,9 @@ type Lookup interface {
 	// Certificate returns the certificate to present for hello in the named
 	// store, following the package's lookup rules. It returns ErrUnknownStore
 	// for a store the generation does not have and ErrNoCertificate when the
-	// store has no certificate at all to offer.
+	// store has no certificate at all to offer. A nil hello is a ClientHello
+	// without SNI: it gets the store's default, and never panics. The
+	// returned certificate is shared: callers must not modify it.
 	Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error)
 }
 
@@ -90,7 +97,11 @@ type Generation interface {
 // it sees the new configuration, and no lookup ever sees a mix of two. When
 // Update returns an error the published generation is unchanged.
 type Store interface {
-	// Update validates cfg and publishes it as the new generation.
+	// Update validates cfg and publishes it as the new generation. A nil
+	// cfg is rejected with a non-nil error (not necessarily a
+	// *CertificateError), never a panic, and the published generation is
+	// unchanged; an empty Config (no certificates) is valid. See [Config] for
+	// who owns cfg afterwards.
 	Update(cfg *Config) error
 	// Current returns the published generation, for callers that make
 	// several lookups against one configuration. Before the first successful

@@ -23,8 +23,10 @@
 // no name at all (no DNS name, IP address or common name), or names an
 // undeclared store (or an empty store name). A configured default
 // certificate that is set (even to an empty KeyPair) is validated like any
-// other, and a nil *Config is rejected. The error is a [*CertificateError] naming the certificate
-// by its index and, where known, its first name. Expired and not-yet-valid
+// other. The error is a [*CertificateError] naming the certificate
+// by its index and, where known, its first name. A nil *Config is rejected
+// too, with an error that need not be a *CertificateError, and never a
+// panic. Expired and not-yet-valid
 // certificates are accepted: a store serves what it is given, as Traefik does;
 // validity is the proxy's business and the client's to check.
 //
@@ -39,7 +41,8 @@
 //     lowercased the same way when they are indexed, so case never matters,
 //     whether or not the SNI also has an ASCII capital. An SNI that is an IP
 //     address is compared as an address instead (see below). An empty name
-//     (no SNI) gets the store's default;
+//     (no SNI) gets the store's default, and so does a nil
+//     *tls.ClientHelloInfo, which lookups accept without panicking;
 //   - an exact name wins over a wildcard: a certificate whose DNS names or
 //     common name equal the SNI;
 //   - an IP address SNI matches certificates with that IP SAN (any textual form
@@ -57,9 +60,29 @@
 // [Match] is the reference implementation of these rules, used by the
 // conformance suite; stores implement them with their own indexes.
 //
+// A store with no configured default serves one it generates; [SelfSigned]
+// makes such a certificate.
+//
+// # Ownership
+//
+// A [Config] handed to Update is read-only from then on, for the caller and
+// the store: the store may keep references to it, and neither side modifies
+// it. Certificates returned by lookups are shared and must not be modified.
+//
 // # Registry
 //
 // Stores register a [Factory] under a name from an init function, the way
 // database/sql drivers do, so that a command can list them and a third party
-// can add one by importing its package.
+// can add one by importing its package. [Register] documents the names it
+// refuses.
+//
+// # Writing a store
+//
+// A store module needs: a type implementing [Store]; a test calling
+// conformance.Run (package certstore/conformance); a benchmark calling
+// bench.Benchmark, which takes the store's own constructor (a func
+// returning the concrete type is fine); and, to use the certbench command,
+// an init function calling [Register] and a main package calling cli.Main.
+// The directory examples/mystore of the certbench repository is such a
+// module, complete with a CI workflow.
 package certstore

@@ -26,9 +26,19 @@ var (
 	registry   = map[string]Info{}
 )
 
-// Register makes a store available under name. It is meant to be called from
-// an init function; it panics if name is empty, already registered, or the
-// factory is nil, as those are programming errors.
+// Register makes a store available under name, with a one-line
+// description for "certbench list". It is meant to be called from an init
+// function of the store's package, so that importing the package registers
+// the store. Names are case-sensitive and are what --stores takes.
+//
+// Register panics, as these are programming errors, when:
+//   - name is empty;
+//   - name contains a space, a comma, a slash, an equals sign, a tab or a
+//     newline (",", "/" and "=" would break --stores lists and benchmark
+//     names such as "store=NAME");
+//   - f is nil;
+//   - name is already registered (by this package or another one: the
+//     stores that ship with certbench take "naive" and "optimized").
 func Register(name, description string, f Factory) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
