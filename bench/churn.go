@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
@@ -19,19 +20,22 @@ import (
 const (
 	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles in
 	// nanoseconds.
-	UnitP50  = "p50-ns"
-	UnitP99  = "p99-ns"
-	UnitP999 = "p999-ns"
+	//
+	// Deprecated: use resultfmt.UnitP50, resultfmt.UnitP99 and
+	// resultfmt.UnitP999.
+	UnitP50  = resultfmt.UnitP50
+	UnitP99  = resultfmt.UnitP99
+	UnitP999 = resultfmt.UnitP999
 	// UnitRefreshRate is the number of refreshes the store completed per
 	// second of the sample while serving lookups; higher is better.
-	UnitRefreshRate = "refreshes/s"
+	//
+	// Deprecated: use resultfmt.UnitRefreshRate.
+	UnitRefreshRate = resultfmt.UnitRefreshRate
 )
 
 // extraUnits are the units of Sample.Extra that the Writer declares a
-// direction ("better=") for.
-var extraUnits = []struct{ unit, better string }{
-	{UnitP50, "lower"}, {UnitP99, "lower"}, {UnitP999, "lower"}, {UnitRefreshRate, "higher"},
-}
+// direction ("better=", resultfmt.BetterName) for.
+var extraUnits = []string{resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999, resultfmt.UnitRefreshRate}
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
 // is timed on its own: every 7th. Reading the monotonic clock twice costs
@@ -314,10 +318,10 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	s.BytesPerOp = max(0, lookupBytes) / n
 	s.AllocsPerOp = max(0, lookupAllocs) / n
 	s.Extra = []benchfmt.Value{
-		{Value: percentile(res.latencies, 0.50), Unit: UnitP50},
-		{Value: percentile(res.latencies, 0.99), Unit: UnitP99},
-		{Value: percentile(res.latencies, 0.999), Unit: UnitP999},
-		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: UnitRefreshRate},
+		{Value: percentile(res.latencies, 0.50), Unit: resultfmt.UnitP50},
+		{Value: percentile(res.latencies, 0.99), Unit: resultfmt.UnitP99},
+		{Value: percentile(res.latencies, 0.999), Unit: resultfmt.UnitP999},
+		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: resultfmt.UnitRefreshRate},
 	}
 	res.latencies = nil
 

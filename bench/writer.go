@@ -13,36 +13,35 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// The units certbench records beyond the testing package's.
+// The units certbench records beyond the testing package's. They are
+// resultfmt's, the one owner of the result-file vocabulary.
 const (
-	// UnitRetained is the growth of the live heap (after garbage
-	// collection) from before the store was made to the end of the
-	// sample, with the store still alive: what the store holds. A heap
-	// that shrank meanwhile (garbage of earlier samples collected) is
-	// written as 0, never as a negative number.
-	UnitRetained = "retained-B"
-	// UnitRetainedPerCert is UnitRetained divided by the certificates in
-	// the last configuration (0 when it has none).
-	UnitRetainedPerCert = "retained-B/cert"
-	// UnitGoroutines is the number of goroutines the store started that
-	// are still running at the end of the sample: goroutines carrying the
+	// UnitRetained is resultfmt.UnitRetained.
+	//
+	// Deprecated: use resultfmt.UnitRetained.
+	UnitRetained = resultfmt.UnitRetained
+	// UnitRetainedPerCert is resultfmt.UnitRetainedPerCert.
+	//
+	// Deprecated: use resultfmt.UnitRetainedPerCert.
+	UnitRetainedPerCert = resultfmt.UnitRetainedPerCert
+	// UnitGoroutines is resultfmt.UnitGoroutines: goroutines carrying the
 	// sample's profiler label, which every goroutine the store starts
-	// inherits (see Sample.Goroutines). The harness's own goroutines, and
-	// any other of the process, are never counted.
-	UnitGoroutines = "goroutines"
+	// inherits (see Sample.Goroutines).
+	//
+	// Deprecated: use resultfmt.UnitGoroutines.
+	UnitGoroutines = resultfmt.UnitGoroutines
 )
 
 // MinExactSamples is the fewest samples of a benchmark from which a
-// Writer declares a count exact: one sample is trivially "all equal" and
-// says nothing about whether the count is deterministic. It is the rule
-// certbench gate applies (gate.MinExactSamples), so that compare, gate
-// and benchstat treat the same file alike.
-const MinExactSamples = 2
+// Writer declares a count exact.
+//
+// Deprecated: use resultfmt.MinExactSamples, the rule the gate applies too.
+const MinExactSamples = resultfmt.MinExactSamples
 
 // ExactUnits are the units a Writer declares "assume=exact" when their
-// samples show them to be exact: counts, which a deterministic store on a
-// fixed op count repeats exactly.
-var ExactUnits = []string{UnitGoroutines, "B/op", "allocs/op"}
+// samples show them to be exact: counts (resultfmt.IsCount), which a
+// deterministic store on a fixed op count repeats exactly.
+var ExactUnits = []string{resultfmt.UnitGoroutines, resultfmt.UnitBytes, resultfmt.UnitAllocs}
 
 // Writer writes samples in the Go benchmark format, with the machine's
 // configuration lines first, and keeps what it needs to write the unit
@@ -153,7 +152,7 @@ func (w *Writer) Exact(unit string) bool {
 		return false
 	}
 	for _, r := range runs {
-		if r.n < MinExactSamples || !r.same {
+		if r.n < resultfmt.MinExactSamples || !r.same {
 			return false
 		}
 	}
@@ -234,8 +233,8 @@ func (w *Writer) WriteUnits() error {
 		lines = append(lines, m)
 	}
 	for _, u := range extraUnits {
-		if _, ok := w.declared(u.unit, "better"); !ok && len(w.units[u.unit]) > 0 {
-			add(u.unit, "better", u.better)
+		if _, ok := w.declared(u, "better"); !ok && len(w.units[u]) > 0 {
+			add(u, "better", resultfmt.BetterName(u))
 		}
 	}
 	for _, m := range lines {
@@ -261,12 +260,12 @@ func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 		Name:   benchfmt.Name(name),
 		Iters:  s.Ops,
 		Values: []benchfmt.Value{
-			{Value: s.NsPerOp, Unit: "ns/op"},
-			{Value: s.BytesPerOp, Unit: "B/op"},
-			{Value: s.AllocsPerOp, Unit: "allocs/op"},
-			{Value: s.RetainedBytes, Unit: UnitRetained},
-			{Value: s.RetainedPerCert, Unit: UnitRetainedPerCert},
-			{Value: float64(s.Goroutines), Unit: UnitGoroutines},
+			{Value: s.NsPerOp, Unit: resultfmt.UnitNsPerOp},
+			{Value: s.BytesPerOp, Unit: resultfmt.UnitBytes},
+			{Value: s.AllocsPerOp, Unit: resultfmt.UnitAllocs},
+			{Value: s.RetainedBytes, Unit: resultfmt.UnitRetained},
+			{Value: s.RetainedPerCert, Unit: resultfmt.UnitRetainedPerCert},
+			{Value: float64(s.Goroutines), Unit: resultfmt.UnitGoroutines},
 		},
 	}
 	res.Values = append(res.Values, s.Extra...)

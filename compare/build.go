@@ -286,8 +286,8 @@ type Geomean struct {
 // Table returns the table for unit (tidied, so "ns/op" finds "sec/op"),
 // or nil if r has none.
 func (r *Report) Table(unit string) *Table {
-	if unit == "ns/op" {
-		unit = "sec/op"
+	if unit == resultfmt.UnitNsPerOp {
+		unit = resultfmt.UnitSec
 	}
 	for _, t := range r.Tables {
 		if t.Unit == unit {
@@ -298,7 +298,8 @@ func (r *Report) Table(unit string) *Table {
 }
 
 // unitOrder is the preferred order of tables.
-var unitOrder = []string{"sec/op", "B/op", "allocs/op", "retained-B", "retained-B/cert", "goroutines"}
+var unitOrder = []string{resultfmt.UnitSec, resultfmt.UnitBytes, resultfmt.UnitAllocs,
+	resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines}
 
 // rawCell accumulates the values of one (unit, row, column) cell.
 type rawCell struct {
@@ -714,11 +715,13 @@ func unitRank(unit string) int {
 	return len(unitOrder)
 }
 
+// better is the direction of unit: its "better" metadata, or failing
+// that resultfmt's direction for the units certbench knows, or benchfmt's
+// defaults.
 func better(units benchfmt.UnitMetadataMap, unit string) int {
 	if units.Get(unit, "better") == nil {
-		switch unit {
-		case "retained-B", "retained-B/cert", "goroutines":
-			return -1
+		if b := resultfmt.Better(unit); b != 0 {
+			return b
 		}
 	}
 	return units.GetBetter(unit)

@@ -6,44 +6,21 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchunit"
 )
-
-// knownUnits are the units certbench knows, as result files spell them:
-// the testing package's (ns/op, B/op, allocs/op, MB/s) and the ones the
-// certbench runner writes (retained heap, goroutines left running, and
-// the lookup latency percentiles and refresh rate of handshake-under-churn
-// samples). This is the one list; a unit outside it is read, with a
-// warning (see Results.Warnings).
-var knownUnits = []string{
-	"ns/op", "B/op", "allocs/op", "MB/s",
-	"retained-B", "retained-B/cert", "goroutines",
-	"p50-ns", "p99-ns", "p999-ns", "refreshes/s",
-}
-
-// tidyKnown holds knownUnits as the benchfmt reader tidies them ("ns/op"
-// becomes "sec/op", "MB/s" becomes "B/s").
-var tidyKnown = func() map[string]bool {
-	m := make(map[string]bool, 2*len(knownUnits))
-	for _, u := range knownUnits {
-		_, tidy := benchunit.Tidy(1, u)
-		m[u], m[tidy] = true, true
-	}
-	return m
-}()
 
 // KnownUnits returns the units certbench knows, as result files spell
 // them ("ns/op", not "sec/op"). Load and Read warn about any other unit.
-func KnownUnits() []string {
-	return append([]string(nil), knownUnits...)
-}
+//
+// Deprecated: use resultfmt.KnownUnits, the one list.
+func KnownUnits() []string { return resultfmt.KnownUnits() }
 
 // IsKnownUnit reports whether unit is one certbench knows, as a file
 // spells it ("ns/op") or as the benchfmt reader tidies it ("sec/op").
-func IsKnownUnit(unit string) bool {
-	return tidyKnown[unit]
-}
+//
+// Deprecated: use resultfmt.IsKnownUnit.
+func IsKnownUnit(unit string) bool { return resultfmt.IsKnownUnit(unit) }
 
 // A ValueError is a measurement that no statistic can use: not a finite
 // number, or negative (a time, a count or a size below zero).
@@ -117,7 +94,7 @@ func (w *UnknownUnitWarning) Error() string {
 		more = fmt.Sprintf(" (and %d more lines)", w.Lines-1)
 	}
 	return fmt.Sprintf("%s:%d: unit %q is not one certbench knows%s; known units: %s",
-		w.File, w.Line, w.Unit, more, strings.Join(knownUnits, ", "))
+		w.File, w.Line, w.Unit, more, strings.Join(resultfmt.KnownUnits(), ", "))
 }
 
 // maxUnitWarnings bounds the unknown-unit warnings of one input; the
