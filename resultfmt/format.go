@@ -1,0 +1,164 @@
+package resultfmt
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// This file is certbench's one number format for people: every renderer
+// (compare's notes, gate, profile, growth, report and its charts) shows a
+// value of a unit through Format, so that one value reads the same
+// everywhere. Machine formats (result files, CSV, JSON) do not use it.
+
+// A measure is what a unit's values count, and so how they are scaled.
+type measure int
+
+const (
+	countMeasure measure = iota // plain numbers: "1,184", "0.2"
+	timeMeasure                 // seconds, SI prefixes: "57.7 ms"
+	bytesMeasure                // bytes, binary prefixes: "84.3 KiB"
+)
+
+// measureOf returns how values of a (tidied) unit are scaled, and the
+// symbol written after the scaled number ("s", "B", "B/s", "/s" or "").
+func measureOf(unit string) (measure, string) {
+	per := ""
+	if strings.HasSuffix(unit, "/s") {
+		per = "/s"
+	}
+	switch {
+	case unit == "sec" || strings.HasPrefix(unit, "sec/") || strings.HasSuffix(unit, "-sec"):
+		return timeMeasure, "s"
+	case benchunit.ClassOf(unit) == benchunit.Binary:
+		return bytesMeasure, "B" + per
+	}
+	return countMeasure, per
+}
+
+// Format returns v, a value of unit, for people: times in seconds with SI
+// prefixes ("57.7 ms", "850 ns"), byte sizes with binary prefixes
+// ("84.3 KiB", "512 B"), both with three significant digits as
+// benchunit.CommonScale scales them; counts in full with thousands
+// separators ("1,184"), fractional ones with up to three significant
+// digits ("0.2", "12.5") below 1,000 and rounded from there; rates with
+// "/s" ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is
+// then in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's
+// "bytes" and "count" are understood too. NaN formats as "-", infinities
+// as "+Inf" and "-Inf".
+func Format(v float64, unit string) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	v, unit = benchunit.Tidy(v, unit)
+	m, symbol := measureOf(unit)
+	var num string
+	switch m {
+	case timeMeasure:
+		num = scaled(v, benchunit.Decimal)
+	case bytesMeasure:
+		num = scaled(v, benchunit.Binary)
+	default:
+		num = count(v)
+	}
+	return num + symbol
+}
+
+// FormatSigned is Format with a sign: "+1.2 KiB", "-3"; zero has none.
+func FormatSigned(v float64, unit string) string {
+	s := Format(v, unit)
+	if v > 0 && !math.IsInf(v, 0) {
+		return "+" + s
+	}
+	return s
+}
+
+// FormatInt formats n with thousands separators: "100,000".
+func FormatInt(n int) string {
+	return thousands(strconv.Itoa(n))
+}
+
+// FormatPercent formats a change in percent with its sign and two
+// decimals ("+5.00%", "-93.51%"); changes too small to show are "<+0.01%"
+// or ">-0.01%", an undefined one "?".
+func FormatPercent(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "?"
+	case math.IsInf(p, 1):
+		return "+inf%"
+	case math.IsInf(p, -1):
+		return "-inf%"
+	case p == 0:
+		return "0%"
+	case math.Abs(p) < 0.01:
+		if p > 0 {
+			return "<+0.01%"
+		}
+		return ">-0.01%"
+	}
+	return fmt.Sprintf("%+.2f%%", p)
+}
+
+// scaled formats v with the prefix benchunit.CommonScale picks for it and
+// three significant digits, trailing zeros dropped, then a space:
+// "57.7 m", "512 ", "1.5 Ki".
+func scaled(v float64, cls benchunit.Class) string {
+	if v == 0 {
+		return "0 "
+	}
+	s := benchunit.CommonScale([]float64{v}, cls)
+	// CommonScale keeps four significant digits (123.4, 12.34, 1.234):
+	// one fewer reads better outside a table.
+	if s.Prec > 0 {
+		s.Prec--
+	}
+	num := strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64)
+	return trimZeros(num) + " " + s.Prefix
+}
+
+// count formats a count: whole numbers in full with thousands separators,
+// fractions with up to three significant digits below 1,000 and rounded
+// to whole numbers from there.
+func count(v float64) string {
+	a := math.Abs(v)
+	if v == math.Trunc(v) || a >= 999.5 {
+		return thousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	}
+	digits := max(3-int(math.Floor(math.Log10(a)))-1, 0)
+	return trimZeros(strconv.FormatFloat(v, 'f', digits, 64))
+}
+
+// trimZeros drops the trailing zeros of a decimal fraction, and the point
+// if nothing is left after it: "1.50" -> "1.5", "2.00" -> "2".
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}
+
+// thousands puts separators into a string of digits with an optional
+// sign: "-1234567" -> "-1,234,567".
+func thousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String()
+}
