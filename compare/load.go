@@ -47,6 +47,14 @@ type Results struct {
 	Warnings []error
 }
 
+// Stdin is the argument that makes Load read standard input, as
+// benchfmt.Files reads it ("compare -", "gate base.txt -"). Its label is
+// "-", or the label of "label=-"; errors name it StdinName.
+const Stdin = "-"
+
+// StdinName names standard input in the errors and warnings of Load.
+const StdinName = "<stdin>"
+
 // Load reads benchmark results in the Go benchmark format from the named
 // files, in order, and returns them as one Results.
 //
@@ -54,6 +62,7 @@ type Results struct {
 // "label=path" (when no file is literally named by the whole argument)
 // labels the file at path with label instead, for example "base=old.txt".
 // A path given twice gets "#1", "#2", ... appended to its later labels.
+// The path "-" (Stdin) is standard input, which can be given once.
 //
 // Load checks every measurement before any statistics are computed. It
 // fails, with an error naming the file (and line, as "FILE:LINE: ..."),
@@ -69,8 +78,15 @@ func Load(paths ...string) (*Results, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input files")
 	}
+	// Not benchfmt.Files, though "-" and "label=path" mean here what
+	// they mean there: Files opens the inputs itself and gives neither
+	// their bytes nor where one input ends, so Load could not tell a
+	// truncated last line (tailReader), an input with no results or a
+	// directory. Files also labels a repeated path "a#0", "a#1" (Load:
+	// "a", "a#1") and splits at "=" even a file named "a=b.txt".
 	rs := &Results{Units: make(benchfmt.UnitMetadataMap)}
 	seen := make(map[string]int)
+	stdin := false
 	for _, arg := range paths {
 		label, path := arg, arg
 		if i := strings.Index(arg, "="); i > 0 {
@@ -83,6 +99,16 @@ func Load(paths ...string) (*Results, error) {
 			label = fmt.Sprintf("%s#%d", label, n)
 		} else {
 			seen[label] = 1
+		}
+		if path == Stdin {
+			if stdin {
+				return nil, fmt.Errorf("%s: standard input given twice", arg)
+			}
+			stdin = true
+			if err := rs.read(os.Stdin, StdinName, label); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if err := rs.readFile(path, label); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -305,4 +306,84 @@ func TestLoadMemory(t *testing.T) {
 		t.Errorf("Load keeps %d bytes for %d results of a %d-byte file: more than 3 times the input", kept, len(rs.Results), size)
 	}
 	runtime.KeepAlive(rs)
+}
+
+// withStdin runs f with os.Stdin reading content.
+func withStdin(t *testing.T, content string, f func()) {
+	t.Helper()
+	in, err := os.Open(tempFile(t, "stdin.txt", content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	saved := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = saved }()
+	f()
+}
+
+// TestLoadStdin: "-" reads standard input, labelled "-" or as given, with
+// the checks of a file; it can be given once.
+func TestLoadStdin(t *testing.T) {
+	old := tempFile(t, "old.txt", goodLine)
+	withStdin(t, goodLine+goodLine, func() {
+		rs, err := compare.Load(old, compare.Stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.Results) != 3 || len(rs.Files) != 2 || rs.Files[1] != "-" {
+			t.Fatalf("%d results from files %q, want 3 from %q and \"-\"", len(rs.Results), rs.Files, old)
+		}
+		if got := rs.Results[2].GetConfig(compare.FileKey); got != "-" {
+			t.Errorf("stdin result labelled %q, want \"-\"", got)
+		}
+		if f, line := rs.Results[2].Pos(); f != compare.StdinName || line != 2 {
+			t.Errorf("stdin result at %s:%d, want %s:2", f, line, compare.StdinName)
+		}
+	})
+	withStdin(t, goodLine, func() {
+		rs, err := compare.Load("base="+old, "head=-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"base", "head"}; !slices.Equal(rs.Files, want) {
+			t.Errorf("files %q, want %q", rs.Files, want)
+		}
+	})
+	withStdin(t, goodLine, func() {
+		_, err := compare.Load("-", "x=-")
+		if want := "x=-: standard input given twice"; err == nil || err.Error() != want {
+			t.Errorf("stdin twice: err = %v, want %q", err, want)
+		}
+	})
+	withStdin(t, goodLine+"BenchmarkX 10 1184 al", func() {
+		_, err := compare.Load("-")
+		if want := compare.StdinName + ":2: "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("truncated stdin: err = %v, want it to start with %q and say truncated", err, want)
+		}
+	})
+	withStdin(t, "goos: linux\n", func() {
+		_, err := compare.Load("-")
+		if want := compare.StdinName + ": no benchmark results"; err == nil || err.Error() != want {
+			t.Errorf("empty stdin: err = %v, want %q", err, want)
+		}
+	})
+}
+
+// TestLoadLabels: label=path, a file whose name has "=", and a repeated
+// path.
+func TestLoadLabels(t *testing.T) {
+	dir := t.TempDir()
+	eq := filepath.Join(dir, "a=b.txt")
+	if err := os.WriteFile(eq, []byte(goodLine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := tempFile(t, "p.txt", goodLine)
+	rs, err := compare.Load(eq, "base="+plain, plain, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{eq, "base", plain, plain + "#1"}; !slices.Equal(rs.Files, want) {
+		t.Errorf("files %q, want %q", rs.Files, want)
+	}
 }
