@@ -240,6 +240,33 @@ type traefikEntry struct {
 func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) (*Source, error) {
 	name := filepath.Base(path)
 	dir := filepath.Dir(path)
+	src, entries, err := planTraefik(name, data, kind)
+	if err != nil {
+		return nil, err
+	}
+	cc := newCertCache()
+	parallel(len(entries), opts.Workers, func(i int) {
+		entries[i].load(name, dir, cc, opts)
+	})
+	src.Defaults = make(map[string]*SourceCert)
+	for _, e := range entries {
+		src.Skipped = append(src.Skipped, e.skips...)
+		if e.result == nil {
+			continue
+		}
+		if e.isDefault {
+			src.Defaults[e.defaultFor] = e.result
+			continue
+		}
+		src.Stores = append(src.Stores, e.result.Stores...)
+		src.Certs = append(src.Certs, *e.result)
+	}
+	return src, nil
+}
+
+// planTraefik parses a configuration and lists the certificates to read,
+// without reading any file.
+func planTraefik(name string, data []byte, kind SourceKind) (*Source, []*traefikEntry, error) {
 	fail := func(err error) error {
 		var se *SourceError
 		if errors.As(err, &se) {
@@ -250,18 +277,18 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 	}
 	tls, err := parseTraefikTLS(data, kind)
 	if err != nil {
-		return nil, fail(err)
+		return nil, nil, fail(err)
 	}
 	src := &Source{}
 	if tls == nil {
 		src.Skipped = append(src.Skipped, Skip{File: name, Reason: "no tls section", Ignored: true})
-		return src, nil
+		return src, nil, nil
 	}
 	typeErr := func(n *tnode, where, want string) error {
 		return &SourceError{File: name, Line: n.line, Where: where, Err: fmt.Errorf("is %s, want %s", n.what(), want)}
 	}
 	if tls.kind != 'm' {
-		return nil, typeErr(tls, "tls", "a mapping")
+		return nil, nil, typeErr(tls, "tls", "a mapping")
 	}
 	pair := func(n *tnode, where string) (*traefikEntry, error) {
 		if n == nil || n.kind != 'm' {
@@ -289,24 +316,24 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 	var entries []*traefikEntry
 	if certs := tls.get("certificates"); certs != nil && certs.kind != 0 {
 		if certs.kind != 'l' {
-			return nil, typeErr(certs, "tls.certificates", "a list")
+			return nil, nil, typeErr(certs, "tls.certificates", "a list")
 		}
 		for i, c := range certs.items {
 			where := fmt.Sprintf("tls.certificates[%d]", i)
 			e, err := pair(c, where)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if st := c.get("stores"); st != nil && st.kind != 0 {
 				if st.kind != 'l' {
-					return nil, typeErr(st, where+".stores", "a list of store names")
+					return nil, nil, typeErr(st, where+".stores", "a list of store names")
 				}
 				for j, s := range st.items {
 					if s == nil || s.kind != 's' {
 						if s == nil {
 							s = &tnode{}
 						}
-						return nil, typeErr(s, fmt.Sprintf("%s.stores[%d]", where, j), "a store name")
+						return nil, nil, typeErr(s, fmt.Sprintf("%s.stores[%d]", where, j), "a store name")
 					}
 					e.stores = append(e.stores, s.str)
 				}
@@ -316,11 +343,11 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 	}
 	if stores := tls.get("stores"); stores != nil && stores.kind != 0 {
 		if stores.kind != 'm' {
-			return nil, typeErr(stores, "tls.stores", "a mapping of store names")
+			return nil, nil, typeErr(stores, "tls.stores", "a mapping of store names")
 		}
 		for i, st := range stores.keys {
 			if st == "" {
-				return nil, &SourceError{File: name, Line: stores.line, Where: "tls.stores", Err: errors.New("a store with an empty name")}
+				return nil, nil, &SourceError{File: name, Line: stores.line, Where: "tls.stores", Err: errors.New("a store with an empty name")}
 			}
 			src.Stores = append(src.Stores, st)
 			v := stores.vals[i]
@@ -328,38 +355,19 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 				continue
 			}
 			if v.kind != 'm' {
-				return nil, typeErr(v, "tls.stores."+st, "a mapping")
+				return nil, nil, typeErr(v, "tls.stores."+st, "a mapping")
 			}
 			if d := v.get("defaultCertificate"); d != nil && d.kind != 0 {
 				e, err := pair(d, "tls.stores."+st+".defaultCertificate")
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				e.isDefault, e.defaultFor = true, st
 				entries = append(entries, e)
 			}
 		}
 	}
-	cc := newCertCache()
-	parallel(len(entries), opts.Workers, func(i int) {
-		entries[i].load(name, dir, cc, opts)
-	})
-	src.Defaults = make(map[string]*SourceCert)
-	for _, e := range entries {
-		src.Skipped = append(src.Skipped, e.skips...)
-		if e.result == nil {
-			continue
-		}
-		if e.isDefault {
-			src.Defaults[e.defaultFor] = e.result
-			continue
-		}
-		for _, st := range e.result.Stores {
-			src.Stores = append(src.Stores, st)
-		}
-		src.Certs = append(src.Certs, *e.result)
-	}
-	return src, nil
+	return src, entries, nil
 }
 
 // load reads and pairs one entry's certificate and key.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package certgen
+
+const raceEnabled = false
