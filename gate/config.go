@@ -355,45 +355,89 @@ func (r *configReader) overrides(n *yaml.Node, field string, p *Policy) {
 // WriteConfig writes p as a certbench.yaml "gate" section that
 // ParseConfig reads back (an override that ParseConfig would reject, one
 // with no pattern or no thresholds, is written as it is and rejected on
-// reading).
+// reading). The fields come in a fixed order (alpha, min_samples,
+// correction, allow_missing, strict, max in the order of Units,
+// overrides), thresholds and patterns double-quoted. It fails on a
+// pattern that is not valid UTF-8, which YAML cannot hold.
 func WriteConfig(w io.Writer, p Policy) error {
 	p, err := p.withDefaults()
 	if err != nil {
 		return fmt.Errorf("gate: policy: %w", err)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "gate:\n  alpha: %v\n  min_samples: %d\n  correction: %s\n  allow_missing: %v\n  strict: %v\n",
-		p.Alpha, p.MinSamples, p.Correction, p.AllowMissing, p.Strict)
-	writeMax := func(indent string, m map[string]Threshold) {
-		if len(m) == 0 {
-			return
+	section := mappingNode()
+	for _, f := range []struct {
+		key   string
+		value any
+	}{
+		{"alpha", p.Alpha},
+		{"min_samples", p.MinSamples},
+		{"correction", string(p.Correction)},
+		{"allow_missing", p.AllowMissing},
+		{"strict", p.Strict},
+	} {
+		v := new(yaml.Node)
+		if err := v.Encode(f.value); err != nil {
+			return fmt.Errorf("gate: policy: %s: %w", f.key, err)
 		}
-		fmt.Fprintf(&b, "%smax:\n", indent)
-		for _, u := range Units {
-			if th, ok := m[u]; ok {
-				fmt.Fprintf(&b, "%s  %s: %q\n", indent, u, th.String())
-			}
-		}
+		addField(section, f.key, v)
 	}
-	writeMax("  ", p.Max)
+	addMax(section, p.Max)
 	if len(p.Overrides) > 0 {
-		b.WriteString("  overrides:\n")
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, o := range p.Overrides {
-			lead := "    - "
+			item := mappingNode()
 			for _, f := range [][2]string{{"scenario", o.Scenario}, {"store", o.Store}} {
 				if f[1] != "" {
-					fmt.Fprintf(&b, "%s%s: %q\n", lead, f[0], f[1])
-					lead = "      "
+					addField(item, f[0], quotedNode(f[1]))
 				}
 			}
-			if lead != "      " {
-				b.WriteString("    -\n")
-			}
-			writeMax("      ", o.Max)
+			addMax(item, o.Max)
+			seq.Content = append(seq.Content, item)
 		}
+		addField(section, "overrides", seq)
+	}
+	root := mappingNode()
+	addField(root, "gate", section)
+
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}); err != nil {
+		return fmt.Errorf("gate: policy: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("gate: policy: %w", err)
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// mappingNode returns an empty block mapping.
+func mappingNode() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }
+
+// quotedNode returns s as a double-quoted string.
+func quotedNode(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: s}
+}
+
+// addField appends key: value to the mapping m.
+func addField(m *yaml.Node, key string, value *yaml.Node) {
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
+}
+
+// addMax appends "max:" with the thresholds of max, in the order of
+// Units, to the mapping m, if max has any.
+func addMax(m *yaml.Node, max map[string]Threshold) {
+	if len(max) == 0 {
+		return
+	}
+	n := mappingNode()
+	for _, u := range Units {
+		if th, ok := max[u]; ok {
+			addField(n, u, quotedNode(th.String()))
+		}
+	}
+	addField(m, "max", n)
 }
 
 // syntaxError rewrites yaml's "yaml: line N: msg" syntax errors as

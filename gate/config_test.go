@@ -179,3 +179,45 @@ func TestLoadConfigRefusesWhatIsNotAPolicyFile(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteConfigFormat: WriteConfig keeps its field order and quoting,
+// and an override's pattern is escaped so that it reads back.
+func TestWriteConfigFormat(t *testing.T) {
+	doc := "gate:\n  alpha: 0.01\n  min_samples: 6\n  strict: true\n  max:\n    goroutines: +1goroutines\n    sec/op: +10%\n    retained-B: off\n" +
+		"  overrides:\n    - scenario: lookup-*\n      store: \"*\"\n      max:\n        sec/op: +25%\n    - store: \"a\\0\\\"é\"\n      max:\n        B/op: +1KiB\n"
+	p, err := gate.ParseConfig([]byte(doc), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := gate.WriteConfig(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	want := `gate:
+  alpha: 0.01
+  min_samples: 6
+  correction: holm
+  allow_missing: false
+  strict: true
+  max:
+    sec/op: "+10%"
+    B/op: "+2%"
+    allocs/op: "+0%"
+    retained-B: "off"
+    goroutines: "+1goroutines"
+  overrides:
+    - scenario: "lookup-*"
+      store: "*"
+      max:
+        sec/op: "+25%"
+    - store: "a\0\"é"
+      max:
+        B/op: "+1KiB"
+`
+	if buf.String() != want {
+		t.Errorf("WriteConfig wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+	if q, err := gate.ParseConfig(buf.Bytes(), "w.yaml"); err != nil || q.Overrides[1].Store != "a\x00\"é" {
+		t.Errorf("read back: %v, %+v", err, q.Overrides)
+	}
+}
