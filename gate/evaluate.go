@@ -66,9 +66,9 @@ var ErrInput = errors.New("gate: bad input")
 // For every benchmark (name, scenario and store) in both base and head,
 // and every unit with a threshold there (see Policy.Threshold):
 //
-//   - A count unit (CountUnits: B/op, allocs/op, goroutines) whose
+//   - A count unit (resultfmt.IsCount: B/op, allocs/op, goroutines) whose
 //     samples are all identical on each side, with at least
-//     MinExactSamples per side, is exact: the two values are compared
+//     resultfmt.MinExactSamples per side, is exact: the two values are compared
 //     directly, any difference is significant, and it is a regression if
 //     head exceeds base by more than the threshold.
 //   - Otherwise the medians are compared and a two-sided Mann-Whitney U
@@ -220,7 +220,7 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 			f.HeadN = hc.N()
 			f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
 			f.Base, f.Head = bc.Center(), hc.Center()
-			if slices.Contains(CountUnits, t.Unit) && f.BaseN >= MinExactSamples && f.HeadN >= MinExactSamples &&
+			if resultfmt.IsCount(t.Unit) && f.BaseN >= resultfmt.MinExactSamples && f.HeadN >= resultfmt.MinExactSamples &&
 				f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
 				f.Method = Exact
 				f.Base, f.Head = f.BaseMin, f.HeadMin
@@ -305,8 +305,8 @@ func tooFewNote(f *Finding, min int) string {
 		sides = append(sides, fmt.Sprintf("head has %d", f.HeadN))
 	}
 	why := "samples vary, so no exact comparison"
-	if slices.Contains(CountUnits, f.Unit) && f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
-		why = fmt.Sprintf("an exact comparison needs %d a side to show the count is deterministic", MinExactSamples)
+	if resultfmt.IsCount(f.Unit) && f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
+		why = fmt.Sprintf("an exact comparison needs %d a side to show the count is deterministic", resultfmt.MinExactSamples)
 	}
 	return fmt.Sprintf("%s sample(s), need %d (%s)", strings.Join(sides, " and "), min, why)
 }

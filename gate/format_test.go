@@ -3,8 +3,12 @@ package gate
 import (
 	"math"
 	"testing"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
+// TestFormatValue checks the gate's texts, which are resultfmt's one
+// number format.
 func TestFormatValue(t *testing.T) {
 	for _, tc := range []struct {
 		unit string
@@ -13,31 +17,32 @@ func TestFormatValue(t *testing.T) {
 	}{
 		{UnitAllocs, 1194.5, "1,194.5"},
 		{UnitAllocs, 1217054, "1,217,054"},
-		{UnitAllocs, 2.5e7, "25.00M"},
-		{UnitBytes, 84744, "84,744 B"},
-		{UnitBytes, 9.0729944e+07, "86.53MiB"},
-		{UnitRetainedPerCert, 1283.06, "1,283.1 B"},
-		{UnitRetainedPerCert, -0.272, "-0.3 B"},
-		{UnitRetained, -11856, "-11,856 B"},
-		{UnitSec, 0.001566, "1.566ms"},
-		{UnitSec, 171e-9, "171.0ns"},
+		{UnitAllocs, 2.5e7, "25,000,000"},
+		{UnitBytes, 84744, "82.8 KiB"},
+		{UnitBytes, 9.0729944e+07, "86.5 MiB"},
+		{UnitRetainedPerCert, 1283.06, "1.25 KiB"},
+		{UnitRetainedPerCert, -0.272, "-0.272 B"},
+		{UnitRetained, -11856, "-11.6 KiB"},
+		{UnitSec, 0.001566, "1.57 ms"},
+		{UnitSec, 171e-9, "171 ns"},
 		{UnitGoroutines, 0, "0"},
 		{UnitAllocs, math.NaN(), "-"},
 	} {
-		if got := formatValue(tc.unit, tc.v); got != tc.want {
-			t.Errorf("formatValue(%s, %v) = %q, want %q", tc.unit, tc.v, got, tc.want)
+		f := &Finding{Unit: tc.unit, Base: tc.v}
+		if got := f.baseText(); got != tc.want {
+			t.Errorf("baseText(%s, %v) = %q, want %q", tc.unit, tc.v, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {
 		p    float64
 		want string
 	}{{0, "0%"}, {0.004, "<+0.01%"}, {-0.004, ">-0.01%"}, {24.75, "+24.75%"}, {math.Inf(1), "+inf%"}} {
-		if got := formatPercent(tc.p); got != tc.want {
-			t.Errorf("formatPercent(%v) = %q, want %q", tc.p, got, tc.want)
+		if got := resultfmt.FormatPercent(tc.p); got != tc.want {
+			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if got := siteValue(UnitAllocs, 0.44); got != "0.4" {
-		t.Errorf("siteValue = %q", got)
+	if got := siteText(UnitAllocs, 0.44); got != "0.44" {
+		t.Errorf("siteText = %q", got)
 	}
 }
 

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"golang.org/x/perf/benchunit"
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // maxSitesShown caps the sites listed per finding by the renderers.
@@ -59,7 +58,7 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "  %s %s grew in (flat per op, base -> head):\n", f.Label(), f.Unit)
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", signedSite(f.Unit, s.Growth()), siteValue(f.Unit, s.Base), siteValue(f.Unit, s.Head), s.Function)
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Function)
 			}
 			tw.Flush()
 		}
@@ -95,7 +94,7 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 	if !v.Passed() {
 		mark = "❌"
 	}
-	fmt.Fprintf(bw, "### %s certbench gate: %s\n\n", mark, mdEscape(v.Summary()))
+	fmt.Fprintf(bw, "### %s certbench gate: %s\n\n", mark, resultfmt.EscapeMarkdown(v.Summary()))
 	fmt.Fprintf(bw, "Base `%s` vs head `%s`. %s\n", v.Base, v.Head, v.counts())
 	sections := []struct {
 		title    string
@@ -122,17 +121,17 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 			if f.Status != Regressed && f.Status != Improved {
 				test = f.Note
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(f.Label()), f.Unit, f.baseText(), f.headText(), change, f.Threshold, mdEscape(test))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), change, f.Threshold, resultfmt.EscapeMarkdown(test))
 		}
 		for _, f := range fs {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (flat, per op)</summary>\n\n", mdEscape(f.Label()), f.Unit)
+			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (flat, per op)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit)
 			fmt.Fprintln(bw, "| function | base | head | growth |")
 			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(bw, "| `%s` | %s | %s | %s |\n", s.Function, siteValue(f.Unit, s.Base), siteValue(f.Unit, s.Head), signedSite(f.Unit, s.Growth()))
+				fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
 			}
 			fmt.Fprintln(bw, "\n</details>")
 		}
@@ -148,13 +147,13 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 	if len(fatal) > 0 {
 		fmt.Fprintf(bw, "\n#### Failed checks\n\n")
 		for _, m := range fatal {
-			fmt.Fprintf(bw, "- %s\n", mdEscape(m))
+			fmt.Fprintf(bw, "- %s\n", resultfmt.EscapeMarkdown(m))
 		}
 	}
 	if len(warn) > 0 {
 		fmt.Fprintf(bw, "\n#### Warnings\n\n")
 		for _, m := range warn {
-			fmt.Fprintf(bw, "- %s\n", mdEscape(m))
+			fmt.Fprintf(bw, "- %s\n", resultfmt.EscapeMarkdown(m))
 		}
 	}
 	if len(v.Findings) > 0 {
@@ -162,7 +161,7 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, "| benchmark | metric | base | head | change | max | result |")
 		fmt.Fprintln(bw, "| :-- | :-- | --: | --: | --: | --: | :-- |")
 		for _, f := range v.Findings {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s: %s |\n", mdEscape(f.Label()), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.Status, mdEscape(f.Note))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s: %s |\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.Status, resultfmt.EscapeMarkdown(f.Note))
 		}
 		fmt.Fprintln(bw, "\n</details>")
 	}
@@ -197,8 +196,8 @@ func (p Policy) describe() string {
 	for _, u := range Units {
 		if t, ok := p.Max[u]; ok {
 			th = append(th, u+" "+t.String())
-		} else if u == UnitRetainedPerCert {
-			if _, ok := p.Max[UnitRetained]; ok {
+		} else if u == resultfmt.UnitRetainedPerCert {
+			if _, ok := p.Max[resultfmt.UnitRetained]; ok {
 				th = append(th, u+" (as retained-B)")
 			}
 		}
@@ -220,15 +219,19 @@ func (p Policy) describe() string {
 	return s
 }
 
-func (f *Finding) baseText() string { return formatValue(f.Unit, f.Base) }
-func (f *Finding) headText() string { return formatValue(f.Unit, f.Head) }
+func (f *Finding) baseText() string { return resultfmt.Format(f.Base, f.Unit) }
+func (f *Finding) headText() string { return resultfmt.Format(f.Head, f.Unit) }
 
 func (f *Finding) changeText() string {
 	if math.IsNaN(f.Base) || math.IsNaN(f.Head) {
 		return "-"
 	}
-	return signed(f.Unit, f.Change()) + " (" + formatPercent(f.Percent()) + ")"
+	return resultfmt.FormatSigned(f.Change(), f.Unit) + " (" + resultfmt.FormatPercent(f.Percent()) + ")"
 }
+
+// siteText formats a site's per-op value and siteGrowth its growth.
+func siteText(unit string, v float64) string   { return resultfmt.Format(v, unit) }
+func siteGrowth(unit string, d float64) string { return resultfmt.FormatSigned(d, unit) }
 
 func (f *Finding) testText() string {
 	switch f.Method {
@@ -242,125 +245,6 @@ func (f *Finding) testText() string {
 		return s + fmt.Sprintf(" n=%d/%d", f.BaseN, f.HeadN)
 	}
 	return fmt.Sprintf("n=%d/%d", f.BaseN, f.HeadN)
-}
-
-// formatValue formats a value of unit: whole counts in full with
-// thousands separators below 10 million, otherwise scaled the benchstat
-// way ("1.566ms", "83.30KiB").
-func formatValue(unit string, v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case math.IsInf(v, 0):
-		return fmt.Sprint(v)
-	}
-	switch unit {
-	case UnitSec:
-		return benchunit.Scale(v, benchunit.Decimal) + "s"
-	case UnitAllocs, UnitGoroutines, UnitBytes, UnitRetained, UnitRetainedPerCert:
-		if math.Abs(v) < 1e7 {
-			s := countText(v)
-			if unit == UnitBytes || unit == UnitRetained || unit == UnitRetainedPerCert {
-				s += " B"
-			}
-			return s
-		}
-	}
-	switch unit {
-	case UnitBytes, UnitRetained, UnitRetainedPerCert:
-		return benchunit.Scale(v, benchunit.Binary) + "B"
-	}
-	return benchunit.Scale(v, benchunit.Decimal)
-}
-
-// countText formats a count with thousands separators and, if it is not
-// whole (a median of two values, a per-cert figure), one decimal.
-func countText(v float64) string {
-	r := math.Round(v*10) / 10
-	whole := math.Trunc(r)
-	s := thousands(int64(whole))
-	if frac := math.Abs(r - whole); frac > 0 {
-		if whole == 0 && r < 0 {
-			s = "-" + s
-		}
-		s += strconv.FormatFloat(frac, 'f', 1, 64)[1:]
-	}
-	return s
-}
-
-// signed formats a change with its sign.
-func signed(unit string, d float64) string {
-	if d == 0 {
-		return "0"
-	}
-	s := formatValue(unit, math.Abs(d))
-	if d < 0 {
-		return "-" + s
-	}
-	return "+" + s
-}
-
-// siteValue formats a per-op site value: whole numbers from 100 up, one
-// decimal below ("0.5" allocations per op).
-func siteValue(unit string, v float64) string {
-	var s string
-	if math.Abs(v) >= 100 {
-		s = thousands(int64(math.Round(v)))
-	} else {
-		s = strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
-	}
-	if unit == UnitBytes {
-		s += " B"
-	}
-	return s
-}
-
-func signedSite(unit string, d float64) string {
-	if d < 0 {
-		return "-" + siteValue(unit, -d)
-	}
-	return "+" + siteValue(unit, d)
-}
-
-func formatPercent(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "?"
-	case math.IsInf(p, 1):
-		return "+inf%"
-	case math.IsInf(p, -1):
-		return "-inf%"
-	case p == 0:
-		return "0%"
-	case math.Abs(p) < 0.01:
-		if p > 0 {
-			return "<+0.01%"
-		}
-		return ">-0.01%"
-	}
-	return fmt.Sprintf("%+.2f%%", p)
-}
-
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// mdEscape escapes the characters that would break a Markdown table cell.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // JSONSchema is the "schema" value of WriteJSON's output.

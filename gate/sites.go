@@ -3,18 +3,48 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
-// A Site is a function whose allocations grew between base and head, per
-// op.
+// A Site is a function, or a line of one, whose allocations grew between
+// base and head, per op.
 type Site struct {
 	// Function is the function's short name, such as
 	// "stores/optimized.(*Store).Update".
 	Function string
-	// Base and Head are what the function allocated itself (flat) per op
-	// on each side, in the finding's unit (objects for allocs/op, bytes
-	// for B/op).
+	// File and Line, when known, are the line of Function the site is:
+	// the site is then everything allocated below that line (a store line
+	// charged with what the library code it calls allocates), not only
+	// by the function itself. Line is 0 when unknown.
+	File string
+	Line int64
+	// Base and Head are what the site allocated per op on each side, in
+	// the finding's unit (objects for allocs/op, bytes for B/op): the
+	// function's own (flat) allocations, or everything below the line.
 	Base, Head float64
+	// Callees, for a line, are the functions it called whose allocations
+	// changed most, largest growth first (their File and Line are empty).
+	Callees []Site
+}
+
+// Where returns "file.go:123" (the base name of File), or "" when the
+// site has no line.
+func (s Site) Where() string {
+	if s.File == "" || s.Line <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
+}
+
+// Label returns the function and, when known, its line:
+// "stores/optimized.(*Store).Update (update.go:107)".
+func (s Site) Label() string {
+	if w := s.Where(); w != "" {
+		return s.Function + " (" + w + ")"
+	}
+	return s.Function
 }
 
 // Growth returns Head - Base.
@@ -43,7 +73,7 @@ func (v *Verdict) AddSites(f SiteFinder, n int) {
 	}
 	var failed []string
 	for _, fd := range v.Findings {
-		if fd.Status != Regressed || (fd.Unit != UnitAllocs && fd.Unit != UnitBytes) {
+		if fd.Status != Regressed || (fd.Unit != resultfmt.UnitAllocs && fd.Unit != resultfmt.UnitBytes) {
 			continue
 		}
 		sites, err := f.GrownSites(fd.Scenario, fd.Store, fd.Unit, n)

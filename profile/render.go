@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // Format is an output format of the renderers.
@@ -86,12 +88,12 @@ func (s *Summary) headline() string {
 		fmt.Fprintf(&b, ", %d ops", s.Ops)
 		per = "/op"
 	}
-	fmt.Fprintf(&b, ": allocated %s%s in %s objects%s", formatValue(s.AllocBytes, "bytes", false), per, formatValue(s.AllocObjects, "count", false), per)
+	fmt.Fprintf(&b, ": allocated %s%s in %s objects%s", resultfmt.Format(s.AllocBytes, "bytes"), per, resultfmt.Format(s.AllocObjects, "count"), per)
 	if s.MemBytes > 0 {
 		div := float64(max(s.Ops, 1))
-		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", formatValue(float64(s.MemBytes)/div, "bytes", false), formatValue(float64(s.MemObjects)/div, "count", false))
+		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", resultfmt.Format(float64(s.MemBytes)/div, "bytes"), resultfmt.Format(float64(s.MemObjects)/div, "count"))
 	}
-	fmt.Fprintf(&b, "; store retains %s in %s objects", formatValue(s.RetainedBytes, "bytes", false), formatValue(s.RetainedObjects, "count", false))
+	fmt.Fprintf(&b, "; store retains %s in %s objects", resultfmt.Format(s.RetainedBytes, "bytes"), resultfmt.Format(s.RetainedObjects, "count"))
 	return b.String()
 }
 
@@ -118,8 +120,8 @@ func writeSummaryText(w io.Writer, s *Summary) error {
 		}
 		for _, site := range t.Sites {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n",
-				formatValue(site.Flat, t.Unit, false), percent(site.Flat, t.Total),
-				formatValue(site.Cum, t.Unit, false), percent(site.Cum, t.Total), site.Function)
+				resultfmt.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
+				resultfmt.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), site.Function)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -143,9 +145,9 @@ func writeSummaryMarkdown(w io.Writer, s *Summary, level int) {
 			fmt.Fprintln(w, "| | | | | none |")
 		}
 		for _, site := range t.Sites {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n",
-				formatValue(site.Flat, t.Unit, false), percent(site.Flat, t.Total),
-				formatValue(site.Cum, t.Unit, false), percent(site.Cum, t.Total), site.Function)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n",
+				resultfmt.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
+				resultfmt.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), resultfmt.CodeSpan(site.Function))
 		}
 	}
 }
@@ -181,15 +183,15 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		for _, s := range sums {
 			top := ""
 			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Sites) > 0 {
-				top = fmt.Sprintf("`%s` %s", t.Sites[0].Function, formatValue(t.Sites[0].Flat, t.Unit, false))
+				top = fmt.Sprintf("%s %s", resultfmt.CodeSpan(t.Sites[0].Function), resultfmt.Format(t.Sites[0].Flat, t.Unit))
 			}
 			file := ""
 			if s.File != "" {
 				file = fmt.Sprintf("[%s](%s)", s.File, s.File)
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", s.Scenario, s.Store, s.Ops,
-				formatValue(s.AllocBytes, "bytes", false), formatValue(s.AllocObjects, "count", false),
-				formatValue(s.RetainedBytes, "bytes", false), top, file)
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", resultfmt.EscapeMarkdown(s.Scenario), resultfmt.EscapeMarkdown(s.Store), s.Ops,
+				resultfmt.Format(s.AllocBytes, "bytes"), resultfmt.Format(s.AllocObjects, "count"),
+				resultfmt.Format(s.RetainedBytes, "bytes"), top, file)
 		}
 		for _, s := range sums {
 			fmt.Fprintln(w)
@@ -204,7 +206,7 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 				if t.PerOp {
 					per = "/op"
 				}
-				fmt.Fprintf(w, "  top site: %s %s%s\n", t.Sites[0].Function, formatValue(t.Sites[0].Flat, t.Unit, false), per)
+				fmt.Fprintf(w, "  top site: %s %s%s\n", t.Sites[0].Function, resultfmt.Format(t.Sites[0].Flat, t.Unit), per)
 			}
 			if s.File != "" {
 				fmt.Fprintf(w, "  profile: %s\n", s.File)
@@ -289,9 +291,9 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 		change = fmt.Sprintf("%+.1f%%", (c.HeadTotal-c.BaseTotal)/math.Abs(c.BaseTotal)*100)
 	}
 	head := fmt.Sprintf("%s%s: base (%s) %s, head (%s) %s, %s %s",
-		c.SampleType, per, side(c.Base), formatValue(c.BaseTotal, c.Unit, false),
-		side(c.Head), formatValue(c.HeadTotal, c.Unit, false),
-		formatValue(c.HeadTotal-c.BaseTotal, c.Unit, true), change)
+		c.SampleType, per, side(c.Base), resultfmt.Format(c.BaseTotal, c.Unit),
+		side(c.Head), resultfmt.Format(c.HeadTotal, c.Unit),
+		resultfmt.FormatSigned(c.HeadTotal-c.BaseTotal, c.Unit), change)
 	groups := []struct {
 		name   string
 		deltas []Delta
@@ -307,9 +309,9 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 			fmt.Fprintln(w, "| flat Δ | base flat | head flat | cum Δ | function |")
 			fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
 			for _, d := range g.deltas {
-				fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", formatValue(d.Flat, c.Unit, true),
-					formatValue(d.BaseFlat, c.Unit, false), formatValue(d.HeadFlat, c.Unit, false),
-					formatValue(d.Cum, c.Unit, true), d.Function)
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", resultfmt.FormatSigned(d.Flat, c.Unit),
+					resultfmt.Format(d.BaseFlat, c.Unit), resultfmt.Format(d.HeadFlat, c.Unit),
+					resultfmt.FormatSigned(d.Cum, c.Unit), resultfmt.CodeSpan(d.Function))
 			}
 		}
 		return nil
@@ -322,9 +324,9 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 			fmt.Fprintf(tw, "\t\t\t\t  none\n")
 		}
 		for _, d := range g.deltas {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n", formatValue(d.Flat, c.Unit, true),
-				formatValue(d.BaseFlat, c.Unit, false), formatValue(d.HeadFlat, c.Unit, false),
-				formatValue(d.Cum, c.Unit, true), d.Function)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n", resultfmt.FormatSigned(d.Flat, c.Unit),
+				resultfmt.Format(d.BaseFlat, c.Unit), resultfmt.Format(d.HeadFlat, c.Unit),
+				resultfmt.FormatSigned(d.Cum, c.Unit), d.Function)
 		}
 	}
 	return tw.Flush()
@@ -336,51 +338,4 @@ func percent(v, total float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(v/total*100, 'f', 1, 64) + "%"
-}
-
-// formatValue formats a value of unit for a table: bytes with binary
-// prefixes (B, KiB, MiB, GiB), counts and other units as plain numbers,
-// with a sign when signed.
-func formatValue(v float64, unit string, signed bool) string {
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	} else if signed {
-		sign = "+"
-	}
-	if unit == "bytes" {
-		const k = 1024.0
-		switch {
-		case v >= k*k*k:
-			return sign + sig3(v/(k*k*k)) + "GiB"
-		case v >= k*k:
-			return sign + sig3(v/(k*k)) + "MiB"
-		case v >= k:
-			return sign + sig3(v/k) + "KiB"
-		}
-		return sign + number(v) + "B"
-	}
-	return sign + number(v)
-}
-
-// sig3 formats v (>= 1) with three significant digits.
-func sig3(v float64) string {
-	switch {
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-// number formats a non-negative count: whole numbers as such, fractions
-// (per-op values) with up to two decimals.
-func number(v float64) string {
-	if v == math.Trunc(v) || v >= 100 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
 }

@@ -40,11 +40,11 @@ func measureOf(unit string) (measure, string) {
 }
 
 // Format returns v, a value of unit, for people: times in seconds with SI
-// prefixes ("57.7 ms", "850 ns"), byte sizes with binary prefixes
-// ("84.3 KiB", "512 B"), both with three significant digits as
-// benchunit.CommonScale scales them; counts in full with thousands
-// separators ("1,184"), fractional ones with up to three significant
-// digits ("0.2", "12.5") below 1,000 and rounded from there; rates with
+// prefixes ("57.7 ms", "850 ns", "1.00 s"), byte sizes with binary
+// prefixes ("84.3 KiB", "512 B"), both with three significant digits in
+// the scale benchunit.CommonScale picks; counts in full with thousands
+// separators ("1,184"), fractional ones with one decimal from 100 up
+// ("1,194.5") and three significant digits below ("0.2", "12.5"); rates with
 // "/s" ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is
 // then in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's
 // "bytes" and "count" are understood too. NaN formats as "-", infinities
@@ -109,8 +109,10 @@ func FormatPercent(p float64) string {
 }
 
 // scaled formats v with the prefix benchunit.CommonScale picks for it and
-// three significant digits, trailing zeros dropped, then a space:
-// "57.7 m", "512 ", "1.5 Ki".
+// three significant digits, then a space: "57.7 m", "1.00 m", "1.50 Ki".
+// Trailing zeros stay, as benchstat keeps them: they say how precise the
+// value is. A whole number without a prefix is written whole ("512 ",
+// "12 ").
 func scaled(v float64, cls benchunit.Class) string {
 	if v == 0 {
 		return "0 "
@@ -121,17 +123,28 @@ func scaled(v float64, cls benchunit.Class) string {
 	if s.Prec > 0 {
 		s.Prec--
 	}
-	num := strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64)
-	return trimZeros(num) + " " + s.Prefix
+	if s.Factor == 1 && v == math.Trunc(v) {
+		s.Prec = 0
+	}
+	return strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64) + " " + s.Prefix
 }
 
-// count formats a count: whole numbers in full with thousands separators,
-// fractions with up to three significant digits below 1,000 and rounded
-// to whole numbers from there.
+// count formats a count: whole numbers in full with thousands separators;
+// fractions (medians of two samples, per-op ratios) with one decimal from
+// 100 up, so that a change of a fraction of an allocation per op still
+// shows, and with three significant digits below.
 func count(v float64) string {
 	a := math.Abs(v)
-	if v == math.Trunc(v) || a >= 999.5 {
-		return thousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	switch {
+	case v == math.Trunc(v):
+		return thousands(strconv.FormatFloat(v, 'f', 0, 64))
+	case a >= 99.95:
+		s := trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
+		whole, frac, _ := strings.Cut(s, ".")
+		if frac != "" {
+			frac = "." + frac
+		}
+		return thousands(whole) + frac
 	}
 	digits := max(3-int(math.Floor(math.Log10(a)))-1, 0)
 	return trimZeros(strconv.FormatFloat(v, 'f', digits, 64))
