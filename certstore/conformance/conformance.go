@@ -82,6 +82,17 @@ func protect(op string, f func()) (pe *panicError) {
 // newStore makes a store and arranges for it to be closed when t ends.
 func (su *suite) newStore(t *testing.T) certstore.Store {
 	t.Helper()
+	s := su.openStore(t)
+	if c, ok := s.(certstore.Closer); ok {
+		t.Cleanup(func() { closeStore(t, c) })
+	}
+	return s
+}
+
+// openStore makes a store, failing t if the factory panics or returns nil.
+// The caller closes it.
+func (su *suite) openStore(t *testing.T) certstore.Store {
+	t.Helper()
 	var s certstore.Store
 	if pe := protect("the factory", func() { s = su.factory() }); pe != nil {
 		t.Fatal(pe)
@@ -89,17 +100,22 @@ func (su *suite) newStore(t *testing.T) certstore.Store {
 	if s == nil {
 		t.Fatal("the factory returned a nil store")
 	}
-	if c, ok := s.(certstore.Closer); ok {
-		t.Cleanup(func() {
-			var err error
-			if pe := protect("Close", func() { err = c.Close() }); pe != nil {
-				t.Error(pe)
-			} else if err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-	}
 	return s
+}
+
+// closeStore closes c, failing t if Close panics or returns an error, and
+// reports whether it succeeded.
+func closeStore(t *testing.T, c certstore.Closer) bool {
+	t.Helper()
+	var err error
+	if pe := protect("Close", func() { err = c.Close() }); pe != nil {
+		t.Error(pe)
+		return false
+	} else if err != nil {
+		t.Errorf("Close: %v", err)
+		return false
+	}
+	return true
 }
 
 // update applies cfg, failing t if the store panics.

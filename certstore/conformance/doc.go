@@ -55,7 +55,8 @@
 //     come from one configuration, every single lookup comes from some
 //     complete configuration, and every Update is visible once it returns.
 //   - Goroutines: the number of goroutines does not grow over 1,000
-//     refreshes.
+//     refreshes, and no goroutine the store started is still running
+//     after Close (for a store that implements [certstore.Closer]).
 //   - Differential: the differential pass (below) finds no divergence.
 //
 // # Differential pass

@@ -220,6 +220,21 @@ func (s leakyStore) Close() error {
 	return nil
 }
 
+// unstoppedStore starts one janitor goroutine on its first update and
+// does not stop it on Close: nothing grows, but it outlives the store.
+type unstoppedStore struct {
+	*refStore
+	once  *sync.Once
+	never chan struct{}
+}
+
+func (s unstoppedStore) Update(cfg *certstore.Config) error {
+	s.once.Do(func() { go func() { <-s.never }() })
+	return s.refStore.Update(cfg)
+}
+
+func (s unstoppedStore) Close() error { return nil }
+
 // inPlaceStore has a single mutable generation that Update changes entry
 // by entry, each entry safe on its own (sync.Map) but the whole not: a
 // reader holding Current() sees a mix of two configurations while an update
@@ -334,6 +349,11 @@ var brokenStores = map[string]struct {
 		factory: func() certstore.Store { return leakyStore{newRefStore(), make(chan struct{})} },
 		run:     "/^Goroutines$",
 		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "goroutines grew"},
+	},
+	"unstopped": {
+		factory: func() certstore.Store { return unstoppedStore{newRefStore(), new(sync.Once), make(chan struct{})} },
+		run:     "/^Goroutines$",
+		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "still running after Close", "unstoppedStore.Update"},
 	},
 	"deepwildcard": {
 		factory: func() certstore.Store { s := newRefStore(); s.deepWildcard = true; return s },

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
+	"go.uber.org/goleak"
 )
 
 // issuer signs every test certificate; it is deterministic.
@@ -390,7 +390,7 @@ func TestNoGoroutineGrowth(t *testing.T) {
 	if err := s.Update(cfg); err != nil {
 		t.Fatal(err)
 	}
-	before := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	for range 20 {
 		if err := s.Update(cfg); err != nil {
 			t.Fatal(err)
@@ -399,8 +399,8 @@ func TestNoGoroutineGrowth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Errorf("goroutines grew from %d to %d over 20 refreshes", before, after)
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("goroutines grew over 20 refreshes: %v", err)
 	}
 }
 
