@@ -2,13 +2,13 @@ package report
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
+	"github.com/certbench/certbench/resultfmt"
 	"gonum.org/v1/plot"
 )
 
-// unitInfo says how a unit is titled and its values formatted.
+// unitInfo says how a unit is titled and its values formatted: by
+// resultfmt, the one owner of titles and of the number format.
 type unitInfo struct {
 	title  string
 	format func(float64) string
@@ -17,96 +17,23 @@ type unitInfo struct {
 
 // infoOf returns the title and value format of a (tidied) unit.
 func infoOf(unit string) unitInfo {
-	switch unit {
-	case "sec/op":
-		return unitInfo{"time per op", formatSeconds, false}
-	case "B/op":
-		return unitInfo{"allocated per op", formatBytes, true}
-	case "allocs/op":
-		return unitInfo{"allocations per op", formatCount, false}
-	case "retained-B":
-		return unitInfo{"retained heap", formatBytes, true}
-	case "retained-B/cert":
-		return unitInfo{"retained heap per certificate", formatBytes, true}
-	case "goroutines":
-		return unitInfo{"goroutines left running", formatCount, false}
-	case "p50-sec":
-		return unitInfo{"lookup latency, median (p50)", formatSeconds, false}
-	case "p99-sec":
-		return unitInfo{"lookup latency, p99", formatSeconds, false}
-	case "p999-sec":
-		return unitInfo{"lookup latency, p99.9", formatSeconds, false}
-	case "refreshes/s":
-		return unitInfo{"refreshes per second", func(v float64) string { return formatCount(v) + "/s" }, false}
+	return unitInfo{
+		title:  resultfmt.Title(unit),
+		format: func(v float64) string { return resultfmt.Format(v, unit) },
+		bytes:  resultfmt.IsBytes(unit),
 	}
-	switch {
-	case strings.HasPrefix(unit, "sec/") || strings.HasSuffix(unit, "-sec"):
-		return unitInfo{unit, formatSeconds, false}
-	case strings.HasPrefix(unit, "B/") || strings.HasSuffix(unit, "-B"):
-		return unitInfo{unit, formatBytes, true}
-	}
-	return unitInfo{unit, formatCount, false}
-}
-
-// sig formats v with up to three significant digits, without trailing
-// zeros.
-func sig(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
-	digits = max(digits, 0)
-	s := strconv.FormatFloat(v, 'f', digits, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
 }
 
 // formatSeconds formats a duration in seconds: "850 ns", "1.2 ms", "52 s".
-func formatSeconds(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a < 1e-6:
-		return sig(v*1e9) + " ns"
-	case a < 1e-3:
-		return sig(v*1e6) + " µs"
-	case a < 1:
-		return sig(v*1e3) + " ms"
-	}
-	return sig(v) + " s"
-}
+func formatSeconds(v float64) string { return resultfmt.Format(v, resultfmt.UnitSec) }
 
 // formatBytes formats a byte count with binary prefixes: "512 B",
 // "1.5 KiB", "12 MiB".
-func formatBytes(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a < 1024:
-		return sig(v) + " B"
-	case a < 1<<20:
-		return sig(v/1024) + " KiB"
-	case a < 1<<30:
-		return sig(v/(1<<20)) + " MiB"
-	}
-	return sig(v/(1<<30)) + " GiB"
-}
+func formatBytes(v float64) string { return resultfmt.Format(v, resultfmt.UnitBytes) }
 
-// formatCount formats a count with SI suffixes: "140", "1.4k", "1.2M".
-func formatCount(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a < 1e3:
-		return sig(v)
-	case a < 1e6:
-		return sig(v/1e3) + "k"
-	case a < 1e9:
-		return sig(v/1e6) + "M"
-	}
-	return sig(v/1e9) + "G"
-}
+// formatCount formats a count with thousands separators: "140",
+// "141,000", "0.2".
+func formatCount(v float64) string { return resultfmt.Format(v, "") }
 
 // labelTicker relabels another ticker's labelled ticks with format.
 type labelTicker struct {
@@ -136,16 +63,12 @@ func (bytesTicker) Ticks(min, max float64) []plot.Tick {
 	for div*1024 <= math.Max(math.Abs(min), math.Abs(max)) && div < 1<<40 {
 		div *= 1024
 	}
-	name := map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB"}[div]
 	ticks := plot.DefaultTicks{}.Ticks(min/div, max/div)
 	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = sig(ticks[i].Value) + " " + name
-			if ticks[i].Value == 0 {
-				ticks[i].Label = "0"
-			}
-		}
 		ticks[i].Value *= div
+		if ticks[i].Label != "" {
+			ticks[i].Label = formatBytes(ticks[i].Value)
+		}
 	}
 	return ticks
 }

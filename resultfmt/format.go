@@ -39,10 +39,18 @@ func measureOf(unit string) (measure, string) {
 	return countMeasure, per
 }
 
+// IsBytes reports whether Format shows values of unit as byte sizes
+// (B/op, retained-B, pprof's bytes, ...), with binary prefixes.
+func IsBytes(unit string) bool {
+	_, unit = benchunit.Tidy(1, unit)
+	m, _ := measureOf(unit)
+	return m == bytesMeasure
+}
+
 // Format returns v, a value of unit, for people: times in seconds with SI
-// prefixes ("57.7 ms", "850 ns", "1.00 s"), byte sizes with binary
+// prefixes ("57.7 ms", "850 ns", "1.2 s"), byte sizes with binary
 // prefixes ("84.3 KiB", "512 B"), both with three significant digits in
-// the scale benchunit.CommonScale picks; counts in full with thousands
+// the scale benchunit.CommonScale picks, trailing zeros dropped; counts in full with thousands
 // separators ("1,184"), fractional ones with one decimal from 100 up
 // ("1,194.5") and three significant digits below ("0.2", "12.5"); rates with
 // "/s" ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is
@@ -109,10 +117,8 @@ func FormatPercent(p float64) string {
 }
 
 // scaled formats v with the prefix benchunit.CommonScale picks for it and
-// three significant digits, then a space: "57.7 m", "1.00 m", "1.50 Ki".
-// Trailing zeros stay, as benchstat keeps them: they say how precise the
-// value is. A whole number without a prefix is written whole ("512 ",
-// "12 ").
+// three significant digits, trailing zeros dropped, then a space:
+// "57.7 m", "1 m", "1.5 Ki", "512 ".
 func scaled(v float64, cls benchunit.Class) string {
 	if v == 0 {
 		return "0 "
@@ -123,10 +129,7 @@ func scaled(v float64, cls benchunit.Class) string {
 	if s.Prec > 0 {
 		s.Prec--
 	}
-	if s.Factor == 1 && v == math.Trunc(v) {
-		s.Prec = 0
-	}
-	return strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64) + " " + s.Prefix
+	return trimZeros(strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64)) + " " + s.Prefix
 }
 
 // count formats a count: whole numbers in full with thousands separators;

@@ -14,16 +14,16 @@ func TestFormat(t *testing.T) {
 		{0.05774, UnitSec, "57.7 ms"},
 		{57.74e6, UnitNsPerOp, "57.7 ms"},
 		{850e-9, UnitSec, "850 ns"},
-		{1.2, UnitSec, "1.20 s"},
-		{0.001003, UnitSec, "1.00 ms"},
+		{1.2, UnitSec, "1.2 s"},
+		{0.001003, UnitSec, "1 ms"},
 		{12, UnitBytes, "12 B"},
 		{0, UnitSec, "0 s"},
 		{86323, UnitBytes, "84.3 KiB"},
 		{512, UnitRetainedPerCert, "512 B"},
 		{0, UnitBytes, "0 B"},
-		{0.5, UnitBytes, "0.500 B"},
-		{1536, "bytes", "1.50 KiB"},
-		{3 << 20, UnitRetained, "3.00 MiB"},
+		{0.5, UnitBytes, "0.5 B"},
+		{1536, "bytes", "1.5 KiB"},
+		{3 << 20, UnitRetained, "3 MiB"},
 		{1184, UnitAllocs, "1,184"},
 		{1184.4, UnitAllocs, "1,184.4"},
 		{1194.5, UnitAllocs, "1,194.5"},
@@ -41,8 +41,8 @@ func TestFormat(t *testing.T) {
 		{0.9, UnitRefreshRate, "0.9/s"},
 		{2500, UnitRefreshRate, "2,500/s"},
 		{0.44, UnitAllocs, "0.44"},
-		{80e-9, UnitP50Sec, "80.0 ns"},
-		{80, UnitP50, "80.0 ns"},
+		{80e-9, UnitP50Sec, "80 ns"},
+		{80, UnitP50, "80 ns"},
 		{2.5, UnitMBPerSec, "2.38 MiB/s"},
 		{math.NaN(), UnitSec, "-"},
 		{math.Inf(1), UnitBytes, "+Inf"},
@@ -51,7 +51,7 @@ func TestFormat(t *testing.T) {
 			t.Errorf("Format(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
 		}
 	}
-	if got := FormatSigned(1536, UnitBytes); got != "+1.50 KiB" {
+	if got := FormatSigned(1536, UnitBytes); got != "+1.5 KiB" {
 		t.Errorf("FormatSigned = %q", got)
 	}
 	if got := FormatSigned(-3, UnitAllocs); got != "-3" {
