@@ -12,7 +12,6 @@ import (
 
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/resultfmt"
-	"golang.org/x/perf/benchunit"
 )
 
 // Fit is a power law value ≈ Coefficient · N^Exponent fitted to a curve.
@@ -214,7 +213,7 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 }
 
 // TableUnits are the units WriteTable shows, in order, when present.
-var TableUnits = []string{"sec/op", "B/op", "allocs/op", "retained-B", "retained-B/cert"}
+var TableUnits = []string{resultfmt.UnitSec, resultfmt.UnitBytes, resultfmt.UnitAllocs, resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert}
 
 // WriteTable writes, per family, a table of medians per pool size (one
 // line per unit and store) with the fitted exponents, then a summary table
@@ -254,12 +253,11 @@ func WriteTable(w io.Writer, curves []Curve) error {
 					header = true
 					fmt.Fprintf(tw, "%s\t", unit)
 					for _, s := range sizes {
-						fmt.Fprintf(tw, "%s\t", commas(s))
+						fmt.Fprintf(tw, "%s\t", resultfmt.FormatInt(s))
 					}
 					fmt.Fprint(tw, "k\tk last\t\n")
 				}
 				fmt.Fprintf(tw, "%s\t", st)
-				cls := benchunit.ClassOf(unit)
 				for _, s := range sizes {
 					i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s })
 					if i < 0 {
@@ -267,7 +265,7 @@ func WriteTable(w io.Writer, curves []Curve) error {
 						continue
 					}
 					p := c.Points[i]
-					fmt.Fprintf(tw, "%s (%d)\t", benchunit.Scale(p.Center, cls), p.N)
+					fmt.Fprintf(tw, "%s (%d)\t", resultfmt.Format(p.Center, unit), p.N)
 				}
 				if AllZero(c) {
 					fmt.Fprint(tw, "-\t-\t\n")
@@ -333,7 +331,7 @@ func growthText(c *Curve) string {
 	s := "N^" + exponentText(c.Fit, nil)
 	if len(c.Points) >= 3 && c.LastErr == nil {
 		n := len(c.Points)
-		s += fmt.Sprintf(" (N^%s at %s-%s)", exponentText(c.Last, nil), commas(c.Points[n-2].Size), commas(c.Points[n-1].Size))
+		s += fmt.Sprintf(" (N^%s at %s-%s)", exponentText(c.Last, nil), resultfmt.FormatInt(c.Points[n-2].Size), resultfmt.FormatInt(c.Points[n-1].Size))
 	}
 	return s
 }
@@ -372,13 +370,4 @@ func exponentText(f Fit, err error) string {
 		k = 0 // no "-0.00"
 	}
 	return strconv.FormatFloat(k, 'f', 2, 64)
-}
-
-// commas formats n with thousands separators.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certgen"
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // Family is a scenario shape that can be made at any pool size, for
@@ -74,19 +75,10 @@ func (f Family) At(size int) Scenario {
 	}
 	return Scenario{
 		Name:        name,
-		Description: fmt.Sprintf("%s (%s certificates)", f.Description, commas(size)),
+		Description: fmt.Sprintf("%s (%s certificates)", f.Description, resultfmt.FormatInt(size)),
 		Kind:        f.Kind,
 		Window:      f.Window,
 		Pool:        certgen.PoolSpec{Seed: SweepSeed, Count: size},
 		Ops:         ops,
 	}
-}
-
-// commas formats n with thousands separators.
-func commas(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

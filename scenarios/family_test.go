@@ -1,6 +1,9 @@
 package scenarios
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFamilyNames(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,8 +30,8 @@ func TestFamilyNames(t *testing.T) {
 	if _, err := FamilyByName("renew-2"); err == nil {
 		t.Error("unknown family gave no error")
 	}
-	if got := commas(100000); got != "100,000" {
-		t.Errorf("commas(100000) = %q", got)
+	if sc := Families[0].At(100000); sc.Name != "renew-1-of-100000" || !strings.HasSuffix(sc.Description, " (100,000 certificates)") {
+		t.Errorf("renew-1 at 100000: %q, %q; want the size without separators in the name, with them in the description", sc.Name, sc.Description)
 	}
 }
 
