@@ -6,8 +6,10 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/growth"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -38,7 +40,107 @@ type Chart struct {
 // compatible with Arial and Helvetica.
 var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-const titleHeight = 30 // points, the chart title's band
+const (
+	titleHeight = 30 // points, the chart title's band
+	noteHeight  = 13 // points, a line of note under the title or a panel
+	legendGap   = 4  // points between a panel's x axis and its legend
+)
+
+// noteStyle is the style of the notes that say an axis is logarithmic.
+func noteStyle() draw.TextStyle {
+	return draw.TextStyle{
+		Color:   color.Gray{Y: 0x55},
+		Font:    font.From(chartFont, 8.5),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// panels returns the chart's panels, row by row.
+func (c *Chart) panels() []*plot.Plot {
+	var ps []*plot.Plot
+	for _, row := range c.plots {
+		for _, p := range row {
+			if p != nil {
+				ps = append(ps, p)
+			}
+		}
+	}
+	return ps
+}
+
+// scaleNote says which axes of p are logarithmic: "both axes
+// logarithmic", "y axis logarithmic", or "" when none is.
+func scaleNote(p *plot.Plot) string {
+	_, xlog := p.X.Scale.(plot.LogScale)
+	_, ylog := p.Y.Scale.(plot.LogScale)
+	switch {
+	case xlog && ylog:
+		return "both axes logarithmic"
+	case ylog:
+		return "y axis logarithmic"
+	case xlog:
+		return "x axis logarithmic"
+	}
+	return ""
+}
+
+// notes returns the note under the chart's title and the notes under
+// each panel: when every panel has the same scales, one note for the
+// chart (for example "both axes logarithmic" on a growth chart);
+// otherwise one under each panel with a logarithmic axis.
+func (c *Chart) notes() (chart string, panel map[*plot.Plot]string) {
+	ps := c.panels()
+	if len(ps) == 0 {
+		return "", nil
+	}
+	same := true
+	for _, p := range ps[1:] {
+		same = same && scaleNote(p) == scaleNote(ps[0])
+	}
+	if same {
+		return scaleNote(ps[0]), nil
+	}
+	panel = make(map[*plot.Plot]string)
+	for _, p := range ps {
+		if n := scaleNote(p); n != "" {
+			panel[p] = n
+		}
+	}
+	return "", panel
+}
+
+// legendHeight returns the height of p's legend, 0 if it has no entries.
+func legendHeight(p *plot.Plot) vg.Length {
+	return p.Legend.Rectangle(draw.Canvas{}).Size().Y
+}
+
+// footer returns the height of the band under every panel of the chart
+// that holds the panel notes and the legends, outside the data areas.
+func (c *Chart) footer() vg.Length {
+	_, panelNotes := c.notes()
+	var h vg.Length
+	if len(panelNotes) > 0 {
+		h += noteHeight
+	}
+	var leg vg.Length
+	for _, p := range c.panels() {
+		leg = max(leg, legendHeight(p))
+	}
+	if leg > 0 {
+		h += leg + legendGap
+	}
+	return h
+}
+
+// header returns the height of the title band, with the chart's note.
+func (c *Chart) header() vg.Length {
+	if note, _ := c.notes(); note != "" {
+		return titleHeight + noteHeight
+	}
+	return titleHeight
+}
 
 // Size returns the chart's width and height.
 func (c *Chart) Size() (w, h vg.Length) {
@@ -46,7 +148,98 @@ func (c *Chart) Size() (w, h vg.Length) {
 	for _, row := range c.plots {
 		cols = max(cols, len(row))
 	}
-	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*c.tileH + titleHeight
+	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
+}
+
+// panelLayout is where one panel goes on the chart's canvas.
+type panelLayout struct {
+	plot *plot.Plot
+	// bare is the plot as gonum/plot draws it: without its legend and
+	// axis labels, which the chart draws itself (gonum/plot pads a log
+	// axis for its label as if the label sat at the axis's arithmetic
+	// midpoint, far off centre, and draws the legend over the data).
+	bare *plot.Plot
+	// area is the canvas bare is drawn on: title, ticks and data.
+	area draw.Canvas
+	// data is the data area of the panel, inside area.
+	data vg.Rectangle
+	// xLabel and yLabel are where the axis labels are drawn, under and
+	// left of area; note is the top centre of the panel's note line, if
+	// any, under the x label.
+	xLabel, yLabel, note vg.Point
+	// legend is the rectangle of the panel's legend, under its note;
+	// empty if the panel has no legend.
+	legend vg.Rectangle
+}
+
+// bare returns a copy of p without its legend and axis labels.
+func bare(p *plot.Plot) *plot.Plot {
+	b := *p
+	b.Legend = plot.NewLegend()
+	b.X.Label.Text, b.Y.Label.Text = "", ""
+	return &b
+}
+
+// xLabelHeight and yLabelWidth return the room an axis label takes, as
+// gonum/plot reserves it.
+func xLabelHeight(p *plot.Plot) vg.Length {
+	if p.X.Label.Text == "" {
+		return 0
+	}
+	return p.X.Label.TextStyle.Height(p.X.Label.Text) + p.X.Label.Padding
+}
+
+func yLabelWidth(p *plot.Plot) vg.Length {
+	if p.Y.Label.Text == "" {
+		return 0
+	}
+	st := p.Y.Label.TextStyle
+	return st.Height(p.Y.Label.Text) + st.FontExtents().Descent + p.Y.Label.Padding
+}
+
+// layout places the panels on dc, a canvas of the chart's size: a tile
+// per panel, holding the plot and under it the panel's note and legend,
+// outside the data area.
+func (c *Chart) layout(dc draw.Canvas) []panelLayout {
+	body := dc
+	body.Max.Y -= c.header()
+	cols := 0
+	for _, row := range c.plots {
+		cols = max(cols, len(row))
+	}
+	_, panelNotes := c.notes()
+	foot := c.footer()
+	tiles := draw.Tiles{Rows: len(c.plots), Cols: cols, PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
+	var out []panelLayout
+	// Each panel in its own tile (not plot.Align, which would move the
+	// titles of panels with narrower axes out of line).
+	for j, row := range c.plots {
+		for i, p := range row {
+			if p == nil {
+				continue
+			}
+			tile := tiles.At(body, i, j)
+			xh, yw := xLabelHeight(p), yLabelWidth(p)
+			l := panelLayout{plot: p, bare: bare(p), area: draw.Crop(tile, yw, 0, foot+xh, 0)}
+			l.data = l.bare.DataCanvas(l.area).Rectangle
+			midX, midY := (l.data.Min.X+l.data.Max.X)/2, (l.data.Min.Y+l.data.Max.Y)/2
+			ext := p.X.Label.TextStyle.FontExtents()
+			l.xLabel = vg.Point{X: midX, Y: l.area.Min.Y - xh + ext.Descent}
+			l.yLabel = vg.Point{X: tile.Min.X + p.Y.Label.TextStyle.Height(p.Y.Label.Text) - p.Y.Label.TextStyle.FontExtents().Descent, Y: midY}
+			y := l.area.Min.Y - xh
+			if len(panelNotes) > 0 {
+				l.note = vg.Point{X: midX, Y: y}
+				y -= noteHeight
+			}
+			if h := legendHeight(p); h > 0 {
+				w := p.Legend.Rectangle(draw.Canvas{}).Size().X
+				top := y - legendGap
+				l.legend = vg.Rectangle{Min: vg.Point{X: l.data.Min.X, Y: top - h}, Max: vg.Point{X: l.data.Min.X + w, Y: top}}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // draw draws the chart on a canvas of its size. It fails, drawing
@@ -54,14 +247,9 @@ func (c *Chart) Size() (w, h vg.Length) {
 // axis): gonum/plot would spin in the tick code or panic on such a range.
 // A panic while drawing is an error too.
 func (c *Chart) draw(dc draw.Canvas) (err error) {
-	for _, row := range c.plots {
-		for _, p := range row {
-			if p == nil {
-				continue
-			}
-			if err := checkAxes(p); err != nil {
-				return fmt.Errorf("chart %s: %w", c.ID, err)
-			}
+	for _, p := range c.panels() {
+		if err := checkAxes(p); err != nil {
+			return fmt.Errorf("chart %s: %w", c.ID, err)
 		}
 	}
 	defer func() {
@@ -79,26 +267,31 @@ func (c *Chart) draw(dc draw.Canvas) (err error) {
 		Handler: plot.DefaultTextHandler,
 	}
 	sty.Font.Weight = xfont.WeightBold
-	dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - 4}, c.Title)
-	body := dc
-	body.Max.Y -= titleHeight
-	cols := 0
-	for _, row := range c.plots {
-		cols = max(cols, len(row))
+	mid := (dc.Min.X + dc.Max.X) / 2
+	dc.FillText(sty, vg.Point{X: mid, Y: dc.Max.Y - 4}, c.Title)
+	chartNote, panelNotes := c.notes()
+	if chartNote != "" {
+		dc.FillText(noteStyle(), vg.Point{X: mid, Y: dc.Max.Y - titleHeight + 2}, chartNote)
 	}
-	grid := make([][]*plot.Plot, len(c.plots))
-	for j, row := range c.plots {
-		grid[j] = make([]*plot.Plot, cols)
-		copy(grid[j], row)
-	}
-	tiles := draw.Tiles{Rows: len(grid), Cols: cols, PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
-	// Each panel in its own tile (not plot.Align, which would move the
-	// titles of panels with narrower axes out of line).
-	for j, row := range grid {
-		for i, p := range row {
-			if p != nil {
-				p.Draw(tiles.At(body, i, j))
-			}
+	for _, l := range c.layout(dc) {
+		l.bare.Draw(l.area)
+		p := l.plot
+		if p.X.Label.Text != "" {
+			dc.FillText(p.X.Label.TextStyle, l.xLabel, p.X.Label.Text)
+		}
+		if p.Y.Label.Text != "" {
+			st := p.Y.Label.TextStyle
+			st.Rotation += math.Pi / 2
+			dc.FillText(st, l.yLabel, p.Y.Label.Text)
+		}
+		if note := panelNotes[p]; note != "" {
+			dc.FillText(noteStyle(), l.note, note)
+		}
+		if l.legend.Size().Y > 0 {
+			leg := p.Legend
+			leg.Top, leg.Left = true, true
+			leg.XOffs, leg.YOffs = 0, 0
+			leg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: l.legend})
 		}
 	}
 	return nil
@@ -174,7 +367,7 @@ func (c *Chart) inlineSVG() ([]byte, error) {
 }
 
 // palette gives stores their colours, in the order they are first named
-// (colour-blind safe, from ColorBrewer's Dark2 and Set1).
+// (colour-blind safe: ColorBrewer's Dark2, orange and teal first).
 var palette = []color.RGBA{
 	{0xd9, 0x5f, 0x02, 0xff}, // orange
 	{0x1b, 0x9e, 0x77, 0xff}, // teal
@@ -182,23 +375,53 @@ var palette = []color.RGBA{
 	{0xe7, 0x29, 0x8a, 0xff}, // pink
 	{0x66, 0xa6, 0x1e, 0xff}, // green
 	{0xa6, 0x76, 0x1d, 0xff}, // brown
-	{0x37, 0x7e, 0xb8, 0xff}, // blue
+	{0xe6, 0xab, 0x02, 0xff}, // mustard
 	{0x66, 0x66, 0x66, 0xff}, // grey
 }
 
-// colors assigns palette colours to store names in order.
+// filePalette gives input files their colours (report --by-file, plain
+// go test -bench files): shades of blue from light (the baseline, usually
+// "base") to dark, a hue that no store colour uses, so that a file is
+// never taken for a store.
+var filePalette = []color.RGBA{
+	{0x9e, 0xca, 0xe1, 0xff}, // light blue
+	{0x21, 0x66, 0xac, 0xff}, // dark blue
+	{0x4e, 0x9a, 0xd0, 0xff}, // mid blue
+	{0x08, 0x30, 0x6b, 0xff}, // navy
+}
+
+// colors assigns palette colours to store names, and filePalette colours
+// to file labels, in the order they are first asked for.
 type colors struct {
-	names []string
+	names, files []string
 }
 
 func (cs *colors) of(name string) color.RGBA {
-	for i, n := range cs.names {
-		if n == name {
-			return palette[i%len(palette)]
-		}
+	return pick(&cs.names, name, palette)
+}
+
+func (cs *colors) file(label string) color.RGBA {
+	return pick(&cs.files, label, filePalette)
+}
+
+// pick returns the colour of name, adding it to names if new.
+func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
+	i := slices.Index(*names, name)
+	if i < 0 {
+		*names = append(*names, name)
+		i = len(*names) - 1
 	}
-	cs.names = append(cs.names, name)
-	return palette[(len(cs.names)-1)%len(palette)]
+	return pal[i%len(pal)]
+}
+
+// columnColor returns the colour of a comparison column: a store's
+// colour, or when the columns are the input files (report --by-file,
+// plain go test -bench results) a file's colour.
+func (r *Report) columnColor(label string) color.RGBA {
+	if r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == compare.FileKey }) {
+		return r.colors.file(label)
+	}
+	return r.colors.of(label)
 }
 
 // newPlot returns a plot with certbench's fonts and sizes.
@@ -218,14 +441,17 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// barValue is one bar: a median and its confidence interval.
+// barValue is one store's value in a scenario panel: a median and its
+// confidence interval.
 type barValue struct {
 	center, lo, hi float64
 	color          color.Color
 }
 
-// bars draws one bar per store from the bottom of the axis to the median,
-// with the confidence interval as an error bar and the median's value
+// bars draws one value per store. On a linear axis starting at 0 each is
+// a bar from 0 to the median; on a logarithmic axis, where a bar's length
+// means nothing, a dot at the median (a dot plot). Either way the
+// confidence interval is a whisker and the median's value is written
 // above.
 type bars struct {
 	vals   []barValue
@@ -233,6 +459,9 @@ type bars struct {
 	format func(float64) string
 	label  text.Style
 }
+
+// dotRadius is the radius of a dot on a logarithmic axis.
+const dotRadius = 4
 
 func (b *bars) finite(v barValue) (lo, hi float64, ok bool) {
 	if math.IsInf(v.lo, 0) || math.IsInf(v.hi, 0) || math.IsNaN(v.lo) || math.IsNaN(v.hi) || v.hi <= v.lo {
@@ -244,8 +473,8 @@ func (b *bars) finite(v barValue) (lo, hi float64, ok bool) {
 	return v.lo, v.hi, true
 }
 
-// DataRange implements plot.DataRanger: room above the tallest bar for its
-// label, and on a log axis a floor below the smallest.
+// DataRange implements plot.DataRanger: room above the highest value for
+// its label, and on a log axis a floor below the smallest.
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.vals))-0.5
 	top, bottom := 0.0, math.Inf(1)
@@ -292,9 +521,14 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		top := base
 		if v.center > 0 {
 			top = trY(v.center)
-			c.FillPolygon(v.color, []vg.Point{{X: x0, Y: base}, {X: x1, Y: base}, {X: x1, Y: top}, {X: x0, Y: top}})
+			if !b.log {
+				c.FillPolygon(v.color, []vg.Point{{X: x0, Y: base}, {X: x1, Y: base}, {X: x1, Y: top}, {X: x0, Y: top}})
+			}
 		}
 		labelY := top
+		if b.log && v.center > 0 {
+			labelY = top + dotRadius
+		}
 		if lo, hi, ok := b.finite(v); ok {
 			ylo, yhi := trY(math.Max(lo, p.Y.Min)), trY(math.Min(hi, p.Y.Max))
 			capW := (x1 - x0) / 6
@@ -303,11 +537,26 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(line, xc-capW, yhi, xc+capW, yhi)
 			labelY = max(labelY, yhi)
 		}
+		if b.log && v.center > 0 {
+			// Over the whisker, so that the median stays visible.
+			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: xc, Y: top})
+		}
 		c.FillText(b.label, vg.Point{X: xc, Y: labelY + 2}, b.format(v.center))
 	}
 }
 
+// axisLabel names the metric of unit for a value axis: the panel's title,
+// with "(bytes)" for byte values (the ticks say KiB, MiB, ...).
+func axisLabel(info unitInfo, title string) string {
+	if info.bytes {
+		return title + " (bytes)"
+	}
+	return title
+}
+
 // barPlot makes one panel of a scenario chart: a metric of each store.
+// Values that differ by more than 30x go on a logarithmic axis as dots;
+// the others are bars on a linear axis from 0.
 func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	info := infoOf(unit)
 	p := newPlot(info.title)
@@ -326,11 +575,12 @@ func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	p.Add(grid, b)
 	p.NominalX(stores...)
 	p.X.Tick.Label.Font = font.From(chartFont, 9)
+	p.Y.Label.Text = axisLabel(info, info.title)
 	switch {
 	case b.log:
+		// The chart notes under the panel that the axis is logarithmic.
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
-		p.Y.Label.Text = "log scale"
 	case info.bytes:
 		p.Y.Tick.Marker = bytesTicker{}
 	default:
@@ -354,21 +604,22 @@ func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i
 func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, error) {
 	info := infoOf(unit)
 	// Every op of a sweep family is one refresh (or, for startup, one load).
-	p := newPlot(strings.Replace(info.title, " per op", " per refresh", 1))
-	p.X.Label.Text = "certificates in the pool, N (log scale)"
-	p.Y.Label.Text = "log scale"
+	title := strings.Replace(info.title, " per op", " per refresh", 1)
+	p := newPlot(title)
+	// The chart notes that both axes are logarithmic, and draws the
+	// legend under the panel.
+	p.X.Label.Text = "certificates in the pool, N"
+	p.Y.Label.Text = axisLabel(info, title)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = logTicker{format: formatCount}
 	p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = 4, -2
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xe6}
 	grid.Horizontal.Color = color.Gray{Y: 0xe6}
 	p.Add(grid)
 
 	xmin, xmax, ymin, ymax := math.Inf(1), 0.0, math.Inf(1), 0.0
-	plotted, zeros := 0, 0
+	plotted := 0
 	for _, c := range curves {
 		var g, withCI growthPoints
 		for _, pt := range c.Points {
@@ -397,7 +648,6 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 				}
 				mark.Color, mark.Shape, mark.Radius = cs.of(c.Store), draw.CircleGlyph{}, vg.Points(2.6)
 				p.Legend.Add(c.Store+": 0 at every size (not drawn)", mark)
-				zeros++
 			}
 			continue
 		}
@@ -451,29 +701,5 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 	}
 	p.X.Min, p.X.Max = xmin/1.6, xmax*1.6
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
-	// Room at the top left for the legend: the points in the left part of
-	// the panel must stay below the legend's lines (about 12 pt each, of a
-	// data area about 170 pt high).
-	leftMax := 0.0
-	mid := math.Pow(p.X.Min, 0.12) * math.Pow(p.X.Max, 0.88) // 88% of the way across
-	for _, c := range curves {
-		for _, pt := range c.Points {
-			if float64(pt.Size) <= mid && pt.Center > 0 {
-				leftMax = math.Max(leftMax, math.Max(pt.Center, pt.Hi*boolTo(finite(pt.Hi))))
-			}
-		}
-	}
-	legend := (12*float64(plotted+zeros) + 8) / 170
-	if leftMax > 0 {
-		need := math.Exp(math.Log(leftMax/p.Y.Min) / (1 - legend))
-		p.Y.Max = math.Max(p.Y.Max, p.Y.Min*need)
-	}
 	return p, nil
-}
-
-func boolTo(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

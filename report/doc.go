@@ -10,12 +10,18 @@
 //     store through the median at each pool size, error bars for the 95%
 //     confidence interval of the median where there are enough samples
 //     for one, the fitted power law c·N^k as a dashed line, and k in the
-//     legend (see package sweep);
-//   - per scenario, a bar chart: one panel per metric, one bar per store
-//     at the median, error bars for the 95% confidence interval, the
-//     value printed above each bar; a panel whose values span more than
-//     a factor of 30 uses a logarithmic axis (labelled as such), so that
-//     a store a thousand times faster still shows;
+//     legend under each panel (see package sweep); a note under the title
+//     says both axes are logarithmic, and the axes are labelled with the
+//     quantity;
+//   - per scenario, a chart of one panel per metric, its y axis labelled
+//     with the metric: one bar per store from 0 to the median, a whisker
+//     for the 95% confidence interval and the value printed above; a
+//     panel whose values span more than a factor of 30 uses a
+//     logarithmic axis instead, noted under the panel, and draws a dot at
+//     each median (a bar's length would mean nothing there), so that a
+//     store a thousand times faster still shows. Stores have one set of
+//     colours; input files compared with --by-file (or plain go test
+//     -bench files) have another, shades of blue;
 //   - the comparison tables of package compare (median ± interval per
 //     store, the change against the first store and its p-value) and the
 //     sweep's medians and growth exponents, as HTML tables.

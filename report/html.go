@@ -91,7 +91,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		for _, t := range r.Compare.Tables {
 			page.Tables = append(page.Tables, compareTable(t))
 		}
-		page.Notes = r.Compare.Warnings
+		page.Notes = withoutGeomeanWarnings(r.Compare)
 		if len(r.Compare.Columns) > 1 {
 			page.Legend = fmt.Sprintf("Cells: median ± %s confidence interval (exact units: the value). "+
 				"Changes against %s are shown when significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise; "+
@@ -157,7 +157,84 @@ func compareTable(t *compare.Table) htmlTable {
 		}
 		ht.Rows = append(ht.Rows, cells)
 	}
+	if row, why := geomeanRow(t); row != nil {
+		ht.Rows = append(ht.Rows, row)
+	} else if why != "" {
+		ht.Note = "No geomean row: " + why + "."
+	}
 	return ht
+}
+
+// geomeanRow returns the geomean row of t as benchstat prints it: the
+// geometric mean of each column's centers and, in the delta columns, of
+// the ratios to the baseline. It is only defined when every value is
+// positive: otherwise it returns nil and says why (nothing for a table of
+// one row, whose geomean is that row).
+func geomeanRow(t *compare.Table) (row []htmlCell, why string) {
+	if len(t.Rows) < 2 {
+		return nil, ""
+	}
+	var missing, zero []string
+	for _, r := range t.Rows {
+		switch {
+		case slices.Contains(r.Cells, nil):
+			missing = append(missing, r.Label)
+		case slices.ContainsFunc(r.Cells, func(c *compare.Cell) bool { return !(c.Center() > 0) }):
+			zero = append(zero, r.Label)
+		}
+	}
+	// rows names the rows of labels, with the verb for one or several.
+	rows := func(labels []string, one, several string) string {
+		switch {
+		case len(labels) == len(t.Rows):
+			return "every row " + one
+		case len(labels) > 3:
+			return fmt.Sprintf("%d of %d rows %s", len(labels), len(t.Rows), several)
+		case len(labels) == 1:
+			return fmt.Sprintf("1 of %d rows (%s) %s", len(t.Rows), labels[0], one)
+		}
+		return fmt.Sprintf("%d of %d rows (%s) %s", len(labels), len(t.Rows), strings.Join(labels, ", "), several)
+	}
+	var reasons []string
+	if len(zero) > 0 {
+		reasons = append(reasons, rows(zero, "has a value of 0", "have a value of 0"))
+	}
+	if len(missing) > 0 {
+		reasons = append(reasons, rows(missing, "lacks a result in some column", "lack a result in some column"))
+	}
+	if len(reasons) > 0 || len(t.Geomean) != len(t.Columns) {
+		return nil, strings.Join(append(reasons, "a geometric mean needs a positive value in every cell"), "; ")
+	}
+	format := infoOf(t.Unit).format
+	title := fmt.Sprintf("geometric mean over %d rows", len(t.Rows))
+	row = []htmlCell{{Text: compare.GeomeanLabel, Class: "label geo", Title: title}}
+	for j, g := range t.Geomean {
+		row = append(row, htmlCell{Text: format(g.Center), Class: "num geo", Title: title})
+		if j > 0 {
+			row = append(row, htmlCell{Text: fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100), Class: "num geo", Title: "geometric mean of the ratios to " + t.Columns[0].Label})
+		}
+	}
+	return row, ""
+}
+
+// withoutGeomeanWarnings returns the comparison's warnings less those
+// about the rows its geomeans leave out: the page shows a geomean row
+// only where no row is left out, and says in the table's note why not
+// otherwise.
+func withoutGeomeanWarnings(rep *compare.Report) []string {
+	var geo []string
+	for _, t := range rep.Tables {
+		for _, g := range t.Geomean {
+			geo = append(geo, g.Warnings...)
+		}
+	}
+	var notes []string
+	for _, w := range rep.Warnings {
+		if !slices.Contains(geo, w) {
+			notes = append(notes, w)
+		}
+	}
+	return notes
 }
 
 // exponentTable lists the fitted exponents: one row per family and unit,
@@ -243,9 +320,13 @@ func (r *Report) medianTable(family string) htmlTable {
 				fit growth.Fit
 				err error
 			}{{c.Fit, c.FitErr}, {c.Last, c.LastErr}} {
-				if f.err != nil {
-					row = append(row, htmlCell{Text: "?", Class: "num"})
-				} else {
+				switch {
+				case growth.AllZero(c):
+					// As in the exponent table.
+					row = append(row, htmlCell{Text: "0 at every size", Class: "num"})
+				case f.err != nil:
+					row = append(row, htmlCell{Text: "-", Class: "num", Title: f.err.Error()})
+				default:
 					row = append(row, htmlCell{Text: kText(f.fit.Exponent), Class: "num"})
 				}
 			}
@@ -288,6 +369,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.label { text-align: left; white-space: nowrap; }
 td.better { background: #e3f4e3; color: #155d15; }
 td.worse { background: #fbe3e3; color: #8a1414; }
+td.geo { border-top: 2px solid #999; font-weight: bold; }
 caption { text-align: left; font-weight: bold; padding: .2em 0; }
 p.note { font-size: .85em; color: #555; margin-top: -.8em; }
 pre { background: #f6f6f6; padding: .6em; font-size: .85em; }

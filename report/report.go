@@ -82,7 +82,7 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 		}
 		r.Compare = rep
 		for _, c := range rep.Columns {
-			r.colors.of(c.Label)
+			r.columnColor(c.Label)
 		}
 	}
 	if sw != nil {
@@ -237,7 +237,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 				continue
 			}
 			stores = append(stores, t.Columns[j].Label)
-			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.colors.of(t.Columns[j].Label)})
+			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
 			nonzero = nonzero || c.Summary.Center != 0
 		}
 		switch {
@@ -258,8 +258,8 @@ func (r *Report) scenarioChart(label string) *Chart {
 	return &Chart{
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
-		Caption: "Median of the samples (bars and values) with its 95% confidence interval (error bars; none with fewer than 6 samples or for exact units). " +
-			"Panels whose bars differ by more than 30× use a logarithmic axis.",
+		Caption: "Median of the samples (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
+			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,
 	}
