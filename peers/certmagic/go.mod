@@ -7,6 +7,7 @@ replace github.com/certbench/certbench => ../..
 require (
 	github.com/caddyserver/certmagic v0.25.6
 	github.com/certbench/certbench v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 )
 
@@ -15,6 +16,7 @@ require (
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/caddyserver/zerossl v0.1.6 // indirect
