@@ -47,6 +47,92 @@ const (
 	UnitRefreshRate = "refreshes/s"
 )
 
+// The units of the operator-facing measurements (certbench's bench
+// package): real TLS handshakes, the peak heap of a refresh, the
+// process's peak RSS, and what garbage collection costs. Each is
+// lower-is-better unless said otherwise.
+const (
+	// UnitHandshakes is the handshakes that completed and verified per
+	// second of wall time of a Handshake phase, over all its clients;
+	// higher is better.
+	UnitHandshakes = "handshakes/s"
+	// UnitHandshakeP50 ... UnitHandshakeMax are percentiles (nearest
+	// rank) of the latency of the handshakes that completed, in
+	// nanoseconds: the client's handshake, from its first write to its
+	// verified Finished, full and resumed handshakes together.
+	UnitHandshakeP50  = "handshake-p50-ns"
+	UnitHandshakeP90  = "handshake-p90-ns"
+	UnitHandshakeP99  = "handshake-p99-ns"
+	UnitHandshakeP999 = "handshake-p999-ns"
+	UnitHandshakeMax  = "handshake-max-ns"
+	// UnitErrors is the number of handshakes of a sample (all phases)
+	// that failed on either end: a certificate that did not verify
+	// against the pool's issuer for the name asked, a miss not served
+	// the configured default, a store error. A correct store has 0.
+	UnitErrors = "errors"
+	// UnitCalmHandshakes and UnitCalmP99 are UnitHandshakes and
+	// UnitHandshakeP99 of the churn-free phase of a churn sample (its
+	// other figures are of the churn phase).
+	UnitCalmHandshakes = "calm-handshakes/s"
+	UnitCalmP99        = "calm-handshake-p99-ns"
+	// UnitP50ChurnRatio, UnitP99ChurnRatio and UnitP999ChurnRatio are a
+	// handshake latency percentile under churn divided by the same
+	// percentile without churn, the same store in the same sample: 1
+	// means churn costs handshakes nothing.
+	UnitP50ChurnRatio  = "p50-churn-ratio"
+	UnitP99ChurnRatio  = "p99-churn-ratio"
+	UnitP999ChurnRatio = "p999-churn-ratio"
+	// UnitThroughputChurnRatio is handshakes/s under churn divided by
+	// handshakes/s without; higher is better (1 is the best).
+	UnitThroughputChurnRatio = "throughput-churn-ratio"
+
+	// UnitPeak is the largest live heap reached while one refresh runs,
+	// above the live heap just before it (the store holding its previous
+	// configuration): what a refresh needs on top of what the store
+	// holds. See bench/peak.go for the method and its error.
+	UnitPeak = "peak-B"
+	// UnitPeakPerCert is UnitPeak divided by the certificates in the
+	// refresh's configuration.
+	UnitPeakPerCert = "peak-B/cert"
+	// UnitMaxRSS is the process's peak resident set size (getrusage
+	// ru_maxrss) at the end of a startup sample's timed ops: a
+	// process-wide high-water mark since the process started, which
+	// includes everything certbench did before (pool generation, other
+	// samples and stores). It is the figure of a startup-N sample only
+	// when that is the first and largest thing the process runs.
+	UnitMaxRSS = "maxrss-B"
+
+	// UnitGCCPU is the CPU time garbage collection took per op, in
+	// nanoseconds (runtime/metrics /cpu/classes/gc/total:cpu-seconds
+	// over the timed window; see bench/gcstats.go).
+	UnitGCCPU = "gc-cpu-ns/op"
+	// UnitGCFraction is GC's CPU time divided by all the CPU time the
+	// process used in the window (/cpu/classes/total less
+	// /cpu/classes/idle): 0.25 means a quarter of the CPU went to GC.
+	UnitGCFraction = "gc-cpu-fraction"
+	// UnitGCCycles is the GC cycles that ended in the window per op.
+	UnitGCCycles = "gc-cycles/op"
+	// UnitGCPauseP99 and UnitGCPauseMax are the p99 and the largest GC
+	// pause (stop-the-world phase, /sched/pauses/total/gc:seconds) in a
+	// Handshake phase, in nanoseconds: upper boundaries of the
+	// runtime's histogram buckets, at most 25% above the true value; 0
+	// when no GC ran.
+	UnitGCPauseP99 = "gc-pause-p99-ns"
+	UnitGCPauseMax = "gc-pause-max-ns"
+
+	// The units above that benchfmt's reader tidies, as it reads them
+	// (nanoseconds become seconds).
+	UnitHandshakeP50Sec  = "handshake-p50-sec"
+	UnitHandshakeP90Sec  = "handshake-p90-sec"
+	UnitHandshakeP99Sec  = "handshake-p99-sec"
+	UnitHandshakeP999Sec = "handshake-p999-sec"
+	UnitHandshakeMaxSec  = "handshake-max-sec"
+	UnitCalmP99Sec       = "calm-handshake-p99-sec"
+	UnitGCCPUSec         = "gc-cpu-sec/op"
+	UnitGCPauseP99Sec    = "gc-pause-p99-sec"
+	UnitGCPauseMaxSec    = "gc-pause-max-sec"
+)
+
 // MinExactSamples is the fewest samples of a benchmark from which a count
 // may be taken as exact: one sample is trivially "all equal" and says
 // nothing about whether the count is deterministic. The runner declares
@@ -92,6 +178,27 @@ var units = []UnitInfo{
 	{UnitP99, UnitP99Sec, LowerIsBetter, false, "lookup latency, p99"},
 	{UnitP999, UnitP999Sec, LowerIsBetter, false, "lookup latency, p99.9"},
 	{UnitRefreshRate, UnitRefreshRate, HigherIsBetter, false, "refreshes per second"},
+	{UnitHandshakes, UnitHandshakes, HigherIsBetter, false, "handshakes per second"},
+	{UnitHandshakeP50, UnitHandshakeP50Sec, LowerIsBetter, false, "handshake latency, median (p50)"},
+	{UnitHandshakeP90, UnitHandshakeP90Sec, LowerIsBetter, false, "handshake latency, p90"},
+	{UnitHandshakeP99, UnitHandshakeP99Sec, LowerIsBetter, false, "handshake latency, p99"},
+	{UnitHandshakeP999, UnitHandshakeP999Sec, LowerIsBetter, false, "handshake latency, p99.9"},
+	{UnitHandshakeMax, UnitHandshakeMaxSec, LowerIsBetter, false, "handshake latency, max"},
+	{UnitErrors, UnitErrors, LowerIsBetter, false, "failed handshakes"},
+	{UnitCalmHandshakes, UnitCalmHandshakes, HigherIsBetter, false, "handshakes per second without churn"},
+	{UnitCalmP99, UnitCalmP99Sec, LowerIsBetter, false, "handshake latency p99 without churn"},
+	{UnitP50ChurnRatio, UnitP50ChurnRatio, LowerIsBetter, false, "handshake p50 under churn / without"},
+	{UnitP99ChurnRatio, UnitP99ChurnRatio, LowerIsBetter, false, "handshake p99 under churn / without"},
+	{UnitP999ChurnRatio, UnitP999ChurnRatio, LowerIsBetter, false, "handshake p99.9 under churn / without"},
+	{UnitThroughputChurnRatio, UnitThroughputChurnRatio, HigherIsBetter, false, "handshakes per second under churn / without"},
+	{UnitPeak, UnitPeak, LowerIsBetter, false, "peak heap of a refresh"},
+	{UnitPeakPerCert, UnitPeakPerCert, LowerIsBetter, false, "peak heap of a refresh per certificate"},
+	{UnitMaxRSS, UnitMaxRSS, LowerIsBetter, false, "process peak RSS"},
+	{UnitGCCPU, UnitGCCPUSec, LowerIsBetter, false, "GC CPU per op"},
+	{UnitGCFraction, UnitGCFraction, LowerIsBetter, false, "GC share of CPU"},
+	{UnitGCCycles, UnitGCCycles, LowerIsBetter, false, "GC cycles per op"},
+	{UnitGCPauseP99, UnitGCPauseP99Sec, LowerIsBetter, false, "GC pause, p99"},
+	{UnitGCPauseMax, UnitGCPauseMaxSec, LowerIsBetter, false, "GC pause, max"},
 	{UnitMBPerSec, UnitBytesPerSec, HigherIsBetter, false, ""},
 }
 
@@ -109,7 +216,8 @@ var byUnit = func() map[string]UnitInfo {
 
 // Units returns the units certbench knows, in report order: time,
 // allocation, retained heap, goroutines, the handshake-under-churn units,
-// then the testing package's throughput.
+// the operator-facing units (handshakes, peak heap, GC), then the testing
+// package's throughput.
 func Units() []UnitInfo {
 	return append([]UnitInfo(nil), units...)
 }
