@@ -17,6 +17,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/gate"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/stores/variants"
@@ -215,7 +216,7 @@ func TestSensitivity(t *testing.T) {
 					tl.byUnit[f.Unit]++
 				}
 				if len(tl.examples) < 3 {
-					tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, fmt.Sprintf("%+.2f%%", f.Percent())))
+					tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, resultfmt.FormatPercent(f.Percent())))
 				}
 			}
 			fmt.Fprintf(os.Stderr, "sensitivity: %s run %d/%d: %s [%s] (%s elapsed)\n", k, r, *runs, v.Summary(), strings.Join(units, " "), time.Since(start).Round(time.Second))
@@ -229,7 +230,7 @@ func TestSensitivity(t *testing.T) {
 	fmt.Fprintln(tw, "variant\tgate failed\tsec/op\tB/op\tallocs/op\tretained-B\tgoroutines\twall")
 	for _, k := range kinds {
 		tl := results[k]
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\n", k, tl.failed, *runs, tl.byUnit["sec/op"], tl.byUnit["B/op"], tl.byUnit["allocs/op"], tl.byUnit["retained-B"], tl.byUnit["goroutines"], tl.wall.Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\n", k, tl.failed, *runs, tl.byUnit[resultfmt.UnitSec], tl.byUnit[resultfmt.UnitBytes], tl.byUnit[resultfmt.UnitAllocs], tl.byUnit[resultfmt.UnitRetained], tl.byUnit[resultfmt.UnitGoroutines], tl.wall.Round(time.Second))
 	}
 	tw.Flush()
 	t.Log("\n" + b.String())
@@ -239,16 +240,16 @@ func TestSensitivity(t *testing.T) {
 		tl := results[k]
 		switch k {
 		case variants.Allocs:
-			if tl.failed != *runs || tl.byUnit["allocs/op"] != *runs {
-				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit["allocs/op"])
+			if tl.failed != *runs || tl.byUnit[resultfmt.UnitAllocs] != *runs {
+				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit[resultfmt.UnitAllocs])
 			}
 		case variants.Bytes:
-			if tl.failed != *runs || tl.byUnit["B/op"] != *runs {
-				t.Errorf("bytes variant: gate failed %d/%d runs, on B/op %d: want every run", tl.failed, *runs, tl.byUnit["B/op"])
+			if tl.failed != *runs || tl.byUnit[resultfmt.UnitBytes] != *runs {
+				t.Errorf("bytes variant: gate failed %d/%d runs, on B/op %d: want every run", tl.failed, *runs, tl.byUnit[resultfmt.UnitBytes])
 			}
 		case variants.Slow:
-			if 10*tl.byUnit["sec/op"] < 9**runs {
-				t.Errorf("slow variant: sec/op regression found in %d/%d runs, want at least 90%%", tl.byUnit["sec/op"], *runs)
+			if 10*tl.byUnit[resultfmt.UnitSec] < 9**runs {
+				t.Errorf("slow variant: sec/op regression found in %d/%d runs, want at least 90%%", tl.byUnit[resultfmt.UnitSec], *runs)
 			}
 		}
 	}
