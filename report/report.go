@@ -12,6 +12,7 @@ import (
 
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/growth"
+	"github.com/certbench/certbench/resultfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -32,12 +33,13 @@ type Options struct {
 }
 
 // DefaultGrowthUnits are the metrics of a growth chart.
-var DefaultGrowthUnits = []string{"sec/op", "B/op", "allocs/op", "retained-B"}
+var DefaultGrowthUnits = []string{resultfmt.UnitSec, resultfmt.UnitBytes, resultfmt.UnitAllocs, resultfmt.UnitRetained}
 
 // barUnits are the metrics of a scenario chart, in order, when present;
 // units not listed (such as the latency percentiles of
 // handshake-under-churn) follow in the order of the comparison tables.
-var barUnits = []string{"sec/op", "B/op", "allocs/op", "retained-B/cert", "retained-B", "goroutines"}
+var barUnits = []string{resultfmt.UnitSec, resultfmt.UnitBytes, resultfmt.UnitAllocs,
+	resultfmt.UnitRetainedPerCert, resultfmt.UnitRetained, resultfmt.UnitGoroutines}
 
 // Report is what Build makes: the statistics and the charts.
 type Report struct {
@@ -243,11 +245,11 @@ func (r *Report) scenarioChart(label string) *Chart {
 		switch {
 		case len(vals) == 0:
 			continue
-		case unit == "goroutines" && !nonzero:
+		case unit == resultfmt.UnitGoroutines && !nonzero:
 			continue // nothing left running: no panel
-		case unit == "retained-B/cert":
+		case unit == resultfmt.UnitRetainedPerCert:
 			hasPerCert = true
-		case unit == "retained-B" && hasPerCert:
+		case unit == resultfmt.UnitRetained && hasPerCert:
 			continue
 		}
 		panels = append(panels, barPlot(unit, stores, vals))
