@@ -1,0 +1,175 @@
+package examples_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testPolicy is the gate policy of the scratch repository: allocation and
+// goroutine counts (exact at fixed op counts) are gated; time and retained
+// heap, which a shared CI machine makes noisy at 4 samples, are not.
+const testPolicy = `gate:
+  max:
+    allocs/op: +0%
+    sec/op: off
+    retained-B: off
+`
+
+// oneAllocPerRefresh is what the regressing head adds to the example
+// store's Update: one 64-byte allocation (above the tiny allocator's size)
+// per refresh.
+const (
+	updateTail         = "\ts.cur.Store(g)\n\treturn nil\n}\n"
+	oneAllocPerRefresh = "\tupdateLog = make([]byte, 64)\n" + updateTail + "\nvar updateLog []byte\n"
+)
+
+// TestCIScript makes a git repository from examples/mystore, as a store
+// author's repository would be (the module in a subdirectory, certbench
+// pulled in by go.mod), and runs scripts/certbench-ci.sh on it twice: a head
+// that changes nothing the store does passes (exit 0); a head that adds one
+// allocation per refresh to the store's Update fails (exit 1), and the
+// report names the function among the allocation sites that grew.
+//
+// It builds four certbench binaries and runs 16 short samples; it takes
+// about a minute on 2 cores and is skipped under -short.
+func TestCIScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries and runs benchmarks in a scratch git repository")
+	}
+	for _, tool := range []string{"git", "bash", "jq", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: %v", tool, err)
+		}
+	}
+	certbench, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(certbench, "scripts", "certbench-ci.sh")
+	repo := t.TempDir()
+	mod := filepath.Join(repo, "mystore")
+	copyTree(t, filepath.Join(certbench, "examples", "mystore"), mod)
+	env := append(os.Environ(),
+		"GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false",
+		"GIT_AUTHOR_NAME=certbench test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=certbench test", "GIT_COMMITTER_EMAIL=test@example.com",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(repo, ".nogitconfig"),
+	)
+	// In the repository the example builds against ../..; here that is
+	// this checkout of certbench.
+	run(t, env, mod, "go", "mod", "edit", "-replace", "github.com/certbench/certbench="+certbench)
+	writeFile(t, filepath.Join(mod, "certbench.yaml"), testPolicy)
+	run(t, env, repo, "git", "init", "-q", "-b", "main")
+	run(t, env, repo, "git", "add", ".")
+	run(t, env, repo, "git", "commit", "-q", "-m", "base")
+
+	gate := func(name string) (int, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command("bash", script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
+			"--count", "4", "--out", out, "main")
+		cmd.Dir = mod // --dir defaults to the current directory: mystore
+		cmd.Env = env
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		start := time.Now()
+		err := cmd.Run()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Logf("%s: exit %d in %v", name, code, time.Since(start).Round(time.Second))
+		if _, err := os.Stat(filepath.Join(out, "summary.md")); err != nil {
+			t.Errorf("%s: no summary.md: %v", name, err)
+		}
+		return code, log.String()
+	}
+
+	// An unchanged head: a commit that touches only the README.
+	run(t, env, repo, "git", "checkout", "-q", "-b", "docs")
+	writeFile(t, filepath.Join(mod, "README.md"), readFile(t, filepath.Join(mod, "README.md"))+"\nA change to the README.\n")
+	run(t, env, repo, "git", "commit", "-q", "-am", "docs only")
+	if code, log := gate("unchanged head"); code != 0 {
+		t.Fatalf("unchanged head: exit %d, want 0\n%s", code, log)
+	}
+
+	// A head with one more allocation per refresh.
+	run(t, env, repo, "git", "checkout", "-q", "-b", "alloc", "main")
+	src := readFile(t, filepath.Join(mod, "store.go"))
+	if strings.Count(src, updateTail) != 1 {
+		t.Fatalf("store.go: the end of Update (%q) is not there exactly once", updateTail)
+	}
+	writeFile(t, filepath.Join(mod, "store.go"), strings.Replace(src, updateTail, oneAllocPerRefresh, 1))
+	run(t, env, repo, "git", "commit", "-q", "-am", "one allocation per refresh")
+	code, log := gate("one allocation per refresh")
+	if testing.Verbose() {
+		t.Logf("one allocation per refresh: output\n%s", log)
+	}
+	if code != 1 {
+		t.Fatalf("one allocation per refresh: exit %d, want 1\n%s", code, log)
+	}
+	for _, want := range []string{"allocs/op", "mystore.(*Store).Update"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("one allocation per refresh: the report does not name %q\n%s", want, log)
+		}
+	}
+}
+
+func run(t *testing.T, env []string, dir string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

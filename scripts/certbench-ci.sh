@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# certbench-ci.sh: gate a change to any certificate store on certbench's
+# allocation and time metrics, in any git repository.
+#
+#   certbench-ci.sh [options] [BASE_REF]
+#
+# Builds the repository's certbench binary (a main package that imports its
+# stores and calls cli.Main) twice: at the merge base of BASE_REF and HEAD,
+# in a temporary git worktree, and from the working tree (HEAD plus any
+# local changes). Each side is built inside its own tree, so a store that
+# lives in another module is taken as that side's go.mod says: a pinned
+# version, or a relative `replace` that resolves within that side's tree.
+# Then it runs the two binaries interleaved on this machine with the same
+# stores, scenarios and fixed op counts: COUNT rounds, each one
+# `certbench run --count 1` per binary, in ABBA order (base first in odd
+# rounds, head first in even ones) so that drift in the machine hits both
+# sides alike. The head binary merges each side's per-round files
+# (`certbench merge`: unit lines recomputed from all the samples) into
+# OUT/base.txt and OUT/head.txt and gates them (`certbench gate`). If
+# allocs/op or B/op regressed, each binary profiles the regressed stores and
+# scenarios (`certbench profile --all`) into OUT/base-profiles and
+# OUT/head-profiles and the gate runs again to name the allocation sites
+# that grew. Stores and scenarios come from `certbench list --format json`
+# (jq is required). From the base binary only `list`, `run` and `profile`
+# are used.
+#
+# Options (each also has an environment variable, which the option overrides):
+#   --dir DIR          the module to build in, relative to the repository root
+#                      (CERTBENCH_DIR; default: the current directory)
+#   --main PKG         the main package, relative to DIR (CERTBENCH_MAIN;
+#                      default ./cmd/certbench)
+#   --build CMD        build with CMD (run by bash in DIR of each side, with
+#                      CERTBENCH_BIN set to the path to write) instead of
+#                      `go build -o "$CERTBENCH_BIN" PKG` (CERTBENCH_BUILD)
+#   --stores LIST      stores to measure, comma-separated (CERTBENCH_STORES;
+#                      default: every store the head binary registers)
+#   --scenarios LIST   scenarios, comma-separated (CERTBENCH_SCENARIOS;
+#                      default: head's default set)
+#   --count N          rounds, i.e. samples per side (CERTBENCH_COUNT; default
+#                      10: at 6 a 25% slowdown was caught in 8 of 10 runs on a
+#                      quiet 2-core machine, at 10 in 10 of 10). The gate needs
+#                      at least 4, and 6 with two or more benchmarks.
+#   --ops N            ops per sample instead of each scenario's fixed count
+#                      (CERTBENCH_OPS; default: the scenario's)
+#   --out DIR          output directory (CERTBENCH_OUT; default certbench-out)
+#   --config FILE      gate policy (CERTBENCH_CONFIG; default: DIR/certbench.yaml
+#                      of the base if it has one, else of the working tree,
+#                      else the built-in policy)
+#   --gate-args ARGS   extra arguments for certbench gate, split on spaces
+#                      (CERTBENCH_GATE_ARGS; e.g. "--strict")
+#   --base-bin FILE    a prebuilt base binary instead of building BASE_REF
+#                      (CERTBENCH_BASE_BIN)
+#
+# BASE_REF (or CERTBENCH_BASE_REF) defaults to origin/main, or main when
+# there is no origin/main.
+#
+# Outputs in OUT: base.txt, head.txt (results), raw/ (one file per process),
+# gate.txt (text report), gate.json, summary.md (Markdown, for
+# $GITHUB_STEP_SUMMARY or a PR comment), base-profiles/ and head-profiles/
+# (after an allocation regression), bin/ (the two binaries), build.log.
+#
+# Exit status: that of the gate (0 pass, 1 regression or failed check,
+# 2 bad input); 2 as well for bad usage, or when a binary cannot be built or
+# run.
+set -euo pipefail
+
+die() { echo "certbench-ci: $*" >&2; exit 2; }
+log() { echo "certbench-ci: $*" >&2; }
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+
+dir=${CERTBENCH_DIR:-}
+main_pkg=${CERTBENCH_MAIN:-./cmd/certbench}
+build_cmd=${CERTBENCH_BUILD:-}
+stores=${CERTBENCH_STORES:-}
+scenarios=${CERTBENCH_SCENARIOS:-}
+count=${CERTBENCH_COUNT:-10}
+ops=${CERTBENCH_OPS:-}
+out=${CERTBENCH_OUT:-certbench-out}
+config=${CERTBENCH_CONFIG:-}
+gate_args_str=${CERTBENCH_GATE_ARGS:-}
+base_bin_in=${CERTBENCH_BASE_BIN:-}
+base_ref=${CERTBENCH_BASE_REF:-}
+
+need() { [[ $# -ge 2 ]] || die "$1 needs a value (see --help)"; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --dir) need "$@"; dir=$2; shift 2 ;;
+    --main) need "$@"; main_pkg=$2; shift 2 ;;
+    --build) need "$@"; build_cmd=$2; shift 2 ;;
+    --stores) need "$@"; stores=$2; shift 2 ;;
+    --scenarios) need "$@"; scenarios=$2; shift 2 ;;
+    --count) need "$@"; count=$2; shift 2 ;;
+    --ops) need "$@"; ops=$2; shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --config) need "$@"; config=$2; shift 2 ;;
+    --gate-args) need "$@"; gate_args_str=$2; shift 2 ;;
+    --base-bin) need "$@"; base_bin_in=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [[ -z "${positional_seen:-}" ]] || die "more than one BASE_REF: $1"; base_ref=$1; positional_seen=1; shift ;;
+  esac
+done
+[[ $# -le 1 ]] || die "more than one BASE_REF"
+[[ $# -eq 0 ]] || base_ref=$1
+
+[[ "$count" =~ ^[1-9][0-9]*$ ]] || die "--count $count: want a positive number"
+[[ -z "$ops" || "$ops" =~ ^[1-9][0-9]*$ ]] || die "--ops $ops: want a positive number"
+command -v jq >/dev/null || die "jq is required (it reads certbench list --format json and the gate's json)"
+command -v git >/dev/null || die "git is required"
+# shellcheck disable=SC2206 # split on spaces, documented
+gate_args=($gate_args_str)
+
+invoked=$PWD
+abspath() { [[ $1 == /* ]] && echo "$1" || echo "$invoked/$1"; }
+root=$(git rev-parse --show-toplevel 2>/dev/null) || die "not in a git repository"
+if [[ -z "$dir" ]]; then
+  dir=$(git rev-parse --show-prefix)
+  dir=${dir%/}
+fi
+dir=${dir#./}
+dir=${dir%/}
+[[ -z "$dir" ]] && dir=.
+[[ $dir != /* && $dir != .. && $dir != ../* ]] || die "--dir $dir: want a directory inside the repository, relative to its root"
+[[ -d "$root/$dir" ]] || die "--dir $dir: no such directory in $root"
+if [[ -n "$config" ]]; then config=$(abspath "$config"); fi
+if [[ -n "$base_bin_in" ]]; then base_bin_in=$(abspath "$base_bin_in"); fi
+out=$(abspath "$out")
+cd "$root"
+
+if [[ -z "$base_ref" && -z "$base_bin_in" ]]; then
+  if git rev-parse --verify -q origin/main >/dev/null; then
+    base_ref=origin/main
+  elif git rev-parse --verify -q main >/dev/null; then
+    base_ref=main
+  else
+    die "no BASE_REF given and neither origin/main nor main exists"
+  fi
+fi
+
+start=$(date +%s)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -rf "$out/raw" "$out/base-profiles" "$out/head-profiles" "$out/summary.md" "$out/gate.txt" "$out/gate.json"
+mkdir -p "$out/raw" "$out/bin"
+base_bin=$out/bin/certbench-base
+head_bin=$out/bin/certbench-head
+: >"$out/build.log"
+
+tmp=$(mktemp -d)
+worktree=""
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  if [[ -n "$worktree" ]]; then
+    git -C "$root" worktree remove --force "$worktree" >/dev/null 2>&1 || true
+    git -C "$root" worktree prune >/dev/null 2>&1 || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# build TREE OUTPUT: builds the binary of the module at TREE/DIR.
+build() {
+  local moddir=$1/$dir
+  [[ -d "$moddir" ]] || { echo "no directory $dir in that tree" >>"$out/build.log"; return 1; }
+  if [[ -n "$build_cmd" ]]; then
+    (cd "$moddir" && CERTBENCH_BIN=$2 bash -c "$build_cmd") >>"$out/build.log" 2>&1
+  else
+    (cd "$moddir" && go build -o "$2" "$main_pkg") >>"$out/build.log" 2>&1
+  fi
+  [[ -x "$2" ]] || { echo "the build did not write $2" >>"$out/build.log"; return 1; }
+}
+build_failed() { tail -n 20 "$out/build.log" >&2; die "$1 (log: $out/build.log)"; }
+
+# --- build -----------------------------------------------------------------
+head_desc="working tree at $(git rev-parse --short HEAD)"
+if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+  head_desc+=" with uncommitted changes"
+fi
+log "building head ($head_desc) in $dir"
+build "$root" "$head_bin" || build_failed "cannot build head"
+
+base_tree=""
+if [[ -n "$base_bin_in" ]]; then
+  cp "$base_bin_in" "$base_bin" || die "--base-bin $base_bin_in: cannot copy"
+  base_desc="prebuilt $base_bin_in"
+else
+  git rev-parse --verify -q "$base_ref^{commit}" >/dev/null ||
+    die "unknown base ref $base_ref (fetch it, or use fetch-depth: 0 in CI)"
+  base_commit=$(git merge-base "$base_ref" HEAD) || die "no merge base between $base_ref and HEAD"
+  base_desc="$(git rev-parse --short "$base_commit") (merge base of $base_ref and HEAD)"
+  worktree=$tmp/base
+  git worktree add --detach --quiet "$worktree" "$base_commit" || die "cannot check out $base_commit"
+  base_tree=$worktree
+  log "building base $base_desc"
+  build "$worktree" "$base_bin" || build_failed "cannot build base $base_desc"
+fi
+
+# --- what to run -------------------------------------------------------------
+list_json() { # BIN SIDE
+  "$1" list --format json 2>/dev/null ||
+    die "$2 binary: certbench list --format json failed (a certbench older than list --format json? build that side with a newer certbench, or pass --base-bin)"
+}
+base_list=$(list_json "$base_bin" base)
+head_list=$(list_json "$head_bin" head)
+base_stores=$(jq -r '.stores[].name' <<<"$base_list")
+head_stores=$(jq -r '.stores[].name' <<<"$head_list")
+base_scen=$(jq -r '.scenarios[].name' <<<"$base_list")
+head_scen=$(jq -r '.scenarios[].name' <<<"$head_list")
+if [[ -z "$stores" ]]; then
+  stores=$(paste -sd, - <<<"$head_stores")
+fi
+if [[ -z "$scenarios" ]]; then
+  scenarios=$(jq -r '.scenarios[] | select(.default) | .name' <<<"$head_list" | paste -sd, -)
+fi
+
+notes=()
+run_stores=()
+IFS=',' read -r -a want_stores <<<"$stores"
+for s in "${want_stores[@]}"; do
+  s=${s// /}
+  [[ -n "$s" ]] || continue
+  grep -qxF -- "$s" <<<"$head_stores" ||
+    die "store $s is not registered in the head binary (have: $(paste -sd, - <<<"$head_stores"))"
+  if grep -qxF -- "$s" <<<"$base_stores"; then
+    run_stores+=("$s")
+  else
+    notes+=("store $s does not exist at the base: nothing to compare it with, not gated")
+  fi
+done
+run_scen=()
+IFS=',' read -r -a want_scen <<<"$scenarios"
+for s in "${want_scen[@]}"; do
+  s=${s// /}
+  [[ -n "$s" ]] || continue
+  grep -qxF -- "$s" <<<"$head_scen" ||
+    die "scenario $s is not in the head binary (have: $(paste -sd, - <<<"$head_scen"))"
+  if grep -qxF -- "$s" <<<"$base_scen"; then
+    run_scen+=("$s")
+  else
+    notes+=("scenario $s does not exist at the base: not gated")
+  fi
+done
+
+config_args=()
+if [[ -n "$config" ]]; then
+  config_args=(--config "$config")
+elif [[ -n "$base_tree" && -f "$base_tree/$dir/certbench.yaml" ]]; then
+  cp "$base_tree/$dir/certbench.yaml" "$out/policy.yaml"
+  config_args=(--config "$out/policy.yaml")
+  log "policy: $dir/certbench.yaml from the base (a change cannot loosen its own gate)"
+elif [[ -f "$root/$dir/certbench.yaml" ]]; then
+  config_args=(--config "$root/$dir/certbench.yaml")
+  log "policy: $dir/certbench.yaml from the working tree"
+else
+  config_args=(--no-config)
+  log "policy: built-in defaults (no $dir/certbench.yaml)"
+fi
+
+write_notes() {
+  local n
+  for n in "${notes[@]+"${notes[@]}"}"; do
+    echo "- $n"
+  done
+}
+
+if [[ ${#run_stores[@]} -eq 0 || ${#run_scen[@]} -eq 0 ]]; then
+  {
+    echo "### ⚠️ certbench gate: nothing to compare"
+    echo
+    echo "Base $base_desc has none of the stores or scenarios to measure (stores: $stores; scenarios: $scenarios)."
+    echo
+    write_notes
+  } | tee "$out/summary.md" >&2
+  exit 0
+fi
+
+stores_arg=$(IFS=,; echo "${run_stores[*]}")
+scen_arg=$(IFS=,; echo "${run_scen[*]}")
+ops_args=()
+if [[ -n "$ops" ]]; then ops_args=(--ops "$ops"); fi
+log "base: $base_desc"
+log "head: $head_desc"
+log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, ABBA"
+
+# --- measure -----------------------------------------------------------------
+run_side() { # SIDE ROUND
+  local bin=$base_bin
+  if [[ $1 == head ]]; then bin=$head_bin; fi
+  "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$scen_arg" "${ops_args[@]+"${ops_args[@]}"}" \
+    -o "$out/raw/$1.$2.txt" || die "$1 binary: certbench run failed in round $2"
+}
+for ((i = 1; i <= count; i++)); do
+  t0=$(date +%s)
+  if ((i % 2)); then run_side base "$i"; run_side head "$i"; else run_side head "$i"; run_side base "$i"; fi
+  log "round $i/$count done in $(($(date +%s) - t0))s"
+done
+for side in base head; do
+  files=()
+  for ((i = 1; i <= count; i++)); do files+=("$out/raw/$side.$i.txt"); done
+  "$head_bin" merge -o "$out/$side.txt" "${files[@]}" || die "certbench merge of the $side results failed"
+done
+
+# --- gate ----------------------------------------------------------------------
+gate() { # extra gate args...
+  local rc=0
+  (cd "$out" && "$head_bin" gate "${config_args[@]}" "${gate_args[@]+"${gate_args[@]}"}" "$@" \
+    --summary summary.md -o gate.txt base.txt head.txt) || rc=$?
+  (cd "$out" && "$head_bin" gate "${config_args[@]}" "${gate_args[@]+"${gate_args[@]}"}" "$@" \
+    --format json -o gate.json base.txt head.txt >/dev/null 2>&1) || true
+  return $rc
+}
+rc=0
+gate || rc=$?
+[[ -f "$out/gate.txt" ]] || die "certbench gate wrote no report (exit $rc)"
+
+# Profile the allocation regressions, if any, and gate again to name sites.
+if [[ $rc -eq 1 && -f "$out/gate.json" ]]; then
+  regressed='.findings[]? | select(.status=="regressed" and (.unit=="allocs/op" or .unit=="B/op"))'
+  prof_stores=$(jq -r "$regressed | .store" "$out/gate.json" | sort -u | paste -sd, -)
+  prof_scen=$(jq -r "$regressed | .scenario" "$out/gate.json" | sort -u | paste -sd, -)
+  if [[ -n "$prof_stores" && -n "$prof_scen" ]]; then
+    log "allocation regression: profiling $prof_stores on $prof_scen with both binaries"
+    ok=1
+    for side in base head; do
+      bin=$base_bin
+      if [[ $side == head ]]; then bin=$head_bin; fi
+      "$bin" profile --all -q --stores "$prof_stores" --scenarios "$prof_scen" "${ops_args[@]+"${ops_args[@]}"}" \
+        -o "$out/$side-profiles" >"$out/$side-profiles.log" 2>&1 || ok=0
+    done
+    if [[ $ok == 1 ]]; then
+      rc=0
+      gate --base-profiles base-profiles --head-profiles head-profiles || rc=$?
+    else
+      notes+=("profiles could not be captured (see base-profiles.log, head-profiles.log): allocation sites not named")
+    fi
+  fi
+fi
+
+elapsed=$(($(date +%s) - start))
+{
+  echo
+  echo "<sub>certbench-ci: base $base_desc; head $head_desc; module $dir; stores $stores_arg;" \
+    "$count interleaved rounds; ${elapsed}s on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs.</sub>"
+  if [[ ${#notes[@]} -gt 0 ]]; then
+    echo
+    write_notes
+  fi
+} >>"$out/summary.md"
+cat "$out/gate.txt"
+for n in "${notes[@]+"${notes[@]}"}"; do log "note: $n"; done
+log "results in $out (gate exit $rc, ${elapsed}s)"
+exit "$rc"
