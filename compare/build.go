@@ -109,10 +109,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.Confidence = DefaultConfidence
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
-		return o, fmt.Errorf("compare: alpha must be in (0, 1), got %v", o.Alpha)
+		return o, fmt.Errorf("alpha must be in (0, 1), got %v", o.Alpha)
 	}
 	if !(o.Confidence > 0 && o.Confidence < 1) {
-		return o, fmt.Errorf("compare: confidence must be in (0, 1), got %v", o.Confidence)
+		return o, fmt.Errorf("confidence must be in (0, 1), got %v", o.Confidence)
 	}
 	return o, nil
 }
@@ -334,6 +334,7 @@ func (w *warnings) add(msgs ...string) {
 // Build groups results into rows and columns as opts says and computes,
 // for each unit, the summary of every cell, the comparison of every cell
 // with its row's baseline (first column) cell, and per-column geomeans.
+// It is NewBuilder, Add for every result, then Report.
 //
 // Build returns an error wrapping ErrNoResults if no results are left
 // after filtering, and an error wrapping ErrNothingInCommon if there are
@@ -342,229 +343,111 @@ func (w *warnings) add(msgs ...string) {
 // in common). It also fails on an invalid projection, filter, Alpha or
 // Confidence, or if opts.Columns names an unknown column.
 func Build(results *Results, opts Options) (*Report, error) {
+	b, err := NewBuilder(results.Units, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range results.Results {
+		b.Add(res)
+	}
+	return b.Report()
+}
+
+// A Builder accumulates results, then makes the Report of what it was
+// given, as benchstat's table builder does: NewBuilder, Add for each
+// result, then Report.
+type Builder struct {
+	opts   Options
+	filter *benchproc.Filter
+	units  benchfmt.UnitMetadataMap
+
+	kept  []*benchfmt.Result
+	names map[string]bool // distinct benchmark names kept
+	plain []string        // those that are not certbench's
+}
+
+// NewBuilder returns a Builder for results with the unit metadata units
+// (Results.Units), compared as opts says. It fails on an invalid filter,
+// Alpha or Confidence; projections are checked by Report, which chooses
+// them from the results when opts leaves them empty.
+func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	filter, err := benchproc.NewFilter(opts.Filter)
 	if err != nil {
-		return nil, fmt.Errorf("compare: parsing filter %q: %w", opts.Filter, err)
+		return nil, fmt.Errorf("filter %q: %w", opts.Filter, err)
 	}
-	var (
-		kept  []*benchfmt.Result
-		names = make(map[string]bool) // distinct benchmark names kept
-		plain []string                // those that are not certbench's
-	)
-	for _, orig := range results.Results {
-		res := valuesCopy(orig)
-		if ok, _ := filter.Apply(res); !ok || len(res.Values) == 0 {
-			continue
-		}
-		kept = append(kept, res)
-		if name := string(res.Name); !names[name] {
-			names[name] = true
-			if !resultfmt.IsCertbench(res) {
-				plain = append(plain, name)
-			}
+	return &Builder{opts: opts, filter: filter, units: units, names: make(map[string]bool)}, nil
+}
+
+// Add adds a result, if the filter keeps it (or any of its values). The
+// Builder keeps its own copy of what it changes; res is not modified.
+func (b *Builder) Add(res *benchfmt.Result) {
+	res = valuesCopy(res)
+	if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+		return
+	}
+	b.kept = append(b.kept, res)
+	if name := string(res.Name); !b.names[name] {
+		b.names[name] = true
+		if !resultfmt.IsCertbench(res) {
+			b.plain = append(b.plain, name)
 		}
 	}
-	if len(kept) == 0 {
+}
+
+// Report makes the tables of the results added so far (see Build).
+func (b *Builder) Report() (*Report, error) {
+	opts := b.opts
+	if len(b.kept) == 0 {
 		if opts.Filter == DefaultFilter {
-			return nil, fmt.Errorf("compare: %w", ErrNoResults)
+			return nil, ErrNoResults
 		}
-		return nil, fmt.Errorf("compare: %w match filter %q", ErrNoResults, opts.Filter)
+		return nil, fmt.Errorf("%w match filter %q", ErrNoResults, opts.Filter)
 	}
 	auto := opts.Row == "" || opts.Col == ""
-	opts.Row, opts.Col = projections(opts.Row, opts.Col, len(plain) > 0)
-
-	var parser benchproc.ProjectionParser
-	rowBy, err := parser.Parse(opts.Row, filter)
+	opts.Row, opts.Col = projections(opts.Row, opts.Col, len(b.plain) > 0)
+	g, err := b.group(opts)
 	if err != nil {
-		return nil, fmt.Errorf("compare: parsing row projection %q: %w", opts.Row, err)
+		return nil, err
 	}
-	colBy, err := parser.Parse(opts.Col, filter)
-	if err != nil {
-		return nil, fmt.Errorf("compare: parsing column projection %q: %w", opts.Col, err)
-	}
-	residueBy := parser.Residue()
-
-	var (
-		units    []string
-		seenUnit = make(map[string]bool)
-		rowSet   = make(map[benchproc.Key]bool)
-		colSet   = make(map[benchproc.Key]bool)
-		rowKeys  []benchproc.Key
-		colKeys  []benchproc.Key
-		cells    = make(map[cellKey]*rawCell)
-		pairs    = make(map[[2]benchproc.Key]bool) // (row, col) with any result
-		config   []Config
-		cfgIndex = make(map[string]int)
-	)
-	for _, res := range kept {
-		// Projections with an explicit order ("/store@(naive optimized)")
-		// add to the filter: apply it again.
-		if ok, _ := filter.Apply(res); !ok || len(res.Values) == 0 {
-			continue
-		}
-		for _, c := range res.Config {
-			if !c.File {
-				continue
-			}
-			i, ok := cfgIndex[c.Key]
-			if !ok {
-				i = len(config)
-				cfgIndex[c.Key] = i
-				config = append(config, Config{Key: c.Key})
-			}
-			if v := string(c.Value); !slices.Contains(config[i].Values, v) {
-				config[i].Values = append(config[i].Values, v)
-			}
-		}
-		row, col, residue := rowBy.Project(res), colBy.Project(res), residueBy.Project(res)
-		file := res.GetConfig(FileKey)
-		if !rowSet[row] {
-			rowSet[row] = true
-			rowKeys = append(rowKeys, row)
-		}
-		if !colSet[col] {
-			colSet[col] = true
-			colKeys = append(colKeys, col)
-		}
-		pairs[[2]benchproc.Key{row, col}] = true
-		for _, v := range res.Values {
-			if !seenUnit[v.Unit] {
-				seenUnit[v.Unit] = true
-				units = append(units, v.Unit)
-			}
-			k := cellKey{v.Unit, row, col}
-			c := cells[k]
-			if c == nil {
-				c = new(rawCell)
-				cells[k] = c
-			}
-			c.values = append(c.values, v.Value)
-			if !slices.Contains(c.residue, residue) {
-				c.residue = append(c.residue, residue)
-			}
-			if !slices.Contains(c.files, file) {
-				c.files = append(c.files, file)
-			}
-		}
-	}
-	if len(cells) == 0 {
-		return nil, fmt.Errorf("compare: %w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
-	}
-
-	benchproc.SortKeys(rowKeys)
-	benchproc.SortKeys(colKeys)
-	columns := make([]Column, len(colKeys))
-	for i, k := range colKeys {
+	columns := make([]Column, len(g.colKeys))
+	for i, k := range g.colKeys {
 		columns[i] = Column{Label: keyLabel(k), Key: k}
 	}
 	if len(opts.Columns) > 0 {
-		columns, err = selectColumns(columns, opts.Columns)
-		if err != nil {
+		if columns, err = selectColumns(columns, opts.Columns); err != nil {
 			return nil, err
 		}
 	}
-	slices.SortStableFunc(units, func(a, b string) int { return unitRank(a) - unitRank(b) })
-
-	rep := &Report{Options: opts, Config: config, Columns: columns}
+	rep := &Report{Options: opts, Config: g.config, Columns: columns}
 	var general, cellWarnings warnings
-	if auto && len(plain) > 0 && len(plain) < len(names) {
+	if auto && len(b.plain) > 0 && len(b.plain) < len(b.names) {
 		general.add(fmt.Sprintf("%d of %d benchmarks are not certbench's (no /%s= and /%s= in the name, such as %q): "+
 			"results are grouped as benchstat groups them, rows by %s and columns by %s",
-			len(plain), len(names), resultfmt.ScenarioKey, resultfmt.StoreKey, plain[0], opts.Row, opts.Col))
+			len(b.plain), len(b.names), resultfmt.ScenarioKey, resultfmt.StoreKey, b.plain[0], opts.Row, opts.Col))
 	}
-	if len(columns) == 1 {
-		general.add(fmt.Sprintf("only one column (%q for Col %q); nothing to compare", columns[0].Label, opts.Col))
-	}
-	for _, f := range []struct {
-		keys       []benchproc.Key
-		name, proj string
-	}{{rowKeys, "Row", opts.Row}, {colKeys, "Col", opts.Col}} {
-		for _, k := range f.keys {
-			for _, fld := range k.Projection().FlattenedFields() {
-				if k.Get(fld) == "" {
-					general.add(fmt.Sprintf("some results have no %s (%s %q)", fld.Name, f.name, f.proj))
-				}
-			}
-		}
-	}
+	general.add(g.keyWarnings(opts, columns)...)
 
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	common := make([]int, len(columns)) // rows shared with the baseline, per column
-	for _, unit := range units {
-		assumption := results.Units.GetAssumption(unit)
-		t := &Table{
-			Unit:       unit,
-			Assumption: assumption,
-			Better:     better(results.Units, unit),
-			Columns:    columns,
-		}
-		for _, rk := range rowKeys {
-			row := &Row{Label: keyLabel(rk), Key: rk, Cells: make([]*Cell, len(columns))}
-			found := false
-			for j, col := range columns {
-				raw := cells[cellKey{unit, rk, col.Key}]
-				if raw == nil {
-					continue
-				}
-				found = true
-				row.Cells[j] = newCell(raw, assumption, th, opts.Confidence)
-			}
-			if !found {
-				continue
-			}
-			base := row.Cells[0]
-			for j := 1; j < len(columns); j++ {
-				c := row.Cells[j]
-				if c == nil || base == nil {
-					continue
-				}
-				common[j]++
-				c.Delta = newDelta(base, c, assumption, opts.Alpha)
-			}
-			for j, c := range row.Cells {
-				if c != nil {
-					continue
-				}
-				if !pairs[[2]benchproc.Key{rk, columns[j].Key}] {
-					general.add(fmt.Sprintf("%q has no results in column %q", row.Label, columns[j].Label))
-				} else {
-					general.add(fmt.Sprintf("%q has no %s results in column %q", row.Label, unit, columns[j].Label))
-				}
-			}
-			t.Rows = append(t.Rows, row)
-		}
+	for _, unit := range g.units {
+		t := g.table(unit, b.units, columns, th, opts, common, &general)
 		if len(t.Rows) == 0 {
 			continue // only in columns left out by opts.Columns
 		}
-		t.Geomean = geomeans(t)
-		for _, row := range t.Rows {
-			for _, c := range row.Cells {
-				if c == nil {
-					continue
-				}
-				cellWarnings.add(c.Warnings...)
-				if c.Delta != nil {
-					cellWarnings.add(c.Delta.Warnings...)
-				}
-			}
-		}
-		for _, g := range t.Geomean {
-			cellWarnings.add(g.Warnings...)
-		}
+		cellWarnings.add(t.warnings()...)
 		rep.Tables = append(rep.Tables, t)
 	}
-
 	if len(columns) > 1 {
 		shared := 0
 		for j := 1; j < len(columns); j++ {
 			shared += common[j]
 		}
 		if shared == 0 {
-			return nil, nothingInCommon(columns, rowKeys, pairs)
+			return nil, nothingInCommon(columns, g.rowKeys, g.pairs)
 		}
 		for j := 1; j < len(columns); j++ {
 			if common[j] == 0 {
@@ -575,6 +458,189 @@ func Build(results *Results, opts Options) (*Report, error) {
 	general.add(cellWarnings.list...)
 	rep.Warnings = general.list
 	return rep, nil
+}
+
+// grid is the kept results grouped by unit, row and column.
+type grid struct {
+	units            []string // in table order
+	rowKeys, colKeys []benchproc.Key
+	cells            map[cellKey]*rawCell
+	pairs            map[[2]benchproc.Key]bool // (row, col) with any result
+	config           []Config
+}
+
+// group projects the kept results into rows and columns.
+func (b *Builder) group(opts Options) (*grid, error) {
+	var parser benchproc.ProjectionParser
+	rowBy, err := parser.Parse(opts.Row, b.filter)
+	if err != nil {
+		return nil, fmt.Errorf("row projection %q: %w", opts.Row, err)
+	}
+	colBy, err := parser.Parse(opts.Col, b.filter)
+	if err != nil {
+		return nil, fmt.Errorf("column projection %q: %w", opts.Col, err)
+	}
+	residueBy := parser.Residue()
+	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
+	var (
+		seenUnit = make(map[string]bool)
+		rowSet   = make(map[benchproc.Key]bool)
+		colSet   = make(map[benchproc.Key]bool)
+		cfgIndex = make(map[string]int)
+	)
+	for _, res := range b.kept {
+		// Projections with an explicit order ("/store@(naive optimized)")
+		// add to the filter: apply it again.
+		if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+			continue
+		}
+		g.addConfig(res, cfgIndex)
+		row, col, residue := rowBy.Project(res), colBy.Project(res), residueBy.Project(res)
+		file := res.GetConfig(FileKey)
+		if !rowSet[row] {
+			rowSet[row] = true
+			g.rowKeys = append(g.rowKeys, row)
+		}
+		if !colSet[col] {
+			colSet[col] = true
+			g.colKeys = append(g.colKeys, col)
+		}
+		g.pairs[[2]benchproc.Key{row, col}] = true
+		for _, v := range res.Values {
+			if !seenUnit[v.Unit] {
+				seenUnit[v.Unit] = true
+				g.units = append(g.units, v.Unit)
+			}
+			g.add(cellKey{v.Unit, row, col}, v.Value, residue, file)
+		}
+	}
+	if len(g.cells) == 0 {
+		return nil, fmt.Errorf("%w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
+	}
+	benchproc.SortKeys(g.rowKeys)
+	benchproc.SortKeys(g.colKeys)
+	slices.SortStableFunc(g.units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+	return g, nil
+}
+
+// addConfig records the file configuration of res.
+func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
+	for _, c := range res.Config {
+		if !c.File {
+			continue
+		}
+		i, ok := index[c.Key]
+		if !ok {
+			i = len(g.config)
+			index[c.Key] = i
+			g.config = append(g.config, Config{Key: c.Key})
+		}
+		if v := string(c.Value); !slices.Contains(g.config[i].Values, v) {
+			g.config[i].Values = append(g.config[i].Values, v)
+		}
+	}
+}
+
+// add appends a value to its cell.
+func (g *grid) add(k cellKey, value float64, residue benchproc.Key, file string) {
+	c := g.cells[k]
+	if c == nil {
+		c = new(rawCell)
+		g.cells[k] = c
+	}
+	c.values = append(c.values, value)
+	if !slices.Contains(c.residue, residue) {
+		c.residue = append(c.residue, residue)
+	}
+	if !slices.Contains(c.files, file) {
+		c.files = append(c.files, file)
+	}
+}
+
+// keyWarnings says what the projections leave unclear: one column only,
+// results without a row or column field.
+func (g *grid) keyWarnings(opts Options, columns []Column) []string {
+	var w warnings
+	if len(columns) == 1 {
+		w.add(fmt.Sprintf("only one column (%q for Col %q); nothing to compare", columns[0].Label, opts.Col))
+	}
+	for _, f := range []struct {
+		keys       []benchproc.Key
+		name, proj string
+	}{{g.rowKeys, "Row", opts.Row}, {g.colKeys, "Col", opts.Col}} {
+		for _, k := range f.keys {
+			for _, fld := range k.Projection().FlattenedFields() {
+				if k.Get(fld) == "" {
+					w.add(fmt.Sprintf("some results have no %s (%s %q)", fld.Name, f.name, f.proj))
+				}
+			}
+		}
+	}
+	return w.list
+}
+
+// table makes the table of one unit: its cells, their deltas against the
+// baseline column (counted in common) and the geomeans. Rows missing in a
+// column are reported to general.
+func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Column, th *benchmath.Thresholds, opts Options, common []int, general *warnings) *Table {
+	assumption := units.GetAssumption(unit)
+	t := &Table{Unit: unit, Assumption: assumption, Better: better(units, unit), Columns: columns}
+	for _, rk := range g.rowKeys {
+		row := &Row{Label: keyLabel(rk), Key: rk, Cells: make([]*Cell, len(columns))}
+		found := false
+		for j, col := range columns {
+			if raw := g.cells[cellKey{unit, rk, col.Key}]; raw != nil {
+				found = true
+				row.Cells[j] = newCell(raw, assumption, th, opts.Confidence)
+			}
+		}
+		if !found {
+			continue
+		}
+		if base := row.Cells[0]; base != nil {
+			for j := 1; j < len(columns); j++ {
+				if c := row.Cells[j]; c != nil {
+					common[j]++
+					c.Delta = newDelta(base, c, assumption, opts.Alpha)
+				}
+			}
+		}
+		for j, c := range row.Cells {
+			switch {
+			case c != nil:
+			case !g.pairs[[2]benchproc.Key{rk, columns[j].Key}]:
+				general.add(fmt.Sprintf("%q has no results in column %q", row.Label, columns[j].Label))
+			default:
+				general.add(fmt.Sprintf("%q has no %s results in column %q", row.Label, unit, columns[j].Label))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(t.Rows) > 0 {
+		t.Geomean = geomeans(t)
+	}
+	return t
+}
+
+// warnings returns the warnings of t's cells, deltas and geomeans, in
+// order.
+func (t *Table) warnings() []string {
+	var w warnings
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			if c == nil {
+				continue
+			}
+			w.add(c.Warnings...)
+			if c.Delta != nil {
+				w.add(c.Delta.Warnings...)
+			}
+		}
+	}
+	for _, g := range t.Geomean {
+		w.add(g.Warnings...)
+	}
+	return w.list
 }
 
 func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
@@ -698,10 +764,10 @@ func selectColumns(columns []Column, order []string) ([]Column, error) {
 			for i, c := range columns {
 				have[i] = c.Label
 			}
-			return nil, fmt.Errorf("compare: unknown column %q (have %s)", name, strings.Join(have, ", "))
+			return nil, fmt.Errorf("unknown column %q (have %s)", name, strings.Join(have, ", "))
 		}
 		if slices.ContainsFunc(out, func(c Column) bool { return c.Label == name }) {
-			return nil, fmt.Errorf("compare: column %q listed twice", name)
+			return nil, fmt.Errorf("column %q listed twice", name)
 		}
 		out = append(out, columns[i])
 	}
@@ -812,7 +878,7 @@ func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchp
 		}
 		sides = append(sides, side)
 	}
-	return fmt.Errorf("compare: %w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
+	return fmt.Errorf("%w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
 }
 
 // keyLabel formats a projected key: the bare value for a one-field

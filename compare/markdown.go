@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // WriteMarkdown writes r as GitHub-flavoured Markdown, compact enough for
@@ -140,13 +142,8 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 	return fn.list
 }
 
-var mdReplacer = strings.NewReplacer(
-	`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`",
-	"<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`,
-)
-
 // mdEscape escapes s for use in Markdown text and table cells.
-func mdEscape(s string) string { return mdReplacer.Replace(s) }
+func mdEscape(s string) string { return resultfmt.EscapeMarkdown(s) }
 
 // percent formats a level such as 0.95 as "95%".
 func percent(level float64) string {
