@@ -34,14 +34,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if len(r.Columns) > 1 {
 		fmt.Fprintf(bw, "<sub>Cells: median ± %s confidence interval (exact units: the value). Deltas vs %s: shown if significant (Mann-Whitney U test, p &lt; %v; exact units: any difference), ~ otherwise.</sub>\n",
-			percent(r.Options.Confidence), mdEscape(r.Columns[0].Label), r.Options.Alpha)
+			percent(r.Options.Confidence), resultfmt.EscapeMarkdown(r.Columns[0].Label), r.Options.Alpha)
 	} else {
 		fmt.Fprintf(bw, "<sub>Cells: median ± %s confidence interval (exact units: the value).</sub>\n", percent(r.Options.Confidence))
 	}
 	if notes := r.unreferenced(shown); len(notes) > 0 {
 		fmt.Fprint(bw, "\n**Notes**\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(bw, "- %s\n", mdEscape(n))
+			fmt.Fprintf(bw, "- %s\n", resultfmt.EscapeMarkdown(n))
 		}
 	}
 	return bw.Flush()
@@ -50,7 +50,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // writeMarkdown writes one table and returns its footnotes.
 func (t *Table) writeMarkdown(w io.Writer) []string {
 	var fn footnotes
-	fmt.Fprintf(w, "### %s\n\n", mdEscape(t.Unit))
+	fmt.Fprintf(w, "### %s\n\n", resultfmt.EscapeMarkdown(t.Unit))
 
 	var b strings.Builder
 	cells := func(vals ...string) {
@@ -66,11 +66,11 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 	}
 
 	b.WriteString("|")
-	cells(mdEscape(t.RowHeader()))
+	cells(resultfmt.EscapeMarkdown(t.RowHeader()))
 	for j, col := range t.Columns {
-		cells(mdEscape(col.Label))
+		cells(resultfmt.EscapeMarkdown(col.Label))
 		if j > 0 {
-			cells("vs " + mdEscape(t.Columns[0].Label))
+			cells("vs " + resultfmt.EscapeMarkdown(t.Columns[0].Label))
 		}
 	}
 	line()
@@ -92,7 +92,7 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 	}
 	for _, row := range t.Rows {
 		b.WriteString("|")
-		cells(mdEscape(row.Label))
+		cells(resultfmt.EscapeMarkdown(row.Label))
 		for j, c := range row.Cells {
 			if c == nil {
 				cells("")
@@ -135,15 +135,12 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 	if len(fn.list) > 0 {
 		var notes []string
 		for i, n := range fn.list {
-			notes = append(notes, superscript(i+1)+" "+mdEscape(n))
+			notes = append(notes, superscript(i+1)+" "+resultfmt.EscapeMarkdown(n))
 		}
 		fmt.Fprintf(w, "<sub>%s</sub>\n\n", strings.Join(notes, "<br>"))
 	}
 	return fn.list
 }
-
-// mdEscape escapes s for use in Markdown text and table cells.
-func mdEscape(s string) string { return resultfmt.EscapeMarkdown(s) }
 
 // percent formats a level such as 0.95 as "95%".
 func percent(level float64) string {
