@@ -93,6 +93,33 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	if base == nil || head == nil {
 		return nil, errors.New("gate: nil results")
 	}
+	v := newVerdict(base, head, p)
+	rep, err := v.comparison(base, head)
+	if err != nil {
+		return nil, err
+	}
+	present := presence(rep)
+	v.checkPresence(present)
+	var notGated, newMetrics []string
+	for _, t := range rep.Tables {
+		ng, nm := v.gateTable(t, present)
+		notGated, newMetrics = append(notGated, ng...), append(newMetrics, nm...)
+	}
+	if len(newMetrics) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
+			Message: "metrics only in head, not gated: " + strings.Join(newMetrics, ", ")})
+	}
+	if len(notGated) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NotGated,
+			Message: "not gated (no threshold): " + strings.Join(notGated, ", ")})
+	}
+	return v, nil
+}
+
+// newVerdict starts the verdict of head against base under p: the sides'
+// labels and configuration, and a problem if they come from different
+// machines.
+func newVerdict(base, head *compare.Results, p Policy) *Verdict {
 	v := &Verdict{
 		Base:   strings.Join(base.Files, ", "),
 		Head:   strings.Join(head.Files, ", "),
@@ -123,39 +150,60 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 				strings.Join(mismatched, "; "),
 		})
 	}
+	return v
+}
 
+// comparison builds the comparison of the two sides: one row per
+// benchmark, a base and a head column.
+func (v *Verdict) comparison(base, head *compare.Results) (*compare.Report, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
 		Row:     rowsFor(base, head),
 		Col:     compare.FileKey,
 		Columns: []string{baseLabel, headLabel},
-		Alpha:   p.Alpha,
+		Alpha:   v.Policy.Alpha,
 	})
+	if errors.Is(err, compare.ErrNothingInCommon) {
+		return nil, fmt.Errorf("%w: %s and %s have no benchmarks in common", ErrInput, v.Base, v.Head)
+	}
 	if err != nil {
-		if errors.Is(err, compare.ErrNothingInCommon) {
-			return nil, fmt.Errorf("%w: %s and %s have no benchmarks in common", ErrInput, v.Base, v.Head)
-		}
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
+	return rep, nil
+}
 
-	// Which benchmarks each side has at all, in first-seen order.
-	type side struct{ base, head bool }
-	present := map[benchproc.Key]*side{}
-	var order []benchproc.Key
+// sides says which sides have a benchmark at all.
+type sides struct{ base, head bool }
+
+// present holds the sides of every benchmark, in first-seen order.
+type present struct {
+	of    map[benchproc.Key]*sides
+	order []benchproc.Key
+}
+
+// presence returns which benchmarks each side of rep has, in any unit.
+func presence(rep *compare.Report) present {
+	pr := present{of: map[benchproc.Key]*sides{}}
 	for _, t := range rep.Tables {
 		for _, row := range t.Rows {
-			s := present[row.Key]
+			s := pr.of[row.Key]
 			if s == nil {
-				s = &side{}
-				present[row.Key] = s
-				order = append(order, row.Key)
+				s = &sides{}
+				pr.of[row.Key] = s
+				pr.order = append(pr.order, row.Key)
 			}
 			s.base = s.base || row.Cells[0] != nil
 			s.head = s.head || row.Cells[1] != nil
 		}
 	}
+	return pr
+}
+
+// checkPresence reports benchmarks of base missing in head (a failure
+// unless AllowMissing) and those only in head.
+func (v *Verdict) checkPresence(pr present) {
 	var missing, added []string
-	for _, k := range order {
-		s := present[k]
+	for _, k := range pr.order {
+		s := pr.of[k]
 		switch {
 		case s.base && !s.head:
 			missing = append(missing, benchLabel(k))
@@ -165,98 +213,99 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	}
 	if len(missing) > 0 {
 		msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
-		if p.AllowMissing {
+		if v.Policy.AllowMissing {
 			msg += " (allowed by --allow-missing)"
 		}
-		v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !p.AllowMissing, Message: msg})
+		v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
 	}
 	if len(added) > 0 {
 		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
 			Message: fmt.Sprintf("%d benchmark(s) only in head, not gated: %s", len(added), strings.Join(added, ", "))})
 	}
+}
 
-	var notGated, newMetrics []string
-	for _, t := range rep.Tables {
-		if _, err := CheckUnit(t.Unit); err != nil {
-			notGated = append(notGated, t.Unit+" (unknown unit)")
+// gateTable makes the findings of one unit's table: exact comparisons
+// decided at once, the others tested as one family (corrected for
+// multiple comparisons). It returns the unit if nothing of it is gated,
+// and the metrics that only head has.
+func (v *Verdict) gateTable(t *compare.Table, pr present) (notGated, newMetrics []string) {
+	p := v.Policy
+	if _, err := CheckUnit(t.Unit); err != nil {
+		return []string{t.Unit + " (unknown unit)"}, nil
+	}
+	var family []*Finding
+	gated := false
+	for _, row := range t.Rows {
+		s := pr.of[row.Key]
+		if !s.base || !s.head {
+			continue // reported by checkPresence
+		}
+		name, scenario, store := keyParts(row.Key)
+		th, ok := p.Threshold(scenario, store, t.Unit)
+		if !ok {
 			continue
 		}
-		var family []*Finding
-		gated := false
-		for _, row := range t.Rows {
-			s := present[row.Key]
-			if !s.base || !s.head {
-				continue // reported above
-			}
-			name, scenario, store := keyParts(row.Key)
-			th, ok := p.Threshold(scenario, store, t.Unit)
-			if !ok {
-				continue
-			}
-			gated = true
-			bc, hc := row.Cells[0], row.Cells[1]
-			if bc == nil {
-				newMetrics = append(newMetrics, t.Unit+" of "+benchLabel(row.Key))
-				continue // nothing to compare it with
-			}
-			f := &Finding{
-				Benchmark: name, Scenario: scenario, Store: store, Unit: t.Unit,
-				Threshold: th, Method: NotCompared,
-				Base: math.NaN(), Head: math.NaN(), P: math.NaN(), AdjustedP: math.NaN(),
-				BaseMin: math.NaN(), BaseMax: math.NaN(), HeadMin: math.NaN(), HeadMax: math.NaN(),
-			}
-			v.Findings = append(v.Findings, f)
-			f.BaseN = bc.N()
-			f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
-			if hc == nil {
-				f.Status, f.Fatal = Missing, !p.AllowMissing
-				f.Base = bc.Center()
-				f.Note = "not in head"
-				if p.AllowMissing {
-					f.Note += " (allowed)"
-				}
-				continue
-			}
-			f.HeadN = hc.N()
-			f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
-			f.Base, f.Head = bc.Center(), hc.Center()
-			if resultfmt.IsCount(t.Unit) && f.BaseN >= resultfmt.MinExactSamples && f.HeadN >= resultfmt.MinExactSamples &&
-				f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
-				f.Method = Exact
-				f.Base, f.Head = f.BaseMin, f.HeadMin
-				f.Significant = f.Base != f.Head
-				decide(f)
-				continue
-			}
-			if f.BaseN < p.MinSamples || f.HeadN < p.MinSamples {
-				f.Status, f.Fatal = TooFewSamples, true
-				f.Note = tooFewNote(f, p.MinSamples)
-				continue
-			}
-			f.Method = UTest
-			f.P = hc.Delta.Comparison.P
+		gated = true
+		if row.Cells[0] == nil {
+			newMetrics = append(newMetrics, t.Unit+" of "+benchLabel(row.Key))
+			continue // nothing to compare it with
+		}
+		f := &Finding{Benchmark: name, Scenario: scenario, Store: store, Unit: t.Unit, Threshold: th}
+		v.Findings = append(v.Findings, f)
+		if f.measure(row.Cells[0], row.Cells[1], p) {
 			family = append(family, f)
 		}
-		if !gated {
-			notGated = append(notGated, t.Unit)
+	}
+	if !gated {
+		notGated = append(notGated, t.Unit)
+	}
+	family = reachable(family, p)
+	adjust(family, p.Correction)
+	for _, f := range family {
+		f.Significant = f.AdjustedP < p.Alpha
+		decide(f)
+		f.Note = testNote(f, p) + ", " + f.Note
+	}
+	return notGated, newMetrics
+}
+
+// measure fills in f from the base and head cells (hc nil when head lacks
+// the metric) and decides it, unless it needs the U test: then it reports
+// true, with f.P set, for the family's correction to decide.
+func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
+	f.Method = NotCompared
+	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.BaseMin, f.BaseMax, f.HeadMin, f.HeadMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.BaseN = bc.N()
+	f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
+	if hc == nil {
+		f.Status, f.Fatal = Missing, !p.AllowMissing
+		f.Base = bc.Center()
+		f.Note = "not in head"
+		if p.AllowMissing {
+			f.Note += " (allowed)"
 		}
-		family = reachable(family, p)
-		adjust(family, p.Correction)
-		for _, f := range family {
-			f.Significant = f.AdjustedP < p.Alpha
-			decide(f)
-			f.Note = testNote(f, p) + ", " + f.Note
-		}
+		return false
 	}
-	if len(newMetrics) > 0 {
-		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
-			Message: "metrics only in head, not gated: " + strings.Join(newMetrics, ", ")})
+	f.HeadN = hc.N()
+	f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
+	f.Base, f.Head = bc.Center(), hc.Center()
+	if resultfmt.IsCount(f.Unit) && f.BaseN >= resultfmt.MinExactSamples && f.HeadN >= resultfmt.MinExactSamples &&
+		f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
+		f.Method = Exact
+		f.Base, f.Head = f.BaseMin, f.HeadMin
+		f.Significant = f.Base != f.Head
+		decide(f)
+		return false
 	}
-	if len(notGated) > 0 {
-		v.Problems = append(v.Problems, Problem{Kind: NotGated,
-			Message: "not gated (no threshold): " + strings.Join(notGated, ", ")})
+	if f.BaseN < p.MinSamples || f.HeadN < p.MinSamples {
+		f.Status, f.Fatal = TooFewSamples, true
+		f.Note = tooFewNote(f, p.MinSamples)
+		return false
 	}
-	return v, nil
+	f.Method = UTest
+	f.P = hc.Delta.Comparison.P
+	return true
 }
 
 // decide sets the status of a compared finding from Significant and the
