@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -166,7 +167,7 @@ func (rs *Results) read(r io.Reader, path, label string) error {
 				return err
 			}
 			for _, v := range rec.Values {
-				if !IsKnownUnit(v.Unit) {
+				if !resultfmt.IsKnownUnit(v.Unit) {
 					_, line := rec.Pos()
 					units.add(line, origUnit(v))
 				}
@@ -272,7 +273,7 @@ func (t *tailReader) checkLastLine(path string, results []*benchfmt.Result) erro
 		last := results[len(results)-1]
 		if _, l := last.Pos(); l == line {
 			for _, v := range last.Values {
-				if !IsKnownUnit(v.Unit) {
+				if !resultfmt.IsKnownUnit(v.Unit) {
 					return fmt.Errorf("%s:%d: last line, without a newline, ends in unit %q, which certbench does not know: the file looks truncated",
 						path, line, origUnit(v))
 				}
