@@ -15,6 +15,16 @@ import (
 // maxSitesShown caps the sites listed per finding by the renderers.
 const maxSitesShown = 10
 
+// sections are the groups of findings the renderers list, in order.
+var sections = []struct {
+	title    string
+	statuses []Status
+}{
+	{"Regressed", []Status{Regressed}},
+	{"Not decided", []Status{TooFewSamples, Missing}},
+	{"Improved", []Status{Improved}},
+}
+
 // WriteText writes the verdict for a log: a headline, then tables of what
 // regressed, what improved and what could not be decided, allocation
 // sites that grew, and warnings. Unchanged comparisons are only counted.
@@ -23,20 +33,12 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "certbench gate: %s\n", v.Summary())
 	fmt.Fprintf(bw, "base: %s\nhead: %s\n", v.Base, v.Head)
 	fmt.Fprintf(bw, "policy: %s\n", v.Policy.describe())
-	sections := []struct {
-		title    string
-		statuses []Status
-	}{
-		{"REGRESSED", []Status{Regressed}},
-		{"NOT DECIDED", []Status{TooFewSamples, Missing}},
-		{"IMPROVED", []Status{Improved}},
-	}
 	for _, s := range sections {
 		fs := v.Select(s.statuses...)
 		if len(fs) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "\n%s\n", s.title)
+		fmt.Fprintf(bw, "\n%s\n", strings.ToUpper(s.title))
 		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 		if s.statuses[0] == TooFewSamples {
 			fmt.Fprintln(tw, "  benchmark\tmetric\tbase\thead\twhy")
@@ -55,10 +57,13 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "  %s %s grew in (flat per op, base -> head):\n", f.Label(), f.Unit)
+			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites))
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Function)
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Label())
+				for _, c := range s.Callees {
+					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), c.Function)
+				}
 			}
 			tw.Flush()
 		}
@@ -96,14 +101,6 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "### %s certbench gate: %s\n\n", mark, resultfmt.EscapeMarkdown(v.Summary()))
 	fmt.Fprintf(bw, "Base `%s` vs head `%s`. %s\n", v.Base, v.Head, v.counts())
-	sections := []struct {
-		title    string
-		statuses []Status
-	}{
-		{"Regressed", []Status{Regressed}},
-		{"Not decided", []Status{TooFewSamples, Missing}},
-		{"Improved", []Status{Improved}},
-	}
 	for _, s := range sections {
 		fs := v.Select(s.statuses...)
 		if len(fs) == 0 {
@@ -127,11 +124,18 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (flat, per op)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit)
+			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (%s)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites))
 			fmt.Fprintln(bw, "| function | base | head | growth |")
 			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				where := ""
+				if w := s.Where(); w != "" {
+					where = " (" + resultfmt.EscapeMarkdown(w) + ")"
+				}
+				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), where, siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				for _, c := range s.Callees {
+					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", resultfmt.CodeSpan(c.Function), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), siteGrowth(f.Unit, c.Growth()))
+				}
 			}
 			fmt.Fprintln(bw, "\n</details>")
 		}
@@ -280,6 +284,9 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		Base     *float64 `json:"base"`
 		Head     *float64 `json:"head"`
 		Growth   *float64 `json:"growth"`
+		File     string     `json:"file,omitempty"`
+		Line     int64      `json:"line,omitempty"`
+		Callees  []jsonSite `json:"callees,omitempty"`
 	}
 	type jsonFinding struct {
 		Benchmark   string     `json:"benchmark"`
@@ -382,7 +389,11 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
 		}
 		for _, s := range f.Sites {
-			jf.Sites = append(jf.Sites, jsonSite{s.Function, num(s.Base), num(s.Head), num(s.Growth())})
+			js := jsonSite{Function: s.Function, Base: num(s.Base), Head: num(s.Head), Growth: num(s.Growth()), File: s.File, Line: s.Line}
+			for _, c := range s.Callees {
+				js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: num(c.Base), Head: num(c.Head), Growth: num(c.Growth())})
+			}
+			jf.Sites = append(jf.Sites, js)
 		}
 		out.Findings = append(out.Findings, jf)
 	}

@@ -88,41 +88,23 @@ func (t logTicker) Ticks(min, max float64) []plot.Tick {
 	if !(min > 0) || !(max > min) {
 		return nil
 	}
+	var majors []float64
 	if t.bytes {
-		return t.byteTicks(min, max)
-	}
-	lo := math.Floor(math.Log10(min))
-	hi := math.Ceil(math.Log10(max))
-	var majors int
-	for e := lo; e <= hi; e++ {
-		if v := math.Pow(10, e); v >= min && v <= max {
-			majors++
+		for p := 1.0; p <= 1<<50; p *= 1024 {
+			majors = append(majors, p, 10*p, 100*p)
+		}
+	} else {
+		for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+			majors = append(majors, math.Pow(10, e))
 		}
 	}
-	var ticks []plot.Tick
-	for e := lo; e <= hi; e++ {
-		p := math.Pow(10, e)
-		for m := 1; m < 10; m++ {
-			v := p * float64(m)
-			if v < min*(1-1e-9) || v > max*(1+1e-9) {
-				continue
-			}
-			tk := plot.Tick{Value: v}
-			if m == 1 || (majors < 2 && (m == 2 || m == 5)) {
-				tk.Label = t.format(v)
-			}
-			ticks = append(ticks, tk)
-		}
-	}
-	return ticks
+	return t.ticksAt(majors, min, max)
 }
 
-// byteTicks is Ticks for byte values.
-func (t logTicker) byteTicks(min, max float64) []plot.Tick {
-	var majors []float64
-	for p := 1.0; p <= 1<<50; p *= 1024 {
-		majors = append(majors, p, 10*p, 100*p)
-	}
+// ticksAt marks each major value and its 2..9 multiples between min and
+// max, labelling the majors (and the 2 and 5 multiples too when fewer
+// than two majors fall in the range).
+func (t logTicker) ticksAt(majors []float64, min, max float64) []plot.Tick {
 	inRange := 0
 	for _, v := range majors {
 		if v >= min && v <= max {
