@@ -57,13 +57,10 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites))
+			fmt.Fprintf(bw, "  %s %s grew in (flat per op, base -> head):\n", f.Label(), f.Unit)
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Label())
-				for _, c := range s.Callees {
-					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), c.Function)
-				}
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Function)
 			}
 			tw.Flush()
 		}
@@ -124,18 +121,11 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (%s)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites))
+			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (flat, per op)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit)
 			fmt.Fprintln(bw, "| function | base | head | growth |")
 			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				where := ""
-				if w := s.Where(); w != "" {
-					where = " (" + resultfmt.EscapeMarkdown(w) + ")"
-				}
-				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), where, siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
-				for _, c := range s.Callees {
-					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", resultfmt.CodeSpan(c.Function), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), siteGrowth(f.Unit, c.Growth()))
-				}
+				fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
 			}
 			fmt.Fprintln(bw, "\n</details>")
 		}
@@ -284,9 +274,6 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		Base     *float64 `json:"base"`
 		Head     *float64 `json:"head"`
 		Growth   *float64 `json:"growth"`
-		File     string     `json:"file,omitempty"`
-		Line     int64      `json:"line,omitempty"`
-		Callees  []jsonSite `json:"callees,omitempty"`
 	}
 	type jsonFinding struct {
 		Benchmark   string     `json:"benchmark"`
@@ -389,11 +376,7 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
 		}
 		for _, s := range f.Sites {
-			js := jsonSite{Function: s.Function, Base: num(s.Base), Head: num(s.Head), Growth: num(s.Growth()), File: s.File, Line: s.Line}
-			for _, c := range s.Callees {
-				js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: num(c.Base), Head: num(c.Head), Growth: num(c.Growth())})
-			}
-			jf.Sites = append(jf.Sites, js)
+			jf.Sites = append(jf.Sites, jsonSite{s.Function, num(s.Base), num(s.Head), num(s.Growth())})
 		}
 		out.Findings = append(out.Findings, jf)
 	}
