@@ -87,7 +87,11 @@ func usageError(err error) error { return &exitError{code: ExitUsage, err: err} 
 // usagef is usageError with a formatted message.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }
 
-// Main runs the certbench command with args and returns its exit code.
+// Main runs the certbench command with args and returns its exit code. It
+// is the public entry point for a custom certbench binary: a main package
+// that imports its store packages (each calls certstore.Register in its
+// init) and calls os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+// gets every command with those stores (see examples/mystore/cmd/certbench).
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
