@@ -58,13 +58,8 @@ func IsBytes(unit string) bool {
 // "bytes" and "count" are understood too. NaN formats as "-", infinities
 // as "+Inf" and "-Inf".
 func Format(v float64, unit string) string {
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
+	if s, ok := nonFinite(v, "-", "Inf"); ok {
+		return s
 	}
 	v, unit = benchunit.Tidy(v, unit)
 	m, symbol := measureOf(unit)
@@ -98,13 +93,10 @@ func FormatInt(n int) string {
 // decimals ("+5.00%", "-93.51%"); changes too small to show are "<+0.01%"
 // or ">-0.01%", an undefined one "?".
 func FormatPercent(p float64) string {
+	if s, ok := nonFinite(p, "?", "inf%"); ok {
+		return s
+	}
 	switch {
-	case math.IsNaN(p):
-		return "?"
-	case math.IsInf(p, 1):
-		return "+inf%"
-	case math.IsInf(p, -1):
-		return "-inf%"
 	case p == 0:
 		return "0%"
 	case math.Abs(p) < 0.01:
@@ -114,6 +106,20 @@ func FormatPercent(p float64) string {
 		return ">-0.01%"
 	}
 	return fmt.Sprintf("%+.2f%%", p)
+}
+
+// nonFinite returns the text of v if it is not a finite number: nan for
+// NaN, inf signed for an infinity.
+func nonFinite(v float64, nan, inf string) (string, bool) {
+	switch {
+	case math.IsNaN(v):
+		return nan, true
+	case math.IsInf(v, 1):
+		return "+" + inf, true
+	case math.IsInf(v, -1):
+		return "-" + inf, true
+	}
+	return "", false
 }
 
 // scaled formats v with the prefix benchunit.CommonScale picks for it and
