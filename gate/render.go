@@ -57,10 +57,13 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "  %s %s grew in (flat per op, base -> head):\n", f.Label(), f.Unit)
+			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites, " "))
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Function)
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Label())
+				for _, c := range s.Callees {
+					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), c.Function)
+				}
 			}
 			tw.Flush()
 		}
@@ -121,11 +124,18 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (flat, per op)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit)
+			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (%s)</summary>\n\n", resultfmt.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites, ", "))
 			fmt.Fprintln(bw, "| function | base | head | growth |")
 			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				where := ""
+				if w := s.Where(); w != "" {
+					where = " (" + resultfmt.EscapeMarkdown(w) + ")"
+				}
+				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", resultfmt.CodeSpan(s.Function), where, siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				for _, c := range s.Callees {
+					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", resultfmt.CodeSpan(c.Function), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), siteGrowth(f.Unit, c.Growth()))
+				}
 			}
 			fmt.Fprintln(bw, "\n</details>")
 		}
@@ -265,15 +275,19 @@ const JSONSchema = "certbench.gate/v1"
 //	      "base_n": 6, "head_n": 6, "base_min": 1191, "base_max": 1191,
 //	      "head_min": 1201, "head_max": 1201, "p": null, "adjusted_p": null,
 //	      "significant": true, "threshold": "+0%", "note": "exact, beyond +0%",
-//	      "sites": [{"function": "...", "base": 0, "head": 10, "growth": 10}]}],
+//	      "sites": [{"function": "...", "base": 0, "head": 10, "growth": 10,
+//	          "file": "...", "line": 47, "callees": [{"function": "...", ...}]}]}],
 //	  "problems": [{"kind": "mixed-machines", "fatal": false, "message": "..."}]
 //	}
 func (v *Verdict) WriteJSON(w io.Writer) error {
 	type jsonSite struct {
-		Function string   `json:"function"`
-		Base     *float64 `json:"base"`
-		Head     *float64 `json:"head"`
-		Growth   *float64 `json:"growth"`
+		Function string     `json:"function"`
+		Base     *float64   `json:"base"`
+		Head     *float64   `json:"head"`
+		Growth   *float64   `json:"growth"`
+		File     string     `json:"file,omitempty"`
+		Line     int64      `json:"line,omitempty"`
+		Callees  []jsonSite `json:"callees,omitempty"`
 	}
 	type jsonFinding struct {
 		Benchmark   string     `json:"benchmark"`
@@ -376,7 +390,11 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
 		}
 		for _, s := range f.Sites {
-			jf.Sites = append(jf.Sites, jsonSite{s.Function, num(s.Base), num(s.Head), num(s.Growth())})
+			js := jsonSite{Function: s.Function, Base: num(s.Base), Head: num(s.Head), Growth: num(s.Growth()), File: s.File, Line: s.Line}
+			for _, c := range s.Callees {
+				js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: num(c.Base), Head: num(c.Head), Growth: num(c.Growth())})
+			}
+			jf.Sites = append(jf.Sites, js)
 		}
 		out.Findings = append(out.Findings, jf)
 	}

@@ -103,3 +103,15 @@ func significantSites(sites []Site, change float64) []Site {
 	}
 	return sites
 }
+
+// sitesKind says, for the renderers' headings, what the values of sites
+// are: everything below store lines when the sites are lines, the
+// functions' own allocations ("flat", then sep, then "per op") otherwise.
+func sitesKind(sites []Site, sep string) string {
+	for _, s := range sites {
+		if s.Line > 0 {
+			return "per op by store line, library callees indented"
+		}
+	}
+	return "flat" + sep + "per op"
+}
