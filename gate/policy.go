@@ -10,17 +10,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/certbench/certbench/resultfmt"
 )
 
-// The units the gate knows. Results may carry other units; they are not
-// gated.
+// The units the gate knows, as package resultfmt names them. Results may
+// carry other units; they are not gated.
 const (
-	UnitSec             = "sec/op"
-	UnitBytes           = "B/op"
-	UnitAllocs          = "allocs/op"
-	UnitRetained        = "retained-B"
-	UnitRetainedPerCert = "retained-B/cert"
-	UnitGoroutines      = "goroutines"
+	UnitSec             = resultfmt.UnitSec
+	UnitBytes           = resultfmt.UnitBytes
+	UnitAllocs          = resultfmt.UnitAllocs
+	UnitRetained        = resultfmt.UnitRetained
+	UnitRetainedPerCert = resultfmt.UnitRetainedPerCert
+	UnitGoroutines      = resultfmt.UnitGoroutines
 )
 
 // Units lists the units the gate knows, in report order.
@@ -42,8 +44,9 @@ const (
 	DefaultMinSamples = 4
 	// MinExactSamples is the fewest samples per side for an exact
 	// comparison: with one sample there is no evidence that the metric
-	// is deterministic.
-	MinExactSamples = 2
+	// is deterministic. It is resultfmt's rule, which the writer applies
+	// too, so compare, gate and benchstat treat a file alike.
+	MinExactSamples = resultfmt.MinExactSamples
 )
 
 // Correction is how the p-values of one metric's tests (one per
@@ -102,7 +105,7 @@ const (
 // know.
 func MeasureOf(unit string) string {
 	switch unit {
-	case UnitSec, "ns/op":
+	case UnitSec, resultfmt.UnitNsPerOp:
 		return MeasureSeconds
 	case UnitBytes, UnitRetained, UnitRetainedPerCert:
 		return MeasureBytes
@@ -338,7 +341,7 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 // CheckUnit returns unit tidied ("ns/op" becomes "sec/op"), or an error
 // if the gate does not know it.
 func CheckUnit(unit string) (string, error) {
-	if unit == "ns/op" {
+	if unit == resultfmt.UnitNsPerOp {
 		unit = UnitSec
 	}
 	if !slices.Contains(Units, unit) {
@@ -541,7 +544,7 @@ func (p Policy) withDefaults() (Policy, error) {
 	}
 	check := func(where string, m map[string]Threshold) {
 		for _, u := range slices.Sorted(maps.Keys(m)) {
-			if _, err := CheckUnit(u); err != nil || u == "ns/op" {
+			if _, err := CheckUnit(u); err != nil || u == resultfmt.UnitNsPerOp {
 				errs = append(errs, fmt.Errorf("%s: unknown unit %q (known: %s)", where, u, strings.Join(Units, ", ")))
 				continue
 			}
