@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
@@ -74,9 +75,12 @@ func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName s
 	defer unregister()
 	var s Sample
 	var err error
-	if w.Scenario.Kind == scenarios.HandshakeUnderChurn {
+	switch w.Scenario.Kind {
+	case scenarios.HandshakeUnderChurn:
 		s, err = measureChurn(newStore, storeName, w, &stop)
-	} else {
+	case scenarios.Handshake:
+		s, err = measureHandshake(newStore, storeName, w, &stop)
+	default:
 		s, err = measure(newStore, storeName, w, &stop)
 	}
 	if cerr := ctx.Err(); cerr != nil {
@@ -118,7 +122,19 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	s.BytesPerOp = float64(timing.bytes) / float64(ops)
 	s.AllocsPerOp = float64(timing.allocs) / float64(ops)
 
+	s.Extra = append(s.Extra, timing.gc.values(ops, false)...)
+	if w.FreshStore && timing.rss > 0 {
+		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: resultfmt.UnitMaxRSS})
+	}
+
 	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+	if err == nil {
+		// The peak-heap pass: one more refresh, untimed, after the
+		// sample's readings (see measurePeak).
+		var peak []benchfmt.Value
+		probe.run(func() { peak, err = peakValues(store, newStore, w) })
+		s.Extra = append(s.Extra, peak...)
+	}
 	runtime.KeepAlive(store)
 	closeStore(store)
 	if err != nil {
@@ -130,6 +146,8 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 type timing struct {
 	elapsed       time.Duration
 	bytes, allocs uint64
+	gc            gcCost // GC over the timed ops (see gcMeter)
+	rss           uint64 // process peak RSS right after the timed ops; 0 if unknown
 }
 
 // timeOps runs the timed ops and returns the store that holds the last
@@ -137,11 +155,14 @@ type timing struct {
 func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, stop *atomic.Bool) (certstore.Store, timing, error) {
 	var t timing
 	var m0, m1 runtime.MemStats
+	meter := startGCMeter()
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	store, err := apply(store, newStore, w, ops, stop)
 	t.elapsed = time.Since(start)
 	runtime.ReadMemStats(&m1)
+	t.rss, _ = maxRSS()
+	t.gc = meter.stop()
 	t.bytes = m1.TotalAlloc - m0.TotalAlloc
 	t.allocs = m1.Mallocs - m0.Mallocs
 	return store, t, err
@@ -150,8 +171,9 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 // Apply is what is timed: ops ops of the workload on store, which holds
 // w.Configs[0] (or, for fresh-store workloads, is nil or any store: each op
 // discards it and loads a new one). Lookup workloads cycle over their
-// hellos; others apply w.Configs[1..ops]. It returns the store that holds
-// the last configuration.
+// hellos; Handshake workloads make ops handshakes without churn (an
+// error if any fails); others apply w.Configs[1..ops]. It returns the
+// store that holds the last configuration.
 func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
 	return apply(store, newStore, w, ops, nil)
 }
@@ -171,6 +193,12 @@ func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workl
 		err = lookupOps(store, w, ops, stop)
 	case w.Scenario.Kind == scenarios.HandshakeUnderChurn:
 		_, err = runChurn(store, w, churnRun{lookups: ops, stop: stop})
+	case w.Scenario.Kind == scenarios.Handshake:
+		var res hsResult
+		res, err = runHandshakes(store, w, serverConfig(store, w), hsRun{handshakes: ops, stop: stop})
+		if err == nil && res.errors > 0 {
+			err = fmt.Errorf("%d of %d handshakes failed; first: %w", res.errors, res.attempts, res.firstErr)
+		}
 	case w.FreshStore:
 		for i := 1; i <= ops && err == nil; i++ {
 			if stopped() {

@@ -232,7 +232,7 @@ func (w *Writer) WriteUnits() error {
 		}
 		lines = append(lines, m)
 	}
-	for _, u := range extraUnits {
+	for _, u := range append(slices.Clone(extraUnits), operatorUnits...) {
 		if _, ok := w.declared(u, "better"); !ok && len(w.units[u]) > 0 {
 			add(u, "better", resultfmt.BetterName(u))
 		}

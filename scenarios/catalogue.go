@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,7 +38,38 @@ const (
 	// renew-1 refreshes run back to back, and measures lookup latency
 	// percentiles and refreshes per second (see churn.go).
 	HandshakeUnderChurn Kind = "handshake-under-churn"
+	// Handshake runs full crypto/tls handshakes, server and clients in the
+	// process over in-memory connections, the server's GetCertificate
+	// being the store (certstore.GetCertificateFunc). Clients draw their
+	// SNI from the lookup mix and verify the chain against the pool's
+	// issuer, so that a wrong certificate is a counted error. With
+	// HandshakeSpec.Churn a second phase repeats the handshakes while
+	// renew-1 refreshes run, and the sample reports its figures against
+	// the first, churn-free, phase (see bench/handshake.go).
+	Handshake Kind = "handshake"
 )
+
+// HandshakeSpec says how a Handshake scenario's clients connect and what
+// churn runs meanwhile.
+type HandshakeSpec struct {
+	// TLS12Share is the fraction (0 to 1) of handshakes made with TLS 1.2;
+	// the others use TLS 1.3. Versions are spread evenly over the
+	// handshakes, deterministically.
+	TLS12Share float64
+	// ResumeShare is the fraction (0 to 1) of handshakes that offer a
+	// session ticket from an earlier full handshake of the same client,
+	// for a name that handshake used; the others are full handshakes.
+	ResumeShare float64
+	// Clients is the number of concurrent clients; 0 means GOMAXPROCS.
+	Clients int
+	// Churn adds the second phase: the same handshakes while renew-1
+	// refreshes of the pool are applied.
+	Churn bool
+	// RefreshEvery is the period of the churn phase's refreshes: one
+	// starts every RefreshEvery, or as soon as the previous one ends when
+	// it took longer; 0 means back to back.
+	RefreshEvery time.Duration
+}
 
 // Scenario is one entry of the catalogue: a pool, the churn applied to it,
 // and how many ops make one sample.
@@ -64,7 +97,11 @@ type Scenario struct {
 	Default bool
 	// Duration bounds one sample of a HandshakeUnderChurn scenario, whose
 	// Ops bounds the lookups; the sample ends at whichever comes first.
+	// For a Handshake scenario it bounds each phase, and Ops bounds the
+	// handshakes of each phase.
 	Duration time.Duration
+	// Handshake says how the clients of a Handshake scenario connect.
+	Handshake HandshakeSpec
 }
 
 // Catalogue lists every scenario, in the order listings and reports use.
@@ -97,6 +134,18 @@ var Catalogue = []Scenario{
 	{Name: "handshake-under-churn", Kind: HandshakeUnderChurn, Ops: 4_000_000, Duration: 2 * time.Second,
 		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
 		Description: "GOMAXPROCS goroutines look up as lookup-1000 does while renew-1 refreshes of 1,000 certs run back to back (latency percentiles, refreshes/s)"},
+	{Name: "handshake-1000", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
+		Pool: certgen.PoolSpec{Seed: 2, Count: 1000}, Stores: []string{"edge"},
+		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2},
+		Description: "crypto/tls handshakes against 1,000 P-256 certs, SNI as lookup-1000 (misses get the configured default), 25% TLS 1.2, 20% resumed, chains verified"},
+	{Name: "handshake-1000-rsa", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
+		Pool: certgen.PoolSpec{Seed: 1, Count: 1000, Key: certgen.RSA2048}, Stores: []string{"edge"},
+		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2},
+		Description: "as handshake-1000 with RSA-2048 leaves"},
+	{Name: "handshake-under-renew-1-of-10000", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
+		Pool: certgen.PoolSpec{Seed: 3, Count: 10000}, Stores: []string{"edge"},
+		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2, Churn: true, RefreshEvery: 100 * time.Millisecond},
+		Description: "handshakes against 10,000 certs, first alone, then while one cert is renewed every 100 ms (ratios: churn against no churn, same store)"},
 }
 
 // ByName returns the named scenarios in the order given, or an error naming
@@ -156,6 +205,21 @@ type Workload struct {
 	// Certs is the number of certificates in the last configuration, for
 	// per-certificate figures.
 	Certs int
+	// Next is one more configuration of a refresh workload (Rotate, Renew,
+	// Noop, Startup), applied after the timed ops to measure a refresh's
+	// peak heap outside them: the configuration after Configs[len-1].
+	Next *certstore.Config
+	// Issuer is the certificate of the authority that issued every
+	// certificate of a Handshake workload, which its clients trust.
+	Issuer *x509.Certificate
+	// DefaultLeaf is the DER of the configured default certificate of
+	// Store in a Handshake workload: what a hello that matches no
+	// certificate must be served.
+	DefaultLeaf []byte
+	// Misses reports, for each of Hellos of a Handshake workload, that the
+	// hello matches no certificate of the pool (by the certstore lookup
+	// rules), so the store's default is to be served.
+	Misses []bool
 }
 
 // Build makes the workload of a scenario with ops timed ops (0 means
@@ -177,7 +241,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		if win <= 0 || win > n {
 			win = n
 		}
-		for op := 0; op <= ops; op++ {
+		for op := 0; op <= ops+1; op++ {
 			start := (op * win) % n
 			cfg := &certstore.Config{}
 			for k := 0; k < win; k++ {
@@ -187,7 +251,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		}
 		w.Certs = win
 	case Noop, Startup:
-		for op := 0; op <= ops; op++ {
+		for op := 0; op <= ops+1; op++ {
 			w.Configs = append(w.Configs, s.wholePool(pool, nil))
 		}
 		w.FreshStore = s.Kind == Startup
@@ -197,7 +261,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		// certificates carry over, so each op changes exactly one.
 		version := make([]int, n)
 		renewed := map[[2]int]certstore.KeyPair{}
-		for op := 0; op <= ops; op++ {
+		for op := 0; op <= ops+1; op++ {
 			if op > 0 {
 				i := (op - 1) % n
 				version[i]++
@@ -223,8 +287,17 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
 		w.Hellos = lookupMix(pool, ops)
 		w.Certs = n
+	case Handshake:
+		if err := s.buildHandshake(pool, w); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("scenario %s: unknown kind %q", s.Name, s.Kind)
+	}
+	if s.Kind == Rotate || s.Kind == Renew || s.Kind == Noop || s.Kind == Startup {
+		// One configuration more than the ops: the peak-heap pass's.
+		w.Next = w.Configs[len(w.Configs)-1]
+		w.Configs = w.Configs[:len(w.Configs)-1]
 	}
 	if len(s.Stores) > 0 {
 		w.Store = s.Stores[0]
@@ -310,4 +383,58 @@ func lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
 		hellos = append(hellos, &tls.ClientHelloInfo{ServerName: sni})
 	}
 	return hellos
+}
+
+// HandshakeChurnSteps is the number of renew-1 configurations the churn
+// phase of a Handshake workload walks through, forward and back as
+// ChurnStep says (fewer than ChurnSteps: each configuration of a pool of
+// 10,000 holds its own 10,000-entry slice).
+const HandshakeChurnSteps = 16
+
+// buildHandshake makes a Handshake workload: the whole pool (and, for a
+// churn scenario, the renew-1 configurations the refresher walks), the
+// lookup mix with each hello's miss flag, the issuer clients trust and
+// the default certificate misses must be served.
+func (s Scenario) buildHandshake(pool *certgen.Pool, w *Workload) error {
+	if len(s.Stores) == 0 {
+		// Misses are verified against a configured default: a generated
+		// one is not issued by the pool's issuer.
+		return fmt.Errorf("scenario %s: a handshake scenario needs a named store (with its configured default)", s.Name)
+	}
+	if s.Handshake.Churn {
+		renew := s
+		renew.Kind = Renew
+		rw, err := renew.Build(max(1, min(HandshakeChurnSteps, len(pool.Certs))))
+		if err != nil {
+			return err
+		}
+		w.Configs = rw.Configs
+	} else {
+		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
+	}
+	w.Certs = len(pool.Certs)
+	w.Hellos = lookupMix(pool, ChurnHellos)
+	w.Issuer = pool.Issuer().Certificate()
+	def := defaultCert(pool, 0)
+	block, _ := pem.Decode(def.CertPEM)
+	if block == nil {
+		return fmt.Errorf("scenario %s: default certificate has no PEM block", s.Name)
+	}
+	w.DefaultLeaf = block.Bytes
+	exact := map[string]bool{}
+	for _, f := range pool.Certs {
+		for _, n := range f.Names {
+			exact[strings.ToLower(n)] = true
+		}
+	}
+	w.Misses = make([]bool, len(w.Hellos))
+	for i, h := range w.Hellos {
+		sni := certstore.NormalizeServerName(h.ServerName)
+		hit := exact[sni]
+		if parent, ok := certstore.WildcardParent(sni); ok && !hit {
+			hit = exact["*."+parent]
+		}
+		w.Misses[i] = !hit
+	}
+	return nil
 }

@@ -1,0 +1,183 @@
+package bench
+
+import (
+	"math"
+	"runtime"
+	"runtime/metrics"
+
+	"github.com/certbench/certbench/resultfmt"
+	"golang.org/x/perf/benchfmt"
+)
+
+// The runtime/metrics this file reads.
+const (
+	metricGCCPU    = "/cpu/classes/gc/total:cpu-seconds"
+	metricTotalCPU = "/cpu/classes/total:cpu-seconds"
+	metricIdleCPU  = "/cpu/classes/idle:cpu-seconds"
+	metricCycles   = "/gc/cycles/total:gc-cycles"
+	metricPauses   = "/sched/pauses/total/gc:seconds"
+	metricLive     = "/gc/heap/live:bytes"
+)
+
+// gcSnapshot is one reading of the runtime's GC accounting.
+type gcSnapshot struct {
+	gcCPU, busyCPU float64 // seconds: GC, and all CPU the process used (total less idle)
+	cycles         uint64
+}
+
+func readGCSnapshot() gcSnapshot {
+	s := []metrics.Sample{{Name: metricGCCPU}, {Name: metricTotalCPU}, {Name: metricIdleCPU}, {Name: metricCycles}}
+	metrics.Read(s)
+	return gcSnapshot{
+		gcCPU:   s[0].Value.Float64(),
+		busyCPU: s[1].Value.Float64() - s[2].Value.Float64(),
+		cycles:  s[3].Value.Uint64(),
+	}
+}
+
+// gcMeter measures what garbage collection cost over a window.
+//
+// The runtime updates its CPU classes (/cpu/classes/...) only when a GC
+// cycle ends (mark termination), so a reading taken at an arbitrary
+// moment is as of the last cycle, which may lie long before. The meter
+// therefore brackets the window with forced collections: startGCMeter
+// runs runtime.GC before the window (as the testing package does before
+// timing a benchmark) and reads; stop runs runtime.GC after the window,
+// reads, then runs one more runtime.GC and reads again. The first pair of
+// readings spans the window plus the first closing collection; the
+// second spans a collection of the same live heap alone, an estimate of
+// the first's cost, which is subtracted. What is left is the CPU of the
+// collections (and of everything else) between the window's start and
+// its end.
+//
+// Error: the subtracted collection is not the closing one, only one of
+// the same live heap, so the difference between two full collections
+// (a few percent of one collection of the live heap, which matters only
+// for windows with few collections of their own) remains; values are the
+// runtime's estimates (its GC class overestimates, counting dedicated
+// mark workers' whole time slices), comparable with each other and with
+// other /cpu/classes figures, not with getrusage. Cycles are exact: the
+// two closing collections are subtracted by count.
+type gcMeter struct {
+	start  gcSnapshot
+	pauses *metrics.Float64Histogram // GC pauses up to the window's start
+}
+
+// startGCMeter collects garbage and reads the accounting; call it
+// immediately before the window.
+func startGCMeter() gcMeter {
+	runtime.GC()
+	return gcMeter{start: readGCSnapshot(), pauses: readPauses()}
+}
+
+// gcCost is what garbage collection cost over a window.
+type gcCost struct {
+	// gcCPU and busyCPU are CPU seconds: GC's, and the process's in all.
+	gcCPU, busyCPU float64
+	// cycles is the number of GC cycles that ended in the window.
+	cycles uint64
+	// pauses is the distribution of GC pauses (stop-the-world phases)
+	// in the window: counts per bucket of the runtime's histogram.
+	pauses *metrics.Float64Histogram
+}
+
+// stop ends the window: it reads the pause histogram, then collects
+// twice as the type's comment says. Call it immediately after the window.
+func (m gcMeter) stop() gcCost {
+	pauses := readPauses()
+	runtime.GC()
+	s1 := readGCSnapshot()
+	runtime.GC()
+	s2 := readGCSnapshot()
+	c := gcCost{
+		gcCPU:   max(0, (s1.gcCPU-m.start.gcCPU)-(s2.gcCPU-s1.gcCPU)),
+		busyCPU: max(0, (s1.busyCPU-m.start.busyCPU)-(s2.busyCPU-s1.busyCPU)),
+		pauses:  subHistogram(pauses, m.pauses),
+	}
+	if d := s1.cycles - m.start.cycles; d > 1 {
+		c.cycles = d - 1
+	}
+	return c
+}
+
+func readPauses() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: metricPauses}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	h := s[0].Value.Float64Histogram()
+	// Float64Histogram may share memory with later reads: copy.
+	return &metrics.Float64Histogram{Counts: append([]uint64(nil), h.Counts...), Buckets: append([]float64(nil), h.Buckets...)}
+}
+
+// subHistogram returns the counts of a less those of b (same buckets).
+func subHistogram(a, b *metrics.Float64Histogram) *metrics.Float64Histogram {
+	if a == nil || b == nil || len(a.Counts) != len(b.Counts) {
+		return nil
+	}
+	d := &metrics.Float64Histogram{Counts: make([]uint64, len(a.Counts)), Buckets: a.Buckets}
+	for i := range a.Counts {
+		if a.Counts[i] > b.Counts[i] {
+			d.Counts[i] = a.Counts[i] - b.Counts[i]
+		}
+	}
+	return d
+}
+
+// histQuantile returns an upper bound of the p-quantile (0 < p <= 1) of a
+// histogram by the nearest-rank method: the upper boundary of the bucket
+// holding the value of that rank (the lower one for the last, unbounded,
+// bucket). It returns 0 for an empty histogram. The runtime's time
+// histograms have four buckets per power of two, so the bound is at most
+// 25% above the true value (and exact to that bucket).
+func histQuantile(h *metrics.Float64Histogram, p float64) float64 {
+	if h == nil {
+		return 0
+	}
+	var total uint64
+	for _, c := range h.Counts {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(p*float64(total) - 1e-9))
+	rank = max(rank, 1)
+	var seen uint64
+	for i, c := range h.Counts {
+		seen += c
+		if seen >= rank {
+			hi := h.Buckets[i+1]
+			if math.IsInf(hi, 1) {
+				return h.Buckets[i]
+			}
+			return hi
+		}
+	}
+	return 0
+}
+
+// gcValues returns the GC cost units of a window of ops ops (see
+// resultfmt.UnitGCCPU and the others): CPU per op, share of the process's CPU and
+// cycles per op; with pauses, also the pause p99 and max.
+func (c gcCost) values(ops int, pauses bool) []benchfmt.Value {
+	if ops <= 0 {
+		return nil
+	}
+	frac := 0.0
+	if c.busyCPU > 0 {
+		frac = min(1, c.gcCPU/c.busyCPU)
+	}
+	v := []benchfmt.Value{
+		{Value: c.gcCPU * 1e9 / float64(ops), Unit: resultfmt.UnitGCCPU},
+		{Value: frac, Unit: resultfmt.UnitGCFraction},
+		{Value: float64(c.cycles) / float64(ops), Unit: resultfmt.UnitGCCycles},
+	}
+	if pauses {
+		v = append(v,
+			benchfmt.Value{Value: histQuantile(c.pauses, 0.99) * 1e9, Unit: resultfmt.UnitGCPauseP99},
+			benchfmt.Value{Value: histQuantile(c.pauses, 1) * 1e9, Unit: resultfmt.UnitGCPauseMax})
+	}
+	return v
+}

@@ -1,0 +1,579 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/scenarios"
+	"golang.org/x/perf/benchfmt"
+)
+
+// HandshakeGrace is how long after a phase's Duration a handshake still
+// in progress may take before it is interrupted (its connection closed),
+// so that a phase ends even when a store's lookup hangs.
+const HandshakeGrace = 10 * time.Second
+
+// HandshakeWarmup is the number of refreshes the churn phase of a
+// Handshake sample applies alone first, to measure what one refresh
+// allocates (subtracted from the phase's allocation, as measureChurn
+// does).
+const HandshakeWarmup = 1
+
+// WarmupHandshakes is the number of handshakes per client a Handshake
+// sample makes, untimed, before its first phase: the first handshakes of
+// a process pay for one-time initialisation (crypto tables, the
+// verifier's caches), which would otherwise be the phase's slowest and
+// set its p99.9 and max.
+const WarmupHandshakes = 4
+
+// hsRun says what runHandshakes does.
+type hsRun struct {
+	// handshakes bounds the handshakes, split evenly over the clients.
+	handshakes int
+	// duration bounds the phase; 0 means no bound but the count.
+	duration time.Duration
+	// churn runs renew-1 refreshes alongside, every refreshEvery (0: back
+	// to back), starting at step (see scenarios.ChurnStep).
+	churn        bool
+	refreshEvery time.Duration
+	step         int
+	// stop, when set, ends the phase early with errStopped.
+	stop *atomic.Bool
+}
+
+// hsResult is what one phase measured.
+type hsResult struct {
+	attempts  int           // handshakes started
+	succeeded int           // handshakes that completed and verified
+	errors    int           // handshakes that failed, on either end
+	resumed   int           // succeeded handshakes that resumed a session
+	misses    int           // succeeded handshakes served the default
+	firstErr  error         // the first handshake error, for messages
+	latSum    time.Duration // summed latency of the succeeded handshakes
+	elapsed   time.Duration // wall time of the phase
+	refreshes int           // refreshes completed within the phase
+	applied   int           // refreshes applied in all
+	latencies []int64       // latencies of succeeded handshakes in ns, sorted (thinned past maxLatencies)
+}
+
+// rate returns succeeded handshakes per second.
+func (r *hsResult) rate() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.succeeded) / r.elapsed.Seconds()
+}
+
+// shareAt reports whether the i-th of a sequence belongs to a share
+// (0..1) spread evenly over it: floor((i+1)s) > floor(is).
+func shareAt(i int, share float64) bool {
+	if share <= 0 {
+		return false
+	}
+	return math.Floor(float64(i+1)*share) > math.Floor(float64(i)*share)
+}
+
+// recordingCache is a session cache for full handshakes: it hands out no
+// session (so the handshake is full) and records the sessions the server
+// issues in the client's real cache, for its resumed handshakes.
+type recordingCache struct{ into tls.ClientSessionCache }
+
+func (c recordingCache) Get(string) (*tls.ClientSessionState, bool) { return nil, false }
+func (c recordingCache) Put(key string, cs *tls.ClientSessionState) {
+	if cs != nil {
+		c.into.Put(key, cs)
+	}
+}
+
+// hsClient is one client of a phase: its session cache and the names it
+// holds sessions for.
+type hsClient struct {
+	w      *scenarios.Workload
+	roots  *x509.CertPool
+	server *tls.Config
+	cache  tls.ClientSessionCache
+	record recordingCache
+	recent [8]struct {
+		name    string
+		version uint16
+	}
+	nrecent int
+}
+
+// errWrongDefault is a miss that was not served the configured default.
+var errWrongDefault = errors.New("a hello that matches no certificate was not served the store's configured default")
+
+// verifyDefault is the VerifyConnection of a miss's handshake: the chain
+// must verify against the issuer (for no particular name) and its leaf
+// must be the configured default, byte for byte.
+func (c *hsClient) verifyDefault(cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errWrongDefault
+	}
+	leaf := cs.PeerCertificates[0]
+	inter := x509.NewCertPool()
+	for _, ic := range cs.PeerCertificates[1:] {
+		inter.AddCert(ic)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: c.roots, Intermediates: inter}); err != nil {
+		return fmt.Errorf("default certificate: %w", err)
+	}
+	if !bytes.Equal(leaf.Raw, c.w.DefaultLeaf) {
+		return fmt.Errorf("%w (got %q)", errWrongDefault, leaf.Subject.CommonName)
+	}
+	return nil
+}
+
+// hsOne is the outcome of one handshake.
+type hsOne struct {
+	lat     time.Duration // the client's handshake, from its start to its end
+	tried   bool          // it offered a session (and used no hello of the mix)
+	resumed bool          // the server resumed the session
+	miss    bool          // the hello matched no certificate
+}
+
+// one makes handshake i of the client, to hello j (unless it offers a
+// session, for the name of a recent full handshake).
+func (c *hsClient) one(ctx context.Context, i, j int) (o hsOne, err error) {
+	sp := c.w.Scenario.Handshake
+	version := uint16(tls.VersionTLS13)
+	if shareAt(i, sp.TLS12Share) {
+		version = tls.VersionTLS12
+	}
+	cfg := &tls.Config{RootCAs: c.roots, MinVersion: version, MaxVersion: version}
+	if o.tried = shareAt(i+1, sp.ResumeShare) && c.nrecent > 0; o.tried {
+		r := c.recent[(c.nrecent-1)%len(c.recent)]
+		cfg.ServerName, cfg.MinVersion, cfg.MaxVersion = r.name, r.version, r.version
+		cfg.ClientSessionCache = c.cache
+	} else {
+		h := c.w.Hellos[j]
+		cfg.ServerName = h.ServerName
+		cfg.ClientSessionCache = c.record
+		if o.miss = c.w.Misses[j]; o.miss {
+			cfg.InsecureSkipVerify = true // verified by verifyDefault instead
+			cfg.VerifyConnection = c.verifyDefault
+		}
+	}
+
+	cc, sc := memPipe()
+	served := make(chan error, 1)
+	go func() {
+		srv := tls.Server(sc, c.server)
+		err := srv.HandshakeContext(ctx)
+		if err == nil {
+			_, err = srv.Write([]byte{1})
+		}
+		srv.Close()
+		served <- err
+	}()
+	client := tls.Client(cc, cfg)
+	t0 := time.Now()
+	err = client.HandshakeContext(ctx)
+	o.lat = time.Since(t0)
+	if err == nil {
+		// The byte the server writes after its handshake; reading it
+		// takes in the TLS 1.3 session tickets sent before it.
+		// The byte may come with the server's close_notify: n == 1 with
+		// io.EOF is a success.
+		var b [1]byte
+		if n, rerr := client.Read(b[:]); n != 1 {
+			err = fmt.Errorf("reading the server's first byte: %w", rerr)
+		}
+	}
+	o.resumed = err == nil && client.ConnectionState().DidResume
+	client.Close()
+	if serr := <-served; serr != nil {
+		if err == nil {
+			err = fmt.Errorf("server: %w", serr)
+		} else {
+			err = fmt.Errorf("%w (server: %v)", err, serr)
+		}
+	}
+	if err != nil {
+		return o, fmt.Errorf("handshake %q (TLS %x): %w", cfg.ServerName, version, err)
+	}
+	if !o.miss && !o.tried {
+		c.recent[c.nrecent%len(c.recent)] = struct {
+			name    string
+			version uint16
+		}{cfg.ServerName, version}
+		c.nrecent++
+	}
+	return o, nil
+}
+
+// serverConfig returns the TLS configuration of a Handshake workload's
+// server: its certificates come from the store, nothing else.
+func serverConfig(store certstore.Store, w *scenarios.Workload) *tls.Config {
+	return &tls.Config{
+		GetCertificate: certstore.GetCertificateFunc(store, w.Store),
+		MinVersion:     tls.VersionTLS12,
+	}
+}
+
+// runHandshakes runs one phase of a Handshake workload: the clients
+// (HandshakeSpec.Clients, or GOMAXPROCS) each make their share of
+// r.handshakes handshakes one after another, each over a new in-memory
+// connection served by its own server goroutine, cycling over the hellos
+// from different offsets, until done or r.duration is over; with r.churn
+// one more goroutine applies renew-1 configurations meanwhile. store must
+// hold one of w.Configs. Failed handshakes are counted, not returned; the
+// error is for the phase itself (a refresh that failed, a stop).
+func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsResult, error) {
+	var res hsResult
+	if len(w.Hellos) == 0 || len(w.Hellos) != len(w.Misses) || w.Issuer == nil {
+		return res, errors.New("handshake workload has no hellos or no issuer")
+	}
+	g := w.Scenario.Handshake.Clients
+	if g <= 0 {
+		g = runtime.GOMAXPROCS(0)
+	}
+	g = max(1, min(g, r.handshakes))
+	roots := x509.NewCertPool()
+	roots.AddCert(w.Issuer)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var phaseStop atomic.Bool
+	if r.duration > 0 {
+		t := time.AfterFunc(r.duration, func() { phaseStop.Store(true) })
+		defer t.Stop()
+		t2 := time.AfterFunc(r.duration+HandshakeGrace, cancel)
+		defer t2.Stop()
+	}
+	stopped := func() bool { return phaseStop.Load() || r.stop != nil && r.stop.Load() }
+
+	// The refresher.
+	var (
+		refreshed   atomic.Int64
+		refreshErr  error
+		refreshStop = make(chan struct{})
+		refreshDone = make(chan int, 1)
+	)
+	if r.churn {
+		last := len(w.Configs) - 1
+		go func() {
+			n := 0
+			next := time.Now()
+			for k := max(r.step, 1); ; k++ {
+				select {
+				case <-refreshStop:
+					refreshDone <- n
+					return
+				default:
+				}
+				if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+					refreshErr = fmt.Errorf("refresh %d: %w", k, err)
+					phaseStop.Store(true)
+					<-refreshStop
+					refreshDone <- n
+					return
+				}
+				n++
+				refreshed.Add(1)
+				if r.refreshEvery > 0 {
+					next = next.Add(r.refreshEvery)
+					if d := time.Until(next); d > 0 {
+						t := time.NewTimer(d)
+						select {
+						case <-t.C:
+						case <-refreshStop:
+							t.Stop()
+						}
+					} else {
+						next = time.Now() // late: the next one starts now, not in a burst
+					}
+				}
+			}
+		}()
+	}
+
+	type perClient struct {
+		res   hsResult
+		lat   []int64
+		every int
+	}
+	clients := make([]perClient, g)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for ci := range clients {
+		quota := r.handshakes / g
+		if ci < r.handshakes%g {
+			quota++
+		}
+		pc := &clients[ci]
+		pc.lat = make([]int64, 0, min(quota, max(1024, MaxLatencies/g)))
+		pc.every = 1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cache := tls.NewLRUClientSessionCache(64)
+			c := &hsClient{w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
+			j := ci * len(w.Hellos) / g
+			countdown := 0
+			for i := 0; i < quota && !stopped(); i++ {
+				o, err := c.one(ctx, i, j)
+				pc.res.attempts++
+				if !o.tried {
+					if j++; j == len(w.Hellos) {
+						j = 0
+					}
+				}
+				if err != nil {
+					pc.res.errors++
+					if pc.res.firstErr == nil {
+						pc.res.firstErr = err
+					}
+					continue
+				}
+				pc.res.succeeded++
+				pc.res.latSum += o.lat
+				if o.resumed {
+					pc.res.resumed++
+				}
+				if o.miss {
+					pc.res.misses++
+				}
+				if countdown--; countdown <= 0 {
+					if len(pc.lat) == cap(pc.lat) {
+						pc.lat = halve(pc.lat)
+						pc.every *= 2
+					}
+					pc.lat = append(pc.lat, int64(o.lat))
+					countdown = pc.every
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.refreshes = int(refreshed.Load())
+	if r.churn {
+		close(refreshStop)
+		res.applied = <-refreshDone
+	}
+	for _, pc := range clients {
+		res.attempts += pc.res.attempts
+		res.succeeded += pc.res.succeeded
+		res.errors += pc.res.errors
+		res.resumed += pc.res.resumed
+		res.misses += pc.res.misses
+		res.latSum += pc.res.latSum
+		if res.firstErr == nil {
+			res.firstErr = pc.res.firstErr
+		}
+		res.latencies = append(res.latencies, pc.lat...)
+	}
+	slices.Sort(res.latencies)
+	if refreshErr != nil {
+		return res, refreshErr
+	}
+	if r.stop != nil && r.stop.Load() {
+		return res, errStopped
+	}
+	return res, nil
+}
+
+// hsPhase is one measured phase: its handshakes, what the window
+// allocated (process-wide) and what GC cost in it.
+type hsPhase struct {
+	hsResult
+	bytes, allocs uint64
+	gc            gcCost
+}
+
+// handshakePhase runs one phase between a forced GC and the allocation
+// and GC readings (see gcMeter), none of which falls in the phase.
+func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsPhase, error) {
+	var p hsPhase
+	var m0, m1 runtime.MemStats
+	meter := startGCMeter()
+	runtime.ReadMemStats(&m0)
+	res, err := runHandshakes(store, w, server, r)
+	runtime.ReadMemStats(&m1)
+	p.gc = meter.stop()
+	p.hsResult = res
+	p.bytes = m1.TotalAlloc - m0.TotalAlloc
+	p.allocs = m1.Mallocs - m0.Mallocs
+	return p, err
+}
+
+// measureHandshake measures one sample of a Handshake workload.
+//
+// A new store gets w.Configs[0]; the server's GetCertificate is the
+// store's lookup in w.Store (certstore.GetCertificateFunc). Phase one:
+// HandshakeSpec.Clients clients (GOMAXPROCS by default) each make
+// handshakes one after another, each over a new in-memory connection
+// (memPipe) with a server goroutine of its own, until the phase's share
+// of w.Scenario.Ops is done or w.Scenario.Duration is over. A handshake
+// offers TLS 1.2 or 1.3 only (TLS12Share of them 1.2), and a ResumeShare
+// of them offer the session of the client's latest full handshake. Full
+// handshakes take their SNI from the hellos in turn; a hit is verified
+// the way a browser does (RootCAs: the pool's issuer; ServerName: the
+// SNI), a miss must be served the configured default of the store
+// (chain verified against the issuer, leaf equal byte for byte), so a
+// wrong certificate fails the handshake and is counted in errors.
+//
+// With HandshakeSpec.Churn, HandshakeWarmup refreshes run alone (their
+// allocation is measured), then phase two repeats phase one while a
+// refresher applies the renew-1 configurations, one every RefreshEvery
+// (or back to back). The sample's figures are then phase two's, with
+// phase one's throughput and p99 (calm-*) and the ratios of the two
+// (*-churn-ratio): the same store, the same process, seconds apart.
+//
+// The sample records, for the phase reported:
+//
+//   - the iteration count: handshakes attempted;
+//   - sec/op: the mean latency of the handshakes that succeeded;
+//   - B/op and allocs/op: the phase's allocation (process-wide: both
+//     ends of every connection, the harness, the store; under churn less
+//     what the refresher allocated, estimated from the warmup refreshes)
+//     per handshake attempted;
+//   - handshakes/s: handshakes that succeeded per second of the phase;
+//   - handshake-p50-ns ... handshake-max-ns: latency percentiles (nearest
+//     rank) of the handshakes that succeeded. With few handshakes the
+//     high ones rest on few values: p99.9 of 5,000 handshakes is the
+//     fifth largest;
+//   - errors: failed handshakes of all phases (and of the
+//     WarmupHandshakes made before them);
+//   - GC cost (gc-cpu-ns/op, gc-cpu-fraction, gc-cycles/op) per
+//     handshake attempted, and the GC pause p99 and max of the phase;
+//   - under churn, refreshes/s completed within the phase;
+//   - retained-B, retained-B/cert and goroutines as for other scenarios.
+//
+// A sample in which no handshake succeeded is an error, naming the first
+// handshake's failure.
+func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
+	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
+	wrap := func(err error) error {
+		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+	if w.Scenario.Ops <= 0 {
+		return s, wrap(errors.New("no handshakes to make"))
+	}
+	sp := w.Scenario.Handshake
+	probe := startProbe()
+	var (
+		store         certstore.Store
+		calm, churned hsPhase
+		refreshBytes  float64
+		refreshAllocs float64
+		warmErrors    int
+		warmFirst     error
+		err           error
+	)
+	probe.run(func() {
+		store = newStore()
+		if err = store.Update(w.Configs[0]); err != nil {
+			err = fmt.Errorf("initial configuration: %w", err)
+			return
+		}
+		server := serverConfig(store, w)
+		clients := sp.Clients
+		if clients <= 0 {
+			clients = runtime.GOMAXPROCS(0)
+		}
+		var warm hsResult
+		warm, err = runHandshakes(store, w, server, hsRun{handshakes: WarmupHandshakes * clients, duration: w.Scenario.Duration, stop: stop})
+		warmErrors, warmFirst = warm.errors, warm.firstErr
+		if err != nil {
+			return
+		}
+		run := hsRun{handshakes: w.Scenario.Ops, duration: w.Scenario.Duration, stop: stop}
+		if calm, err = handshakePhase(store, w, server, run); err != nil || !sp.Churn {
+			return
+		}
+		last := len(w.Configs) - 1
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for k := 1; k <= HandshakeWarmup; k++ {
+			if err = store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+				err = fmt.Errorf("refresh %d: %w", k, err)
+				return
+			}
+		}
+		runtime.ReadMemStats(&m1)
+		refreshBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / HandshakeWarmup
+		refreshAllocs = float64(m1.Mallocs-m0.Mallocs) / HandshakeWarmup
+		run.churn, run.refreshEvery, run.step = true, sp.RefreshEvery, HandshakeWarmup+1
+		churned, err = handshakePhase(store, w, server, run)
+	})
+	defer closeStore(store)
+	if err != nil {
+		return s, wrap(err)
+	}
+	rep := &calm
+	if sp.Churn {
+		rep = &churned
+	}
+	errs := warmErrors + calm.errors + churned.errors
+	if rep.succeeded == 0 || calm.succeeded == 0 {
+		first := warmFirst
+		if first == nil {
+			first = calm.firstErr
+		}
+		if first == nil {
+			first = churned.firstErr
+		}
+		return s, wrap(fmt.Errorf("no handshake succeeded (%d failed; first: %v)", errs, first))
+	}
+	n := float64(rep.attempts)
+	s.Ops = rep.attempts
+	s.NsPerOp = float64(rep.latSum.Nanoseconds()) / float64(rep.succeeded)
+	bytes, allocs := float64(rep.bytes), float64(rep.allocs)
+	if sp.Churn {
+		bytes -= float64(rep.applied) * refreshBytes
+		allocs -= float64(rep.applied) * refreshAllocs
+	}
+	s.BytesPerOp = max(0, bytes) / n
+	s.AllocsPerOp = max(0, allocs) / n
+	lat := rep.latencies
+	s.Extra = []benchfmt.Value{
+		{Value: rep.rate(), Unit: resultfmt.UnitHandshakes},
+		{Value: percentile(lat, 0.50), Unit: resultfmt.UnitHandshakeP50},
+		{Value: percentile(lat, 0.90), Unit: resultfmt.UnitHandshakeP90},
+		{Value: percentile(lat, 0.99), Unit: resultfmt.UnitHandshakeP99},
+		{Value: percentile(lat, 0.999), Unit: resultfmt.UnitHandshakeP999},
+		{Value: percentile(lat, 1), Unit: resultfmt.UnitHandshakeMax},
+		{Value: float64(errs), Unit: resultfmt.UnitErrors},
+	}
+	if sp.Churn {
+		ratio := func(p float64) float64 {
+			c := percentile(calm.latencies, p)
+			if c <= 0 {
+				return 0
+			}
+			return percentile(lat, p) / c
+		}
+		s.Extra = append(s.Extra,
+			benchfmt.Value{Value: calm.rate(), Unit: resultfmt.UnitCalmHandshakes},
+			benchfmt.Value{Value: percentile(calm.latencies, 0.99), Unit: resultfmt.UnitCalmP99},
+			benchfmt.Value{Value: ratio(0.50), Unit: resultfmt.UnitP50ChurnRatio},
+			benchfmt.Value{Value: ratio(0.99), Unit: resultfmt.UnitP99ChurnRatio},
+			benchfmt.Value{Value: ratio(0.999), Unit: resultfmt.UnitP999ChurnRatio},
+			benchfmt.Value{Value: rep.rate() / calm.rate(), Unit: resultfmt.UnitThroughputChurnRatio},
+			benchfmt.Value{Value: float64(rep.refreshes) / rep.elapsed.Seconds(), Unit: resultfmt.UnitRefreshRate},
+		)
+	}
+	s.Extra = append(s.Extra, rep.gc.values(rep.attempts, true)...)
+	calm.latencies, churned.latencies = nil, nil
+
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+	runtime.KeepAlive(store)
+	if err != nil {
+		return s, wrap(err)
+	}
+	return s, nil
+}

@@ -1,0 +1,230 @@
+package bench_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/scenarios"
+)
+
+// matchStore is a small correct store for any configuration: it parses
+// everything on every update and answers by certstore.Match, serving each
+// store's configured default on a miss.
+type matchStore struct{ cur atomic.Pointer[matchGen] }
+
+type matchGen struct {
+	certs []*tls.Certificate
+	names map[string][][]string // store -> names of its certificates, in order
+	index map[string][]int      // store -> indexes into certs
+	def   map[string]*tls.Certificate
+}
+
+func newMatch() certstore.Store { return &matchStore{} }
+
+func (s *matchStore) Update(cfg *certstore.Config) error {
+	g := &matchGen{names: map[string][][]string{}, index: map[string][]int{}, def: map[string]*tls.Certificate{}}
+	for i := range cfg.Certificates {
+		c, err := tls.X509KeyPair(cfg.Certificates[i].CertPEM, cfg.Certificates[i].KeyPEM)
+		if err != nil {
+			return err
+		}
+		g.certs = append(g.certs, &c)
+		for _, st := range certstore.StoresOf(&cfg.Certificates[i]) {
+			g.names[st] = append(g.names[st], certstore.Names(c.Leaf))
+			g.index[st] = append(g.index[st], i)
+		}
+	}
+	for name, sc := range cfg.Stores {
+		if sc.DefaultCertificate != nil {
+			c, err := tls.X509KeyPair(sc.DefaultCertificate.CertPEM, sc.DefaultCertificate.KeyPEM)
+			if err != nil {
+				return err
+			}
+			g.def[name] = &c
+		}
+	}
+	s.cur.Store(g)
+	return nil
+}
+
+func (g *matchGen) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if i := certstore.Match(g.names[store], hello.ServerName); i >= 0 {
+		return g.certs[g.index[store][i]], nil
+	}
+	if d := g.def[store]; d != nil {
+		return d, nil
+	}
+	return nil, certstore.ErrNoCertificate
+}
+
+func (s *matchStore) Current() certstore.Generation { return s.cur.Load() }
+
+func (s *matchStore) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return s.cur.Load().Certificate(store, hello)
+}
+
+// wrongName serves, for every name, the certificate of another name: the
+// lookups a store with a broken index would make.
+type wrongName struct{ matchStore }
+
+func (s *wrongName) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	h := *hello
+	h.ServerName = "x" + hello.ServerName // a miss: the default, whatever was asked
+	return s.matchStore.Certificate(store, &h)
+}
+
+// blocking holds a lock across a slow Update that its lookups also take,
+// as a store that rebuilds in place under its read lock's writer would.
+type blocking struct {
+	mu    sync.RWMutex
+	inner matchStore
+	delay time.Duration
+}
+
+func (s *blocking) Update(cfg *certstore.Config) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	time.Sleep(s.delay)
+	return s.inner.Update(cfg)
+}
+
+func (s *blocking) Current() certstore.Generation { return s.inner.Current() }
+
+func (s *blocking) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.inner.Certificate(store, hello)
+}
+
+// smallHandshake returns the named handshake scenario made small enough
+// for -race: 60 certificates, short phases.
+func smallHandshake(t *testing.T, name string, ops int, d time.Duration) *scenarios.Workload {
+	t.Helper()
+	sc := scenario(t, name)
+	sc.Pool.Count = 60
+	sc.Ops = ops
+	sc.Duration = d
+	w, err := sc.Build(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func extra(s bench.Sample) map[string]float64 {
+	m := map[string]float64{}
+	for _, v := range s.Extra {
+		m[v.Unit] = v.Value
+	}
+	return m
+}
+
+func TestHandshakeCorrectStore(t *testing.T) {
+	w := smallHandshake(t, "handshake-1000", 300, 5*time.Second)
+	start := time.Now()
+	s, err := bench.Measure(newMatch, "match", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Errorf("sample took %v", d)
+	}
+	got := extra(s)
+	if got[resultfmt.UnitErrors] != 0 {
+		t.Errorf("errors = %v for a correct store", got[resultfmt.UnitErrors])
+	}
+	if s.Ops != 300 {
+		t.Errorf("%d handshakes, want the 300 of the bound (5 s is plenty)", s.Ops)
+	}
+	if !(got[resultfmt.UnitHandshakes] > 0) || !(s.NsPerOp > 0) {
+		t.Errorf("handshakes/s %v, ns/op %v", got[resultfmt.UnitHandshakes], s.NsPerOp)
+	}
+	ps := []string{resultfmt.UnitHandshakeP50, resultfmt.UnitHandshakeP90, resultfmt.UnitHandshakeP99, resultfmt.UnitHandshakeP999, resultfmt.UnitHandshakeMax}
+	for i, u := range ps {
+		if !(got[u] > 0) || i > 0 && got[u] < got[ps[i-1]] {
+			t.Errorf("%s = %v (percentiles %v)", u, got[u], got)
+		}
+	}
+	if f := got[resultfmt.UnitGCFraction]; f < 0 || f > 1 {
+		t.Errorf("gc-cpu-fraction %v", f)
+	}
+	if got[resultfmt.UnitGCPauseMax] < got[resultfmt.UnitGCPauseP99] {
+		t.Errorf("GC pause max %v < p99 %v", got[resultfmt.UnitGCPauseMax], got[resultfmt.UnitGCPauseP99])
+	}
+	if _, ok := got[resultfmt.UnitP99ChurnRatio]; ok {
+		t.Error("a scenario without churn reports a churn ratio")
+	}
+
+	var buf bytes.Buffer
+	wr := bench.NewWriter(&buf)
+	if err := wr.Write(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.WriteUnits(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Unit handshakes/s better=higher", "Unit handshake-p99-ns better=lower", "Unit errors better=lower", "Unit gc-cpu-ns/op better=lower"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("written file lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestHandshakeWrongCertificate: a store that serves the wrong
+// certificate fails the clients' verification, and the failures are
+// counted, not taken for handshakes.
+func TestHandshakeWrongCertificate(t *testing.T) {
+	w := smallHandshake(t, "handshake-1000", 200, 5*time.Second)
+	s, err := bench.Measure(func() certstore.Store { return &wrongName{} }, "wrong", w)
+	if err != nil {
+		t.Fatal(err) // the misses still succeed: it is a sample, with errors
+	}
+	got := extra(s)
+	// Six hellos in ten are exact hits, served the default instead (the
+	// wildcard hits still match their wildcard); handshakes that resume
+	// follow only successful full ones. So about half fail.
+	if e := got[resultfmt.UnitErrors]; e < 0.4*float64(s.Ops) {
+		t.Errorf("errors = %v of %d handshakes for a store serving the wrong certificates, want most", e, s.Ops)
+	}
+}
+
+// TestHandshakeBlockingStore: a store whose lookups wait for a slow
+// Update shows it in the churn phase's p99, against its own churn-free
+// phase.
+func TestHandshakeBlockingStore(t *testing.T) {
+	sc := scenario(t, "handshake-under-renew-1-of-10000")
+	sc.Pool.Count = 60
+	sc.Ops = 100_000 // the phases end by duration
+	sc.Duration = 1500 * time.Millisecond
+	sc.Handshake.RefreshEvery = 0 // back to back
+	w, err := sc.Build(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := bench.Measure(func() certstore.Store { return &blocking{delay: 500 * time.Millisecond} }, "blocking", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := extra(s)
+	if got[resultfmt.UnitErrors] != 0 {
+		t.Errorf("errors = %v", got[resultfmt.UnitErrors])
+	}
+	// Lookups wait up to 500 ms for the Update holding the lock, over
+	// and over; a handshake without churn takes about a millisecond
+	// (tens under -race on a loaded machine). By construction the ratio
+	// is tens or more.
+	if r := got[resultfmt.UnitP99ChurnRatio]; !(r > 5) {
+		t.Errorf("p99-churn-ratio = %v for a store blocking lookups during 500 ms updates, want > 5 (%v)", r, got)
+	}
+	if !(got[resultfmt.UnitRefreshRate] > 0) || !(got[resultfmt.UnitCalmHandshakes] > got[resultfmt.UnitHandshakes]) {
+		t.Errorf("refreshes/s %v, calm %v vs churn %v handshakes/s", got[resultfmt.UnitRefreshRate], got[resultfmt.UnitCalmHandshakes], got[resultfmt.UnitHandshakes])
+	}
+}
