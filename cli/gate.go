@@ -42,10 +42,10 @@ type GateOptions struct {
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
 	opts := &GateOptions{}
 	var (
-		baseline, config, correction string
-		alpha                        float64
-		minSamples                   int
-		allowMissing, strict         bool
+		baseline, config, correction, test string
+		alpha                              float64
+		minSamples                         int
+		allowMissing, strict               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
@@ -65,15 +65,27 @@ the base, an absolute amount with its unit (+2ms, +500us, +1KiB, +1allocs,
 +1goroutines), +0, or off. A bare number such as sec/op=10 is an error: it
 would be ten seconds, not ten percent. Built-in defaults:
   allocs/op +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
-  it unless set), goroutines +0.
+  it unless set), goroutines +0; cpu-sec/op (process CPU time per op) only
+  when the policy sets it.
 
 Decisions, per benchmark (scenario × store) and metric:
   - B/op, allocs/op and goroutines whose samples are all identical on each side
     (fixed op counts make them deterministic) are compared exactly: any change
     beyond the threshold is a regression, no test needed (>= 2 samples a side).
-  - Otherwise the medians are compared with a Mann-Whitney U test; p-values are
-    Holm-corrected within each metric (--correction none to test each at
-    --alpha). A regression is p < alpha and beyond the threshold. Fewer than
+  - Otherwise a test decides, chosen by --test (or the policy's "test"):
+    paired: samples of BASE and HEAD with the same "round: N" configuration
+    line (certbench run --round N, as scripts/certbench-ci.sh writes) are
+    paired, and a Wilcoxon signed-rank test of the per-round log ratios
+    head/base gives the p-value (exact up to 50 pairs; zero differences
+    dropped, ties midranked); the change is the Hodges-Lehmann estimate of
+    the ratio, with a 95% confidence interval. Machine drift between rounds
+    cancels within a pair. Benchmarks whose rounds do not pair one-to-one
+    fall back to the U test, with a warning. unpaired: the medians are
+    compared with a Mann-Whitney U test. auto (default): paired when the
+    rounds pair and enough pairs differ to reach significance, else
+    unpaired. p-values are Holm-corrected within each metric (--correction
+    none to test each at --alpha). A regression is p < alpha and beyond the
+    threshold. The report names the test of each finding. Fewer than
     --min-samples (4) samples on a side fails, and so do sample sizes at which
     the corrected test could never reach significance (4 a side with two or
     more benchmarks; use 6): the gate never passes for lack of data.
@@ -97,6 +109,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
   certbench gate --no-config base.txt head.txt
   certbench gate --baseline results/reference.txt head.txt --max sec/op=+15% --max B/op=+1KiB
   certbench gate --config certbench.yaml --format markdown base.txt head.txt
+  certbench gate --test unpaired base.txt head.txt
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
@@ -116,7 +129,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 			}
 			p := &opts.Policy
-			p.Config, p.Alpha, p.MinSamples, p.Correction, p.AllowMissing, p.Strict = nil, nil, nil, nil, nil, nil
+			p.Config, p.Alpha, p.MinSamples, p.Correction, p.AllowMissing, p.Strict, p.Test = nil, nil, nil, nil, nil, nil, nil
 			if fs.Changed("config") {
 				p.Config = &config
 			}
@@ -129,6 +142,10 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 			if fs.Changed("correction") {
 				c := gate.Correction(correction)
 				p.Correction = &c
+			}
+			if fs.Changed("test") {
+				c := gate.TestChoice(test)
+				p.Test = &c
 			}
 			if fs.Changed("allow-missing") {
 				p.AllowMissing = &allowMissing
@@ -150,6 +167,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance `level` per metric, in (0, 1)")
 	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
 	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: `holm|none`")
+	f.StringVar(&test, "test", string(gate.AutoTest), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
 	f.StringVar(&config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")

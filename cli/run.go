@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -76,8 +77,8 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 // complete: the samples measured so far (the one in flight is dropped)
 // and the unit lines computed from them; the error is then an
 // *interruptedError.
-func runTo(ctx context.Context, opts bench.Options, out io.Writer) error {
-	w := bench.NewWriter(out)
+func runTo(ctx context.Context, opts bench.Options, out io.Writer, config ...string) error {
+	w := bench.NewWriter(out, config...)
 	err := bench.Run(ctx, opts, w.Write)
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -97,6 +98,10 @@ type RunOptions struct {
 	BenchFlags
 	// Output is the file the results go to (-o); "" or "-" is IO.Out.
 	Output string
+	// Round, when not empty (--round), is written as the file
+	// configuration line "round: ROUND": the round of an interleaved
+	// base/head protocol, by which certbench gate pairs samples.
+	Round string
 }
 
 func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -134,6 +139,7 @@ prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
 	}
 	opts.BenchFlags.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
+	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
 	return cmd
 }
 
@@ -143,19 +149,38 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	var config []string
+	if opts.Round != "" {
+		if err := checkRound(opts.Round); err != nil {
+			return err
+		}
+		config = []string{resultfmt.RoundKey, opts.Round}
+	}
 	if opts.Output == "" || opts.Output == "-" {
-		return runTo(ctx, bopts, opts.IO.Out)
+		return runTo(ctx, bopts, opts.IO.Out, config...)
 	}
 	file, err := os.Create(opts.Output)
 	if err != nil {
 		return usagef("-o: %v", err)
 	}
 	defer file.Close()
-	if err := runTo(ctx, bopts, file); err != nil {
+	if err := runTo(ctx, bopts, file, config...); err != nil {
 		return err
 	}
 	if err := file.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	}
+	return nil
+}
+
+// checkRound rejects a --round that a configuration line cannot hold or
+// that would not identify a round: empty, with spaces or control
+// characters.
+func checkRound(r string) error {
+	for _, c := range r {
+		if c <= ' ' || c == 0x7f {
+			return usagef("--round %q: want a round number such as 3 (no spaces)", r)
+		}
 	}
 	return nil
 }

@@ -54,6 +54,7 @@ func LoadConfig(name string) (Policy, error) {
 //	  alpha: 0.05          # in (0, 1); per metric, after Holm's correction
 //	  min_samples: 4       # at least MinSamplesFor(alpha): 4 at 0.05
 //	  correction: holm     # or none
+//	  test: auto           # paired (signed-rank by round), unpaired (U test), or auto
 //	  allow_missing: false
 //	  strict: false        # true: a machine or Go version mismatch fails
 //	  max:                 # +N% relative, or an amount with its unit, or off
@@ -167,7 +168,7 @@ func (r *configReader) fields(n *yaml.Node, prefix string, f func(key string, k,
 }
 
 // gateFields are the fields of the "gate" section.
-var gateFields = []string{"alpha", "min_samples", "correction", "allow_missing", "strict", "max", "overrides"}
+var gateFields = []string{"alpha", "min_samples", "correction", "test", "allow_missing", "strict", "max", "overrides"}
 
 // gate reads the "gate" section n into p.
 func (r *configReader) gate(n *yaml.Node, p *Policy) {
@@ -214,6 +215,13 @@ func (r *configReader) gate(n *yaml.Node, p *Policy) {
 				return
 			}
 			p.Correction = Correction(v.Value)
+		case "test":
+			c, err := ParseTestChoice(v.Value)
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || err != nil {
+				r.errorf(v, field, "%s: want auto, paired or unpaired", kindName(v))
+				return
+			}
+			p.Test = c
 		case "allow_missing", "strict":
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
 				r.errorf(v, field, "%s: want true or false", kindName(v))
@@ -356,7 +364,7 @@ func (r *configReader) overrides(n *yaml.Node, field string, p *Policy) {
 // ParseConfig reads back (an override that ParseConfig would reject, one
 // with no pattern or no thresholds, is written as it is and rejected on
 // reading). The fields come in a fixed order (alpha, min_samples,
-// correction, allow_missing, strict, max in the order of Units,
+// correction, test, allow_missing, strict, max in the order of Units,
 // overrides), thresholds and patterns double-quoted. It fails on a
 // pattern that is not valid UTF-8, which YAML cannot hold.
 func WriteConfig(w io.Writer, p Policy) error {
@@ -372,6 +380,7 @@ func WriteConfig(w io.Writer, p Policy) error {
 		{"alpha", p.Alpha},
 		{"min_samples", p.MinSamples},
 		{"correction", string(p.Correction)},
+		{"test", string(p.Test)},
 		{"allow_missing", p.AllowMissing},
 		{"strict", p.Strict},
 	} {

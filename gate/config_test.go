@@ -197,6 +197,7 @@ func TestWriteConfigFormat(t *testing.T) {
   alpha: 0.01
   min_samples: 6
   correction: holm
+  test: auto
   allow_missing: false
   strict: true
   max:

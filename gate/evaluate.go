@@ -100,9 +100,11 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	}
 	present := presence(rep)
 	v.checkPresence(present)
+	rows := rowsFor(base, head)
+	ps := pairs{base: roundsOf(base, rows), head: roundsOf(head, rows)}
 	var notGated, newMetrics []string
 	for _, t := range rep.Tables {
-		ng, nm := v.gateTable(t, present)
+		ng, nm := v.gateTable(t, present, ps)
 		notGated, newMetrics = append(notGated, ng...), append(newMetrics, nm...)
 	}
 	if len(newMetrics) > 0 {
@@ -113,7 +115,23 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 		v.Problems = append(v.Problems, Problem{Kind: NotGated,
 			Message: "not gated (no threshold): " + strings.Join(notGated, ", ")})
 	}
+	v.notePairing()
 	return v, nil
+}
+
+// notePairing reports, as one warning, the tested findings that the
+// policy wanted paired but that fell back to the U test.
+func (v *Verdict) notePairing() {
+	var unpaired []string
+	for _, f := range v.Findings {
+		if f.Method == UTest && strings.HasPrefix(f.pairNote, "unpaired: ") {
+			unpaired = append(unpaired, f.Unit+" of "+f.Label()+" ("+strings.TrimPrefix(f.pairNote, "unpaired: ")+")")
+		}
+	}
+	if len(unpaired) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NotPaired,
+			Message: fmt.Sprintf("%d comparison(s) not paired by round, U test instead: %s", len(unpaired), strings.Join(unpaired, "; "))})
+	}
 }
 
 // newVerdict starts the verdict of head against base under p: the sides'
@@ -228,7 +246,7 @@ func (v *Verdict) checkPresence(pr present) {
 // decided at once, the others tested as one family (corrected for
 // multiple comparisons). It returns the unit if nothing of it is gated,
 // and the metrics that only head has.
-func (v *Verdict) gateTable(t *compare.Table, pr present) (notGated, newMetrics []string) {
+func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, newMetrics []string) {
 	p := v.Policy
 	if _, err := CheckUnit(t.Unit); err != nil {
 		return []string{t.Unit + " (unknown unit)"}, nil
@@ -253,11 +271,25 @@ func (v *Verdict) gateTable(t *compare.Table, pr present) (notGated, newMetrics 
 		f := &Finding{Benchmark: name, Scenario: scenario, Store: store, Unit: t.Unit, Threshold: th}
 		v.Findings = append(v.Findings, f)
 		if f.measure(row.Cells[0], row.Cells[1], p) {
+			f.choose(ps, p)
 			family = append(family, f)
 		}
 	}
 	if !gated {
 		notGated = append(notGated, t.Unit)
+	}
+	if p.Test == AutoTest {
+		// Pairs that the family's correction leaves no chance fall back
+		// to the U test if it has one.
+		m := float64(len(family))
+		if p.Correction == NoCorrection {
+			m = 1
+		}
+		for _, f := range family {
+			if f.Method == SignedRank && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
+				f.unpair(fmt.Sprintf("%d non-zero pairs cannot reach p < %g after %s's correction for %d tests", f.nonZero, p.Alpha, p.Correction, len(family)))
+			}
+		}
 	}
 	family = reachable(family, p)
 	adjust(family, p.Correction)
@@ -275,6 +307,7 @@ func (v *Verdict) gateTable(t *compare.Table, pr present) (notGated, newMetrics 
 func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.Method = NotCompared
 	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.Ratio, f.RatioLow, f.RatioHigh, f.uP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	f.BaseMin, f.BaseMax, f.HeadMin, f.HeadMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	f.BaseN = bc.N()
 	f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
@@ -312,14 +345,18 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 // threshold.
 func decide(f *Finding) {
 	th := f.Threshold
+	head := f.Head
+	if f.Method == SignedRank {
+		head = f.Base * f.Ratio // the paired estimate
+	}
 	switch {
-	case f.Significant && th.Exceeds(f.Base, f.Head):
+	case f.Significant && th.Exceeds(f.Base, head):
 		f.Status, f.Fatal = Regressed, true
 		f.Note = "beyond " + th.String()
-	case f.Significant && th.Beats(f.Base, f.Head):
+	case f.Significant && th.Beats(f.Base, head):
 		f.Status = Improved
 		f.Note = "beyond -" + strings.TrimPrefix(th.String(), "+")
-	case f.Base == f.Head:
+	case f.Base == head:
 		f.Status = Unchanged
 		f.Note = "same"
 	case f.Significant:
@@ -335,12 +372,18 @@ func decide(f *Finding) {
 }
 
 func testNote(f *Finding, p Policy) string {
-	s := fmt.Sprintf("p=%.3f", f.P)
+	s := fmt.Sprintf("%s p=%.3f", f.Method, f.P)
+	if f.Method == SignedRank {
+		s = fmt.Sprintf("%s (%d pairs) p=%.3f", f.Method, f.Pairs, f.P)
+	}
 	if p.Correction != NoCorrection && f.AdjustedP != f.P {
 		s += fmt.Sprintf(" (%s %.3f)", p.Correction, f.AdjustedP)
 	}
 	if f.Significant {
-		return s + fmt.Sprintf(" < %g", p.Alpha)
+		s += fmt.Sprintf(" < %g", p.Alpha)
+	}
+	if f.pairNote != "" {
+		s += " [" + f.pairNote + "]"
 	}
 	return s
 }
@@ -383,22 +426,34 @@ func reachable(family []*Finding, p Policy) []*Finding {
 	}
 	var out []*Finding
 	for _, f := range family {
-		best := minP(f.BaseN, f.HeadN) * float64(m)
+		best := f.bestP() * float64(m)
 		if best < p.Alpha {
 			out = append(out, f)
 			continue
 		}
-		need := max(f.BaseN, f.HeadN)
-		for minP(need, need)*float64(m) >= p.Alpha && need < 1000 {
-			need++
+		if f.Method == SignedRank {
+			need := f.nonZero
+			for signedRankMinP(need)*float64(m) >= p.Alpha && need < 1000 {
+				need++
+			}
+			f.Note = fmt.Sprintf("with %d non-zero pairs the signed-rank test cannot reach p < %g", f.nonZero, p.Alpha)
+			if m > 1 {
+				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+			}
+			f.Note += fmt.Sprintf(" (best p %.3f); need %d rounds that differ", best, need)
+		} else {
+			need := max(f.BaseN, f.HeadN)
+			for minP(need, need)*float64(m) >= p.Alpha && need < 1000 {
+				need++
+			}
+			f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
+			if m > 1 {
+				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+			}
+			f.Note += fmt.Sprintf(" (best p %.3f); need %d samples a side", best, need)
 		}
 		f.Status, f.Fatal, f.Method = TooFewSamples, true, NotCompared
 		f.P = math.NaN()
-		f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
-		if m > 1 {
-			f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
-		}
-		f.Note += fmt.Sprintf(" (best p %.3f); need %d samples a side", best, need)
 	}
 	return out
 }

@@ -42,6 +42,9 @@ type PolicyFlags struct {
 	// AllowMissing and Strict replace the policy's fields (--allow-missing,
 	// --strict).
 	AllowMissing, Strict *bool
+	// Test replaces the choice of test (--test): AutoTest, PairedTest or
+	// UnpairedTest.
+	Test *TestChoice
 }
 
 // ResolvePolicy returns the policy certbench gate applies: the settings
@@ -99,6 +102,13 @@ func ResolvePolicy(f PolicyFlags) (Policy, error) {
 		}
 		p.Correction = *f.Correction
 		given = append(given, "--correction")
+	}
+	if f.Test != nil {
+		if _, err := ParseTestChoice(string(*f.Test)); err != nil {
+			return Policy{}, fmt.Errorf("--%w", err)
+		}
+		p.Test = *f.Test
+		given = append(given, "--test")
 	}
 	if f.AllowMissing != nil {
 		p.AllowMissing = *f.AllowMissing

@@ -18,6 +18,7 @@ import (
 // carry other units; they are not gated.
 const (
 	UnitSec             = resultfmt.UnitSec
+	UnitCPU             = resultfmt.UnitCPUSec
 	UnitBytes           = resultfmt.UnitBytes
 	UnitAllocs          = resultfmt.UnitAllocs
 	UnitRetained        = resultfmt.UnitRetained
@@ -26,7 +27,7 @@ const (
 )
 
 // Units lists the units the gate knows, in report order.
-var Units = []string{UnitSec, UnitBytes, UnitAllocs, UnitRetained, UnitRetainedPerCert, UnitGoroutines}
+var Units = []string{UnitSec, UnitCPU, UnitBytes, UnitAllocs, UnitRetained, UnitRetainedPerCert, UnitGoroutines}
 
 // CountUnits are the units that count things a fixed number of ops did
 // (bytes, objects, goroutines). When every sample on each side has the
@@ -105,7 +106,7 @@ const (
 // know.
 func MeasureOf(unit string) string {
 	switch unit {
-	case UnitSec, resultfmt.UnitNsPerOp:
+	case UnitSec, resultfmt.UnitNsPerOp, UnitCPU, resultfmt.UnitCPUNsPerOp:
 		return MeasureSeconds
 	case UnitBytes, UnitRetained, UnitRetainedPerCert:
 		return MeasureBytes
@@ -338,11 +339,14 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 	return unit, th, nil
 }
 
-// CheckUnit returns unit tidied ("ns/op" becomes "sec/op"), or an error
-// if the gate does not know it.
+// CheckUnit returns unit tidied ("ns/op" becomes "sec/op", "cpu-ns/op"
+// "cpu-sec/op"), or an error if the gate does not know it.
 func CheckUnit(unit string) (string, error) {
-	if unit == resultfmt.UnitNsPerOp {
+	switch unit {
+	case resultfmt.UnitNsPerOp:
 		unit = UnitSec
+	case resultfmt.UnitCPUNsPerOp:
+		unit = UnitCPU
 	}
 	if !slices.Contains(Units, unit) {
 		return "", fmt.Errorf("unknown unit %q (known: %s)", unit, strings.Join(Units, ", "))
@@ -401,6 +405,10 @@ type Policy struct {
 	// Correction for multiple comparisons ("" means Holm).
 	Correction Correction
 
+	// Test chooses the test of samples that are not exact: AutoTest
+	// ("" means AutoTest), PairedTest or UnpairedTest.
+	Test TestChoice
+
 	// AllowMissing turns benchmarks or metrics missing from head into
 	// warnings instead of failures.
 	AllowMissing bool
@@ -417,8 +425,12 @@ type Policy struct {
 
 // DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
 // sec/op +10%, retained-B +2% (and retained-B/cert with it), goroutines
-// +0 (absolute), with DefaultAlpha, DefaultMinSamples and Holm's
-// correction.
+// +0 (absolute), with DefaultAlpha, DefaultMinSamples, Holm's correction
+// and AutoTest. cpu-sec/op is not gated by default: results from a
+// certbench that predates it would otherwise make every comparison with
+// them a new metric, and on a quiet machine it tells the same story as
+// sec/op; a policy file turns it on (as this repository's certbench.yaml
+// does).
 func DefaultPolicy() Policy {
 	return Policy{
 		Max: map[string]Threshold{
@@ -431,6 +443,7 @@ func DefaultPolicy() Policy {
 		Alpha:      DefaultAlpha,
 		MinSamples: DefaultMinSamples,
 		Correction: Holm,
+		Test:       AutoTest,
 	}
 }
 
@@ -532,7 +545,13 @@ func (p Policy) withDefaults() (Policy, error) {
 	if p.Correction == "" {
 		p.Correction = Holm
 	}
+	if p.Test == "" {
+		p.Test = AutoTest
+	}
 	var errs []error
+	if _, err := ParseTestChoice(string(p.Test)); err != nil {
+		errs = append(errs, err)
+	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1 (exclusive)", p.Alpha))
 	}
@@ -544,7 +563,7 @@ func (p Policy) withDefaults() (Policy, error) {
 	}
 	check := func(where string, m map[string]Threshold) {
 		for _, u := range slices.Sorted(maps.Keys(m)) {
-			if _, err := CheckUnit(u); err != nil || u == resultfmt.UnitNsPerOp {
+			if _, err := CheckUnit(u); err != nil || u == resultfmt.UnitNsPerOp || u == resultfmt.UnitCPUNsPerOp {
 				errs = append(errs, fmt.Errorf("%s: unknown unit %q (known: %s)", where, u, strings.Join(Units, ", ")))
 				continue
 			}

@@ -210,7 +210,7 @@ func (p Policy) describe() string {
 	if n := len(p.Overrides); n > 0 {
 		s += fmt.Sprintf(" (+%d override(s))", n)
 	}
-	s += fmt.Sprintf("; alpha %g per metric (%s), >= %d samples unless exact", p.Alpha, p.Correction, p.MinSamples)
+	s += fmt.Sprintf("; alpha %g per metric (%s), >= %d samples unless exact; test %s", p.Alpha, p.Correction, p.MinSamples, p.Test)
 	if p.AllowMissing {
 		s += ", missing allowed"
 	}
@@ -225,6 +225,12 @@ func (p Policy) describe() string {
 
 func (f *Finding) baseText() string { return resultfmt.Format(f.Base, f.Unit) }
 func (f *Finding) headText() string { return resultfmt.Format(f.Head, f.Unit) }
+
+// ciText formats the confidence interval of a paired finding's change
+// in percent: "[+3.1%, +7.0%]".
+func (f *Finding) ciText() string {
+	return "[" + resultfmt.FormatPercent((f.RatioLow-1)*100) + ", " + resultfmt.FormatPercent((f.RatioHigh-1)*100) + "]"
+}
 
 func (f *Finding) changeText() string {
 	if math.IsNaN(f.Base) || math.IsNaN(f.Head) {
@@ -242,11 +248,17 @@ func (f *Finding) testText() string {
 	case Exact:
 		return fmt.Sprintf("exact n=%d/%d", f.BaseN, f.HeadN)
 	case UTest:
-		s := fmt.Sprintf("p=%.3f", f.P)
+		s := fmt.Sprintf("u-test p=%.3f", f.P)
 		if f.AdjustedP != f.P {
 			s += fmt.Sprintf(" adj=%.3f", f.AdjustedP)
 		}
 		return s + fmt.Sprintf(" n=%d/%d", f.BaseN, f.HeadN)
+	case SignedRank:
+		s := fmt.Sprintf("signed-rank p=%.3f", f.P)
+		if f.AdjustedP != f.P {
+			s += fmt.Sprintf(" adj=%.3f", f.AdjustedP)
+		}
+		return s + fmt.Sprintf(" pairs=%d, %g%% CI %s", f.Pairs, PairConfidence*100, f.ciText())
 	}
 	return fmt.Sprintf("n=%d/%d", f.BaseN, f.HeadN)
 }
@@ -265,7 +277,7 @@ const JSONSchema = "certbench.gate/v1"
 //	  "failures": ["1 regression"],
 //	  "base": "base.txt", "head": "head.txt",
 //	  "policy": {"max": {"allocs/op": "+0%", ...}, "overrides": [...],
-//	             "alpha": 0.05, "min_samples": 4, "correction": "holm",
+//	             "alpha": 0.05, "min_samples": 4, "correction": "holm", "test": "auto",
 //	             "allow_missing": false, "strict": false},
 //	  "config": [{"key": "cpu", "base": ["..."], "head": ["..."], "differs": false}],
 //	  "findings": [{"benchmark": "Churn/scenario=.../store=...",
@@ -274,6 +286,7 @@ const JSONSchema = "certbench.gate/v1"
 //	      "base": 1191, "head": 1201, "change": 10, "percent": 0.84,
 //	      "base_n": 6, "head_n": 6, "base_min": 1191, "base_max": 1191,
 //	      "head_min": 1201, "head_max": 1201, "p": null, "adjusted_p": null,
+//	      "pairs": 0, "ratio": null, "ratio_low": null, "ratio_high": null,
 //	      "significant": true, "threshold": "+0%", "note": "exact, beyond +0%",
 //	      "sites": [{"function": "...", "base": 0, "head": 10, "growth": 10,
 //	          "file": "...", "line": 47, "callees": [{"function": "...", ...}]}]}],
@@ -309,6 +322,10 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		HeadMax     *float64   `json:"head_max"`
 		P           *float64   `json:"p"`
 		AdjustedP   *float64   `json:"adjusted_p"`
+		Pairs       int        `json:"pairs"`
+		Ratio       *float64   `json:"ratio"`
+		RatioLow    *float64   `json:"ratio_low"`
+		RatioHigh   *float64   `json:"ratio_high"`
 		Significant bool       `json:"significant"`
 		Threshold   string     `json:"threshold"`
 		Note        string     `json:"note"`
@@ -325,6 +342,7 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		Alpha        float64           `json:"alpha"`
 		MinSamples   int               `json:"min_samples"`
 		Correction   Correction        `json:"correction"`
+		Test         TestChoice        `json:"test"`
 		AllowMissing bool              `json:"allow_missing"`
 		Strict       bool              `json:"strict"`
 	}
@@ -367,7 +385,7 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		Schema: JSONSchema, Passed: v.Passed(), Summary: v.Summary(), Failures: v.Failures(),
 		Base: v.Base, Head: v.Head,
 		Policy: jsonPolicy{Max: strs(v.Policy.Max), Overrides: []jsonOverride{}, Alpha: v.Policy.Alpha, MinSamples: v.Policy.MinSamples,
-			Correction: v.Policy.Correction, AllowMissing: v.Policy.AllowMissing, Strict: v.Policy.Strict},
+			Correction: v.Policy.Correction, Test: v.Policy.Test, AllowMissing: v.Policy.AllowMissing, Strict: v.Policy.Strict},
 		Config: []jsonConfig{}, Findings: []jsonFinding{}, Problems: []jsonProblem{},
 	}
 	if out.Failures == nil {
@@ -387,6 +405,7 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 			BaseN: f.BaseN, HeadN: f.HeadN,
 			BaseMin: num(f.BaseMin), BaseMax: num(f.BaseMax), HeadMin: num(f.HeadMin), HeadMax: num(f.HeadMax),
 			P: num(f.P), AdjustedP: num(f.AdjustedP), Significant: f.Significant,
+			Pairs: f.Pairs, Ratio: num(f.Ratio), RatioLow: num(f.RatioLow), RatioHigh: num(f.RatioHigh),
 			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
 		}
 		for _, s := range f.Sites {

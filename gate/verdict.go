@@ -36,6 +36,12 @@ const (
 	// (two-sided, corrected per Policy.Correction) said whether the
 	// difference is significant.
 	UTest Method = "u-test"
+	// SignedRank: the samples paired by round (see PairedTest) and a
+	// Wilcoxon signed-rank test (two-sided, corrected per
+	// Policy.Correction) of the per-round log ratios head/base said
+	// whether the difference is significant; the change is the
+	// Hodges-Lehmann estimate of the ratio (Finding.Ratio).
+	SignedRank Method = "signed-rank"
 	// NotCompared: nothing was compared (missing metric, too few
 	// samples).
 	NotCompared Method = "none"
@@ -69,10 +75,21 @@ type Finding struct {
 	// samples (NaN when missing), to show the spread.
 	BaseMin, BaseMax, HeadMin, HeadMax float64
 
-	// P is the U test's p-value and AdjustedP the p-value corrected for
-	// multiple comparisons within the metric; both NaN unless Method is
-	// UTest.
+	// P is the test's p-value (U or signed-rank) and AdjustedP the
+	// p-value corrected for multiple comparisons within the metric; both
+	// NaN unless Method is UTest or SignedRank.
 	P, AdjustedP float64
+
+	// Pairs is the number of rounds paired when Method is SignedRank
+	// (zero differences included), else 0.
+	Pairs int
+
+	// Ratio is the Hodges-Lehmann estimate of head/base from the paired
+	// rounds (the exponential of the median of the Walsh averages of the
+	// log ratios), and RatioLow and RatioHigh its distribution-free
+	// PairConfidence interval (infinite with too few pairs); NaN unless
+	// Method is SignedRank.
+	Ratio, RatioLow, RatioHigh float64
 
 	// Significant reports whether the difference is significant:
 	// AdjustedP < Alpha, or, for an exact metric, any difference.
@@ -89,14 +106,28 @@ type Finding struct {
 	// allocs/op or B/op finding when profiles were given (see
 	// Verdict.AddSites).
 	Sites []Site
+
+	uP       float64 // the U test's p-value, kept when the paired test is chosen
+	nonZero  int     // non-zero paired differences
+	pairNote string  // why the U test was used though pairing was wanted, or "normal approximation"
 }
 
-// Change returns Head - Base.
-func (f *Finding) Change() float64 { return f.Head - f.Base }
+// Change returns Head - Base; for a paired finding (SignedRank), the
+// paired estimate Base*(Ratio-1).
+func (f *Finding) Change() float64 {
+	if f.Method == SignedRank {
+		return f.Base * (f.Ratio - 1)
+	}
+	return f.Head - f.Base
+}
 
 // Percent returns the change in percent of |Base|: +Inf for an increase
-// from 0, NaN for 0 to 0 or when a side is missing.
+// from 0, NaN for 0 to 0 or when a side is missing; for a paired finding,
+// (Ratio-1)*100.
 func (f *Finding) Percent() float64 {
+	if f.Method == SignedRank {
+		return (f.Ratio - 1) * 100
+	}
 	switch {
 	case f.Base == f.Head:
 		return 0
@@ -139,6 +170,10 @@ const (
 	// NoSites: allocation sites could not be named for a regression
 	// (never a failure).
 	NoSites ProblemKind = "no-sites"
+	// NotPaired: the policy wanted samples paired by round, but some
+	// benchmarks' rounds do not pair one-to-one, so they were compared by
+	// the U test (never a failure).
+	NotPaired ProblemKind = "not-paired"
 )
 
 // A Problem is something about the inputs as a whole that the verdict

@@ -29,6 +29,18 @@ const (
 	SizeKey = "size"
 )
 
+// File configuration keys certbench writes besides the machine's (goos,
+// goarch, cpu, go, gomaxprocs).
+const (
+	// RoundKey is the file configuration line "round: N" that
+	// "certbench run --round N" writes: the round of an interleaved
+	// base/head protocol (scripts/certbench-ci.sh) a sample was measured
+	// in. benchfmt keeps it with every result after it, so it survives
+	// concatenation and certbench merge, and the gate pairs base and head
+	// samples of the same round.
+	RoundKey = "round"
+)
+
 // ChurnName returns the name of a sample of scenario on store, without
 // the "Benchmark" prefix and the -GOMAXPROCS suffix, as the Go benchmark
 // format's writers expect it.

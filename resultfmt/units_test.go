@@ -40,3 +40,10 @@ func TestUnits(t *testing.T) {
 		t.Errorf("Info(p50-sec) = %+v, %v", info, ok)
 	}
 }
+
+func TestCPUUnit(t *testing.T) {
+	info, ok := Info(UnitCPUSec)
+	if !ok || info.Unit != UnitCPUNsPerOp || info.Better != LowerIsBetter || info.Count {
+		t.Errorf("Info(%q) = %+v, %v; want cpu-ns/op, lower is better, not a count", UnitCPUSec, info, ok)
+	}
+}
