@@ -132,7 +132,7 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 		// The peak-heap pass: one more refresh, untimed, after the
 		// sample's readings (see measurePeak).
 		var peak []benchfmt.Value
-		probe.run(func() { peak, err = peakValues(store, newStore, w) })
+		probe.run(func() { peak, err = peakValues(store, newStore, w, timing.bytes/uint64(ops)) })
 		s.Extra = append(s.Extra, peak...)
 	}
 	runtime.KeepAlive(store)

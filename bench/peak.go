@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/resultfmt"
@@ -82,7 +83,11 @@ type peakResult struct {
 // Method: two forced collections, then the live heap (/gc/heap/live:bytes)
 // is the baseline: the store with its previous configuration, the
 // workload, the rest of the process. GOGC is set to PeakGCPercent for the
-// refresh and restored after; a finalizer-driven hook (gcHook) reads the
+// refresh and restored after, and a stepper goroutine forces a collection
+// whenever step bytes were allocated since the last cycle ended (step is
+// a sixteenth of what one timed refresh allocated, so that even a
+// refresh that allocates far less than GOGC's 10% of the process's heap
+// is read several times); a finalizer-driven hook (gcHook) reads the
 // live heap at the end of every cycle, keeping the largest reading taken
 // while Update runs; one reading more is taken as Update returns (the
 // last cycle's, before the previous generation can be collected). peak-B
@@ -90,16 +95,17 @@ type peakResult struct {
 //
 // Error: the live heap is known only at the end of each cycle, so a
 // peak between two cycles is seen as the last cycle's reading; cycles
-// come every PeakGCPercent% of heap growth (the runtime's minimum heap
-// goal of 4 MB times GOGC/100 for small heaps), so peak-B is low by at
-// most about PeakGCPercent% of the process's live heap (not of peak-B),
-// or 0.4 MB for small heaps. A cycle's marked heap also counts objects
-// allocated while it marked (floating garbage), high by at most the same
-// amount. A cycle whose finalizer runs only after a later cycle has
+// come every PeakGCPercent% of heap growth or every step bytes allocated,
+// whichever is first (plus what is allocated while the stepper polls,
+// every 100 µs, and while a cycle runs), so peak-B is low by at most
+// about the smaller of the two: a sixteenth of a refresh's allocation,
+// or 10% of the process's live heap, plus the allocation of one cycle's
+// duration. A cycle's marked heap also counts objects allocated while
+// it marked (floating garbage), high by at most that last amount. A cycle whose finalizer runs only after a later cycle has
 // ended is read as that later one. The pass runs outside any timed
 // window and one at a time (peakMu), but anything else the process
 // allocates meanwhile counts.
-func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certstore.Config) (peakResult, error) {
+func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certstore.Config, step uint64) (peakResult, error) {
 	peakMu.Lock()
 	defer peakMu.Unlock()
 	var res peakResult
@@ -114,11 +120,13 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 
 	old := debug.SetGCPercent(PeakGCPercent)
 	h.active.Store(true)
+	stepper := startGCStepper(step)
 	fresh := store == nil
 	if fresh {
 		store = newStore()
 	}
 	err := store.Update(cfg)
+	stepper.stop()
 	h.observe(readLive())
 	h.active.Store(false)
 	debug.SetGCPercent(old)
@@ -137,17 +145,72 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 	return res, err
 }
 
+// PeakSteps is the number of collections the peak pass forces at least
+// over one refresh: one every 1/PeakSteps of what a timed refresh
+// allocated.
+const PeakSteps = 16
+
+// gcStepper forces a collection whenever step bytes
+// (/gc/heap/allocs:bytes) were allocated since the last cycle it saw end.
+type gcStepper struct {
+	quit chan struct{}
+	done chan struct{}
+}
+
+func startGCStepper(step uint64) *gcStepper {
+	g := &gcStepper{quit: make(chan struct{}), done: make(chan struct{})}
+	if step == 0 {
+		close(g.done)
+		return g
+	}
+	go func() {
+		defer close(g.done)
+		s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: metricCycles}}
+		metrics.Read(s)
+		mark, cycles := s[0].Value.Uint64(), s[1].Value.Uint64()
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-g.quit:
+				return
+			case <-t.C:
+			}
+			metrics.Read(s)
+			if c := s[1].Value.Uint64(); c != cycles { // a cycle ended: count from it
+				mark, cycles = s[0].Value.Uint64(), c
+			}
+			if s[0].Value.Uint64()-mark >= step {
+				runtime.GC()
+				metrics.Read(s)
+				mark, cycles = s[0].Value.Uint64(), s[1].Value.Uint64()
+			}
+		}
+	}()
+	return g
+}
+
+func (g *gcStepper) stop() {
+	select {
+	case <-g.done:
+	default:
+		close(g.quit)
+		<-g.done
+	}
+}
+
 // peakValues runs the peak pass of a refresh workload after its sample
-// (store holds the last configuration; nil for fresh-store workloads)
-// and returns peak-B and peak-B/cert.
-func peakValues(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload) ([]benchfmt.Value, error) {
+// (store holds the last configuration; nil for fresh-store workloads),
+// refreshAlloc being what one timed refresh allocated, and returns
+// peak-B and peak-B/cert.
+func peakValues(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, refreshAlloc uint64) ([]benchfmt.Value, error) {
 	if w.Next == nil {
 		return nil, nil
 	}
 	if w.FreshStore {
 		store = nil
 	}
-	res, err := measurePeak(store, newStore, w.Next)
+	res, err := measurePeak(store, newStore, w.Next, max(refreshAlloc/PeakSteps, 16<<10))
 	if err != nil {
 		return nil, err
 	}
