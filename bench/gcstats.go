@@ -53,7 +53,8 @@ func readGCSnapshot() gcSnapshot {
 // Error: the subtracted collection is not the closing one, only one of
 // the same live heap, so the difference between two full collections
 // (a few percent of one collection of the live heap, which matters only
-// for windows with few collections of their own) remains; values are the
+// for windows with few collections of their own) remains, and a window
+// in which no cycle ended is given no GC CPU at all; values are the
 // runtime's estimates (its GC class overestimates, counting dedicated
 // mark workers' whole time slices), comparable with each other and with
 // other /cpu/classes figures, not with getrusage. Cycles are exact: the
@@ -96,6 +97,12 @@ func (m gcMeter) stop() gcCost {
 	}
 	if d := s1.cycles - m.start.cycles; d > 1 {
 		c.cycles = d - 1
+	}
+	if c.cycles == 0 {
+		// No cycle of the window's own: what the subtraction leaves is
+		// the difference between the two closing collections, not GC
+		// work of the window.
+		c.gcCPU = 0
 	}
 	return c
 }
