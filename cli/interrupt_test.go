@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/cli"
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -117,14 +119,30 @@ func checkResults(t *testing.T, data []byte) int {
 	t.Helper()
 	r := benchfmt.NewReader(bytes.NewReader(data), "results.txt")
 	n := 0
+	var first []string // the units of the first sample: every sample has them all
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
 			t.Errorf("malformed: %v", rec)
 		case *benchfmt.Result:
 			n++
-			if len(rec.Values) != 6 {
-				t.Errorf("%s: %d values, want 6", rec.Name, len(rec.Values))
+			var units []string
+			for _, v := range rec.Values {
+				u := v.OrigUnit // set only where benchfmt tidied the unit
+				if u == "" {
+					u = v.Unit
+				}
+				units = append(units, u)
+			}
+			if first == nil {
+				first = units
+				for _, u := range []string{resultfmt.UnitNsPerOp, resultfmt.UnitBytes, resultfmt.UnitAllocs, resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines} {
+					if !slices.Contains(units, u) {
+						t.Errorf("%s: no %s value (units %v)", rec.Name, u, units)
+					}
+				}
+			} else if !slices.Equal(units, first) {
+				t.Errorf("%s: units %v, want those of the first sample, %v", rec.Name, units, first)
 			}
 			for _, v := range rec.Values {
 				if v.Value < 0 {
