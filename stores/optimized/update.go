@@ -115,7 +115,7 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	usesGen := len(defStores) < len(cfg.StoreNames())
 	if usesGen {
 		if s.generated == nil || !now.Before(s.genExpiry) {
-			e, expiry, err := generateDefault(now)
+			e, expiry, err := generateDefault()
 			if err != nil && s.generated == nil {
 				return err
 			}
