@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -489,18 +487,7 @@ func packageOf(sym string) string {
 // CompareBoundary is Dirs.Compare at the boundary of the store under test
 // (see [CompareBoundary]).
 func (d Dirs) CompareBoundary(scenario, store, sampleType string) (*Boundary, error) {
-	name := FileName(scenario, store)
-	bp, hp := filepath.Join(d.Base, name), filepath.Join(d.Head, name)
-	for _, p := range []string{bp, hp} {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s not found", ErrNotFound, p)
-		}
-	}
-	b, err := Load(bp)
-	if err != nil {
-		return nil, err
-	}
-	h, err := Load(hp)
+	b, h, err := d.load(scenario, store)
 	if err != nil {
 		return nil, err
 	}

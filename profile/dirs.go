@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	pprofile "github.com/google/pprof/profile"
 )
 
 // ErrNotFound is returned (wrapped) by Dirs.Compare when a side has no
@@ -24,20 +26,28 @@ type Dirs struct {
 // without the file gives an error wrapping ErrNotFound; the error names
 // the path.
 func (d Dirs) Compare(scenario, store, sampleType string) (*Comparison, error) {
-	name := FileName(scenario, store)
-	bp, hp := filepath.Join(d.Base, name), filepath.Join(d.Head, name)
-	for _, p := range []string{bp, hp} {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s not found", ErrNotFound, p)
-		}
-	}
-	b, err := Load(bp)
-	if err != nil {
-		return nil, err
-	}
-	h, err := Load(hp)
+	b, h, err := d.load(scenario, store)
 	if err != nil {
 		return nil, err
 	}
 	return Compare(b, h, sampleType)
+}
+
+// load reads the base and head profiles of one benchmark; a side without
+// the file gives an error wrapping ErrNotFound that names the path.
+func (d Dirs) load(scenario, store string) (base, head *pprofile.Profile, err error) {
+	name := FileName(scenario, store)
+	bp, hp := filepath.Join(d.Base, name), filepath.Join(d.Head, name)
+	for _, p := range []string{bp, hp} {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%w: %s not found", ErrNotFound, p)
+		}
+	}
+	if base, err = Load(bp); err != nil {
+		return nil, nil, err
+	}
+	if head, err = Load(hp); err != nil {
+		return nil, nil, err
+	}
+	return base, head, nil
 }
