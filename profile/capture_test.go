@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/cryptotest"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/profile"
@@ -294,7 +296,7 @@ func (e errString) Error() string { return string(e) }
 // much as a refreshed one; lookups are attributed to Certificate.
 func TestCaptureOtherKinds(t *testing.T) {
 	newStore := factory(t, "optimized")
-	pool := scenarios.PoolSpec{Seed: 1, Count: 100}
+	pool := certgen.PoolSpec{Seed: 1, Count: 100}
 	startup := capture(t, newStore, "optimized", scenarios.Scenario{Name: "startup-100", Kind: scenarios.Startup, Pool: pool, Ops: 2}, 2)
 	noop := capture(t, newStore, "optimized", scenarios.Scenario{Name: "noop-100", Kind: scenarios.Noop, Pool: pool, Ops: 2}, 2)
 	checkStacks(t, startup.Profile)

@@ -40,7 +40,7 @@
 //     that has used up its budget takes no further sample at that size.
 //     Every reduction and skip is reported in Result.Notes.
 //
-// Pools come from scenarios.CachedPool, so pools of 5,000 certificates or
+// Pools come from certgen.CachedPool, so pools of 5,000 certificates or
 // more are read from the on-disk cache after their first generation.
 //
 // # Fitting growth

@@ -4,13 +4,14 @@ import (
 	"crypto/tls"
 	"testing"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 )
 
-func benchPool(b *testing.B, n int) *scenarios.Pool {
+func benchPool(b *testing.B, n int) *certgen.Pool {
 	b.Helper()
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: 1, Count: n})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 1, Count: n})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func BenchmarkNoopRefresh1000(b *testing.B) {
 	}
 }
 
-func lookupStore(b *testing.B, n int) (*Store, *scenarios.Pool) {
+func lookupStore(b *testing.B, n int) (*Store, *certgen.Pool) {
 	b.Helper()
 	pool := benchPool(b, n)
 	def := pool.Certs[0].Pair

@@ -4,19 +4,20 @@ import (
 	"crypto/tls"
 	"fmt"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/naive"
 )
 
 func Example() {
 	// Two certificates from a deterministic pool, and a configured default
 	// so that the refresh does not generate an RSA key.
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: 1, Count: 2, MaxSANs: 1, WildcardEvery: -1})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 1, Count: 2, MaxSANs: 1, WildcardEvery: -1})
 	if err != nil {
 		panic(err)
 	}
-	def, err := pool.Issuer().Issue(scenarios.Leaf{Serial: 99, CommonName: "fallback.example.test"})
+	def, err := pool.Issuer().Issue(certgen.Leaf{Serial: 99, CommonName: "fallback.example.test"})
 	if err != nil {
 		panic(err)
 	}

@@ -10,18 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 	"go.uber.org/goleak"
 )
 
 // issuer signs every test certificate; it is deterministic.
-var issuer = scenarios.NewIssuer(42)
+var issuer = certgen.NewIssuer(42)
 
 var serial uint64 = 1000
 
 // issue makes a key pair for l, giving it a fresh serial.
-func issue(t testing.TB, l scenarios.Leaf) certstore.KeyPair {
+func issue(t testing.TB, l certgen.Leaf) certstore.KeyPair {
 	t.Helper()
 	serial++
 	l.Serial = serial
@@ -34,13 +35,13 @@ func issue(t testing.TB, l scenarios.Leaf) certstore.KeyPair {
 
 func dns(t testing.TB, names ...string) certstore.KeyPair {
 	t.Helper()
-	return issue(t, scenarios.Leaf{DNSNames: names})
+	return issue(t, certgen.Leaf{DNSNames: names})
 }
 
 // defaultPair is a configured default certificate, so that tests do not pay
 // for RSA key generation on every Update.
 var defaultPair = sync.OnceValue(func() certstore.KeyPair {
-	kp, err := issuer.Issue(scenarios.Leaf{Serial: 1, CommonName: "default.test"})
+	kp, err := issuer.Issue(certgen.Leaf{Serial: 1, CommonName: "default.test"})
 	if err != nil {
 		panic(err)
 	}
@@ -93,9 +94,9 @@ func TestLookupRules(t *testing.T) {
 	wild1 := dns(t, "*.w.example.com", "p.example.com")
 	wild2 := dns(t, "*.w.example.com", "q.example.com")
 	mixedCase := dns(t, "MiXeD.Example.COM")
-	ipv4 := issue(t, scenarios.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10")}})
-	ipv6 := issue(t, scenarios.Leaf{IPAddresses: []net.IP{net.ParseIP("2001:db8::1")}})
-	cnOnly := issue(t, scenarios.Leaf{CommonName: "cn-only.example.com"})
+	ipv4 := issue(t, certgen.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10")}})
+	ipv6 := issue(t, certgen.Leaf{IPAddresses: []net.IP{net.ParseIP("2001:db8::1")}})
+	cnOnly := issue(t, certgen.Leaf{CommonName: "cn-only.example.com"})
 	other := dns(t, "other.example.com")
 
 	cfg := withDefaults(&certstore.Config{
@@ -172,7 +173,7 @@ func TestLookupRules(t *testing.T) {
 // TestMatchesReference checks the store against certstore.Match on a pool
 // with wildcards and several names per certificate.
 func TestMatchesReference(t *testing.T) {
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: 3, Count: 40, MaxSANs: 3, WildcardEvery: 3})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 3, Count: 40, MaxSANs: 3, WildcardEvery: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestBadInputsKeepPreviousGeneration(t *testing.T) {
 	otherKey := dns(t, "unrelated.example.com")
 	mismatch := good
 	mismatch.KeyPEM = otherKey.KeyPEM
-	noNames := issue(t, scenarios.Leaf{})
+	noNames := issue(t, certgen.Leaf{})
 	garbage := bytes.Repeat([]byte("garbage!"), 5<<20/8)
 	pemGarbage := append([]byte("-----BEGIN CERTIFICATE-----\n"), garbage...)
 	badDER := []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
@@ -407,7 +408,7 @@ func TestNoGoroutineGrowth(t *testing.T) {
 // TestConcurrentLookupsAndUpdates runs lookups during refreshes (for the race
 // detector) and checks every answer comes from one whole configuration.
 func TestConcurrentLookupsAndUpdates(t *testing.T) {
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: 9, Count: 20, WildcardEvery: -1})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 9, Count: 20, WildcardEvery: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

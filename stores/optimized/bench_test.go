@@ -8,20 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 )
 
 // Pools are deterministic and shared by the benchmarks (and tests) of one
 // binary; making the 10,000-certificate pool takes about a second.
-var pools sync.Map // int -> func() (*scenarios.Pool, error)
+var pools sync.Map // int -> func() (*certgen.Pool, error)
 
-func pool(tb testing.TB, n int) *scenarios.Pool {
+func pool(tb testing.TB, n int) *certgen.Pool {
 	tb.Helper()
-	f, _ := pools.LoadOrStore(n, sync.OnceValues(func() (*scenarios.Pool, error) {
-		return scenarios.NewPool(scenarios.PoolSpec{Seed: 1, Count: n})
+	f, _ := pools.LoadOrStore(n, sync.OnceValues(func() (*certgen.Pool, error) {
+		return certgen.NewPool(certgen.PoolSpec{Seed: 1, Count: n})
 	}))
-	p, err := f.(func() (*scenarios.Pool, error))()
+	p, err := f.(func() (*certgen.Pool, error))()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func (m cpuMeter) report(b *testing.B) {
 	}
 }
 
-func configOf(p *scenarios.Pool, from, to int) *certstore.Config {
+func configOf(p *certgen.Pool, from, to int) *certstore.Config {
 	return &certstore.Config{Certificates: p.Certificates(from, to)}
 }
 
@@ -188,7 +189,7 @@ func BenchmarkRetained10000(b *testing.B) {
 
 // retainedPerCert returns the heap a new store retains per certificate
 // after an Update with the first n certificates of p.
-func retainedPerCert(p *scenarios.Pool, n int) (float64, error) {
+func retainedPerCert(p *certgen.Pool, n int) (float64, error) {
 	cfg := configOf(p, 0, n)
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -5,13 +5,14 @@ import (
 	"crypto/x509"
 	"fmt"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
 )
 
 func Example() {
-	pool, err := scenarios.NewPool(scenarios.PoolSpec{Seed: 1, Count: 3})
+	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 1, Count: 3})
 	if err != nil {
 		panic(err)
 	}

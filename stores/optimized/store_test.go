@@ -13,8 +13,9 @@ import (
 	"testing"
 	"weak"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 	"go.uber.org/goleak"
 )
 
@@ -32,13 +33,13 @@ var longName = strings.Repeat("l", 60) + "." + strings.Repeat("m", 60) + "." + s
 // lookupFixtures returns the certificates of the lookup table, in
 // configuration order, and the configured default of store "other".
 var lookupFixtures = sync.OnceValues(func() ([]fixture, fixture) {
-	is := scenarios.NewIssuer(42)
+	is := certgen.NewIssuer(42)
 	mk := func(serial uint64, label, cn string, dns []string, ips []string, stores ...string) fixture {
 		var netIPs []net.IP
 		for _, ip := range ips {
 			netIPs = append(netIPs, net.ParseIP(ip))
 		}
-		pair, err := is.Issue(scenarios.Leaf{Serial: serial, CommonName: cn, DNSNames: dns, IPAddresses: netIPs})
+		pair, err := is.Issue(certgen.Leaf{Serial: serial, CommonName: cn, DNSNames: dns, IPAddresses: netIPs})
 		if err != nil {
 			panic(err)
 		}
@@ -370,7 +371,7 @@ func freshCopy(cfg *certstore.Config) *certstore.Config {
 	return out
 }
 
-func served(t *testing.T, l certstore.Lookup, p *scenarios.Pool, from, to int) []*tls.Certificate {
+func served(t *testing.T, l certstore.Lookup, p *certgen.Pool, from, to int) []*tls.Certificate {
 	t.Helper()
 	var out []*tls.Certificate
 	for i := from; i < to; i++ {
@@ -478,11 +479,11 @@ func badConfigs(t *testing.T) []struct {
 	p := pool(t, 20)
 	is := p.Issuer()
 	other := p.Certs[1].Pair
-	mismatch, err := is.Issue(scenarios.Leaf{Serial: 900, DNSNames: []string{"mismatch.example.test"}, KeyFor: mustKey(t, p)})
+	mismatch, err := is.Issue(certgen.Leaf{Serial: 900, DNSNames: []string{"mismatch.example.test"}, KeyFor: mustKey(t, p)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	noNames, err := is.Issue(scenarios.Leaf{Serial: 901})
+	noNames, err := is.Issue(certgen.Leaf{Serial: 901})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,7 +522,7 @@ func badConfigs(t *testing.T) []struct {
 	}
 }
 
-func mustKey(t *testing.T, p *scenarios.Pool) *ecdsaKey {
+func mustKey(t *testing.T, p *certgen.Pool) *ecdsaKey {
 	t.Helper()
 	c, err := tls.X509KeyPair(p.Certs[3].Pair.CertPEM, p.Certs[3].Pair.KeyPEM)
 	if err != nil {
