@@ -286,7 +286,7 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 			m = 1
 		}
 		for _, f := range family {
-			if f.Method == SignedRank && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
+			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
 				f.unpair(fmt.Sprintf("%d non-zero pairs cannot reach p < %g after %s's correction for %d tests", f.nonZero, p.Alpha, p.Correction, len(family)))
 			}
 		}
@@ -427,7 +427,9 @@ func reachable(family []*Finding, p Policy) []*Finding {
 	var out []*Finding
 	for _, f := range family {
 		best := f.bestP() * float64(m)
-		if best < p.Alpha {
+		// Pairs equal in every round leave the signed-rank test nothing to
+		// rank: that is no change (p = 1), not a lack of data.
+		if best < p.Alpha || (f.Method == SignedRank && f.nonZero == 0) {
 			out = append(out, f)
 			continue
 		}

@@ -215,7 +215,7 @@ func (f *Finding) choose(ps pairs, p Policy) {
 		f.pairNote = "unpaired: values not all positive, no ratio"
 		return
 	}
-	if p.Test == AutoTest && signedRankMinP(res.test.N) >= p.Alpha && minP(f.BaseN, f.HeadN) < p.Alpha {
+	if p.Test == AutoTest && res.test.N > 0 && signedRankMinP(res.test.N) >= p.Alpha && minP(f.BaseN, f.HeadN) < p.Alpha {
 		f.pairNote = fmt.Sprintf("unpaired: %d non-zero pairs cannot reach p < %g", res.test.N, p.Alpha)
 		return
 	}

@@ -359,6 +359,23 @@ func TestPairedTooFewPairs(t *testing.T) {
 	}
 }
 
+func TestPairsAllEqual(t *testing.T) {
+	// The same values in every round on both sides (but varying between
+	// rounds, so not exact): no change, decided, under every choice.
+	rounds := numbered(len(drift), 1)
+	base := roundsFile(t, "a.txt", rounds, func(int) float64 { return 1 })
+	for _, test := range TestChoices {
+		v, err := Evaluate(base, base, pairedPolicy(test))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := findingOf(t, v, "rotate-10-of-100", UnitSec)
+		if !v.Passed() || f.Status != Unchanged {
+			t.Errorf("test %s: identical rounds: %s, %s (%s)", test, v.Summary(), f.Status, f.Note)
+		}
+	}
+}
+
 func TestTestChoicePolicy(t *testing.T) {
 	p, err := ParseConfig([]byte("gate:\n  test: paired\n  max:\n    cpu-sec/op: +3%\n"), "c.yaml")
 	if err != nil || p.Test != PairedTest || p.Max[UnitCPU] != MustThreshold("+3%") {
