@@ -122,6 +122,9 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	s.BytesPerOp = float64(timing.bytes) / float64(ops)
 	s.AllocsPerOp = float64(timing.allocs) / float64(ops)
 
+	if timing.cpuOK {
+		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.cpu.Nanoseconds()) / float64(ops), Unit: resultfmt.UnitCPUNsPerOp})
+	}
 	s.Extra = append(s.Extra, timing.gc.values(ops, false)...)
 	if w.FreshStore && timing.rss > 0 {
 		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: resultfmt.UnitMaxRSS})
@@ -146,7 +149,9 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 type timing struct {
 	elapsed       time.Duration
 	bytes, allocs uint64
-	gc            gcCost // GC over the timed ops (see gcMeter)
+	gc            gcCost        // GC over the timed ops (see gcMeter)
+	cpu           time.Duration // process CPU time (user+sys) over the timed ops, if cpuOK
+	cpuOK         bool
 	rss           uint64 // process peak RSS right after the timed ops; 0 if unknown
 }
 
@@ -157,9 +162,12 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 	var m0, m1 runtime.MemStats
 	meter := startGCMeter()
 	runtime.ReadMemStats(&m0)
+	cpu0, ok0 := cpuTime()
 	start := time.Now()
 	store, err := apply(store, newStore, w, ops, stop)
 	t.elapsed = time.Since(start)
+	cpu1, ok1 := cpuTime()
+	t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
 	runtime.ReadMemStats(&m1)
 	t.rss, _ = maxRSS()
 	t.gc = meter.stop()
