@@ -14,7 +14,12 @@
 # stores, scenarios and fixed op counts: COUNT rounds, each one
 # `certbench run --count 1` per binary, in ABBA order (base first in odd
 # rounds, head first in even ones) so that drift in the machine hits both
-# sides alike. The head binary merges each side's per-round files
+# sides alike. Each sample records its round (`certbench run --round N`
+# writes the configuration line "round: N"; a base binary too old for
+# --round runs without it), so that the gate pairs base and head round by
+# round (policy `test: auto`, the default: a Wilcoxon signed-rank test of
+# the per-round ratios, which drift between rounds does not blur; see
+# `certbench gate --help`). The head binary merges each side's per-round files
 # (`certbench merge`: unit lines recomputed from all the samples) into
 # OUT/base.txt and OUT/head.txt and gates them (`certbench gate`). If
 # allocs/op or B/op regressed, each binary profiles the regressed stores and
@@ -284,11 +289,23 @@ log "head: $head_desc"
 log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, ABBA"
 
 # --- measure -----------------------------------------------------------------
+# --round N where the binary has it (certbench older than the paired gate
+# does not): without it that side's samples have no round and the gate
+# falls back to the U test, saying so.
+round_flag() { "$1" run --help 2>/dev/null | grep -q -- '--round'; }
+base_round=0 head_round=0
+if round_flag "$base_bin"; then base_round=1; fi
+if round_flag "$head_bin"; then head_round=1; fi
+if [[ $base_round == 0 ]]; then
+  notes+=("the base binary has no run --round: samples not paired by round (U test)")
+fi
 run_side() { # SIDE ROUND
-  local bin=$base_bin
-  if [[ $1 == head ]]; then bin=$head_bin; fi
+  local bin=$base_bin has_round=$base_round
+  if [[ $1 == head ]]; then bin=$head_bin has_round=$head_round; fi
+  local round_args=()
+  if [[ $has_round == 1 ]]; then round_args=(--round "$2"); fi
   "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$scen_arg" "${ops_args[@]+"${ops_args[@]}"}" \
-    -o "$out/raw/$1.$2.txt" || die "$1 binary: certbench run failed in round $2"
+    "${round_args[@]+"${round_args[@]}"}" -o "$out/raw/$1.$2.txt" || die "$1 binary: certbench run failed in round $2"
 }
 for ((i = 1; i <= count; i++)); do
   t0=$(date +%s)

@@ -4,12 +4,14 @@
 #   scripts/gate-aa.sh [RUNS]
 #
 # Runs ONE certbench binary as both "base" and "head", exactly as
-# ci-compare.sh runs two: CERTBENCH_COUNT rounds of `certbench run --count 1`
-# per side in ABBA order, then `certbench gate`. Nothing differs between the
-# sides, so every regression the gate reports is a false alarm. This is
+# ci-compare.sh runs two: CERTBENCH_COUNT rounds of `certbench run --count 1
+# --round N` per side in ABBA order, merged per side (`certbench merge`),
+# then `certbench gate`. Nothing differs between the sides, so every
+# regression (or improvement) the gate reports is a false alarm. This is
 # repeated RUNS times (default 20) and the false alarms are counted per
-# metric, with the configured correction and, re-gating the same files, with
-# --correction none for comparison. Requires jq.
+# metric, gating the same files four ways: paired by round (--test paired,
+# the Wilcoxon signed-rank test) and unpaired (--test unpaired, the U test),
+# each with the configured correction and with --correction none. Requires jq.
 #
 # Environment:
 #   CERTBENCH_STORES     stores (default: optimized)
@@ -17,11 +19,13 @@
 #   CERTBENCH_COUNT      samples per side (default 10, as ci-compare.sh)
 #   CERTBENCH_OUT        output directory (default: certbench-aa)
 #   CERTBENCH_BIN        binary to test (default: built from the working tree)
-#   CERTBENCH_GATE_ARGS  extra gate arguments (e.g. "--config certbench.yaml")
+#   CERTBENCH_GATE_ARGS  extra gate arguments (default: --config with the
+#                        repository's certbench.yaml, which gates cpu-sec/op)
 #   CERTBENCH_REGATE     1: do not measure, re-gate the files already in OUT
 #
-# Output: OUT/run-N/{a,b}.txt and gate.json per run, and OUT/report.txt with
-# the counts (also printed). Exit status 0 unless something failed to run.
+# Output: OUT/run-N/{a,b}.txt and gate-MODE.json per run, and OUT/report.txt
+# with the counts (also printed), one row per metric, one column per way of
+# gating. Exit status 0 unless something failed to run.
 set -euo pipefail
 
 die() { echo "gate-aa: $*" >&2; exit 2; }
@@ -34,6 +38,9 @@ count=${CERTBENCH_COUNT:-10}
 out=${CERTBENCH_OUT:-certbench-aa}
 # shellcheck disable=SC2206
 gate_args=(${CERTBENCH_GATE_ARGS:-})
+if [[ -z "${CERTBENCH_GATE_ARGS:-}" && -f "$root/certbench.yaml" ]]; then
+  gate_args=(--config "$root/certbench.yaml")
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -61,37 +68,39 @@ if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then
     mkdir -p "$d/raw"
     for ((i = 1; i <= count; i++)); do
       for side in $( ((i % 2)) && echo "a b" || echo "b a"); do
-        "$bin" run --count 1 -q --stores "$stores" --scenarios "$scenarios" -o "$d/raw/$side.$i.txt" ||
+        "$bin" run --count 1 -q --round "$i" --stores "$stores" --scenarios "$scenarios" -o "$d/raw/$side.$i.txt" ||
           die "run $r round $i: certbench run failed"
       done
     done
-    cat "$d"/raw/a.*.txt >"$d/a.txt"
-    cat "$d"/raw/b.*.txt >"$d/b.txt"
+    for side in a b; do
+      files=()
+      for ((i = 1; i <= count; i++)); do files+=("$d/raw/$side.$i.txt"); done
+      "$bin" merge -o "$d/$side.txt" "${files[@]}" || die "run $r: certbench merge failed"
+    done
     echo "gate-aa: run $r/$runs measured ($(($(date +%s) - start))s so far)" >&2
   done
 fi
 
-units=("sec/op" "B/op" "allocs/op" "retained-B" "retained-B/cert" "goroutines")
-declare -A fa fa_none
-failed=0
-failed_none=0
+units=("sec/op" "cpu-sec/op" "B/op" "allocs/op" "retained-B" "retained-B/cert" "goroutines")
+modes=(paired unpaired paired-none unpaired-none)
+declare -A fa failed paired_n
 n=0
 for d in "$out"/run-*/; do
   [[ -f "$d/a.txt" && -f "$d/b.txt" ]] || continue
   n=$((n + 1))
-  for mode in configured none; do
-    extra=()
-    [[ $mode == none ]] && extra=(--correction none)
+  for mode in "${modes[@]}"; do
+    extra=(--test "${mode%-none}")
+    [[ $mode == *-none ]] && extra+=(--correction none)
     rc=0
-    "$bin" gate "${gate_args[@]+"${gate_args[@]}"}" "${extra[@]+"${extra[@]}"}" --format json \
+    "$bin" gate "${gate_args[@]+"${gate_args[@]}"}" "${extra[@]}" --format json \
       -o "$d/gate-$mode.json" "$d/a.txt" "$d/b.txt" 2>"$d/gate-$mode.err" || rc=$?
     [[ $rc -le 1 ]] || die "$d: gate exit $rc: $(cat "$d/gate-$mode.err")"
-    if [[ $rc -eq 1 ]]; then
-      if [[ $mode == none ]]; then failed_none=$((failed_none + 1)); else failed=$((failed + 1)); fi
-    fi
-    for u in $(jq -r '[.findings[] | select(.status=="regressed") | .unit] | unique | .[]' "$d/gate-$mode.json"); do
-      if [[ $mode == none ]]; then fa_none[$u]=$((${fa_none[$u]:-0} + 1)); else fa[$u]=$((${fa[$u]:-0} + 1)); fi
+    if [[ $rc -eq 1 ]]; then failed[$mode]=$((${failed[$mode]:-0} + 1)); fi
+    # A false alarm: any significant change beyond the threshold, either way.
+    for u in $(jq -r '[.findings[] | select(.status=="regressed" or .status=="improved") | .unit] | unique | .[]' "$d/gate-$mode.json"); do
+      fa[$mode,$u]=$((${fa[$mode,$u]:-0} + 1))
     done
+    paired_n[$mode]=$((${paired_n[$mode]:-0} + $(jq '[.findings[] | select(.method=="signed-rank")] | length' "$d/gate-$mode.json")))
   done
 done
 [[ $n -gt 0 ]] || die "no runs in $out"
@@ -117,11 +126,13 @@ spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
   echo "scenarios: $scenarios"
   echo "gate args: ${gate_args[*]:-(defaults)}"
   echo
-  printf "  %-16s %-22s %s\n" "metric" "runs with a false alarm" "(with --correction none)"
+  echo "runs with a false alarm (a significant change beyond the threshold, either way), per metric:"
+  printf "  %-16s %-10s %-10s %-22s %s\n" "metric" "paired" "unpaired" "paired (no correction)" "unpaired (no correction)"
   for u in "${units[@]}"; do
-    printf "  %-16s %-22s %s\n" "$u" "${fa[$u]:-0}/$n" "${fa_none[$u]:-0}/$n"
+    printf "  %-16s %-10s %-10s %-22s %s\n" "$u" "${fa[paired,$u]:-0}/$n" "${fa[unpaired,$u]:-0}/$n" "${fa[paired-none,$u]:-0}/$n" "${fa[unpaired-none,$u]:-0}/$n"
   done
-  printf "  %-16s %-22s %s\n" "gate failed" "$failed/$n" "$failed_none/$n"
+  printf "  %-16s %-10s %-10s %-22s %s\n" "gate failed" "${failed[paired]:-0}/$n" "${failed[unpaired]:-0}/$n" "${failed[paired-none]:-0}/$n" "${failed[unpaired-none]:-0}/$n"
+  echo "  (comparisons decided by the signed-rank test under --test paired: ${paired_n[paired]:-0} in $n runs; the rest were exact)"
   echo
   echo "B/op and allocs/op across all samples (both sides, all runs):"
   echo "$spread"

@@ -6,16 +6,22 @@
 #
 # Runs TestSensitivity in stores/variants: for each variant of the
 # optimized store (none = A/A control, allocs = one more allocation per
-# certificate per refresh, bytes = +5% B/op, slow = +25% time per refresh),
-# RUNS times (default 10): CERTBENCH_COUNT (default 10, as ci-compare.sh) rounds of one process
-# per side in ABBA order, as scripts/ci-compare.sh runs them, then the gate
-# with the default policy. It prints the failure rate per variant and per
-# metric, and fails if allocs or bytes are not caught every time or slow in
-# fewer than 90% of runs.
+# certificate per refresh, bytes = +5% B/op, slow = +N% time per refresh
+# and per lookup, N from -slow, default 25, several allowed: -slow=5,10),
+# RUNS times (default 10): CERTBENCH_COUNT (default 10, as ci-compare.sh)
+# rounds of one process per side in ABBA order, each sample with its round,
+# as scripts/ci-compare.sh runs them, then the gate with the repository's
+# certbench.yaml twice on the same files: paired (signed-rank by round) and
+# unpaired (U test). It prints the failure rate per variant, test and
+# metric, and one table of sec/op and cpu-sec/op per scenario (none: false
+# alarms; slow: slowdowns caught; paired and unpaired), and fails if allocs
+# or bytes are not caught every time or a slow variant in fewer than 90% of
+# runs (paired).
 #
 # Extra flags go to the test, e.g. -scenarios=default (all default
-# scenarios; the default is a fast subset), -variants=slow,
-# -out=DIR (keep every run's files and verdicts).
+# scenarios; the default is a fast subset), -variants=none,slow -slow=5,10,
+# -config=FILE ('' for the built-in policy), -out=DIR (keep every run's
+# files and verdicts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -30,7 +31,28 @@ var (
 	kindList  = flag.String("variants", "none,allocs,bytes,slow", "variants to measure, comma-separated")
 	storeName = flag.String("store", "optimized", "store to wrap")
 	outDir    = flag.String("out", "", "keep each run's result files and verdicts in this directory")
+	slowList  = flag.String("slow", "25", "slowdowns of the slow variant in percent, comma-separated (each one a variant: -slow=5,10)")
+	config    = flag.String("config", "../../certbench.yaml", "gate policy file (the repository's, as ci-compare.sh uses); '' for the built-in defaults")
 )
+
+// arm is one variant measured: its kind, and for Slow the percentage.
+type arm struct {
+	kind    variants.Kind
+	percent float64
+}
+
+func (a arm) String() string {
+	if a.kind == variants.Slow {
+		return fmt.Sprintf("slow+%g%%", a.percent)
+	}
+	return string(a.kind)
+}
+
+// The gate's two analyses of the same files.
+var methods = []gate.TestChoice{gate.PairedTest, gate.UnpairedTest}
+
+// timeUnits are the time metrics tabulated per scenario.
+var timeUnits = []string{resultfmt.UnitSec, resultfmt.UnitCPUSec}
 
 // The helper process: one sample of every scenario on one variant, written
 // in the Go benchmark format to stdout, with the store under its own name.
@@ -60,9 +82,17 @@ func helper(kindName string) error {
 	if err != nil {
 		return err
 	}
-	w := bench.NewWriter(os.Stdout)
+	w := bench.NewWriter(os.Stdout, resultfmt.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
+	newStore := variants.Wrap(kind, info.New)
+	if kind == variants.Slow {
+		pct, err := strconv.ParseFloat(os.Getenv("CERTBENCH_VARIANT_SLOW"), 64)
+		if err != nil {
+			return fmt.Errorf("CERTBENCH_VARIANT_SLOW: %w", err)
+		}
+		newStore = variants.WrapSlow(pct, info.New)
+	}
 	opts := bench.Options{
-		Stores:    []certstore.Info{{Name: info.Name, New: variants.Wrap(kind, info.New)}},
+		Stores:    []certstore.Info{{Name: info.Name, New: newStore}},
 		Scenarios: sc,
 		Count:     1,
 	}
@@ -72,16 +102,17 @@ func helper(kindName string) error {
 	return w.WriteUnits()
 }
 
-// sample runs one helper process and returns its output.
-func sample(t *testing.T, kind variants.Kind, scen string) []byte {
+// sample runs one helper process for round round and returns its output.
+func sample(t *testing.T, a arm, scen string, round int) []byte {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+string(kind), "CERTBENCH_VARIANT_STORE="+*storeName, "CERTBENCH_VARIANT_SCENARIOS="+scen)
+	cmd.Env = append(os.Environ(), helperEnv+"="+string(a.kind), "CERTBENCH_VARIANT_STORE="+*storeName, "CERTBENCH_VARIANT_SCENARIOS="+scen,
+		fmt.Sprintf("CERTBENCH_VARIANT_SLOW=%g", a.percent), fmt.Sprintf("CERTBENCH_VARIANT_ROUND=%d", round))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("helper %s: %v\n%s", kind, err, stderr.String())
+		t.Fatalf("helper %s: %v\n%s", a, err, stderr.String())
 	}
 	return out
 }
@@ -129,14 +160,21 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 
 // TestSensitivity measures how often the gate fails when head is a variant
 // of base, running the protocol of scripts/ci-compare.sh: -count rounds,
-// each one process per side (this test binary re-executed as a helper),
-// in ABBA order, then gate.Evaluate with the default policy. It is skipped
-// unless -runs is given:
+// each one process per side (this test binary re-executed as a helper,
+// writing "round: N" as certbench run --round does), in ABBA order, then
+// gate.Evaluate with the policy of -config (the repository's
+// certbench.yaml) twice on the same files: paired by round (signed-rank)
+// and unpaired (U test). It is skipped unless -runs is given:
 //
-//	go test ./stores/variants -run TestSensitivity -timeout 2h -args -runs=10
+//	go test ./stores/variants -run TestSensitivity -timeout 3h -args -runs=10 -scenarios=default -variants=none,slow -slow=5,10
 //
-// The allocs and bytes variants must fail every run, the slow variant at
-// least 90% of runs; the none variant (A/A) is reported, not asserted.
+// It prints the failure rate per variant, method and metric, and one
+// table of the time metrics per scenario: for none (A/A) the runs with a
+// false alarm (a significant change beyond the threshold either way), for
+// the slow variants the runs in which the slowdown was caught, for sec/op
+// and cpu-sec/op, paired and unpaired. The allocs and bytes variants must
+// fail every run, each slow variant at least 90% of runs on sec/op with
+// the paired test; the none variant is reported, not asserted.
 func TestSensitivity(t *testing.T) {
 	if *runs <= 0 {
 		t.Skip("run with -args -runs=N (takes minutes)")
@@ -148,97 +186,181 @@ func TestSensitivity(t *testing.T) {
 	if scen == "default" {
 		scen = strings.Join(scenarios.Names(true), ",")
 	}
-	var kinds []variants.Kind
+	scens := strings.Split(scen, ",")
+	var arms []arm
 	for _, s := range strings.Split(*kindList, ",") {
 		k, err := variants.Parse(strings.TrimSpace(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		kinds = append(kinds, k)
+		if k != variants.Slow {
+			arms = append(arms, arm{kind: k})
+			continue
+		}
+		for _, p := range strings.Split(*slowList, ",") {
+			pct, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || pct <= 0 {
+				t.Fatalf("-slow %q: want positive percentages", *slowList)
+			}
+			arms = append(arms, arm{kind: k, percent: pct})
+		}
+	}
+	policy := gate.DefaultPolicy()
+	policyName := "built-in defaults"
+	if *config != "" {
+		var err error
+		if policy, err = gate.LoadConfig(*config); err != nil {
+			t.Fatal(err)
+		}
+		policyName = *config
 	}
 	type tally struct {
 		failed   int
 		byUnit   map[string]int
-		wall     time.Duration
 		examples []string
 	}
-	results := map[variants.Kind]*tally{}
+	type cell struct {
+		arm    arm
+		method gate.TestChoice
+	}
+	tallies := map[cell]*tally{}
+	// caught[arm, method, scenario, unit]: runs with a significant change
+	// beyond the threshold (regressed, or for none either way).
+	type timeKey struct {
+		cell
+		scenario, unit string
+	}
+	caught := map[timeKey]int{}
+	paired := map[cell]int{}
+	wall := map[arm]time.Duration{}
 	start := time.Now()
-	for _, k := range kinds {
-		tl := &tally{byUnit: map[string]int{}}
-		results[k] = tl
+	for _, a := range arms {
+		for _, m := range methods {
+			tallies[cell{a, m}] = &tally{byUnit: map[string]int{}}
+		}
 		t0 := time.Now()
 		for r := 1; r <= *runs; r++ {
+			// The base of a slow variant is the same wrapper slowed by 0%
+			// (its counter and clock readings cost the same on both sides);
+			// of the others, the store itself.
+			baseArm := arm{kind: variants.None}
+			if a.kind == variants.Slow {
+				baseArm = arm{kind: variants.Slow, percent: 0}
+			}
 			var base, head bytes.Buffer
 			for i := 1; i <= *count; i++ {
 				if i%2 == 1 {
-					base.Write(sample(t, variants.None, scen))
-					head.Write(sample(t, k, scen))
+					base.Write(sample(t, baseArm, scen, i))
+					head.Write(sample(t, a, scen, i))
 				} else {
-					head.Write(sample(t, k, scen))
-					base.Write(sample(t, variants.None, scen))
+					head.Write(sample(t, a, scen, i))
+					base.Write(sample(t, baseArm, scen, i))
 				}
 			}
+			dir := fmt.Sprintf("%s/%s-%d", *outDir, a, r)
 			if *outDir != "" {
-				dir := fmt.Sprintf("%s/%s-%d", *outDir, k, r)
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
 				}
 				os.WriteFile(dir+"/base.txt", base.Bytes(), 0o644)
 				os.WriteFile(dir+"/head.txt", head.Bytes(), 0o644)
 			}
-			bres, err := compare.Read(&base, "base")
+			bres, err := compare.Read(bytes.NewReader(base.Bytes()), "base")
 			if err != nil {
 				t.Fatal(err)
 			}
-			hres, err := compare.Read(&head, string(k))
+			hres, err := compare.Read(bytes.NewReader(head.Bytes()), a.String())
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := gate.Evaluate(bres, hres, gate.DefaultPolicy())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *outDir != "" {
-				f, err := os.Create(fmt.Sprintf("%s/%s-%d/gate.txt", *outDir, k, r))
-				if err == nil {
-					v.WriteText(f)
-					f.Close()
+			var line []string
+			for _, m := range methods {
+				p := policy.Clone()
+				p.Test = m
+				v, err := gate.Evaluate(bres, hres, p)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if !v.Passed() {
-				tl.failed++
-			}
-			var units []string
-			for _, f := range v.Regressions() {
-				if !slices.Contains(units, f.Unit) {
-					units = append(units, f.Unit)
-					tl.byUnit[f.Unit]++
+				if *outDir != "" {
+					if f, err := os.Create(fmt.Sprintf("%s/gate-%s.txt", dir, m)); err == nil {
+						v.WriteText(f)
+						f.Close()
+					}
 				}
-				if len(tl.examples) < 3 {
-					tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, resultfmt.FormatPercent(f.Percent())))
+				tl := tallies[cell{a, m}]
+				if !v.Passed() {
+					tl.failed++
 				}
+				var units []string
+				for _, f := range v.Regressions() {
+					if !slices.Contains(units, f.Unit) {
+						units = append(units, f.Unit)
+						tl.byUnit[f.Unit]++
+					}
+					if len(tl.examples) < 3 {
+						tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, resultfmt.FormatPercent(f.Percent())))
+					}
+				}
+				for _, f := range v.Findings {
+					if f.Method == gate.SignedRank {
+						paired[cell{a, m}]++
+					}
+					if !slices.Contains(timeUnits, f.Unit) {
+						continue
+					}
+					if f.Status == gate.Regressed || (a.kind == variants.None && f.Status == gate.Improved) {
+						caught[timeKey{cell{a, m}, f.Scenario, f.Unit}]++
+					}
+				}
+				line = append(line, fmt.Sprintf("%s: %s [%s]", m, v.Summary(), strings.Join(units, " ")))
 			}
-			fmt.Fprintf(os.Stderr, "sensitivity: %s run %d/%d: %s [%s] (%s elapsed)\n", k, r, *runs, v.Summary(), strings.Join(units, " "), time.Since(start).Round(time.Second))
+			fmt.Fprintf(os.Stderr, "sensitivity: %s run %d/%d: %s (%s elapsed)\n", a, r, *runs, strings.Join(line, "; "), time.Since(start).Round(time.Second))
 		}
-		tl.wall = time.Since(t0)
+		wall[a] = time.Since(t0)
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "gate failures per variant: %d runs each, count %d per side (ABBA, one process per sample), store %s\nscenarios: %s\n\n", *runs, *count, *storeName, scen)
+	fmt.Fprintf(&b, "gate failures per variant: %d runs each, count %d per side (ABBA, one process per sample, paired by round), store %s\nscenarios: %s\npolicy: %s\n\n", *runs, *count, *storeName, scen, policyName)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tgate failed\tsec/op\tB/op\tallocs/op\tretained-B\tgoroutines\twall")
-	for _, k := range kinds {
-		tl := results[k]
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\n", k, tl.failed, *runs, tl.byUnit[resultfmt.UnitSec], tl.byUnit[resultfmt.UnitBytes], tl.byUnit[resultfmt.UnitAllocs], tl.byUnit[resultfmt.UnitRetained], tl.byUnit[resultfmt.UnitGoroutines], tl.wall.Round(time.Second))
+	fmt.Fprintln(tw, "variant\ttest\tgate failed\tsec/op\tcpu-sec/op\tB/op\tallocs/op\tretained-B\tgoroutines\tsigned-rank comparisons\twall")
+	for _, a := range arms {
+		for _, m := range methods {
+			tl := tallies[cell{a, m}]
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", a, m, tl.failed, *runs, tl.byUnit[resultfmt.UnitSec], tl.byUnit[resultfmt.UnitCPUSec],
+				tl.byUnit[resultfmt.UnitBytes], tl.byUnit[resultfmt.UnitAllocs], tl.byUnit[resultfmt.UnitRetained], tl.byUnit[resultfmt.UnitGoroutines], paired[cell{a, m}], wall[a].Round(time.Second))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\ntime metrics per scenario, runs out of %d: none = false alarms (significant beyond the threshold, either way); slow = slowdown caught\n\n", *runs)
+	tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	header := "scenario\tvariant"
+	for _, u := range timeUnits {
+		for _, m := range methods {
+			header += fmt.Sprintf("\t%s %s", u, m)
+		}
+	}
+	fmt.Fprintln(tw, header)
+	for _, sc := range scens {
+		for _, a := range arms {
+			if a.kind != variants.None && a.kind != variants.Slow {
+				continue
+			}
+			row := sc + "\t" + a.String()
+			for _, u := range timeUnits {
+				for _, m := range methods {
+					row += fmt.Sprintf("\t%d/%d", caught[timeKey{cell{a, m}, sc, u}], *runs)
+				}
+			}
+			fmt.Fprintln(tw, row)
+		}
 	}
 	tw.Flush()
 	t.Log("\n" + b.String())
 	fmt.Fprint(os.Stderr, "\n"+b.String())
 
-	for _, k := range kinds {
-		tl := results[k]
-		switch k {
+	for _, a := range arms {
+		tl := tallies[cell{a, gate.PairedTest}]
+		switch a.kind {
 		case variants.Allocs:
 			if tl.failed != *runs || tl.byUnit[resultfmt.UnitAllocs] != *runs {
 				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit[resultfmt.UnitAllocs])
@@ -249,7 +371,7 @@ func TestSensitivity(t *testing.T) {
 			}
 		case variants.Slow:
 			if 10*tl.byUnit[resultfmt.UnitSec] < 9**runs {
-				t.Errorf("slow variant: sec/op regression found in %d/%d runs, want at least 90%%", tl.byUnit[resultfmt.UnitSec], *runs)
+				t.Errorf("%s variant: sec/op regression found in %d/%d runs (paired), want at least 90%%", a, tl.byUnit[resultfmt.UnitSec], *runs)
 			}
 		}
 	}

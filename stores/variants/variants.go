@@ -12,9 +12,13 @@
 //   - [Bytes] allocates, after every Update, one block of 5% of the bytes
 //     the Update itself allocated (read with runtime.ReadMemStats): B/op
 //     grows by about 5%, and allocs/op by one.
-//   - [Slow] busy-waits, after every Update, for 25% of the Update's own
-//     duration: sec/op of refresh scenarios grows by about 25%; lookups are
-//     not slowed.
+//   - [Slow] busy-waits, after every Update, for 25% (DefaultSlowPercent;
+//     any percentage with [WrapSlow]) of the Update's own duration, and
+//     every 256 lookups for that share of the time since the last such
+//     checkpoint (less its own wait): sec/op of refresh and lookup
+//     scenarios grows by about that percentage (lookups by a little more:
+//     one clock reading per 256 lookups, a fraction of a nanosecond
+//     each). It allocates nothing.
 //   - [None] changes nothing (for A/A controls).
 package variants
 
@@ -22,6 +26,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
@@ -51,18 +56,40 @@ func Parse(s string) (Kind, error) {
 	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes or slow)", s)
 }
 
+// DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
+const DefaultSlowPercent = 25
+
+// slowBatch is the number of lookups between two clock readings of a
+// Slow store.
+const slowBatch = 256
+
 // Wrap returns a factory of stores from newStore with the variant's
-// regression added.
+// regression added (Slow by DefaultSlowPercent).
 func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
 	if k == None {
 		return newStore
 	}
+	if k == Slow {
+		return WrapSlow(DefaultSlowPercent, newStore)
+	}
 	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
+}
+
+// WrapSlow returns a factory of Slow stores from newStore whose updates
+// and lookups take percent more time (see Slow).
+func WrapSlow(percent float64, newStore certstore.Factory) certstore.Factory {
+	return func() certstore.Store { return &store{Store: newStore(), kind: Slow, slow: percent / 100} }
 }
 
 type store struct {
 	certstore.Store
 	kind Kind
+	slow float64 // Slow: the added share of time
+
+	// Slow lookups: the count, the time of the last checkpoint (Unix
+	// nanoseconds, 0 before the first) and the wait added there.
+	lookups      atomic.Int64
+	mark, waited atomic.Int64
 }
 
 // blob is a small object with a pointer, so that it is not batched by the
@@ -109,7 +136,7 @@ func (s *store) Update(cfg *certstore.Config) error {
 	case Slow:
 		start := time.Now()
 		err := s.Store.Update(cfg)
-		spin(time.Since(start) / 4)
+		spin(time.Duration(float64(time.Since(start)) * s.slow))
 		return err
 	}
 	return s.Store.Update(cfg)
@@ -122,9 +149,30 @@ func spin(d time.Duration) {
 	}
 }
 
-// Certificate looks up in the wrapped store, unchanged by every variant.
+// Certificate looks up in the wrapped store, unchanged by every variant
+// but Slow.
 func (s *store) Certificate(name string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-	return s.Store.Certificate(name, hello)
+	c, err := s.Store.Certificate(name, hello)
+	if s.kind == Slow && s.lookups.Add(1)%slowBatch == 0 {
+		s.slowLookups()
+	}
+	return c, err
+}
+
+// slowLookups waits the slow share of the time since the last
+// checkpoint, not counting the wait added there.
+func (s *store) slowLookups() {
+	now := time.Now().UnixNano()
+	last := s.mark.Swap(now)
+	if last == 0 {
+		return
+	}
+	d := time.Duration(float64(now-last-s.waited.Load()) * s.slow)
+	if d < 0 {
+		d = 0
+	}
+	s.waited.Store(int64(d))
+	spin(d)
 }
 
 // Close closes the wrapped store if it has resources to release.
