@@ -13,9 +13,14 @@
 //     compared exactly: fixed op counts make them deterministic, so any
 //     difference is real and no test is needed. The change is a regression
 //     if it exceeds the threshold.
-//   - Everything else is compared by its medians, with a two-sided
-//     Mann-Whitney U test from golang.org/x/perf/benchmath (through
-//     package compare's cells). The p-values of one unit's tests are
+//   - Everything else is tested, as Policy.Test chooses: samples that
+//     pair one-to-one by their "round" configuration line (certbench run
+//     --round) by a two-sided Wilcoxon signed-rank test of the per-round
+//     log ratios head/base, the change being the Hodges-Lehmann estimate
+//     of the ratio ([SignedRank]; see signedrank.go for exactness, ties
+//     and zeros); others by their medians, with a two-sided Mann-Whitney
+//     U test from golang.org/x/perf/benchmath (through package compare's
+//     cells; [UTest]). The p-values of one unit's tests are
 //     corrected for multiple comparisons ([Holm] by default), so that the
 //     chance of a false alarm per metric stays below Alpha however many
 //     scenarios run. A regression is a corrected p-value below Alpha and a
