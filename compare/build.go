@@ -480,6 +480,12 @@ func (b *Builder) group(opts Options) (*grid, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column projection %q: %w", opts.Col, err)
 	}
+	// The round a sample was measured in (certbench run --round) varies
+	// within a side by design: it pairs samples, it does not tell them
+	// apart, so it is not residue to warn about (benchstat -ignore round).
+	if _, err := parser.Parse(resultfmt.RoundKey, nil); err != nil {
+		return nil, fmt.Errorf("ignoring %s: %w", resultfmt.RoundKey, err)
+	}
 	residueBy := parser.Residue()
 	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
 	var (
