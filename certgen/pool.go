@@ -110,6 +110,7 @@ type Pool struct {
 	Certs []Fixture
 
 	issuer *Issuer
+	src    *Source // set for a pool made by Source.Pool
 }
 
 // NewPool generates the pool spec describes, spreading the work over all
@@ -154,13 +155,18 @@ func NewPool(spec PoolSpec) (*Pool, error) {
 }
 
 // Renewed returns version v (v >= 1) of certificate i: the same names with a
-// new serial number and a new key, as an ACME renewal gives.
+// new serial number and a new key, as an ACME renewal gives. For a pool of
+// loaded certificates (Source.Pool) the key stays the original's: see
+// Source.Pool.
 func (p *Pool) Renewed(i, v int) (Fixture, error) {
 	if i < 0 || i >= len(p.Certs) {
 		return Fixture{}, fmt.Errorf("certgen: certificate %d not in a pool of %d", i, len(p.Certs))
 	}
 	if v < 1 {
 		return Fixture{}, fmt.Errorf("certgen: renewal version %d, want >= 1", v)
+	}
+	if p.src != nil {
+		return p.renewSourced(i, v)
 	}
 	return p.fixture(i, v)
 }

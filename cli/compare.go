@@ -91,7 +91,8 @@ p-value ("~" when not significant), plus a geomean row.
 
 With no arguments, compare measures the named stores on the named scenarios
 (default: naive vs optimized on the default set): one row per scenario, one
-column per store. -o FILE also writes the raw results of that run (Go
+column per store. --certs SOURCE runs them on your own certificates (see
+certbench run --help). -o FILE also writes the raw results of that run (Go
 benchmark format, as certbench run writes them) to FILE; the table still
 goes to stdout.
 
@@ -100,8 +101,10 @@ With two or more, it compares the files: the first is the base, rows are
 scenario × store. --stores and --scenarios then select what is compared.
 Files from a plain go test -bench (names without /scenario= and /store=)
 compare as benchstat compares them: one row per benchmark, one column per
-file. The run flags (--count, --ops, -q, -o) apply only when compare runs the
-benchmarks and are an error with result files.
+file. Files measured on different certificates (their certs-count or
+certs-fingerprint lines differ) get a warning.
+The run flags (--count, --ops, -q, -o) apply only when compare runs the
+benchmarks and are an error with result files, as is --certs.
 
 --row, --col and --filter group and select results as benchstat's -row, -col
 and -filter do (see golang.org/x/perf/benchproc/syntax), on any input, e.g.
@@ -119,6 +122,7 @@ the documentation of package compare.`,
 			opts.RunOnlyGiven = nil
 			for _, fl := range []struct{ name, shown string }{
 				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
+				{"certs", "--certs"}, {"certs-strict", "--certs-strict"}, {"certs-namespaces", "--certs-namespaces"},
 			} {
 				if changed(cmd, fl.name) {
 					opts.RunOnlyGiven = append(opts.RunOnlyGiven, fl.shown)
@@ -166,6 +170,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return usageError(err)
 		}
 		printWarnings(opts.IO.ErrOut, results)
+		warnDifferentCerts(opts.IO.ErrOut, results)
 		from = strings.Join(opts.Files, ", ")
 		if err := opts.checkSelection(results, from); err != nil {
 			return err
@@ -188,7 +193,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return err
 		}
 		var raw bytes.Buffer
-		if err := runTo(ctx, bopts, &raw); err != nil {
+		if err := runTo(ctx, bopts, &raw, opts.CertsFlags.config()...); err != nil {
 			return err
 		}
 		if opts.Output != "" {

@@ -37,6 +37,9 @@ type GateOptions struct {
 	// reports --sites given (an error without profiles).
 	Sites      int
 	SitesGiven bool
+	// AllowDifferentCerts gates files measured on different certificates
+	// (--allow-different-certs) with a warning instead of refusing them.
+	AllowDifferentCerts bool
 }
 
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
@@ -172,6 +175,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
 	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
+	f.BoolVar(&opts.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -190,6 +194,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
+	policy.AllowDifferentCerts = opts.AllowDifferentCerts
 	base, head, err := loadGateFiles(opts)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 
@@ -53,6 +54,9 @@ type ProfileOptions struct {
 	Ops int
 	// Quiet turns off the progress lines of All.
 	Quiet bool
+	// CertsFlags profile the scenarios on the user's certificates
+	// (--certs).
+	CertsFlags
 	ProfileOutput
 }
 
@@ -79,7 +83,11 @@ retained sites.
 
 --all profiles every registered store on every default scenario into DIR and
 writes DIR/index.md and DIR/index.json (files, totals, top sites), for a CI
-artifact; --stores or --scenarios narrow it.`,
+artifact; --stores or --scenarios narrow it.
+
+--certs SOURCE profiles the scenarios on your own certificates, as
+certbench run --certs runs them (profiles are named after the scenarios,
+renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
   certbench profile --all -o profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
@@ -104,6 +112,7 @@ artifact; --stores or --scenarios narrow it.`,
 	fs.StringVarP(&opts.Dir, "output", "o", "profiles", "write the profiles (and the index of --all) into this `dir`")
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
+	opts.CertsFlags.bind(cmd)
 	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
 }
@@ -126,8 +135,17 @@ func (o *ProfileOptions) jobs() ([]profile.Job, error) {
 		return nil, usagef("no store is registered")
 	}
 	scs2 := scenarios.Defaults()
-	if len(scs) > 0 {
-		var err error
+	if given, err := o.CertsFlags.given(); err != nil {
+		return nil, err
+	} else if given {
+		var progress io.Writer
+		if !o.Quiet {
+			progress = o.IO.ErrOut
+		}
+		if scs2, err = o.CertsFlags.scenarios(scs, progress); err != nil {
+			return nil, err
+		}
+	} else if len(scs) > 0 {
 		if scs2, err = scenarios.ByName(scs...); err != nil {
 			return nil, usagef("--scenarios: %v", err)
 		}

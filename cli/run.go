@@ -27,6 +27,8 @@ type BenchFlags struct {
 	Ops int
 	// Quiet turns off the progress lines on a terminal (-q).
 	Quiet bool
+	// CertsFlags run the scenarios on the user's certificates (--certs).
+	CertsFlags
 }
 
 // bind binds the flags into f.
@@ -38,6 +40,7 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 4 for significance, >= 6 for a 95% interval)")
 	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
+	f.CertsFlags.bind(cmd)
 }
 
 // options turns the flags into bench options, checking every name.
@@ -55,13 +58,9 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 		return opts, err
 	}
 	opts.Stores = infos
-	names := trimAll(f.Scenarios)
-	if len(names) == 0 {
-		names = scenarios.Names(true)
-	}
-	sc, err := scenarios.ByName(names...)
+	sc, err := f.selectScenarios(trimAll(f.Scenarios), stderr)
 	if err != nil {
-		return opts, usagef("--scenarios: %v", err)
+		return opts, err
 	}
 	opts.Scenarios = sc
 	opts.Count = f.Count
@@ -125,9 +124,18 @@ files with certbench merge, which recomputes them.
 On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
 output keeps the samples measured so far, with their unit lines; certbench
 prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
-(SIGTERM).`,
+(SIGTERM).
+
+--certs SOURCE runs the scenarios on your own certificates: a directory of
+PEM files, a Traefik dynamic configuration or a Kubernetes Secret list. The
+default set becomes rotate-10-of-certs, renew-1-of-certs, noop-certs,
+startup-certs, multistore-certs and lookup-certs (--scenarios takes these
+names or the catalogue's); renewals re-sign each leaf over its own public
+key. The results record only the source's shape (certs-count, certs-keys,
+..., certs-fingerprint lines), never a name, key or path.`,
 		Example: `  certbench run -o results.txt
-  certbench run --stores optimized --scenarios rotate-10-of-100,lookup-1000 --count 6 -o r.txt`,
+  certbench run --stores optimized --scenarios rotate-10-of-100,lookup-1000 --count 6 -o r.txt
+  certbench run --certs /etc/traefik/certs -o mine.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -156,6 +164,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		config = []string{resultfmt.RoundKey, opts.Round}
 	}
+	config = append(config, opts.CertsFlags.config()...)
 	if opts.Output == "" || opts.Output == "-" {
 		return runTo(ctx, bopts, opts.IO.Out, config...)
 	}

@@ -40,6 +40,9 @@ type SweepOptions struct {
 	Output string
 	// Quiet turns off the progress lines on a terminal.
 	Quiet bool
+	// Certs is --certs, which sweep refuses: a source of certificates has
+	// one size, and growth needs several (see check).
+	Certs string
 }
 
 func newSweepCmd(runF func(context.Context, *SweepOptions) error) *cobra.Command {
@@ -69,7 +72,11 @@ generation (--cache-dir, default $CERTBENCH_CACHE or the user cache
 directory; "off" disables the cache).
 
 Output: with -o FILE the results go to FILE and the tables to stdout;
-without, the results go to stdout and the tables to stderr.`,
+without, the results go to stdout and the tables to stderr.
+
+--certs is refused: your certificates are one pool size, and subsets of them
+would mix the store's growth with how the subsets differ (key mix, SANs,
+chains). Measure them with certbench run --certs or compare --certs.`,
 		Example: `  certbench sweep --scenarios renew-1 --sizes 100,1000,10000 -o sweep.txt
   certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
 		Args: cobra.NoArgs,
@@ -93,11 +100,19 @@ without, the results go to stdout and the tables to stderr.`,
 	fs.StringVar(&opts.CacheDir, "cache-dir", "", `pool cache `+"`dir`"+` ("off" to disable; default $`+scenarios.PoolCacheEnv+` or the user cache directory)`)
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout, not stderr)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
+	fs.StringVar(&opts.Certs, "certs", "", "not available: your certificates are one pool size, and sweep fits growth over generated sizes (use certbench run or compare --certs `source`)")
 	return cmd
 }
 
 // check validates the options and returns the families and stores.
 func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
+	if o.Certs != "" {
+		// Subsets of the user's certificates would be sizes, but not a
+		// growth curve of the store alone: the first 1,000 of a source
+		// need not look like its first 100 (key mix, SANs, chains), so
+		// the fit would mix the store's growth with the source's.
+		return nil, nil, usagef("--certs %s: sweep measures how a store grows over generated pools of several sizes; your certificates are one size: measure them with certbench run --certs or certbench compare --certs", o.Certs)
+	}
 	var fams []scenarios.Family
 	for _, name := range o.Families {
 		f, err := scenarios.FamilyByName(strings.TrimSpace(name))

@@ -94,6 +94,9 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 		return nil, errors.New("gate: nil results")
 	}
 	v := newVerdict(base, head, p)
+	if err := v.checkCerts(base, head, p); err != nil {
+		return nil, err
+	}
 	rep, err := v.comparison(base, head)
 	if err != nil {
 		return nil, err

@@ -417,6 +417,11 @@ type Policy struct {
 	// head into a failure instead of a warning.
 	Strict bool
 
+	// AllowDifferentCerts gates base and head measured on different
+	// certificates (certs-count or certs-fingerprint differ, see
+	// shape.go) with a warning, instead of refusing them.
+	AllowDifferentCerts bool
+
 	// Source says where the policy came from, for the report's policy
 	// line ("certbench.yaml (found in the working directory)", "built-in
 	// defaults"); empty leaves it out.

@@ -102,6 +102,11 @@ type Scenario struct {
 	Duration time.Duration
 	// Handshake says how the clients of a Handshake scenario connect.
 	Handshake HandshakeSpec
+	// Certs, when set, replaces the generated pool with the loaded
+	// certificates, as they are (Pool is then ignored): see WithSource,
+	// which also renames the scenario and fits its numbers to the source.
+	// Handshake scenarios cannot run on it.
+	Certs *certgen.Source
 }
 
 // Catalogue lists every scenario, in the order listings and reports use.
@@ -229,12 +234,15 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		ops = s.Ops
 	}
 	s.Ops = ops // the workload's scenario says how many ops it was built for
-	pool, err := certgen.CachedPool(s.Pool)
+	pool, err := s.pool()
 	if err != nil {
 		return nil, err
 	}
 	w := &Workload{Scenario: s, Store: certstore.DefaultStore}
 	n := len(pool.Certs)
+	if n == 0 && s.Kind != Handshake {
+		return nil, fmt.Errorf("scenario %s: no certificates in the pool", s.Name)
+	}
 	switch s.Kind {
 	case Rotate:
 		win := s.Window
@@ -245,8 +253,10 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 			start := (op * win) % n
 			cfg := &certstore.Config{}
 			for k := 0; k < win; k++ {
-				cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: pool.Certs[(start+k)%n].Pair})
+				i := (start + k) % n
+				cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: pool.Certs[i].Pair, Stores: s.sourceStores(i)})
 			}
+			cfg.Stores = s.sourceStoreConfigs()
 			w.Configs = append(w.Configs, cfg)
 		}
 		w.Certs = win
@@ -285,7 +295,9 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		}
 	case Lookup:
 		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
-		w.Hellos = lookupMix(pool, ops)
+		if w.Hellos, w.Store, err = s.hellos(pool, ops); err != nil {
+			return nil, err
+		}
 		w.Certs = n
 	case Handshake:
 		if err := s.buildHandshake(pool, w); err != nil {
@@ -302,6 +314,9 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	if len(s.Stores) > 0 {
 		w.Store = s.Stores[0]
 	}
+	if w.Store == "" {
+		w.Store = certstore.DefaultStore
+	}
 	return w, nil
 }
 
@@ -317,6 +332,12 @@ func (s Scenario) wholePool(pool *certgen.Pool, pair func(i int) certstore.KeyPa
 			p = pair(i)
 		}
 		cfg.Certificates[i] = certstore.Certificate{KeyPair: p, Stores: s.Stores}
+		if len(s.Stores) == 0 {
+			cfg.Certificates[i].Stores = s.sourceStores(i)
+		}
+	}
+	if len(s.Stores) == 0 {
+		cfg.Stores = s.sourceStoreConfigs()
 	}
 	if len(s.Stores) > 0 {
 		cfg.Stores = make(map[string]certstore.StoreConfig, len(s.Stores))

@@ -28,7 +28,9 @@ func (s Scenario) buildChurn(pool *certgen.Pool, w *Workload, ops int) error {
 		return err
 	}
 	w.Configs = rw.Configs
-	w.Hellos = lookupMix(pool, ChurnHellos)
+	if w.Hellos, w.Store, err = s.hellos(pool, ChurnHellos); err != nil {
+		return err
+	}
 	w.Certs = rw.Certs
 	w.Scenario.Ops = ops
 	return nil
