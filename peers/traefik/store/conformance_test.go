@@ -13,7 +13,9 @@ import (
 // suite runs only in the subprocess that TestConformanceTable starts.
 func TestConformance(t *testing.T) {
 	peerconf.Inner(t)
-	conformance.Run(t, func() certstore.Store { return New() })
+	conformance.RunWith(t, func() certstore.Store { return New() }, conformance.Options{
+		Differential: conformance.DifferentialOptions{Known: deviations},
+	})
 }
 
 // TestConformanceTable checks the traefik column of the conformance table in
