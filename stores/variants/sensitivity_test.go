@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -153,7 +154,10 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 	if got := measure(variants.Bytes); got.BytesPerOp < 1.045*base.BytesPerOp || got.BytesPerOp > 1.07*base.BytesPerOp {
 		t.Errorf("bytes variant: %g B/op, want about 5%% over %g", got.BytesPerOp, base.BytesPerOp)
 	}
-	if got := measure(variants.Slow); got.AllocsPerOp != base.AllocsPerOp {
+	// Per-op counts are exact ratios: the runtime's own background
+	// allocations show as a fraction of an allocation per op, but a
+	// variant that allocated would add at least one.
+	if got := measure(variants.Slow); math.Abs(got.AllocsPerOp-base.AllocsPerOp) >= 1 {
 		t.Errorf("slow variant: %g allocs/op, want %g (it must only cost time)", got.AllocsPerOp, base.AllocsPerOp)
 	}
 }
