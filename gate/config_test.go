@@ -15,7 +15,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sample certbench.yaml: %v", err)
 	}
-	if th, _ := p.Threshold("rotate-10-of-100", "optimized", "allocs/op"); th.String() != "+0%" {
+	if th, _ := p.Threshold("rotate-10-of-100", "optimized", "allocs/op"); th.String() != "+0.5allocs" {
 		t.Errorf("sample allocs/op %v", th)
 	}
 	if p.Source != "../certbench.yaml" {
