@@ -5,13 +5,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/certbench/certbench/certgen"
+
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 )
 
-func pool(t *testing.T, n int) *scenarios.Pool {
+func pool(t *testing.T, n int) *certgen.Pool {
 	t.Helper()
-	p, err := scenarios.CachedPool(scenarios.PoolSpec{Seed: 7, Count: n})
+	p, err := certgen.CachedPool(certgen.PoolSpec{Seed: 7, Count: n})
 	if err != nil {
 		t.Fatal(err)
 	}
