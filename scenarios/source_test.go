@@ -248,3 +248,22 @@ func TestForSourceRefusals(t *testing.T) {
 		t.Error("a handshake scenario built on loaded certificates")
 	}
 }
+
+func TestSourceHandshakeUnderChurn(t *testing.T) {
+	src, _ := writeSourceDir(t, certgen.PoolSpec{Seed: 12, Count: 4})
+	scs, _, err := ForSource(src, "handshake-under-churn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scs[0].Name != "handshake-under-churn-certs" || scs[0].Default {
+		t.Errorf("scenario %s, default %v", scs[0].Name, scs[0].Default)
+	}
+	w, err := scs[0].Build(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Configs[0] is the whole pool, then one renewal per step.
+	if len(w.Configs) != 5 || len(w.Hellos) != ChurnHellos || w.Store != certstore.DefaultStore {
+		t.Errorf("%d configurations, %d hellos, store %q", len(w.Configs), len(w.Hellos), w.Store)
+	}
+}
