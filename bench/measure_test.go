@@ -118,8 +118,11 @@ func TestRunInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run: %v, want context.Canceled", err)
 	}
-	if n := updates.Load(); n > 12 {
-		t.Errorf("%d updates: the sample went on after the cancellation", n)
+	// The cancellation reaches the timed loop through a flag a watcher
+	// goroutine sets, so one more op may start first on a loaded machine;
+	// the third sample would have made 15 updates had it run to its end.
+	if n := updates.Load(); n >= 15 {
+		t.Errorf("%d updates: the sample went on to its end after the cancellation", n)
 	}
 	if err := w.WriteUnits(); err != nil {
 		t.Fatal(err)

@@ -16,11 +16,12 @@ import (
 // goroutine counts are gated; time and retained heap, which a shared CI
 // machine makes noisy at a few samples, are not. Per-op allocation counts
 // are exact ratios, so the runtime's background allocations make them
-// vary by a fraction of one between processes (a thread the runtime
-// starts during the window is about 6 objects, 0.6 per op at 10 ops): so
-// allocs/op may grow by up to half an allocation per op, and 6 rounds let
-// the paired test (or the U test) separate +1 allocation per refresh every
-// time, where 4 rounds reach p < 0.05 only when no sample overlaps.
+// vary between processes by what the runtime allocates for itself during
+// the window (a thread it starts is about 6 objects). The test runs 100
+// ops per sample, so that noise is a few hundredths of an allocation per
+// op against the +1 per refresh it must catch; allocs/op may grow by half
+// an allocation per op; and 6 rounds let the paired test (or the U test)
+// reach p < 0.05 even when some samples overlap.
 const testPolicy = `gate:
   max:
     allocs/op: +0.5allocs
@@ -80,7 +81,7 @@ func TestCIScript(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
 		cmd := exec.Command("bash", script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
-			"--count", "6", "--out", out, "main")
+			"--count", "6", "--ops", "100", "--out", out, "main")
 		cmd.Dir = mod // --dir defaults to the current directory: mystore
 		cmd.Env = env
 		var log bytes.Buffer
