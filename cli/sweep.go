@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/compare"
 	"github.com/certbench/certbench/growth"
@@ -97,7 +98,7 @@ chains). Measure them with certbench run --certs or compare --certs.`,
 	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
 	fs.Var((*storeSizes)(&opts.MaxSize), "max-size", "skip a store above a size, e.g. naive=10000 (comma-separated or repeated)")
 	fs.DurationVar(&opts.Budget, "budget", 10*time.Minute, "time budget per store and size, a `time` such as 10m or 1h (0: none)")
-	fs.StringVar(&opts.CacheDir, "cache-dir", "", `pool cache `+"`dir`"+` ("off" to disable; default $`+scenarios.PoolCacheEnv+` or the user cache directory)`)
+	fs.StringVar(&opts.CacheDir, "cache-dir", "", `pool cache `+"`dir`"+` ("off" to disable; default $`+certgen.PoolCacheEnv+` or the user cache directory)`)
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout, not stderr)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	fs.StringVar(&opts.Certs, "certs", "", "not available: your certificates are one pool size, and sweep fits growth over generated sizes (use certbench run or compare --certs `source`)")
@@ -159,9 +160,9 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	switch opts.CacheDir {
 	case "":
 	case "off", "none":
-		scenarios.SetPoolCacheDir("")
+		certgen.SetPoolCacheDir("")
 	default:
-		scenarios.SetPoolCacheDir(opts.CacheDir)
+		certgen.SetPoolCacheDir(opts.CacheDir)
 	}
 
 	results, tables := opts.IO.Out, opts.IO.ErrOut
