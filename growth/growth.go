@@ -30,7 +30,7 @@ type Fit struct {
 
 // ErrTooFewPoints is returned by FitPower when fewer than two points with
 // positive values at two distinct sizes are left to fit.
-var ErrTooFewPoints = errors.New("sweep: need two or more positive points at distinct sizes to fit")
+var ErrTooFewPoints = errors.New("growth: need two or more positive points at distinct sizes to fit")
 
 // FitPower fits value ≈ c·N^k by least squares on log(value) against
 // log(N), over the points where both are positive.
@@ -320,13 +320,20 @@ func AllZero(c *Curve) bool {
 }
 
 // growthText formats a curve's growth: "N^1.02 (N^1.31 at 10,000-100,000)",
-// "0 at every size", or "?" when it cannot be fitted.
+// "0 at every size", or, when it cannot be fitted, how many sizes are 0
+// ("0 at 3 of 4 sizes, no fit").
 func growthText(c *Curve) string {
 	if AllZero(c) {
 		return "0 at every size"
 	}
 	if c.FitErr != nil {
-		return "?"
+		zeros := 0
+		for _, p := range c.Points {
+			if p.Center <= 0 {
+				zeros++
+			}
+		}
+		return fmt.Sprintf("0 at %d of %d sizes, no fit", zeros, len(c.Points))
 	}
 	s := "N^" + exponentText(c.Fit, nil)
 	if len(c.Points) >= 3 && c.LastErr == nil {
@@ -363,7 +370,7 @@ func Summary(curves []Curve, unit string) []string {
 
 func exponentText(f Fit, err error) string {
 	if err != nil {
-		return "?"
+		return "-"
 	}
 	k := f.Exponent
 	if math.Abs(k) < 0.005 {
