@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
@@ -215,11 +216,7 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 	var labels []string
 	for i := range cfg.Certificates {
 		c := &cfg.Certificates[i]
-		in := false
-		for _, st := range certstore.StoresOf(c) {
-			in = in || st == store
-		}
-		if !in {
+		if !slices.Contains(certstore.StoresOf(c), store) {
 			continue
 		}
 		fc, ok := su.fx.byPEM(c.CertPEM)

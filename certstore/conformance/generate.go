@@ -454,7 +454,7 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	if len(names) > maxProbes {
-		names = sampleStrings(rng, names, maxProbes)
+		names = sample(rng, names, maxProbes)
 	}
 	stores := []string{certstore.DefaultStore}
 	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
@@ -475,24 +475,13 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	return ps
 }
 
-// sampleStrings returns n of xs, in their order.
-func sampleStrings(rng *rand.Rand, xs []string, n int) []string {
+// sample returns n of xs, in their order.
+func sample[T any](rng *rand.Rand, xs []T, n int) []T {
 	idx := rng.Perm(len(xs))[:n]
 	slices.Sort(idx)
-	out := make([]string, n)
+	out := make([]T, n)
 	for i, j := range idx {
 		out[i] = xs[j]
-	}
-	return out
-}
-
-// sample returns n of ps, in their order.
-func sample(rng *rand.Rand, ps []probeSpec, n int) []probeSpec {
-	idx := rng.Perm(len(ps))[:n]
-	slices.Sort(idx)
-	out := make([]probeSpec, n)
-	for i, j := range idx {
-		out[i] = ps[j]
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -286,11 +287,7 @@ func checkServing(t *testing.T, s certstore.Store, cfg *certstore.Config, fuzzed
 			known := true
 			for i := range cfg.Certificates {
 				c := &cfg.Certificates[i]
-				in := false
-				for _, st := range certstore.StoresOf(c) {
-					in = in || st == store
-				}
-				if !in {
+				if !slices.Contains(certstore.StoresOf(c), store) {
 					continue
 				}
 				leaf, ok := leafOf[string(c.CertPEM)]
