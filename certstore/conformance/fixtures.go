@@ -36,17 +36,7 @@ type cert struct {
 
 func newCert(label string, pair certstore.KeyPair) (*cert, error) {
 	c := &cert{label: label, pair: pair}
-	rest := pair.CertPEM
-	for {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			break
-		}
-		if b.Type == "CERTIFICATE" {
-			c.chain = append(c.chain, b.Bytes)
-		}
-	}
+	c.chain = certstore.AppendCertificateDERs(nil, pair.CertPEM)
 	if len(c.chain) == 0 {
 		return nil, fmt.Errorf("conformance: fixture %s has no certificate", label)
 	}

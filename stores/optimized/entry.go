@@ -258,16 +258,7 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	if c := s.chains[res.chainKey]; c != nil {
 		e.chain = c
 	} else {
-		for {
-			var b *pem.Block
-			b, rest = pem.Decode(rest)
-			if b == nil {
-				break
-			}
-			if b.Type == "CERTIFICATE" {
-				res.ders = append(res.ders, b.Bytes)
-			}
-		}
+		res.ders = certstore.AppendCertificateDERs(res.ders, rest)
 	}
 	return res, nil
 }
