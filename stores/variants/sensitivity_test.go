@@ -148,7 +148,9 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 	}
 	base := measure(variants.None)
 	certs := float64(len(w.Configs[1].Certificates))
-	if got := measure(variants.Allocs); got.AllocsPerOp < base.AllocsPerOp+certs || got.AllocsPerOp > base.AllocsPerOp+certs+2 {
+	// Exact per-op ratios carry the runtime's background allocations, a
+	// fraction of one per op, on either side.
+	if got := measure(variants.Allocs); got.AllocsPerOp < base.AllocsPerOp+certs-1 || got.AllocsPerOp > base.AllocsPerOp+certs+2 {
 		t.Errorf("allocs variant: %g allocs/op, want %g + %g", got.AllocsPerOp, base.AllocsPerOp, certs)
 	}
 	if got := measure(variants.Bytes); got.BytesPerOp < 1.045*base.BytesPerOp || got.BytesPerOp > 1.07*base.BytesPerOp {
