@@ -64,8 +64,11 @@ func TestPeakHeap(t *testing.T) {
 	if big.RetainedBytes > transientBytes/2 {
 		t.Errorf("retained-B %.0f: the buffer is not retained", big.RetainedBytes)
 	}
-	// 24 MiB allocated per refresh: collections ran in the timed ops.
-	if b[resultfmt.UnitGCCycles] <= 0 || b[resultfmt.UnitGCCPU] <= 0 {
+	// 24 MiB allocated per refresh: collections ran in the timed ops. Their
+	// CPU time is the runtime's estimate less that of the closing GC,
+	// which on a loaded machine can leave nothing: it is only never
+	// negative.
+	if b[resultfmt.UnitGCCycles] <= 0 || b[resultfmt.UnitGCCPU] < 0 {
 		t.Errorf("gc-cycles/op %v, gc-cpu-ns/op %v for refreshes allocating 24 MiB each", b[resultfmt.UnitGCCycles], b[resultfmt.UnitGCCPU])
 	}
 	for _, m := range []map[string]float64{p, b} {
