@@ -12,6 +12,7 @@ import (
 
 	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 )
 
 // FileKey is the internal configuration key that Load and Read attach to
@@ -166,6 +167,7 @@ func (rs *Results) read(r io.Reader, path, label string) error {
 			if err := CheckResult(rec); err != nil {
 				return err
 			}
+			tidyZeros(rec)
 			for _, v := range rec.Values {
 				if !resultfmt.IsKnownUnit(v.Unit) {
 					_, line := rec.Pos()
@@ -368,4 +370,21 @@ func (c *cloner) copyValues(values []benchfmt.Value) []benchfmt.Value {
 	copy(out, values)
 	c.values = c.values[len(values):]
 	return out
+}
+
+// tidyZeros gives zero values the tidied unit their other values get:
+// benchfmt tidies a value only when tidying changes it, so "0 ns/op" stays
+// ns/op while "12 ns/op" becomes sec/op, and a unit whose samples are
+// sometimes 0 (gc-cpu-ns/op of a store that allocates nothing) would be
+// split over two tables.
+func tidyZeros(r *benchfmt.Result) {
+	for i := range r.Values {
+		v := &r.Values[i]
+		if v.Value != 0 || v.OrigUnit != "" {
+			continue
+		}
+		if _, unit := benchunit.Tidy(1, v.Unit); unit != v.Unit {
+			v.OrigUnit, v.OrigValue, v.Unit = v.Unit, 0, unit
+		}
+	}
 }
