@@ -51,9 +51,11 @@ type htmlPage struct {
 	// when the rows are not scenarios (plain go test -bench results).
 	ChartsTitle string
 	Scenarios   []htmlChart
-	Tables      []htmlTable
-	Legend      string
-	Notes       []string
+	// Operators are the charts of what operators feel.
+	Operators []htmlChart
+	Tables    []htmlTable
+	Legend    string
+	Notes     []string
 }
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS
@@ -79,6 +81,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if len(r.Curves) > 0 {
 		t := r.exponentTable()
 		page.Exponents = &t
+	}
+	for _, ch := range r.Operators {
+		hc, err := toHTML(ch)
+		if err != nil {
+			return err
+		}
+		page.Operators = append(page.Operators, hc)
 	}
 	for _, ch := range r.Scenarios {
 		hc, err := toHTML(ch)
@@ -383,6 +392,7 @@ pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 {{end}}</pre></details>{{end}}
 <nav><ul>
 {{if .Families}}<li><a href="#growth">Growth with pool size</a></li>{{range .Families}}<li><a href="#growth-{{.Name}}">{{.Name}}</a></li>{{end}}{{end}}
+{{if .Operators}}<li><a href="#operators">What operators feel</a></li>{{end}}
 {{if .Scenarios}}<li><a href="#scenarios">{{.ChartsTitle}}</a></li>{{range .Scenarios}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{end}}
 {{if .Tables}}<li><a href="#tables">Comparison tables</a></li>{{end}}
 </ul></nav>
@@ -395,6 +405,14 @@ pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 <h3 id="growth-{{.Name}}">{{.Name}}</h3>
 {{with .Chart}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
 {{template "table" .Medians}}
+{{end}}
+</section>
+{{end}}
+{{if .Operators}}
+<section id="operators">
+<h2>What operators feel</h2>
+{{range .Operators}}
+<figure id="{{.ID}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}
 </section>
 {{end}}

@@ -59,6 +59,10 @@ type Report struct {
 	// Growth holds one chart per sweep family; Scenarios one per row
 	// of Compare (a scenario, or a benchmark of a plain go test file).
 	Growth, Scenarios []*Chart
+	// Operators are the charts of what operators feel: handshake
+	// latency without and under churn, and the peak heap of a refresh
+	// (operator.go); nil when the results have neither.
+	Operators []*Chart
 
 	colors colors
 }
@@ -124,13 +128,15 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 			}
 			r.Scenarios = append(r.Scenarios, ch)
 		}
+		r.Operators = r.operatorCharts()
 	}
 	return r, nil
 }
 
-// Charts returns every chart: growth charts, then scenario charts.
+// Charts returns every chart: growth charts, operator charts, then
+// scenario charts.
 func (r *Report) Charts() []*Chart {
-	return append(slices.Clone(r.Growth), r.Scenarios...)
+	return slices.Concat(r.Growth, r.Operators, r.Scenarios)
 }
 
 // families returns the sweep families in the order first seen.
