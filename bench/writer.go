@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 
@@ -71,8 +70,9 @@ type valueRun struct {
 }
 
 // NewWriter returns a Writer to w. Its configuration lines record goos,
-// goarch, cpu, the Go version, the certbench version and GOMAXPROCS, plus
-// extra key/value pairs (in order).
+// goarch, cpu, the Go version, the certbench version and GOMAXPROCS, the
+// certbench revision when it is known (see Revision), plus extra key/value
+// pairs (in order).
 func NewWriter(w io.Writer, extra ...string) *Writer {
 	procs := runtime.GOMAXPROCS(0)
 	kv := []string{
@@ -82,6 +82,9 @@ func NewWriter(w io.Writer, extra ...string) *Writer {
 		"go", runtime.Version(),
 		"certbench-version", Version(),
 		"gomaxprocs", strconv.Itoa(procs),
+	}
+	if rev := Revision(); rev != "" {
+		kv = append(kv, "certbench-revision", rev)
 	}
 	kv = append(kv, extra...)
 	var cfg []benchfmt.Config
@@ -270,35 +273,4 @@ func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 	}
 	res.Values = append(res.Values, s.Extra...)
 	return res
-}
-
-// Version returns certbench's version: the main module's version, or its
-// VCS revision when built from a checkout, or "devel".
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if dirty {
-			rev += "-dirty"
-		}
-		return rev
-	}
-	return "devel"
 }

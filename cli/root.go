@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/certbench/certbench/bench"
 	"github.com/spf13/cobra"
 )
 
@@ -142,7 +143,12 @@ early (run keeps the complete samples and prints how many; a second
 Ctrl-C kills at once).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the module version and the VCS revision
+		// (bench.VersionLine); results record them as the configuration
+		// lines certbench-version and certbench-revision.
+		Version: bench.VersionLine(),
 	}
+	root.SetVersionTemplate("certbench {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })

@@ -35,8 +35,11 @@
 #   --main PKG         the main package, relative to DIR (CERTBENCH_MAIN;
 #                      default ./cmd/certbench)
 #   --build CMD        build with CMD (run by bash in DIR of each side, with
-#                      CERTBENCH_BIN set to the path to write) instead of
-#                      `go build -o "$CERTBENCH_BIN" PKG` (CERTBENCH_BUILD)
+#                      CERTBENCH_BIN set to the path to write, CERTBENCH_REVISION
+#                      to the side's commit and CERTBENCH_LDFLAGS to the -X flag
+#                      that links it in) instead of
+#                      `go build -ldflags "$CERTBENCH_LDFLAGS" -o "$CERTBENCH_BIN" PKG`
+#                      (CERTBENCH_BUILD)
 #   --stores LIST      stores to measure, comma-separated (CERTBENCH_STORES;
 #                      default: every store the head binary registers)
 #   --scenarios LIST   scenarios, comma-separated (CERTBENCH_SCENARIOS;
@@ -164,14 +167,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# build TREE OUTPUT: builds the binary of the module at TREE/DIR.
+# build TREE OUTPUT: builds the binary of the module at TREE/DIR. The
+# default build links TREE's commit into certbench (the variable
+# bench.revision, which --version prints and results record as
+# certbench-revision when the build info has no vcs.revision, e.g. under
+# GOFLAGS=-buildvcs=false); a --build command gets the same flags in
+# CERTBENCH_LDFLAGS and the commit in CERTBENCH_REVISION.
 build() {
-  local moddir=$1/$dir
+  local moddir=$1/$dir rev ldflags
   [[ -d "$moddir" ]] || { echo "no directory $dir in that tree" >>"$out/build.log"; return 1; }
+  rev=$(git -C "$1" rev-parse HEAD 2>/dev/null || true)
+  ldflags="-X github.com/certbench/certbench/bench.revision=$rev"
   if [[ -n "$build_cmd" ]]; then
-    (cd "$moddir" && CERTBENCH_BIN=$2 bash -c "$build_cmd") >>"$out/build.log" 2>&1
+    (cd "$moddir" && CERTBENCH_BIN=$2 CERTBENCH_REVISION=$rev CERTBENCH_LDFLAGS=$ldflags bash -c "$build_cmd") >>"$out/build.log" 2>&1
   else
-    (cd "$moddir" && go build -o "$2" "$main_pkg") >>"$out/build.log" 2>&1
+    (cd "$moddir" && go build -ldflags "$ldflags" -o "$2" "$main_pkg") >>"$out/build.log" 2>&1
   fi
   [[ -x "$2" ]] || { echo "the build did not write $2" >>"$out/build.log"; return 1; }
 }

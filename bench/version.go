@@ -1,0 +1,103 @@
+package bench
+
+import "runtime/debug"
+
+// revision is the VCS revision certbench was built from when the build
+// info lacks one (a build with -buildvcs=false, or outside a checkout).
+// scripts/certbench-ci.sh and scripts/ci-compare.sh set it with
+//
+//	-ldflags "-X github.com/certbench/certbench/bench.revision=$(git rev-parse HEAD)"
+var revision string
+
+// buildInfo is what Version, Revision and VersionLine read from the
+// binary's build info and the revision variable.
+type buildInfo struct {
+	version  string // the main module's version; "" for (devel)
+	revision string // the full VCS revision; "" when unknown
+	modified bool   // the build info says the tree had local changes
+}
+
+// readBuildInfo reads the running binary's build info.
+func readBuildInfo() buildInfo {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return parseBuildInfo(bi, revision)
+}
+
+// parseBuildInfo extracts the version, the revision and the modified flag
+// from bi (nil when the binary has none); ldRevision, the revision set at
+// link time, is used when bi records no vcs.revision.
+func parseBuildInfo(bi *debug.BuildInfo, ldRevision string) buildInfo {
+	var b buildInfo
+	if bi != nil {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			b.version = v
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.revision = s.Value
+			case "vcs.modified":
+				b.modified = s.Value == "true"
+			}
+		}
+	}
+	if b.revision == "" {
+		b.revision = ldRevision
+	}
+	return b
+}
+
+// Version returns certbench's version: the main module's version, or its
+// VCS revision (12 digits, "-dirty" with local changes) when the build
+// records none, or "devel".
+func Version() string { return readBuildInfo().versionString() }
+
+// versionString is Version for b.
+func (b buildInfo) versionString() string {
+	if b.version != "" {
+		return b.version
+	}
+	if b.revision != "" {
+		rev := b.revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if b.modified {
+			rev += "-dirty"
+		}
+		return rev
+	}
+	return "devel"
+}
+
+// Revision returns the full VCS revision certbench was built from: the
+// build info's vcs.revision, else the one set at link time (see the
+// revision variable), else "". Result files record it as the
+// configuration line "certbench-revision" when it is not empty.
+func Revision() string { return readBuildInfo().revision }
+
+// VersionLine returns what certbench --version prints after the command
+// name: the module version ("devel" when the build records none), then
+// the revision and whether the tree was modified, when known, e.g.
+// "v0.0.0-20261201100000-abc123def456 (revision abc123def4567890,
+// modified)" or "devel".
+func VersionLine() string { return readBuildInfo().line() }
+
+// line is VersionLine for b.
+func (b buildInfo) line() string {
+	v := b.version
+	if v == "" {
+		v = "devel"
+	}
+	if b.revision == "" {
+		return v
+	}
+	v += " (revision " + b.revision
+	if b.modified {
+		v += ", modified"
+	}
+	return v + ")"
+}
