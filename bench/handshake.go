@@ -495,18 +495,9 @@ func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios
 		if calm, err = handshakePhase(store, w, server, run); err != nil || !sp.Churn {
 			return
 		}
-		last := len(w.Configs) - 1
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		for k := 1; k <= HandshakeWarmup; k++ {
-			if err = store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
-				err = fmt.Errorf("refresh %d: %w", k, err)
-				return
-			}
+		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, HandshakeWarmup); err != nil {
+			return
 		}
-		runtime.ReadMemStats(&m1)
-		refreshBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / HandshakeWarmup
-		refreshAllocs = float64(m1.Mallocs-m0.Mallocs) / HandshakeWarmup
 		run.churn, run.refreshEvery, run.step = true, sp.RefreshEvery, HandshakeWarmup+1
 		churned, err = handshakePhase(store, w, server, run)
 	})
