@@ -4,20 +4,13 @@ package conformance
 // broken variants of it that the suite must catch.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/certbench/certbench/certstore"
 )
@@ -52,22 +45,7 @@ func newRefStore() *refStore {
 // generatedDefault is the certificate the reference stores serve when a
 // store has no configured default: a self-signed P-256 certificate made once.
 var generatedDefault = sync.OnceValues(func() (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "reference store default"},
-		DNSNames:     []string{"reference-default.invalid"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	return certstore.SelfSigned("reference-default.invalid")
 })
 
 // parse parses one key pair and returns it with its names.
