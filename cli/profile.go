@@ -195,6 +195,17 @@ func bindMaxProfileSize(cmd *cobra.Command, p *string) {
 }
 
 // maxProfileBytes returns the --max-profile-size value in bytes.
+// checkRead checks the output flags and --max-profile-size of a command
+// that reads profiles.
+func (o *ProfileOutput) checkRead(maxSize string) (profile.Format, int64, error) {
+	f, err := o.check()
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := maxProfileBytes(maxSize)
+	return f, n, err
+}
+
 func maxProfileBytes(v string) (int64, error) {
 	n, err := profile.ParseSize(v)
 	if err != nil {
@@ -263,11 +274,7 @@ it: go tool pprof -top FILE then shows head minus base.`,
 
 // runProfileDiff compares the two profiles.
 func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
-	format, err := opts.check()
-	if err != nil {
-		return err
-	}
-	limit, err := maxProfileBytes(opts.MaxSize)
+	format, limit, err := opts.checkRead(opts.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -354,11 +361,7 @@ func newProfileTopCmd(runF func(context.Context, *ProfileTopOptions) error) *cob
 
 // runProfileTop prints the top sites of each profile.
 func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
-	format, err := opts.check()
-	if err != nil {
-		return err
-	}
-	limit, err := maxProfileBytes(opts.MaxSize)
+	format, limit, err := opts.checkRead(opts.MaxSize)
 	if err != nil {
 		return err
 	}
