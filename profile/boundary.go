@@ -67,18 +67,7 @@ func (c Callee) Growth() float64 { return c.Head - c.Base }
 // store line cancel out; a store line that grew is where the store's own
 // code changed.
 type Boundary struct {
-	// SampleType and Unit name the values compared.
-	SampleType string `json:"sample_type"`
-	Unit       string `json:"unit"`
-	// Base and Head are what each profile was taken of.
-	Base Info `json:"base"`
-	Head Info `json:"head"`
-	// PerOp reports that each side's values are divided by its own ops
-	// (both profiles record their ops); otherwise values are totals.
-	PerOp bool `json:"per_op"`
-	// BaseTotal and HeadTotal are each side's sum over every sample.
-	BaseTotal float64 `json:"base_total"`
-	HeadTotal float64 `json:"head_total"`
+	Sides
 	// StorePackages are the import paths taken to be the store's (see
 	// StorePackages), sorted.
 	StorePackages []string `json:"store_packages"`
@@ -152,7 +141,7 @@ func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary
 	for _, p := range pkgs {
 		in[p] = true
 	}
-	b := &Boundary{SampleType: sampleType, Unit: head.SampleType[hi].Unit, Base: InfoOf(base), Head: InfoOf(head), StorePackages: pkgs}
+	b := &Boundary{Sides: Sides{SampleType: sampleType, Unit: head.SampleType[hi].Unit, Base: InfoOf(base), Head: InfoOf(head)}, StorePackages: pkgs}
 	bd, hd := 1.0, 1.0
 	if b.Base.Ops > 0 && b.Head.Ops > 0 {
 		b.PerOp = true

@@ -25,9 +25,10 @@ type Delta struct {
 	HeadCum  float64 `json:"head_cum"`
 }
 
-// Comparison is what changed per function between two profiles, in one
-// sample type.
-type Comparison struct {
+// Sides says what a comparison of two profiles compared: the sample type
+// and its unit, what each profile was taken of, whether values are per op,
+// and each side's total. Comparison and Boundary embed it.
+type Sides struct {
 	// SampleType and Unit name the values compared.
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
@@ -41,6 +42,12 @@ type Comparison struct {
 	// BaseTotal and HeadTotal are each side's sum over every sample.
 	BaseTotal float64 `json:"base_total"`
 	HeadTotal float64 `json:"head_total"`
+}
+
+// Comparison is what changed per function between two profiles, in one
+// sample type.
+type Comparison struct {
+	Sides
 	// Deltas holds every function whose flat or cumulative value changed,
 	// sorted by Flat, largest growth first and largest shrink last (ties:
 	// by Cum, then by name).
@@ -131,7 +138,7 @@ func Compare(base, head *pprofile.Profile, sampleType string) (*Comparison, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{SampleType: sampleType, Unit: ah.unit, Base: InfoOf(base), Head: InfoOf(head)}
+	c := &Comparison{Sides: Sides{SampleType: sampleType, Unit: ah.unit, Base: InfoOf(base), Head: InfoOf(head)}}
 	bd, hd := 1.0, 1.0
 	if c.Base.Ops > 0 && c.Head.Ops > 0 {
 		c.PerOp = true
