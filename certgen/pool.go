@@ -53,6 +53,9 @@ type PoolSpec struct {
 	WildcardEvery int
 	// Domain is the parent domain of every name; empty means "example.test".
 	Domain string
+	// IPEvery gives every n-th certificate (n > 0) an IP address SAN as
+	// well (10.x.y.z, from its index); 0 means none.
+	IPEvery int
 }
 
 func (s PoolSpec) withDefaults() PoolSpec {
@@ -79,6 +82,8 @@ func (s PoolSpec) validate() error {
 		return fmt.Errorf("certgen: unknown key type %q (want %s, %s or %s)", s.Key, P256, RSA2048, Mixed)
 	case s.MaxSANs < 1 || s.MaxSANs > 100:
 		return fmt.Errorf("certgen: MaxSANs %d out of range 1..100", s.MaxSANs)
+	case s.IPEvery < 0:
+		return fmt.Errorf("certgen: IPEvery %d is negative", s.IPEvery)
 	}
 	return nil
 }
@@ -86,8 +91,12 @@ func (s PoolSpec) validate() error {
 // String names the spec compactly, for cache keys and messages.
 func (s PoolSpec) String() string {
 	s = s.withDefaults()
-	return fmt.Sprintf("seed=%d,count=%d,key=%s,sans=%d,wild=%d,domain=%s",
+	str := fmt.Sprintf("seed=%d,count=%d,key=%s,sans=%d,wild=%d,domain=%s",
 		s.Seed, s.Count, s.Key, s.MaxSANs, s.WildcardEvery, s.Domain)
+	if s.IPEvery > 0 {
+		str += fmt.Sprintf(",ip=%d", s.IPEvery)
+	}
+	return str
 }
 
 // Fixture is one generated certificate.
@@ -216,11 +225,16 @@ func (p *Pool) fixture(i, v int) (Fixture, error) {
 	if err != nil {
 		return Fixture{}, err
 	}
+	var ips []net.IP
+	if s.IPEvery > 0 && i%s.IPEvery == s.IPEvery-1 {
+		ips = []net.IP{net.IPv4(10, byte(i>>16), byte(i>>8), byte(i))}
+	}
 	pair, err := p.issuer.Issue(Leaf{
-		Serial:     uint64(i)<<16 | uint64(v),
-		CommonName: names[0],
-		DNSNames:   names,
-		Key:        key,
+		Serial:      uint64(i)<<16 | uint64(v),
+		CommonName:  names[0],
+		DNSNames:    names,
+		IPAddresses: ips,
+		Key:         key,
 	})
 	if err != nil {
 		return Fixture{}, fmt.Errorf("certgen: certificate %d version %d: %w", i, v, err)

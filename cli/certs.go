@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,38 +117,35 @@ func (c *CertsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.
 	return scs, nil
 }
 
-// config returns the configuration lines of the loaded source's shape
-// (none without --certs): what result files record of it.
-func (c *CertsFlags) config() []string {
-	if c.src == nil {
-		return nil
-	}
-	return c.src.Shape().KeyValues()
-}
-
-// selectScenarios returns the named scenarios (none: the default set), on
-// the certificates of --certs when it is given; the notes of loading go to
-// stderr unless Quiet.
+// selectScenarios returns the named scenarios (none, and no scenario
+// file: the default set), on the certificates of --certs when it is
+// given, followed by those of the scenario files; the notes of loading go
+// to stderr unless Quiet.
 func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenarios.Scenario, error) {
 	given, err := f.CertsFlags.given()
 	if err != nil {
 		return nil, err
 	}
 	if given {
+		if len(f.ScenarioFileFlags.Files) > 0 {
+			return f.ScenarioFileFlags.withFiles(nil, &f.CertsFlags)
+		}
 		var progress io.Writer
 		if !f.Quiet {
 			progress = stderr
 		}
 		return f.CertsFlags.scenarios(names, progress)
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && len(f.ScenarioFileFlags.Files) == 0 {
 		names = scenarios.Names(true)
 	}
-	sc, err := scenarios.ByName(names...)
-	if err != nil {
-		return nil, usagef("--scenarios: %v", err)
+	var sc []scenarios.Scenario
+	if len(names) > 0 {
+		if sc, err = scenarios.ByName(names...); err != nil {
+			return nil, usagef("--scenarios: %v", err)
+		}
 	}
-	return sc, nil
+	return f.ScenarioFileFlags.withFiles(sc, &f.CertsFlags)
 }
 
 // warnDifferentCerts warns when the files of rs were measured on
@@ -164,5 +163,21 @@ func warnDifferentCerts(w io.Writer, rs *compare.Results) {
 	}
 	if differ {
 		fmt.Fprintf(w, "certbench: warning: the files were measured on different certificates, their figures do not compare: %s\n", strings.Join(parts, "; "))
+	}
+}
+
+// warnDifferentScenarios warns when a scenario of the files of rs was
+// defined differently in some of them (its scenario-hash lines differ):
+// its figures do not compare.
+func warnDifferentScenarios(w io.Writer, rs *compare.Results) {
+	hashes := gate.ScenarioHashes(rs)
+	var differ []string
+	for _, name := range slices.Sorted(maps.Keys(hashes)) {
+		if h := hashes[name]; len(h) > 1 {
+			differ = append(differ, fmt.Sprintf("%s (%s)", name, strings.Join(h, ", ")))
+		}
+	}
+	if len(differ) > 0 {
+		fmt.Fprintf(w, "certbench: warning: scenarios defined differently across the files, their figures do not compare: %s\n", strings.Join(differ, "; "))
 	}
 }

@@ -171,6 +171,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		}
 		printWarnings(opts.IO.ErrOut, results)
 		warnDifferentCerts(opts.IO.ErrOut, results)
+		warnDifferentScenarios(opts.IO.ErrOut, results)
 		from = strings.Join(opts.Files, ", ")
 		if err := opts.checkSelection(results, from); err != nil {
 			return err
@@ -193,7 +194,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return err
 		}
 		var raw bytes.Buffer
-		if err := runTo(ctx, bopts, &raw, opts.CertsFlags.config()...); err != nil {
+		if err := runTo(ctx, bopts, &raw); err != nil {
 			return err
 		}
 		if opts.Output != "" {

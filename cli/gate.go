@@ -40,6 +40,10 @@ type GateOptions struct {
 	// AllowDifferentCerts gates files measured on different certificates
 	// (--allow-different-certs) with a warning instead of refusing them.
 	AllowDifferentCerts bool
+	// AllowDifferentScenarios gates a scenario defined differently in
+	// base and head (--allow-different-scenarios) with a warning instead
+	// of refusing the files.
+	AllowDifferentScenarios bool
 }
 
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
@@ -175,6 +179,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
 	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
+	f.BoolVar(&opts.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
 	f.BoolVar(&opts.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
@@ -195,6 +200,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 		return usageError(err)
 	}
 	policy.AllowDifferentCerts = opts.AllowDifferentCerts
+	policy.AllowDifferentScenarios = opts.AllowDifferentScenarios
 	base, head, err := loadGateFiles(opts)
 	if err != nil {
 		return err

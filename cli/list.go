@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/certbench/certbench/certstore"
@@ -19,6 +20,9 @@ type ListOptions struct {
 	IO IO
 	// Format is text (for people) or json (for scripts).
 	Format string
+	// ScenarioFileFlags list (and so check) scenario files too
+	// (--scenario-file): their definitions and hashes.
+	ScenarioFileFlags
 }
 
 func newListCmd(runF func(context.Context, *ListOptions) error) *cobra.Command {
@@ -29,13 +33,18 @@ func newListCmd(runF func(context.Context, *ListOptions) error) *cobra.Command {
 		Long: `list prints the stores registered in this binary and the scenarios (* marks
 the default set, which run, compare and profile --all use). The scenario
 families of certbench sweep are listed in its help and in --format json.
+With --scenario-file, the files' scenarios follow, each with its
+definition and the hash results record of it: a way to check a file
+(errors name file:line:column, exit 2). The format: docs/scenarios.md.
 
 --format json prints one object for scripts:
   {"stores":    [{"name", "description"}],
-   "scenarios": [{"name", "description", "kind", "pool_size", "ops", "default"}],
+   "scenarios": [{"name", "description", "kind", "pool_size", "ops", "default",
+                  "hash", "from_file"}],
    "families":  [{"name", "description", "kind"}]}`,
 		Example: `  certbench list
-  certbench list --format json | jq -r '.scenarios[] | select(.default) | .name'`,
+  certbench list --format json | jq -r '.scenarios[] | select(.default) | .name'
+  certbench list --scenario-file my-scenario.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -46,6 +55,7 @@ families of certbench sweep are listed in its help and in --format json.
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", formatUsage("output format", listFormats))
+	opts.ScenarioFileFlags.bind(cmd)
 	return cmd
 }
 
@@ -68,6 +78,8 @@ type listScenario struct {
 	PoolSize    int    `json:"pool_size"`
 	Ops         int    `json:"ops"`
 	Default     bool   `json:"default"`
+	Hash        string `json:"hash"`
+	FromFile    bool   `json:"from_file"`
 }
 
 type listFamily struct {
@@ -78,6 +90,13 @@ type listFamily struct {
 
 // runList prints the stores, scenarios and families.
 func runList(_ context.Context, opts *ListOptions) error {
+	if err := checkFormat(opts.Format, listFormats); err != nil {
+		return err
+	}
+	files, err := opts.ScenarioFileFlags.withFiles(nil, &CertsFlags{})
+	if err != nil {
+		return err
+	}
 	switch opts.Format {
 	case "json":
 		doc := listDoc{Stores: []listStore{}}
@@ -85,7 +104,14 @@ func runList(_ context.Context, opts *ListOptions) error {
 			doc.Stores = append(doc.Stores, listStore{info.Name, info.Description})
 		}
 		for _, s := range scenarios.Catalogue {
-			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), s.Pool.Count, s.Ops, s.Default})
+			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), s.Pool.Count, s.Ops, s.Default, s.Hash(), false})
+		}
+		for _, s := range files {
+			size := s.Pool.Count
+			if s.Certs != nil {
+				size = len(s.Certs.Certs)
+			}
+			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), size, s.Ops, false, s.Hash(), true})
 		}
 		for _, f := range scenarios.Families {
 			doc.Families = append(doc.Families, listFamily{f.Name, f.Description, string(f.Kind)})
@@ -93,9 +119,6 @@ func runList(_ context.Context, opts *ListOptions) error {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
-	case "text":
-	default:
-		return checkFormat(opts.Format, listFormats)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STORES")
@@ -110,5 +133,17 @@ func runList(_ context.Context, opts *ListOptions) error {
 		}
 		fmt.Fprintf(tw, "%s %s\t%s\n", mark, s.Name, s.Description)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, s := range files {
+		if i == 0 {
+			fmt.Fprintln(opts.IO.Out, "\nSCENARIO FILES")
+		}
+		fmt.Fprintf(opts.IO.Out, "  %s  %s\n    hash %s (scenario-hash.%s in results) of:\n", s.Name, s.Description, s.Hash(), s.Name)
+		for _, line := range strings.Split(strings.TrimSpace(s.Definition()), "\n") {
+			fmt.Fprintf(opts.IO.Out, "      %s\n", line)
+		}
+	}
+	return nil
 }

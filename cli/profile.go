@@ -57,6 +57,9 @@ type ProfileOptions struct {
 	// CertsFlags profile the scenarios on the user's certificates
 	// (--certs).
 	CertsFlags
+	// ScenarioFileFlags add the scenarios of scenario files
+	// (--scenario-file).
+	ScenarioFileFlags
 	ProfileOutput
 }
 
@@ -113,6 +116,7 @@ renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
 	opts.CertsFlags.bind(cmd)
+	opts.ScenarioFileFlags.bind(cmd)
 	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
 }
@@ -120,8 +124,8 @@ renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 // jobs returns the captures the options name.
 func (o *ProfileOptions) jobs() ([]profile.Job, error) {
 	stores, scs := trimAll(o.Stores), trimAll(o.Scenarios)
-	if !o.All && (len(stores) == 0 || len(scs) == 0) {
-		return nil, usagef("name stores and scenarios (--stores S --scenarios X), or use --all (stores: %s; scenarios: %s)",
+	if !o.All && (len(stores) == 0 || (len(scs) == 0 && len(o.ScenarioFileFlags.Files) == 0)) {
+		return nil, usagef("name stores and scenarios (--stores S --scenarios X or --scenario-file F), or use --all (stores: %s; scenarios: %s)",
 			strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
 	}
 	infos := certstore.Registered()
@@ -145,12 +149,19 @@ func (o *ProfileOptions) jobs() ([]profile.Job, error) {
 		if scs2, err = o.CertsFlags.scenarios(scs, progress); err != nil {
 			return nil, err
 		}
-	} else if len(scs) > 0 {
-		if scs2, err = scenarios.ByName(scs...); err != nil {
-			return nil, usagef("--scenarios: %v", err)
+	} else if len(scs) > 0 || len(o.ScenarioFileFlags.Files) > 0 {
+		scs2 = nil
+		if len(scs) > 0 {
+			if scs2, err = scenarios.ByName(scs...); err != nil {
+				return nil, usagef("--scenarios: %v", err)
+			}
 		}
 	}
-	return profile.Jobs(infos, scs2), nil
+	all, err := o.ScenarioFileFlags.withFiles(scs2, &o.CertsFlags)
+	if err != nil {
+		return nil, err
+	}
+	return profile.Jobs(infos, all), nil
 }
 
 // runProfile captures the profiles and prints their summaries (with

@@ -29,6 +29,9 @@ type BenchFlags struct {
 	Quiet bool
 	// CertsFlags run the scenarios on the user's certificates (--certs).
 	CertsFlags
+	// ScenarioFileFlags add the scenarios of the user's scenario files
+	// (--scenario-file).
+	ScenarioFileFlags
 }
 
 // bind binds the flags into f.
@@ -41,6 +44,7 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
 	f.CertsFlags.bind(cmd)
+	f.ScenarioFileFlags.bind(cmd)
 }
 
 // options turns the flags into bench options, checking every name.
@@ -77,8 +81,12 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 // and the unit lines computed from them; the error is then an
 // *interruptedError.
 func runTo(ctx context.Context, opts bench.Options, out io.Writer, config ...string) error {
-	w := bench.NewWriter(out, config...)
-	err := bench.Run(ctx, opts, w.Write)
+	kv, err := resultConfig(opts.Scenarios)
+	if err != nil {
+		return err
+	}
+	w := bench.NewWriter(out, append(config, kv...)...)
+	err = bench.Run(ctx, opts, w.Write)
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -164,7 +172,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		config = []string{resultfmt.RoundKey, opts.Round}
 	}
-	config = append(config, opts.CertsFlags.config()...)
 	if opts.Output == "" || opts.Output == "-" {
 		return runTo(ctx, bopts, opts.IO.Out, config...)
 	}

@@ -1,23 +1,19 @@
 package compare_test
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/resultfmt"
 )
 
 // The README's headline table is built from results/reference.txt by this
 // test; it fails when the two disagree, and `go test -run
-// TestReadmeTable -update-readme ./compare/` rewrites the README's
-// section from the file.
-
-var updateReadme = flag.Bool("update-readme", false, "rewrite README.md's reference table from results/reference.txt")
+// TestReadmeTable -update ./compare/` rewrites the README's section from
+// the file.
 
 var readmeScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "noop-10000", "startup-10000", "lookup-1000"}
 
@@ -83,26 +79,5 @@ func readmeTable(t *testing.T) string {
 }
 
 func TestReadmeTable(t *testing.T) {
-	readme, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.Index(readme, []byte(readmeBegin))
-	j := bytes.Index(readme, []byte(readmeEnd))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no reference-table section (%q ... %q)", readmePath, readmeBegin, readmeEnd)
-	}
-	have := string(readme[i+len(readmeBegin) : j])
-	want := readmeTable(t)
-	if have == want {
-		return
-	}
-	if *updateReadme {
-		out := append(append(append([]byte{}, readme[:i+len(readmeBegin)]...), want...), readme[j:]...)
-		if err := os.WriteFile(readmePath, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("README's reference table differs from %s (go test -run TestReadmeTable -update-readme ./compare/ rewrites it)\n--- README:\n%s\n--- from the file:\n%s", referenceTxt, have, want)
+	golden.CheckSection(t, readmePath, readmeBegin, readmeEnd, []byte(readmeTable(t)))
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -21,24 +21,9 @@ const MaxConfigSize = 1 << 20
 // ParseConfig. The file must be a regular file of at most MaxConfigSize
 // bytes. The policy's Source is the file name.
 func LoadConfig(name string) (Policy, error) {
-	fi, err := os.Stat(name)
+	data, err := yamlnode.ReadFile(name, "policy file", MaxConfigSize)
 	if err != nil {
-		return Policy{}, fmt.Errorf("gate: policy file: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return Policy{}, fmt.Errorf("gate: policy file %s: not a regular file", name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return Policy{}, fmt.Errorf("gate: policy file: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
-	if err != nil {
-		return Policy{}, fmt.Errorf("gate: policy file %s: %w", name, err)
-	}
-	if len(data) > MaxConfigSize {
-		return Policy{}, fmt.Errorf("gate: policy file %s: larger than %d bytes; not a certbench.yaml", name, MaxConfigSize)
+		return Policy{}, fmt.Errorf("gate: %w", err)
 	}
 	p, err := ParseConfig(data, name)
 	p.Source = name
@@ -78,32 +63,28 @@ func LoadConfig(name string) (Policy, error) {
 // Zero is not "the default": leave a field out for that.
 func ParseConfig(data []byte, name string) (Policy, error) {
 	p := DefaultPolicy()
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return p, fmt.Errorf("gate: %w", syntaxError(name, data, err))
+	doc, err := yamlnode.Parse(data, name, "a mapping with a \"gate\" section")
+	if err != nil {
+		return p, fmt.Errorf("gate: %w", err)
 	}
-	if len(root.Content) == 0 {
-		return p, fmt.Errorf("gate: %s: empty configuration", name)
-	}
-	r := &configReader{name: name}
-	doc := resolve(root.Content[0])
+	r := &configReader{Reader: yamlnode.Reader{Name: name}}
 	if doc.Kind != yaml.MappingNode {
-		return p, fmt.Errorf("gate: %s: want a mapping with a \"gate\" section, found %s", r.pos(doc), kindName(doc))
+		return p, fmt.Errorf("gate: %s: want a mapping with a \"gate\" section, found %s", r.Pos(doc), yamlnode.KindName(doc))
 	}
 	var section *yaml.Node
-	r.fields(doc, "", func(key string, k, v *yaml.Node) {
+	r.Fields(doc, "", func(key string, k, v *yaml.Node) {
 		if key == "gate" {
 			section = v
 		} // other sections belong to other commands
 	})
-	if r.errs == nil && section == nil {
+	if r.Errs == nil && section == nil {
 		return p, fmt.Errorf("gate: %s: no \"gate\" section", name)
 	}
 	if section != nil {
 		r.gate(section, &p)
 	}
-	if len(r.errs) > 0 {
-		return p, fmt.Errorf("gate: %w", errors.Join(r.errs...))
+	if len(r.Errs) > 0 {
+		return p, fmt.Errorf("gate: %w", errors.Join(r.Errs...))
 	}
 	if _, err := p.withDefaults(); err != nil { // cannot happen: every field was checked
 		return p, fmt.Errorf("gate: %s: %w", name, err)
@@ -113,58 +94,7 @@ func ParseConfig(data []byte, name string) (Policy, error) {
 
 // configReader walks a certbench.yaml document and collects errors.
 type configReader struct {
-	name string
-	errs []error
-}
-
-func (r *configReader) pos(n *yaml.Node) string {
-	return fmt.Sprintf("%s:%d:%d", r.name, n.Line, n.Column)
-}
-
-func (r *configReader) errorf(n *yaml.Node, field, format string, args ...any) {
-	r.errs = append(r.errs, fmt.Errorf("%s: %s: %s", r.pos(n), field, fmt.Sprintf(format, args...)))
-}
-
-// resolve follows an alias to the node it names.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "a document"
-}
-
-// fields calls f for each key of mapping n in order, reporting keys that
-// are not scalars or repeat. prefix names the mapping in errors.
-func (r *configReader) fields(n *yaml.Node, prefix string, f func(key string, k, v *yaml.Node)) {
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			r.errorf(k, strings.TrimSuffix(prefix, "."), "want a field name, found %s", kindName(k))
-			continue
-		}
-		if first, ok := seen[k.Value]; ok {
-			r.errorf(k, prefix+k.Value, "set twice (first at line %d, column %d)", first.Line, first.Column)
-			continue
-		}
-		seen[k.Value] = k
-		f(k.Value, k, v)
-	}
+	yamlnode.Reader
 }
 
 // gateFields are the fields of the "gate" section.
@@ -173,19 +103,19 @@ var gateFields = []string{"alpha", "min_samples", "correction", "test", "allow_m
 // gate reads the "gate" section n into p.
 func (r *configReader) gate(n *yaml.Node, p *Policy) {
 	if n.Kind != yaml.MappingNode {
-		r.errorf(n, "gate", "want a mapping of the gate's settings, found %s", kindName(n))
+		r.Errorf(n, "gate", "want a mapping of the gate's settings, found %s", yamlnode.KindName(n))
 		return
 	}
 	if len(n.Content) == 0 {
-		r.errorf(n, "gate", "empty section; leave it out for the built-in defaults")
+		r.Errorf(n, "gate", "empty section; leave it out for the built-in defaults")
 		return
 	}
 	var minNode *yaml.Node
-	r.fields(n, "gate.", func(key string, k, v *yaml.Node) {
+	r.Fields(n, "gate.", func(key string, k, v *yaml.Node) {
 		field := "gate." + key
 		switch key {
 		case "alpha":
-			a, ok := r.number(v, field)
+			a, ok := r.Number(v, field)
 			if !ok {
 				return
 			}
@@ -194,37 +124,37 @@ func (r *configReader) gate(n *yaml.Node, p *Policy) {
 				if a == 0 {
 					hint = " (0 is not the default: leave the field out for 0.05)"
 				}
-				r.errorf(v, field, "%s: want a significance level between 0 and 1 (exclusive), such as 0.05%s", v.Value, hint)
+				r.Errorf(v, field, "%s: want a significance level between 0 and 1 (exclusive), such as 0.05%s", v.Value, hint)
 				return
 			}
 			p.Alpha = a
 		case "min_samples":
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
-				r.errorf(v, field, "want a whole number of samples, found %s", kindName(v))
+				r.Errorf(v, field, "want a whole number of samples, found %s", yamlnode.KindName(v))
 				return
 			}
 			m, err := strconv.Atoi(v.Value)
 			if err != nil {
-				r.errorf(v, field, "%s: want a whole number of samples", v.Value)
+				r.Errorf(v, field, "%s: want a whole number of samples", v.Value)
 				return
 			}
 			p.MinSamples, minNode = m, v // checked against alpha below
 		case "correction":
 			if v.Kind != yaml.ScalarNode || (v.Value != string(Holm) && v.Value != string(NoCorrection)) {
-				r.errorf(v, field, "%s: want %s or %s", kindName(v), Holm, NoCorrection)
+				r.Errorf(v, field, "%s: want %s or %s", yamlnode.KindName(v), Holm, NoCorrection)
 				return
 			}
 			p.Correction = Correction(v.Value)
 		case "test":
 			c, err := ParseTestChoice(v.Value)
 			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || err != nil {
-				r.errorf(v, field, "%s: want auto, paired or unpaired", kindName(v))
+				r.Errorf(v, field, "%s: want auto, paired or unpaired", yamlnode.KindName(v))
 				return
 			}
 			p.Test = c
 		case "allow_missing", "strict":
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				r.errorf(v, field, "%s: want true or false", kindName(v))
+				r.Errorf(v, field, "%s: want true or false", yamlnode.KindName(v))
 				return
 			}
 			b := v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
@@ -240,66 +170,52 @@ func (r *configReader) gate(n *yaml.Node, p *Policy) {
 		case "overrides":
 			r.overrides(v, field, p)
 		default:
-			r.errorf(k, field, "unknown field (known: %s)", strings.Join(gateFields, ", "))
+			r.Errorf(k, field, "unknown field (known: %s)", strings.Join(gateFields, ", "))
 		}
 	})
 	if minNode != nil {
 		least := MinSamplesFor(p.Alpha)
 		switch {
 		case p.MinSamples == 0:
-			r.errorf(minNode, "gate.min_samples", "0: want at least %d (0 is not the default: leave the field out for %d)", least, DefaultMinSamples)
+			r.Errorf(minNode, "gate.min_samples", "0: want at least %d (0 is not the default: leave the field out for %d)", least, DefaultMinSamples)
 		case p.MinSamples < 0:
-			r.errorf(minNode, "gate.min_samples", "%d: want at least %d", p.MinSamples, least)
+			r.Errorf(minNode, "gate.min_samples", "%d: want at least %d", p.MinSamples, least)
 		case p.MinSamples < least:
-			r.errorf(minNode, "gate.min_samples", "%d: the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", p.MinSamples, p.Alpha, least, least)
+			r.Errorf(minNode, "gate.min_samples", "%d: the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", p.MinSamples, p.Alpha, least, least)
 		}
 	}
-}
-
-// number reads a numeric scalar.
-func (r *configReader) number(v *yaml.Node, field string) (float64, bool) {
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") {
-		r.errorf(v, field, "want a number, found %s", kindName(v))
-		return 0, false
-	}
-	var x float64
-	if err := v.Decode(&x); err != nil {
-		r.errorf(v, field, "%s: want a number", v.Value)
-		return 0, false
-	}
-	return x, true
 }
 
 // max reads a mapping of unit: threshold.
 func (r *configReader) max(n *yaml.Node, field string) map[string]Threshold {
 	if n.Kind != yaml.MappingNode {
-		r.errorf(n, field, "want a mapping of unit: threshold (such as sec/op: +10%%), found %s", kindName(n))
+		r.Errorf(n, field, "want a mapping of unit: threshold (such as sec/op: +10%%), found %s", yamlnode.KindName(n))
 		return nil
 	}
 	if len(n.Content) == 0 {
-		r.errorf(n, field, "empty: no threshold set; leave it out for the defaults")
+		r.Errorf(n, field, "empty: no threshold set; leave it out for the defaults")
 		return nil
 	}
 	out := map[string]Threshold{}
 	where := map[string]*yaml.Node{}
-	r.fields(n, field+".", func(key string, k, v *yaml.Node) {
+	r.Fields(n, field+".", func(key string, k, v *yaml.Node) {
 		unit, err := CheckUnit(key)
 		if err != nil {
-			r.errorf(k, field, "%v", err)
+			r.Errorf(k, field, "%v", err)
 			return
 		}
 		if first, ok := where[unit]; ok {
-			r.errorf(k, field+"."+key, "sets %s again (first as %s at line %d, column %d)", unit, first.Value, first.Line, first.Column)
+			r.Errorf(k, field+"."+key, "sets %s again (first as %s at line %d, column %d)", unit, first.Value, first.Line, first.Column)
 			return
 		}
 		where[unit] = k
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			r.errorf(v, field+"."+key, "want a threshold (+N%%, %s or off), found %s", exampleAmount(MeasureOf(unit), "N"), kindName(v))
+			r.Errorf(v, field+"."+key, "want a threshold (+N%%, %s or off), found %s", exampleAmount(MeasureOf(unit), "N"), yamlnode.KindName(v))
 			return
 		}
 		th, err := parseThreshold(unit, v.Value)
 		if err != nil {
-			r.errorf(v, field+"."+key, "%v", err)
+			r.Errorf(v, field+"."+key, "%v", err)
 			return
 		}
 		out[unit] = th
@@ -313,28 +229,28 @@ var overrideFields = []string{"scenario", "store", "max"}
 // overrides reads the list of overrides into p.
 func (r *configReader) overrides(n *yaml.Node, field string, p *Policy) {
 	if n.Kind != yaml.SequenceNode {
-		r.errorf(n, field, "want a list of {scenario, store, max}, found %s", kindName(n))
+		r.Errorf(n, field, "want a list of {scenario, store, max}, found %s", yamlnode.KindName(n))
 		return
 	}
 	for i, item := range n.Content {
-		item = resolve(item)
+		item = yamlnode.Resolve(item)
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if item.Kind != yaml.MappingNode {
-			r.errorf(item, f, "want a mapping with scenario, store and max, found %s", kindName(item))
+			r.Errorf(item, f, "want a mapping with scenario, store and max, found %s", yamlnode.KindName(item))
 			continue
 		}
 		var o Override
 		var hasMax bool
-		before := len(r.errs)
-		r.fields(item, f+".", func(key string, k, v *yaml.Node) {
+		before := len(r.Errs)
+		r.Fields(item, f+".", func(key string, k, v *yaml.Node) {
 			switch key {
 			case "scenario", "store":
 				if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-					r.errorf(v, f+"."+key, "want a name or a pattern such as lookup-*, found %s", kindName(v))
+					r.Errorf(v, f+"."+key, "want a name or a pattern such as lookup-*, found %s", yamlnode.KindName(v))
 					return
 				}
 				if _, err := path.Match(v.Value, ""); err != nil {
-					r.errorf(v, f+"."+key, "pattern %q: %v", v.Value, err)
+					r.Errorf(v, f+"."+key, "pattern %q: %v", v.Value, err)
 					return
 				}
 				if key == "scenario" {
@@ -346,15 +262,15 @@ func (r *configReader) overrides(n *yaml.Node, field string, p *Policy) {
 				hasMax = true
 				o.Max = r.max(v, f+".max")
 			default:
-				r.errorf(k, f+"."+key, "unknown field (known: %s)", strings.Join(overrideFields, ", "))
+				r.Errorf(k, f+"."+key, "unknown field (known: %s)", strings.Join(overrideFields, ", "))
 			}
 		})
 		switch {
-		case len(r.errs) > before: // one error about an override is enough
+		case len(r.Errs) > before: // one error about an override is enough
 		case !hasMax:
-			r.errorf(item, f, "no max: the override sets nothing")
+			r.Errorf(item, f, "no max: the override sets nothing")
 		case (o.Scenario == "" || o.Scenario == "*") && (o.Store == "" || o.Store == "*"):
-			r.errorf(item, f, "matches every benchmark (no scenario or store pattern); put its thresholds under gate.max")
+			r.Errorf(item, f, "matches every benchmark (no scenario or store pattern); put its thresholds under gate.max")
 		}
 		p.Overrides = append(p.Overrides, o)
 	}
@@ -447,51 +363,4 @@ func addMax(m *yaml.Node, max map[string]Threshold) {
 		}
 	}
 	addField(m, "max", n)
-}
-
-// syntaxError rewrites yaml's "yaml: line N: msg" syntax errors as
-// "name:N: msg". yaml.v3 gives the line where the enclosing construct
-// began (counted from 0 for some errors), not where the problem is; so
-// the line is the first one from there on such that the document cut
-// after it fails with the same message.
-func syntaxError(name string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
-	if !ok {
-		return fmt.Errorf("%s: %s", name, msg)
-	}
-	n, what, ok := strings.Cut(rest, ": ")
-	line, err := strconv.Atoi(n)
-	if !ok || err != nil {
-		return fmt.Errorf("%s: %s", name, msg)
-	}
-	if l := problemLine(data, line, what); l > 0 {
-		line = l
-	}
-	return fmt.Errorf("%s:%d: %s", name, line, what)
-}
-
-// maxProblemScan bounds the documents problemLine parses.
-const maxProblemScan = 500
-
-// problemLine returns the first line, from line from on, at which data cut
-// after that line fails to parse with message msg, or 0.
-func problemLine(data []byte, from int, msg string) int {
-	var ends []int // ends[i] is the offset after line i+1
-	for i, c := range data {
-		if c == '\n' {
-			ends = append(ends, i+1)
-		}
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		ends = append(ends, len(data))
-	}
-	for k := max(from, 1); k <= len(ends) && k < from+maxProblemScan; k++ {
-		var n yaml.Node
-		err := yaml.Unmarshal(data[:ends[k-1]], &n)
-		if err != nil && strings.HasSuffix(err.Error(), ": "+msg) {
-			return k
-		}
-	}
-	return 0
 }

@@ -94,6 +94,9 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 		return nil, errors.New("gate: nil results")
 	}
 	v := newVerdict(base, head, p)
+	if err := v.checkScenarios(base, head, p); err != nil {
+		return nil, err
+	}
 	if err := v.checkCerts(base, head, p); err != nil {
 		return nil, err
 	}

@@ -422,6 +422,11 @@ type Policy struct {
 	// shape.go) with a warning, instead of refusing them.
 	AllowDifferentCerts bool
 
+	// AllowDifferentScenarios gates a scenario whose definition differs
+	// between base and head (its scenario-hash lines differ, see
+	// shape.go) with a warning, instead of refusing them.
+	AllowDifferentScenarios bool
+
 	// Source says where the policy came from, for the report's policy
 	// line ("certbench.yaml (found in the working directory)", "built-in
 	// defaults"); empty leaves it out.

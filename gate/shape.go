@@ -3,10 +3,13 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/resultfmt"
+	"golang.org/x/perf/benchfmt"
 )
 
 // The certificates results were measured on.
@@ -105,5 +108,76 @@ func (v *Verdict) checkCerts(base, head *compare.Results, p Policy) error {
 	}
 	v.Problems = append(v.Problems, Problem{Kind: DifferentCerts,
 		Message: "results measured on different certificates, gated anyway (--allow-different-certs): " + what})
+	return nil
+}
+
+// The definitions of the scenarios results were measured on.
+//
+// certbench run records each scenario's definition hash as a file
+// configuration line, "scenario-hash.NAME: HASH" (see
+// resultfmt.ScenarioHashKey): a scenario of one name defined differently
+// (a scenario file edited, the catalogue changed by the pull request)
+// does not compare. Results without the line (older files, plain go test
+// -bench output) are compared as before.
+
+// DifferentScenario is the kind of the Problem (a warning) of a scenario
+// defined differently in base and head under
+// Policy.AllowDifferentScenarios.
+const DifferentScenario ProblemKind = "different-scenario"
+
+// ErrDifferentScenario is what the error of Evaluate wraps when a
+// scenario is defined differently in base and head.
+var ErrDifferentScenario = errors.New("scenario defined differently")
+
+// ScenarioHashes returns, for each scenario whose results record a
+// definition hash, the hashes recorded, without duplicates, sorted.
+func ScenarioHashes(rs *compare.Results) map[string][]string {
+	out := map[string][]string{}
+	if rs == nil {
+		return out
+	}
+	var last *benchfmt.Config
+	for _, r := range rs.Results {
+		if len(r.Config) == 0 || &r.Config[0] == last {
+			continue // results of one file share one configuration (compare.Load)
+		}
+		last = &r.Config[0]
+		for _, c := range r.Config {
+			name, ok := strings.CutPrefix(c.Key, resultfmt.ScenarioHashPrefix)
+			if !ok {
+				continue
+			}
+			if h := string(c.Value); !slices.Contains(out[name], h) {
+				out[name] = append(out[name], h)
+				slices.Sort(out[name])
+			}
+		}
+	}
+	return out
+}
+
+// checkScenarios refuses base and head where a scenario both measured is
+// defined differently (an error wrapping ErrDifferentScenario, naming the
+// scenario and both hashes), or under p.AllowDifferentScenarios reports
+// it as a warning.
+func (v *Verdict) checkScenarios(base, head *compare.Results, p Policy) error {
+	b, h := ScenarioHashes(base), ScenarioHashes(head)
+	var differ []string
+	for _, name := range slices.Sorted(maps.Keys(b)) {
+		hh, ok := h[name]
+		if !ok || slices.Equal(b[name], hh) {
+			continue
+		}
+		differ = append(differ, fmt.Sprintf("%s (base %s, head %s)", name, strings.Join(b[name], " and "), strings.Join(hh, " and ")))
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	what := strings.Join(differ, "; ")
+	if !p.AllowDifferentScenarios {
+		return fmt.Errorf("gate: %w: %s; their figures do not compare (--allow-different-scenarios to gate them anyway)", ErrDifferentScenario, what)
+	}
+	v.Problems = append(v.Problems, Problem{Kind: DifferentScenario,
+		Message: "scenarios defined differently in base and head, gated anyway (--allow-different-scenarios): " + what})
 	return nil
 }

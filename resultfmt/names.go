@@ -39,7 +39,17 @@ const (
 	// concatenation and certbench merge, and the gate pairs base and head
 	// samples of the same round.
 	RoundKey = "round"
+	// ScenarioHashPrefix begins the file configuration key that records
+	// the definition hash of each scenario a run measured:
+	// "scenario-hash.rotate-10-of-100: 5d0c1e2f3a4b" (see ScenarioHashKey
+	// and scenarios.Scenario.Hash). The gate compares base and head only
+	// where the hashes of a scenario agree.
+	ScenarioHashPrefix = "scenario-hash."
 )
+
+// ScenarioHashKey returns the configuration key of scenario's definition
+// hash.
+func ScenarioHashKey(scenario string) string { return ScenarioHashPrefix + scenario }
 
 // ChurnName returns the name of a sample of scenario on store, without
 // the "Benchmark" prefix and the -GOMAXPROCS suffix, as the Go benchmark

@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"crypto/tls"
+	"embed"
+	"io/fs"
+	"path"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
@@ -90,6 +93,16 @@ type Scenario struct {
 	// a configured default certificate; none means the default store only
 	// with no configured default.
 	Stores []string
+	// Renew is the number of certificates a Renew scenario renews per
+	// refresh, the next ones of the pool in order; 0 means 1.
+	Renew int
+	// Steps are the refreshes of a Sequence scenario, in order and cycled:
+	// Steps[j] certificates of the whole pool are renewed in refresh j+1
+	// (0: the refresh re-applies the previous configuration).
+	Steps []int
+	// Mix is the lookup mix of Lookup, Handshake and HandshakeUnderChurn
+	// scenarios; the zero value means DefaultLookupMix.
+	Mix LookupMix
 	// Ops is the fixed number of ops in one sample, so that B/op and
 	// allocs/op compare run to run.
 	Ops int
@@ -110,47 +123,52 @@ type Scenario struct {
 }
 
 // Catalogue lists every scenario, in the order listings and reports use.
-var Catalogue = []Scenario{
-	{Name: "rotate-10-of-100", Kind: Rotate, Window: 10, Ops: 10, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 1, Count: 100},
-		Description: "reference case (Traefik PR #10302): the next 10 of 100 P-256 certs on every refresh"},
-	{Name: "rotate-10-of-100-rsa", Kind: Rotate, Window: 10, Ops: 10, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 1, Count: 100, Key: certgen.RSA2048},
-		Description: "as rotate-10-of-100 with RSA-2048 leaves"},
-	{Name: "renew-1-of-1000", Kind: Renew, Ops: 10, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
-		Description: "1,000 certs re-applied on every refresh, one renewed each time"},
-	{Name: "renew-1-of-10000", Kind: Renew, Ops: 3, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
-		Description: "10,000 certs re-applied on every refresh, one renewed each time"},
-	{Name: "noop-10000", Kind: Noop, Ops: 3, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
-		Description: "the same 10,000 certs re-applied (an unrelated router changed)"},
-	{Name: "startup-10000", Kind: Startup, Ops: 2, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 3, Count: 10000},
-		Description: "10,000 certs loaded into a fresh store"},
-	{Name: "multistore-1000", Kind: Renew, Ops: 10, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 4, Count: 1000},
-		Stores:      []string{"edge-a", "edge-b", "edge-c"},
-		Description: "1,000 certs each in 3 named stores with configured defaults, one renewed per refresh"},
-	{Name: "lookup-1000", Kind: Lookup, Ops: 20000, Default: true,
-		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
-		Description: "handshake lookups against 1,000 certs: 60% exact, 20% wildcard, 20% misses"},
-	{Name: "handshake-under-churn", Kind: HandshakeUnderChurn, Ops: 4_000_000, Duration: 2 * time.Second,
-		Pool:        certgen.PoolSpec{Seed: 2, Count: 1000},
-		Description: "GOMAXPROCS goroutines look up as lookup-1000 does while renew-1 refreshes of 1,000 certs run back to back (latency percentiles, refreshes/s)"},
-	{Name: "handshake-1000", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
-		Pool: certgen.PoolSpec{Seed: 2, Count: 1000}, Stores: []string{"edge"},
-		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2},
-		Description: "crypto/tls handshakes against 1,000 P-256 certs, SNI as lookup-1000 (misses get the configured default), 25% TLS 1.2, 20% resumed, chains verified"},
-	{Name: "handshake-1000-rsa", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
-		Pool: certgen.PoolSpec{Seed: 1, Count: 1000, Key: certgen.RSA2048}, Stores: []string{"edge"},
-		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2},
-		Description: "as handshake-1000 with RSA-2048 leaves"},
-	{Name: "handshake-under-renew-1-of-10000", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second,
-		Pool: certgen.PoolSpec{Seed: 3, Count: 10000}, Stores: []string{"edge"},
-		Handshake:   HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2, Churn: true, RefreshEvery: 100 * time.Millisecond},
-		Description: "handshakes against 10,000 certs, first alone, then while one cert is renewed every 100 ms (ratios: churn against no churn, same store)"},
+// It is data: the scenario files of scenarios/catalogue, embedded, read
+// with ParseFile in file-name order.
+var Catalogue = mustCatalogue()
+
+//go:embed catalogue/*.yaml
+var catalogueFiles embed.FS
+
+// mustCatalogue reads the embedded catalogue. Its files are part of the
+// program and TestCatalogueFiles checks them, so an error is a bug.
+func mustCatalogue() []Scenario {
+	out, err := readCatalogue(catalogueFiles)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// readCatalogue reads every *.yaml file of the catalogue directory of fsys
+// in name order, each a scenario whose name is the file's name after its
+// "NN-" order prefix.
+func readCatalogue(fsys fs.FS) ([]Scenario, error) {
+	names, err := fs.Glob(fsys, "catalogue/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	var out []Scenario
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := ParseFile(data, name)
+		if err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(path.Base(name), ".yaml")
+		if _, want, _ := strings.Cut(base, "-"); want != sc.Name {
+			return nil, fmt.Errorf("%s: the file of scenario %s is named NN-%s.yaml", name, sc.Name, sc.Name)
+		}
+		if slices.ContainsFunc(out, func(o Scenario) bool { return o.Name == sc.Name }) {
+			return nil, fmt.Errorf("%s: scenario %s defined twice", name, sc.Name)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
 }
 
 // ByName returns the named scenarios in the order given, or an error naming
@@ -266,14 +284,20 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		}
 		w.FreshStore = s.Kind == Startup
 		w.Certs = n
-	case Renew:
-		// Op k renews certificate k-1 (mod n) once more; the versions of all
-		// certificates carry over, so each op changes exactly one.
+	case Renew, Sequence:
+		// Refresh op renews the next renewals(op) certificates of the pool
+		// (in order, cycling), each once more; the versions of all
+		// certificates carry over, so each op changes exactly those.
+		if s.Kind == Sequence && len(s.Steps) == 0 {
+			return nil, fmt.Errorf("scenario %s: a sequence without steps", s.Name)
+		}
 		version := make([]int, n)
 		renewed := map[[2]int]certstore.KeyPair{}
+		next := 0
 		for op := 0; op <= ops+1; op++ {
-			if op > 0 {
-				i := (op - 1) % n
+			for range s.renewals(op, n) {
+				i := next % n
+				next++
 				version[i]++
 				f, err := pool.Renewed(i, version[i])
 				if err != nil {
@@ -306,7 +330,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("scenario %s: unknown kind %q", s.Name, s.Kind)
 	}
-	if s.Kind == Rotate || s.Kind == Renew || s.Kind == Noop || s.Kind == Startup {
+	if s.Kind == Rotate || s.Kind == Renew || s.Kind == Sequence || s.Kind == Noop || s.Kind == Startup {
 		// One configuration more than the ops: the peak-heap pass's.
 		w.Next = w.Configs[len(w.Configs)-1]
 		w.Configs = w.Configs[:len(w.Configs)-1]
@@ -318,6 +342,20 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		w.Store = certstore.DefaultStore
 	}
 	return w, nil
+}
+
+// renewals returns the number of certificates refresh op (0: the
+// configuration before the first) renews in a pool of n: none before the
+// first; Renew for a Renew scenario (at least 1); the op's step, cycling,
+// for a Sequence; never more than n.
+func (s Scenario) renewals(op, n int) int {
+	switch {
+	case op == 0:
+		return 0
+	case s.Kind == Sequence:
+		return min(n, s.Steps[(op-1)%len(s.Steps)])
+	}
+	return min(n, max(1, s.Renew))
 }
 
 // wholePool returns a configuration holding every certificate of the pool,
@@ -363,10 +401,12 @@ func defaultCert(pool *certgen.Pool, k int) certstore.KeyPair {
 	return pair
 }
 
-// lookupMix returns count ClientHellos cycling over the pool: of every ten,
-// six exact names (one of them in upper case), two wildcard hits and two
-// misses.
-func lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
+// lookupMix returns count ClientHellos cycling over the pool in the
+// scenario's mix (see LookupMix.slots): exact names (every sixth of them
+// in upper case), children of wildcard names and misses. The default mix
+// gives, of every ten, six exact names (one in upper case), two wildcard
+// hits and two misses.
+func (s Scenario) lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
 	var wild []string
 	for _, f := range pool.Certs {
 		for _, name := range f.Names {
@@ -379,20 +419,21 @@ func lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
 	if count > distinct {
 		count = distinct
 	}
+	length, exact, wildcard := s.Mix.slots()
 	hellos := make([]*tls.ClientHelloInfo, 0, count)
 	n := len(pool.Certs)
 	for i := 0; len(hellos) < count; i++ {
 		var sni string
-		switch i % 10 {
-		case 0, 1, 2, 3, 4:
+		switch slot := i % length; {
+		case slot < exact && slot%6 != 5:
 			f := pool.Certs[(i*7)%n]
 			sni = f.Names[i%len(f.Names)]
 			if strings.HasPrefix(sni, "*.") {
 				sni = f.Names[0]
 			}
-		case 5:
+		case slot < exact:
 			sni = strings.ToUpper(pool.Certs[(i*13)%n].Names[0])
-		case 6, 7:
+		case slot < exact+wildcard:
 			if len(wild) == 0 {
 				sni = pool.Certs[i%n].Names[0]
 			} else {
@@ -434,7 +475,7 @@ func (s Scenario) buildHandshake(pool *certgen.Pool, w *Workload) error {
 		w.Configs = []*certstore.Config{s.wholePool(pool, nil)}
 	}
 	w.Certs = len(pool.Certs)
-	w.Hellos = lookupMix(pool, ChurnHellos)
+	w.Hellos = s.lookupMix(pool, ChurnHellos)
 	w.Issuer = pool.Issuer().Certificate()
 	def := defaultCert(pool, 0)
 	block, _ := pem.Decode(def.CertPEM)

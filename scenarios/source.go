@@ -251,7 +251,7 @@ func (s Scenario) lookupStore() string {
 // certificates of the store looked in.
 func (s Scenario) hellos(pool *certgen.Pool, count int) ([]*tls.ClientHelloInfo, string, error) {
 	if s.Certs == nil {
-		return lookupMix(pool, count), "", nil
+		return s.lookupMix(pool, count), "", nil
 	}
 	store := certstore.DefaultStore
 	if len(s.Stores) > 0 {
@@ -266,7 +266,7 @@ func (s Scenario) hellos(pool *certgen.Pool, count int) ([]*tls.ClientHelloInfo,
 			names = append(names, pool.Certs[i].Names)
 		}
 	}
-	h, err := sourceMix(names, count)
+	h, err := sourceMix(names, count, s.Mix)
 	if err != nil {
 		return nil, "", fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -293,7 +293,7 @@ func hostName(n string) bool {
 // addresses and common names that are not host names are never sent;
 // certificates with none but wildcards give exact slots wildcard
 // children.
-func sourceMix(certs [][]string, count int) ([]*tls.ClientHelloInfo, error) {
+func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloInfo, error) {
 	var exact, wild []string
 	have := map[string]bool{}
 	for _, names := range certs {
@@ -332,14 +332,15 @@ func sourceMix(certs [][]string, count int) ([]*tls.ClientHelloInfo, error) {
 	}
 	count = min(count, ChurnHellos)
 	hellos := make([]*tls.ClientHelloInfo, 0, count)
+	length, nexact, nwild := mix.slots()
 	for i := 0; len(hellos) < count; i++ {
 		var sni string
-		switch i % 10 {
-		case 0, 1, 2, 3, 4:
+		switch slot := i % length; {
+		case slot < nexact && slot%6 != 5:
 			sni = exactAt(i * 7)
-		case 5:
+		case slot < nexact:
 			sni = strings.ToUpper(exactAt(i * 13))
-		case 6, 7:
+		case slot < nexact+nwild:
 			if len(wild) == 0 {
 				sni = exactAt(i)
 			} else {

@@ -9,9 +9,11 @@
 # then `certbench gate`. Nothing differs between the sides, so every
 # regression (or improvement) the gate reports is a false alarm. This is
 # repeated RUNS times (default 20) and the false alarms are counted per
-# metric, gating the same files four ways: paired by round (--test paired,
-# the Wilcoxon signed-rank test) and unpaired (--test unpaired, the U test),
-# each with the configured correction and with --correction none. Requires jq.
+# metric, gating the same files six ways: --test auto (the default:
+# paired where the signed-rank test can decide, else the U test), paired by
+# round (--test paired, the Wilcoxon signed-rank test) and unpaired (--test
+# unpaired, the U test), each with the configured correction and with
+# --correction none. Requires jq.
 #
 # Environment:
 #   CERTBENCH_STORES     stores (default: optimized)
@@ -82,8 +84,8 @@ if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then
 fi
 
 units=("sec/op" "cpu-sec/op" "B/op" "allocs/op" "retained-B" "retained-B/cert" "goroutines")
-modes=(paired unpaired paired-none unpaired-none)
-declare -A fa failed paired_n
+modes=(auto paired unpaired auto-none paired-none unpaired-none)
+declare -A fa failed paired_n undecided
 n=0
 for d in "$out"/run-*/; do
   [[ -f "$d/a.txt" && -f "$d/b.txt" ]] || continue
@@ -101,6 +103,9 @@ for d in "$out"/run-*/; do
       fa[$mode,$u]=$((${fa[$mode,$u]:-0} + 1))
     done
     paired_n[$mode]=$((${paired_n[$mode]:-0} + $(jq '[.findings[] | select(.method=="signed-rank")] | length' "$d/gate-$mode.json")))
+    if [[ $(jq '[.findings[] | select(.status=="too-few-samples")] | length' "$d/gate-$mode.json") -gt 0 ]]; then
+      undecided[$mode]=$((${undecided[$mode]:-0} + 1))
+    fi
   done
 done
 [[ $n -gt 0 ]] || die "no runs in $out"
@@ -127,11 +132,21 @@ spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
   echo "gate args: ${gate_args[*]:-(defaults)}"
   echo
   echo "runs with a false alarm (a significant change beyond the threshold, either way), per metric:"
-  printf "  %-16s %-10s %-10s %-22s %s\n" "metric" "paired" "unpaired" "paired (no correction)" "unpaired (no correction)"
+  row() { printf "  %-18s %-8s %-8s %-10s %-12s %-12s %s\n" "$@"; }
+  row "metric" "auto" "paired" "unpaired" "auto/none" "paired/none" "unpaired/none"
   for u in "${units[@]}"; do
-    printf "  %-16s %-10s %-10s %-22s %s\n" "$u" "${fa[paired,$u]:-0}/$n" "${fa[unpaired,$u]:-0}/$n" "${fa[paired-none,$u]:-0}/$n" "${fa[unpaired-none,$u]:-0}/$n"
+    cells=()
+    for mode in "${modes[@]}"; do cells+=("${fa[$mode,$u]:-0}/$n"); done
+    row "$u" "${cells[@]}"
   done
-  printf "  %-16s %-10s %-10s %-22s %s\n" "gate failed" "${failed[paired]:-0}/$n" "${failed[unpaired]:-0}/$n" "${failed[paired-none]:-0}/$n" "${failed[unpaired-none]:-0}/$n"
+  cells=()
+  for mode in "${modes[@]}"; do cells+=("${undecided[$mode]:-0}/$n"); done
+  row "undecided metric" "${cells[@]}"
+  cells=()
+  for mode in "${modes[@]}"; do cells+=("${failed[$mode]:-0}/$n"); done
+  row "gate failed" "${cells[@]}"
+  echo "  (auto: the policy's default, signed-rank by round where it can decide, else the U test;"
+  echo "   /none: --correction none; undecided: a metric too-few-samples, which fails the gate)"
   echo "  (comparisons decided by the signed-rank test under --test paired: ${paired_n[paired]:-0} in $n runs; the rest were exact)"
   echo
   echo "B/op and allocs/op across all samples (both sides, all runs):"

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"slices"
+
+	"github.com/certbench/certbench/certgen"
+	"github.com/certbench/certbench/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// ScenarioFileFlags are the flags that add scenarios from the user's
+// scenario files (--scenario-file, repeatable).
+type ScenarioFileFlags struct {
+	// Files are the scenario files (--scenario-file): YAML documents in
+	// the format of the built-in catalogue (docs/scenarios.md).
+	Files []string
+}
+
+func (s *ScenarioFileFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&s.Files, "scenario-file", nil,
+		"run the scenario a YAML scenario `file` describes (repeatable; format: docs/scenarios.md); with --scenarios, both; results record its name and definition hash")
+	_ = cmd.MarkFlagFilename("scenario-file", "yaml", "yml")
+}
+
+// load reads the scenario files. A pool.certs source in one is loaded
+// with strict (--certs-strict) and namespaces (--certs-namespaces).
+func (s *ScenarioFileFlags) load(strict, namespaces bool) ([]scenarios.Scenario, error) {
+	var out []scenarios.Scenario
+	for _, path := range s.Files {
+		sc, err := scenarios.LoadFile(path, certgen.SourceOptions{Strict: strict, IgnoreNamespaces: !namespaces})
+		if err != nil {
+			return nil, usagef("--scenario-file: %v", err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// withFiles returns named followed by the scenarios of the files,
+// refusing two scenarios of one name (the benchmark names would collide)
+// and files that name their certificates when --certs names others.
+func (s *ScenarioFileFlags) withFiles(named []scenarios.Scenario, c *CertsFlags) ([]scenarios.Scenario, error) {
+	if len(s.Files) == 0 {
+		return named, nil
+	}
+	if c.Path != "" {
+		return nil, usagef("--scenario-file with --certs: name the certificates in the scenario file (pool.certs: %s)", "SOURCE")
+	}
+	files, err := s.load(c.Strict, c.Namespaces)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(named)
+	for i, sc := range files {
+		if j := slices.IndexFunc(out, func(o scenarios.Scenario) bool { return o.Name == sc.Name }); j >= 0 {
+			what := "--scenarios"
+			if j >= len(named) {
+				what = "--scenario-file " + s.Files[j-len(named)]
+			}
+			return nil, usagef("--scenario-file %s: scenario %s is also named by %s; rename one (name: in the file)", s.Files[i], sc.Name, what)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// certsConfig returns the configuration lines of the certificates the
+// scenarios run on (certgen.Shape.KeyValues): none on generated pools.
+// Result files hold one source's shape, so scenarios on different
+// sources cannot share a run.
+func certsConfig(scs []scenarios.Scenario) ([]string, error) {
+	var src *certgen.Source
+	for _, sc := range scs {
+		switch {
+		case sc.Certs == nil:
+		case src == nil:
+			src = sc.Certs
+		case sc.Certs != src && sc.Certs.Shape().Fingerprint != src.Shape().Fingerprint:
+			return nil, usagef("scenario %s runs on other certificates than the run's other scenarios; one certificate source per run (its shape goes into the results)", sc.Name)
+		}
+	}
+	if src == nil {
+		return nil, nil
+	}
+	return src.Shape().KeyValues(), nil
+}
+
+// resultConfig returns the configuration lines a run of scs records
+// besides the machine's: the certificates' shape and each scenario's
+// definition hash.
+func resultConfig(scs []scenarios.Scenario) ([]string, error) {
+	kv, err := certsConfig(scs)
+	if err != nil {
+		return nil, err
+	}
+	return append(kv, scenarios.HashConfig(scs)...), nil
+}
