@@ -2,12 +2,12 @@ package scenarios
 
 import (
 	"crypto/tls"
-	"embed"
-	"io/fs"
-	"path"
 	"crypto/x509"
+	"embed"
 	"encoding/pem"
 	"fmt"
+	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"time"
