@@ -199,8 +199,8 @@ func runGate(_ context.Context, opts *GateOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	policy.AllowDifferentCerts = opts.AllowDifferentCerts
-	policy.AllowDifferentScenarios = opts.AllowDifferentScenarios
+	policy.AllowDifferentCerts = policy.AllowDifferentCerts || opts.AllowDifferentCerts
+	policy.AllowDifferentScenarios = policy.AllowDifferentScenarios || opts.AllowDifferentScenarios
 	base, head, err := loadGateFiles(opts)
 	if err != nil {
 		return err

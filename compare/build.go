@@ -124,7 +124,9 @@ type Report struct {
 
 	// Config lists the file configuration keys (goos, goarch, cpu, ...)
 	// of the results used, in the order first seen, with their
-	// distinct values.
+	// distinct values; not the scenario-hash.* lines, which identify the
+	// scenarios' definitions rather than describe the run (certbench
+	// compare warns when they differ, certbench gate refuses).
 	Config []Config
 
 	// Columns are the columns of every table, baseline first.
@@ -532,7 +534,7 @@ func (b *Builder) group(opts Options) (*grid, error) {
 // addConfig records the file configuration of res.
 func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
 	for _, c := range res.Config {
-		if !c.File {
+		if !c.File || strings.HasPrefix(c.Key, resultfmt.ScenarioHashPrefix) {
 			continue
 		}
 		i, ok := index[c.Key]

@@ -42,6 +42,8 @@ func LoadConfig(name string) (Policy, error) {
 //	  test: auto           # paired (signed-rank by round), unpaired (U test), or auto
 //	  allow_missing: false
 //	  strict: false        # true: a machine or Go version mismatch fails
+//	  allow_different_certs: false      # true: gate results on other certificates, warning
+//	  allow_different_scenarios: false  # true: gate unlike scenario definitions, warning
 //	  max:                 # +N% relative, or an amount with its unit, or off
 //	    allocs/op: +0%
 //	    B/op: +2%          # or +1KiB
@@ -98,7 +100,7 @@ type configReader struct {
 }
 
 // gateFields are the fields of the "gate" section.
-var gateFields = []string{"alpha", "min_samples", "correction", "test", "allow_missing", "strict", "max", "overrides"}
+var gateFields = []string{"alpha", "min_samples", "correction", "test", "allow_missing", "strict", "allow_different_certs", "allow_different_scenarios", "max", "overrides"}
 
 // gate reads the "gate" section n into p.
 func (r *configReader) gate(n *yaml.Node, p *Policy) {
@@ -152,16 +154,20 @@ func (r *configReader) gate(n *yaml.Node, p *Policy) {
 				return
 			}
 			p.Test = c
-		case "allow_missing", "strict":
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				r.Errorf(v, field, "%s: want true or false", yamlnode.KindName(v))
+		case "allow_missing", "strict", "allow_different_certs", "allow_different_scenarios":
+			b, ok := r.Bool(v, field)
+			if !ok {
 				return
 			}
-			b := v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
-			if key == "strict" {
+			switch key {
+			case "strict":
 				p.Strict = b
-			} else {
+			case "allow_missing":
 				p.AllowMissing = b
+			case "allow_different_certs":
+				p.AllowDifferentCerts = b
+			default:
+				p.AllowDifferentScenarios = b
 			}
 		case "max":
 			for u, th := range r.max(v, field) {
@@ -299,6 +305,8 @@ func WriteConfig(w io.Writer, p Policy) error {
 		{"test", string(p.Test)},
 		{"allow_missing", p.AllowMissing},
 		{"strict", p.Strict},
+		{"allow_different_certs", p.AllowDifferentCerts},
+		{"allow_different_scenarios", p.AllowDifferentScenarios},
 	} {
 		v := new(yaml.Node)
 		if err := v.Encode(f.value); err != nil {

@@ -200,6 +200,8 @@ func TestWriteConfigFormat(t *testing.T) {
   test: auto
   allow_missing: false
   strict: true
+  allow_different_certs: false
+  allow_different_scenarios: false
   max:
     sec/op: "+10%"
     B/op: "+2%"
@@ -220,5 +222,16 @@ func TestWriteConfigFormat(t *testing.T) {
 	}
 	if q, err := gate.ParseConfig(buf.Bytes(), "w.yaml"); err != nil || q.Overrides[1].Store != "a\x00\"é" {
 		t.Errorf("read back: %v, %+v", err, q.Overrides)
+	}
+}
+
+func TestParseConfigAllowDifferent(t *testing.T) {
+	p, err := gate.ParseConfig([]byte("gate:\n  allow_different_certs: true\n  allow_different_scenarios: true\n"), "c.yaml")
+	if err != nil || !p.AllowDifferentCerts || !p.AllowDifferentScenarios {
+		t.Fatalf("%v: certs %t scenarios %t", err, p.AllowDifferentCerts, p.AllowDifferentScenarios)
+	}
+	_, err = gate.ParseConfig([]byte("gate:\n  allow_different_scenarios: sure\n"), "c.yaml")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:2:30: gate.allow_different_scenarios: \"sure\": want true or false") {
+		t.Errorf("error %v", err)
 	}
 }

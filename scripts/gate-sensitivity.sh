@@ -11,12 +11,13 @@
 # RUNS times (default 10): CERTBENCH_COUNT (default 10, as ci-compare.sh)
 # rounds of one process per side in ABBA order, each sample with its round,
 # as scripts/ci-compare.sh runs them, then the gate with the repository's
-# certbench.yaml twice on the same files: paired (signed-rank by round) and
-# unpaired (U test). It prints the failure rate per variant, test and
-# metric, and one table of sec/op and cpu-sec/op per scenario (none: false
-# alarms; slow: slowdowns caught; paired and unpaired), and fails if allocs
-# or bytes are not caught every time or a slow variant in fewer than 90% of
-# runs (paired).
+# certbench.yaml three times on the same files: auto (the default: paired
+# where the signed-rank test can decide, else the U test), paired
+# (signed-rank by round) and unpaired (U test). It prints the failure rate
+# per variant, test and metric, and one table of sec/op and cpu-sec/op per
+# scenario (none: false alarms; slow: slowdowns caught; per test), and
+# fails if allocs or bytes are not caught every time or a slow variant in
+# fewer than 90% of runs (auto).
 #
 # Extra flags go to the test, e.g. -scenarios=default (all default
 # scenarios; the default is a fast subset), -variants=none,slow -slow=5,10,

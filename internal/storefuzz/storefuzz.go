@@ -418,3 +418,40 @@ func CheckMatch(t *testing.T, newStore certstore.Factory, spec, sni string) {
 		}
 	}
 }
+
+// Update is the body of a store's FuzzUpdate: it adds UpdateSeeds and
+// fuzzes CheckUpdate on stores from newStore.
+func Update(f *testing.F, newStore certstore.Factory) {
+	for _, s := range UpdateSeeds(f) {
+		f.Add(s.CertPEM, s.KeyPEM, s.Stores, s.Flags)
+	}
+	f.Fuzz(func(t *testing.T, certPEM, keyPEM []byte, stores string, flags uint8) {
+		CheckUpdate(t, newStore, certPEM, keyPEM, stores, flags)
+	})
+}
+
+// matchSeeds are the seed inputs of Match: non-ASCII names whose
+// lowercasing differs between rules, wildcards, IP addresses with zones,
+// names with commas and empty specs.
+var matchSeeds = []struct{ spec, sni string }{
+	{"ÉXAMPLE.TEST", "Éxample.test"},
+	{"ÉXAMPLE.TEST", "ÉxAmple.test"},
+	{"\u212AELVIN.TEST;kelvin.example.test", "\u212Aelvin.test"},
+	{";*.example.com,a.example.com\n;*.example.com", "B.example.com"},
+	{"*.ÜBER.TEST", "a.Über.test"},
+	{"10.0.0.1;ip:10.0.0.2,2001:DB8::1\nfe80::1%ETH0", "2001:db8::1"},
+	{"fe80::1%eth0;x.test", "fe80::1%ETH0"},
+	{"a,b.example.com;c.test", "A,B.example.com"},
+	{";\n;", ""},
+}
+
+// Match is the body of a store's FuzzMatch: it adds the seeds and fuzzes
+// CheckMatch on stores from newStore.
+func Match(f *testing.F, newStore certstore.Factory) {
+	for _, s := range matchSeeds {
+		f.Add(s.spec, s.sni)
+	}
+	f.Fuzz(func(t *testing.T, spec, sni string) {
+		CheckMatch(t, newStore, spec, sni)
+	})
+}

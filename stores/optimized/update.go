@@ -292,8 +292,15 @@ func (s *Store) apply(hunks []hunk, n int, keys, hk []pairKey, newOrder []*entry
 		s.setOf = slices.Replace(s.setOf, h.oldLo, h.oldHi, newSets...)
 	}
 	if n >= parallelHashMin {
-		// The new keys are in the scratch buffer: swap the buffers.
-		s.keys, s.keyScratch = keys, s.keys[:0]
+		// The new keys are in the scratch buffer: swap the buffers. The
+		// second buffer is made with the configuration that needs it
+		// (the first one this large), not on the refresh after it, so
+		// that an unchanged refresh allocates nothing from the first on.
+		spare := s.keys[:0]
+		if cap(spare) < n {
+			spare = make([]pairKey, 0, n)
+		}
+		s.keys, s.keyScratch = keys, spare
 	} else {
 		s.keys = keys // a buffer of its own (see contentKeys)
 	}
