@@ -16,23 +16,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// The units of HandshakeUnderChurn samples beyond the standard ones.
-const (
-	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles in
-	// nanoseconds.
-	//
-	// Deprecated: use resultfmt.UnitP50, resultfmt.UnitP99 and
-	// resultfmt.UnitP999.
-	UnitP50  = resultfmt.UnitP50
-	UnitP99  = resultfmt.UnitP99
-	UnitP999 = resultfmt.UnitP999
-	// UnitRefreshRate is the number of refreshes the store completed per
-	// second of the sample while serving lookups; higher is better.
-	//
-	// Deprecated: use resultfmt.UnitRefreshRate.
-	UnitRefreshRate = resultfmt.UnitRefreshRate
-)
-
 // extraUnits are the units of Sample.Extra that the Writer declares a
 // direction ("better=", resultfmt.BetterName) for.
 var extraUnits = []string{resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999, resultfmt.UnitRefreshRate}

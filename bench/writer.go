@@ -12,31 +12,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// The units certbench records beyond the testing package's. They are
-// resultfmt's, the one owner of the result-file vocabulary.
-const (
-	// UnitRetained is resultfmt.UnitRetained.
-	//
-	// Deprecated: use resultfmt.UnitRetained.
-	UnitRetained = resultfmt.UnitRetained
-	// UnitRetainedPerCert is resultfmt.UnitRetainedPerCert.
-	//
-	// Deprecated: use resultfmt.UnitRetainedPerCert.
-	UnitRetainedPerCert = resultfmt.UnitRetainedPerCert
-	// UnitGoroutines is resultfmt.UnitGoroutines: goroutines carrying the
-	// sample's profiler label, which every goroutine the store starts
-	// inherits (see Sample.Goroutines).
-	//
-	// Deprecated: use resultfmt.UnitGoroutines.
-	UnitGoroutines = resultfmt.UnitGoroutines
-)
-
-// MinExactSamples is the fewest samples of a benchmark from which a
-// Writer declares a count exact.
-//
-// Deprecated: use resultfmt.MinExactSamples, the rule the gate applies too.
-const MinExactSamples = resultfmt.MinExactSamples
-
 // ExactUnits are the units a Writer declares "assume=exact" when their
 // samples show them to be exact: counts (resultfmt.IsCount), which a
 // deterministic store on a fixed op count repeats exactly.

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/resultfmt"
 )
 
 // badInputFiles writes a base and a head result file (6 samples of two
@@ -139,9 +138,9 @@ func TestUnknownUnitWarning(t *testing.T) {
 // TestRunnerUnitsKnown: every unit the runner writes is one the readers
 // know (the list lives in package compare, which must not import bench).
 func TestRunnerUnitsKnown(t *testing.T) {
-	for _, u := range []string{bench.UnitRetained, bench.UnitRetainedPerCert, bench.UnitGoroutines,
-		bench.UnitP50, bench.UnitP99, bench.UnitP999, bench.UnitRefreshRate, "ns/op", "B/op", "allocs/op"} {
-		if !compare.IsKnownUnit(u) {
+	for _, u := range []string{resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines,
+		resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999, resultfmt.UnitRefreshRate, "ns/op", "B/op", "allocs/op"} {
+		if !resultfmt.IsKnownUnit(u) {
 			t.Errorf("bench writes %q, which compare does not know", u)
 		}
 	}

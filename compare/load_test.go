@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -34,7 +35,7 @@ const goodLine = "BenchmarkChurn/scenario=a/store=naive 10 1000 ns/op 100 B/op 1
 // any statistics (Mann-Whitney loops forever on NaN; negatives passed the
 // gate as improvements).
 func TestLoadRejectsBadValues(t *testing.T) {
-	for _, unit := range compare.KnownUnits() {
+	for _, unit := range resultfmt.KnownUnits() {
 		for _, tc := range []struct{ value, why string }{
 			{"NaN", "not a finite number"},
 			{"+Inf", "not a finite number"},
@@ -141,7 +142,7 @@ func TestUnknownUnitWarnings(t *testing.T) {
 	// Known units, as certbench run and go test -bench write them, and
 	// the reference results: no warning.
 	all := "BenchmarkX 1"
-	for _, u := range compare.KnownUnits() {
+	for _, u := range resultfmt.KnownUnits() {
 		all += " 1 " + u
 	}
 	rs, err = compare.Load("../results/reference.txt", tempFile(t, "all.txt", all+"\n"))
@@ -152,7 +153,7 @@ func TestUnknownUnitWarnings(t *testing.T) {
 		t.Errorf("warnings on known units: %q", rs.Warnings)
 	}
 	for _, u := range []string{"ns/op", "sec/op", "MB/s", "B/s", "p50-ns", "p50-sec"} {
-		if !compare.IsKnownUnit(u) {
+		if !resultfmt.IsKnownUnit(u) {
 			t.Errorf("IsKnownUnit(%q) = false", u)
 		}
 	}

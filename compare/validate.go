@@ -10,18 +10,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// KnownUnits returns the units certbench knows, as result files spell
-// them ("ns/op", not "sec/op"). Load and Read warn about any other unit.
-//
-// Deprecated: use resultfmt.KnownUnits, the one list.
-func KnownUnits() []string { return resultfmt.KnownUnits() }
-
-// IsKnownUnit reports whether unit is one certbench knows, as a file
-// spells it ("ns/op") or as the benchfmt reader tidies it ("sec/op").
-//
-// Deprecated: use resultfmt.IsKnownUnit.
-func IsKnownUnit(unit string) bool { return resultfmt.IsKnownUnit(unit) }
-
 // A ValueError is a measurement that no statistic can use: not a finite
 // number, or negative (a time, a count or a size below zero).
 type ValueError struct {

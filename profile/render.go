@@ -228,15 +228,9 @@ func (s *Summary) table(sampleType string, order Order) *Table {
 
 // comparisonJSON is the JSON form of a Comparison: the top movers only.
 type comparisonJSON struct {
-	SampleType string  `json:"sample_type"`
-	Unit       string  `json:"unit"`
-	Base       Info    `json:"base"`
-	Head       Info    `json:"head"`
-	PerOp      bool    `json:"per_op"`
-	BaseTotal  float64 `json:"base_total"`
-	HeadTotal  float64 `json:"head_total"`
-	Grew       []Delta `json:"grew"`
-	Shrank     []Delta `json:"shrank"`
+	Sides
+	Grew   []Delta `json:"grew"`
+	Shrank []Delta `json:"shrank"`
 }
 
 // WriteComparisons renders comparisons: for each, the totals and the n
@@ -246,9 +240,7 @@ func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
 	if f == JSON {
 		out := make([]comparisonJSON, 0, len(cs))
 		for _, c := range cs {
-			out = append(out, comparisonJSON{
-				SampleType: c.SampleType, Unit: c.Unit, Base: c.Base, Head: c.Head, PerOp: c.PerOp,
-				BaseTotal: c.BaseTotal, HeadTotal: c.HeadTotal,
+			out = append(out, comparisonJSON{Sides: c.Sides,
 				Grew: nonNil(c.Grew(n, ByFlat)), Shrank: nonNil(c.Shrank(n, ByFlat)),
 			})
 		}

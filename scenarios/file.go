@@ -148,13 +148,8 @@ func ParseFile(data []byte, name string) (Scenario, error) {
 
 // onSource returns sc run on src, checking what the source allows.
 func onSource(sc Scenario, src *certgen.Source) (Scenario, error) {
-	switch n := len(src.Certs); {
-	case sc.Kind == Handshake:
-		return sc, fmt.Errorf("scenario %s: handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates", sc.Name)
-	case n == 0:
-		return sc, fmt.Errorf("scenario %s: the certificate source has no certificates", sc.Name)
-	case sc.Kind == Rotate && n < 2:
-		return sc, fmt.Errorf("scenario %s: rotating needs at least 2 certificates, the source has %d", sc.Name, n)
+	if err := canRunOn(sc, len(src.Certs)); err != nil {
+		return sc, err
 	}
 	sc.Certs = src
 	return sc, nil

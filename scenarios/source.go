@@ -54,13 +54,8 @@ func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 		return sc, fmt.Errorf("scenario %s: no certificate source", sc.Name)
 	}
 	n := len(src.Certs)
-	switch {
-	case sc.Kind == Handshake:
-		return sc, fmt.Errorf("scenario %s: handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates", sc.Name)
-	case n == 0:
-		return sc, fmt.Errorf("scenario %s: the certificate source has no certificates", sc.Name)
-	case sc.Kind == Rotate && n < 2:
-		return sc, fmt.Errorf("scenario %s: rotating needs at least 2 certificates, the source has %d", sc.Name, n)
+	if err := canRunOn(sc, n); err != nil {
+		return sc, err
 	}
 	inCatalogue := slices.ContainsFunc(Catalogue, func(c Scenario) bool { return c.Name == sc.Name })
 	if sc.Kind == Rotate {
@@ -90,6 +85,20 @@ func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	sc.Certs = src
 	sc.Default = sc.Default && inCatalogue
 	return sc, nil
+}
+
+// canRunOn reports why scenario sc cannot run on n loaded certificates,
+// or nil.
+func canRunOn(sc Scenario, n int) error {
+	switch {
+	case sc.Kind == Handshake:
+		return fmt.Errorf("scenario %s: handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates", sc.Name)
+	case n == 0:
+		return fmt.Errorf("scenario %s: the certificate source has no certificates", sc.Name)
+	case sc.Kind == Rotate && n < 2:
+		return fmt.Errorf("scenario %s: rotating needs at least 2 certificates, the source has %d", sc.Name, n)
+	}
+	return nil
 }
 
 // sourceName is the name of a catalogue scenario on loaded certificates.
