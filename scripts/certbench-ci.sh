@@ -50,6 +50,14 @@
 #                      at least 4, and 6 with two or more benchmarks.
 #   --ops N            ops per sample instead of each scenario's fixed count
 #                      (CERTBENCH_OPS; default: the scenario's)
+#   --interleave HOW   scenario (default): in each round, one process per
+#                      scenario and side, a scenario's base and head back to
+#                      back (ABBA by round); round: one process per side
+#                      running every scenario (CERTBENCH_INTERLEAVE). On a
+#                      2-core VM the log ratio of a pair of samples varied
+#                      by 0.25 (standard deviation) with round and 0.11 with
+#                      scenario (rotate-10-of-100): the machine's speed
+#                      drifts within the seconds a whole-set process takes.
 #   --out DIR          output directory (CERTBENCH_OUT; default certbench-out)
 #   --config FILE      gate policy (CERTBENCH_CONFIG; default: DIR/certbench.yaml
 #                      of the base if it has one, else of the working tree,
@@ -83,6 +91,7 @@ stores=${CERTBENCH_STORES:-}
 scenarios=${CERTBENCH_SCENARIOS:-}
 count=${CERTBENCH_COUNT:-10}
 ops=${CERTBENCH_OPS:-}
+interleave=${CERTBENCH_INTERLEAVE:-scenario}
 out=${CERTBENCH_OUT:-certbench-out}
 config=${CERTBENCH_CONFIG:-}
 gate_args_str=${CERTBENCH_GATE_ARGS:-}
@@ -100,6 +109,7 @@ while [[ $# -gt 0 ]]; do
     --scenarios) need "$@"; scenarios=$2; shift 2 ;;
     --count) need "$@"; count=$2; shift 2 ;;
     --ops) need "$@"; ops=$2; shift 2 ;;
+    --interleave) need "$@"; interleave=$2; shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
     --config) need "$@"; config=$2; shift 2 ;;
     --gate-args) need "$@"; gate_args_str=$2; shift 2 ;;
@@ -114,6 +124,7 @@ done
 
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "--count $count: want a positive number"
 [[ -z "$ops" || "$ops" =~ ^[1-9][0-9]*$ ]] || die "--ops $ops: want a positive number"
+[[ "$interleave" == scenario || "$interleave" == round ]] || die "--interleave $interleave: want scenario or round"
 command -v jq >/dev/null || die "jq is required (it reads certbench list --format json and the gate's json)"
 command -v git >/dev/null || die "git is required"
 # shellcheck disable=SC2206 # split on spaces, documented
@@ -296,7 +307,7 @@ ops_args=()
 if [[ -n "$ops" ]]; then ops_args=(--ops "$ops"); fi
 log "base: $base_desc"
 log "head: $head_desc"
-log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, ABBA"
+log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, ABBA, interleaved by $interleave"
 
 # --- measure -----------------------------------------------------------------
 # --round N where the binary has it (certbench older than the paired gate
@@ -309,22 +320,33 @@ if round_flag "$head_bin"; then head_round=1; fi
 if [[ $base_round == 0 ]]; then
   notes+=("the base binary has no run --round: samples not paired by round (U test)")
 fi
-run_side() { # SIDE ROUND
+run_side() { # SIDE ROUND GROUP SCENARIOS
   local bin=$base_bin has_round=$base_round
   if [[ $1 == head ]]; then bin=$head_bin has_round=$head_round; fi
   local round_args=()
   if [[ $has_round == 1 ]]; then round_args=(--round "$2"); fi
-  "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$scen_arg" "${ops_args[@]+"${ops_args[@]}"}" \
-    "${round_args[@]+"${round_args[@]}"}" -o "$out/raw/$1.$2.txt" || die "$1 binary: certbench run failed in round $2"
+  "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$4" "${ops_args[@]+"${ops_args[@]}"}" \
+    "${round_args[@]+"${round_args[@]}"}" -o "$out/raw/$1.$2.$3.txt" || die "$1 binary: certbench run failed in round $2"
 }
+# The groups of scenarios one process runs: each scenario alone, or all.
+groups=("$scen_arg")
+if [[ $interleave == scenario ]]; then IFS=, read -r -a groups <<<"$scen_arg"; fi
 for ((i = 1; i <= count; i++)); do
   t0=$(date +%s)
-  if ((i % 2)); then run_side base "$i"; run_side head "$i"; else run_side head "$i"; run_side base "$i"; fi
+  for ((g = 0; g < ${#groups[@]}; g++)); do
+    if ((i % 2)); then
+      run_side base "$i" "$g" "${groups[g]}"; run_side head "$i" "$g" "${groups[g]}"
+    else
+      run_side head "$i" "$g" "${groups[g]}"; run_side base "$i" "$g" "${groups[g]}"
+    fi
+  done
   log "round $i/$count done in $(($(date +%s) - t0))s"
 done
 for side in base head; do
   files=()
-  for ((i = 1; i <= count; i++)); do files+=("$out/raw/$side.$i.txt"); done
+  for ((i = 1; i <= count; i++)); do
+    for ((g = 0; g < ${#groups[@]}; g++)); do files+=("$out/raw/$side.$i.$g.txt"); done
+  done
   "$head_bin" merge -o "$out/$side.txt" "${files[@]}" || die "certbench merge of the $side results failed"
 done
 

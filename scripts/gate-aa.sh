@@ -19,6 +19,9 @@
 #   CERTBENCH_STORES     stores (default: optimized)
 #   CERTBENCH_SCENARIOS  scenarios, comma-separated (default: the default set)
 #   CERTBENCH_COUNT      samples per side (default 10, as ci-compare.sh)
+#   CERTBENCH_INTERLEAVE scenario (default, as ci-compare.sh: one process per
+#                        scenario and side, back to back) or round (one
+#                        process per side running every scenario)
 #   CERTBENCH_OUT        output directory (default: certbench-aa)
 #   CERTBENCH_BIN        binary to test (default: built from the working tree)
 #   CERTBENCH_GATE_ARGS  extra gate arguments (default: --config with the
@@ -37,6 +40,8 @@ root=$(git rev-parse --show-toplevel 2>/dev/null) || root=$(cd "$(dirname "$0")/
 runs=${1:-20}
 stores=${CERTBENCH_STORES:-optimized}
 count=${CERTBENCH_COUNT:-10}
+interleave=${CERTBENCH_INTERLEAVE:-scenario}
+[[ $interleave == scenario || $interleave == round ]] || die "CERTBENCH_INTERLEAVE=$interleave: want scenario or round"
 out=${CERTBENCH_OUT:-certbench-aa}
 # shellcheck disable=SC2206
 gate_args=(${CERTBENCH_GATE_ARGS:-})
@@ -68,15 +73,21 @@ if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then
     d=$out/run-$r
     rm -rf "$d"
     mkdir -p "$d/raw"
+    groups=("$scenarios")
+    if [[ $interleave == scenario ]]; then IFS=, read -r -a groups <<<"$scenarios"; fi
     for ((i = 1; i <= count; i++)); do
-      for side in $( ((i % 2)) && echo "a b" || echo "b a"); do
-        "$bin" run --count 1 -q --round "$i" --stores "$stores" --scenarios "$scenarios" -o "$d/raw/$side.$i.txt" ||
-          die "run $r round $i: certbench run failed"
+      for ((g = 0; g < ${#groups[@]}; g++)); do
+        for side in $( ((i % 2)) && echo "a b" || echo "b a"); do
+          "$bin" run --count 1 -q --round "$i" --stores "$stores" --scenarios "${groups[g]}" -o "$d/raw/$side.$i.$g.txt" ||
+            die "run $r round $i: certbench run failed"
+        done
       done
     done
     for side in a b; do
       files=()
-      for ((i = 1; i <= count; i++)); do files+=("$d/raw/$side.$i.txt"); done
+      for ((i = 1; i <= count; i++)); do
+        for ((g = 0; g < ${#groups[@]}; g++)); do files+=("$d/raw/$side.$i.$g.txt"); done
+      done
       "$bin" merge -o "$d/$side.txt" "${files[@]}" || die "run $r: certbench merge failed"
     done
     echo "gate-aa: run $r/$runs measured ($(($(date +%s) - start))s so far)" >&2
@@ -127,7 +138,7 @@ spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
   END { for (k in lo) printf "  %-60s %6d samples  min %-12.0f max %-12.0f %d distinct\n", k, cnt[k], lo[k], hi[k], distinct[k] }' | sort)
 
 {
-  echo "A/A false alarms: $n runs; binary $bin; stores $stores; count $count per side (ABBA)"
+  echo "A/A false alarms: $n runs; binary $bin; stores $stores; count $count per side (ABBA, interleaved by $interleave)"
   echo "scenarios: $scenarios"
   echo "gate args: ${gate_args[*]:-(defaults)}"
   echo
