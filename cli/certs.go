@@ -44,18 +44,19 @@ func (c *CertsFlags) bind(cmd *cobra.Command) {
 }
 
 // given reports whether --certs was given; it rejects the --certs-*
-// flags without it.
-func (c *CertsFlags) given() (bool, error) {
-	if c.Path == "" {
+// flags without it, unless files (scenario files, whose pool.certs they
+// apply to) are given.
+func (c *CertsFlags) given(files bool) (bool, error) {
+	if c.Path == "" && !files {
 		switch {
 		case c.Strict:
-			return false, usagef("--certs-strict: needs --certs SOURCE")
+			return false, usagef("--certs-strict: needs --certs SOURCE (or a --scenario-file with pool.certs)")
 		case c.Namespaces:
-			return false, usagef("--certs-namespaces: needs --certs SOURCE")
+			return false, usagef("--certs-namespaces: needs --certs SOURCE (or a --scenario-file with pool.certs)")
 		}
 		return false, nil
 	}
-	return true, nil
+	return c.Path != "", nil
 }
 
 // load reads the source once, printing what was loaded (how many, how
@@ -122,7 +123,7 @@ func (c *CertsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.
 // given, followed by those of the scenario files; the notes of loading go
 // to stderr unless Quiet.
 func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenarios.Scenario, error) {
-	given, err := f.CertsFlags.given()
+	given, err := f.CertsFlags.given(len(f.ScenarioFileFlags.Files) > 0)
 	if err != nil {
 		return nil, err
 	}

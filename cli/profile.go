@@ -139,7 +139,7 @@ func (o *ProfileOptions) jobs() ([]profile.Job, error) {
 		return nil, usagef("no store is registered")
 	}
 	scs2 := scenarios.Defaults()
-	if given, err := o.CertsFlags.given(); err != nil {
+	if given, err := o.CertsFlags.given(len(o.ScenarioFileFlags.Files) > 0); err != nil {
 		return nil, err
 	} else if given {
 		var progress io.Writer

@@ -111,3 +111,28 @@ func TestListScenarioFile(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioFileCerts runs a scenario file whose pool is the user's
+// certificates, with --certs-strict applying to that source; the results
+// record its shape and never its names or path.
+func TestScenarioFileCerts(t *testing.T) {
+	certsDir, names := writeCertsDir(t, 5, 6)
+	file := writeScenario(t, filepath.Dir(certsDir), "mine.yaml",
+		"name: mine\npool: {certs: "+filepath.Base(certsDir)+"}\nchurn: {kind: renew}\nops: 2\n")
+	out := filepath.Join(t.TempDir(), "r.txt")
+	code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", file, "--certs-strict", "--count", "2", "-q", "-o", out)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, want := range []string{"certs-count: 6", "scenario-hash.mine: ", "BenchmarkChurn/scenario=mine/store=optimized"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("results lack %q", want)
+		}
+	}
+	checkPrivate(t, "results", text, certsDir, names)
+}

@@ -54,10 +54,12 @@
 #                      scenario and side, a scenario's base and head back to
 #                      back (ABBA by round); round: one process per side
 #                      running every scenario (CERTBENCH_INTERLEAVE). On a
-#                      2-core VM the log ratio of a pair of samples varied
-#                      by 0.25 (standard deviation) with round and 0.11 with
-#                      scenario (rotate-10-of-100): the machine's speed
-#                      drifts within the seconds a whole-set process takes.
+#                      2-core VM (20 A/A runs of the default set, count 10)
+#                      the log ratio of a pair of samples of
+#                      rotate-10-of-100 varied by 0.25 (standard deviation)
+#                      with round and 0.18 with scenario: the machine's
+#                      speed drifts within the seconds a whole-set process
+#                      takes.
 #   --out DIR          output directory (CERTBENCH_OUT; default certbench-out)
 #   --config FILE      gate policy (CERTBENCH_CONFIG; default: DIR/certbench.yaml
 #                      of the base if it has one, else of the working tree,
