@@ -44,7 +44,7 @@ func (s *ScenarioFileFlags) withFiles(named []scenarios.Scenario, c *CertsFlags)
 		return named, nil
 	}
 	if c.Path != "" {
-		return nil, usagef("--scenario-file with --certs: name the certificates in the scenario file (pool.certs: %s)", "SOURCE")
+		return nil, usagef("--scenario-file with --certs: name the certificates in the scenario file (pool.certs: SOURCE)")
 	}
 	files, err := s.load(c.Strict, c.Namespaces)
 	if err != nil {
