@@ -70,18 +70,31 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 // finished measuring after ctx was done is discarded as well: it may have
 // timed the work of whatever cancelled ctx (a signal handler).
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
+	return measureContext(ctx, newStore, storeName, w, nil)
+}
+
+// measureContext is MeasureContext calling sync, when not nil, just
+// before the timed ops (see Options.Sync).
+func measureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error) (Sample, error) {
 	var stop atomic.Bool
 	unregister := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer unregister()
 	var s Sample
 	var err error
 	switch w.Scenario.Kind {
-	case scenarios.HandshakeUnderChurn:
-		s, err = measureChurn(newStore, storeName, w, &stop)
-	case scenarios.Handshake:
-		s, err = measureHandshake(newStore, storeName, w, &stop)
+	case scenarios.HandshakeUnderChurn, scenarios.Handshake:
+		if sync != nil {
+			if err := sync(); err != nil {
+				return Sample{Scenario: w.Scenario.Name, Store: storeName}, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+			}
+		}
+		if w.Scenario.Kind == scenarios.Handshake {
+			s, err = measureHandshake(newStore, storeName, w, &stop)
+		} else {
+			s, err = measureChurn(newStore, storeName, w, &stop)
+		}
 	default:
-		s, err = measure(newStore, storeName, w, &stop)
+		s, err = measure(newStore, storeName, w, &stop, sync)
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return Sample{Scenario: w.Scenario.Name, Store: storeName}, fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, cerr)
@@ -90,7 +103,7 @@ func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName s
 }
 
 // measure measures one sample of a workload other than HandshakeUnderChurn.
-func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
+func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool, sync func() error) (Sample, error) {
 	ops := len(w.Configs) - 1
 	if w.Scenario.Kind == scenarios.Lookup {
 		ops = w.Scenario.Ops
@@ -109,6 +122,11 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 			store = newStore()
 			if err = store.Update(w.Configs[0]); err != nil {
 				err = fmt.Errorf("initial configuration: %w", err)
+				return
+			}
+		}
+		if sync != nil {
+			if err = sync(); err != nil {
 				return
 			}
 		}

@@ -29,6 +29,13 @@ type Options struct {
 	// scenario and store, as certbench sweep names its samples with
 	// resultfmt.SweepName; nil keeps resultfmt.ChurnName.
 	Name func(scenario, store string) string
+	// Sync, when not nil, is called once per sample just before its timed
+	// ops, after the store holds the workload's initial configuration
+	// (handshake workloads: before the sample's set-up), with the sample's
+	// scenario, store and number (from 1). The sample waits for it, and an
+	// error from it ends Run. certbench run --sync uses it to start the
+	// timed windows of two processes together (package rendezvous).
+	Sync func(ctx context.Context, scenario, store string, sample int) error
 }
 
 // ErrSkipStore, returned by Run's emit function, makes Run take no more
@@ -81,7 +88,12 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", done+1, total, sc.Name, st.Name, k+1, count, eta)
 				}
 				t0 := time.Now()
-				s, err := MeasureContext(ctx, st.New, st.Name, w)
+				var sync func() error
+				if opts.Sync != nil {
+					name, n := st.Name, k+1
+					sync = func() error { return opts.Sync(ctx, sc.Name, name, n) }
+				}
+				s, err := measureContext(ctx, st.New, st.Name, w, sync)
 				if err != nil {
 					return err
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/rendezvous"
 	"github.com/certbench/certbench/resultfmt"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -109,6 +110,12 @@ type RunOptions struct {
 	// configuration line "round: ROUND": the round of an interleaved
 	// base/head protocol, by which certbench gate pairs samples.
 	Round string
+	// Sync, when not empty (--sync), is a directory shared with
+	// SyncParties-1 other certbench run processes: each sample's timed
+	// ops start when every process has reached that sample (package
+	// rendezvous).
+	Sync        string
+	SyncParties int
 }
 
 func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -128,6 +135,15 @@ B/op and allocs/op are the exact ratios (total / ops, not truncated):
 unit lines declare B/op, allocs/op and goroutines "assume=exact" only
 when every benchmark has at least 2 samples, all equal; merge per-sample
 files with certbench merge, which recomputes them.
+
+--sync DIR measures side by side: every process given the same (empty)
+directory waits, before each sample's timed ops, until all --sync-parties
+of them (default 2) have reached that sample, so that a base and a head
+binary, each pinned to its own CPU, measure every sample in the same
+moments and whatever disturbs the machine disturbs both
+(scripts/certbench-ci.sh --interleave parallel). The processes must run
+the same stores, scenarios, count and ops; if they do not, or a partner
+does not arrive within 10 minutes, run fails.
 
 On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
 output keeps the samples measured so far, with their unit lines; certbench
@@ -156,6 +172,8 @@ key. The results record only the source's shape (certs-count, certs-keys,
 	opts.BenchFlags.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
+	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
+	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the number of processes sharing the --sync directory")
 	return cmd
 }
 
@@ -171,6 +189,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 		config = []string{resultfmt.RoundKey, opts.Round}
+	}
+	if opts.Sync != "" {
+		d, err := rendezvous.Open(opts.Sync, opts.SyncParties, 0)
+		if err != nil {
+			return usagef("--sync: %v", err)
+		}
+		bopts.Sync = func(ctx context.Context, scenario, store string, sample int) error {
+			return d.Wait(ctx, fmt.Sprintf("%s/%s/%d", scenario, store, sample))
+		}
+	} else if opts.SyncParties != 2 {
+		return usagef("--sync-parties %d without --sync", opts.SyncParties)
 	}
 	if opts.Output == "" || opts.Output == "-" {
 		return runTo(ctx, bopts, opts.IO.Out, config...)

@@ -59,7 +59,18 @@
 #                      rotate-10-of-100 varied by 0.25 (standard deviation)
 #                      with round and 0.18 with scenario: the machine's
 #                      speed drifts within the seconds a whole-set process
-#                      takes.
+#                      takes. parallel: a scenario's base and head run at
+#                      the same time, each with GOMAXPROCS=1 pinned to its
+#                      own CPU (taskset; the CPUs swap sides by round), and
+#                      start every sample's timed ops together
+#                      (`certbench run --sync`), so that drift common to
+#                      the machine cancels. It needs 2 CPUs and both
+#                      binaries with run --sync, and it measures single-CPU
+#                      cost. On the 2-core VM above it did not help: the
+#                      pair log ratio's sd over 20 A/A pairs was 0.19
+#                      (rotate-10-of-100), 0.17 (renew-1-of-1000), 0.26
+#                      (lookup-1000) against 0.12, 0.16 and 0.21 back to
+#                      back; that machine's noise is per CPU, not shared.
 #   --out DIR          output directory (CERTBENCH_OUT; default certbench-out)
 #   --config FILE      gate policy (CERTBENCH_CONFIG; default: DIR/certbench.yaml
 #                      of the base if it has one, else of the working tree,
@@ -126,7 +137,8 @@ done
 
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "--count $count: want a positive number"
 [[ -z "$ops" || "$ops" =~ ^[1-9][0-9]*$ ]] || die "--ops $ops: want a positive number"
-[[ "$interleave" == scenario || "$interleave" == round ]] || die "--interleave $interleave: want scenario or round"
+[[ "$interleave" == scenario || "$interleave" == round || "$interleave" == parallel ]] ||
+  die "--interleave $interleave: want scenario, round or parallel"
 command -v jq >/dev/null || die "jq is required (it reads certbench list --format json and the gate's json)"
 command -v git >/dev/null || die "git is required"
 # shellcheck disable=SC2206 # split on spaces, documented
@@ -309,7 +321,22 @@ ops_args=()
 if [[ -n "$ops" ]]; then ops_args=(--ops "$ops"); fi
 log "base: $base_desc"
 log "head: $head_desc"
-log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, ABBA, interleaved by $interleave"
+if [[ $interleave == parallel ]]; then
+  sync_flag() { "$1" run --help 2>/dev/null | grep -q -- '--sync '; }
+  cpus=$(nproc 2>/dev/null || echo 1)
+  if ((cpus < 2)); then
+    notes+=("--interleave parallel needs 2 CPUs ($cpus here): interleaved by scenario instead")
+    interleave=scenario
+  elif ! sync_flag "$base_bin" || ! sync_flag "$head_bin"; then
+    notes+=("a binary has no run --sync: interleaved by scenario instead of in parallel")
+    interleave=scenario
+  elif ! command -v taskset >/dev/null; then
+    notes+=("no taskset: the parallel sides are not pinned to CPUs")
+  fi
+fi
+how="ABBA, interleaved by $interleave"
+if [[ $interleave == parallel ]]; then how="base and head in parallel, one CPU each"; fi
+log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, $how"
 
 # --- measure -----------------------------------------------------------------
 # --round N where the binary has it (certbench older than the paired gate
@@ -322,21 +349,46 @@ if round_flag "$head_bin"; then head_round=1; fi
 if [[ $base_round == 0 ]]; then
   notes+=("the base binary has no run --round: samples not paired by round (U test)")
 fi
-run_side() { # SIDE ROUND GROUP SCENARIOS
+pin=() # a command prefix for run_side (run_pair's taskset)
+run_side() { # SIDE ROUND GROUP SCENARIOS [run args...]
   local bin=$base_bin has_round=$base_round
   if [[ $1 == head ]]; then bin=$head_bin has_round=$head_round; fi
   local round_args=()
   if [[ $has_round == 1 ]]; then round_args=(--round "$2"); fi
-  "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$4" "${ops_args[@]+"${ops_args[@]}"}" \
-    "${round_args[@]+"${round_args[@]}"}" -o "$out/raw/$1.$2.$3.txt" || die "$1 binary: certbench run failed in round $2"
+  "${pin[@]+"${pin[@]}"}" "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$4" "${ops_args[@]+"${ops_args[@]}"}" \
+    "${round_args[@]+"${round_args[@]}"}" "${@:5}" -o "$out/raw/$1.$2.$3.txt" || die "$1 binary: certbench run failed in round $2"
+}
+# run_pair runs a scenario's two sides at once, each with GOMAXPROCS=1 on
+# its own CPU (base on CPU 0 in odd rounds, CPU 1 in even ones), starting
+# every sample's timed ops together; if one fails, the other is stopped.
+run_pair() { # ROUND GROUP SCENARIOS
+  local d=$out/sync/$1.$2 side cpu pids=() rc=0
+  rm -rf "$d" && mkdir -p "$d"
+  for side in base head; do
+    cpu=$((($1 + 1) % 2))
+    if [[ $side == head ]]; then cpu=$(($1 % 2)); fi
+    (
+      export GOMAXPROCS=1
+      if command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); fi
+      run_side "$side" "$1" "$2" "$3" --sync "$d"
+    ) &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" || { rc=$?; kill "${pids[@]}" 2>/dev/null || true; }
+  done
+  rm -rf "$d"
+  ((rc == 0)) || die "certbench run failed in round $1 (parallel)"
 }
 # The groups of scenarios one process runs: each scenario alone, or all.
 groups=("$scen_arg")
-if [[ $interleave == scenario ]]; then IFS=, read -r -a groups <<<"$scen_arg"; fi
+if [[ $interleave != round ]]; then IFS=, read -r -a groups <<<"$scen_arg"; fi
 for ((i = 1; i <= count; i++)); do
   t0=$(date +%s)
   for ((g = 0; g < ${#groups[@]}; g++)); do
-    if ((i % 2)); then
+    if [[ $interleave == parallel ]]; then
+      run_pair "$i" "$g" "${groups[g]}"
+    elif ((i % 2)); then
       run_side base "$i" "$g" "${groups[g]}"; run_side head "$i" "$g" "${groups[g]}"
     else
       run_side head "$i" "$g" "${groups[g]}"; run_side base "$i" "$g" "${groups[g]}"
