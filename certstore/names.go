@@ -3,6 +3,7 @@ package certstore
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"net"
 	"net/netip"
 	"strings"
 )
@@ -14,7 +15,14 @@ import (
 // [NormalizeServerName] lowercases an SNI, so that a name and an SNI that
 // differ only in case (ASCII or not) are equal after both are normalised.
 func Names(leaf *x509.Certificate) []string {
-	names := make([]string, 0, 1+len(leaf.DNSNames)+len(leaf.IPAddresses))
+	return NamesFrom(leaf.Subject.CommonName, leaf.DNSNames, leaf.IPAddresses)
+}
+
+// NamesFrom is [Names] from the three fields it reads, for a store that
+// reads them from the certificate's DER itself: the subject's common name,
+// the DNS names and the IP addresses of its subject alternative names.
+func NamesFrom(commonName string, dnsNames []string, ips []net.IP) []string {
+	names := make([]string, 0, 1+len(dnsNames)+len(ips))
 	add := func(n string) {
 		for _, have := range names {
 			if have == n {
@@ -23,17 +31,17 @@ func Names(leaf *x509.Certificate) []string {
 		}
 		names = append(names, n)
 	}
-	if cn := leaf.Subject.CommonName; cn != "" {
+	if cn := commonName; cn != "" {
 		if addr, err := netip.ParseAddr(cn); err == nil {
 			add(addr.Unmap().String())
 		} else {
 			add(strings.ToLower(cn))
 		}
 	}
-	for _, n := range leaf.DNSNames {
+	for _, n := range dnsNames {
 		add(strings.ToLower(n))
 	}
-	for _, ip := range leaf.IPAddresses {
+	for _, ip := range ips {
 		if addr, ok := netip.AddrFromSlice(ip); ok {
 			add(addr.Unmap().String())
 		}

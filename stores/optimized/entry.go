@@ -1,6 +1,7 @@
 package optimized
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -156,11 +157,13 @@ func (s *Store) chainKeyOf(rest []byte) pairKey {
 // parsed is the result of parsing one new pair.
 type parsed struct {
 	e *entry
-	// leaf is the leaf DER; ders are the decoded intermediates when the
-	// chain was not interned yet (chainKey names them).
+	// leaf is the leaf DER; chainPEM is the PEM text after it when no
+	// interned chain had that text (chainKey names it): acquireChain
+	// decodes it once per distinct chain of the update, not once per
+	// entry.
 	leaf     []byte
 	chainKey pairKey
-	ders     [][]byte
+	chainPEM []byte
 	// name is the first name, for errors.
 	name string
 }
@@ -173,8 +176,8 @@ type parsed struct {
 // It differs from tls.X509KeyPair only where that saves work: the key is
 // parsed with the parser its PEM type names first (X509KeyPair always tries
 // PKCS #1 first, which fails slowly on the common PKCS #8 and SEC 1 keys),
-// and the PEM text after the leaf is decoded only when no interned chain has
-// the same text.
+// and the PEM text after the leaf is decoded (by acquireChain, once per
+// update) only when no interned chain has the same text.
 func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -228,19 +231,11 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 		skipped = append(skipped, keyBlock.Type)
 	}
 
-	leaf, err := x509.ParseCertificate(leafBlock.Bytes)
-	if err != nil {
-		return res, err
-	}
-	names := certstore.Names(leaf)
+	names, key, err := leafAndKey(leafBlock.Bytes, keyBlock.Type, keyBlock.Bytes)
 	if len(names) > 0 {
 		res.name = names[0]
 	}
-	key, err := parsePrivateKey(keyBlock.Type, keyBlock.Bytes)
 	if err != nil {
-		return res, err
-	}
-	if err := checkKeyMatch(leaf.PublicKey, key); err != nil {
 		return res, err
 	}
 	if len(names) == 0 {
@@ -258,9 +253,77 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	if c := s.chains[res.chainKey]; c != nil {
 		e.chain = c
 	} else {
-		res.ders = certstore.AppendCertificateDERs(res.ders, rest)
+		res.chainPEM = rest
 	}
 	return res, nil
+}
+
+// leafAndKey returns the names of a leaf and its parsed private key, with
+// the errors of tls.X509KeyPair in its order: the leaf's, the key's, then
+// a mismatch. A leaf inside readLeaf's profile whose key parses and
+// matches it is never given to x509.ParseCertificate; anything else is,
+// so that every error is crypto/x509's. names is set whenever the leaf
+// parsed, for naming it in errors.
+func leafAndKey(leafDER []byte, keyType string, keyDER []byte) (names []string, key crypto.PrivateKey, err error) {
+	if f, ok := readLeaf(leafDER); ok {
+		if k, err := parsePrivateKey(keyType, keyDER); err == nil && publicKeyIs(k, f.spki) {
+			return certstore.NamesFrom(f.commonName, f.dnsNames, f.ips), k, nil
+		}
+	}
+	leaf, err := x509.ParseCertificate(leafDER)
+	if err != nil {
+		return nil, nil, err
+	}
+	names = certstore.Names(leaf)
+	if key, err = parsePrivateKey(keyType, keyDER); err != nil {
+		return names, nil, err
+	}
+	if err := checkKeyMatch(leaf.PublicKey, key); err != nil {
+		return names, nil, err
+	}
+	return names, key, nil
+}
+
+// publicKeyIs reports whether spki is the canonical DER
+// (x509.MarshalPKIXPublicKey) of key's public key: then crypto/x509
+// parses it, to that key. ECDSA and Ed25519 keys are compared without
+// encoding the whole key: their SubjectPublicKeyInfo is a fixed prefix
+// per curve, then the point or key bytes.
+func publicKeyIs(key crypto.PrivateKey, spki []byte) bool {
+	var prefix, point []byte
+	switch k := key.(type) {
+	case *ecdsa.PrivateKey:
+		prefix = spkiPrefix[k.Curve.Params().Name]
+		if prefix == nil {
+			break
+		}
+		p, err := k.PublicKey.Bytes()
+		if err != nil {
+			return false
+		}
+		point = p
+	case ed25519.PrivateKey:
+		prefix, point = spkiPrefix["Ed25519"], k.Public().(ed25519.PublicKey)
+	}
+	if prefix != nil {
+		return len(spki) == len(prefix)+len(point) && bytes.Equal(spki[:len(prefix)], prefix) && bytes.Equal(spki[len(prefix):], point)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return false
+	}
+	der, err := x509.MarshalPKIXPublicKey(signer.Public())
+	return err == nil && bytes.Equal(der, spki)
+}
+
+// spkiPrefix holds, per curve, the bytes of a canonical
+// SubjectPublicKeyInfo before the key itself (TestSPKIPrefixes checks them
+// against x509.MarshalPKIXPublicKey).
+var spkiPrefix = map[string][]byte{
+	"P-256":   {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00},
+	"P-384":   {0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00},
+	"P-521":   {0x30, 0x81, 0x9b, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23, 0x03, 0x81, 0x86, 0x00},
+	"Ed25519": {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00},
 }
 
 // parsePrivateKey parses a private key DER, trying first the format its PEM
@@ -415,8 +478,9 @@ func (s *Store) acquireChain(p *parsed) {
 		c = s.chains[p.chainKey]
 	}
 	if c == nil {
-		c = &chain{ders: make([][]byte, len(p.ders)), keys: make([]pairKey, len(p.ders))}
-		for i, b := range p.ders {
+		ders := certstore.AppendCertificateDERs(nil, p.chainPEM)
+		c = &chain{ders: ders, keys: make([]pairKey, len(ders))}
+		for i, b := range ders {
 			c.ders[i], c.keys[i] = s.internDER(b)
 		}
 		s.chains[p.chainKey] = c

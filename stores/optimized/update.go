@@ -80,14 +80,14 @@ func (s *Store) Update(cfg *certstore.Config) error {
 
 	// Reuse what the published configuration holds; queue the rest, once
 	// per distinct pair.
-	var jobs []job
+	jobs := make([]job, 0, len(hk)+len(defStores))
 	var queued map[pairKey]bool
 	want := func(k pairKey) bool {
 		if s.entries[k] != nil || queued[k] {
 			return false
 		}
 		if queued == nil {
-			queued = make(map[pairKey]bool)
+			queued = make(map[pairKey]bool, len(hk)+len(defStores))
 		}
 		queued[k] = true
 		return true
@@ -128,6 +128,9 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	}
 
 	// Commit: from here on nothing fails.
+	if len(s.entries) == 0 && len(jobs) > 64 {
+		s.entries = make(map[pairKey]*entry, len(jobs))
+	}
 	for j := range jobs {
 		s.acquireChain(&jobs[j].res)
 		s.entries[jobs[j].key] = jobs[j].res.e
