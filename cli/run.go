@@ -113,7 +113,7 @@ type RunOptions struct {
 	// Sync, when not empty (--sync), is a directory shared with
 	// SyncParties-1 other certbench run processes: each sample's timed
 	// ops start when every process has reached that sample (package
-	// rendezvous).
+	// rendezvous). 0 SyncParties means 2.
 	Sync        string
 	SyncParties int
 }
@@ -173,7 +173,7 @@ key. The results record only the source's shape (certs-count, certs-keys,
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
 	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
-	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the number of processes sharing the --sync directory")
+	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the `number` of processes sharing the --sync directory")
 	return cmd
 }
 
@@ -190,16 +190,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		config = []string{resultfmt.RoundKey, opts.Round}
 	}
+	parties := opts.SyncParties
+	if parties == 0 {
+		parties = 2
+	}
 	if opts.Sync != "" {
-		d, err := rendezvous.Open(opts.Sync, opts.SyncParties, 0)
+		d, err := rendezvous.Open(opts.Sync, parties, 0)
 		if err != nil {
 			return usagef("--sync: %v", err)
 		}
 		bopts.Sync = func(ctx context.Context, scenario, store string, sample int) error {
 			return d.Wait(ctx, fmt.Sprintf("%s/%s/%d", scenario, store, sample))
 		}
-	} else if opts.SyncParties != 2 {
-		return usagef("--sync-parties %d without --sync", opts.SyncParties)
+	} else if parties != 2 {
+		return usagef("--sync-parties %d without --sync", parties)
 	}
 	if opts.Output == "" || opts.Output == "-" {
 		return runTo(ctx, bopts, opts.IO.Out, config...)

@@ -61,7 +61,8 @@ metric (value ≈ c·N^k, the least-squares slope in log-log): k ≈ 1 is linear
 k ≈ 2 quadratic.
 
 Large sizes get fewer ops and samples: 10 ops per sample up to 3,000
-certificates, then 30,000/size (1 at 100,000); --count samples up to 10,000
+certificates, then 30,000/size (1 at 100,000; lookup samples are always
+20,000 lookups); --count samples up to 10,000
 certificates, then count*10,000/size but at least 3. --budget bounds the time
 spent on one store at one size: sizes whose samples are estimated (from the
 previous size) not to fit get fewer samples, or are skipped, with a note, and

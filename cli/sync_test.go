@@ -22,7 +22,7 @@ func TestRunSync(t *testing.T) {
 	if code, _, errOut := run(t, "run", "--sync-parties", "3", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "--sync-parties 3 without --sync") {
 		t.Errorf("--sync-parties alone: exit %d, %s", code, errOut)
 	}
-	if code, _, errOut := run(t, "run", "--sync", dir, "--sync-parties", "0", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "at least 1") {
+	if code, _, errOut := run(t, "run", "--sync", dir, "--sync-parties", "-1", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "at least 1") {
 		t.Errorf("--sync-parties 0: exit %d, %s", code, errOut)
 	}
 

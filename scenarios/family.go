@@ -34,7 +34,12 @@ var Families = []Family{
 	{Name: "noop", Kind: Noop, Description: "the same whole pool re-applied on every refresh"},
 	{Name: "rotate-10", Kind: Rotate, Window: 10, Description: "the next 10 certificates of the pool on every refresh"},
 	{Name: "startup", Kind: Startup, Description: "the whole pool loaded into a fresh store"},
+	{Name: "lookup", Kind: Lookup, Description: "handshake lookups: 60% exact, 20% wildcard, 20% misses"},
 }
+
+// SweepLookups is the number of lookups per sample of the lookup family,
+// at every size: a lookup's cost should not grow with the pool.
+const SweepLookups = 20000
 
 // FamilyByName returns the named family, or an error listing the valid
 // names.
@@ -63,15 +68,19 @@ func SweepOps(size int) int {
 
 // At returns the family's scenario at a pool of size certificates, named
 // as the catalogue names its scenarios: "renew-1-of-1000", "noop-1000",
-// "rotate-10-of-1000", "startup-1000".
+// "rotate-10-of-1000", "startup-1000", "lookup-1000" (SweepLookups
+// lookups per sample).
 func (f Family) At(size int) Scenario {
 	name := fmt.Sprintf("%s-%d", f.Name, size)
 	if f.Kind == Renew || f.Kind == Rotate {
 		name = fmt.Sprintf("%s-of-%d", f.Name, size)
 	}
 	ops := SweepOps(size)
-	if f.Kind == Startup {
+	switch f.Kind {
+	case Startup:
 		ops = max(1, ops/2)
+	case Lookup:
+		ops = SweepLookups
 	}
 	return Scenario{
 		Name:        name,

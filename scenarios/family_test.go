@@ -17,6 +17,7 @@ func TestFamilyNames(t *testing.T) {
 		{"noop", 10000, "noop-10000", 3},
 		{"rotate-10", 1000, "rotate-10-of-1000", 10},
 		{"startup", 1000, "startup-1000", 5},
+		{"lookup", 100000, "lookup-100000", SweepLookups},
 	} {
 		f, err := FamilyByName(tc.family)
 		if err != nil {

@@ -4,7 +4,7 @@
 // # Running a sweep
 //
 // [Run] takes a scenario family (scenarios.Families: renew-1, noop,
-// rotate-10, startup) and a list of pool sizes, makes the family's scenario
+// rotate-10, startup, lookup) and a list of pool sizes, makes the family's scenario
 // at each size (renew-1-of-1000, noop-100000, ...), and measures it on each
 // store through bench.Run (stores interleaved within each round of
 // samples), naming the samples with resultfmt.SweepName. Sizes run in
