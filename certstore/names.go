@@ -31,11 +31,11 @@ func NamesFrom(commonName string, dnsNames []string, ips []net.IP) []string {
 		}
 		names = append(names, n)
 	}
-	if cn := commonName; cn != "" {
-		if addr, err := netip.ParseAddr(cn); err == nil {
+	if commonName != "" {
+		if addr, err := netip.ParseAddr(commonName); err == nil {
 			add(addr.Unmap().String())
 		} else {
-			add(strings.ToLower(cn))
+			add(strings.ToLower(commonName))
 		}
 	}
 	for _, n := range dnsNames {

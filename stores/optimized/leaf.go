@@ -117,11 +117,39 @@ func readLeaf(der []byte) (f leafFacts, ok bool) {
 	return f, true
 }
 
+// only returns the contents of v when v is exactly one element with tag
+// and nothing after it.
+func only(v cryptobyte.String, tag asn1.Tag) (cryptobyte.String, bool) {
+	var out cryptobyte.String
+	return out, v.ReadASN1(&out, tag) && v.Empty()
+}
+
+// oidSet holds the OIDs (DER contents) read so far in one list, for
+// refusing a repeated one, up to 16: a longer list is not in the profile.
+type oidSet struct {
+	oids [16][]byte
+	n    int
+}
+
+// add reports whether oid is not in the set yet and there was room for it.
+func (s *oidSet) add(oid []byte) bool {
+	if s.n == len(s.oids) {
+		return false
+	}
+	for _, o := range s.oids[:s.n] {
+		if bytes.Equal(o, oid) {
+			return false
+		}
+	}
+	s.oids[s.n] = oid
+	s.n++
+	return true
+}
+
 // readExtensions checks the extensions (the contents of their SEQUENCE)
 // and collects the SAN names into f.
 func readExtensions(exts cryptobyte.String, f *leafFacts) bool {
-	var seen [16][]byte // the OIDs read so far; more extensions than that: not in the profile
-	n := 0
+	var seen oidSet
 	for !exts.Empty() {
 		var ext, oid, value cryptobyte.String
 		critical := false
@@ -131,19 +159,9 @@ func readExtensions(exts cryptobyte.String, f *leafFacts) bool {
 		if ext.PeekASN1Tag(asn1.BOOLEAN) && !ext.ReadASN1Boolean(&critical) {
 			return false
 		}
-		if !ext.ReadASN1(&value, asn1.OCTET_STRING) || !ext.Empty() {
+		if !ext.ReadASN1(&value, asn1.OCTET_STRING) || !ext.Empty() || !seen.add(oid) {
 			return false
 		}
-		if n == len(seen) {
-			return false
-		}
-		for _, s := range seen[:n] {
-			if bytes.Equal(s, oid) {
-				return false
-			}
-		}
-		seen[n] = oid
-		n++
 		switch {
 		case len(oid) == 3 && bytes.HasPrefix(oid, oidCEPrefix):
 			if !readCEExtension(oid[2], critical, value, f) {
@@ -173,8 +191,8 @@ func readCEExtension(n byte, critical bool, v cryptobyte.String, f *leafFacts) b
 		var bits encasn1.BitString
 		return v.ReadASN1BitString(&bits) && v.Empty()
 	case ceBasicConstr:
-		var seq cryptobyte.String
-		if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+		seq, ok := only(v, asn1.SEQUENCE)
+		if !ok {
 			return false
 		}
 		var isCA bool
@@ -191,20 +209,22 @@ func readCEExtension(n byte, critical bool, v cryptobyte.String, f *leafFacts) b
 	case ceSubjectAltName:
 		return readSANs(v, f)
 	case ceSubjectKeyID:
-		var id cryptobyte.String
-		return !critical && v.ReadASN1(&id, asn1.OCTET_STRING) && v.Empty()
+		_, ok := only(v, asn1.OCTET_STRING)
+		return !critical && ok
 	case ceAuthorityKeyID:
-		var seq, id cryptobyte.String
-		if critical || !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+		seq, ok := only(v, asn1.SEQUENCE)
+		if critical || !ok {
 			return false
 		}
-		return seq.Empty() || seq.ReadASN1(&id, asn1.Tag(0).ContextSpecific()) && seq.Empty()
+		_, keyID := only(seq, asn1.Tag(0).ContextSpecific())
+		return seq.Empty() || keyID
 	case ceExtKeyUsage:
-		var seq, oid cryptobyte.String
-		if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+		seq, ok := only(v, asn1.SEQUENCE)
+		if !ok {
 			return false
 		}
 		for !seq.Empty() {
+			var oid cryptobyte.String
 			if !seq.ReadASN1(&oid, asn1.OBJECT_IDENTIFIER) || !validOID(oid) {
 				return false
 			}
@@ -224,8 +244,8 @@ func readCEExtension(n byte, critical bool, v cryptobyte.String, f *leafFacts) b
 // URIs it parses with net/url, and the others it skips, so both end the
 // profile.
 func readSANs(v cryptobyte.String, f *leafFacts) bool {
-	var seq cryptobyte.String
-	if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+	seq, ok := only(v, asn1.SEQUENCE)
+	if !ok {
 		return false
 	}
 	for !seq.Empty() {
@@ -259,24 +279,16 @@ func readSANs(v cryptobyte.String, f *leafFacts) bool {
 // readPolicies checks a certificatePolicies value: policy OIDs, none
 // twice (crypto/x509 rejects a repeated one); qualifiers are not read.
 func readPolicies(v cryptobyte.String) bool {
-	var seq cryptobyte.String
-	if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+	seq, ok := only(v, asn1.SEQUENCE)
+	if !ok {
 		return false
 	}
-	var seen [8][]byte
-	n := 0
+	var seen oidSet
 	for !seq.Empty() {
 		var info, oid cryptobyte.String
-		if !seq.ReadASN1(&info, asn1.SEQUENCE) || !info.ReadASN1(&oid, asn1.OBJECT_IDENTIFIER) || !validOID(oid) || n == len(seen) {
+		if !seq.ReadASN1(&info, asn1.SEQUENCE) || !info.ReadASN1(&oid, asn1.OBJECT_IDENTIFIER) || !validOID(oid) || !seen.add(oid) {
 			return false
 		}
-		for _, s := range seen[:n] {
-			if bytes.Equal(s, oid) {
-				return false
-			}
-		}
-		seen[n] = oid
-		n++
 	}
 	return true
 }
@@ -284,15 +296,22 @@ func readPolicies(v cryptobyte.String) bool {
 // readCRLDistPoints checks a cRLDistributionPoints value of the common
 // form: each point a full name of URIs and nothing else.
 func readCRLDistPoints(v cryptobyte.String) bool {
-	var seq cryptobyte.String
-	if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+	seq, ok := only(v, asn1.SEQUENCE)
+	if !ok {
 		return false
 	}
 	for !seq.Empty() {
-		var point, name, full cryptobyte.String
-		if !seq.ReadASN1(&point, asn1.SEQUENCE) ||
-			!point.ReadASN1(&name, asn1.Tag(0).Constructed().ContextSpecific()) || !point.Empty() ||
-			!name.ReadASN1(&full, asn1.Tag(0).Constructed().ContextSpecific()) || !name.Empty() {
+		var point cryptobyte.String
+		if !seq.ReadASN1(&point, asn1.SEQUENCE) {
+			return false
+		}
+		fullNameTag := asn1.Tag(0).Constructed().ContextSpecific() // [0] distributionPoint, then [0] fullName
+		name, ok := only(point, fullNameTag)
+		if !ok {
+			return false
+		}
+		full, ok := only(name, fullNameTag)
+		if !ok {
 			return false
 		}
 		for !full.Empty() {
@@ -308,8 +327,8 @@ func readCRLDistPoints(v cryptobyte.String) bool {
 // readAIA checks an authorityInfoAccess value of the common form: each
 // access description a method OID and a URI.
 func readAIA(v cryptobyte.String) bool {
-	var seq cryptobyte.String
-	if !v.ReadASN1(&seq, asn1.SEQUENCE) || !v.Empty() {
+	seq, ok := only(v, asn1.SEQUENCE)
+	if !ok {
 		return false
 	}
 	for !seq.Empty() {

@@ -24,15 +24,22 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// leafDER returns the leaf DER and key of a certgen fixture.
-func leafDER(t testing.TB, fx certgen.Fixture) ([]byte, *pem.Block) {
-	t.Helper()
-	b, _ := pem.Decode(fx.Pair.CertPEM)
-	k, _ := pem.Decode(fx.Pair.KeyPEM)
-	if b == nil || k == nil {
-		t.Fatalf("fixture %d: no PEM", fx.Index)
+// poolLeaves returns the leaf DERs and key blocks of a certgen pool.
+func poolLeaves(tb testing.TB, spec certgen.PoolSpec) (ders [][]byte, keys []*pem.Block) {
+	tb.Helper()
+	pool, err := certgen.NewPool(spec)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return b.Bytes, k
+	for _, fx := range pool.Certs {
+		b, _ := pem.Decode(fx.Pair.CertPEM)
+		k, _ := pem.Decode(fx.Pair.KeyPEM)
+		if b == nil || k == nil {
+			tb.Fatalf("fixture %d: no PEM", fx.Index)
+		}
+		ders, keys = append(ders, b.Bytes), append(keys, k)
+	}
+	return ders, keys
 }
 
 // checkFacts fails unless x509.ParseCertificate accepts der and gives the
@@ -63,15 +70,12 @@ func checkFacts(t testing.TB, der []byte, f leafFacts) {
 // inside the profile, reads as crypto/x509 reads it, and has the key that
 // leafAndKey checks without crypto/x509.
 func TestReadLeafOnCertgenLeaves(t *testing.T) {
-	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 7, Count: 40, Key: certgen.Mixed, MaxSANs: 4, WildcardEvery: 3, IPEvery: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fx := range pool.Certs {
-		der, key := leafDER(t, fx)
+	ders, keys := poolLeaves(t, certgen.PoolSpec{Seed: 7, Count: 40, Key: certgen.Mixed, MaxSANs: 4, WildcardEvery: 3, IPEvery: 4})
+	for i, der := range ders {
+		key := keys[i]
 		f, ok := readLeaf(der)
 		if !ok {
-			t.Fatalf("fixture %d: outside the profile", fx.Index)
+			t.Fatalf("fixture %d: outside the profile", i)
 		}
 		checkFacts(t, der, f)
 		k, err := parsePrivateKey(key.Type, key.Bytes)
@@ -79,7 +83,7 @@ func TestReadLeafOnCertgenLeaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !publicKeyIs(k, f.spki) {
-			t.Errorf("fixture %d: the key's canonical public key differs from the leaf's", fx.Index)
+			t.Errorf("fixture %d: the key's canonical public key differs from the leaf's", i)
 		}
 	}
 }
@@ -129,12 +133,8 @@ func TestReadLeafOutsideTheProfile(t *testing.T) {
 // canonical one, which the store never uses), with the same names and
 // public key.
 func FuzzReadLeaf(f *testing.F) {
-	pool, err := certgen.NewPool(certgen.PoolSpec{Seed: 3, Count: 8, Key: certgen.Mixed, MaxSANs: 3, WildcardEvery: 2, IPEvery: 3})
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, fx := range pool.Certs {
-		der, _ := leafDER(f, fx)
+	ders, _ := poolLeaves(f, certgen.PoolSpec{Seed: 3, Count: 8, Key: certgen.Mixed, MaxSANs: 3, WildcardEvery: 2, IPEvery: 3})
+	for _, der := range ders {
 		f.Add(der)
 	}
 	// Go's own test certificates, when the toolchain's sources are here.
