@@ -10,7 +10,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -108,7 +108,7 @@ func TestRunWritesEveryMetric(t *testing.T) {
 		if !strings.HasPrefix(name, "Churn/scenario=") || !strings.Contains(name, "/store=simple") {
 			t.Errorf("name %q, want Churn/scenario=.../store=...", name)
 		}
-		for _, unit := range []string{"sec/op", "B/op", "allocs/op", resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines} {
+		for _, unit := range []string{"sec/op", "B/op", "allocs/op", results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines} {
 			if _, ok := res.Value(unit); !ok {
 				t.Errorf("%s: no %s", name, unit)
 			}

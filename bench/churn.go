@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
 
 // extraUnits are the units of Sample.Extra that the Writer declares a
-// direction ("better=", resultfmt.BetterName) for.
-var extraUnits = []string{resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999, resultfmt.UnitRefreshRate}
+// direction ("better=", results.BetterName) for.
+var extraUnits = []string{results.UnitP50, results.UnitP99, results.UnitP999, results.UnitRefreshRate}
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
 // is timed on its own: every 7th. Reading the monotonic clock twice costs
@@ -293,10 +293,10 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	s.BytesPerOp = max(0, lookupBytes) / n
 	s.AllocsPerOp = max(0, lookupAllocs) / n
 	s.Extra = []benchfmt.Value{
-		{Value: percentile(res.latencies, 0.50), Unit: resultfmt.UnitP50},
-		{Value: percentile(res.latencies, 0.99), Unit: resultfmt.UnitP99},
-		{Value: percentile(res.latencies, 0.999), Unit: resultfmt.UnitP999},
-		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: resultfmt.UnitRefreshRate},
+		{Value: percentile(res.latencies, 0.50), Unit: results.UnitP50},
+		{Value: percentile(res.latencies, 0.99), Unit: results.UnitP99},
+		{Value: percentile(res.latencies, 0.999), Unit: results.UnitP999},
+		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: results.UnitRefreshRate},
 	}
 	res.latencies = nil
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/bench"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -38,16 +38,16 @@ func TestHandshakeUnderChurn(t *testing.T) {
 	for _, v := range s.Extra {
 		got[v.Unit] = v.Value
 	}
-	for _, u := range []string{resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999} {
+	for _, u := range []string{results.UnitP50, results.UnitP99, results.UnitP999} {
 		if !(got[u] > 0) {
 			t.Errorf("%s = %v, want > 0", u, got[u])
 		}
 	}
-	if !(got[resultfmt.UnitP50] <= got[resultfmt.UnitP99] && got[resultfmt.UnitP99] <= got[resultfmt.UnitP999]) {
+	if !(got[results.UnitP50] <= got[results.UnitP99] && got[results.UnitP99] <= got[results.UnitP999]) {
 		t.Errorf("percentiles out of order: %v", got)
 	}
-	if !(got[resultfmt.UnitRefreshRate] > 0) {
-		t.Errorf("refreshes/s = %v, want > 0 (the simple store refreshes in milliseconds)", got[resultfmt.UnitRefreshRate])
+	if !(got[results.UnitRefreshRate] > 0) {
+		t.Errorf("refreshes/s = %v, want > 0 (the simple store refreshes in milliseconds)", got[results.UnitRefreshRate])
 	}
 
 	var buf bytes.Buffer
@@ -66,14 +66,14 @@ func TestHandshakeUnderChurn(t *testing.T) {
 	for r.Scan() {
 		if res, ok := r.Result().(*benchfmt.Result); ok {
 			// The reader tidies p999-ns into p999-sec.
-			for _, u := range []string{"sec/op", "p999-sec", resultfmt.UnitRefreshRate} {
+			for _, u := range []string{"sec/op", "p999-sec", results.UnitRefreshRate} {
 				if _, ok := res.Value(u); !ok {
 					t.Errorf("result has no %s", u)
 				}
 			}
 		}
 	}
-	if b := r.Units().GetBetter(resultfmt.UnitRefreshRate); b != 1 {
+	if b := r.Units().GetBetter(results.UnitRefreshRate); b != 1 {
 		t.Errorf("refreshes/s better = %d, want higher (1)", b)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -166,7 +166,7 @@ func histQuantile(h *metrics.Float64Histogram, p float64) float64 {
 }
 
 // gcValues returns the GC cost units of a window of ops ops (see
-// resultfmt.UnitGCCPU and the others): CPU per op, share of the process's CPU and
+// results.UnitGCCPU and the others): CPU per op, share of the process's CPU and
 // cycles per op; with pauses, also the pause p99 and max.
 func (c gcCost) values(ops int, pauses bool) []benchfmt.Value {
 	if ops <= 0 {
@@ -177,14 +177,14 @@ func (c gcCost) values(ops int, pauses bool) []benchfmt.Value {
 		frac = min(1, c.gcCPU/c.busyCPU)
 	}
 	v := []benchfmt.Value{
-		{Value: c.gcCPU * 1e9 / float64(ops), Unit: resultfmt.UnitGCCPU},
-		{Value: frac, Unit: resultfmt.UnitGCFraction},
-		{Value: float64(c.cycles) / float64(ops), Unit: resultfmt.UnitGCCycles},
+		{Value: c.gcCPU * 1e9 / float64(ops), Unit: results.UnitGCCPU},
+		{Value: frac, Unit: results.UnitGCFraction},
+		{Value: float64(c.cycles) / float64(ops), Unit: results.UnitGCCycles},
 	}
 	if pauses {
 		v = append(v,
-			benchfmt.Value{Value: histQuantile(c.pauses, 0.99) * 1e9, Unit: resultfmt.UnitGCPauseP99},
-			benchfmt.Value{Value: histQuantile(c.pauses, 1) * 1e9, Unit: resultfmt.UnitGCPauseMax})
+			benchfmt.Value{Value: histQuantile(c.pauses, 0.99) * 1e9, Unit: results.UnitGCPauseP99},
+			benchfmt.Value{Value: histQuantile(c.pauses, 1) * 1e9, Unit: results.UnitGCPauseMax})
 	}
 	return v
 }

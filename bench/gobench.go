@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -72,11 +72,11 @@ func Benchmark[S certstore.Store](b *testing.B, newStore func() S, sc scenarios.
 		closeStore(held)
 		b.Fatal(err)
 	}
-	b.ReportMetric(retained, resultfmt.UnitRetained)
+	b.ReportMetric(retained, results.UnitRetained)
 	if w.Certs > 0 {
-		b.ReportMetric(perCert, resultfmt.UnitRetainedPerCert)
+		b.ReportMetric(perCert, results.UnitRetainedPerCert)
 	}
-	b.ReportMetric(float64(goroutines), resultfmt.UnitGoroutines)
+	b.ReportMetric(float64(goroutines), results.UnitGoroutines)
 	runtime.KeepAlive(held)
 	closeStore(held)
 }

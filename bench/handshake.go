@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
@@ -532,13 +532,13 @@ func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios
 	s.AllocsPerOp = max(0, allocs) / n
 	lat := rep.latencies
 	s.Extra = []benchfmt.Value{
-		{Value: rep.rate(), Unit: resultfmt.UnitHandshakes},
-		{Value: percentile(lat, 0.50), Unit: resultfmt.UnitHandshakeP50},
-		{Value: percentile(lat, 0.90), Unit: resultfmt.UnitHandshakeP90},
-		{Value: percentile(lat, 0.99), Unit: resultfmt.UnitHandshakeP99},
-		{Value: percentile(lat, 0.999), Unit: resultfmt.UnitHandshakeP999},
-		{Value: percentile(lat, 1), Unit: resultfmt.UnitHandshakeMax},
-		{Value: float64(errs), Unit: resultfmt.UnitErrors},
+		{Value: rep.rate(), Unit: results.UnitHandshakes},
+		{Value: percentile(lat, 0.50), Unit: results.UnitHandshakeP50},
+		{Value: percentile(lat, 0.90), Unit: results.UnitHandshakeP90},
+		{Value: percentile(lat, 0.99), Unit: results.UnitHandshakeP99},
+		{Value: percentile(lat, 0.999), Unit: results.UnitHandshakeP999},
+		{Value: percentile(lat, 1), Unit: results.UnitHandshakeMax},
+		{Value: float64(errs), Unit: results.UnitErrors},
 	}
 	if sp.Churn {
 		ratio := func(p float64) float64 {
@@ -549,13 +549,13 @@ func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios
 			return percentile(lat, p) / c
 		}
 		s.Extra = append(s.Extra,
-			benchfmt.Value{Value: calm.rate(), Unit: resultfmt.UnitCalmHandshakes},
-			benchfmt.Value{Value: percentile(calm.latencies, 0.99), Unit: resultfmt.UnitCalmP99},
-			benchfmt.Value{Value: ratio(0.50), Unit: resultfmt.UnitP50ChurnRatio},
-			benchfmt.Value{Value: ratio(0.99), Unit: resultfmt.UnitP99ChurnRatio},
-			benchfmt.Value{Value: ratio(0.999), Unit: resultfmt.UnitP999ChurnRatio},
-			benchfmt.Value{Value: rep.rate() / calm.rate(), Unit: resultfmt.UnitThroughputChurnRatio},
-			benchfmt.Value{Value: float64(rep.refreshes) / rep.elapsed.Seconds(), Unit: resultfmt.UnitRefreshRate},
+			benchfmt.Value{Value: calm.rate(), Unit: results.UnitCalmHandshakes},
+			benchfmt.Value{Value: percentile(calm.latencies, 0.99), Unit: results.UnitCalmP99},
+			benchfmt.Value{Value: ratio(0.50), Unit: results.UnitP50ChurnRatio},
+			benchfmt.Value{Value: ratio(0.99), Unit: results.UnitP99ChurnRatio},
+			benchfmt.Value{Value: ratio(0.999), Unit: results.UnitP999ChurnRatio},
+			benchfmt.Value{Value: rep.rate() / calm.rate(), Unit: results.UnitThroughputChurnRatio},
+			benchfmt.Value{Value: float64(rep.refreshes) / rep.elapsed.Seconds(), Unit: results.UnitRefreshRate},
 		)
 	}
 	s.Extra = append(s.Extra, rep.gc.values(rep.attempts, true)...)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -138,28 +138,28 @@ func TestHandshakeCorrectStore(t *testing.T) {
 		t.Errorf("sample took %v", d)
 	}
 	got := extra(s)
-	if got[resultfmt.UnitErrors] != 0 {
-		t.Errorf("errors = %v for a correct store", got[resultfmt.UnitErrors])
+	if got[results.UnitErrors] != 0 {
+		t.Errorf("errors = %v for a correct store", got[results.UnitErrors])
 	}
 	if s.Ops != 300 {
 		t.Errorf("%d handshakes, want the 300 of the bound (5 s is plenty)", s.Ops)
 	}
-	if !(got[resultfmt.UnitHandshakes] > 0) || !(s.NsPerOp > 0) {
-		t.Errorf("handshakes/s %v, ns/op %v", got[resultfmt.UnitHandshakes], s.NsPerOp)
+	if !(got[results.UnitHandshakes] > 0) || !(s.NsPerOp > 0) {
+		t.Errorf("handshakes/s %v, ns/op %v", got[results.UnitHandshakes], s.NsPerOp)
 	}
-	ps := []string{resultfmt.UnitHandshakeP50, resultfmt.UnitHandshakeP90, resultfmt.UnitHandshakeP99, resultfmt.UnitHandshakeP999, resultfmt.UnitHandshakeMax}
+	ps := []string{results.UnitHandshakeP50, results.UnitHandshakeP90, results.UnitHandshakeP99, results.UnitHandshakeP999, results.UnitHandshakeMax}
 	for i, u := range ps {
 		if !(got[u] > 0) || i > 0 && got[u] < got[ps[i-1]] {
 			t.Errorf("%s = %v (percentiles %v)", u, got[u], got)
 		}
 	}
-	if f := got[resultfmt.UnitGCFraction]; f < 0 || f > 1 {
+	if f := got[results.UnitGCFraction]; f < 0 || f > 1 {
 		t.Errorf("gc-cpu-fraction %v", f)
 	}
-	if got[resultfmt.UnitGCPauseMax] < got[resultfmt.UnitGCPauseP99] {
-		t.Errorf("GC pause max %v < p99 %v", got[resultfmt.UnitGCPauseMax], got[resultfmt.UnitGCPauseP99])
+	if got[results.UnitGCPauseMax] < got[results.UnitGCPauseP99] {
+		t.Errorf("GC pause max %v < p99 %v", got[results.UnitGCPauseMax], got[results.UnitGCPauseP99])
 	}
-	if _, ok := got[resultfmt.UnitP99ChurnRatio]; ok {
+	if _, ok := got[results.UnitP99ChurnRatio]; ok {
 		t.Error("a scenario without churn reports a churn ratio")
 	}
 
@@ -191,7 +191,7 @@ func TestHandshakeWrongCertificate(t *testing.T) {
 	// Six hellos in ten are exact hits, served the default instead (the
 	// wildcard hits still match their wildcard); handshakes that resume
 	// follow only successful full ones. So about half fail.
-	if e := got[resultfmt.UnitErrors]; e < 0.4*float64(s.Ops) {
+	if e := got[results.UnitErrors]; e < 0.4*float64(s.Ops) {
 		t.Errorf("errors = %v of %d handshakes for a store serving the wrong certificates, want most", e, s.Ops)
 	}
 }
@@ -214,17 +214,17 @@ func TestHandshakeBlockingStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := extra(s)
-	if got[resultfmt.UnitErrors] != 0 {
-		t.Errorf("errors = %v", got[resultfmt.UnitErrors])
+	if got[results.UnitErrors] != 0 {
+		t.Errorf("errors = %v", got[results.UnitErrors])
 	}
 	// Lookups wait up to 500 ms for the Update holding the lock, over
 	// and over; a handshake without churn takes about a millisecond
 	// (tens under -race on a loaded machine). By construction the ratio
 	// is tens or more.
-	if r := got[resultfmt.UnitP99ChurnRatio]; !(r > 5) {
+	if r := got[results.UnitP99ChurnRatio]; !(r > 5) {
 		t.Errorf("p99-churn-ratio = %v for a store blocking lookups during 500 ms updates, want > 5 (%v)", r, got)
 	}
-	if !(got[resultfmt.UnitRefreshRate] > 0) || !(got[resultfmt.UnitCalmHandshakes] > got[resultfmt.UnitHandshakes]) {
-		t.Errorf("refreshes/s %v, calm %v vs churn %v handshakes/s", got[resultfmt.UnitRefreshRate], got[resultfmt.UnitCalmHandshakes], got[resultfmt.UnitHandshakes])
+	if !(got[results.UnitRefreshRate] > 0) || !(got[results.UnitCalmHandshakes] > got[results.UnitHandshakes]) {
+		t.Errorf("refreshes/s %v, calm %v vs churn %v handshakes/s", got[results.UnitRefreshRate], got[results.UnitCalmHandshakes], got[results.UnitHandshakes])
 	}
 }

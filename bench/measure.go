@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
@@ -47,7 +47,7 @@ type Sample struct {
 	// process (a signal handler, a progress printer) never are.
 	Goroutines int
 	// Name, when set, is the benchmark name to write instead of
-	// resultfmt.ChurnName(Scenario, Store) (without the "Benchmark" prefix
+	// results.ChurnName(Scenario, Store) (without the "Benchmark" prefix
 	// and the -GOMAXPROCS suffix), as certbench sweep names its samples.
 	Name string
 	// Wall is the wall time the whole sample took, its untimed setup and
@@ -141,11 +141,11 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	s.AllocsPerOp = float64(timing.allocs) / float64(ops)
 
 	if timing.cpuOK {
-		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.cpu.Nanoseconds()) / float64(ops), Unit: resultfmt.UnitCPUNsPerOp})
+		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.cpu.Nanoseconds()) / float64(ops), Unit: results.UnitCPUNsPerOp})
 	}
 	s.Extra = append(s.Extra, timing.gc.values(ops, false)...)
 	if w.FreshStore && timing.rss > 0 {
-		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: resultfmt.UnitMaxRSS})
+		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: results.UnitMaxRSS})
 	}
 
 	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)

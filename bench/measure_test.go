@@ -13,7 +13,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
 	"golang.org/x/perf/benchfmt"
@@ -151,7 +151,7 @@ func checkComplete(t *testing.T, text string, n, iters int) {
 			if rec.Iters != iters {
 				t.Errorf("%s: %d iterations, want %d", rec.Name, rec.Iters, iters)
 			}
-			for _, u := range []string{"sec/op", "B/op", "allocs/op", resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines} {
+			for _, u := range []string{"sec/op", "B/op", "allocs/op", results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines} {
 				if _, ok := rec.Value(u); !ok {
 					t.Errorf("%s: no %s", rec.Name, u)
 				}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
 )
@@ -219,7 +219,7 @@ func peakValues(store certstore.Store, newStore certstore.Factory, w *scenarios.
 		perCert = float64(res.peak) / float64(n)
 	}
 	return []benchfmt.Value{
-		{Value: float64(res.peak), Unit: resultfmt.UnitPeak},
-		{Value: perCert, Unit: resultfmt.UnitPeakPerCert},
+		{Value: float64(res.peak), Unit: results.UnitPeak},
+		{Value: perCert, Unit: results.UnitPeakPerCert},
 	}, nil
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -52,13 +52,13 @@ func TestPeakHeap(t *testing.T) {
 	p, b := extra(plain), extra(big)
 	// The method misses at most about 10% of the live heap (a few MB
 	// here) and the buffer is live across several collections.
-	if got := b[resultfmt.UnitPeak]; got < 0.9*transientBytes || got > 1.5*transientBytes {
+	if got := b[results.UnitPeak]; got < 0.9*transientBytes || got > 1.5*transientBytes {
 		t.Errorf("peak-B = %.0f for a refresh holding %d bytes at its peak, want within -10%%..+50%%", got, transientBytes)
 	}
-	if d := b[resultfmt.UnitPeak] - p[resultfmt.UnitPeak]; d < 0.75*transientBytes {
+	if d := b[results.UnitPeak] - p[results.UnitPeak]; d < 0.75*transientBytes {
 		t.Errorf("peak-B of the transient store exceeds the plain one's by %.0f, want about %d", d, transientBytes)
 	}
-	if got, want := b[resultfmt.UnitPeakPerCert], b[resultfmt.UnitPeak]/10; got != want {
+	if got, want := b[results.UnitPeakPerCert], b[results.UnitPeak]/10; got != want {
 		t.Errorf("peak-B/cert = %v, want peak-B/10 = %v", got, want)
 	}
 	if big.RetainedBytes > transientBytes/2 {
@@ -68,14 +68,14 @@ func TestPeakHeap(t *testing.T) {
 	// CPU time is the runtime's estimate less that of the closing GC,
 	// which on a loaded machine can leave nothing: it is only never
 	// negative.
-	if b[resultfmt.UnitGCCycles] <= 0 || b[resultfmt.UnitGCCPU] < 0 {
-		t.Errorf("gc-cycles/op %v, gc-cpu-ns/op %v for refreshes allocating 24 MiB each", b[resultfmt.UnitGCCycles], b[resultfmt.UnitGCCPU])
+	if b[results.UnitGCCycles] <= 0 || b[results.UnitGCCPU] < 0 {
+		t.Errorf("gc-cycles/op %v, gc-cpu-ns/op %v for refreshes allocating 24 MiB each", b[results.UnitGCCycles], b[results.UnitGCCPU])
 	}
 	for _, m := range []map[string]float64{p, b} {
-		if f, ok := m[resultfmt.UnitGCFraction]; !ok || f < 0 || f > 1 {
+		if f, ok := m[results.UnitGCFraction]; !ok || f < 0 || f > 1 {
 			t.Errorf("gc-cpu-fraction %v, %v", f, ok)
 		}
-		if _, ok := m[resultfmt.UnitMaxRSS]; ok {
+		if _, ok := m[results.UnitMaxRSS]; ok {
 			t.Error("maxrss-B on a scenario that is not a startup")
 		}
 	}
@@ -95,10 +95,10 @@ func TestStartupPeakAndRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := extra(s)
-	if got := m[resultfmt.UnitPeak]; got < 0.9*transientBytes {
+	if got := m[results.UnitPeak]; got < 0.9*transientBytes {
 		t.Errorf("startup peak-B = %.0f, want >= 90%% of %d", got, transientBytes)
 	}
-	if rss := m[resultfmt.UnitMaxRSS]; runtime.GOOS == "linux" && rss < transientBytes {
+	if rss := m[results.UnitMaxRSS]; runtime.GOOS == "linux" && rss < transientBytes {
 		t.Errorf("maxrss-B = %v on Linux, want at least the %d-byte buffer", rss, transientBytes)
 	}
 }

@@ -27,7 +27,7 @@ type Options struct {
 	Progress io.Writer
 	// Name, when not nil, names each sample (Sample.Name) from its
 	// scenario and store, as certbench sweep names its samples with
-	// resultfmt.SweepName; nil keeps resultfmt.ChurnName.
+	// results.SweepName; nil keeps results.ChurnName.
 	Name func(scenario, store string) string
 	// Sync, when not nil, is called once per sample just before its timed
 	// ops, after the store holds the workload's initial configuration

@@ -1,21 +1,21 @@
 package bench
 
-import "github.com/certbench/certbench/resultfmt"
+import "github.com/certbench/certbench/results"
 
 // operatorUnits are the units of process CPU time, the handshake
-// workload, the peak-heap pass and the GC readings (resultfmt's, which
+// workload, the peak-heap pass and the GC readings (results's, which
 // define them) that the Writer declares a direction ("better=") for when
 // it wrote them.
 var operatorUnits = []string{
-	resultfmt.UnitCPUNsPerOp,
-	resultfmt.UnitHandshakes,
-	resultfmt.UnitHandshakeP50, resultfmt.UnitHandshakeP90, resultfmt.UnitHandshakeP99,
-	resultfmt.UnitHandshakeP999, resultfmt.UnitHandshakeMax,
-	resultfmt.UnitErrors,
-	resultfmt.UnitCalmHandshakes, resultfmt.UnitCalmP99,
-	resultfmt.UnitP50ChurnRatio, resultfmt.UnitP99ChurnRatio, resultfmt.UnitP999ChurnRatio,
-	resultfmt.UnitThroughputChurnRatio,
-	resultfmt.UnitPeak, resultfmt.UnitPeakPerCert, resultfmt.UnitMaxRSS,
-	resultfmt.UnitGCCPU, resultfmt.UnitGCFraction, resultfmt.UnitGCCycles,
-	resultfmt.UnitGCPauseP99, resultfmt.UnitGCPauseMax,
+	results.UnitCPUNsPerOp,
+	results.UnitHandshakes,
+	results.UnitHandshakeP50, results.UnitHandshakeP90, results.UnitHandshakeP99,
+	results.UnitHandshakeP999, results.UnitHandshakeMax,
+	results.UnitErrors,
+	results.UnitCalmHandshakes, results.UnitCalmP99,
+	results.UnitP50ChurnRatio, results.UnitP99ChurnRatio, results.UnitP999ChurnRatio,
+	results.UnitThroughputChurnRatio,
+	results.UnitPeak, results.UnitPeakPerCert, results.UnitMaxRSS,
+	results.UnitGCCPU, results.UnitGCFraction, results.UnitGCCycles,
+	results.UnitGCPauseP99, results.UnitGCPauseMax,
 }

@@ -8,14 +8,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 // ExactUnits are the units a Writer declares "assume=exact" when their
-// samples show them to be exact: counts (resultfmt.IsCount), which a
+// samples show them to be exact: counts (results.IsCount), which a
 // deterministic store on a fixed op count repeats exactly.
-var ExactUnits = []string{resultfmt.UnitGoroutines, resultfmt.UnitBytes, resultfmt.UnitAllocs}
+var ExactUnits = []string{results.UnitGoroutines, results.UnitBytes, results.UnitAllocs}
 
 // Writer writes samples in the Go benchmark format, with the machine's
 // configuration lines first, and keeps what it needs to write the unit
@@ -130,7 +130,7 @@ func (w *Writer) Exact(unit string) bool {
 		return false
 	}
 	for _, r := range runs {
-		if r.n < resultfmt.MinExactSamples || !r.same {
+		if r.n < results.MinExactSamples || !r.same {
 			return false
 		}
 	}
@@ -212,7 +212,7 @@ func (w *Writer) WriteUnits() error {
 	}
 	for _, u := range append(slices.Clone(extraUnits), operatorUnits...) {
 		if _, ok := w.declared(u, "better"); !ok && len(w.units[u]) > 0 {
-			add(u, "better", resultfmt.BetterName(u))
+			add(u, "better", results.BetterName(u))
 		}
 	}
 	for _, m := range lines {
@@ -226,7 +226,7 @@ func (w *Writer) WriteUnits() error {
 // Result returns the sample as a benchfmt result with the given file
 // configuration.
 func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
-	name := resultfmt.ChurnName(s.Scenario, s.Store)
+	name := results.ChurnName(s.Scenario, s.Store)
 	if s.Name != "" {
 		name = s.Name
 	}
@@ -238,12 +238,12 @@ func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
 		Name:   benchfmt.Name(name),
 		Iters:  s.Ops,
 		Values: []benchfmt.Value{
-			{Value: s.NsPerOp, Unit: resultfmt.UnitNsPerOp},
-			{Value: s.BytesPerOp, Unit: resultfmt.UnitBytes},
-			{Value: s.AllocsPerOp, Unit: resultfmt.UnitAllocs},
-			{Value: s.RetainedBytes, Unit: resultfmt.UnitRetained},
-			{Value: s.RetainedPerCert, Unit: resultfmt.UnitRetainedPerCert},
-			{Value: float64(s.Goroutines), Unit: resultfmt.UnitGoroutines},
+			{Value: s.NsPerOp, Unit: results.UnitNsPerOp},
+			{Value: s.BytesPerOp, Unit: results.UnitBytes},
+			{Value: s.AllocsPerOp, Unit: results.UnitAllocs},
+			{Value: s.RetainedBytes, Unit: results.UnitRetained},
+			{Value: s.RetainedPerCert, Unit: results.UnitRetainedPerCert},
+			{Value: float64(s.Goroutines), Unit: results.UnitGoroutines},
 		},
 	}
 	res.Values = append(res.Values, s.Extra...)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/internal/golden"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
@@ -91,7 +91,7 @@ func TestWriterGolden(t *testing.T) {
 	// goroutines: both benchmarks have 2 equal samples. B/op and
 	// allocs/op differ between the lookup samples.
 	units := readUnits(t, text)
-	if units.GetAssumption(resultfmt.UnitGoroutines) != benchmath.AssumeExact {
+	if units.GetAssumption(results.UnitGoroutines) != benchmath.AssumeExact {
 		t.Errorf("goroutines not declared exact:\n%s", text)
 	}
 	for _, u := range []string{"B/op", "allocs/op"} {
@@ -207,7 +207,7 @@ func TestMergeRecomputesExactness(t *testing.T) {
 	if units.GetAssumption("B/op") == benchmath.AssumeExact {
 		t.Errorf("merged B/op of 86332 and 86890 declared exact:\n%s", text)
 	}
-	for _, u := range []string{"allocs/op", resultfmt.UnitGoroutines} {
+	for _, u := range []string{"allocs/op", results.UnitGoroutines} {
 		if units.GetAssumption(u) != benchmath.AssumeExact {
 			t.Errorf("%s is the same in all 4 samples, not declared exact:\n%s", u, text)
 		}

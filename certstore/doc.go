@@ -79,7 +79,7 @@
 // # Writing a store
 //
 // A store module needs: a type implementing [Store]; a test calling
-// conformance.Run (package certstore/conformance); a benchmark calling
+// conformance.Run (package conformance); a benchmark calling
 // bench.Benchmark, which takes the store's own constructor (a func
 // returning the concrete type is fine); and, to use the certbench command,
 // an init function calling [Register] and a main package calling cli.Main.

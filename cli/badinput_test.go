@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 )
 
 // badInputFiles writes a base and a head result file (6 samples of two
@@ -86,7 +86,7 @@ func TestBadValues(t *testing.T) {
 // the commands; errors are not prefixed "compare:" whatever the command.
 func TestBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	truncated := "../compare/testdata/truncated.txt"
+	truncated := "../internal/compare/testdata/truncated.txt"
 	html := filepath.Join(dir, "r.html")
 	for _, tc := range []struct {
 		args []string
@@ -114,7 +114,7 @@ func TestBadFiles(t *testing.T) {
 // TestUnknownUnitWarning: a unit certbench does not know is a warning on
 // stderr, not an error.
 func TestUnknownUnitWarning(t *testing.T) {
-	file := "../compare/testdata/unknown-unit.txt"
+	file := "../internal/compare/testdata/unknown-unit.txt"
 	want := "certbench: warning: " + file + ":2: unit \"al\" is not one certbench knows"
 	for _, args := range [][]string{
 		{"compare", file},
@@ -138,9 +138,9 @@ func TestUnknownUnitWarning(t *testing.T) {
 // TestRunnerUnitsKnown: every unit the runner writes is one the readers
 // know (the list lives in package compare, which must not import bench).
 func TestRunnerUnitsKnown(t *testing.T) {
-	for _, u := range []string{resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines,
-		resultfmt.UnitP50, resultfmt.UnitP99, resultfmt.UnitP999, resultfmt.UnitRefreshRate, "ns/op", "B/op", "allocs/op"} {
-		if !resultfmt.IsKnownUnit(u) {
+	for _, u := range []string{results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines,
+		results.UnitP50, results.UnitP99, results.UnitP999, results.UnitRefreshRate, "ns/op", "B/op", "allocs/op"} {
+		if !results.IsKnownUnit(u) {
 			t.Errorf("bench writes %q, which compare does not know", u)
 		}
 	}

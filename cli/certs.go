@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/gate"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )

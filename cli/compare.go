@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchproc"
 )
@@ -273,8 +273,8 @@ func (o *CompareOptions) checkSelection(rs *compare.Results, from string) error 
 		given           bool
 		names           []string
 	}{
-		{"stores", resultfmt.StoreKey, "store", o.StoresGiven, o.Stores},
-		{"scenarios", resultfmt.ScenarioKey, "scenario", o.ScenariosGiven, o.Scenarios},
+		{"stores", results.StoreKey, "store", o.StoresGiven, o.Stores},
+		{"scenarios", results.ScenarioKey, "scenario", o.ScenariosGiven, o.Scenarios},
 	} {
 		if !sel.given {
 			continue
@@ -315,10 +315,10 @@ func (o *CompareOptions) givenSelection() []string {
 func (o *CompareOptions) selectionFilters() []string {
 	var parts []string
 	if o.StoresGiven {
-		parts = append(parts, orFilter("/"+resultfmt.StoreKey, o.Stores))
+		parts = append(parts, orFilter("/"+results.StoreKey, o.Stores))
 	}
 	if o.ScenariosGiven {
-		parts = append(parts, orFilter("/"+resultfmt.ScenarioKey, o.Scenarios))
+		parts = append(parts, orFilter("/"+results.ScenarioKey, o.Scenarios))
 	}
 	return parts
 }

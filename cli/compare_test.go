@@ -11,9 +11,9 @@ import (
 
 // Plain go test -bench fixtures of package compare.
 const (
-	plainBase = "../compare/testdata/plain-base.txt"
-	plainHead = "../compare/testdata/plain-head.txt"
-	mixed     = "../compare/testdata/mixed.txt"
+	plainBase = "../internal/compare/testdata/plain-base.txt"
+	plainHead = "../internal/compare/testdata/plain-head.txt"
+	mixed     = "../internal/compare/testdata/mixed.txt"
 )
 
 func TestCompareRejectsRunFlagsWithFiles(t *testing.T) {

@@ -1,6 +1,6 @@
 package cli
 
-// The conformance command runs certstore/conformance's suite, whose rules are
+// The conformance command runs conformance's suite, whose rules are
 // ordinary subtests of a *testing.T, outside "go test".
 //
 // How: there is no public way to make a *testing.T, so the command re-runs
@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +77,7 @@ func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "conformance [--stores a,b] [--seed N] [--duration D]",
 		Short: "Run the conformance suite and its differential pass against stores; exit 1 if a store fails a rule",
-		Long: `conformance runs the certstore/conformance suite (every rule of the certstore
+		Long: `conformance runs the conformance suite (every rule of the certstore
 contract, then the differential pass, which compares the store's answers with
 certstore.Match on random configurations) against each named store (default:
 every registered store) and prints one table to stdout (or to the file -o

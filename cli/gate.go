@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/gate"
-	"github.com/certbench/certbench/profile"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/profile"
 	"github.com/spf13/cobra"
 )
 

@@ -12,7 +12,7 @@ import (
 )
 
 // gateData is where the gate package keeps its crafted inputs.
-const gateData = "../gate/testdata/"
+const gateData = "../internal/gate/testdata/"
 
 func runGate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -136,7 +136,7 @@ func checkResults(t *testing.T, data []byte) int {
 			}
 			if first == nil {
 				first = units
-				for _, u := range []string{resultfmt.UnitNsPerOp, resultfmt.UnitBytes, resultfmt.UnitAllocs, resultfmt.UnitRetained, resultfmt.UnitRetainedPerCert, resultfmt.UnitGoroutines} {
+				for _, u := range []string{results.UnitNsPerOp, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines} {
 					if !slices.Contains(units, u) {
 						t.Errorf("%s: no %s value (units %v)", rec.Name, u, units)
 					}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/gate"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/gate"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
 	goldenfile "github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -301,7 +301,7 @@ func TestRunFunctions(t *testing.T) {
 }
 
 // gateData is where the gate package keeps its crafted inputs.
-const gateData = "../gate/testdata/"
+const gateData = "../internal/gate/testdata/"
 
 func asExit(err error, ee **exitError) bool {
 	e, ok := err.(*exitError)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/profile"
+	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/scenarios"
 	pprofile "github.com/google/pprof/profile"
 	"github.com/spf13/cobra"

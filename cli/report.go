@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/growth"
-	"github.com/certbench/certbench/report"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/internal/report"
 	"github.com/spf13/cobra"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 func TestRunWritesRound(t *testing.T) {
@@ -26,7 +26,7 @@ func TestRunWritesRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rs.Results {
-		if got := r.GetConfig(resultfmt.RoundKey); got != "7" {
+		if got := r.GetConfig(results.RoundKey); got != "7" {
 			t.Errorf("%s: round %q, want 7", r.Name, got)
 		}
 	}
@@ -52,7 +52,7 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 				f = 1.06
 			}
 			var buf bytes.Buffer
-			w := bench.NewWriter(&buf, resultfmt.RoundKey, fmt.Sprint(i+1))
+			w := bench.NewWriter(&buf, results.RoundKey, fmt.Sprint(i+1))
 			s := bench.Sample{Scenario: "rotate-10-of-100", Store: "optimized", Ops: 10,
 				NsPerOp: 310000 * d * f, BytesPerOp: 86000, AllocsPerOp: 1184, RetainedBytes: 51200, RetainedPerCert: 512}
 			if err := w.Write(s); err != nil {
@@ -83,7 +83,7 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 		}
 		var rounds []string
 		for _, r := range rs.Results {
-			rounds = append(rounds, r.GetConfig(resultfmt.RoundKey))
+			rounds = append(rounds, r.GetConfig(results.RoundKey))
 		}
 		if got := strings.Join(rounds, ","); got != "1,2,3,4,5,6,7,8" {
 			t.Errorf("merged %s: rounds %s, want 1..8", side, got)

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/bench"
-	"github.com/certbench/certbench/rendezvous"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/internal/rendezvous"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -188,7 +188,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if err := checkRound(opts.Round); err != nil {
 			return err
 		}
-		config = []string{resultfmt.RoundKey, opts.Round}
+		config = []string{results.RoundKey, opts.Round}
 	}
 	parties := opts.SyncParties
 	if parties == 0 {

@@ -12,10 +12,10 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/growth"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/internal/sweep"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/sweep"
 	"github.com/spf13/cobra"
 )
 

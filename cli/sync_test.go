@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/internal/compare"
 )
 
 // Two run processes given one --sync directory measure together and both

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/certbench/certbench/compare"
+	"github.com/certbench/certbench/internal/compare"
 )
 
 // printWarnings writes the warnings of results read from files (units

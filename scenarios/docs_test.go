@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/golden"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 )
 
 // The catalogue table of docs/scenarios.md is built from the embedded
@@ -58,9 +58,9 @@ func catalogueTable() string {
 			churn += fmt.Sprintf(", %s a sample", sc.Duration)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s %s (seed %d) | %s | %s | %s | `%s` |\n",
-			sc.Name, def, resultfmt.FormatInt(sc.Pool.Count), key, sc.Pool.Seed,
-			resultfmt.EscapeMarkdown(stores), resultfmt.EscapeMarkdown(churn),
-			resultfmt.FormatInt(sc.Ops), sc.Hash())
+			sc.Name, def, results.FormatInt(sc.Pool.Count), key, sc.Pool.Seed,
+			results.EscapeMarkdown(stores), results.EscapeMarkdown(churn),
+			results.FormatInt(sc.Ops), sc.Hash())
 	}
 	return b.String()
 }

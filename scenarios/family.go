@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 )
 
 // Family is a scenario shape that can be made at any pool size, for
@@ -84,7 +84,7 @@ func (f Family) At(size int) Scenario {
 	}
 	return Scenario{
 		Name:        name,
-		Description: fmt.Sprintf("%s (%s certificates)", f.Description, resultfmt.FormatInt(size)),
+		Description: fmt.Sprintf("%s (%s certificates)", f.Description, results.FormatInt(size)),
 		Kind:        f.Kind,
 		Window:      f.Window,
 		Pool:        certgen.PoolSpec{Seed: SweepSeed, Count: size},

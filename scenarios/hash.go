@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 )
 
 // Definition returns a canonical text of everything that makes the
@@ -72,7 +72,7 @@ func (s Scenario) Hash() string {
 func HashConfig(scs []Scenario) []string {
 	var kv []string
 	for _, s := range scs {
-		kv = append(kv, resultfmt.ScenarioHashKey(s.Name), s.Hash())
+		kv = append(kv, results.ScenarioHashKey(s.Name), s.Hash())
 	}
 	return kv
 }

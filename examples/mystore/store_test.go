@@ -8,7 +8,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 	"github.com/certbench/certbench/scenarios"
 
 	"example.com/mystore"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -48,7 +48,7 @@ func TestCalibrateNaive(t *testing.T) {
 	}
 	var report strings.Builder
 	fmt.Fprintf(&report, "\nmedians of %d samples; ratio = naive / traefik (want %.1f^-1 .. %.1f for allocs/op and B/op)\n", *calibrateSamples, maxFactor, maxFactor)
-	fmt.Fprintf(&report, "%-18s %-8s %14s %14s %14s\n", "scenario", "store", resultfmt.UnitSec, resultfmt.UnitBytes, resultfmt.UnitAllocs)
+	fmt.Fprintf(&report, "%-18s %-8s %14s %14s %14s\n", "scenario", "store", results.UnitSec, results.UnitBytes, results.UnitAllocs)
 	for _, sc := range scs {
 		w, err := sc.Build(0)
 		if err != nil {
@@ -69,13 +69,13 @@ func TestCalibrateNaive(t *testing.T) {
 			}
 		}
 		n, r := median(ns), median(tr)
-		fmt.Fprintf(&report, "%-18s %-8s %14s %14.0f %14.0f\n", sc.Name, "naive", resultfmt.Format(n.sec, resultfmt.UnitSec), n.bytes, n.allocs)
-		fmt.Fprintf(&report, "%-18s %-8s %14s %14.0f %14.0f\n", "", "traefik", resultfmt.Format(r.sec, resultfmt.UnitSec), r.bytes, r.allocs)
+		fmt.Fprintf(&report, "%-18s %-8s %14s %14.0f %14.0f\n", sc.Name, "naive", results.Format(n.sec, results.UnitSec), n.bytes, n.allocs)
+		fmt.Fprintf(&report, "%-18s %-8s %14s %14.0f %14.0f\n", "", "traefik", results.Format(r.sec, results.UnitSec), r.bytes, r.allocs)
 		fmt.Fprintf(&report, "%-18s %-8s %14.2f %14.2f %14.2f\n", "", "ratio", n.sec/r.sec, n.bytes/r.bytes, n.allocs/r.allocs)
 		for _, m := range []struct {
 			unit       string
 			naive, ref float64
-		}{{resultfmt.UnitAllocs, n.allocs, r.allocs}, {resultfmt.UnitBytes, n.bytes, r.bytes}} {
+		}{{results.UnitAllocs, n.allocs, r.allocs}, {results.UnitBytes, n.bytes, r.bytes}} {
 			if f := m.naive / m.ref; f > maxFactor || f < 1/maxFactor {
 				t.Errorf("%s: naive %s is %.2fx Traefik's (%.0f vs %.0f); want within %.0fx", sc.Name, m.unit, f, m.naive, m.ref, maxFactor)
 			}

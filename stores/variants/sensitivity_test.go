@@ -17,9 +17,9 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/compare"
-	"github.com/certbench/certbench/gate"
-	"github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/stores/variants"
@@ -55,7 +55,7 @@ func (a arm) String() string {
 var methods = []gate.TestChoice{gate.AutoTest, gate.PairedTest, gate.UnpairedTest}
 
 // timeUnits are the time metrics tabulated per scenario.
-var timeUnits = []string{resultfmt.UnitSec, resultfmt.UnitCPUSec}
+var timeUnits = []string{results.UnitSec, results.UnitCPUSec}
 
 // The helper process: one sample of every scenario on one variant, written
 // in the Go benchmark format to stdout, with the store under its own name.
@@ -90,7 +90,7 @@ func helper(kindName string) error {
 			sc[i].Ops *= k
 		}
 	}
-	w := bench.NewWriter(os.Stdout, resultfmt.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
+	w := bench.NewWriter(os.Stdout, results.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
 	newStore := variants.Wrap(kind, info.New)
 	if kind == variants.Slow {
 		pct, err := strconv.ParseFloat(os.Getenv("CERTBENCH_VARIANT_SLOW"), 64)
@@ -321,7 +321,7 @@ func TestSensitivity(t *testing.T) {
 						tl.byUnit[f.Unit]++
 					}
 					if len(tl.examples) < 3 {
-						tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, resultfmt.FormatPercent(f.Percent())))
+						tl.examples = append(tl.examples, fmt.Sprintf("%s %s %s", f.Label(), f.Unit, results.FormatPercent(f.Percent())))
 					}
 				}
 				for _, f := range v.Findings {
@@ -353,8 +353,8 @@ func TestSensitivity(t *testing.T) {
 	for _, a := range arms {
 		for _, m := range methods {
 			tl := tallies[cell{a, m}]
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", a, m, tl.failed, *runs, tl.byUnit[resultfmt.UnitSec], tl.byUnit[resultfmt.UnitCPUSec],
-				tl.byUnit[resultfmt.UnitBytes], tl.byUnit[resultfmt.UnitAllocs], tl.byUnit[resultfmt.UnitRetained], tl.byUnit[resultfmt.UnitGoroutines], paired[cell{a, m}], wall[a].Round(time.Second))
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", a, m, tl.failed, *runs, tl.byUnit[results.UnitSec], tl.byUnit[results.UnitCPUSec],
+				tl.byUnit[results.UnitBytes], tl.byUnit[results.UnitAllocs], tl.byUnit[results.UnitRetained], tl.byUnit[results.UnitGoroutines], paired[cell{a, m}], wall[a].Round(time.Second))
 		}
 	}
 	tw.Flush()
@@ -389,16 +389,16 @@ func TestSensitivity(t *testing.T) {
 		tl := tallies[cell{a, gate.AutoTest}]
 		switch a.kind {
 		case variants.Allocs:
-			if tl.failed != *runs || tl.byUnit[resultfmt.UnitAllocs] != *runs {
-				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit[resultfmt.UnitAllocs])
+			if tl.failed != *runs || tl.byUnit[results.UnitAllocs] != *runs {
+				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit[results.UnitAllocs])
 			}
 		case variants.Bytes:
-			if tl.failed != *runs || tl.byUnit[resultfmt.UnitBytes] != *runs {
-				t.Errorf("bytes variant: gate failed %d/%d runs, on B/op %d: want every run", tl.failed, *runs, tl.byUnit[resultfmt.UnitBytes])
+			if tl.failed != *runs || tl.byUnit[results.UnitBytes] != *runs {
+				t.Errorf("bytes variant: gate failed %d/%d runs, on B/op %d: want every run", tl.failed, *runs, tl.byUnit[results.UnitBytes])
 			}
 		case variants.Slow:
-			if 10*tl.byUnit[resultfmt.UnitSec] < 9**runs {
-				t.Errorf("%s variant: sec/op regression found in %d/%d runs (auto), want at least 90%%", a, tl.byUnit[resultfmt.UnitSec], *runs)
+			if 10*tl.byUnit[results.UnitSec] < 9**runs {
+				t.Errorf("%s variant: sec/op regression found in %d/%d runs (auto), want at least 90%%", a, tl.byUnit[results.UnitSec], *runs)
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 	"github.com/certbench/certbench/peers/internal/peerconf"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/certmagic"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 	"github.com/certbench/certbench/peers/internal/peerconf"
 	"golang.org/x/net/idna"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 )
 
 // Features is a set of a peer's documented deviations, one bit each (bit i

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/certstore/conformance"
+	"github.com/certbench/certbench/conformance"
 	"github.com/certbench/certbench/peers/internal/peerconf"
 )
 

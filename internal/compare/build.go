@@ -1,0 +1,909 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/certbench/certbench/results"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// Defaults used by Build for zero Options fields.
+//
+// Results named like certbench's own (BenchmarkChurn/scenario=.../store=...)
+// are compared by DefaultRow and DefaultCol. Results without those name
+// keys, such as the output of a plain go test -bench, are compared as
+// benchstat compares them, by NameRow and NameCol.
+const (
+	// DefaultRow puts one scenario per row (certbench results).
+	DefaultRow = "/scenario"
+	// DefaultCol puts one store per column, comparing stores within one
+	// run (certbench results).
+	DefaultCol = "/store"
+	// NameRow puts one benchmark per row, by its full name: the base
+	// name and every sub-benchmark part ("Lookup/exact-2"), less any
+	// key the column projection uses; benchstat's default.
+	NameRow = ".fullname"
+	// NameCol puts one input file per column; benchstat's default.
+	NameCol = FileKey
+	// DefaultFilter keeps every result.
+	DefaultFilter = "*"
+	// DefaultAlpha is the significance level of comparisons.
+	DefaultAlpha = 0.05
+	// DefaultConfidence is the confidence level of summary intervals.
+	DefaultConfidence = 0.95
+)
+
+// ErrNothingInCommon is returned (wrapped) by Build when there are at least
+// two columns but no row has results in both the baseline column and
+// another column, so nothing can be compared. Test for it with errors.Is.
+var ErrNothingInCommon = errors.New("no benchmarks in common")
+
+// ErrNoResults is returned (wrapped) by Build when no result is left after
+// filtering.
+var ErrNoResults = errors.New("no benchmark results")
+
+// Options configures Build. The zero value compares stores within one run:
+// one row per scenario, one column per store; for results that are not
+// certbench's (plain go test -bench output) it compares like benchstat:
+// one row per benchmark, one column per input file.
+type Options struct {
+	// Row is the benchproc projection that selects a result's row, in
+	// benchstat's -row syntax, for example "/scenario" or ".fullname".
+	// Empty means: for certbench results, the certbench name keys
+	// (/scenario, /store) that Col does not use, "/scenario" by
+	// default; for other results, NameRow (".fullname").
+	Row string
+
+	// Col is the benchproc projection that selects a result's column,
+	// in benchstat's -col syntax, for example "/store" or ".file".
+	// Empty means: for certbench results, DefaultCol ("/store"), or
+	// ".file" if Row uses /store; for other results, NameCol (".file").
+	Col string
+
+	// Filter is a benchproc filter expression selecting the results
+	// (or, with .unit, the measurements) to use, in benchstat's -filter
+	// syntax. The default is "*". Row and Col are chosen after
+	// filtering, so a filter that keeps only certbench results of a
+	// mixed file compares them as certbench results.
+	Filter string
+
+	// Columns, if non-empty, lists column labels (as in Column.Label,
+	// e.g. "naive" or "old.txt") in the order to show them; the first
+	// is the baseline that the other columns are compared with.
+	// Columns not listed are left out. If empty, columns appear in the
+	// order they are first seen in the input and the first is the
+	// baseline.
+	Columns []string
+
+	// Alpha is the significance level: a difference is reported as
+	// significant if its p-value is below Alpha. The default is 0.05.
+	Alpha float64
+
+	// Confidence is the confidence level of the interval around each
+	// median, in (0, 1). The default is 0.95.
+	Confidence float64
+}
+
+// FileOptions returns the Options for comparing input files, such as a
+// base run against a head run: one column per input file (in input
+// order, the first being the baseline), and one row per scenario and
+// store for certbench results, per benchmark (".fullname") otherwise.
+func FileOptions() Options {
+	return Options{Col: FileKey}
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Filter == "" {
+		o.Filter = DefaultFilter
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Confidence == 0 {
+		o.Confidence = DefaultConfidence
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return o, fmt.Errorf("alpha must be in (0, 1), got %v", o.Alpha)
+	}
+	if !(o.Confidence > 0 && o.Confidence < 1) {
+		return o, fmt.Errorf("confidence must be in (0, 1), got %v", o.Confidence)
+	}
+	return o, nil
+}
+
+// A Report is the result of Build: one comparison Table per unit.
+type Report struct {
+	// Options are the options used, with defaults filled in.
+	Options Options
+
+	// Config lists the file configuration keys (goos, goarch, cpu, ...)
+	// of the results used, in the order first seen, with their
+	// distinct values; not the scenario-hash.* lines, which identify the
+	// scenarios' definitions rather than describe the run (certbench
+	// compare warns when they differ, certbench gate refuses).
+	Config []Config
+
+	// Columns are the columns of every table, baseline first.
+	Columns []Column
+
+	// Tables holds one table per unit: sec/op, B/op, allocs/op,
+	// retained-B, retained-B/cert, goroutines, then any other units in
+	// the order first seen.
+	Tables []*Table
+
+	// Warnings lists every distinct warning, about the report as a
+	// whole (such as rows missing from a column) and about individual
+	// cells (such as too few samples), in a stable order. Build never
+	// prints them; renderers show them as notes or footnotes.
+	Warnings []string
+}
+
+// A Config is a file configuration key and its distinct values.
+type Config struct {
+	Key    string
+	Values []string
+}
+
+// A Column is one column of a Report: a distinct value of Options.Col.
+type Column struct {
+	// Label is the column's display name, such as "naive" or "old.txt".
+	Label string
+	// Key is the projected column key.
+	Key benchproc.Key
+}
+
+// A Row is one row of a Table: a distinct value of Options.Row.
+type Row struct {
+	// Label is the row's display name, such as "rotate-10-of-100", or
+	// "scenario=rotate-10-of-100/store=naive" for a multi-field row.
+	Label string
+	// Key is the projected row key.
+	Key benchproc.Key
+	// Cells holds one cell per column of the table, in column order;
+	// a nil Cell means the column has no results for this row.
+	Cells []*Cell
+}
+
+// A Table compares the measurements of one unit across rows and columns.
+type Table struct {
+	// Unit is the measurement's unit, tidied by benchfmt (ns/op is
+	// read as sec/op).
+	Unit string
+
+	// Assumption is the distributional assumption of the unit's
+	// samples: benchmath.AssumeExact for units declared
+	// "assume=exact" in the input, otherwise benchmath.AssumeNothing
+	// (median and Mann-Whitney U test).
+	Assumption benchmath.Assumption
+
+	// Better is -1 if lower values are better, 1 if higher values are
+	// better and 0 if unknown, from the unit's "better" metadata or,
+	// failing that, the unit: sec/op, B/op, allocs/op, retained-B,
+	// retained-B/cert and goroutines are lower-is-better.
+	Better int
+
+	// Columns are the table's columns (the Report's), baseline first.
+	Columns []Column
+
+	// Rows are the rows with at least one result for this unit, in
+	// the order first seen in the input.
+	Rows []*Row
+
+	// Geomean summarizes each column, aligned with Columns, over the
+	// rows that have results in every column, all with centers > 0. It
+	// is nil if the table has fewer than two rows or no such row.
+	Geomean []Geomean
+}
+
+// A Cell summarizes the sample of one row and column.
+type Cell struct {
+	// Sample holds the measured values, sorted ascending.
+	Sample *benchmath.Sample
+
+	// Summary is the sample's center (median, or mode for exact
+	// units) and confidence interval.
+	Summary benchmath.Summary
+
+	// Delta compares this cell with the baseline cell of its row. It
+	// is nil in the baseline column and when the row has no baseline.
+	Delta *Delta
+
+	// Warnings are problems with this cell's sample or summary, such
+	// as too few samples for a confidence interval, or results that
+	// differ in configuration being mixed in one cell.
+	Warnings []string
+}
+
+// N returns the number of samples in c.
+func (c *Cell) N() int { return len(c.Sample.Values) }
+
+// Center returns the center of c's summary.
+func (c *Cell) Center() float64 { return c.Summary.Center }
+
+// A Delta compares a cell with the baseline cell of its row.
+type Delta struct {
+	// Comparison is the statistical test result: P value, sample
+	// sizes N1 (baseline) and N2, Alpha, and warnings. For exact
+	// units benchmath reports P = 0.
+	Comparison benchmath.Comparison
+
+	// Base and Value are the centers of the baseline cell and this
+	// cell.
+	Base, Value float64
+
+	// Ratio is Value/Base. It is 1 if both are 0 and +Inf if only
+	// Base is 0.
+	Ratio float64
+
+	// Significant reports whether the difference is significant:
+	// P < Alpha, or, for exact units, whether the centers differ.
+	Significant bool
+
+	// Warnings are problems with the comparison, such as too few
+	// samples to ever reach significance at Alpha.
+	Warnings []string
+}
+
+// Percent returns the change from Base to Value in percent,
+// (Ratio-1)*100.
+func (d *Delta) Percent() float64 { return (d.Ratio - 1) * 100 }
+
+// String formats d like benchstat: "~" if the difference is not
+// significant, otherwise the signed percent change ("+5.00%", "-93.51%"),
+// "0.00%" if the centers are equal and "?" if the baseline is 0.
+func (d *Delta) String() string {
+	switch {
+	case !d.Significant:
+		return "~"
+	case d.Base == d.Value:
+		return "0.00%"
+	case d.Base == 0:
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", d.Percent())
+}
+
+// A Geomean summarizes one column of a Table.
+type Geomean struct {
+	// Center is the geometric mean of the column's centers.
+	Center float64
+
+	// Ratio is the geometric mean of the column's Delta ratios, the
+	// typical change from the baseline; NaN in the baseline column.
+	Ratio float64
+
+	// Rows is the number of rows the geomean is taken over.
+	Rows int
+
+	// Warnings say which rows the geomean leaves out, if any.
+	Warnings []string
+}
+
+// Table returns the table for unit (tidied, so "ns/op" finds "sec/op"),
+// or nil if r has none.
+func (r *Report) Table(unit string) *Table {
+	if unit == results.UnitNsPerOp {
+		unit = results.UnitSec
+	}
+	for _, t := range r.Tables {
+		if t.Unit == unit {
+			return t
+		}
+	}
+	return nil
+}
+
+// unitOrder is the preferred order of tables.
+var unitOrder = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
+	results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines}
+
+// rawCell accumulates the values of one (unit, row, column) cell.
+type rawCell struct {
+	values  []float64
+	residue []benchproc.Key
+	files   []string
+}
+
+type cellKey struct {
+	unit     string
+	row, col benchproc.Key
+}
+
+// warnings is an ordered set of messages.
+type warnings struct {
+	list []string
+	seen map[string]bool
+}
+
+func (w *warnings) add(msgs ...string) {
+	if w.seen == nil {
+		w.seen = make(map[string]bool)
+	}
+	for _, m := range msgs {
+		if !w.seen[m] {
+			w.seen[m] = true
+			w.list = append(w.list, m)
+		}
+	}
+}
+
+// Build groups results into rows and columns as opts says and computes,
+// for each unit, the summary of every cell, the comparison of every cell
+// with its row's baseline (first column) cell, and per-column geomeans.
+// It is NewBuilder, Add for every result, then Report.
+//
+// Build returns an error wrapping ErrNoResults if no results are left
+// after filtering, and an error wrapping ErrNothingInCommon if there are
+// two or more columns but no benchmark has results in the baseline
+// column and another column (for example, two files with no benchmarks
+// in common). It also fails on an invalid projection, filter, Alpha or
+// Confidence, or if opts.Columns names an unknown column.
+func Build(results *Results, opts Options) (*Report, error) {
+	b, err := NewBuilder(results.Units, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range results.Results {
+		b.Add(res)
+	}
+	return b.Report()
+}
+
+// A Builder accumulates results, then makes the Report of what it was
+// given, as benchstat's table builder does: NewBuilder, Add for each
+// result, then Report.
+type Builder struct {
+	opts   Options
+	filter *benchproc.Filter
+	units  benchfmt.UnitMetadataMap
+
+	kept  []*benchfmt.Result
+	names map[string]bool // distinct benchmark names kept
+	plain []string        // those that are not certbench's
+}
+
+// NewBuilder returns a Builder for results with the unit metadata units
+// (Results.Units), compared as opts says. It fails on an invalid filter,
+// Alpha or Confidence; projections are checked by Report, which chooses
+// them from the results when opts leaves them empty.
+func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	filter, err := benchproc.NewFilter(opts.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("filter %q: %w", opts.Filter, err)
+	}
+	return &Builder{opts: opts, filter: filter, units: units, names: make(map[string]bool)}, nil
+}
+
+// Add adds a result, if the filter keeps it (or any of its values). The
+// Builder keeps its own copy of what it changes; res is not modified.
+func (b *Builder) Add(res *benchfmt.Result) {
+	res = valuesCopy(res)
+	if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+		return
+	}
+	b.kept = append(b.kept, res)
+	if name := string(res.Name); !b.names[name] {
+		b.names[name] = true
+		if !results.IsCertbench(res) {
+			b.plain = append(b.plain, name)
+		}
+	}
+}
+
+// Report makes the tables of the results added so far (see Build).
+func (b *Builder) Report() (*Report, error) {
+	opts := b.opts
+	if len(b.kept) == 0 {
+		if opts.Filter == DefaultFilter {
+			return nil, ErrNoResults
+		}
+		return nil, fmt.Errorf("%w match filter %q", ErrNoResults, opts.Filter)
+	}
+	auto := opts.Row == "" || opts.Col == ""
+	opts.Row, opts.Col = projections(opts.Row, opts.Col, len(b.plain) > 0)
+	g, err := b.group(opts)
+	if err != nil {
+		return nil, err
+	}
+	columns := make([]Column, len(g.colKeys))
+	for i, k := range g.colKeys {
+		columns[i] = Column{Label: keyLabel(k), Key: k}
+	}
+	if len(opts.Columns) > 0 {
+		if columns, err = selectColumns(columns, opts.Columns); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Options: opts, Config: g.config, Columns: columns}
+	var general, cellWarnings warnings
+	if auto && len(b.plain) > 0 && len(b.plain) < len(b.names) {
+		general.add(fmt.Sprintf("%d of %d benchmarks are not certbench's (no /%s= and /%s= in the name, such as %q): "+
+			"results are grouped as benchstat groups them, rows by %s and columns by %s",
+			len(b.plain), len(b.names), results.ScenarioKey, results.StoreKey, b.plain[0], opts.Row, opts.Col))
+	}
+	general.add(g.keyWarnings(opts, columns)...)
+
+	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
+	common := make([]int, len(columns)) // rows shared with the baseline, per column
+	for _, unit := range g.units {
+		t := g.table(unit, b.units, columns, th, opts, common, &general)
+		if len(t.Rows) == 0 {
+			continue // only in columns left out by opts.Columns
+		}
+		cellWarnings.add(t.warnings()...)
+		rep.Tables = append(rep.Tables, t)
+	}
+	if len(columns) > 1 {
+		shared := 0
+		for j := 1; j < len(columns); j++ {
+			shared += common[j]
+		}
+		if shared == 0 {
+			return nil, nothingInCommon(columns, g.rowKeys, g.pairs)
+		}
+		for j := 1; j < len(columns); j++ {
+			if common[j] == 0 {
+				general.add(fmt.Sprintf("column %q has no benchmarks in common with baseline %q", columns[j].Label, columns[0].Label))
+			}
+		}
+	}
+	general.add(cellWarnings.list...)
+	rep.Warnings = general.list
+	return rep, nil
+}
+
+// grid is the kept results grouped by unit, row and column.
+type grid struct {
+	units            []string // in table order
+	rowKeys, colKeys []benchproc.Key
+	cells            map[cellKey]*rawCell
+	pairs            map[[2]benchproc.Key]bool // (row, col) with any result
+	config           []Config
+}
+
+// group projects the kept results into rows and columns.
+func (b *Builder) group(opts Options) (*grid, error) {
+	var parser benchproc.ProjectionParser
+	rowBy, err := parser.Parse(opts.Row, b.filter)
+	if err != nil {
+		return nil, fmt.Errorf("row projection %q: %w", opts.Row, err)
+	}
+	colBy, err := parser.Parse(opts.Col, b.filter)
+	if err != nil {
+		return nil, fmt.Errorf("column projection %q: %w", opts.Col, err)
+	}
+	// The round a sample was measured in (certbench run --round) varies
+	// within a side by design: it pairs samples, it does not tell them
+	// apart, so it is not residue to warn about (benchstat -ignore round).
+	if _, err := parser.Parse(results.RoundKey, nil); err != nil {
+		return nil, fmt.Errorf("ignoring %s: %w", results.RoundKey, err)
+	}
+	residueBy := parser.Residue()
+	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
+	var (
+		seenUnit = make(map[string]bool)
+		rowSet   = make(map[benchproc.Key]bool)
+		colSet   = make(map[benchproc.Key]bool)
+		cfgIndex = make(map[string]int)
+	)
+	for _, res := range b.kept {
+		// Projections with an explicit order ("/store@(naive optimized)")
+		// add to the filter: apply it again.
+		if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+			continue
+		}
+		g.addConfig(res, cfgIndex)
+		row, col, residue := rowBy.Project(res), colBy.Project(res), residueBy.Project(res)
+		file := res.GetConfig(FileKey)
+		if !rowSet[row] {
+			rowSet[row] = true
+			g.rowKeys = append(g.rowKeys, row)
+		}
+		if !colSet[col] {
+			colSet[col] = true
+			g.colKeys = append(g.colKeys, col)
+		}
+		g.pairs[[2]benchproc.Key{row, col}] = true
+		for _, v := range res.Values {
+			if !seenUnit[v.Unit] {
+				seenUnit[v.Unit] = true
+				g.units = append(g.units, v.Unit)
+			}
+			g.add(cellKey{v.Unit, row, col}, v.Value, residue, file)
+		}
+	}
+	if len(g.cells) == 0 {
+		return nil, fmt.Errorf("%w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
+	}
+	benchproc.SortKeys(g.rowKeys)
+	benchproc.SortKeys(g.colKeys)
+	slices.SortStableFunc(g.units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+	return g, nil
+}
+
+// addConfig records the file configuration of res.
+func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
+	for _, c := range res.Config {
+		if !c.File || strings.HasPrefix(c.Key, results.ScenarioHashPrefix) {
+			continue
+		}
+		i, ok := index[c.Key]
+		if !ok {
+			i = len(g.config)
+			index[c.Key] = i
+			g.config = append(g.config, Config{Key: c.Key})
+		}
+		if v := string(c.Value); !slices.Contains(g.config[i].Values, v) {
+			g.config[i].Values = append(g.config[i].Values, v)
+		}
+	}
+}
+
+// add appends a value to its cell.
+func (g *grid) add(k cellKey, value float64, residue benchproc.Key, file string) {
+	c := g.cells[k]
+	if c == nil {
+		c = new(rawCell)
+		g.cells[k] = c
+	}
+	c.values = append(c.values, value)
+	if !slices.Contains(c.residue, residue) {
+		c.residue = append(c.residue, residue)
+	}
+	if !slices.Contains(c.files, file) {
+		c.files = append(c.files, file)
+	}
+}
+
+// keyWarnings says what the projections leave unclear: one column only,
+// results without a row or column field.
+func (g *grid) keyWarnings(opts Options, columns []Column) []string {
+	var w warnings
+	if len(columns) == 1 {
+		w.add(fmt.Sprintf("only one column (%q for Col %q); nothing to compare", columns[0].Label, opts.Col))
+	}
+	for _, f := range []struct {
+		keys       []benchproc.Key
+		name, proj string
+	}{{g.rowKeys, "Row", opts.Row}, {g.colKeys, "Col", opts.Col}} {
+		for _, k := range f.keys {
+			for _, fld := range k.Projection().FlattenedFields() {
+				if k.Get(fld) == "" {
+					w.add(fmt.Sprintf("some results have no %s (%s %q)", fld.Name, f.name, f.proj))
+				}
+			}
+		}
+	}
+	return w.list
+}
+
+// table makes the table of one unit: its cells, their deltas against the
+// baseline column (counted in common) and the geomeans. Rows missing in a
+// column are reported to general.
+func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Column, th *benchmath.Thresholds, opts Options, common []int, general *warnings) *Table {
+	assumption := units.GetAssumption(unit)
+	t := &Table{Unit: unit, Assumption: assumption, Better: better(units, unit), Columns: columns}
+	for _, rk := range g.rowKeys {
+		row := &Row{Label: keyLabel(rk), Key: rk, Cells: make([]*Cell, len(columns))}
+		found := false
+		for j, col := range columns {
+			if raw := g.cells[cellKey{unit, rk, col.Key}]; raw != nil {
+				found = true
+				row.Cells[j] = newCell(raw, assumption, th, opts.Confidence)
+			}
+		}
+		if !found {
+			continue
+		}
+		if base := row.Cells[0]; base != nil {
+			for j := 1; j < len(columns); j++ {
+				if c := row.Cells[j]; c != nil {
+					common[j]++
+					c.Delta = newDelta(base, c, assumption, opts.Alpha)
+				}
+			}
+		}
+		for j, c := range row.Cells {
+			switch {
+			case c != nil:
+			case !g.pairs[[2]benchproc.Key{rk, columns[j].Key}]:
+				general.add(fmt.Sprintf("%q has no results in column %q", row.Label, columns[j].Label))
+			default:
+				general.add(fmt.Sprintf("%q has no %s results in column %q", row.Label, unit, columns[j].Label))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(t.Rows) > 0 {
+		t.Geomean = geomeans(t)
+	}
+	return t
+}
+
+// warnings returns the warnings of t's cells, deltas and geomeans, in
+// order.
+func (t *Table) warnings() []string {
+	var w warnings
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			if c == nil {
+				continue
+			}
+			w.add(c.Warnings...)
+			if c.Delta != nil {
+				w.add(c.Delta.Warnings...)
+			}
+		}
+	}
+	for _, g := range t.Geomean {
+		w.add(g.Warnings...)
+	}
+	return w.list
+}
+
+func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
+	s := benchmath.NewSample(slices.Clone(raw.values), th)
+	c := &Cell{Sample: s, Summary: assumption.Summary(s, confidence)}
+	c.Warnings = appendErrors(c.Warnings, s.Warnings)
+	c.Warnings = appendErrors(c.Warnings, c.Summary.Warnings)
+	var vary []string
+	for _, f := range benchproc.NonSingularFields(raw.residue) {
+		vary = append(vary, f.Name)
+	}
+	if len(raw.files) > 1 {
+		vary = append(vary, FileKey)
+	}
+	if len(vary) > 0 {
+		c.Warnings = append(c.Warnings, "benchmarks vary in "+strings.Join(vary, ", "))
+	}
+	return c
+}
+
+func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *Delta {
+	cmp := assumption.Compare(base.Sample, c.Sample)
+	cmp.Alpha = alpha // AssumeExact leaves Alpha unset.
+	d := &Delta{Comparison: cmp, Base: base.Center(), Value: c.Center()}
+	switch {
+	case d.Base == d.Value:
+		d.Ratio = 1
+	case d.Base == 0:
+		d.Ratio = math.Inf(1)
+	default:
+		d.Ratio = d.Value / d.Base
+	}
+	if assumption == benchmath.AssumeExact {
+		d.Significant = d.Base != d.Value
+	} else {
+		d.Significant = cmp.P < alpha
+	}
+	d.Warnings = appendErrors(nil, cmp.Warnings)
+	return d
+}
+
+// geomeans computes t's summary row over the rows that have results in
+// every column, all with centers > 0 (a geometric mean of values including
+// 0 is undefined, and memory and goroutine counts are often 0).
+func geomeans(t *Table) []Geomean {
+	if len(t.Rows) < 2 {
+		return nil
+	}
+	var used []*Row
+	missing, zero := 0, 0
+	for _, row := range t.Rows {
+		switch {
+		case slices.Contains(row.Cells, nil):
+			missing++
+		case slices.ContainsFunc(row.Cells, func(c *Cell) bool { return !(c.Center() > 0) }):
+			zero++
+		default:
+			used = append(used, row)
+		}
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	var warn []string
+	if missing > 0 {
+		warn = append(warn, fmt.Sprintf("geomean leaves out %d of %d rows, missing in some column", missing, len(t.Rows)))
+	}
+	if zero > 0 {
+		warn = append(warn, fmt.Sprintf("geomean leaves out %d of %d rows, with a zero or negative center", zero, len(t.Rows)))
+	}
+	gs := make([]Geomean, len(t.Columns))
+	for j := range t.Columns {
+		g := Geomean{Rows: len(used), Ratio: math.NaN(), Warnings: slices.Clone(warn)}
+		var centers, ratios []float64
+		for _, row := range used {
+			c := row.Cells[j]
+			centers = append(centers, c.Center())
+			if c.Delta != nil {
+				ratios = append(ratios, c.Delta.Ratio)
+			}
+		}
+		g.Center = geomean(centers)
+		if j > 0 {
+			g.Ratio = geomean(ratios)
+		}
+		gs[j] = g
+	}
+	return gs
+}
+
+// geomean returns the geometric mean of xs, or NaN if xs is empty or has
+// a value that is not positive and finite.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return math.NaN()
+		}
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}
+
+func appendErrors(dst []string, errs []error) []string {
+	for _, e := range errs {
+		dst = append(dst, e.Error())
+	}
+	return dst
+}
+
+// selectColumns orders and filters columns by label.
+func selectColumns(columns []Column, order []string) ([]Column, error) {
+	var out []Column
+	for _, name := range order {
+		i := slices.IndexFunc(columns, func(c Column) bool { return c.Label == name })
+		if i < 0 {
+			have := make([]string, len(columns))
+			for i, c := range columns {
+				have[i] = c.Label
+			}
+			return nil, fmt.Errorf("unknown column %q (have %s)", name, strings.Join(have, ", "))
+		}
+		if slices.ContainsFunc(out, func(c Column) bool { return c.Label == name }) {
+			return nil, fmt.Errorf("column %q listed twice", name)
+		}
+		out = append(out, columns[i])
+	}
+	return out, nil
+}
+
+func unitRank(unit string) int {
+	if i := slices.Index(unitOrder, unit); i >= 0 {
+		return i
+	}
+	return len(unitOrder)
+}
+
+// better is the direction of unit: its "better" metadata, or failing
+// that results's direction for the units certbench knows, or benchfmt's
+// defaults.
+func better(units benchfmt.UnitMetadataMap, unit string) int {
+	if units.Get(unit, "better") == nil {
+		if b := results.Better(unit); b != 0 {
+			return b
+		}
+	}
+	return units.GetBetter(unit)
+}
+
+// projections fills in an empty row or column projection (see Options.Row
+// and Options.Col). plain says whether some results are not named like
+// certbench's own.
+func projections(row, col string, plain bool) (string, string) {
+	if row != "" && col != "" {
+		return row, col
+	}
+	if plain {
+		if row == "" {
+			row = NameRow
+		}
+		if col == "" {
+			col = NameCol
+		}
+		return row, col
+	}
+	switch {
+	case row == "" && col == "":
+		return DefaultRow, DefaultCol
+	case row == "":
+		// The certbench name keys that the columns leave over.
+		used := projectionKeys(col)
+		var keys []string
+		for _, k := range []string{"/" + results.ScenarioKey, "/" + results.StoreKey} {
+			if !slices.Contains(used, k) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return NameRow, col
+		}
+		return strings.Join(keys, ","), col
+	default:
+		if slices.Contains(projectionKeys(row), "/"+results.StoreKey) {
+			return row, FileKey
+		}
+		return row, DefaultCol
+	}
+}
+
+// projectionKeys returns the keys a projection names, or nil if it does
+// not parse (Build reports that when it parses the projection itself).
+func projectionKeys(proj string) []string {
+	var parser benchproc.ProjectionParser
+	filter, err := benchproc.NewFilter(DefaultFilter)
+	if err != nil {
+		return nil
+	}
+	p, err := parser.Parse(proj, filter)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, f := range p.FlattenedFields() {
+		keys = append(keys, f.Name)
+	}
+	return keys
+}
+
+// nothingInCommon is the error of Build when no row has results in both
+// the baseline column and another column. It names, for each column, a
+// few of the rows it has.
+func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchproc.Key]bool) error {
+	const shown = 3
+	var sides []string
+	for _, col := range columns {
+		var have []string
+		n := 0
+		for _, rk := range rows {
+			if !pairs[[2]benchproc.Key{rk, col.Key}] {
+				continue
+			}
+			if n++; n <= shown {
+				have = append(have, keyLabel(rk))
+			}
+		}
+		side := fmt.Sprintf("%q has %s", col.Label, strings.Join(have, ", "))
+		if n > shown {
+			side += fmt.Sprintf(" and %d more", n-shown)
+		}
+		if n == 0 {
+			side = fmt.Sprintf("%q has none", col.Label)
+		}
+		sides = append(sides, side)
+	}
+	return fmt.Errorf("%w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
+}
+
+// keyLabel formats a projected key: the bare value for a one-field
+// projection, otherwise name=value pairs joined by "/" (the benchmark
+// name of .name and .fullname without "name=").
+func keyLabel(k benchproc.Key) string {
+	fields := k.Projection().FlattenedFields()
+	if len(fields) == 1 {
+		return k.Get(fields[0])
+	}
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		if f.Name == ".name" || f.Name == ".fullname" {
+			parts[i] = k.Get(f)
+			continue
+		}
+		parts[i] = strings.TrimLeft(f.Name, "./") + "=" + k.Get(f)
+	}
+	return strings.Join(parts, "/")
+}

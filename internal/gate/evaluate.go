@@ -1,0 +1,584 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
+)
+
+var inf = math.Inf(1)
+
+func abs(x float64) float64 { return math.Abs(x) }
+
+// MachineKeys are the configuration keys that must match between base
+// and head: results measured on different machines, operating systems or
+// Go versions do not compare.
+var MachineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs"}
+
+// The labels Evaluate gives the two sides in the comparison it builds.
+const (
+	baseLabel = "base"
+	headLabel = "head"
+)
+
+// rowProjection groups certbench's results into benchmarks: the base name
+// and the scenario and store keys; anything else (GOMAXPROCS, file
+// configuration) is residue that compare warns about when it varies within
+// a side.
+const rowProjection = ".name,/scenario,/store"
+
+// plainRowProjection groups results of a plain go test -bench (or files
+// mixing them with certbench's) by their full name, so that
+// BenchmarkLookup/exact and BenchmarkLookup/wildcard stay two benchmarks.
+const plainRowProjection = ".fullname,/scenario,/store"
+
+// rowsFor returns the row projection for the results of both sides.
+func rowsFor(sides ...*compare.Results) string {
+	for _, rs := range sides {
+		for _, r := range rs.Results {
+			if !results.IsCertbench(r) {
+				return plainRowProjection
+			}
+		}
+	}
+	return rowProjection
+}
+
+// ErrInput marks errors about the inputs themselves (no benchmarks in
+// common, nothing left to compare) as opposed to a bad Policy. Test for it
+// with errors.Is.
+var ErrInput = errors.New("gate: bad input")
+
+// Evaluate compares head with base under policy p and returns the
+// verdict. It fails only if p is invalid, if either side is nil, or if
+// the sides have no benchmark in common (wrapping ErrInput); everything
+// else, including missing benchmarks and too few samples, is reported in
+// the Verdict.
+//
+// For every benchmark (name, scenario and store) in both base and head,
+// and every unit with a threshold there (see Policy.Threshold):
+//
+//   - A count unit (results.IsCount: B/op, allocs/op, goroutines) whose
+//     samples are all identical on each side, with at least
+//     results.MinExactSamples per side, is exact: the two values are compared
+//     directly, any difference is significant, and it is a regression if
+//     head exceeds base by more than the threshold.
+//   - Otherwise the medians are compared and a two-sided Mann-Whitney U
+//     test (benchmath, through package compare) gives a p-value, corrected
+//     for multiple comparisons within the unit (Holm by default). It is a
+//     regression if the corrected p-value is below Alpha and the head
+//     median exceeds the base median by more than the threshold. With
+//     fewer than MinSamples samples on a side it is TooFewSamples, which
+//     fails the gate: the gate never passes for lack of data.
+//   - Improved is the mirror image: significant and better by more than
+//     the threshold.
+//
+// A benchmark of base missing in head fails the gate (MissingInHead)
+// unless AllowMissing; one only in head is reported (NewInHead). A
+// difference in a machine key (MachineKeys) between or within the sides
+// is a warning, a failure if Strict.
+func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("gate: policy: %w", err)
+	}
+	if base == nil || head == nil {
+		return nil, errors.New("gate: nil results")
+	}
+	v := newVerdict(base, head, p)
+	if err := v.checkScenarios(base, head, p); err != nil {
+		return nil, err
+	}
+	if err := v.checkCerts(base, head, p); err != nil {
+		return nil, err
+	}
+	rep, err := v.comparison(base, head)
+	if err != nil {
+		return nil, err
+	}
+	present := presence(rep)
+	v.checkPresence(present)
+	rows := rowsFor(base, head)
+	ps := pairs{base: roundsOf(base, rows), head: roundsOf(head, rows)}
+	var notGated, newMetrics []string
+	for _, t := range rep.Tables {
+		ng, nm := v.gateTable(t, present, ps)
+		notGated, newMetrics = append(notGated, ng...), append(newMetrics, nm...)
+	}
+	if len(newMetrics) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
+			Message: "metrics only in head, not gated: " + strings.Join(newMetrics, ", ")})
+	}
+	if len(notGated) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NotGated,
+			Message: "not gated (no threshold): " + strings.Join(notGated, ", ")})
+	}
+	v.notePairing()
+	return v, nil
+}
+
+// notePairing reports, as one warning, the tested findings that the
+// policy wanted paired but that fell back to the U test.
+func (v *Verdict) notePairing() {
+	var unpaired []string
+	for _, f := range v.Findings {
+		if f.Method == UTest && strings.HasPrefix(f.pairNote, "unpaired: ") {
+			unpaired = append(unpaired, f.Unit+" of "+f.Label()+" ("+strings.TrimPrefix(f.pairNote, "unpaired: ")+")")
+		}
+	}
+	if len(unpaired) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NotPaired,
+			Message: fmt.Sprintf("%d comparison(s) not paired by round, U test instead: %s", len(unpaired), strings.Join(unpaired, "; "))})
+	}
+}
+
+// newVerdict starts the verdict of head against base under p: the sides'
+// labels and configuration, and a problem if they come from different
+// machines.
+func newVerdict(base, head *compare.Results, p Policy) *Verdict {
+	v := &Verdict{
+		Base:   strings.Join(base.Files, ", "),
+		Head:   strings.Join(head.Files, ", "),
+		Policy: p,
+	}
+	if v.Base == "" {
+		v.Base = baseLabel
+	}
+	if v.Head == "" {
+		v.Head = headLabel
+	}
+	v.Config = configLines(base, head)
+	var mismatched []string
+	for _, c := range v.Config {
+		if c.Differs {
+			mismatched = append(mismatched, fmt.Sprintf("%s: base %s, head %s", c.Key, quoteAll(c.Base), quoteAll(c.Head)))
+		}
+	}
+	if len(mismatched) > 0 {
+		what := "warning"
+		if p.Strict {
+			what = "failure under --strict"
+		}
+		v.Problems = append(v.Problems, Problem{
+			Kind:  MixedMachines,
+			Fatal: p.Strict,
+			Message: "results from different machines or Go versions (" + what + "; timings and even allocation counts may not compare): " +
+				strings.Join(mismatched, "; "),
+		})
+	}
+	return v
+}
+
+// comparison builds the comparison of the two sides: one row per
+// benchmark, a base and a head column.
+func (v *Verdict) comparison(base, head *compare.Results) (*compare.Report, error) {
+	rep, err := compare.Build(merge(base, head), compare.Options{
+		Row:     rowsFor(base, head),
+		Col:     compare.FileKey,
+		Columns: []string{baseLabel, headLabel},
+		Alpha:   v.Policy.Alpha,
+	})
+	if errors.Is(err, compare.ErrNothingInCommon) {
+		return nil, fmt.Errorf("%w: %s and %s have no benchmarks in common", ErrInput, v.Base, v.Head)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return rep, nil
+}
+
+// sides says which sides have a benchmark at all.
+type sides struct{ base, head bool }
+
+// present holds the sides of every benchmark, in first-seen order.
+type present struct {
+	of    map[benchproc.Key]*sides
+	order []benchproc.Key
+}
+
+// presence returns which benchmarks each side of rep has, in any unit.
+func presence(rep *compare.Report) present {
+	pr := present{of: map[benchproc.Key]*sides{}}
+	for _, t := range rep.Tables {
+		for _, row := range t.Rows {
+			s := pr.of[row.Key]
+			if s == nil {
+				s = &sides{}
+				pr.of[row.Key] = s
+				pr.order = append(pr.order, row.Key)
+			}
+			s.base = s.base || row.Cells[0] != nil
+			s.head = s.head || row.Cells[1] != nil
+		}
+	}
+	return pr
+}
+
+// checkPresence reports benchmarks of base missing in head (a failure
+// unless AllowMissing) and those only in head.
+func (v *Verdict) checkPresence(pr present) {
+	var missing, added []string
+	for _, k := range pr.order {
+		s := pr.of[k]
+		switch {
+		case s.base && !s.head:
+			missing = append(missing, benchLabel(k))
+		case s.head && !s.base:
+			added = append(added, benchLabel(k))
+		}
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
+		if v.Policy.AllowMissing {
+			msg += " (allowed by --allow-missing)"
+		}
+		v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
+	}
+	if len(added) > 0 {
+		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
+			Message: fmt.Sprintf("%d benchmark(s) only in head, not gated: %s", len(added), strings.Join(added, ", "))})
+	}
+}
+
+// gateTable makes the findings of one unit's table: exact comparisons
+// decided at once, the others tested as one family (corrected for
+// multiple comparisons). It returns the unit if nothing of it is gated,
+// and the metrics that only head has.
+func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, newMetrics []string) {
+	p := v.Policy
+	if _, err := CheckUnit(t.Unit); err != nil {
+		return []string{t.Unit + " (unknown unit)"}, nil
+	}
+	var family []*Finding
+	gated := false
+	for _, row := range t.Rows {
+		s := pr.of[row.Key]
+		if !s.base || !s.head {
+			continue // reported by checkPresence
+		}
+		name, scenario, store := keyParts(row.Key)
+		th, ok := p.Threshold(scenario, store, t.Unit)
+		if !ok {
+			continue
+		}
+		gated = true
+		if row.Cells[0] == nil {
+			newMetrics = append(newMetrics, t.Unit+" of "+benchLabel(row.Key))
+			continue // nothing to compare it with
+		}
+		f := &Finding{Benchmark: name, Scenario: scenario, Store: store, Unit: t.Unit, Threshold: th}
+		v.Findings = append(v.Findings, f)
+		if f.measure(row.Cells[0], row.Cells[1], p) {
+			f.choose(ps, p)
+			family = append(family, f)
+		}
+	}
+	if !gated {
+		notGated = append(notGated, t.Unit)
+	}
+	if p.Test == AutoTest {
+		// Pairs that the family's correction leaves no chance fall back
+		// to the U test if it has one.
+		m := float64(len(family))
+		if p.Correction == NoCorrection {
+			m = 1
+		}
+		for _, f := range family {
+			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
+				f.unpair(fmt.Sprintf("%d non-zero pairs cannot reach p < %g after %s's correction for %d tests", f.nonZero, p.Alpha, p.Correction, len(family)))
+			}
+		}
+	}
+	family = reachable(family, p)
+	adjust(family, p.Correction)
+	for _, f := range family {
+		f.Significant = f.AdjustedP < p.Alpha
+		decide(f)
+		f.Note = testNote(f, p) + ", " + f.Note
+	}
+	return notGated, newMetrics
+}
+
+// measure fills in f from the base and head cells (hc nil when head lacks
+// the metric) and decides it, unless it needs the U test: then it reports
+// true, with f.P set, for the family's correction to decide.
+func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
+	f.Method = NotCompared
+	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.Ratio, f.RatioLow, f.RatioHigh, f.uP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.BaseMin, f.BaseMax, f.HeadMin, f.HeadMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.BaseN = bc.N()
+	f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
+	if hc == nil {
+		f.Status, f.Fatal = Missing, !p.AllowMissing
+		f.Base = bc.Center()
+		f.Note = "not in head"
+		if p.AllowMissing {
+			f.Note += " (allowed)"
+		}
+		return false
+	}
+	f.HeadN = hc.N()
+	f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
+	f.Base, f.Head = bc.Center(), hc.Center()
+	if results.IsCount(f.Unit) && f.BaseN >= results.MinExactSamples && f.HeadN >= results.MinExactSamples &&
+		f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
+		f.Method = Exact
+		f.Base, f.Head = f.BaseMin, f.HeadMin
+		f.Significant = f.Base != f.Head
+		decide(f)
+		return false
+	}
+	if f.BaseN < p.MinSamples || f.HeadN < p.MinSamples {
+		f.Status, f.Fatal = TooFewSamples, true
+		f.Note = tooFewNote(f, p.MinSamples)
+		return false
+	}
+	f.Method = UTest
+	f.P = hc.Delta.Comparison.P
+	return true
+}
+
+// decide sets the status of a compared finding from Significant and the
+// threshold.
+func decide(f *Finding) {
+	th := f.Threshold
+	head := f.Head
+	if f.Method == SignedRank {
+		head = f.Base * f.Ratio // the paired estimate
+	}
+	switch {
+	case f.Significant && th.Exceeds(f.Base, head):
+		f.Status, f.Fatal = Regressed, true
+		f.Note = "beyond " + th.String()
+	case f.Significant && th.Beats(f.Base, head):
+		f.Status = Improved
+		f.Note = "beyond -" + strings.TrimPrefix(th.String(), "+")
+	case f.Base == head:
+		f.Status = Unchanged
+		f.Note = "same"
+	case f.Significant:
+		f.Status = Unchanged
+		f.Note = "within " + th.String()
+	default:
+		f.Status = Unchanged
+		f.Note = "not significant"
+	}
+	if f.Method == Exact {
+		f.Note = "exact, " + f.Note
+	}
+}
+
+func testNote(f *Finding, p Policy) string {
+	s := fmt.Sprintf("%s p=%.3f", f.Method, f.P)
+	if f.Method == SignedRank {
+		s = fmt.Sprintf("%s (%d pairs) p=%.3f", f.Method, f.Pairs, f.P)
+	}
+	if p.Correction != NoCorrection && f.AdjustedP != f.P {
+		s += fmt.Sprintf(" (%s %.3f)", p.Correction, f.AdjustedP)
+	}
+	if f.Significant {
+		s += fmt.Sprintf(" < %g", p.Alpha)
+	}
+	if f.pairNote != "" {
+		s += " [" + f.pairNote + "]"
+	}
+	return s
+}
+
+func tooFewNote(f *Finding, min int) string {
+	var sides []string
+	if f.BaseN < min {
+		sides = append(sides, fmt.Sprintf("base has %d", f.BaseN))
+	}
+	if f.HeadN < min {
+		sides = append(sides, fmt.Sprintf("head has %d", f.HeadN))
+	}
+	why := "samples vary, so no exact comparison"
+	if results.IsCount(f.Unit) && f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
+		why = fmt.Sprintf("an exact comparison needs %d a side to show the count is deterministic", results.MinExactSamples)
+	}
+	return fmt.Sprintf("%s sample(s), need %d (%s)", strings.Join(sides, " and "), min, why)
+}
+
+// minP returns the smallest two-sided p-value a Mann-Whitney U test can
+// give for samples of n1 and n2 values (no ties, complete separation):
+// 2 / C(n1+n2, n1).
+func minP(n1, n2 int) float64 {
+	// C(n1+n2, n1) computed in floating point; exact enough here.
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// reachable marks TooFewSamples the tests of a family that could not be
+// significant whatever the data, given their sample sizes, the family's
+// size and the correction, and returns the others. The gate must not pass
+// a metric it could never have failed.
+func reachable(family []*Finding, p Policy) []*Finding {
+	m := len(family)
+	if p.Correction == NoCorrection {
+		m = 1
+	}
+	var out []*Finding
+	for _, f := range family {
+		best := f.bestP() * float64(m)
+		// Pairs equal in every round leave the signed-rank test nothing to
+		// rank: that is no change (p = 1), not a lack of data.
+		if best < p.Alpha || (f.Method == SignedRank && f.nonZero == 0) {
+			out = append(out, f)
+			continue
+		}
+		if f.Method == SignedRank {
+			need := f.nonZero
+			for signedRankMinP(need)*float64(m) >= p.Alpha && need < 1000 {
+				need++
+			}
+			f.Note = fmt.Sprintf("with %d non-zero pairs the signed-rank test cannot reach p < %g", f.nonZero, p.Alpha)
+			if m > 1 {
+				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+			}
+			f.Note += fmt.Sprintf(" (best p %.3f); need %d rounds that differ", best, need)
+		} else {
+			need := max(f.BaseN, f.HeadN)
+			for minP(need, need)*float64(m) >= p.Alpha && need < 1000 {
+				need++
+			}
+			f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
+			if m > 1 {
+				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+			}
+			f.Note += fmt.Sprintf(" (best p %.3f); need %d samples a side", best, need)
+		}
+		f.Status, f.Fatal, f.Method = TooFewSamples, true, NotCompared
+		f.P = math.NaN()
+	}
+	return out
+}
+
+// adjust sets AdjustedP on a family of tested findings.
+func adjust(family []*Finding, c Correction) {
+	if c == NoCorrection || len(family) <= 1 {
+		for _, f := range family {
+			f.AdjustedP = f.P
+		}
+		return
+	}
+	// Holm: sort ascending; adjusted p_(i) = max_{j<=i} min(1, (m-j) p_(j)).
+	sorted := slices.Clone(family)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].P < sorted[j].P })
+	m := len(sorted)
+	running := 0.0
+	for i, f := range sorted {
+		a := math.Min(1, float64(m-i)*f.P)
+		running = math.Max(running, a)
+		f.AdjustedP = running
+	}
+}
+
+// merge returns base's and head's results as one set, labelled "base"
+// and "head" under compare.FileKey. Unit metadata is dropped: the gate
+// decides itself when a count is exact (compare would otherwise trust an
+// "assume=exact" line from either side for both).
+func merge(base, head *compare.Results) *compare.Results {
+	out := &compare.Results{Units: benchfmt.UnitMetadataMap{}, Files: []string{baseLabel, headLabel}}
+	for _, s := range []struct {
+		rs    *compare.Results
+		label string
+	}{{base, baseLabel}, {head, headLabel}} {
+		out.Results = append(out.Results, compare.Relabel(s.rs, s.label)...)
+	}
+	return out
+}
+
+// keyParts returns a benchmark row's display name and its scenario and
+// store.
+func keyParts(k benchproc.Key) (name, scenario, store string) {
+	var parts []string
+	for _, f := range k.Projection().FlattenedFields() {
+		val := k.Get(f)
+		switch f.Name {
+		case ".name", ".fullname":
+			parts = append([]string{val}, parts...)
+			continue
+		case "/scenario":
+			scenario = val
+		case "/store":
+			store = val
+		}
+		if val != "" {
+			parts = append(parts, strings.TrimPrefix(f.Name, "/")+"="+val)
+		}
+	}
+	return strings.Join(parts, "/"), scenario, store
+}
+
+func benchLabel(k benchproc.Key) string {
+	name, scenario, store := keyParts(k)
+	if scenario != "" && store != "" {
+		return scenario + "/" + store
+	}
+	return name
+}
+
+// configLines returns each side's file configuration, flagging machine
+// keys that differ.
+func configLines(base, head *compare.Results) []ConfigLine {
+	var keys []string
+	values := map[string]*ConfigLine{}
+	collect := func(rs *compare.Results, isBase bool) {
+		for _, r := range rs.Results {
+			for _, c := range r.Config {
+				if !c.File || c.Key == compare.FileKey {
+					continue
+				}
+				l := values[c.Key]
+				if l == nil {
+					l = &ConfigLine{Key: c.Key}
+					values[c.Key] = l
+					keys = append(keys, c.Key)
+				}
+				dst := &l.Head
+				if isBase {
+					dst = &l.Base
+				}
+				if v := string(c.Value); !slices.Contains(*dst, v) {
+					*dst = append(*dst, v)
+				}
+			}
+		}
+	}
+	collect(base, true)
+	collect(head, false)
+	var out []ConfigLine
+	for _, k := range keys {
+		l := *values[k]
+		if slices.Contains(MachineKeys, k) {
+			b, h := slices.Sorted(slices.Values(l.Base)), slices.Sorted(slices.Values(l.Head))
+			l.Differs = !slices.Equal(b, h) || len(b) > 1 || len(h) > 1
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func quoteAll(vs []string) string {
+	if len(vs) == 0 {
+		return "(none)"
+	}
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, " | ")
+}

@@ -1,0 +1,58 @@
+package gate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/certbench/certbench/results"
+)
+
+// TestFormatValue checks the gate's texts, which are results's one
+// number format.
+func TestFormatValue(t *testing.T) {
+	for _, tc := range []struct {
+		unit string
+		v    float64
+		want string
+	}{
+		{UnitAllocs, 1194.5, "1,194.5"},
+		{UnitAllocs, 1217054, "1,217,054"},
+		{UnitAllocs, 2.5e7, "25,000,000"},
+		{UnitBytes, 84744, "82.8 KiB"},
+		{UnitBytes, 9.0729944e+07, "86.5 MiB"},
+		{UnitRetainedPerCert, 1283.06, "1.25 KiB"},
+		{UnitRetainedPerCert, -0.272, "-0.272 B"},
+		{UnitRetained, -11856, "-11.6 KiB"},
+		{UnitSec, 0.001566, "1.57 ms"},
+		{UnitSec, 171e-9, "171 ns"},
+		{UnitGoroutines, 0, "0"},
+		{UnitAllocs, math.NaN(), "-"},
+	} {
+		f := &Finding{Unit: tc.unit, Base: tc.v}
+		if got := f.baseText(); got != tc.want {
+			t.Errorf("baseText(%s, %v) = %q, want %q", tc.unit, tc.v, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		p    float64
+		want string
+	}{{0, "0%"}, {0.004, "<+0.01%"}, {-0.004, ">-0.01%"}, {24.75, "+24.75%"}, {math.Inf(1), "+inf%"}} {
+		if got := results.FormatPercent(tc.p); got != tc.want {
+			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	if got := siteText(UnitAllocs, 0.44); got != "0.44" {
+		t.Errorf("siteText = %q", got)
+	}
+}
+
+func TestMinP(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2 int
+		want   float64
+	}{{4, 4, 2.0 / 70}, {6, 6, 2.0 / 924}, {6, 4, 2.0 / 210}, {1, 1, 1}} {
+		if got := minP(tc.n1, tc.n2); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("minP(%d, %d) = %v, want %v", tc.n1, tc.n2, got, tc.want)
+		}
+	}
+}

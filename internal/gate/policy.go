@@ -1,0 +1,595 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/certbench/certbench/results"
+)
+
+// The units the gate knows, as package results names them. Results may
+// carry other units; they are not gated.
+const (
+	UnitSec             = results.UnitSec
+	UnitCPU             = results.UnitCPUSec
+	UnitBytes           = results.UnitBytes
+	UnitAllocs          = results.UnitAllocs
+	UnitRetained        = results.UnitRetained
+	UnitRetainedPerCert = results.UnitRetainedPerCert
+	UnitGoroutines      = results.UnitGoroutines
+)
+
+// Units lists the units the gate knows, in report order.
+var Units = []string{UnitSec, UnitCPU, UnitBytes, UnitAllocs, UnitRetained, UnitRetainedPerCert, UnitGoroutines}
+
+// CountUnits are the units that count things a fixed number of ops did
+// (bytes, objects, goroutines). When every sample on each side has the
+// same value, the gate compares them exactly, with no statistical test.
+var CountUnits = []string{UnitBytes, UnitAllocs, UnitGoroutines}
+
+// Defaults of a Policy's scalar fields.
+const (
+	// DefaultAlpha is the significance level of each metric's family of
+	// tests.
+	DefaultAlpha = 0.05
+	// DefaultMinSamples is the fewest samples per side for a statistical
+	// comparison: the Mann-Whitney U test cannot reach p < 0.05 with
+	// fewer than 4.
+	DefaultMinSamples = 4
+	// MinExactSamples is the fewest samples per side for an exact
+	// comparison: with one sample there is no evidence that the metric
+	// is deterministic. It is results's rule, which the writer applies
+	// too, so compare, gate and benchstat treat a file alike.
+	MinExactSamples = results.MinExactSamples
+)
+
+// Correction is how the p-values of one metric's tests (one per
+// benchmark) are corrected for multiple comparisons.
+type Correction string
+
+// The corrections.
+const (
+	// Holm is the Holm-Bonferroni step-down method: the chance of at
+	// least one false alarm per metric stays below Alpha however many
+	// benchmarks are compared. It is the default.
+	Holm Correction = "holm"
+	// NoCorrection tests every benchmark at Alpha: with k benchmarks,
+	// up to k*Alpha false alarms per metric are expected.
+	NoCorrection Correction = "none"
+)
+
+// A Threshold is the largest increase of a metric that is not a
+// regression: relative to the base (a percentage) or an absolute amount
+// of the unit's measure (seconds, bytes, allocations, goroutines). The
+// zero Threshold allows no increase at all.
+type Threshold struct {
+	// Value is the allowed increase: a percentage if Relative, else an
+	// amount in the base unit of Measure (seconds, not milliseconds;
+	// bytes, not KiB).
+	Value float64
+	// Relative makes Value a percentage of the base value.
+	Relative bool
+	// Off means the metric is not gated.
+	Off bool
+	// Measure is what an absolute, non-zero Value counts: one of
+	// MeasureSeconds, MeasureBytes, MeasureAllocs or MeasureGoroutines. It
+	// must match the unit the threshold is set for (see MeasureOf); it is
+	// empty for relative, off and zero thresholds.
+	Measure string
+}
+
+// The measures of absolute thresholds, and the suffixes ParseThreshold
+// reads for them.
+const (
+	// MeasureSeconds is time: ParseThreshold reads the suffixes of
+	// time.ParseDuration (ns, us, µs, ms, s, m, h).
+	MeasureSeconds = "s"
+	// MeasureBytes is memory: suffixes B, KiB, MiB, GiB (powers of 1024)
+	// and kB, MB, GB (powers of 1000).
+	MeasureBytes = "B"
+	// MeasureAllocs is a count of heap objects: suffix allocs (or alloc).
+	MeasureAllocs = "allocs"
+	// MeasureGoroutines is a count of goroutines: suffix goroutines (or
+	// goroutine).
+	MeasureGoroutines = "goroutines"
+)
+
+// MeasureOf returns the measure of an absolute threshold for unit (one of
+// Units; "ns/op" is read as "sec/op"), or "" for a unit the gate does not
+// know.
+func MeasureOf(unit string) string {
+	switch unit {
+	case UnitSec, results.UnitNsPerOp, UnitCPU, results.UnitCPUNsPerOp:
+		return MeasureSeconds
+	case UnitBytes, UnitRetained, UnitRetainedPerCert:
+		return MeasureBytes
+	case UnitAllocs:
+		return MeasureAllocs
+	case UnitGoroutines:
+		return MeasureGoroutines
+	}
+	return ""
+}
+
+// exampleAmount is how an absolute threshold of n in measure m is
+// written, for error messages.
+func exampleAmount(m, n string) string {
+	switch m {
+	case MeasureSeconds:
+		return "+" + n + "ms"
+	case MeasureBytes:
+		return "+" + n + "KiB"
+	case MeasureAllocs, MeasureGoroutines:
+		return "+" + n + m
+	}
+	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs or +" + n + "goroutines"
+}
+
+// amounts are the suffixes of absolute thresholds: their measure and the
+// factor to its base unit.
+var amounts = map[string]struct {
+	measure string
+	factor  float64
+}{
+	"ns": {MeasureSeconds, 1e-9}, "us": {MeasureSeconds, 1e-6}, "µs": {MeasureSeconds, 1e-6}, "μs": {MeasureSeconds, 1e-6},
+	"ms": {MeasureSeconds, 1e-3}, "s": {MeasureSeconds, 1},
+	"B": {MeasureBytes, 1}, "KiB": {MeasureBytes, 1 << 10}, "MiB": {MeasureBytes, 1 << 20}, "GiB": {MeasureBytes, 1 << 30},
+	"kB": {MeasureBytes, 1e3}, "MB": {MeasureBytes, 1e6}, "GB": {MeasureBytes, 1e9},
+	"alloc": {MeasureAllocs, 1}, "allocs": {MeasureAllocs, 1},
+	"goroutine": {MeasureGoroutines, 1}, "goroutines": {MeasureGoroutines, 1},
+}
+
+// thresholdSyntax splits a threshold into its number (without the
+// optional leading +) and what follows it.
+var thresholdSyntax = regexp.MustCompile(`^\+?((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(.*)$`)
+
+// ParseThreshold parses a threshold as a user writes it:
+//
+//   - "+N%": relative, N percent of the base value;
+//   - "+N" followed by the unit of an absolute amount: time ("+500ns",
+//     "+1.5us" or "+1.5µs", "+10ms", "+1s"), bytes ("+512B", "+4KiB",
+//     "+1MiB", "+1GiB"; "+2kB", "+2MB", "+2GB" are powers of 1000) or a
+//     count ("+1allocs", "+2goroutines"); a space may separate the number
+//     and its unit;
+//   - "+0": no increase at all (relative and absolute agree);
+//   - "off": not gated.
+//
+// The sign is optional; a threshold cannot be negative. A bare non-zero
+// number is an error: "sec/op: 10" would mean ten seconds, not ten
+// percent, so the threshold must say which it is. "m" is an error too:
+// minutes to time.ParseDuration, milli in benchstat's tables. Whether an
+// absolute amount fits a unit (time for sec/op, bytes for B/op and
+// retained-B) is checked where the threshold is set (Policy.SetMax,
+// ParseMax, ParseConfig); see MeasureOf.
+func ParseThreshold(s string) (Threshold, error) {
+	return parseThreshold("", s)
+}
+
+// parseThreshold is ParseThreshold with the unit the threshold is for, if
+// known: the hints name that unit's amounts and an amount of another
+// measure is an error.
+func parseThreshold(unit, s string) (Threshold, error) {
+	t := strings.TrimSpace(s)
+	if t == "off" || t == "none" {
+		return Threshold{Off: true}, nil
+	}
+	want := MeasureOf(unit)
+	bad := func(why string) (Threshold, error) {
+		return Threshold{}, fmt.Errorf("threshold %q: %s; want +N%% (relative to the base), %s (absolute) or off", s, why, exampleAmount(want, "N"))
+	}
+	m := thresholdSyntax.FindStringSubmatch(t)
+	if m == nil {
+		if strings.HasPrefix(t, "-") {
+			return bad("a threshold cannot be negative")
+		}
+		return bad("not a number")
+	}
+	num, suffix := m[1], m[2]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return bad("not a number")
+	}
+	var th Threshold
+	switch a, ok := amounts[suffix]; {
+	case suffix == "%":
+		return Threshold{Value: v, Relative: true}, nil
+	case suffix == "":
+		if v != 0 {
+			return Threshold{}, fmt.Errorf("threshold %q: a bare number is ambiguous; write +%s%% (relative to the base) or %s (absolute)",
+				s, num, exampleAmount(want, num))
+		}
+		return Threshold{}, nil
+	case suffix == "m" || suffix == "h":
+		return bad(fmt.Sprintf("%q is ambiguous (minutes or hours to Go, milli in benchstat's tables): write ms or s", suffix))
+	case !ok:
+		return bad(fmt.Sprintf("unknown amount %q", suffix))
+	default:
+		th = Threshold{Value: v * a.factor, Measure: a.measure}
+	}
+	if th.Value == 0 {
+		th.Measure = ""
+	}
+	if unit != "" {
+		if err := th.check(unit); err != nil {
+			return Threshold{}, fmt.Errorf("threshold %q: %w", s, err)
+		}
+	}
+	return th, nil
+}
+
+// check reports whether t can be the threshold of unit.
+func (t Threshold) check(unit string) error {
+	switch {
+	case math.IsNaN(t.Value) || math.IsInf(t.Value, 0):
+		return fmt.Errorf("%s: threshold %v is not a number", unit, t.Value)
+	case t.Value < 0:
+		return fmt.Errorf("%s: negative threshold", unit)
+	case t.Off || t.Relative || t.Value == 0:
+		return nil
+	case t.Measure == "":
+		return fmt.Errorf("%s: absolute threshold %v has no Measure (seconds, bytes, ...)", unit, t.Value)
+	case t.Measure != MeasureOf(unit):
+		return fmt.Errorf("%s is measured in %s, not %s: write +N%% or %s", unit, measureName(MeasureOf(unit)), measureName(t.Measure), exampleAmount(MeasureOf(unit), "N"))
+	}
+	return nil
+}
+
+func measureName(m string) string {
+	switch m {
+	case MeasureSeconds:
+		return "time"
+	case MeasureBytes:
+		return "bytes"
+	case MeasureAllocs:
+		return "allocations"
+	}
+	return m
+}
+
+// MustThreshold is ParseThreshold for constants; it panics on error.
+func MustThreshold(s string) Threshold {
+	th, err := ParseThreshold(s)
+	if err != nil {
+		panic(err)
+	}
+	return th
+}
+
+// String formats t as ParseThreshold reads it: "+2%", "+0", "+10ms",
+// "+4KiB", "+1allocs", "off".
+func (t Threshold) String() string {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	switch {
+	case t.Off:
+		return "off"
+	case t.Relative:
+		return "+" + num(t.Value) + "%"
+	case t.Value == 0 || t.Measure == "":
+		return "+" + num(t.Value)
+	case t.Measure == MeasureSeconds:
+		return "+" + scaled(t.Value, []string{"s", "ms", "µs", "ns"})
+	case t.Measure == MeasureBytes:
+		return "+" + scaled(t.Value, []string{"GiB", "MiB", "KiB", "B"})
+	}
+	return "+" + num(t.Value) + t.Measure
+}
+
+// scaled writes v with the first of suffixes (largest first; see amounts)
+// in which it is at least 1, to 12 significant digits: exact for what
+// ParseThreshold reads, without float noise such as 10.000000000000002.
+func scaled(v float64, suffixes []string) string {
+	for i, u := range suffixes {
+		x := v / amounts[u].factor
+		if x >= 1 || i == len(suffixes)-1 {
+			return strconv.FormatFloat(x, 'g', 12, 64) + u
+		}
+	}
+	return ""
+}
+
+// Allowed returns the largest change from base that t allows, in the
+// unit. A relative threshold is taken of |base|, so that it stays
+// meaningful for the rare negative base (retained heap can shrink).
+func (t Threshold) Allowed(base float64) float64 {
+	if t.Off {
+		return math.Inf(1)
+	}
+	if t.Relative {
+		return math.Abs(base) * t.Value / 100
+	}
+	return t.Value
+}
+
+// Exceeds reports whether head is worse than base by more than t allows,
+// for a lower-is-better metric.
+func (t Threshold) Exceeds(base, head float64) bool {
+	return !t.Off && head-base > t.Allowed(base)
+}
+
+// Beats reports whether head is better than base by more than t allows
+// either way: the mirror image of Exceeds.
+func (t Threshold) Beats(base, head float64) bool {
+	return !t.Off && base-head > t.Allowed(base)
+}
+
+// ParseMax parses a --max flag value, "UNIT=THRESHOLD" such as
+// "allocs/op=+0%" or "sec/op=+2ms"; "ns/op" is read as "sec/op". The unit
+// must be one of Units and an absolute threshold must be an amount of its
+// measure (see ParseThreshold). Errors name the flag.
+func ParseMax(s string) (unit string, th Threshold, err error) {
+	u, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return "", Threshold{}, fmt.Errorf("--max %q: want UNIT=THRESHOLD, e.g. allocs/op=+0%% or sec/op=+10%%", s)
+	}
+	unit, err = CheckUnit(strings.TrimSpace(u))
+	if err != nil {
+		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
+	}
+	th, err = parseThreshold(unit, v)
+	if err != nil {
+		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
+	}
+	return unit, th, nil
+}
+
+// CheckUnit returns unit tidied ("ns/op" becomes "sec/op", "cpu-ns/op"
+// "cpu-sec/op"), or an error if the gate does not know it.
+func CheckUnit(unit string) (string, error) {
+	switch unit {
+	case results.UnitNsPerOp:
+		unit = UnitSec
+	case results.UnitCPUNsPerOp:
+		unit = UnitCPU
+	}
+	if !slices.Contains(Units, unit) {
+		return "", fmt.Errorf("unknown unit %q (known: %s)", unit, strings.Join(Units, ", "))
+	}
+	return unit, nil
+}
+
+// An Override sets thresholds for the benchmarks whose scenario and store
+// match its patterns (path.Match globs; empty matches anything).
+type Override struct {
+	Scenario string
+	Store    string
+	// Max maps units to their thresholds for the matching benchmarks.
+	Max map[string]Threshold
+}
+
+// Matches reports whether o applies to the benchmark of scenario and
+// store.
+func (o Override) Matches(scenario, store string) bool {
+	return glob(o.Scenario, scenario) && glob(o.Store, store)
+}
+
+func glob(pattern, name string) bool {
+	if pattern == "" || pattern == "*" {
+		return true
+	}
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+// A Policy says what the gate calls a regression and how it treats
+// incomplete data. Make one with DefaultPolicy, ParseConfig or LoadConfig
+// and adjust it; the zero Policy gates nothing.
+type Policy struct {
+	// Max maps units to their thresholds. A unit with no threshold is
+	// not gated, except that retained-B/cert follows retained-B when it
+	// has no threshold of its own.
+	Max map[string]Threshold
+
+	// Overrides refine Max for some scenarios or stores. For each
+	// benchmark and unit the last matching override that sets the unit
+	// wins; then Max.
+	Overrides []Override
+
+	// Alpha is the significance level of each metric's family of tests
+	// (0 means DefaultAlpha here; a policy file or flag must give a
+	// level in (0, 1)).
+	Alpha float64
+
+	// MinSamples is the fewest samples per side for a statistical
+	// comparison (0 means DefaultMinSamples here; a policy file or flag
+	// must give at least MinSamplesFor(Alpha)). Fewer is a failure, not a
+	// pass: see Evaluate.
+	MinSamples int
+
+	// Correction for multiple comparisons ("" means Holm).
+	Correction Correction
+
+	// Test chooses the test of samples that are not exact: AutoTest
+	// ("" means AutoTest), PairedTest or UnpairedTest.
+	Test TestChoice
+
+	// AllowMissing turns benchmarks or metrics missing from head into
+	// warnings instead of failures.
+	AllowMissing bool
+
+	// Strict turns a machine or Go version mismatch between base and
+	// head into a failure instead of a warning.
+	Strict bool
+
+	// AllowDifferentCerts gates base and head measured on different
+	// certificates (certs-count or certs-fingerprint differ, see
+	// shape.go) with a warning, instead of refusing them.
+	AllowDifferentCerts bool
+
+	// AllowDifferentScenarios gates a scenario whose definition differs
+	// between base and head (its scenario-hash lines differ, see
+	// shape.go) with a warning, instead of refusing them.
+	AllowDifferentScenarios bool
+
+	// Source says where the policy came from, for the report's policy
+	// line ("certbench.yaml (found in the working directory)", "built-in
+	// defaults"); empty leaves it out.
+	Source string
+}
+
+// DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
+// sec/op +10%, retained-B +2% (and retained-B/cert with it), goroutines
+// +0 (absolute), with DefaultAlpha, DefaultMinSamples, Holm's correction
+// and AutoTest. cpu-sec/op is not gated by default: results from a
+// certbench that predates it would otherwise make every comparison with
+// them a new metric, and on a quiet machine it tells the same story as
+// sec/op; a policy file turns it on (as this repository's certbench.yaml
+// does).
+func DefaultPolicy() Policy {
+	return Policy{
+		Max: map[string]Threshold{
+			UnitAllocs:     MustThreshold("+0%"),
+			UnitBytes:      MustThreshold("+2%"),
+			UnitSec:        MustThreshold("+10%"),
+			UnitRetained:   MustThreshold("+2%"),
+			UnitGoroutines: MustThreshold("+0"),
+		},
+		Alpha:      DefaultAlpha,
+		MinSamples: DefaultMinSamples,
+		Correction: Holm,
+		Test:       AutoTest,
+	}
+}
+
+// Clone returns a deep copy of p, so that flags can adjust a policy read
+// from a file without changing it.
+func (p Policy) Clone() Policy {
+	q := p
+	q.Max = cloneMax(p.Max)
+	q.Overrides = make([]Override, len(p.Overrides))
+	for i, o := range p.Overrides {
+		o.Max = cloneMax(o.Max)
+		q.Overrides[i] = o
+	}
+	if p.Overrides == nil {
+		q.Overrides = nil
+	}
+	return q
+}
+
+func cloneMax(m map[string]Threshold) map[string]Threshold {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]Threshold, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// SetMax sets the top-level threshold of unit ("ns/op" is read as
+// "sec/op"), as the --max flag does. It fails if the unit is unknown or
+// th does not fit it (an absolute amount of another measure, a negative
+// value).
+func (p *Policy) SetMax(unit string, th Threshold) error {
+	unit, err := CheckUnit(unit)
+	if err != nil {
+		return err
+	}
+	if err := th.check(unit); err != nil {
+		return err
+	}
+	if p.Max == nil {
+		p.Max = make(map[string]Threshold)
+	}
+	p.Max[unit] = th
+	return nil
+}
+
+// Threshold returns the threshold of unit for the benchmark of scenario
+// and store, and whether the unit is gated there.
+func (p *Policy) Threshold(scenario, store, unit string) (Threshold, bool) {
+	if th, ok := p.explicit(scenario, store, unit); ok {
+		return th, !th.Off
+	}
+	if unit == UnitRetainedPerCert {
+		if th, ok := p.explicit(scenario, store, UnitRetained); ok {
+			return th, !th.Off
+		}
+	}
+	return Threshold{}, false
+}
+
+func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
+	for i := len(p.Overrides) - 1; i >= 0; i-- {
+		o := p.Overrides[i]
+		if th, ok := o.Max[unit]; ok && o.Matches(scenario, store) {
+			return th, true
+		}
+	}
+	th, ok := p.Max[unit]
+	return th, ok
+}
+
+// MinSamplesFor returns the fewest samples per side with which a
+// two-sided Mann-Whitney U test can reach a p-value below alpha at all
+// (4 at alpha 0.05, 5 at 0.01), and at least MinExactSamples. A smaller
+// MinSamples would change nothing: Evaluate reports such comparisons as
+// TooFewSamples anyway. It returns 0 if alpha is not in (0, 1).
+func MinSamplesFor(alpha float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		return 0
+	}
+	n := MinExactSamples
+	for minP(n, n) >= alpha {
+		n++
+	}
+	return n
+}
+
+// withDefaults fills zero fields and checks the policy.
+func (p Policy) withDefaults() (Policy, error) {
+	if p.Alpha == 0 {
+		p.Alpha = DefaultAlpha
+	}
+	if p.MinSamples == 0 {
+		p.MinSamples = DefaultMinSamples
+	}
+	if p.Correction == "" {
+		p.Correction = Holm
+	}
+	if p.Test == "" {
+		p.Test = AutoTest
+	}
+	var errs []error
+	if _, err := ParseTestChoice(string(p.Test)); err != nil {
+		errs = append(errs, err)
+	}
+	if !(p.Alpha > 0 && p.Alpha < 1) {
+		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1 (exclusive)", p.Alpha))
+	}
+	if p.MinSamples < MinExactSamples {
+		errs = append(errs, fmt.Errorf("min samples %d: want at least %d", p.MinSamples, MinExactSamples))
+	}
+	if p.Correction != Holm && p.Correction != NoCorrection {
+		errs = append(errs, fmt.Errorf("correction %q: want %q or %q", p.Correction, Holm, NoCorrection))
+	}
+	check := func(where string, m map[string]Threshold) {
+		for _, u := range slices.Sorted(maps.Keys(m)) {
+			if _, err := CheckUnit(u); err != nil || u == results.UnitNsPerOp || u == results.UnitCPUNsPerOp {
+				errs = append(errs, fmt.Errorf("%s: unknown unit %q (known: %s)", where, u, strings.Join(Units, ", ")))
+				continue
+			}
+			if err := m[u].check(u); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+			}
+		}
+	}
+	check("max", p.Max)
+	for i, o := range p.Overrides {
+		for _, pat := range []string{o.Scenario, o.Store} {
+			if _, err := path.Match(pat, ""); err != nil {
+				errs = append(errs, fmt.Errorf("override %d: pattern %q: %v", i+1, pat, err))
+			}
+		}
+		check(fmt.Sprintf("override %d", i+1), o.Max)
+	}
+	return p, errors.Join(errs...)
+}

@@ -1,0 +1,426 @@
+package gate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/certbench/certbench/results"
+)
+
+// maxSitesShown caps the sites listed per finding by the renderers.
+const maxSitesShown = 10
+
+// sections are the groups of findings the renderers list, in order.
+var sections = []struct {
+	title    string
+	statuses []Status
+}{
+	{"Regressed", []Status{Regressed}},
+	{"Not decided", []Status{TooFewSamples, Missing}},
+	{"Improved", []Status{Improved}},
+}
+
+// WriteText writes the verdict for a log: a headline, then tables of what
+// regressed, what improved and what could not be decided, allocation
+// sites that grew, and warnings. Unchanged comparisons are only counted.
+func (v *Verdict) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "certbench gate: %s\n", v.Summary())
+	fmt.Fprintf(bw, "base: %s\nhead: %s\n", v.Base, v.Head)
+	fmt.Fprintf(bw, "policy: %s\n", v.Policy.describe())
+	for _, s := range sections {
+		fs := v.Select(s.statuses...)
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n%s\n", strings.ToUpper(s.title))
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		if s.statuses[0] == TooFewSamples {
+			fmt.Fprintln(tw, "  benchmark\tmetric\tbase\thead\twhy")
+			for _, f := range fs {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.Label(), f.Unit, f.baseText(), f.headText(), f.Note)
+			}
+			tw.Flush()
+			continue
+		}
+		fmt.Fprintln(tw, "  benchmark\tmetric\tbase\thead\tchange\tmax\ttest")
+		for _, f := range fs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label(), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.testText())
+		}
+		tw.Flush()
+		for _, f := range fs {
+			if len(f.Sites) == 0 {
+				continue
+			}
+			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites, " "))
+			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
+			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Label())
+				for _, c := range s.Callees {
+					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), c.Function)
+				}
+			}
+			tw.Flush()
+		}
+	}
+	var fatal []string
+	for _, p := range v.Problems {
+		if p.Fatal {
+			fatal = append(fatal, p.Message)
+		}
+	}
+	for _, block := range []struct {
+		title string
+		msgs  []string
+	}{{"FAILED CHECKS", fatal}, {"WARNINGS", v.Warnings()}} {
+		if len(block.msgs) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n%s\n", block.title)
+		for _, m := range block.msgs {
+			fmt.Fprintf(bw, "  - %s\n", m)
+		}
+	}
+	fmt.Fprintf(bw, "\n%s\n", v.counts())
+	return bw.Flush()
+}
+
+// WriteMarkdown writes the verdict as GitHub-flavoured Markdown for a
+// pull-request comment or $GITHUB_STEP_SUMMARY: the same content as
+// WriteText, with the policy and machine configuration folded away.
+func (v *Verdict) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	mark := "✅"
+	if !v.Passed() {
+		mark = "❌"
+	}
+	fmt.Fprintf(bw, "### %s certbench gate: %s\n\n", mark, results.EscapeMarkdown(v.Summary()))
+	fmt.Fprintf(bw, "Base `%s` vs head `%s`. %s\n", v.Base, v.Head, v.counts())
+	for _, s := range sections {
+		fs := v.Select(s.statuses...)
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n#### %s\n\n", s.title)
+		fmt.Fprintln(bw, "| benchmark | metric | base | head | change | max | test |")
+		fmt.Fprintln(bw, "| :-- | :-- | --: | --: | --: | --: | :-- |")
+		for _, f := range fs {
+			change := f.changeText()
+			if f.Status == Regressed {
+				change = "**" + change + "**"
+			}
+			test := f.testText()
+			if f.Status != Regressed && f.Status != Improved {
+				test = f.Note
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", results.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), change, f.Threshold, results.EscapeMarkdown(test))
+		}
+		for _, f := range fs {
+			if len(f.Sites) == 0 {
+				continue
+			}
+			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (%s)</summary>\n\n", results.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites, ", "))
+			fmt.Fprintln(bw, "| function | base | head | growth |")
+			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
+			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
+				where := ""
+				if w := s.Where(); w != "" {
+					where = " (" + results.EscapeMarkdown(w) + ")"
+				}
+				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", results.CodeSpan(s.Function), where, siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				for _, c := range s.Callees {
+					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", results.CodeSpan(c.Function), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), siteGrowth(f.Unit, c.Growth()))
+				}
+			}
+			fmt.Fprintln(bw, "\n</details>")
+		}
+	}
+	var fatal, warn []string
+	for _, p := range v.Problems {
+		if p.Fatal {
+			fatal = append(fatal, p.Message)
+		} else {
+			warn = append(warn, p.Message)
+		}
+	}
+	if len(fatal) > 0 {
+		fmt.Fprintf(bw, "\n#### Failed checks\n\n")
+		for _, m := range fatal {
+			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(m))
+		}
+	}
+	if len(warn) > 0 {
+		fmt.Fprintf(bw, "\n#### Warnings\n\n")
+		for _, m := range warn {
+			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(m))
+		}
+	}
+	if len(v.Findings) > 0 {
+		fmt.Fprintf(bw, "\n<details><summary>All %d comparisons</summary>\n\n", len(v.Findings))
+		fmt.Fprintln(bw, "| benchmark | metric | base | head | change | max | result |")
+		fmt.Fprintln(bw, "| :-- | :-- | --: | --: | --: | --: | :-- |")
+		for _, f := range v.Findings {
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s: %s |\n", results.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.Status, results.EscapeMarkdown(f.Note))
+		}
+		fmt.Fprintln(bw, "\n</details>")
+	}
+	fmt.Fprintf(bw, "\n<details><summary>Policy and configuration</summary>\n\n```\npolicy: %s\n", v.Policy.describe())
+	for _, c := range v.Config {
+		flag := ""
+		if c.Differs {
+			flag = "   <- differs"
+		}
+		fmt.Fprintf(bw, "%s: base %s, head %s%s\n", c.Key, strings.Join(c.Base, " | "), strings.Join(c.Head, " | "), flag)
+	}
+	fmt.Fprintln(bw, "```\n\n</details>")
+	return bw.Flush()
+}
+
+// counts summarizes the findings by status.
+func (v *Verdict) counts() string {
+	n := map[Status]int{}
+	for _, f := range v.Findings {
+		n[f.Status]++
+	}
+	parts := []string{fmt.Sprintf("%d regressed", n[Regressed]), fmt.Sprintf("%d improved", n[Improved]), fmt.Sprintf("%d unchanged", n[Unchanged])}
+	if k := n[TooFewSamples] + n[Missing]; k > 0 {
+		parts = append(parts, fmt.Sprintf("%d not decided", k))
+	}
+	return fmt.Sprintf("%d comparisons: %s.", len(v.Findings), strings.Join(parts, ", "))
+}
+
+// describe formats the policy on one line.
+func (p Policy) describe() string {
+	var th []string
+	for _, u := range Units {
+		if t, ok := p.Max[u]; ok {
+			th = append(th, u+" "+t.String())
+		} else if u == results.UnitRetainedPerCert {
+			if _, ok := p.Max[results.UnitRetained]; ok {
+				th = append(th, u+" (as retained-B)")
+			}
+		}
+	}
+	s := strings.Join(th, ", ")
+	if n := len(p.Overrides); n > 0 {
+		s += fmt.Sprintf(" (+%d override(s))", n)
+	}
+	s += fmt.Sprintf("; alpha %g per metric (%s), >= %d samples unless exact; test %s", p.Alpha, p.Correction, p.MinSamples, p.Test)
+	if p.AllowMissing {
+		s += ", missing allowed"
+	}
+	if p.Strict {
+		s += ", strict"
+	}
+	if p.Source != "" {
+		s = p.Source + ": " + s
+	}
+	return s
+}
+
+func (f *Finding) baseText() string { return results.Format(f.Base, f.Unit) }
+func (f *Finding) headText() string { return results.Format(f.Head, f.Unit) }
+
+// ciText formats the confidence interval of a paired finding's change
+// in percent: "[+3.1%, +7.0%]".
+func (f *Finding) ciText() string {
+	return "[" + results.FormatPercent((f.RatioLow-1)*100) + ", " + results.FormatPercent((f.RatioHigh-1)*100) + "]"
+}
+
+func (f *Finding) changeText() string {
+	if math.IsNaN(f.Base) || math.IsNaN(f.Head) {
+		return "-"
+	}
+	return results.FormatSigned(f.Change(), f.Unit) + " (" + results.FormatPercent(f.Percent()) + ")"
+}
+
+// siteText formats a site's per-op value and siteGrowth its growth.
+func siteText(unit string, v float64) string   { return results.Format(v, unit) }
+func siteGrowth(unit string, d float64) string { return results.FormatSigned(d, unit) }
+
+func (f *Finding) testText() string {
+	switch f.Method {
+	case Exact:
+		return fmt.Sprintf("exact n=%d/%d", f.BaseN, f.HeadN)
+	case UTest:
+		s := fmt.Sprintf("u-test p=%.3f", f.P)
+		if f.AdjustedP != f.P {
+			s += fmt.Sprintf(" adj=%.3f", f.AdjustedP)
+		}
+		return s + fmt.Sprintf(" n=%d/%d", f.BaseN, f.HeadN)
+	case SignedRank:
+		s := fmt.Sprintf("signed-rank p=%.3f", f.P)
+		if f.AdjustedP != f.P {
+			s += fmt.Sprintf(" adj=%.3f", f.AdjustedP)
+		}
+		return s + fmt.Sprintf(" pairs=%d, %g%% CI %s", f.Pairs, PairConfidence*100, f.ciText())
+	}
+	return fmt.Sprintf("n=%d/%d", f.BaseN, f.HeadN)
+}
+
+// JSONSchema is the "schema" value of WriteJSON's output.
+const JSONSchema = "certbench.gate/v1"
+
+// WriteJSON writes the verdict as one JSON object. Numbers that are NaN
+// or infinite (a missing side, an untested p-value, a change from 0) are
+// null.
+//
+//	{
+//	  "schema": "certbench.gate/v1",
+//	  "passed": false,
+//	  "summary": "FAIL: 1 regression",
+//	  "failures": ["1 regression"],
+//	  "base": "base.txt", "head": "head.txt",
+//	  "policy": {"max": {"allocs/op": "+0%", ...}, "overrides": [...],
+//	             "alpha": 0.05, "min_samples": 4, "correction": "holm", "test": "auto",
+//	             "allow_missing": false, "strict": false},
+//	  "config": [{"key": "cpu", "base": ["..."], "head": ["..."], "differs": false}],
+//	  "findings": [{"benchmark": "Churn/scenario=.../store=...",
+//	      "scenario": "...", "store": "...", "unit": "allocs/op",
+//	      "status": "regressed", "fatal": true, "method": "exact",
+//	      "base": 1191, "head": 1201, "change": 10, "percent": 0.84,
+//	      "base_n": 6, "head_n": 6, "base_min": 1191, "base_max": 1191,
+//	      "head_min": 1201, "head_max": 1201, "p": null, "adjusted_p": null,
+//	      "pairs": 0, "ratio": null, "ratio_low": null, "ratio_high": null,
+//	      "significant": true, "threshold": "+0%", "note": "exact, beyond +0%",
+//	      "sites": [{"function": "...", "base": 0, "head": 10, "growth": 10,
+//	          "file": "...", "line": 47, "callees": [{"function": "...", ...}]}]}],
+//	  "problems": [{"kind": "mixed-machines", "fatal": false, "message": "..."}]
+//	}
+func (v *Verdict) WriteJSON(w io.Writer) error {
+	type jsonSite struct {
+		Function string     `json:"function"`
+		Base     *float64   `json:"base"`
+		Head     *float64   `json:"head"`
+		Growth   *float64   `json:"growth"`
+		File     string     `json:"file,omitempty"`
+		Line     int64      `json:"line,omitempty"`
+		Callees  []jsonSite `json:"callees,omitempty"`
+	}
+	type jsonFinding struct {
+		Benchmark   string     `json:"benchmark"`
+		Scenario    string     `json:"scenario"`
+		Store       string     `json:"store"`
+		Unit        string     `json:"unit"`
+		Status      Status     `json:"status"`
+		Fatal       bool       `json:"fatal"`
+		Method      Method     `json:"method"`
+		Base        *float64   `json:"base"`
+		Head        *float64   `json:"head"`
+		Change      *float64   `json:"change"`
+		Percent     *float64   `json:"percent"`
+		BaseN       int        `json:"base_n"`
+		HeadN       int        `json:"head_n"`
+		BaseMin     *float64   `json:"base_min"`
+		BaseMax     *float64   `json:"base_max"`
+		HeadMin     *float64   `json:"head_min"`
+		HeadMax     *float64   `json:"head_max"`
+		P           *float64   `json:"p"`
+		AdjustedP   *float64   `json:"adjusted_p"`
+		Pairs       int        `json:"pairs"`
+		Ratio       *float64   `json:"ratio"`
+		RatioLow    *float64   `json:"ratio_low"`
+		RatioHigh   *float64   `json:"ratio_high"`
+		Significant bool       `json:"significant"`
+		Threshold   string     `json:"threshold"`
+		Note        string     `json:"note"`
+		Sites       []jsonSite `json:"sites"`
+	}
+	type jsonOverride struct {
+		Scenario string            `json:"scenario"`
+		Store    string            `json:"store"`
+		Max      map[string]string `json:"max"`
+	}
+	type jsonPolicy struct {
+		Max          map[string]string `json:"max"`
+		Overrides    []jsonOverride    `json:"overrides"`
+		Alpha        float64           `json:"alpha"`
+		MinSamples   int               `json:"min_samples"`
+		Correction   Correction        `json:"correction"`
+		Test         TestChoice        `json:"test"`
+		AllowMissing bool              `json:"allow_missing"`
+		Strict       bool              `json:"strict"`
+	}
+	type jsonConfig struct {
+		Key     string   `json:"key"`
+		Base    []string `json:"base"`
+		Head    []string `json:"head"`
+		Differs bool     `json:"differs"`
+	}
+	type jsonProblem struct {
+		Kind    ProblemKind `json:"kind"`
+		Fatal   bool        `json:"fatal"`
+		Message string      `json:"message"`
+	}
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	strs := func(m map[string]Threshold) map[string]string {
+		out := map[string]string{}
+		for u, t := range m {
+			out[u] = t.String()
+		}
+		return out
+	}
+	out := struct {
+		Schema   string        `json:"schema"`
+		Passed   bool          `json:"passed"`
+		Summary  string        `json:"summary"`
+		Failures []string      `json:"failures"`
+		Base     string        `json:"base"`
+		Head     string        `json:"head"`
+		Policy   jsonPolicy    `json:"policy"`
+		Config   []jsonConfig  `json:"config"`
+		Findings []jsonFinding `json:"findings"`
+		Problems []jsonProblem `json:"problems"`
+	}{
+		Schema: JSONSchema, Passed: v.Passed(), Summary: v.Summary(), Failures: v.Failures(),
+		Base: v.Base, Head: v.Head,
+		Policy: jsonPolicy{Max: strs(v.Policy.Max), Overrides: []jsonOverride{}, Alpha: v.Policy.Alpha, MinSamples: v.Policy.MinSamples,
+			Correction: v.Policy.Correction, Test: v.Policy.Test, AllowMissing: v.Policy.AllowMissing, Strict: v.Policy.Strict},
+		Config: []jsonConfig{}, Findings: []jsonFinding{}, Problems: []jsonProblem{},
+	}
+	if out.Failures == nil {
+		out.Failures = []string{}
+	}
+	for _, o := range v.Policy.Overrides {
+		out.Policy.Overrides = append(out.Policy.Overrides, jsonOverride{o.Scenario, o.Store, strs(o.Max)})
+	}
+	for _, c := range v.Config {
+		out.Config = append(out.Config, jsonConfig{c.Key, c.Base, c.Head, c.Differs})
+	}
+	for _, f := range v.Findings {
+		jf := jsonFinding{
+			Benchmark: f.Benchmark, Scenario: f.Scenario, Store: f.Store, Unit: f.Unit,
+			Status: f.Status, Fatal: f.Fatal, Method: f.Method,
+			Base: num(f.Base), Head: num(f.Head), Change: num(f.Change()), Percent: num(f.Percent()),
+			BaseN: f.BaseN, HeadN: f.HeadN,
+			BaseMin: num(f.BaseMin), BaseMax: num(f.BaseMax), HeadMin: num(f.HeadMin), HeadMax: num(f.HeadMax),
+			P: num(f.P), AdjustedP: num(f.AdjustedP), Significant: f.Significant,
+			Pairs: f.Pairs, Ratio: num(f.Ratio), RatioLow: num(f.RatioLow), RatioHigh: num(f.RatioHigh),
+			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
+		}
+		for _, s := range f.Sites {
+			js := jsonSite{Function: s.Function, Base: num(s.Base), Head: num(s.Head), Growth: num(s.Growth()), File: s.File, Line: s.Line}
+			for _, c := range s.Callees {
+				js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: num(c.Base), Head: num(c.Head), Growth: num(c.Growth())})
+			}
+			jf.Sites = append(jf.Sites, js)
+		}
+		out.Findings = append(out.Findings, jf)
+	}
+	for _, p := range v.Problems {
+		out.Problems = append(out.Problems, jsonProblem{p.Kind, p.Fatal, p.Message})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

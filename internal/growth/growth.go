@@ -1,0 +1,380 @@
+package growth
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
+)
+
+// Fit is a power law value ≈ Coefficient · N^Exponent fitted to a curve.
+type Fit struct {
+	// Exponent is the least-squares slope of log(value) on log(N).
+	Exponent float64
+	// Coefficient is exp of the intercept: the value the fit gives at
+	// N = 1.
+	Coefficient float64
+	// R2 is the coefficient of determination of the fit in log-log
+	// space (1 when every point is on the line).
+	R2 float64
+	// Points is the number of points fitted.
+	Points int
+}
+
+// ErrTooFewPoints is returned by FitPower when fewer than two points with
+// positive values at two distinct sizes are left to fit.
+var ErrTooFewPoints = errors.New("growth: need two or more positive points at distinct sizes to fit")
+
+// FitPower fits value ≈ c·N^k by least squares on log(value) against
+// log(N), over the points where both are positive.
+func FitPower(sizes, values []float64) (Fit, error) {
+	var lx, ly []float64
+	for i := range min(len(sizes), len(values)) {
+		if sizes[i] > 0 && values[i] > 0 && !math.IsInf(values[i], 0) {
+			lx = append(lx, math.Log(sizes[i]))
+			ly = append(ly, math.Log(values[i]))
+		}
+	}
+	n := float64(len(lx))
+	if len(lx) < 2 {
+		return Fit{}, ErrTooFewPoints
+	}
+	var mx, my float64
+	for i := range lx {
+		mx += lx[i]
+		my += ly[i]
+	}
+	mx /= n
+	my /= n
+	var sxx, sxy, syy float64
+	for i := range lx {
+		dx, dy := lx[i]-mx, ly[i]-my
+		sxx += dx * dx
+		sxy += dx * dy
+		syy += dy * dy
+	}
+	if sxx == 0 {
+		return Fit{}, ErrTooFewPoints
+	}
+	k := sxy / sxx
+	f := Fit{Exponent: k, Coefficient: math.Exp(my - k*mx), Points: len(lx), R2: 1}
+	if syy > 0 {
+		f.R2 = sxy * sxy / (sxx * syy)
+	}
+	return f, nil
+}
+
+// Point is one pool size of a Curve.
+type Point struct {
+	// Size is the number of certificates.
+	Size int
+	// Center is the median (the mode for exact units) of the samples;
+	// Lo and Hi bound its confidence interval (infinite when there are
+	// too few samples for one).
+	Center, Lo, Hi float64
+	// N is the number of samples.
+	N int
+}
+
+// Curve is how one unit of one store grows with pool size in one family.
+type Curve struct {
+	// Family, Store and Unit say what the curve is of.
+	Family, Store, Unit string
+	// Better is -1 when lower values are better, 1 when higher are, 0
+	// when unknown.
+	Better int
+	// Points are in ascending size.
+	Points []Point
+	// Fit is the power law fitted over every point; Last the one through
+	// the two largest sizes (the local exponent), when there are at least
+	// three points (with two, it equals Fit). FitErr and LastErr are
+	// ErrTooFewPoints when no fit could be made.
+	Fit, Last       Fit
+	FitErr, LastErr error
+}
+
+// Sizes returns the curve's sizes.
+func (c *Curve) Sizes() []int {
+	s := make([]int, len(c.Points))
+	for i, p := range c.Points {
+		s[i] = p.Size
+	}
+	return s
+}
+
+// Split divides results into sweep samples and the rest (with the same
+// units and files), either of which may be nil when empty.
+func Split(rs *compare.Results) (sweep, other *compare.Results) {
+	for _, r := range rs.Results {
+		dst := &other
+		if results.IsSweep(r) {
+			dst = &sweep
+		}
+		if *dst == nil {
+			*dst = &compare.Results{Units: rs.Units, Files: rs.Files}
+		}
+		(*dst).Results = append((*dst).Results, r)
+	}
+	return sweep, other
+}
+
+// Curves returns the growth curves of the sweep samples in rs (results
+// that are not sweep samples are ignored): one per family, store and unit,
+// families and stores in the order first seen, units in compare's order.
+// Medians and confidence intervals come from package compare (95%).
+func Curves(rs *compare.Results) ([]Curve, error) {
+	sw, _ := Split(rs)
+	if sw == nil {
+		return nil, errors.New("growth: no sweep results (names with /family= and /size=)")
+	}
+	type fs struct{ family, store string }
+	var order []fs
+	seen := make(map[fs]bool)
+	for _, r := range sw.Results {
+		family, _ := results.NameValue(r.Name, results.FamilyKey)
+		store, _ := results.NameValue(r.Name, results.StoreKey)
+		k := fs{family, store}
+		if !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	// Families first seen first, then stores in order.
+	var families []string
+	for _, k := range order {
+		if !slices.Contains(families, k.family) {
+			families = append(families, k.family)
+		}
+	}
+	var curves []Curve
+	for _, fam := range families {
+		for _, k := range order {
+			if k.family != fam {
+				continue
+			}
+			rep, err := compare.Build(sw, compare.Options{
+				Row:    "/size",
+				Col:    "/store",
+				Filter: fmt.Sprintf("/family:%q /store:%q", k.family, k.store),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("growth: family %s, store %s: %w", k.family, k.store, err)
+			}
+			for _, t := range rep.Tables {
+				c := Curve{Family: k.family, Store: k.store, Unit: t.Unit, Better: t.Better}
+				for _, row := range t.Rows {
+					size, err := strconv.Atoi(row.Label)
+					if err != nil || row.Cells[0] == nil {
+						continue
+					}
+					cell := row.Cells[0]
+					c.Points = append(c.Points, Point{Size: size, Center: cell.Summary.Center, Lo: cell.Summary.Lo, Hi: cell.Summary.Hi, N: cell.N()})
+				}
+				slices.SortFunc(c.Points, func(a, b Point) int { return a.Size - b.Size })
+				c.fit()
+				curves = append(curves, c)
+			}
+		}
+	}
+	return curves, nil
+}
+
+func (c *Curve) fit() {
+	xs := make([]float64, len(c.Points))
+	ys := make([]float64, len(c.Points))
+	for i, p := range c.Points {
+		xs[i], ys[i] = float64(p.Size), p.Center
+	}
+	c.Fit, c.FitErr = FitPower(xs, ys)
+	n := len(xs)
+	if n >= 2 {
+		c.Last, c.LastErr = FitPower(xs[n-2:], ys[n-2:])
+	} else {
+		c.LastErr = ErrTooFewPoints
+	}
+}
+
+// Find returns the curve of a family, store and unit, or nil.
+func Find(curves []Curve, family, store, unit string) *Curve {
+	for i := range curves {
+		c := &curves[i]
+		if c.Family == family && c.Store == store && c.Unit == unit {
+			return c
+		}
+	}
+	return nil
+}
+
+// TableUnits are the units WriteTable shows, in order, when present.
+var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert}
+
+// WriteTable writes, per family, a table of medians per pool size (one
+// line per unit and store) with the fitted exponents, then a summary table
+// of the exponents: one row per family and unit, one column per store.
+func WriteTable(w io.Writer, curves []Curve) error {
+	var families, stores []string
+	for _, c := range curves {
+		if !slices.Contains(families, c.Family) {
+			families = append(families, c.Family)
+		}
+		if !slices.Contains(stores, c.Store) {
+			stores = append(stores, c.Store)
+		}
+	}
+	for _, fam := range families {
+		var sizes []int
+		for _, c := range curves {
+			if c.Family == fam {
+				for _, s := range c.Sizes() {
+					if !slices.Contains(sizes, s) {
+						sizes = append(sizes, s)
+					}
+				}
+			}
+		}
+		slices.Sort(sizes)
+		fmt.Fprintf(w, "%s: median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes\n", fam)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		for _, unit := range TableUnits {
+			header := false
+			for _, st := range stores {
+				c := Find(curves, fam, st, unit)
+				if c == nil {
+					continue
+				}
+				if !header {
+					header = true
+					fmt.Fprintf(tw, "%s\t", unit)
+					for _, s := range sizes {
+						fmt.Fprintf(tw, "%s\t", results.FormatInt(s))
+					}
+					fmt.Fprint(tw, "k\tk last\t\n")
+				}
+				fmt.Fprintf(tw, "%s\t", st)
+				for _, s := range sizes {
+					i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s })
+					if i < 0 {
+						fmt.Fprint(tw, "-\t")
+						continue
+					}
+					p := c.Points[i]
+					fmt.Fprintf(tw, "%s (%d)\t", results.Format(p.Center, unit), p.N)
+				}
+				if AllZero(c) {
+					fmt.Fprint(tw, "-\t-\t\n")
+				} else {
+					fmt.Fprintf(tw, "%s\t%s\t\n", exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr))
+				}
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "growth\tunit")
+	for _, st := range stores {
+		fmt.Fprintf(tw, "\t%s", st)
+	}
+	fmt.Fprintln(tw)
+	for _, fam := range families {
+		for _, unit := range TableUnits {
+			var cells []string
+			found := false
+			for _, st := range stores {
+				c := Find(curves, fam, st, unit)
+				if c == nil {
+					cells = append(cells, "-")
+					continue
+				}
+				found = true
+				cells = append(cells, growthText(c))
+			}
+			if found {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", fam, unit, strings.Join(cells, "\t"))
+			}
+		}
+	}
+	return tw.Flush()
+}
+
+// AllZero reports whether every point of the curve is zero (a store that
+// does not allocate at all, say): there is nothing to fit, and nothing
+// grows.
+func AllZero(c *Curve) bool {
+	for _, p := range c.Points {
+		if p.Center != 0 {
+			return false
+		}
+	}
+	return len(c.Points) > 0
+}
+
+// growthText formats a curve's growth: "N^1.02 (N^1.31 at 10,000-100,000)",
+// "0 at every size", or, when it cannot be fitted, how many sizes are 0
+// ("0 at 3 of 4 sizes, no fit").
+func growthText(c *Curve) string {
+	if AllZero(c) {
+		return "0 at every size"
+	}
+	if c.FitErr != nil {
+		zeros := 0
+		for _, p := range c.Points {
+			if p.Center <= 0 {
+				zeros++
+			}
+		}
+		return fmt.Sprintf("0 at %d of %d sizes, no fit", zeros, len(c.Points))
+	}
+	s := "N^" + exponentText(c.Fit, nil)
+	if len(c.Points) >= 3 && c.LastErr == nil {
+		n := len(c.Points)
+		s += fmt.Sprintf(" (N^%s at %s-%s)", exponentText(c.Last, nil), results.FormatInt(c.Points[n-2].Size), results.FormatInt(c.Points[n-1].Size))
+	}
+	return s
+}
+
+// Summary returns one line per family and unit in the manner of "renew-1
+// sec/op: naive ~ N^1.24 (N^2.29 at 10,000-100,000), optimized ~ N^1.27
+// (N^1.29 at 10,000-100,000)".
+func Summary(curves []Curve, unit string) []string {
+	var lines []string
+	var families []string
+	for _, c := range curves {
+		if !slices.Contains(families, c.Family) {
+			families = append(families, c.Family)
+		}
+	}
+	for _, fam := range families {
+		var parts []string
+		for _, c := range curves {
+			if c.Family == fam && c.Unit == unit && c.FitErr == nil {
+				parts = append(parts, fmt.Sprintf("%s ~ %s", c.Store, growthText(&c)))
+			}
+		}
+		if len(parts) > 0 {
+			lines = append(lines, fmt.Sprintf("%s %s: %s", fam, unit, strings.Join(parts, ", ")))
+		}
+	}
+	return lines
+}
+
+func exponentText(f Fit, err error) string {
+	if err != nil {
+		return "-"
+	}
+	k := f.Exponent
+	if math.Abs(k) < 0.005 {
+		k = 0 // no "-0.00"
+	}
+	return strconv.FormatFloat(k, 'f', 2, 64)
+}

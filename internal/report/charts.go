@@ -1,0 +1,705 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/growth"
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart is one picture: a title over a grid of plots.
+type Chart struct {
+	// ID names the chart in file names and page anchors
+	// ("growth-renew-1", "scenario-renew-1-of-1000").
+	ID string
+	// Title is drawn at the top of the chart.
+	Title string
+	// Caption is a sentence about what the chart shows, for the page.
+	Caption string
+
+	plots        [][]*plot.Plot
+	tileW, tileH vg.Length
+}
+
+// chartFont is the font of chart text: Liberation Sans, metrically
+// compatible with Arial and Helvetica.
+var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+const (
+	titleHeight = 30 // points, the chart title's band
+	noteHeight  = 13 // points, a line of note under the title or a panel
+	legendGap   = 4  // points between a panel's x axis and its legend
+)
+
+// noteStyle is the style of the notes that say an axis is logarithmic.
+func noteStyle() draw.TextStyle {
+	return draw.TextStyle{
+		Color:   color.Gray{Y: 0x55},
+		Font:    font.From(chartFont, 8.5),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// panels returns the chart's panels, row by row.
+func (c *Chart) panels() []*plot.Plot {
+	var ps []*plot.Plot
+	for _, row := range c.plots {
+		for _, p := range row {
+			if p != nil {
+				ps = append(ps, p)
+			}
+		}
+	}
+	return ps
+}
+
+// scaleNote says which axes of p are logarithmic: "both axes
+// logarithmic", "y axis logarithmic", or "" when none is.
+func scaleNote(p *plot.Plot) string {
+	_, xlog := p.X.Scale.(plot.LogScale)
+	_, ylog := p.Y.Scale.(plot.LogScale)
+	switch {
+	case xlog && ylog:
+		return "both axes logarithmic"
+	case ylog:
+		return "y axis logarithmic"
+	case xlog:
+		return "x axis logarithmic"
+	}
+	return ""
+}
+
+// notes returns the note under the chart's title and the notes under
+// each panel: when every panel has the same scales, one note for the
+// chart (for example "both axes logarithmic" on a growth chart);
+// otherwise one under each panel with a logarithmic axis.
+func (c *Chart) notes() (chart string, panel map[*plot.Plot]string) {
+	ps := c.panels()
+	if len(ps) == 0 {
+		return "", nil
+	}
+	same := true
+	for _, p := range ps[1:] {
+		same = same && scaleNote(p) == scaleNote(ps[0])
+	}
+	if same {
+		return scaleNote(ps[0]), nil
+	}
+	panel = make(map[*plot.Plot]string)
+	for _, p := range ps {
+		if n := scaleNote(p); n != "" {
+			panel[p] = n
+		}
+	}
+	return "", panel
+}
+
+// legendHeight returns the height of p's legend, 0 if it has no entries.
+func legendHeight(p *plot.Plot) vg.Length {
+	return p.Legend.Rectangle(draw.Canvas{}).Size().Y
+}
+
+// footer returns the height of the band under every panel of the chart
+// that holds the panel notes and the legends, outside the data areas.
+func (c *Chart) footer() vg.Length {
+	_, panelNotes := c.notes()
+	var h vg.Length
+	if len(panelNotes) > 0 {
+		h += noteHeight
+	}
+	var leg vg.Length
+	for _, p := range c.panels() {
+		leg = max(leg, legendHeight(p))
+	}
+	if leg > 0 {
+		h += leg + legendGap
+	}
+	return h
+}
+
+// header returns the height of the title band, with the chart's note.
+func (c *Chart) header() vg.Length {
+	if note, _ := c.notes(); note != "" {
+		return titleHeight + noteHeight
+	}
+	return titleHeight
+}
+
+// Size returns the chart's width and height.
+func (c *Chart) Size() (w, h vg.Length) {
+	cols := 0
+	for _, row := range c.plots {
+		cols = max(cols, len(row))
+	}
+	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
+}
+
+// panelLayout is where one panel goes on the chart's canvas.
+type panelLayout struct {
+	plot *plot.Plot
+	// bare is the plot as gonum/plot draws it: without its legend and
+	// axis labels, which the chart draws itself (gonum/plot pads a log
+	// axis for its label as if the label sat at the axis's arithmetic
+	// midpoint, far off centre, and draws the legend over the data).
+	bare *plot.Plot
+	// area is the canvas bare is drawn on: title, ticks and data.
+	area draw.Canvas
+	// data is the data area of the panel, inside area.
+	data vg.Rectangle
+	// xLabel and yLabel are where the axis labels are drawn, under and
+	// left of area; note is the top centre of the panel's note line, if
+	// any, under the x label.
+	xLabel, yLabel, note vg.Point
+	// legend is the rectangle of the panel's legend, under its note;
+	// empty if the panel has no legend.
+	legend vg.Rectangle
+}
+
+// bare returns a copy of p without its legend and axis labels.
+func bare(p *plot.Plot) *plot.Plot {
+	b := *p
+	b.Legend = plot.NewLegend()
+	b.X.Label.Text, b.Y.Label.Text = "", ""
+	return &b
+}
+
+// xLabelHeight and yLabelWidth return the room an axis label takes, as
+// gonum/plot reserves it.
+func xLabelHeight(p *plot.Plot) vg.Length {
+	if p.X.Label.Text == "" {
+		return 0
+	}
+	return p.X.Label.TextStyle.Height(p.X.Label.Text) + p.X.Label.Padding
+}
+
+func yLabelWidth(p *plot.Plot) vg.Length {
+	if p.Y.Label.Text == "" {
+		return 0
+	}
+	st := p.Y.Label.TextStyle
+	return st.Height(p.Y.Label.Text) + st.FontExtents().Descent + p.Y.Label.Padding
+}
+
+// layout places the panels on dc, a canvas of the chart's size: a tile
+// per panel, holding the plot and under it the panel's note and legend,
+// outside the data area.
+func (c *Chart) layout(dc draw.Canvas) []panelLayout {
+	body := dc
+	body.Max.Y -= c.header()
+	cols := 0
+	for _, row := range c.plots {
+		cols = max(cols, len(row))
+	}
+	_, panelNotes := c.notes()
+	foot := c.footer()
+	tiles := draw.Tiles{Rows: len(c.plots), Cols: cols, PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
+	var out []panelLayout
+	// Each panel in its own tile (not plot.Align, which would move the
+	// titles of panels with narrower axes out of line).
+	for j, row := range c.plots {
+		for i, p := range row {
+			if p == nil {
+				continue
+			}
+			tile := tiles.At(body, i, j)
+			xh, yw := xLabelHeight(p), yLabelWidth(p)
+			l := panelLayout{plot: p, bare: bare(p), area: draw.Crop(tile, yw, 0, foot+xh, 0)}
+			l.data = l.bare.DataCanvas(l.area).Rectangle
+			midX, midY := (l.data.Min.X+l.data.Max.X)/2, (l.data.Min.Y+l.data.Max.Y)/2
+			ext := p.X.Label.TextStyle.FontExtents()
+			l.xLabel = vg.Point{X: midX, Y: l.area.Min.Y - xh + ext.Descent}
+			l.yLabel = vg.Point{X: tile.Min.X + p.Y.Label.TextStyle.Height(p.Y.Label.Text) - p.Y.Label.TextStyle.FontExtents().Descent, Y: midY}
+			y := l.area.Min.Y - xh
+			if len(panelNotes) > 0 {
+				l.note = vg.Point{X: midX, Y: y}
+				y -= noteHeight
+			}
+			if h := legendHeight(p); h > 0 {
+				w := p.Legend.Rectangle(draw.Canvas{}).Size().X
+				top := y - legendGap
+				l.legend = vg.Rectangle{Min: vg.Point{X: l.data.Min.X, Y: top - h}, Max: vg.Point{X: l.data.Min.X + w, Y: top}}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// draw draws the chart on a canvas of its size. It fails, drawing
+// nothing, if a panel's axis range is not finite (or not positive on a log
+// axis): gonum/plot would spin in the tick code or panic on such a range.
+// A panic while drawing is an error too.
+func (c *Chart) draw(dc draw.Canvas) (err error) {
+	for _, p := range c.panels() {
+		if err := checkAxes(p); err != nil {
+			return fmt.Errorf("chart %s: %w", c.ID, err)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("chart %s: drawing failed: %v", c.ID, r)
+		}
+	}()
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	sty := draw.TextStyle{
+		Color:   color.Black,
+		Font:    font.From(chartFont, 13),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
+	sty.Font.Weight = xfont.WeightBold
+	mid := (dc.Min.X + dc.Max.X) / 2
+	dc.FillText(sty, vg.Point{X: mid, Y: dc.Max.Y - 4}, c.Title)
+	chartNote, panelNotes := c.notes()
+	if chartNote != "" {
+		dc.FillText(noteStyle(), vg.Point{X: mid, Y: dc.Max.Y - titleHeight + 2}, chartNote)
+	}
+	for _, l := range c.layout(dc) {
+		l.bare.Draw(l.area)
+		p := l.plot
+		if p.X.Label.Text != "" {
+			dc.FillText(p.X.Label.TextStyle, l.xLabel, p.X.Label.Text)
+		}
+		if p.Y.Label.Text != "" {
+			st := p.Y.Label.TextStyle
+			st.Rotation += math.Pi / 2
+			dc.FillText(st, l.yLabel, p.Y.Label.Text)
+		}
+		if note := panelNotes[p]; note != "" {
+			dc.FillText(noteStyle(), l.note, note)
+		}
+		if l.legend.Size().Y > 0 {
+			leg := p.Legend
+			leg.Top, leg.Left = true, true
+			leg.XOffs, leg.YOffs = 0, 0
+			leg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: l.legend})
+		}
+	}
+	return nil
+}
+
+// checkAxes reports an axis of p whose range no ticker can mark: not
+// finite, or not positive on a log scale. Non-finite data reaches the
+// axes through the plotters' data ranges.
+func checkAxes(p *plot.Plot) error {
+	for _, ax := range []struct {
+		name string
+		a    *plot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		lo, hi := ax.a.Min, ax.a.Max
+		if !finite(lo) || !finite(hi) {
+			return fmt.Errorf("panel %q: %s axis from %v to %v: values are not finite numbers", p.Title.Text, ax.name, lo, hi)
+		}
+		if _, log := ax.a.Scale.(plot.LogScale); log && !(lo > 0) {
+			return fmt.Errorf("panel %q: log-scale %s axis from %v to %v: values must be positive", p.Title.Text, ax.name, lo, hi)
+		}
+	}
+	return nil
+}
+
+// SVG renders the chart as an SVG document.
+func (c *Chart) SVG() ([]byte, error) {
+	w, h := c.Size()
+	cv := vgsvg.New(w, h)
+	if err := c.draw(draw.New(cv)); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := cv.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// PNG renders the chart as a PNG image at dpi dots per inch (0 means 144,
+// sharp on high-density screens).
+func (c *Chart) PNG(dpi int) ([]byte, error) {
+	if dpi <= 0 {
+		dpi = 144
+	}
+	w, h := c.Size()
+	cv := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	if err := c.draw(draw.New(cv)); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var (
+	svgProlog = regexp.MustCompile(`(?s)\A.*?(<svg\b)`)
+	svgXMLNS  = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
+)
+
+// inlineSVG renders the chart for inclusion in an HTML page: without the
+// XML prolog and the namespace attributes (HTML does not need them), so
+// that the page holds no URL at all.
+func (c *Chart) inlineSVG() ([]byte, error) {
+	b, err := c.SVG()
+	if err != nil {
+		return nil, err
+	}
+	b = svgProlog.ReplaceAll(b, []byte("$1"))
+	b = svgXMLNS.ReplaceAll(b, nil)
+	return b, nil
+}
+
+// palette gives stores their colours, in the order they are first named
+// (colour-blind safe: ColorBrewer's Dark2, orange and teal first).
+var palette = []color.RGBA{
+	{0xd9, 0x5f, 0x02, 0xff}, // orange
+	{0x1b, 0x9e, 0x77, 0xff}, // teal
+	{0x75, 0x70, 0xb3, 0xff}, // purple
+	{0xe7, 0x29, 0x8a, 0xff}, // pink
+	{0x66, 0xa6, 0x1e, 0xff}, // green
+	{0xa6, 0x76, 0x1d, 0xff}, // brown
+	{0xe6, 0xab, 0x02, 0xff}, // mustard
+	{0x66, 0x66, 0x66, 0xff}, // grey
+}
+
+// filePalette gives input files their colours (report --by-file, plain
+// go test -bench files): shades of blue from light (the baseline, usually
+// "base") to dark, a hue that no store colour uses, so that a file is
+// never taken for a store.
+var filePalette = []color.RGBA{
+	{0x9e, 0xca, 0xe1, 0xff}, // light blue
+	{0x21, 0x66, 0xac, 0xff}, // dark blue
+	{0x4e, 0x9a, 0xd0, 0xff}, // mid blue
+	{0x08, 0x30, 0x6b, 0xff}, // navy
+}
+
+// colors assigns palette colours to store names, and filePalette colours
+// to file labels, in the order they are first asked for.
+type colors struct {
+	names, files []string
+}
+
+func (cs *colors) of(name string) color.RGBA {
+	return pick(&cs.names, name, palette)
+}
+
+func (cs *colors) file(label string) color.RGBA {
+	return pick(&cs.files, label, filePalette)
+}
+
+// pick returns the colour of name, adding it to names if new.
+func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
+	i := slices.Index(*names, name)
+	if i < 0 {
+		*names = append(*names, name)
+		i = len(*names) - 1
+	}
+	return pal[i%len(pal)]
+}
+
+// columnColor returns the colour of a comparison column: a store's
+// colour, or when the columns are the input files (report --by-file,
+// plain go test -bench results) a file's colour.
+func (r *Report) columnColor(label string) color.RGBA {
+	if r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == compare.FileKey }) {
+		return r.colors.file(label)
+	}
+	return r.colors.of(label)
+}
+
+// newPlot returns a plot with certbench's fonts and sizes.
+func newPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(chartFont, 11)
+	p.Title.Padding = 6
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font = font.From(chartFont, 9.5)
+		ax.Tick.Label.Font = font.From(chartFont, 8.5)
+		ax.Tick.Length = 4
+		ax.Padding = 2
+	}
+	p.Legend.TextStyle.Font = font.From(chartFont, 9)
+	p.Legend.ThumbnailWidth = 18
+	return p
+}
+
+// barValue is one store's value in a scenario panel: a median and its
+// confidence interval.
+type barValue struct {
+	center, lo, hi float64
+	color          color.Color
+}
+
+// bars draws one value per store. On a linear axis starting at 0 each is
+// a bar from 0 to the median; on a logarithmic axis, where a bar's length
+// means nothing, a dot at the median (a dot plot). Either way the
+// confidence interval is a whisker and the median's value is written
+// above.
+type bars struct {
+	vals   []barValue
+	log    bool
+	format func(float64) string
+	label  text.Style
+}
+
+// dotRadius is the radius of a dot on a logarithmic axis.
+const dotRadius = 4
+
+func (b *bars) finite(v barValue) (lo, hi float64, ok bool) {
+	if math.IsInf(v.lo, 0) || math.IsInf(v.hi, 0) || math.IsNaN(v.lo) || math.IsNaN(v.hi) || v.hi <= v.lo {
+		return 0, 0, false
+	}
+	if b.log && v.lo <= 0 {
+		return 0, 0, false
+	}
+	return v.lo, v.hi, true
+}
+
+// DataRange implements plot.DataRanger: room above the highest value for
+// its label, and on a log axis a floor below the smallest.
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = -0.5, float64(len(b.vals))-0.5
+	top, bottom := 0.0, math.Inf(1)
+	for _, v := range b.vals {
+		if !finite(v.center) {
+			// No range: the chart's axis check reports it.
+			return xmin, xmax, math.NaN(), math.NaN()
+		}
+		t := v.center
+		if _, hi, ok := b.finite(v); ok {
+			t = math.Max(t, hi)
+		}
+		top = math.Max(top, t)
+		if v.center > 0 {
+			bottom = math.Min(bottom, v.center)
+		}
+		if lo, _, ok := b.finite(v); ok && lo > 0 {
+			bottom = math.Min(bottom, lo)
+		}
+	}
+	if top <= 0 {
+		top = 1
+	}
+	if b.log {
+		if math.IsInf(bottom, 1) {
+			bottom = top / 10
+		}
+		return xmin, xmax, bottom / 3, top * 4
+	}
+	return xmin, xmax, 0, top * 1.2
+}
+
+// Plot implements plot.Plotter.
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	base := trY(p.Y.Min)
+	if !b.log && p.Y.Min < 0 {
+		base = trY(0)
+	}
+	line := draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
+	for i, v := range b.vals {
+		x0, x1 := trX(float64(i)-0.3), trX(float64(i)+0.3)
+		xc := trX(float64(i))
+		top := base
+		if v.center > 0 {
+			top = trY(v.center)
+			if !b.log {
+				c.FillPolygon(v.color, []vg.Point{{X: x0, Y: base}, {X: x1, Y: base}, {X: x1, Y: top}, {X: x0, Y: top}})
+			}
+		}
+		labelY := top
+		if b.log && v.center > 0 {
+			labelY = top + dotRadius
+		}
+		if lo, hi, ok := b.finite(v); ok {
+			ylo, yhi := trY(math.Max(lo, p.Y.Min)), trY(math.Min(hi, p.Y.Max))
+			capW := (x1 - x0) / 6
+			c.StrokeLine2(line, xc, ylo, xc, yhi)
+			c.StrokeLine2(line, xc-capW, ylo, xc+capW, ylo)
+			c.StrokeLine2(line, xc-capW, yhi, xc+capW, yhi)
+			labelY = max(labelY, yhi)
+		}
+		if b.log && v.center > 0 {
+			// Over the whisker, so that the median stays visible.
+			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: xc, Y: top})
+		}
+		c.FillText(b.label, vg.Point{X: xc, Y: labelY + 2}, b.format(v.center))
+	}
+}
+
+// axisLabel names the metric of unit for a value axis: the panel's title,
+// with "(bytes)" for byte values (the ticks say KiB, MiB, ...).
+func axisLabel(info unitInfo, title string) string {
+	if info.bytes {
+		return title + " (bytes)"
+	}
+	return title
+}
+
+// barPlot makes one panel of a scenario chart: a metric of each store.
+// Values that differ by more than 30x go on a logarithmic axis as dots;
+// the others are bars on a linear axis from 0.
+func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
+	info := infoOf(unit)
+	p := newPlot(info.title)
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vals {
+		if v.center > 0 {
+			lo = math.Min(lo, v.center)
+		}
+		hi = math.Max(hi, v.center)
+	}
+	b := &bars{vals: vals, format: info.format, log: hi > 0 && hi/lo > 30}
+	b.label = text.Style{Color: color.Black, Font: font.From(chartFont, 8), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	grid.Horizontal.Color = color.Gray{Y: 0xdd}
+	p.Add(grid, b)
+	p.NominalX(stores...)
+	p.X.Tick.Label.Font = font.From(chartFont, 9)
+	p.Y.Label.Text = axisLabel(info, info.title)
+	switch {
+	case b.log:
+		// The chart notes under the panel that the axis is logarithmic.
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
+	case info.bytes:
+		p.Y.Tick.Marker = bytesTicker{}
+	default:
+		p.Y.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: info.format}
+	}
+	return p
+}
+
+// growthPoints adapts a curve's positive points to plotter.XYer and
+// plotter.YErrorer.
+type growthPoints struct {
+	xs, ys, lo, hi []float64
+}
+
+func (g growthPoints) Len() int                        { return len(g.xs) }
+func (g growthPoints) XY(i int) (float64, float64)     { return g.xs[i], g.ys[i] }
+func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i], g.hi[i] - g.ys[i] }
+
+// growthPlot makes one log-log panel of a growth chart: a unit's median
+// at each pool size, one line per store, with the fitted power law.
+func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, error) {
+	info := infoOf(unit)
+	// Every op of a sweep family is one refresh (or, for startup, one load).
+	title := strings.Replace(info.title, " per op", " per refresh", 1)
+	p := newPlot(title)
+	// The chart notes that both axes are logarithmic, and draws the
+	// legend under the panel.
+	p.X.Label.Text = "certificates in the pool, N"
+	p.Y.Label.Text = axisLabel(info, title)
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker = logTicker{format: formatCount}
+	p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 0xe6}
+	grid.Horizontal.Color = color.Gray{Y: 0xe6}
+	p.Add(grid)
+
+	xmin, xmax, ymin, ymax := math.Inf(1), 0.0, math.Inf(1), 0.0
+	plotted := 0
+	for _, c := range curves {
+		var g, withCI growthPoints
+		for _, pt := range c.Points {
+			if !finite(pt.Center) {
+				return nil, fmt.Errorf("%s of %s at N=%d: value %v is not a finite number", unit, c.Store, pt.Size, pt.Center)
+			}
+			if !(pt.Center > 0) {
+				continue
+			}
+			x := float64(pt.Size)
+			g.xs, g.ys = append(g.xs, x), append(g.ys, pt.Center)
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+			ymin, ymax = math.Min(ymin, pt.Center), math.Max(ymax, pt.Center)
+			if pt.Lo > 0 && !math.IsInf(pt.Lo, 0) && !math.IsInf(pt.Hi, 0) && pt.Hi > pt.Lo {
+				withCI.xs, withCI.ys = append(withCI.xs, x), append(withCI.ys, pt.Center)
+				withCI.lo, withCI.hi = append(withCI.lo, pt.Lo), append(withCI.hi, pt.Hi)
+				ymin, ymax = math.Min(ymin, pt.Lo), math.Max(ymax, pt.Hi)
+			}
+		}
+		if g.Len() == 0 {
+			if growth.AllZero(c) {
+				// Nothing to draw on a log axis; say so in the legend.
+				mark, err := plotter.NewScatter(plotter.XYs{{X: 1, Y: 1}})
+				if err != nil {
+					return nil, err
+				}
+				mark.Color, mark.Shape, mark.Radius = cs.of(c.Store), draw.CircleGlyph{}, vg.Points(2.6)
+				p.Legend.Add(c.Store+": 0 at every size (not drawn)", mark)
+			}
+			continue
+		}
+		plotted++
+		col := cs.of(c.Store)
+		line, points, err := plotter.NewLinePoints(g)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = col
+		line.Width = vg.Points(1.6)
+		points.Color = col
+		points.Shape = draw.CircleGlyph{}
+		points.Radius = vg.Points(2.6)
+		p.Add(line, points)
+		if withCI.Len() > 0 {
+			eb, err := plotter.NewYErrorBars(withCI)
+			if err != nil {
+				return nil, err
+			}
+			eb.Color = col
+			eb.Width = vg.Points(1)
+			eb.CapWidth = vg.Points(5)
+			p.Add(eb)
+		}
+		name := c.Store
+		if c.FitErr == nil {
+			name = c.Store + ": N^" + kText(c.Fit.Exponent)
+			if len(c.Points) >= 3 && c.LastErr == nil {
+				name += " (last step N^" + kText(c.Last.Exponent) + ")"
+			}
+			lo, hi := float64(c.Points[0].Size), float64(c.Points[len(c.Points)-1].Size)
+			fit := plotter.XYs{{X: lo, Y: c.Fit.Coefficient * math.Pow(lo, c.Fit.Exponent)}, {X: hi, Y: c.Fit.Coefficient * math.Pow(hi, c.Fit.Exponent)}}
+			fl, err := plotter.NewLine(fit)
+			if err != nil {
+				return nil, err
+			}
+			fl.Color = col
+			fl.Width = vg.Points(0.8)
+			fl.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+			p.Add(fl)
+			ymin, ymax = math.Min(ymin, fit[0].Y), math.Max(ymax, fit[1].Y)
+		}
+		p.Legend.Add(name, line, points)
+	}
+	if plotted == 0 {
+		return nil, nil
+	}
+	if !finite(ymin) || !finite(ymax) {
+		return nil, fmt.Errorf("%s: values from %v to %v: not finite numbers (a fitted power law?)", unit, ymin, ymax)
+	}
+	p.X.Min, p.X.Max = xmin/1.6, xmax*1.6
+	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
+	return p, nil
+}

@@ -1,0 +1,304 @@
+package report
+
+import (
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// The charts of "What operators feel" (README): what a proxy's operators
+// see of a store, beyond time per refresh.
+//
+// Handshake results carry latency percentiles, not raw latencies, so the
+// latency chart of a handshake scenario has two panels on one logarithmic
+// latency axis: each store's percentiles under churn (p50, p90, p99,
+// p99.9, max) as a curve over the percentile axis, which shows where in
+// the tail churn bites, with the churn-free p99 marked as a ring; and
+// the p99 without and under churn per store (ring to dot, the ratio
+// written beside), the one comparison an operator asks first. A log axis
+// because the stores differ by an order of magnitude and the ratio, not
+// the difference, is what churn costs.
+
+// percentileUnits are the handshake percentiles under churn, in the
+// order of the percentile axis, with their tick labels.
+var percentileUnits = []struct{ unit, label string }{
+	{results.UnitHandshakeP50Sec, "p50"},
+	{results.UnitHandshakeP90Sec, "p90"},
+	{results.UnitHandshakeP99Sec, "p99"},
+	{results.UnitHandshakeP999Sec, "p99.9"},
+	{results.UnitHandshakeMaxSec, "max"},
+}
+
+// p99Index is the position of p99 on the percentile axis.
+const p99Index = 2
+
+// operatorCharts makes the charts of what operators feel: one latency
+// chart per handshake scenario that has the churn-free p99, then one
+// chart of the peak heap of a refresh per refresh scenario.
+func (r *Report) operatorCharts() []*Chart {
+	if r.Compare == nil {
+		return nil
+	}
+	var charts []*Chart
+	if calm := r.Compare.Table(results.UnitCalmP99Sec); calm != nil {
+		for _, row := range calm.Rows {
+			if ch := r.handshakeChart(row.Label); ch != nil {
+				charts = append(charts, ch)
+			}
+		}
+	}
+	if ch := r.peakChart(); ch != nil {
+		charts = append(charts, ch)
+	}
+	return charts
+}
+
+// storeValue is the median of one unit for one store of a row.
+type storeValue struct {
+	store string
+	v     float64
+}
+
+// rowValues returns the positive finite medians of unit in the row
+// labelled label, by column; nil when the table or the row is missing.
+func (r *Report) rowValues(unit, label string) []storeValue {
+	t := r.Compare.Table(unit)
+	if t == nil {
+		return nil
+	}
+	i := slices.IndexFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
+	if i < 0 {
+		return nil
+	}
+	var out []storeValue
+	for j, c := range t.Rows[i].Cells {
+		if c == nil || !finite(c.Summary.Center) || !(c.Summary.Center > 0) {
+			continue
+		}
+		out = append(out, storeValue{store: t.Columns[j].Label, v: c.Summary.Center})
+	}
+	return out
+}
+
+// valueOf returns the value of store in vs, and whether it is there.
+func valueOf(vs []storeValue, store string) (float64, bool) {
+	i := slices.IndexFunc(vs, func(s storeValue) bool { return s.store == store })
+	if i < 0 {
+		return 0, false
+	}
+	return vs[i].v, true
+}
+
+// handshakeChart makes the latency chart of one handshake scenario (see
+// the comment at the top of this file); nil when the row has no
+// percentiles under churn or no churn-free p99.
+func (r *Report) handshakeChart(label string) *Chart {
+	calm := r.rowValues(results.UnitCalmP99Sec, label)
+	churn := r.rowValues(results.UnitHandshakeP99Sec, label)
+	ratios := r.rowValues(results.UnitP99ChurnRatio, label)
+	pcts := make([][]storeValue, len(percentileUnits))
+	var stores []string
+	lo, hi := math.Inf(1), 0.0
+	for i, pu := range percentileUnits {
+		pcts[i] = r.rowValues(pu.unit, label)
+		for _, sv := range pcts[i] {
+			if !slices.Contains(stores, sv.store) {
+				stores = append(stores, sv.store)
+			}
+			lo, hi = math.Min(lo, sv.v), math.Max(hi, sv.v)
+		}
+	}
+	for _, sv := range calm {
+		lo, hi = math.Min(lo, sv.v), math.Max(hi, sv.v)
+	}
+	if len(stores) == 0 || len(calm) == 0 || len(churn) == 0 {
+		return nil
+	}
+	// Keep the order of the comparison's columns (the baseline first).
+	order := func(a, b string) int {
+		return slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == a }) -
+			slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == b })
+	}
+	slices.SortStableFunc(stores, order)
+	ymin, ymax := lo/1.8, hi*2.2
+
+	// Panel 1: the percentile curves under churn.
+	curves := latencyPlot("handshake latency under churn, by percentile")
+	labels := make([]string, len(percentileUnits))
+	for i, pu := range percentileUnits {
+		labels[i] = pu.label
+	}
+	curves.NominalX(labels...)
+	curves.X.Label.Text = "percentile of the handshakes"
+	curves.X.Min, curves.X.Max = -0.3, float64(len(percentileUnits))-0.7
+	for _, st := range stores {
+		col := r.columnColor(st)
+		var xys plotter.XYs
+		for i := range percentileUnits {
+			if v, ok := valueOf(pcts[i], st); ok {
+				xys = append(xys, plotter.XY{X: float64(i), Y: v})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			continue
+		}
+		line.Color, line.Width = col, vg.Points(1.6)
+		points.Color, points.Shape, points.Radius = col, draw.CircleGlyph{}, vg.Points(2.8)
+		curves.Add(line, points)
+		curves.Legend.Add(st+" under churn", line, points)
+		if v, ok := valueOf(calm, st); ok {
+			ring, err := plotter.NewScatter(plotter.XYs{{X: p99Index, Y: v}})
+			if err == nil {
+				ring.Color, ring.Shape, ring.Radius = col, draw.RingGlyph{}, vg.Points(4.5)
+				ring.GlyphStyle.Color = col
+				curves.Add(ring)
+				curves.Legend.Add(st+" p99 without churn", ring)
+			}
+		}
+	}
+	curves.Y.Min, curves.Y.Max = ymin, ymax
+
+	// Panel 2: p99 without and under churn, per store.
+	pair := latencyPlot("handshake p99: without churn → under churn")
+	var shown []string
+	var pairs []churnPair
+	for _, st := range stores {
+		c, ok1 := valueOf(calm, st)
+		u, ok2 := valueOf(churn, st)
+		if !ok1 || !ok2 {
+			continue
+		}
+		ratio, ok := valueOf(ratios, st)
+		if !ok {
+			ratio = u / c
+		}
+		shown = append(shown, st)
+		pairs = append(pairs, churnPair{calm: c, churn: u, ratio: ratio, color: r.columnColor(st)})
+	}
+	pp := &churnPairs{pairs: pairs, label: text.Style{Color: color.Black, Font: font.From(chartFont, 8.5), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}}
+	pair.Add(pp)
+	pair.NominalX(shown...)
+	pair.X.Tick.Label.Font = font.From(chartFont, 9)
+	pair.X.Min, pair.X.Max = -0.5, float64(len(shown))-0.5
+	pair.Y.Min, pair.Y.Max = ymin, ymax
+	ring := draw.GlyphStyle{Color: color.Gray{Y: 0x44}, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
+	dot := draw.GlyphStyle{Color: color.Gray{Y: 0x44}, Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}
+	pair.Legend.Add("p99 without churn", glyphThumb(ring))
+	pair.Legend.Add("p99 under churn (×: median p99-churn-ratio)", glyphThumb(dot))
+
+	return &Chart{
+		ID:    "operators-handshake-" + safeID(strings.TrimPrefix(label, "scenario=")),
+		Title: label + ": handshake latency, without and under churn",
+		Caption: "Left: each store's handshake latency percentiles under churn (median over the samples of each percentile; a percentile curve, " +
+			"since the results hold percentiles, not the latencies), with the p99 of the churn-free phase of the same store and process as a ring. " +
+			"Right: p99 without churn (ring) and under churn (dot) per store, with both values and the median p99-churn-ratio written above (1 means churn costs nothing). " +
+			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances.",
+		plots: [][]*plot.Plot{{curves, pair}},
+		tileW: 400, tileH: 300,
+	}
+}
+
+// latencyPlot returns a panel with a logarithmic latency axis.
+func latencyPlot(title string) *plot.Plot {
+	p := newPlot(title)
+	p.Y.Label.Text = "handshake latency"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicker{format: formatSeconds}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	grid.Horizontal.Color = color.Gray{Y: 0xdd}
+	p.Add(grid)
+	return p
+}
+
+// glyphThumb is a legend thumbnail of one glyph.
+type glyphThumb draw.GlyphStyle
+
+// Thumbnail implements plot.Thumbnailer.
+func (g glyphThumb) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(draw.GlyphStyle(g), c.Center())
+}
+
+// churnPair is one store's p99 without and under churn.
+type churnPair struct {
+	calm, churn, ratio float64
+	color              color.Color
+}
+
+// churnPairs draws, at x = 0, 1, ..., a ring at the churn-free p99, a
+// dot at the p99 under churn, a line between them, and above them the
+// values and the ratio.
+type churnPairs struct {
+	pairs []churnPair
+	label text.Style
+}
+
+// Plot implements plot.Plotter.
+func (cp *churnPairs) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, pr := range cp.pairs {
+		x := trX(float64(i))
+		yc, yu := trY(pr.calm), trY(pr.churn)
+		c.StrokeLine2(draw.LineStyle{Color: pr.color, Width: vg.Points(1.4)}, x, yc, x, yu)
+		c.DrawGlyph(draw.GlyphStyle{Color: pr.color, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}, vg.Point{X: x, Y: yc})
+		c.DrawGlyph(draw.GlyphStyle{Color: pr.color, Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: yu})
+		// Above the higher of the two, centred: the values, then the ratio.
+		top := max(yc, yu) + vg.Points(7)
+		c.FillText(cp.label, vg.Point{X: x, Y: top + cp.label.Height("×")}, formatSeconds(pr.calm)+" → "+formatSeconds(pr.churn))
+		c.FillText(cp.label, vg.Point{X: x, Y: top}, "×"+results.Format(pr.ratio, results.UnitP99ChurnRatio))
+	}
+}
+
+// peakChart makes one panel per refresh scenario with peak-B: each
+// store's median peak heap of a refresh, bars from 0 when the stores are
+// within 30× of each other, else dots on a log axis (barPlot's rule).
+func (r *Report) peakChart() *Chart {
+	t := r.Compare.Table(results.UnitPeak)
+	if t == nil {
+		return nil
+	}
+	var panels []*plot.Plot
+	for _, row := range t.Rows {
+		var stores []string
+		var vals []barValue
+		for j, c := range row.Cells {
+			if c == nil || !finite(c.Summary.Center) {
+				continue
+			}
+			stores = append(stores, t.Columns[j].Label)
+			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		p := barPlot(results.UnitPeak, stores, vals)
+		p.Title.Text = strings.TrimPrefix(row.Label, "scenario=")
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	return &Chart{
+		ID:    "operators-peak-heap",
+		Title: "Peak heap of a refresh, per scenario",
+		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
+			"less the live heap before; about ±10% of the process's live heap; 0 where no growth showed above the live heap before), median of the samples with its 95% confidence interval. " +
+			"Bars from 0 on a linear axis when the stores are within 30× of each other, else dots on a logarithmic axis (noted under the panel).",
+		plots: gridOf(panels, 4),
+		tileW: 230, tileH: 185,
+	}
+}

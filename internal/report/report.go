@@ -1,0 +1,365 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// Options configures Build.
+type Options struct {
+	// Title is the page title; empty means "certbench report".
+	Title string
+	// GrowthUnits are the metrics of each growth chart, in order, when
+	// present; nil means DefaultGrowthUnits.
+	GrowthUnits []string
+	// Compare configures the comparison of results that are not sweep
+	// samples, one chart per row and one bar per column; the zero value
+	// compares stores (rows /scenario, columns /store, the first store
+	// the baseline), or for plain go test -bench results the input
+	// files (rows by benchmark name, columns by file), as benchstat does.
+	Compare compare.Options
+}
+
+// DefaultGrowthUnits are the metrics of a growth chart.
+var DefaultGrowthUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained}
+
+// barUnits are the metrics of a scenario chart, in order, when present;
+// units not listed (such as the latency percentiles of
+// handshake-under-churn) follow in the order of the comparison tables.
+var barUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
+	results.UnitRetainedPerCert, results.UnitRetained, results.UnitGoroutines}
+
+// Report is what Build makes: the statistics and the charts.
+type Report struct {
+	// Title is the page title.
+	Title string
+	// Inputs are the labels of the input files.
+	Inputs []string
+	// Config lists the file configuration (goos, cpu, go, ...) of the
+	// results with their distinct values.
+	Config []compare.Config
+	// Compare is the comparison of the results that are not sweep
+	// samples; nil when there are none.
+	Compare *compare.Report
+	// Curves are the growth curves of the sweep samples; nil when there
+	// are none.
+	Curves []growth.Curve
+	// Growth holds one chart per sweep family; Scenarios one per row
+	// of Compare (a scenario, or a benchmark of a plain go test file).
+	Growth, Scenarios []*Chart
+	// Operators are the charts of what operators feel: handshake
+	// latency without and under churn, and the peak heap of a refresh
+	// (operator.go); nil when the results have neither.
+	Operators []*Chart
+
+	colors colors
+}
+
+// Build computes the statistics of rs and makes every chart.
+func Build(rs *compare.Results, opts Options) (*Report, error) {
+	if rs == nil || len(rs.Results) == 0 {
+		return nil, errors.New("report: no results")
+	}
+	r := &Report{Title: opts.Title, Inputs: rs.Files, Config: configOf(rs)}
+	if r.Title == "" {
+		r.Title = "certbench report"
+	}
+	growthUnits := opts.GrowthUnits
+	if growthUnits == nil {
+		growthUnits = DefaultGrowthUnits
+	}
+	sw, other := growth.Split(rs)
+	if other != nil {
+		rep, err := compare.Build(other, opts.Compare)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		r.Compare = rep
+		for _, c := range rep.Columns {
+			r.columnColor(c.Label)
+		}
+	}
+	if sw != nil {
+		curves, err := growth.Curves(sw)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		r.Curves = curves
+		for _, c := range curves {
+			r.colors.of(c.Store)
+		}
+		for _, fam := range r.families() {
+			ch, err := r.GrowthChart(fam, growthUnits, "")
+			if err != nil {
+				return nil, err
+			}
+			if ch != nil {
+				r.Growth = append(r.Growth, ch)
+			}
+		}
+	}
+	if r.Compare != nil {
+		ids := make(map[string]int)
+		for _, row := range r.rowLabels() {
+			ch := r.scenarioChart(row)
+			if ch == nil {
+				continue
+			}
+			// Rows that differ only in characters an ID cannot hold
+			// ("Lookup/exact", "Lookup exact") still get their own
+			// chart file and anchor.
+			if n := ids[ch.ID]; n > 0 {
+				ids[ch.ID]++
+				ch.ID = fmt.Sprintf("%s-%d", ch.ID, n+1)
+			} else {
+				ids[ch.ID] = 1
+			}
+			r.Scenarios = append(r.Scenarios, ch)
+		}
+		r.Operators = r.operatorCharts()
+	}
+	return r, nil
+}
+
+// Charts returns every chart: growth charts, operator charts, then
+// scenario charts.
+func (r *Report) Charts() []*Chart {
+	return slices.Concat(r.Growth, r.Operators, r.Scenarios)
+}
+
+// families returns the sweep families in the order first seen.
+func (r *Report) families() []string {
+	var fams []string
+	for _, c := range r.Curves {
+		if !slices.Contains(fams, c.Family) {
+			fams = append(fams, c.Family)
+		}
+	}
+	return fams
+}
+
+// stores returns the stores of the sweep curves, in order.
+func (r *Report) curveStores() []string {
+	var stores []string
+	for _, c := range r.Curves {
+		if !slices.Contains(stores, c.Store) {
+			stores = append(stores, c.Store)
+		}
+	}
+	return stores
+}
+
+// GrowthChart makes the growth chart of a sweep family: one log-log panel
+// per unit (those with data), two panels per row. title defaults to
+// "<family>: growth with the number of certificates". It returns nil when
+// the family has no curve for any of the units.
+func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
+	if title == "" {
+		title = family + ": growth with the number of certificates"
+	}
+	var panels []*plot.Plot
+	for _, unit := range units {
+		var curves []*growth.Curve
+		for _, st := range r.curveStores() {
+			if c := growth.Find(r.Curves, family, st, unit); c != nil {
+				curves = append(curves, c)
+			}
+		}
+		if len(curves) == 0 {
+			continue
+		}
+		p, err := growthPlot(unit, curves, &r.colors)
+		if err != nil {
+			return nil, fmt.Errorf("report: growth of %s %s: %w", family, unit, err)
+		}
+		if p != nil {
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	return &Chart{
+		ID:    "growth-" + safeID(family),
+		Title: title,
+		Caption: "Median at each pool size (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
+			"and the least-squares power law c·N^k (dashed) with its exponent k in the legend; both axes logarithmic.",
+		plots: gridOf(panels, 2),
+		tileW: 400, tileH: 280,
+	}, nil
+}
+
+// rowLabels returns the comparison's row labels in the order first seen.
+func (r *Report) rowLabels() []string {
+	var rows []string
+	for _, t := range r.Compare.Tables {
+		for _, row := range t.Rows {
+			if !slices.Contains(rows, row.Label) {
+				rows = append(rows, row.Label)
+			}
+		}
+	}
+	return rows
+}
+
+// scenarioChart makes the bar chart of one comparison row.
+func (r *Report) scenarioChart(label string) *Chart {
+	tables := r.Compare.Tables
+	var units []string
+	for _, u := range barUnits {
+		if r.Compare.Table(u) != nil {
+			units = append(units, u)
+		}
+	}
+	for _, t := range tables {
+		if !slices.Contains(barUnits, t.Unit) {
+			units = append(units, t.Unit)
+		}
+	}
+	var panels []*plot.Plot
+	hasPerCert := false
+	for _, unit := range units {
+		t := r.Compare.Table(unit)
+		i := slices.IndexFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
+		if i < 0 {
+			continue
+		}
+		row := t.Rows[i]
+		var stores []string
+		var vals []barValue
+		nonzero := false
+		for j, c := range row.Cells {
+			if c == nil {
+				continue
+			}
+			stores = append(stores, t.Columns[j].Label)
+			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
+			nonzero = nonzero || c.Summary.Center != 0
+		}
+		switch {
+		case len(vals) == 0:
+			continue
+		case unit == results.UnitGoroutines && !nonzero:
+			continue // nothing left running: no panel
+		case unit == results.UnitRetainedPerCert:
+			hasPerCert = true
+		case unit == results.UnitRetained && hasPerCert:
+			continue
+		}
+		panels = append(panels, barPlot(unit, stores, vals))
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	return &Chart{
+		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
+		Title: label,
+		Caption: "Median of the samples (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
+			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
+		plots: gridOf(panels, 4),
+		tileW: 230, tileH: 185,
+	}
+}
+
+// gridOf lays panels out in rows of at most cols.
+func gridOf(panels []*plot.Plot, cols int) [][]*plot.Plot {
+	cols = min(cols, len(panels))
+	var grid [][]*plot.Plot
+	for i := 0; i < len(panels); i += cols {
+		row := make([]*plot.Plot, cols)
+		copy(row, panels[i:min(i+cols, len(panels))])
+		grid = append(grid, row)
+	}
+	return grid
+}
+
+var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeID makes s usable as a file name and an HTML id.
+func safeID(s string) string {
+	return strings.Trim(unsafeID.ReplaceAllString(s, "_"), "_")
+}
+
+// configOf collects the file configuration of the results, without the
+// input label.
+func configOf(rs *compare.Results) []compare.Config {
+	var cfg []compare.Config
+	for _, res := range rs.Results {
+		for _, c := range res.Config {
+			if !c.File || c.Key == compare.FileKey {
+				continue
+			}
+			i := slices.IndexFunc(cfg, func(x compare.Config) bool { return x.Key == c.Key })
+			if i < 0 {
+				cfg = append(cfg, compare.Config{Key: c.Key})
+				i = len(cfg) - 1
+			}
+			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
+				cfg[i].Values = append(cfg[i].Values, v)
+			}
+		}
+	}
+	return cfg
+}
+
+// WritePNGs writes every chart as <dir>/<chart ID>.png at dpi (0 means
+// 144) and returns the paths written.
+func (r *Report) WritePNGs(dir string, dpi int) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, ch := range r.Charts() {
+		b, err := ch.PNG(dpi)
+		if err != nil {
+			return paths, fmt.Errorf("report: chart %s: %w", ch.ID, err)
+		}
+		path := filepath.Join(dir, ch.ID+".png")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// WriteChart writes one chart to path, as SVG or PNG by the path's
+// extension (.svg, .png).
+func WriteChart(ch *Chart, path string) error {
+	var b []byte
+	var err error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		b, err = ch.SVG()
+	case ".png":
+		b, err = ch.PNG(0)
+	default:
+		return fmt.Errorf("report: %s: want a .svg or .png file", path)
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// finite reports whether v is a finite number.
+func finite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// chartSize returns a chart's size in CSS pixels (1 pt = 4/3 px).
+func chartSize(ch *Chart) (w, h int) {
+	cw, chh := ch.Size()
+	px := func(l vg.Length) int { return int(math.Round(l.Points() * 4 / 3)) }
+	return px(cw), px(chh)
+}

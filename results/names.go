@@ -1,0 +1,95 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Base names of the benchmarks certbench writes.
+const (
+	// ChurnBenchmark is the base name of run's samples:
+	// BenchmarkChurn/scenario=rotate-10-of-100/store=optimized-2.
+	ChurnBenchmark = "BenchmarkChurn"
+	// SweepBenchmark is the base name of sweep's samples:
+	// BenchmarkSweep/family=renew-1/size=1000/scenario=renew-1-of-1000/store=optimized-2.
+	SweepBenchmark = "BenchmarkSweep"
+)
+
+// Sub-benchmark keys of certbench's names ("/key=value").
+const (
+	// ScenarioKey names a result's scenario.
+	ScenarioKey = "scenario"
+	// StoreKey names a result's store.
+	StoreKey = "store"
+	// FamilyKey names a sweep sample's scenario family.
+	FamilyKey = "family"
+	// SizeKey is a sweep sample's pool size.
+	SizeKey = "size"
+)
+
+// File configuration keys certbench writes besides the machine's (goos,
+// goarch, cpu, go, gomaxprocs).
+const (
+	// RoundKey is the file configuration line "round: N" that
+	// "certbench run --round N" writes: the round of an interleaved
+	// base/head protocol (scripts/certbench-ci.sh) a sample was measured
+	// in. benchfmt keeps it with every result after it, so it survives
+	// concatenation and certbench merge, and the gate pairs base and head
+	// samples of the same round.
+	RoundKey = "round"
+	// ScenarioHashPrefix begins the file configuration key that records
+	// the definition hash of each scenario a run measured:
+	// "scenario-hash.rotate-10-of-100: 5d0c1e2f3a4b" (see ScenarioHashKey
+	// and scenarios.Scenario.Hash). The gate compares base and head only
+	// where the hashes of a scenario agree.
+	ScenarioHashPrefix = "scenario-hash."
+)
+
+// ScenarioHashKey returns the configuration key of scenario's definition
+// hash.
+func ScenarioHashKey(scenario string) string { return ScenarioHashPrefix + scenario }
+
+// ChurnName returns the name of a sample of scenario on store, without
+// the "Benchmark" prefix and the -GOMAXPROCS suffix, as the Go benchmark
+// format's writers expect it.
+func ChurnName(scenario, store string) string {
+	return fmt.Sprintf("%s/%s=%s/%s=%s", ChurnBenchmark[len("Benchmark"):], ScenarioKey, scenario, StoreKey, store)
+}
+
+// SweepName returns the name of a sweep sample, as ChurnName does for run.
+func SweepName(family string, size int, scenario, store string) string {
+	return fmt.Sprintf("%s/%s=%s/%s=%d/%s=%s/%s=%s", SweepBenchmark[len("Benchmark"):],
+		FamilyKey, family, SizeKey, size, ScenarioKey, scenario, StoreKey, store)
+}
+
+// NameValue returns the value of the sub-benchmark key in name (the "x"
+// of "/key=x") and whether name has the key at all.
+func NameValue(name benchfmt.Name, key string) (string, bool) {
+	_, parts := name.Parts()
+	prefix := []byte("/" + key + "=")
+	for _, p := range parts {
+		if bytes.HasPrefix(p, prefix) {
+			return string(p[len(prefix):]), true
+		}
+	}
+	return "", false
+}
+
+// IsCertbench reports whether res is named like one of certbench's own
+// results, with both a /scenario= and a /store= part. Results of a plain
+// go test -bench (BenchmarkRefresh, BenchmarkLookup/exact) are not.
+func IsCertbench(res *benchfmt.Result) bool {
+	_, scenario := NameValue(res.Name, ScenarioKey)
+	_, store := NameValue(res.Name, StoreKey)
+	return scenario && store
+}
+
+// IsSweep reports whether res is a sweep sample: its name has a family
+// and a size.
+func IsSweep(res *benchfmt.Result) bool {
+	f, _ := NameValue(res.Name, FamilyKey)
+	s, _ := NameValue(res.Name, SizeKey)
+	return f != "" && s != ""
+}
