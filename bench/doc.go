@@ -29,4 +29,8 @@
 // Ops (lookups) and Duration; besides the standard metrics they record
 // lookup latency percentiles (p50-ns, p99-ns, p999-ns) and refreshes/s
 // (see measureChurn in churn.go for how each is measured).
+//
+// [HeapProfile] runs one sample in a separate, untimed pass with every
+// allocation recorded and returns a heap profile of it, stacks starting
+// at the store ("certbench profile" writes these files).
 package bench

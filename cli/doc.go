@@ -4,9 +4,9 @@
 // constructor binds the flags into, and a run function that takes the
 // options, so that flag handling and behaviour are tested apart. What a
 // library caller needs lives in the library: gate.ResolvePolicy (flags
-// over certbench.yaml over the defaults), profile.Jobs and
-// profile.CaptureJobs (what profile --all captures, and the file names),
-// profile.Dirs as a gate.SiteFinder.
+// over certbench.yaml over the defaults), bench.HeapProfile (one capture)
+// and profile.FileName (the file names profile --all writes),
+// blame.Heap (the gate.SiteFinder on two folders of profiles).
 //
 // A binary gets its stores by importing their packages, which register
 // themselves with certstore; cmd/certbench imports the two that ship with

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
@@ -210,7 +211,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 		return usageError(err)
 	}
 	if opts.BaseProfiles != "" {
-		v.AddSites(profile.Dirs{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
+		v.AddSites(blame.Heap{Dirs: profile.Dirs{Base: opts.BaseProfiles, Head: opts.HeadProfiles}}, opts.Sites)
 	}
 	if err := writeGateReports(v, opts); err != nil {
 		return err

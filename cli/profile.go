@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/scenarios"
@@ -121,8 +124,30 @@ renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 	return cmd
 }
 
-// jobs returns the captures the options name.
-func (o *ProfileOptions) jobs() ([]profile.Job, error) {
+// profileJob is one capture: a store running a scenario.
+type profileJob struct {
+	store    certstore.Info
+	scenario scenarios.Scenario
+}
+
+// fileName is the name the job's profile is saved under in its folder.
+func (j profileJob) fileName() string { return profile.FileName(j.scenario.Name, j.store.Name) }
+
+// profileJobs returns one job per scenario and store: scenario by
+// scenario, each with the stores in the order given.
+func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob {
+	jobs := make([]profileJob, 0, len(stores)*len(scs))
+	for _, sc := range scs {
+		for _, info := range stores {
+			jobs = append(jobs, profileJob{store: info, scenario: sc})
+		}
+	}
+	return jobs
+}
+
+// jobs returns the captures the options name: every registered store on
+// every default scenario, narrowed by --stores and --scenarios.
+func (o *ProfileOptions) jobs() ([]profileJob, error) {
 	stores, scs := trimAll(o.Stores), trimAll(o.Scenarios)
 	if !o.All && (len(stores) == 0 || (len(scs) == 0 && len(o.ScenarioFileFlags.Files) == 0)) {
 		return nil, usagef("name stores and scenarios (--stores S --scenarios X or --scenario-file F), or use --all (stores: %s; scenarios: %s)",
@@ -161,7 +186,51 @@ func (o *ProfileOptions) jobs() ([]profile.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return profile.Jobs(infos, all), nil
+	return profileJobs(infos, all), nil
+}
+
+// captureOptions say where captureProfiles saves profiles and what it
+// summarizes.
+type captureOptions struct {
+	dir string // folder the profiles are saved in (created if missing)
+	ops int    // overrides each scenario's op count when positive
+	top int    // sites per table of each summary (at least 1)
+	// progress, when not nil, receives a line per job before it runs.
+	progress io.Writer
+}
+
+// captureProfiles captures each job's heap profile in turn
+// (bench.HeapProfile), saves it as dir/fileName() and returns each
+// profile's summary, whose File is the saved path. It stops at the first
+// error, or before the next job once ctx is done.
+func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*profile.Summary, error) {
+	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
+		return nil, err
+	}
+	var sums []*profile.Summary
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return sums, err
+		}
+		if opts.progress != nil {
+			fmt.Fprintf(opts.progress, "profiling %s on %s\n", j.scenario.Name, j.store.Name)
+		}
+		p, err := bench.HeapProfile(j.store.New, j.store.Name, j.scenario, opts.ops)
+		if err != nil {
+			return sums, err
+		}
+		path := filepath.Join(opts.dir, j.fileName())
+		if err := profile.Save(p, path); err != nil {
+			return sums, err
+		}
+		sum, err := profile.Summarize(p, opts.top)
+		if err != nil {
+			return sums, err
+		}
+		sum.File = path
+		sums = append(sums, sum)
+	}
+	return sums, nil
 }
 
 // runProfile captures the profiles and prints their summaries (with
@@ -181,11 +250,11 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usagef("-o: %v", err)
 	}
-	copts := profile.CaptureOptions{Dir: opts.Dir, Ops: opts.Ops, Top: opts.Top}
+	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top}
 	if opts.All && !opts.Quiet {
-		copts.Progress = opts.IO.ErrOut
+		copts.progress = opts.IO.ErrOut
 	}
-	sums, err := profile.CaptureJobs(ctx, jobs, copts)
+	sums, err := captureProfiles(ctx, jobs, copts)
 	if err != nil {
 		return err
 	}

@@ -76,10 +76,10 @@
 // # Allocation sites
 //
 // [Verdict.AddSites] names, for each allocs/op or B/op regression, the
-// functions whose own allocations grew, from a [SiteFinder]. The certbench
-// command implements it on the heap profiles that "certbench profile"
-// writes for base and head (package profile), ranked by flat growth per
-// op; gate itself depends on no profile or runner package.
+// sites whose allocations grew, from a [SiteFinder]. Package blame
+// implements it on the heap profiles that "certbench profile" writes for
+// base and head (the store lines that allocate more per op); gate itself
+// depends on no profile or runner package.
 //
 // # Output
 //

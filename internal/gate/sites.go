@@ -52,8 +52,8 @@ func (s Site) Growth() float64 { return s.Head - s.Base }
 
 // A SiteFinder names the allocation sites that grew for one benchmark
 // and unit (allocs/op or B/op), largest growth first, at most n.
-// The certbench command implements it on the heap profiles of base and
-// head (package profile); gate itself reads no profiles.
+// Package blame implements it on the heap profiles of base and head;
+// gate itself reads no profiles.
 type SiteFinder interface {
 	GrownSites(scenario, store, unit string, n int) ([]Site, error)
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // StoreLine is one line of the store under test in a boundary comparison
-// (see [CompareBoundary]): what the calls made on that line allocated, in
-// the store's own code and in the libraries it called, per op when the
-// comparison is.
+// (see [CompareBoundary]): the value (bytes, objects or another cost) of
+// the calls made on that line, in the store's own code and in the
+// libraries it called, per op when the comparison is.
 type StoreLine struct {
 	// Function is the store function the line is in, as ShortName gives
 	// it; File and Line are where, as the head profile records them (the
@@ -23,15 +23,15 @@ type StoreLine struct {
 	Function string `json:"function"`
 	File     string `json:"file,omitempty"`
 	Line     int64  `json:"line,omitempty"`
-	// Base and Head are everything allocated below the line on each side:
-	// by the store's code on the line itself and by every library call it
+	// Base and Head are the whole value below the line on each side: of
+	// the store's code on the line itself and of every library call it
 	// made.
 	Base float64 `json:"base"`
 	Head float64 `json:"head"`
 	// Callees are the library functions the line called directly whose
-	// share changed, largest growth first. An allocation that moved
-	// between two functions deeper in the library shows in neither: it
-	// stays under the same callee.
+	// share changed, largest growth first. A cost that moved between two
+	// functions deeper in the library shows in neither: it stays under the
+	// same callee.
 	Callees []Callee `json:"callees,omitempty"`
 }
 
@@ -47,8 +47,8 @@ func (l StoreLine) Where() string {
 	return fmt.Sprintf("%s:%d", filepath.Base(l.File), l.Line)
 }
 
-// Callee is a library function a store line called, and what was
-// allocated below it on each side.
+// Callee is a library function a store line called, and the value below
+// it on each side.
 type Callee struct {
 	// Function is its name as ShortName gives it.
 	Function string  `json:"function"`
@@ -60,12 +60,12 @@ type Callee struct {
 func (c Callee) Growth() float64 { return c.Head - c.Base }
 
 // Boundary is what changed between two profiles at the boundary of the
-// store under test: every allocation is charged to the deepest frame of
-// its stack that is in one of the store's packages (StorePackages), its
-// function and line, whatever library code below it did the allocating.
-// Allocations that only moved between library functions below the same
-// store line cancel out; a store line that grew is where the store's own
-// code changed.
+// store under test: every sample's value (an allocation, or any other
+// cost) is charged to the deepest frame of its stack that is in one of
+// the store's packages (StorePackages), its function and line, whatever
+// library code below it incurred it. What only moved between library
+// functions below the same store line cancels out; a store line that grew
+// is where the store's own code changed.
 type Boundary struct {
 	Sides
 	// StorePackages are the import paths taken to be the store's (see
@@ -186,7 +186,7 @@ type chargedLine struct {
 	line  int64
 	total int64
 	// callees holds the value per library function called directly from
-	// the line; the store's own allocations on the line are under "".
+	// the line; the store's own value on the line is under "".
 	callees map[string]int64
 }
 
@@ -438,14 +438,6 @@ func StorePackages(ps ...*pprofile.Profile) []string {
 	return pkgs
 }
 
-// harnessPackages are certbench's packages that run stores rather than
-// being one: bench, profile and the command's (cli).
-var harnessPackages = map[string]bool{
-	strings.TrimSuffix(benchPkg, "."):                      true,
-	strings.TrimSuffix(pkgPrefix(funcName(FileName)), "."): true,
-	strings.TrimSuffix(modulePrefix, "/") + "/cli":         true,
-}
-
 // isStorePackage reports whether a package whose frame starts a stack can
 // be the store's: not the standard library nor the harness.
 func isStorePackage(pkg string) bool {
@@ -471,14 +463,4 @@ func packageOf(sym string) string {
 		return ""
 	}
 	return sym[:slash+1+dot]
-}
-
-// CompareBoundary is Dirs.Compare at the boundary of the store under test
-// (see [CompareBoundary]).
-func (d Dirs) CompareBoundary(scenario, store, sampleType string) (*Boundary, error) {
-	b, h, err := d.load(scenario, store)
-	if err != nil {
-		return nil, err
-	}
-	return CompareBoundary(b, h, sampleType)
 }

@@ -1,18 +1,12 @@
 package profile_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
-	"github.com/certbench/certbench/stores/variants"
 	pprofile "github.com/google/pprof/profile"
 )
 
@@ -22,7 +16,7 @@ type frame struct {
 	line int64
 }
 
-// stackProfile builds a heap profile in Capture's layout from stacks
+// stackProfile builds a heap profile in bench.HeapProfile's layout from stacks
 // (leaf first) with their alloc_objects and alloc_space totals over ops.
 func stackProfile(t *testing.T, ops int, samples map[string][2]int64, stacks map[string][]frame) *pprofile.Profile {
 	t.Helper()
@@ -183,138 +177,5 @@ func TestStorePackages(t *testing.T) {
 	q := stackProfile(t, 1, map[string][2]int64{"runtime": {1, 1}, "harness": {1, 1}}, stacks)
 	if _, err := profile.CompareBoundary(q, q, profile.AllocObjects); err == nil {
 		t.Error("no store frames: no error")
-	}
-}
-
-// sprintfStore is a store with one fmt.Sprintf more per Update than the
-// store it wraps: the regression the boundary view must blame on the
-// Sprintf line, in this (the wrapper's) package.
-type sprintfStore struct {
-	certstore.Store
-}
-
-var sprintfSink string
-
-// Update adds a Sprintf to the wrapped store's Update.
-func (s *sprintfStore) Update(cfg *certstore.Config) error {
-	sprintfSink = fmt.Sprintf("update %p", cfg) // the extra Sprintf
-	return s.Store.Update(cfg)
-}
-
-// Close closes the wrapped store.
-func (s *sprintfStore) Close() error {
-	if c, ok := s.Store.(certstore.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}
-
-// lineOf returns the number of the first line of a file containing text.
-func lineOf(t *testing.T, file, text string) int64 {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := int64(1); sc.Scan(); n++ {
-		if strings.Contains(sc.Text(), text) {
-			return n
-		}
-	}
-	t.Fatalf("%s: no line with %q", file, text)
-	return 0
-}
-
-// gateSites captures base and head profiles of rotate-10-of-100, writes
-// them where "certbench profile --all" would, and returns the sites the
-// gate names for allocs/op, and the boundary comparison.
-func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *profile.Boundary) {
-	t.Helper()
-	sc := scenario(t, "rotate-10-of-100")
-	dirs := profile.Dirs{Base: t.TempDir(), Head: t.TempDir()}
-	for _, side := range []struct {
-		dir string
-		new certstore.Factory
-	}{{dirs.Base, newBase}, {dirs.Head, newHead}} {
-		r := capture(t, side.new, "optimized", sc, 3)
-		if err := profile.Save(r.Profile, filepath.Join(side.dir, profile.FileName(sc.Name, "optimized"))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sites, err := dirs.GrownSites(sc.Name, "optimized", gate.UnitAllocs, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := dirs.CompareBoundary(sc.Name, "optimized", profile.AllocObjects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sites, b
-}
-
-// checkStoreSites fails if a site is a crypto/... or math/big function
-// (none can be, at the boundary: sites are store lines).
-func checkStoreSites(t *testing.T, sites []gate.Site) {
-	t.Helper()
-	for _, s := range sites {
-		if strings.HasPrefix(s.Function, "crypto/") || strings.HasPrefix(s.Function, "math/big") {
-			t.Errorf("library function %s named as a site: %+v", s.Function, sites)
-		}
-	}
-}
-
-// One more fmt.Sprintf per Update in a wrapper: the gate names the
-// Sprintf line first, with fmt.Sprintf below it.
-func TestGateBlamesTheSprintfLine(t *testing.T) {
-	optimized := factory(t, "optimized")
-	sites, b := gateSites(t, optimized, func() certstore.Store { return &sprintfStore{Store: optimized()} })
-	t.Logf("store packages %q", b.StorePackages)
-	for _, s := range sites {
-		t.Logf("%+g %s; callees %+v", s.Growth(), s.Label(), s.Callees)
-	}
-	if !slices.Contains(b.StorePackages, "github.com/certbench/certbench/internal/profile_test") ||
-		!slices.Contains(b.StorePackages, "github.com/certbench/certbench/stores/optimized") {
-		t.Errorf("store packages %q, want the wrapper's and the wrapped store's", b.StorePackages)
-	}
-	checkStoreSites(t, sites)
-	first := sites[0]
-	line := lineOf(t, "boundary_test.go", "// the extra Sprintf")
-	if first.Function != "internal/profile_test.(*sprintfStore).Update" || filepath.Base(first.File) != "boundary_test.go" || first.Line != line {
-		t.Fatalf("first site %s, want internal/profile_test.(*sprintfStore).Update (boundary_test.go:%d)", first.Label(), line)
-	}
-	// One string per Sprintf, and fmt's printer and its buffer now and
-	// then: the heap snapshots' collections empty sync.Pool, and under
-	// -race it drops printers at random.
-	if first.Base != 0 || first.Growth() < 1 {
-		t.Errorf("first site %+v, want 0 -> at least 1 per op", first)
-	}
-	if len(first.Callees) == 0 || first.Callees[0].Function != "fmt.Sprintf" || first.Callees[0].Growth() != first.Growth() {
-		t.Errorf("callees %+v, want fmt.Sprintf with all of the growth", first.Callees)
-	}
-}
-
-// The allocs variant (one 16-byte object per certificate per Update):
-// the gate names the variant's allocating line, with its exact growth.
-func TestGateBlamesTheAllocsVariant(t *testing.T) {
-	optimized := factory(t, "optimized")
-	sites, _ := gateSites(t, optimized, variants.Wrap(variants.Allocs, optimized))
-	for _, s := range sites {
-		t.Logf("%+g %s; callees %+v", s.Growth(), s.Label(), s.Callees)
-	}
-	checkStoreSites(t, sites)
-	w, err := scenario(t, "rotate-10-of-100").Build(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certs := float64(len(w.Configs[1].Certificates))
-	first := sites[0]
-	line := lineOf(t, "../../stores/variants/variants.go", "sinkBlob = &blob{")
-	if first.Function != "stores/variants.(*store).Update" || filepath.Base(first.File) != "variants.go" || first.Line != line {
-		t.Fatalf("first site %s, want stores/variants.(*store).Update (variants.go:%d)", first.Label(), line)
-	}
-	if first.Base != 0 || first.Head != certs || len(first.Callees) != 0 {
-		t.Errorf("first site %+v, want 0 -> %g per op, allocated by the line itself", first, certs)
 	}
 }

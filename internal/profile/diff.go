@@ -15,7 +15,7 @@ type Delta struct {
 	// Function is the function's name as ShortName gives it.
 	Function string `json:"function"`
 	// Flat and Cum are head minus base: positive when the function
-	// allocates more in head.
+	// costs more in head.
 	Flat float64 `json:"flat"`
 	Cum  float64 `json:"cum"`
 	// BaseFlat, BaseCum, HeadFlat and HeadCum are the values on each side.
@@ -206,7 +206,7 @@ func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile: diff: %w", err)
 	}
-	setInfo(d, hi)
+	SetInfo(d, hi)
 	d.Comments = append(d.Comments,
 		"certbench diff: head minus base; base: "+strings.TrimPrefix(bi.comment(), infoComment+" "),
 		"head: "+strings.TrimPrefix(hi.comment(), infoComment+" "))

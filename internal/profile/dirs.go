@@ -33,6 +33,16 @@ func (d Dirs) Compare(scenario, store, sampleType string) (*Comparison, error) {
 	return Compare(b, h, sampleType)
 }
 
+// CompareBoundary is Dirs.Compare at the boundary of the store under test
+// (see [CompareBoundary]).
+func (d Dirs) CompareBoundary(scenario, store, sampleType string) (*Boundary, error) {
+	b, h, err := d.load(scenario, store)
+	if err != nil {
+		return nil, err
+	}
+	return CompareBoundary(b, h, sampleType)
+}
+
 // load reads the base and head profiles of one benchmark; a side without
 // the file gives an error wrapping ErrNotFound that names the path.
 func (d Dirs) load(scenario, store string) (base, head *pprofile.Profile, err error) {

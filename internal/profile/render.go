@@ -1,10 +1,12 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -330,4 +332,29 @@ func percent(v, total float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(v/total*100, 'f', 1, 64) + "%"
+}
+
+// The index files WriteIndexFiles writes into a folder of profiles.
+const (
+	IndexMarkdown = "index.md"
+	IndexJSON     = "index.json"
+)
+
+// WriteIndexFiles writes dir/index.md and dir/index.json, the index of the
+// profiles of sums (see WriteIndex), as "certbench profile --all" leaves
+// them for a CI artifact.
+func WriteIndexFiles(dir string, sums []*Summary) error {
+	for _, idx := range []struct {
+		name   string
+		format Format
+	}{{IndexMarkdown, Markdown}, {IndexJSON, JSON}} {
+		var buf bytes.Buffer
+		if err := WriteIndex(&buf, idx.format, sums); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, idx.name), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

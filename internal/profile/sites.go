@@ -14,9 +14,9 @@ type Site struct {
 	// Function is the function's name as ShortName gives it.
 	Function string `json:"function"`
 	// Flat is the value of the samples whose innermost frame is the
-	// function (what it allocated itself); Cum the value of the samples it
-	// is anywhere on the stack of (counted once per sample, even when
-	// recursive). Both are per op when the table is.
+	// function (what it allocated, or cost, itself); Cum the value of the
+	// samples it is anywhere on the stack of (counted once per sample,
+	// even when recursive). Both are per op when the table is.
 	Flat float64 `json:"flat"`
 	Cum  float64 `json:"cum"`
 }
@@ -204,10 +204,8 @@ func rankSites(sites []Site, order Order) {
 // "stores/naive.build"); standard-library and third-party names keep their
 // full package path ("crypto/rsa.GenerateKey").
 func ShortName(name string) string {
-	if modulePrefix != "" {
-		if rest, ok := strings.CutPrefix(name, modulePrefix); ok && rest != "" {
-			return rest
-		}
+	if rest, ok := strings.CutPrefix(name, modulePrefix); ok && rest != "" {
+		return rest
 	}
 	return name
 }

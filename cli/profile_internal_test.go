@@ -1,4 +1,4 @@
-package profile_test
+package cli
 
 import (
 	"context"
@@ -9,20 +9,22 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/scenarios"
+
+	_ "github.com/certbench/certbench/stores/optimized"
 )
 
-// Jobs go scenario by scenario, stores in order; CaptureJobs saves each as
-// its FileName and WriteIndexFiles indexes them.
-func TestJobs(t *testing.T) {
+// Jobs go scenario by scenario, stores in order; captureProfiles saves
+// each as its file name and WriteIndexFiles indexes them.
+func TestProfileJobs(t *testing.T) {
 	a, b := certstore.Info{Name: "a"}, certstore.Info{Name: "b"}
 	scs, err := scenarios.ByName("rotate-10-of-100", "lookup-1000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := profile.Jobs([]certstore.Info{a, b}, scs)
+	jobs := profileJobs([]certstore.Info{a, b}, scs)
 	var names []string
 	for _, j := range jobs {
-		names = append(names, j.FileName())
+		names = append(names, j.fileName())
 	}
 	want := []string{"rotate-10-of-100.a.pb.gz", "rotate-10-of-100.b.pb.gz", "lookup-1000.a.pb.gz", "lookup-1000.b.pb.gz"}
 	if len(names) != len(want) {
@@ -33,13 +35,20 @@ func TestJobs(t *testing.T) {
 			t.Errorf("job %d: %s, want %s", i, names[i], want[i])
 		}
 	}
-	if n := len(profile.AllJobs()); n != len(certstore.Registered())*len(scenarios.Defaults()) {
-		t.Errorf("AllJobs: %d jobs", n)
+	all, err := (&ProfileOptions{All: true}).jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(all); n != len(certstore.Registered())*len(scenarios.Defaults()) {
+		t.Errorf("--all: %d jobs, want every registered store on every default scenario", n)
 	}
 
 	dir := filepath.Join(t.TempDir(), "profiles")
-	info := certstore.Info{Name: "optimized", New: factory(t, "optimized")}
-	sums, err := profile.CaptureJobs(context.Background(), profile.Jobs([]certstore.Info{info}, scs[:1]), profile.CaptureOptions{Dir: dir, Ops: 2, Top: 2})
+	info, err := certstore.LookupFactory("optimized")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := captureProfiles(context.Background(), profileJobs([]certstore.Info{info}, scs[:1]), captureOptions{dir: dir, ops: 2, top: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +65,7 @@ func TestJobs(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := profile.CaptureJobs(ctx, jobs, profile.CaptureOptions{Dir: dir, Top: 1}); err == nil {
+	if _, err := captureProfiles(ctx, jobs, captureOptions{dir: dir, top: 1}); err == nil {
 		t.Error("a cancelled context captured")
 	}
 }

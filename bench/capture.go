@@ -1,0 +1,319 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+
+	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/scenarios"
+	pprofile "github.com/google/pprof/profile"
+)
+
+// captureMu serializes captures: runtime.MemProfileRate is process-wide.
+var captureMu sync.Mutex
+
+// HeapProfile profiles ops ops of scenario sc (0 means the scenario's own
+// Ops, as a sample uses) on a new store from newStore, and returns a heap
+// profile of them with every allocation recorded. It runs the ops the way
+// one sample is measured: the workload is built and Configs[0] applied
+// first (fresh-store workloads start from no store), then the ops run as
+// [Apply] runs them.
+//
+// The profile has the four sample types of a Go heap profile:
+// alloc_objects and alloc_space are what the measured ops allocated
+// (fixture building, the initial configuration and the profiler's own
+// work excluded), inuse_objects and inuse_space what the store holds once
+// they are done (the figure retained-B measures). Stacks start at the
+// store (its factory, Update or Certificate, or a goroutine it started):
+// the harness frames that called it are cut off. What the harness
+// allocates itself keeps the innermost harness frame as its only frame,
+// so that the alloc_* values add up to what B/op counts over the same
+// ops. A profile comment records the scenario, the store, the op count
+// and the runtime's own counters over the same ops:
+//
+//	certbench: scenario=S store=X ops=N mem_bytes=B mem_objects=O
+//
+// so that figures read back from the file can be divided per op. Per-op
+// figures compare with B/op and allocs/op only for equal ops: lookups fill
+// caches on their first cycle over the hellos, and the first refreshes of
+// a store may differ from the later ones.
+//
+// HeapProfile sets runtime.MemProfileRate to 1 for its duration and
+// restores it before returning; it must not run while anything is being
+// timed. Concurrent calls are serialized. Recording every allocation costs
+// a few microseconds each, so a store allocating millions per sample
+// takes minutes.
+func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
+	if newStore == nil {
+		return nil, errors.New("bench: heap profile: nil store factory")
+	}
+	if ops <= 0 {
+		ops = sc.Ops
+	}
+	if ops <= 0 {
+		return nil, fmt.Errorf("bench: heap profile: scenario %s: no ops to profile", sc.Name)
+	}
+	w, err := sc.Build(ops)
+	if err != nil {
+		return nil, fmt.Errorf("bench: heap profile: scenario %s: %w", sc.Name, err)
+	}
+	applies := sc.Kind == scenarios.Rotate || sc.Kind == scenarios.Renew || sc.Kind == scenarios.Noop || sc.Kind == scenarios.Startup
+	if applies && len(w.Configs) <= ops {
+		return nil, fmt.Errorf("bench: heap profile: scenario %s: workload has %d configurations for %d ops", sc.Name, len(w.Configs), ops)
+	}
+	info := profile.Info{Scenario: sc.Name, Store: storeName, Ops: ops}
+
+	captureMu.Lock()
+	defer captureMu.Unlock()
+	raw, err := captureHeap(newStore, w, ops)
+	info.MemBytes, info.MemObjects = raw.memBytes, raw.memObjects
+	if err != nil {
+		return nil, fmt.Errorf("bench: heap profile: store %s, scenario %s: %w", storeName, sc.Name, err)
+	}
+	p, err := combineHeap(raw)
+	if err != nil {
+		return nil, fmt.Errorf("bench: heap profile: store %s, scenario %s: %w", storeName, sc.Name, err)
+	}
+	profile.SetInfo(p, info)
+	p.Comments = append(p.Comments,
+		"alloc_* = allocations of the measured ops (divide by ops for per-op figures)",
+		"inuse_* = heap the store retains after the ops (compare bench's retained-B)")
+	return p, nil
+}
+
+// heapSnapshots are the raw heap profiles taken around a sample: before
+// the store exists, after its initial configuration, after the ops.
+type heapSnapshots struct {
+	empty, initial, after []byte
+	// memBytes and memObjects are the MemStats deltas over the ops.
+	memBytes, memObjects uint64
+}
+
+// captureHeap runs one sample with every allocation recorded and takes the
+// three heap snapshots, each after two GC cycles (the runtime publishes
+// the heap profile as of the last completed cycle):
+//
+//	empty:   before the store exists (the workload's pool and configurations are live)
+//	initial: after the store applied Configs[0] (fresh-store workloads: no store yet)
+//	after:   after the ops
+//
+// It allocates nothing itself between the initial and the final snapshot
+// other than through Apply.
+func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (heapSnapshots, error) {
+	var raw heapSnapshots
+	m0, m1 := new(runtime.MemStats), new(runtime.MemStats)
+	rate := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
+	defer func() { runtime.MemProfileRate = rate }()
+
+	var err error
+	if raw.empty, err = heapSnapshot(); err != nil {
+		return raw, err
+	}
+	var store certstore.Store
+	if !w.FreshStore {
+		// Fresh-store workloads load a new store on every op; as in a
+		// sample, give them none to start from.
+		store, err = heapSetup(newStore, w.Configs[0])
+		if err != nil {
+			closeStore(store)
+			return raw, fmt.Errorf("initial configuration: %w", err)
+		}
+	}
+	if raw.initial, err = heapSnapshot(); err != nil {
+		closeStore(store)
+		return raw, err
+	}
+	runtime.ReadMemStats(m0)
+	held, applyErr := Apply(store, newStore, w, ops)
+	runtime.ReadMemStats(m1)
+	raw.memBytes, raw.memObjects = m1.TotalAlloc-m0.TotalAlloc, m1.Mallocs-m0.Mallocs
+	raw.after, err = heapSnapshot()
+	// The workload (its configurations) was live in the first snapshot:
+	// keep it live through the last, or its freeing shows as negative
+	// retained heap. The store that holds the last configuration is what
+	// the store retains; a replaced one (fresh-store workloads) was
+	// closed by Apply and is garbage.
+	runtime.KeepAlive(w)
+	runtime.KeepAlive(held)
+	closeStore(held)
+	if applyErr != nil {
+		return raw, applyErr
+	}
+	return raw, err
+}
+
+// heapSetup makes the store and applies the initial configuration.
+//
+//go:noinline
+func heapSetup(newStore certstore.Factory, cfg *certstore.Config) (certstore.Store, error) {
+	store := newStore()
+	if store == nil {
+		return nil, errors.New("store factory returned nil")
+	}
+	return store, store.Update(cfg)
+}
+
+// heapSnapshot collects garbage and returns the heap profile as of that
+// collection. The runtime publishes a heap profile at the end of a GC
+// cycle; two cycles make sure every allocation made before the call and
+// every free they allow are in it, even when a cycle was already running.
+// Its own allocations are recognized by its frame and dropped.
+//
+//go:noinline
+func heapSnapshot() ([]byte, error) {
+	runtime.GC()
+	runtime.GC()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
+		return nil, fmt.Errorf("writing heap profile: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Symbol names the harness is recognized by.
+var (
+	// harnessPrefix is this package's symbol prefix
+	// ("github.com/certbench/certbench/bench."): every frame of the
+	// runner, capture included, is the harness.
+	harnessPrefix = reflect.TypeFor[heapSnapshots]().PkgPath() + "."
+	// snapshotName is the profiler's frame.
+	snapshotName = funcName(heapSnapshot)
+	// captureName is the frame that calls heapSetup and Apply.
+	captureName = funcName(captureHeap)
+	// allocmName is where the runtime allocates a new OS thread (M), when
+	// its scheduler or the GC wants one: never the store's doing.
+	allocmName = "runtime.allocm"
+)
+
+// isHarness reports whether the named function is the harness's.
+func isHarness(name string) bool {
+	return strings.HasPrefix(name, harnessPrefix)
+}
+
+// combineHeap turns the three snapshots into the captured profile:
+// alloc_* from after minus initial, inuse_* from after minus empty, the
+// profiler's samples and the runtime's thread creation dropped, harness
+// frames cut off.
+func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
+	var ps [3]*pprofile.Profile
+	for i, b := range [][]byte{raw.empty, raw.initial, raw.after} {
+		p, err := pprofile.ParseData(b)
+		if err != nil {
+			return nil, fmt.Errorf("reading heap snapshot %d: %w", i, err)
+		}
+		if err := profile.CheckHeap(p); err != nil {
+			return nil, fmt.Errorf("heap snapshot %d: %w", i, err)
+		}
+		// The "bytes" label is the average object size of a stack, which
+		// changes between snapshots; it would keep samples from cancelling.
+		p.RemoveNumLabel("bytes")
+		ps[i] = p
+	}
+	allocs, err := subtractProfile(ps[2], ps[1])
+	if err != nil {
+		return nil, err
+	}
+	inuse, err := subtractProfile(ps[2].Copy(), ps[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range allocs.Sample {
+		s.Value[2], s.Value[3] = 0, 0
+	}
+	for _, s := range inuse.Sample {
+		s.Value[0], s.Value[1] = 0, 0
+	}
+	p, err := pprofile.Merge([]*pprofile.Profile{allocs, inuse})
+	if err != nil {
+		return nil, err
+	}
+	dropSamples(p, func(name string) bool { return name == snapshotName || name == allocmName })
+	cutHarness(p)
+	// What still has the capture frame never reached the store (through
+	// heapSetup or Apply): runtime work the capture itself set off, such
+	// as a rare allocation while reading memory statistics. It is not the
+	// store's.
+	dropSamples(p, func(name string) bool { return name == captureName })
+	if p, err = pprofile.Merge([]*pprofile.Profile{p}); err != nil {
+		return nil, err
+	}
+	p.DefaultSampleType = profile.AllocSpace
+	return p, nil
+}
+
+// subtractProfile returns a minus b, dropping samples that cancel out. It
+// scales b in place.
+func subtractProfile(a, b *pprofile.Profile) (*pprofile.Profile, error) {
+	b.Scale(-1)
+	return pprofile.Merge([]*pprofile.Profile{a, b})
+}
+
+// dropSamples removes the samples with a frame whose function drop
+// matches.
+func dropSamples(p *pprofile.Profile, drop func(name string) bool) {
+	kept := p.Sample[:0]
+	for _, s := range p.Sample {
+		if !hasFrame(s, drop) {
+			kept = append(kept, s)
+		}
+	}
+	p.Sample = kept
+}
+
+func hasFrame(s *pprofile.Sample, match func(name string) bool) bool {
+	for _, loc := range s.Location {
+		for _, line := range loc.Line {
+			if line.Function != nil && match(line.Function.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cutHarness removes, from every sample that went through the harness,
+// the innermost harness frame and every frame above it (toward the root),
+// so that stacks start at the store. A sample the harness allocated itself
+// (its innermost frame is the harness's, as for the runtime's own
+// allocations on the harness's behalf, whose runtime frames the heap
+// profile hides) keeps that one location.
+func cutHarness(p *pprofile.Profile) {
+	var maxID uint64
+	for _, loc := range p.Location {
+		maxID = max(maxID, loc.ID)
+	}
+	for _, s := range p.Sample {
+	stack:
+		for i, loc := range s.Location { // leaf first
+			for j, line := range loc.Line { // innermost inlined call first
+				if line.Function == nil || !isHarness(line.Function.Name) {
+					continue
+				}
+				switch {
+				case j > 0:
+					// Store code inlined into the harness frame: keep
+					// those lines in a location of their own.
+					maxID++
+					cut := *loc
+					cut.ID = maxID
+					cut.Line = loc.Line[:j:j]
+					p.Location = append(p.Location, &cut)
+					s.Location = append(s.Location[:i:i], &cut)
+				case i > 0:
+					s.Location = s.Location[:i]
+				default:
+					s.Location = s.Location[:1]
+				}
+				break stack
+			}
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package profile
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// The sample types of a heap profile, in this order, as the Go runtime
+// writes them. In a profile certbench captured (bench.HeapProfile) the
+// alloc_* values are what the measured ops allocated and the inuse_*
+// values what the store holds once they are done.
+const (
+	AllocObjects = "alloc_objects" // objects allocated (unit "count")
+	AllocSpace   = "alloc_space"   // bytes allocated (unit "bytes")
+	InuseObjects = "inuse_objects" // objects live afterwards (unit "count")
+	InuseSpace   = "inuse_space"   // bytes live afterwards (unit "bytes")
+)
+
+// heapSampleTypes are the sample types of a heap profile, in order.
+var heapSampleTypes = []string{AllocObjects, AllocSpace, InuseObjects, InuseSpace}
+
+// Info is what a profile was taken of. Whoever captures a profile records
+// it as a comment ([SetInfo]), so that figures read back from the file can
+// be divided per op ([InfoOf]).
+type Info struct {
+	// Scenario and Store name what was profiled.
+	Scenario string `json:"scenario,omitempty"`
+	Store    string `json:"store,omitempty"`
+	// Ops is the number of measured ops the profile's values add up over
+	// (for a heap profile, its alloc_* values); 0 when unknown (a profile
+	// certbench did not write).
+	Ops int `json:"ops"`
+	// MemBytes and MemObjects are what the runtime's own counters
+	// (MemStats TotalAlloc and Mallocs, which bench's B/op and allocs/op
+	// come from) say the same ops allocated in the same pass, in total: a
+	// cross-check of a heap profile's alloc_* values. 0 when unknown.
+	MemBytes   uint64 `json:"mem_bytes,omitempty"`
+	MemObjects uint64 `json:"mem_objects,omitempty"`
+}
+
+// FileName returns the conventional file name of a captured heap profile,
+// "<scenario>.<store>.pb.gz".
+func FileName(scenario, store string) string {
+	return scenario + "." + store + ".pb.gz"
+}
+
+// infoComment is the prefix of the comment that records Info.
+const infoComment = "certbench:"
+
+// comment returns the comment line recording info:
+// "certbench: scenario=S store=X ops=N [mem_bytes=B mem_objects=O]".
+func (info Info) comment() string {
+	var b strings.Builder
+	b.WriteString(infoComment)
+	if info.Scenario != "" {
+		fmt.Fprintf(&b, " scenario=%s", info.Scenario)
+	}
+	if info.Store != "" {
+		fmt.Fprintf(&b, " store=%s", info.Store)
+	}
+	fmt.Fprintf(&b, " ops=%d", info.Ops)
+	if info.MemBytes > 0 || info.MemObjects > 0 {
+		fmt.Fprintf(&b, " mem_bytes=%d mem_objects=%d", info.MemBytes, info.MemObjects)
+	}
+	return b.String()
+}
+
+// InfoOf reads back the Info recorded in p (see [SetInfo]). For a profile
+// certbench did not write it returns the zero Info (Ops 0).
+func InfoOf(p *pprofile.Profile) Info {
+	var info Info
+	if p == nil {
+		return info
+	}
+	for _, c := range p.Comments {
+		rest, ok := strings.CutPrefix(c, infoComment)
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "scenario":
+				info.Scenario = v
+			case "store":
+				info.Store = v
+			case "ops":
+				if n, err := strconv.Atoi(v); err == nil && n > 0 {
+					info.Ops = n
+				}
+			case "mem_bytes":
+				info.MemBytes, _ = strconv.ParseUint(v, 10, 64)
+			case "mem_objects":
+				info.MemObjects, _ = strconv.ParseUint(v, 10, 64)
+			}
+		}
+		return info
+	}
+	return info
+}
+
+// SetInfo records info in p as its first comment, replacing any Info
+// recorded before and keeping the other comments.
+func SetInfo(p *pprofile.Profile, info Info) {
+	comments := []string{info.comment()}
+	for _, c := range p.Comments {
+		if !strings.HasPrefix(c, infoComment) {
+			comments = append(comments, c)
+		}
+	}
+	p.Comments = comments
+}
+
+// CheckHeap returns an error unless p has the sample types of a Go heap
+// profile: AllocObjects, AllocSpace, InuseObjects and InuseSpace, in
+// order.
+func CheckHeap(p *pprofile.Profile) error {
+	if p == nil {
+		return fmt.Errorf("profile: nil profile")
+	}
+	if len(p.SampleType) != len(heapSampleTypes) {
+		return fmt.Errorf("heap profile has %d sample types, want %d", len(p.SampleType), len(heapSampleTypes))
+	}
+	for i, st := range p.SampleType {
+		if st == nil || st.Type != heapSampleTypes[i] {
+			return fmt.Errorf("heap profile sample type %d is %s, want %s", i, sampleTypes(p)[i], heapSampleTypes[i])
+		}
+	}
+	return nil
+}
