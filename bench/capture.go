@@ -28,8 +28,8 @@ var captureMu sync.Mutex
 //
 // The profile has the four sample types of a Go heap profile:
 // alloc_objects and alloc_space are what the measured ops allocated
-// (fixture building, the initial configuration and the profiler's own
-// work excluded), inuse_objects and inuse_space what the store holds once
+// (fixture building, the initial configuration, the profiler's own work
+// and the runtime's OS threads excluded), inuse_objects and inuse_space what the store holds once
 // they are done (the figure retained-B measures). Stacks start at the
 // store (its factory, Update or Certificate, or a goroutine it started):
 // the harness frames that called it are cut off. What the harness
