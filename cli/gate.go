@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/compare"
@@ -49,12 +50,7 @@ type GateOptions struct {
 
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
 	opts := &GateOptions{}
-	var (
-		baseline, config, correction, test string
-		alpha                              float64
-		minSamples                         int
-		allowMissing, strict               bool
-	)
+	var baseline, config string
 	cmd := &cobra.Command{
 		Use:   "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
 		Short: "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
@@ -137,29 +133,14 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 			}
 			p := &opts.Policy
-			p.Config, p.Alpha, p.MinSamples, p.Correction, p.AllowMissing, p.Strict, p.Test = nil, nil, nil, nil, nil, nil, nil
-			if fs.Changed("config") {
-				p.Config = &config
+			p.Config, p.Given = config, nil
+			if fs.Changed("config") && config == "" {
+				p.NoConfig = true
 			}
-			if fs.Changed("alpha") {
-				p.Alpha = &alpha
-			}
-			if fs.Changed("min-samples") {
-				p.MinSamples = &minSamples
-			}
-			if fs.Changed("correction") {
-				c := gate.Correction(correction)
-				p.Correction = &c
-			}
-			if fs.Changed("test") {
-				c := gate.TestChoice(test)
-				p.Test = &c
-			}
-			if fs.Changed("allow-missing") {
-				p.AllowMissing = &allowMissing
-			}
-			if fs.Changed("strict") {
-				p.Strict = &strict
+			for _, key := range policyKeys {
+				if fs.Changed(strings.TrimPrefix(gate.FlagName(key), "--")) {
+					p.Given = append(p.Given, key)
+				}
 			}
 			opts.SitesGiven = fs.Changed("sites")
 			opts.IO = ioOf(cmd)
@@ -171,15 +152,20 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
-	f.StringArrayVar(&opts.Policy.Max, "max", nil, "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
-	f.Float64Var(&alpha, "alpha", gate.DefaultAlpha, "significance `level` per metric, in (0, 1)")
-	f.IntVar(&minSamples, "min-samples", gate.DefaultMinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
-	f.StringVar(&correction, "correction", string(gate.Holm), "multiple-comparison correction within a metric: `holm|none`")
-	f.StringVar(&test, "test", string(gate.AutoTest), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
+	// The policy's settings: each flag is named after its policy file key
+	// (policyKeys) and set into opts.Policy.Set.
+	set := &opts.Policy.Set
+	*set = gate.DefaultPolicy()
+	set.Max = nil
+	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
+	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
+	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
+	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
+	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
+	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
 	f.StringVar(&config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
-	f.BoolVar(&allowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
-	f.BoolVar(&strict, "strict", false, "a machine or Go version mismatch between the files fails")
 	f.BoolVar(&opts.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
 	f.BoolVar(&opts.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
@@ -190,6 +176,9 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites to name per regression (with --base-profiles and --head-profiles)")
 	return cmd
 }
+
+// policyKeys are the policy settings certbench gate takes as flags.
+var policyKeys = []string{"max", "alpha", "min_samples", "correction", "test", "allow_missing", "strict"}
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
 func runGate(_ context.Context, opts *GateOptions) error {

@@ -140,17 +140,17 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 		want string // substring of stderr
 	}{
 		// --max sec/op=10 used to mean ten seconds and passed everything.
-		{"bare seconds", []string{"--max", "sec/op=10"}, `--max "sec/op=10": threshold "10": a bare number is ambiguous; write +10% (relative to the base) or +10ms (absolute)`},
+		{"bare seconds", []string{"--max", "sec/op=10"}, `invalid argument "sec/op=10" for "--max" flag: threshold "10": a bare number is ambiguous; write +10% (relative to the base) or +10ms (absolute)`},
 		{"bare bytes", []string{"--max", "B/op=+512"}, "write +512% (relative to the base) or +512KiB (absolute)"},
 		{"bare allocs", []string{"--max", "allocs/op=1"}, "or +1allocs (absolute)"},
 		{"wrong measure", []string{"--max", "B/op=+10ms"}, "B/op is measured in bytes, not time"},
 		{"minutes", []string{"--max", "sec/op=+1m"}, `"m" is ambiguous`},
-		{"unit twice", []string{"--max", "sec/op=+5%", "--max", "ns/op=+10%"}, `--max "ns/op=+10%": sec/op is already set by --max "sec/op=+5%"`},
+		{"unit twice", []string{"--max", "sec/op=+5%", "--max", "ns/op=+10%"}, `invalid argument "ns/op=+10%" for "--max" flag: sec/op is already set by an earlier --max`},
 		{"everything off", allOff, "every metric is off: the gate would pass anything"},
 		{"alpha 1", []string{"--alpha", "1"}, "--alpha 1: want a significance level between 0 and 1"},
 		{"alpha negative", []string{"--alpha", "-0.1"}, "--alpha -0.1"},
 		{"alpha NaN", []string{"--alpha", "NaN"}, "--alpha NaN"},
-		{"min samples 0", []string{"--min-samples", "0"}, "--min-samples 0: the U test cannot reach p < 0.05 with fewer than 4 samples a side; want at least 4"},
+		{"min samples 0", []string{"--min-samples", "0"}, "--min-samples 0: want at least 4 (0 is not the default: leave it out for 4)"},
 		{"min samples 3", []string{"--min-samples", "3"}, "--min-samples 3"},
 		{"min samples for alpha", []string{"--alpha", "0.01", "--min-samples", "4"}, "--min-samples 4: the U test cannot reach p < 0.01 with fewer than 5"},
 		{"correction", []string{"--correction", "bonferroni"}, `--correction "bonferroni": want holm or none`},

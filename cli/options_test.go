@@ -73,9 +73,9 @@ func TestFlagsMakeOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := got.Policy
-		if got.Base != "b.txt" || got.Head != "h.txt" || !reflect.DeepEqual(p.Max, []string{"sec/op=+5%", "B/op=+1KiB"}) ||
-			p.Alpha == nil || *p.Alpha != 0.01 || p.Strict == nil || !*p.Strict || p.Config == nil || *p.Config != "" ||
-			p.MinSamples != nil || p.Correction != nil || p.AllowMissing != nil || got.SitesGiven || got.Sites != 5 {
+		if got.Base != "b.txt" || got.Head != "h.txt" || p.Set.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
+			p.Set.Alpha != 0.01 || !p.Set.Strict || p.Config != "" || !p.NoConfig ||
+			!reflect.DeepEqual(p.Given, []string{"max", "alpha", "strict"}) || got.SitesGiven || got.Sites != 5 {
 			t.Errorf("%+v", got)
 		}
 		for args, want := range map[string]string{
@@ -219,14 +219,14 @@ func TestRunFunctions(t *testing.T) {
 	t.Run("gate", func(t *testing.T) {
 		io, out, _ := testIO()
 		opts := &GateOptions{IO: io, Base: gateData + "base.txt", Head: gateData + "alloc1.txt", Format: "text", Sites: 5,
-			Policy: gate.PolicyFlags{Config: new(string)}}
+			Policy: gate.PolicyFlags{NoConfig: true}}
 		err := runGate(ctx, opts)
 		var ee *exitError
 		if !asExit(err, &ee) || ee.code != ExitRegression || !strings.Contains(out.String(), "FAIL: 1 regression") {
 			t.Errorf("alloc1: %v\n%s", err, out.String())
 		}
 		out.Reset()
-		opts.Policy.Max = []string{"allocs/op=+1allocs"}
+		opts.Policy.Set.Max, opts.Policy.Given = gate.Thresholds{"allocs/op": gate.MustThreshold("+1allocs")}, []string{"max"}
 		if err := runGate(ctx, opts); err != nil || !strings.Contains(out.String(), "PASS") || !strings.Contains(out.String(), "with --max") {
 			t.Errorf("+1allocs: %v\n%s", err, out.String())
 		}

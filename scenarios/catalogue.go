@@ -58,20 +58,20 @@ type HandshakeSpec struct {
 	// TLS12Share is the fraction (0 to 1) of handshakes made with TLS 1.2;
 	// the others use TLS 1.3. Versions are spread evenly over the
 	// handshakes, deterministically.
-	TLS12Share float64
+	TLS12Share float64 `yaml:"tls12_share"`
 	// ResumeShare is the fraction (0 to 1) of handshakes that offer a
 	// session ticket from an earlier full handshake of the same client,
 	// for a name that handshake used; the others are full handshakes.
-	ResumeShare float64
+	ResumeShare float64 `yaml:"resume_share"`
 	// Clients is the number of concurrent clients; 0 means GOMAXPROCS.
-	Clients int
+	Clients int `yaml:"clients"`
 	// Churn adds the second phase: the same handshakes while renew-1
 	// refreshes of the pool are applied.
-	Churn bool
+	Churn bool `yaml:"churn"`
 	// RefreshEvery is the period of the churn phase's refreshes: one
 	// starts every RefreshEvery, or as soon as the previous one ends when
 	// it took longer; 0 means back to back.
-	RefreshEvery time.Duration
+	RefreshEvery time.Duration `yaml:"refresh_every"`
 }
 
 // Scenario is one entry of the catalogue: a pool, the churn applied to it,
@@ -125,7 +125,12 @@ type Scenario struct {
 // Catalogue lists every scenario, in the order listings and reports use.
 // It is data: the scenario files of scenarios/catalogue, embedded, read
 // with ParseFile in file-name order.
-var Catalogue = mustCatalogue()
+var Catalogue []Scenario
+
+// init reads the catalogue once every package variable is set: ParseFile
+// uses some (file.Validate, through an interface the initialisation order
+// does not follow).
+func init() { Catalogue = mustCatalogue() }
 
 //go:embed catalogue/*.yaml
 var catalogueFiles embed.FS

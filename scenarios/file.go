@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -9,8 +10,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/internal/yamlnode"
-	"go.yaml.in/yaml/v3"
+	"github.com/certbench/certbench/internal/yamlfile"
 )
 
 // Scenario files.
@@ -40,8 +40,9 @@ import (
 //	lookup: {exact: 60, wildcard: 20, miss: 20}
 //	ops: 1440
 //
-// Every field is checked, and every error names file:line:column and the
-// field, as the policy file's do.
+// The file's shape is the struct file below; every field is checked, and
+// every error names file:line:column and the field, as the policy file's
+// do.
 
 // MaxFileSize is the largest scenario file ParseFile is given by LoadFile.
 const MaxFileSize = 1 << 20
@@ -62,7 +63,9 @@ const Sequence Kind = "sequence"
 // children of wildcard names and 20% misses.
 type LookupMix struct {
 	// Exact, Wildcard and Miss are percentages; they add up to 100.
-	Exact, Wildcard, Miss int
+	Exact    int `yaml:"exact"`
+	Wildcard int `yaml:"wildcard"`
+	Miss     int `yaml:"miss"`
 }
 
 // DefaultLookupMix is the mix of the catalogue's lookup scenarios.
@@ -112,7 +115,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 // MaxFileSize bytes) with ParseFile. A pool.certs source is loaded
 // relative to the file's directory, with opts.
 func LoadFile(path string, opts certgen.SourceOptions) (Scenario, error) {
-	data, err := yamlnode.ReadFile(path, "scenario file", MaxFileSize)
+	data, err := yamlfile.ReadFile(path, "scenario file", MaxFileSize)
 	if err != nil {
 		return Scenario{}, err
 	}
@@ -155,392 +158,303 @@ func onSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	return sc, nil
 }
 
-// fileReader reads one scenario file.
-type fileReader struct {
-	yamlnode.Reader
+// file is a scenario file as written (docs/scenarios.md). Pointers are
+// fields whose zero value is allowed but is not what leaving them out
+// means.
+type file struct {
+	Name        string         `yaml:"name" check:"required"`
+	Description string         `yaml:"description"`
+	Default     bool           `yaml:"default"`
+	Pool        *poolFile      `yaml:"pool" check:"required"`
+	Stores      []string       `yaml:"stores"`
+	Churn       *churnFile     `yaml:"churn" check:"required"`
+	Lookup      *LookupMix     `yaml:"lookup"`
+	Handshake   *HandshakeSpec `yaml:"handshake"`
+	Ops         int            `yaml:"ops"`
+	Duration    time.Duration  `yaml:"duration"`
 }
 
-// topFields are a scenario file's fields, in the order docs list them.
-var topFields = []string{"name", "description", "default", "pool", "stores", "churn", "lookup", "handshake", "ops", "duration"}
+type poolFile struct {
+	Seed          uint64 `yaml:"seed"`
+	Count         int    `yaml:"count"`
+	Key           string `yaml:"key"`
+	MaxSANs       *int   `yaml:"max_sans"`
+	WildcardEvery *int   `yaml:"wildcard_every"` // 0: none; left out: the default
+	IPEvery       int    `yaml:"ip_every"`
+	Domain        string `yaml:"domain"`
+	Certs         string `yaml:"certs"`
+}
+
+type churnFile struct {
+	Kind   Kind   `yaml:"kind"`
+	Window int    `yaml:"window"`
+	Renew  *int   `yaml:"renew"`
+	Steps  []step `yaml:"steps"`
+	Spread *struct {
+		Renewals  *int `yaml:"renewals"`
+		Refreshes int  `yaml:"refreshes"`
+	} `yaml:"spread"`
+}
+
+type step struct {
+	Renew  *int `yaml:"renew"`
+	Repeat *int `yaml:"repeat"`
+}
 
 // parseFile reads a scenario and the certs: path of its pool ("" for a
 // generated pool).
 func parseFile(data []byte, name string) (Scenario, string, error) {
-	var sc Scenario
-	doc, err := yamlnode.Parse(data, name, "a scenario (name, pool, churn, ops)")
-	if err != nil {
-		return sc, "", &FileError{File: name, Err: err}
+	var f file
+	if err := yamlfile.Decode(data, name, "a scenario (name, pool, churn, ops)", &f); err != nil {
+		return Scenario{}, "", &FileError{File: name, Err: err}
 	}
-	r := &fileReader{Reader: yamlnode.Reader{Name: name}}
-	if !r.Mapping(doc, "scenario", "the scenario's fields (name, pool, churn, ops)") {
-		return sc, "", &FileError{File: name, Err: r.Err()}
+	return f.scenario(), f.Pool.Certs, nil
+}
+
+// Validate checks what the types of file do not say.
+func (f *file) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, yamlfile.Errorf(field, format, args...))
 	}
-	var (
-		certs            string
-		nodes            = map[string]*yaml.Node{}
-		lookupN, handN   *yaml.Node
-		poolN, durationN *yaml.Node
-	)
-	r.Fields(doc, "", func(key string, k, v *yaml.Node) {
-		nodes[key] = k
-		switch key {
-		case "name":
-			if s, ok := r.String(v, key); ok {
-				if !scenarioName.MatchString(s) {
-					r.Errorf(v, key, "%q: want 1 to 64 lower-case letters, digits, '-' or '.', starting with a letter or digit (it goes into benchmark names)", s)
-				}
-				sc.Name = s
-			}
-		case "description":
-			if s, ok := r.String(v, key); ok {
-				sc.Description = strings.Join(strings.Fields(s), " ")
-			}
-		case "default":
-			sc.Default, _ = r.Bool(v, key)
-		case "pool":
-			poolN = v
-			certs = r.pool(v, &sc.Pool)
-		case "stores":
-			if st, ok := r.Strings(v, key); ok {
-				for i, s := range st {
-					if slices.Index(st, s) != i {
-						r.Errorf(v.Content[i], fmt.Sprintf("stores[%d]", i), "%q named twice", s)
-					}
-				}
-				sc.Stores = st
-			}
-		case "churn":
-			r.churn(v, &sc)
-		case "lookup":
-			lookupN = v
-			sc.Mix = r.mix(v)
-		case "handshake":
-			handN = v
-			sc.Handshake = r.handshake(v)
-		case "ops":
-			sc.Ops, _ = r.Int(v, key, "ops per sample", 1, 1<<30)
-		case "duration":
-			durationN = v
-			sc.Duration = r.duration(v, key)
-		default:
-			r.Errorf(k, key, "unknown field (known: %s)", strings.Join(topFields, ", "))
-		}
-	})
-	// What must be there, and what only some kinds take.
-	for _, f := range []string{"name", "pool", "churn"} {
-		if nodes[f] == nil && len(r.Errs) == 0 {
-			r.Errorf(doc, f, "missing (a scenario needs name, pool and churn)")
+	inRange := func(field string, v, least, most int, what string) {
+		if v < least || v > most {
+			bad(field, "want %s from %d to %d", what, least, most)
 		}
 	}
-	if nodes["ops"] == nil && sc.Kind != Sequence && nodes["churn"] != nil && len(r.Errs) == 0 {
-		r.Errorf(doc, "ops", "missing: the number of ops in one sample, fixed so that B/op and allocs/op compare run to run")
+	if !scenarioName.MatchString(f.Name) {
+		bad("name", "want 1 to 64 lower-case letters, digits, '-' or '.', starting with a letter or digit (it goes into benchmark names)")
+	}
+	for i, s := range f.Stores {
+		if slices.Index(f.Stores, s) != i {
+			bad(fmt.Sprintf("stores[%d]", i), "named twice")
+		}
+	}
+	if f.Pool != nil {
+		errs = append(errs, yamlfile.Within("pool", f.Pool.validate()))
+	}
+	if f.Churn == nil {
+		return errors.Join(errs...)
+	}
+	kind := f.Churn.Kind
+	if err := f.Churn.validate(); err != nil || !slices.Contains(fileKinds, kind) {
+		return errors.Join(append(errs, yamlfile.Within("churn", err))...)
+	}
+	lookups := kind == Lookup || kind == Handshake || kind == HandshakeUnderChurn
+	timed := kind == Handshake || kind == HandshakeUnderChurn
+	switch {
+	case f.Lookup == nil:
+	case !lookups:
+		errs = append(errs, yamlfile.KeyErrorf("lookup", "only lookup, handshake and handshake-under-churn scenarios look up names (churn.kind is %s)", kind))
+	case f.Lookup.Exact+f.Lookup.Wildcard+f.Lookup.Miss != 100:
+		m := f.Lookup
+		bad("lookup", "exact %d + wildcard %d + miss %d = %d: the shares are percentages and add up to 100", m.Exact, m.Wildcard, m.Miss, m.Exact+m.Wildcard+m.Miss)
+	case f.Lookup.Exact == 0:
+		bad("lookup.exact", "at least one exact name in a hundred lookups is needed")
+	}
+	if m := f.Lookup; m != nil {
+		for key, v := range map[string]int{"exact": m.Exact, "wildcard": m.Wildcard, "miss": m.Miss} {
+			inRange("lookup."+key, v, 0, 100, "percent")
+		}
+	}
+	if h := f.Handshake; h != nil {
+		if kind != Handshake {
+			errs = append(errs, yamlfile.KeyErrorf("handshake", "only handshake scenarios take handshake settings (churn.kind is %s)", kind))
+		}
+		for key, v := range map[string]float64{"tls12_share": h.TLS12Share, "resume_share": h.ResumeShare} {
+			if !(v >= 0 && v <= 1) {
+				bad("handshake."+key, "want a fraction from 0 to 1")
+			}
+		}
+		inRange("handshake.clients", h.Clients, 0, 4096, "clients (0: GOMAXPROCS)")
+		if h.RefreshEvery != 0 {
+			inRange("handshake.refresh_every", int(min(h.RefreshEvery, time.Hour+1)), 1, int(time.Hour), "a duration (in ns)")
+		}
+	}
+	if kind != Sequence || f.Ops != 0 {
+		if f.Ops < 1 || f.Ops > 1<<30 {
+			bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
+		}
+	}
+	switch {
+	case timed && (f.Duration <= 0 || f.Duration > time.Hour):
+		bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
+	case !timed && f.Duration != 0:
+		errs = append(errs, yamlfile.KeyErrorf("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind))
+	}
+	if kind == Handshake && len(f.Stores) == 0 {
+		bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
+	}
+	if kind == Handshake && f.Pool != nil && f.Pool.Certs != "" {
+		bad("pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks a pool.
+func (p *poolFile) validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, yamlfile.Errorf(field, format, args...))
+	}
+	if p.Certs != "" {
+		for key, set := range map[string]bool{"seed": p.Seed != 0, "count": p.Count != 0, "key": p.Key != "", "max_sans": p.MaxSANs != nil,
+			"wildcard_every": p.WildcardEvery != nil, "ip_every": p.IPEvery != 0, "domain": p.Domain != ""} {
+			if set {
+				errs = append(errs, yamlfile.KeyErrorf(key, "pool.certs replaces the generated pool: leave out %s", key))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if p.Count < 1 || p.Count > 1_000_000 {
+		bad("count", "want certificates from 1 to 1000000 (or pool.certs, a certificate source)")
+	}
+	if p.Seed > 1<<31 {
+		bad("seed", "want a seed from 0 to %d", 1<<31)
+	}
+	if k := certgen.KeyType(p.Key); p.Key != "" && k != certgen.P256 && k != certgen.RSA2048 && k != certgen.Mixed {
+		bad("key", "want %s, %s or %s (3 P-256 to 1 RSA-2048)", certgen.P256, certgen.RSA2048, certgen.Mixed)
+	}
+	if p.MaxSANs != nil && (*p.MaxSANs < 1 || *p.MaxSANs > 100) {
+		bad("max_sans", "want DNS names from 1 to 100")
+	}
+	if p.WildcardEvery != nil && (*p.WildcardEvery < 0 || *p.WildcardEvery > 1_000_000) {
+		bad("wildcard_every", "want certificates from 0 (no wildcards) to 1000000")
+	}
+	if p.IPEvery < 0 || p.IPEvery > 1_000_000 {
+		bad("ip_every", "want certificates from 0 (no IP SANs) to 1000000")
+	}
+	if d := p.Domain; strings.ContainsAny(d, " /*") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".") {
+		bad("domain", "want a domain name such as example.test")
+	}
+	return errors.Join(errs...)
+}
+
+// churnTakes are the fields of churn each kind takes besides kind.
+var churnTakes = map[Kind][]string{Rotate: {"window"}, Renew: {"renew"}, Sequence: {"steps", "spread"}}
+
+// validate checks a churn.
+func (c *churnFile) validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, yamlfile.Errorf(field, format, args...))
+	}
+	if !slices.Contains(fileKinds, c.Kind) {
+		var names []string
+		for _, k := range fileKinds {
+			names = append(names, string(k))
+		}
+		bad("kind", "want one of %s", strings.Join(names, ", "))
+		return errors.Join(errs...)
+	}
+	for key, set := range map[string]bool{"window": c.Window != 0, "renew": c.Renew != nil, "steps": c.Steps != nil, "spread": c.Spread != nil} {
+		if set && !slices.Contains(churnTakes[c.Kind], key) {
+			errs = append(errs, yamlfile.KeyErrorf(key, "a %s scenario does not take %s", c.Kind, key))
+		}
+	}
+	switch c.Kind {
+	case Rotate:
+		if c.Window < 1 || c.Window > 1_000_000 {
+			bad("window", "want the certificates in each configuration, from 1 to 1000000")
+		}
+	case Renew:
+		if c.Renew != nil && (*c.Renew < 1 || *c.Renew > 1_000_000) {
+			bad("renew", "want certificates renewed per refresh from 1 to 1000000")
+		}
+	case Sequence:
+		switch {
+		case c.Steps == nil && c.Spread == nil:
+			bad("steps", "a sequence needs steps or spread")
+		case c.Steps != nil && c.Spread != nil:
+			errs = append(errs, yamlfile.KeyErrorf("spread", "give steps or spread, not both"))
+		}
+		total := 0
+		for i, st := range c.Steps {
+			at := fmt.Sprintf("steps[%d]", i)
+			if st.Renew == nil || *st.Renew < 0 || *st.Renew > 1_000_000 {
+				bad(at+".renew", "want the certificates renewed in this refresh, from 0 (a no-op refresh) to 1000000")
+			}
+			repeat := 1
+			if st.Repeat != nil {
+				repeat = *st.Repeat
+			}
+			if total += repeat; repeat < 1 || repeat > MaxSteps {
+				bad(at+".repeat", "want refreshes from 1 to %d", MaxSteps)
+			} else if total > MaxSteps {
+				bad(at+".repeat", "the steps add up to more than %d refreshes", MaxSteps)
+				break
+			}
+		}
+		if sp := c.Spread; sp != nil {
+			switch {
+			case sp.Renewals == nil || sp.Refreshes == 0:
+				bad("spread", "want both renewals and refreshes, e.g. {renewals: 150, refreshes: 1440}")
+			case *sp.Renewals < 0 || *sp.Renewals > 1<<30:
+				bad("spread.renewals", "want certificates renewed in all from 0 to %d", 1<<30)
+			case sp.Refreshes < 1 || sp.Refreshes > MaxSteps:
+				bad("spread.refreshes", "want refreshes from 1 to %d", MaxSteps)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// scenario returns the scenario f describes, valid.
+func (f *file) scenario() Scenario {
+	c, p := f.Churn, f.Pool
+	sc := Scenario{
+		Name:        f.Name,
+		Description: strings.Join(strings.Fields(f.Description), " "),
+		Default:     f.Default,
+		Kind:        c.Kind,
+		Window:      c.Window,
+		Stores:      f.Stores,
+		Ops:         f.Ops,
+		Duration:    f.Duration,
+		Pool: certgen.PoolSpec{Seed: p.Seed, Count: p.Count, Key: certgen.KeyType(p.Key), IPEvery: p.IPEvery,
+			Domain: strings.ToLower(p.Domain)},
+	}
+	if p.MaxSANs != nil {
+		sc.Pool.MaxSANs = *p.MaxSANs
+	}
+	if w := p.WildcardEvery; w != nil {
+		sc.Pool.WildcardEvery = *w
+		if *w == 0 {
+			sc.Pool.WildcardEvery = -1
+		}
+	}
+	if f.Lookup != nil {
+		sc.Mix = *f.Lookup
+	}
+	if f.Handshake != nil {
+		sc.Handshake = *f.Handshake
+	}
+	if c.Kind == Renew {
+		sc.Renew = 1
+		if c.Renew != nil {
+			sc.Renew = *c.Renew
+		}
+	}
+	for _, st := range c.Steps {
+		repeat := 1
+		if st.Repeat != nil {
+			repeat = *st.Repeat
+		}
+		for range repeat {
+			sc.Steps = append(sc.Steps, *st.Renew)
+		}
+	}
+	if sp := c.Spread; sp != nil { // refresh j renews floor((j+1)R/F) - floor(jR/F)
+		sc.Steps = make([]int, sp.Refreshes)
+		for j := range sc.Steps {
+			sc.Steps[j] = (j+1)**sp.Renewals/sp.Refreshes - j**sp.Renewals/sp.Refreshes
+		}
 	}
 	if sc.Kind == Sequence && sc.Ops == 0 {
 		sc.Ops = len(sc.Steps)
 	}
-	lookups := sc.Kind == Lookup || sc.Kind == Handshake || sc.Kind == HandshakeUnderChurn
-	if lookupN != nil && !lookups && sc.Kind != "" {
-		r.Errorf(lookupN, "lookup", "only lookup, handshake and handshake-under-churn scenarios look up names (churn.kind is %s)", sc.Kind)
-	}
-	if handN != nil && sc.Kind != Handshake && sc.Kind != "" {
-		r.Errorf(handN, "handshake", "only handshake scenarios take handshake settings (churn.kind is %s)", sc.Kind)
-	}
-	if durationN != nil && sc.Kind != Handshake && sc.Kind != HandshakeUnderChurn && sc.Kind != "" {
-		r.Errorf(durationN, "duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", sc.Kind)
-	}
-	if (sc.Kind == Handshake || sc.Kind == HandshakeUnderChurn) && durationN == nil && len(r.Errs) == 0 {
-		r.Errorf(doc, "duration", "missing: a %s scenario's samples are bounded in time (e.g. duration: 2s)", sc.Kind)
-	}
-	if sc.Kind == Handshake && len(sc.Stores) == 0 && nodes["stores"] == nil && len(r.Errs) == 0 {
-		r.Errorf(doc, "stores", "missing: a handshake scenario needs a named store (misses are served its configured default)")
-	}
-	if certs != "" && sc.Kind == Handshake && poolN != nil {
-		r.Errorf(poolN, "pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
-	}
-	if sc.Description == "" && sc.Name != "" {
+	if sc.Description == "" {
 		sc.Description = "scenario file " + sc.Name
 	}
-	if err := r.Err(); err != nil {
-		return Scenario{}, "", &FileError{File: name, Err: err}
-	}
-	return sc, certs, nil
-}
-
-// poolFields are the fields of pool.
-var poolFields = []string{"seed", "count", "key", "max_sans", "wildcard_every", "ip_every", "domain", "certs"}
-
-// pool reads the pool mapping into spec and returns its certs: path.
-func (r *fileReader) pool(n *yaml.Node, spec *certgen.PoolSpec) (certs string) {
-	if !r.Mapping(n, "pool", "the pool's fields ("+strings.Join(poolFields, ", ")+")") {
-		return ""
-	}
-	var generated []*yaml.Node
-	var certsN *yaml.Node
-	r.Fields(n, "pool.", func(key string, k, v *yaml.Node) {
-		field := "pool." + key
-		if key != "certs" {
-			generated = append(generated, k)
-		}
-		switch key {
-		case "seed":
-			s, _ := r.Int(v, field, "a seed", 0, 1<<31)
-			spec.Seed = uint64(s)
-		case "count":
-			spec.Count, _ = r.Int(v, field, "certificates", 1, 1_000_000)
-		case "key":
-			s, _ := r.String(v, field)
-			switch certgen.KeyType(s) {
-			case certgen.P256, certgen.RSA2048, certgen.Mixed:
-				spec.Key = certgen.KeyType(s)
-			default:
-				if s != "" {
-					r.Errorf(v, field, "%q: want %s, %s or %s (3 P-256 to 1 RSA-2048)", s, certgen.P256, certgen.RSA2048, certgen.Mixed)
-				}
-			}
-		case "max_sans":
-			spec.MaxSANs, _ = r.Int(v, field, "DNS names", 1, 100)
-		case "wildcard_every":
-			if w, ok := r.Int(v, field, "certificates (0: no wildcards)", 0, 1_000_000); ok {
-				spec.WildcardEvery = w
-				if w == 0 {
-					spec.WildcardEvery = -1
-				}
-			}
-		case "ip_every":
-			spec.IPEvery, _ = r.Int(v, field, "certificates (0: no IP SANs)", 0, 1_000_000)
-		case "domain":
-			if s, ok := r.String(v, field); ok {
-				if strings.ContainsAny(s, " /*") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
-					r.Errorf(v, field, "%q: want a domain name such as example.test", s)
-				}
-				spec.Domain = strings.ToLower(s)
-			}
-		case "certs":
-			certsN = v
-			certs, _ = r.String(v, field)
-		default:
-			r.Errorf(k, field, "unknown field (known: %s)", strings.Join(poolFields, ", "))
-		}
-	})
-	switch {
-	case certsN != nil && len(generated) > 0:
-		r.Errorf(generated[0], "pool."+generated[0].Value, "pool.certs replaces the generated pool: leave out %s", generated[0].Value)
-	case certsN == nil && spec.Count == 0 && len(r.Errs) == 0:
-		r.Errorf(n, "pool.count", "missing: the number of certificates (or pool.certs, a certificate source)")
-	}
-	return certs
-}
-
-// churnFields are the fields of churn.
-var churnFields = []string{"kind", "window", "renew", "steps", "spread"}
-
-// churn reads the churn mapping into sc.
-func (r *fileReader) churn(n *yaml.Node, sc *Scenario) {
-	if !r.Mapping(n, "churn", "the churn's fields ("+strings.Join(churnFields, ", ")+")") {
-		return
-	}
-	var kindN *yaml.Node
-	set := map[string]*yaml.Node{}
-	r.Fields(n, "churn.", func(key string, k, v *yaml.Node) {
-		field := "churn." + key
-		set[key] = k
-		switch key {
-		case "kind":
-			kindN = v
-			s, _ := r.String(v, field)
-			if i := slices.Index(fileKinds, Kind(s)); i >= 0 {
-				sc.Kind = fileKinds[i]
-			} else if s != "" {
-				var names []string
-				for _, k := range fileKinds {
-					names = append(names, string(k))
-				}
-				r.Errorf(v, field, "%q: want one of %s", s, strings.Join(names, ", "))
-			}
-		case "window":
-			sc.Window, _ = r.Int(v, field, "certificates", 1, 1_000_000)
-		case "renew":
-			sc.Renew, _ = r.Int(v, field, "certificates renewed per refresh", 1, 1_000_000)
-		case "steps":
-			sc.Steps = r.steps(v, field)
-		case "spread":
-			sc.Steps = r.spread(v, field)
-		default:
-			r.Errorf(k, field, "unknown field (known: %s)", strings.Join(churnFields, ", "))
-		}
-	})
-	if kindN == nil {
-		if len(r.Errs) == 0 {
-			r.Errorf(n, "churn.kind", "missing: what each refresh does (rotate, renew, noop, startup, sequence, lookup, handshake, handshake-under-churn)")
-		}
-		return
-	}
-	// Which fields each kind takes.
-	takes := map[Kind][]string{Rotate: {"window"}, Renew: {"renew"}, Sequence: {"steps", "spread"}, HandshakeUnderChurn: {}}
-	for key, k := range set {
-		if key == "kind" || slices.Contains(takes[sc.Kind], key) {
-			continue
-		}
-		if sc.Kind != "" {
-			r.Errorf(k, "churn."+key, "a %s scenario does not take %s", sc.Kind, key)
-		}
-	}
-	switch {
-	case sc.Kind == Rotate && set["window"] == nil:
-		r.Errorf(kindN, "churn.window", "missing: the number of certificates in each configuration of a rotate scenario")
-	case sc.Kind == Sequence && set["steps"] == nil && set["spread"] == nil:
-		r.Errorf(kindN, "churn.steps", "missing: a sequence needs steps or spread")
-	case sc.Kind == Sequence && set["steps"] != nil && set["spread"] != nil:
-		r.Errorf(set["spread"], "churn.spread", "give steps or spread, not both")
-	case sc.Kind == Renew && sc.Renew == 0:
-		sc.Renew = 1
-	}
-}
-
-// steps reads a list of {renew: k, repeat: n} steps.
-func (r *fileReader) steps(n *yaml.Node, field string) []int {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		r.Errorf(n, field, "want a list of steps such as {renew: 1, repeat: 9}, found %s", yamlnode.KindName(n))
-		return nil
-	}
-	var out []int
-	for i, e := range n.Content {
-		e = yamlnode.Resolve(e)
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if !r.Mapping(e, f, "renew and repeat") {
-			continue
-		}
-		renew, repeat := -1, 1
-		r.Fields(e, f+".", func(key string, k, v *yaml.Node) {
-			switch key {
-			case "renew":
-				renew, _ = r.Int(v, f+".renew", "certificates renewed (0: a no-op refresh)", 0, 1_000_000)
-			case "repeat":
-				repeat, _ = r.Int(v, f+".repeat", "refreshes", 1, MaxSteps)
-			default:
-				r.Errorf(k, f+"."+key, "unknown field (known: renew, repeat)")
-			}
-		})
-		if renew < 0 {
-			r.Errorf(e, f+".renew", "missing: the certificates renewed in this refresh (0: a no-op refresh)")
-			continue
-		}
-		if len(out)+repeat > MaxSteps {
-			r.Errorf(e, f+".repeat", "the steps add up to more than %d refreshes", MaxSteps)
-			return nil
-		}
-		for range repeat {
-			out = append(out, renew)
-		}
-	}
-	return out
-}
-
-// spread reads {renewals: R, refreshes: F}: F refreshes, R renewals
-// spread over them as evenly as whole numbers allow (refresh j renews
-// floor((j+1)R/F) - floor(jR/F) certificates).
-func (r *fileReader) spread(n *yaml.Node, field string) []int {
-	if !r.Mapping(n, field, "renewals and refreshes") {
-		return nil
-	}
-	renewals, refreshes := -1, 0
-	r.Fields(n, field+".", func(key string, k, v *yaml.Node) {
-		switch key {
-		case "renewals":
-			renewals, _ = r.Int(v, field+".renewals", "certificates renewed in all", 0, 1<<30)
-		case "refreshes":
-			refreshes, _ = r.Int(v, field+".refreshes", "refreshes", 1, MaxSteps)
-		default:
-			r.Errorf(k, field+"."+key, "unknown field (known: renewals, refreshes)")
-		}
-	})
-	if renewals < 0 || refreshes == 0 {
-		if len(r.Errs) == 0 {
-			r.Errorf(n, field, "want both renewals and refreshes, e.g. {renewals: 150, refreshes: 1440}")
-		}
-		return nil
-	}
-	out := make([]int, refreshes)
-	for j := range out {
-		out[j] = (j+1)*renewals/refreshes - j*renewals/refreshes
-	}
-	return out
-}
-
-// mix reads the lookup mix.
-func (r *fileReader) mix(n *yaml.Node) LookupMix {
-	if !r.Mapping(n, "lookup", "exact, wildcard and miss percentages") {
-		return LookupMix{}
-	}
-	var m LookupMix
-	r.Fields(n, "lookup.", func(key string, k, v *yaml.Node) {
-		field := "lookup." + key
-		var p *int
-		switch key {
-		case "exact":
-			p = &m.Exact
-		case "wildcard":
-			p = &m.Wildcard
-		case "miss":
-			p = &m.Miss
-		default:
-			r.Errorf(k, field, "unknown field (known: exact, wildcard, miss)")
-			return
-		}
-		*p, _ = r.Int(v, field, "percent", 0, 100)
-	})
-	if sum := m.Exact + m.Wildcard + m.Miss; sum != 100 && len(r.Errs) == 0 {
-		r.Errorf(n, "lookup", "exact %d + wildcard %d + miss %d = %d: the shares are percentages and add up to 100", m.Exact, m.Wildcard, m.Miss, sum)
-	} else if m.Exact == 0 && sum == 100 {
-		r.Errorf(n, "lookup.exact", "0: at least one exact name in a hundred lookups is needed")
-	}
-	return m
-}
-
-// handshake reads the handshake settings.
-func (r *fileReader) handshake(n *yaml.Node) HandshakeSpec {
-	var h HandshakeSpec
-	if !r.Mapping(n, "handshake", "tls12_share, resume_share, clients, churn, refresh_every") {
-		return h
-	}
-	share := func(v *yaml.Node, field string) float64 {
-		x, ok := r.Number(v, field)
-		if ok && (x < 0 || x > 1) {
-			r.Errorf(v, field, "%s: want a fraction from 0 to 1", v.Value)
-		}
-		return x
-	}
-	r.Fields(n, "handshake.", func(key string, k, v *yaml.Node) {
-		field := "handshake." + key
-		switch key {
-		case "tls12_share":
-			h.TLS12Share = share(v, field)
-		case "resume_share":
-			h.ResumeShare = share(v, field)
-		case "clients":
-			h.Clients, _ = r.Int(v, field, "clients (0: GOMAXPROCS)", 0, 4096)
-		case "churn":
-			h.Churn, _ = r.Bool(v, field)
-		case "refresh_every":
-			h.RefreshEvery = r.duration(v, field)
-		default:
-			r.Errorf(k, field, "unknown field (known: tls12_share, resume_share, clients, churn, refresh_every)")
-		}
-	})
-	return h
-}
-
-// duration reads a Go duration such as 2s or 100ms, positive and at most
-// an hour.
-func (r *fileReader) duration(v *yaml.Node, field string) time.Duration {
-	s, ok := r.String(v, field)
-	if !ok {
-		return 0
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 || d > time.Hour {
-		r.Errorf(v, field, "%q: want a duration from 1ns to 1h, such as 2s or 100ms", s)
-		return 0
-	}
-	return d
+	return sc
 }

@@ -337,7 +337,7 @@ func TestBadPolicy(t *testing.T) {
 		want string
 	}{
 		{"alpha", func(p *gate.Policy) { p.Alpha = 2 }, "alpha 2"},
-		{"min samples", func(p *gate.Policy) { p.MinSamples = 1 }, "min samples 1"},
+		{"min samples", func(p *gate.Policy) { p.MinSamples = 1 }, "min_samples 1: want at least 2"},
 		{"correction", func(p *gate.Policy) { p.Correction = "bonferroni" }, `correction "bonferroni"`},
 		{"unit", func(p *gate.Policy) { p.Max["ms/op"] = gate.Threshold{} }, `unknown unit "ms/op"`},
 	} {

@@ -396,13 +396,11 @@ func TestTestChoicePolicy(t *testing.T) {
 	if _, ok := DefaultPolicy().Max[UnitCPU]; ok {
 		t.Error("cpu-sec/op gated by default")
 	}
-	u := UnpairedTest
-	got, err := ResolvePolicy(PolicyFlags{NoConfig: true, Test: &u})
+	got, err := ResolvePolicy(PolicyFlags{NoConfig: true, Set: Policy{Test: UnpairedTest}, Given: []string{"test"}})
 	if err != nil || got.Test != UnpairedTest || !strings.Contains(got.Source, "--test") {
 		t.Errorf("--test unpaired: %v %q %v", got.Test, got.Source, err)
 	}
-	bad := TestChoice("both")
-	if _, err := ResolvePolicy(PolicyFlags{NoConfig: true, Test: &bad}); err == nil || !strings.Contains(err.Error(), "--test") {
+	if _, err := ResolvePolicy(PolicyFlags{NoConfig: true, Set: Policy{Test: "both"}, Given: []string{"test"}}); err == nil || !strings.Contains(err.Error(), `--test "both": want auto, paired or unpaired`) {
 		t.Errorf("--test both: %v", err)
 	}
 	var out strings.Builder

@@ -6,12 +6,15 @@ import (
 	"maps"
 	"math"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/internal/yamlfile"
 	"github.com/certbench/certbench/results"
+	"go.yaml.in/yaml/v3"
 )
 
 // The units the gate knows, as package results names them. Results may
@@ -319,24 +322,123 @@ func (t Threshold) Beats(base, head float64) bool {
 	return !t.Off && base-head > t.Allowed(base)
 }
 
+// Thresholds maps units to their thresholds. It is the policy file's
+// "max" mapping (UnmarshalYAML, which adds to the thresholds already
+// there) and the value of the repeatable flag --max UNIT=THRESHOLD (Set).
+type Thresholds map[string]Threshold
+
+// UnmarshalYAML reads a mapping of unit: threshold, checking each unit
+// and that its threshold fits it; errors name the unit and its node.
+func (t *Thresholds) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return yamlfile.NodeErrorf(n, "", "want a mapping of unit: threshold (such as sec/op: +10%%), found %s", yamlfile.KindName(n))
+	}
+	if len(n.Content) == 0 {
+		return yamlfile.NodeErrorf(n, "", "empty: no threshold set; leave it out for the defaults")
+	}
+	var errs []error
+	got, where := Thresholds{}, map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		unit, err := CheckUnit(k.Value)
+		switch first, again := where[unit]; {
+		case err != nil:
+			errs = append(errs, yamlfile.NodeErrorf(k, k.Value, "%v", err))
+		case again:
+			errs = append(errs, yamlfile.NodeErrorf(k, k.Value, "sets %s again (first as %s at line %d, column %d)", unit, first.Value, first.Line, first.Column))
+		case v.Kind != yaml.ScalarNode || v.Tag == "!!null":
+			errs = append(errs, yamlfile.NodeErrorf(v, k.Value, "want a threshold (+N%%, %s or off), found %s", exampleAmount(MeasureOf(unit), "N"), yamlfile.KindName(v)))
+		default:
+			where[unit] = k
+			th, err := parseThreshold(unit, v.Value)
+			if err != nil {
+				errs = append(errs, yamlfile.NodeErrorf(v, k.Value, "%v", err))
+			}
+			got[unit] = th
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if *t == nil {
+		*t = Thresholds{}
+	}
+	maps.Copy(*t, got)
+	return nil
+}
+
+// MarshalYAML writes the thresholds in the order of Units, quoted.
+func (t Thresholds) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, u := range Units {
+		if th, ok := t[u]; ok {
+			n.Content = append(n.Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Value: u},
+				&yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: th.String()})
+		}
+	}
+	return n, nil
+}
+
+// Set adds a threshold given as UNIT=THRESHOLD (see ParseMax); a unit set
+// twice is an error. It makes Thresholds a pflag.Value.
+func (t *Thresholds) Set(s string) error {
+	unit, th, err := ParseMax(s)
+	if err != nil {
+		return err
+	}
+	if _, ok := (*t)[unit]; ok {
+		return fmt.Errorf("%s is already set by an earlier --max", unit)
+	}
+	if *t == nil {
+		*t = Thresholds{}
+	}
+	(*t)[unit] = th
+	return nil
+}
+
+// String returns the thresholds as UNIT=THRESHOLD pairs, comma-separated,
+// in the order of Units.
+func (t *Thresholds) String() string {
+	var parts []string
+	for _, u := range Units {
+		if th, ok := (*t)[u]; ok {
+			parts = append(parts, u+"="+th.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// Type names the flag's value in help texts.
+func (t *Thresholds) Type() string { return "UNIT=THRESHOLD" }
+
+// validate checks each unit and that its threshold fits it.
+func (t Thresholds) validate() error {
+	var errs []error
+	for _, u := range slices.Sorted(maps.Keys(t)) {
+		if _, err := CheckUnit(u); err != nil || u == results.UnitNsPerOp || u == results.UnitCPUNsPerOp {
+			errs = append(errs, yamlfile.Errorf(u, "unknown unit %q (known: %s)", u, strings.Join(Units, ", ")))
+		} else if err := t[u].check(u); err != nil {
+			errs = append(errs, yamlfile.Errorf(u, "%v", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // ParseMax parses a --max flag value, "UNIT=THRESHOLD" such as
 // "allocs/op=+0%" or "sec/op=+2ms"; "ns/op" is read as "sec/op". The unit
 // must be one of Units and an absolute threshold must be an amount of its
-// measure (see ParseThreshold). Errors name the flag.
+// measure (see ParseThreshold).
 func ParseMax(s string) (unit string, th Threshold, err error) {
 	u, v, ok := strings.Cut(s, "=")
 	if !ok {
-		return "", Threshold{}, fmt.Errorf("--max %q: want UNIT=THRESHOLD, e.g. allocs/op=+0%% or sec/op=+10%%", s)
+		return "", Threshold{}, errors.New("want UNIT=THRESHOLD, e.g. allocs/op=+0% or sec/op=+10%")
 	}
-	unit, err = CheckUnit(strings.TrimSpace(u))
-	if err != nil {
-		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
+	if unit, err = CheckUnit(strings.TrimSpace(u)); err != nil {
+		return "", Threshold{}, err
 	}
 	th, err = parseThreshold(unit, v)
-	if err != nil {
-		return "", Threshold{}, fmt.Errorf("--max %q: %w", s, err)
-	}
-	return unit, th, nil
+	return unit, th, err
 }
 
 // CheckUnit returns unit tidied ("ns/op" becomes "sec/op", "cpu-ns/op"
@@ -357,10 +459,10 @@ func CheckUnit(unit string) (string, error) {
 // An Override sets thresholds for the benchmarks whose scenario and store
 // match its patterns (path.Match globs; empty matches anything).
 type Override struct {
-	Scenario string
-	Store    string
+	Scenario string `yaml:"scenario,omitempty"`
+	Store    string `yaml:"store,omitempty"`
 	// Max maps units to their thresholds for the matching benchmarks.
-	Max map[string]Threshold
+	Max Thresholds `yaml:"max,omitempty"`
 }
 
 // Matches reports whether o applies to the benchmark of scenario and
@@ -379,58 +481,61 @@ func glob(pattern, name string) bool {
 
 // A Policy says what the gate calls a regression and how it treats
 // incomplete data. Make one with DefaultPolicy, ParseConfig or LoadConfig
-// and adjust it; the zero Policy gates nothing.
+// and adjust it; the zero Policy gates nothing. The yaml tags are the
+// keys of the policy file's "gate" section (see ParseConfig), and the
+// flags of certbench gate are named after them (see ResolvePolicy): a new
+// setting is a new field.
 type Policy struct {
-	// Max maps units to their thresholds. A unit with no threshold is
-	// not gated, except that retained-B/cert follows retained-B when it
-	// has no threshold of its own.
-	Max map[string]Threshold
-
-	// Overrides refine Max for some scenarios or stores. For each
-	// benchmark and unit the last matching override that sets the unit
-	// wins; then Max.
-	Overrides []Override
-
 	// Alpha is the significance level of each metric's family of tests
 	// (0 means DefaultAlpha here; a policy file or flag must give a
 	// level in (0, 1)).
-	Alpha float64
+	Alpha float64 `yaml:"alpha"`
 
 	// MinSamples is the fewest samples per side for a statistical
 	// comparison (0 means DefaultMinSamples here; a policy file or flag
 	// must give at least MinSamplesFor(Alpha)). Fewer is a failure, not a
 	// pass: see Evaluate.
-	MinSamples int
+	MinSamples int `yaml:"min_samples"`
 
 	// Correction for multiple comparisons ("" means Holm).
-	Correction Correction
+	Correction Correction `yaml:"correction"`
 
 	// Test chooses the test of samples that are not exact: AutoTest
 	// ("" means AutoTest), PairedTest or UnpairedTest.
-	Test TestChoice
+	Test TestChoice `yaml:"test"`
 
 	// AllowMissing turns benchmarks or metrics missing from head into
 	// warnings instead of failures.
-	AllowMissing bool
+	AllowMissing bool `yaml:"allow_missing"`
 
 	// Strict turns a machine or Go version mismatch between base and
 	// head into a failure instead of a warning.
-	Strict bool
+	Strict bool `yaml:"strict"`
 
 	// AllowDifferentCerts gates base and head measured on different
 	// certificates (certs-count or certs-fingerprint differ, see
 	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentCerts bool
+	AllowDifferentCerts bool `yaml:"allow_different_certs"`
 
 	// AllowDifferentScenarios gates a scenario whose definition differs
 	// between base and head (its scenario-hash lines differ, see
 	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentScenarios bool
+	AllowDifferentScenarios bool `yaml:"allow_different_scenarios"`
+
+	// Max maps units to their thresholds. A unit with no threshold is
+	// not gated, except that retained-B/cert follows retained-B when it
+	// has no threshold of its own.
+	Max Thresholds `yaml:"max,omitempty"`
+
+	// Overrides refine Max for some scenarios or stores. For each
+	// benchmark and unit the last matching override that sets the unit
+	// wins; then Max.
+	Overrides []Override `yaml:"overrides,omitempty"`
 
 	// Source says where the policy came from, for the report's policy
 	// line ("certbench.yaml (found in the working directory)", "built-in
 	// defaults"); empty leaves it out.
-	Source string
+	Source string `yaml:"-"`
 }
 
 // DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
@@ -443,7 +548,7 @@ type Policy struct {
 // does).
 func DefaultPolicy() Policy {
 	return Policy{
-		Max: map[string]Threshold{
+		Max: Thresholds{
 			UnitAllocs:     MustThreshold("+0%"),
 			UnitBytes:      MustThreshold("+2%"),
 			UnitSec:        MustThreshold("+10%"),
@@ -473,16 +578,7 @@ func (p Policy) Clone() Policy {
 	return q
 }
 
-func cloneMax(m map[string]Threshold) map[string]Threshold {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]Threshold, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
+func cloneMax(m Thresholds) Thresholds { return maps.Clone(m) }
 
 // SetMax sets the top-level threshold of unit ("ns/op" is read as
 // "sec/op"), as the --max flag does. It fails if the unit is unknown or
@@ -497,7 +593,7 @@ func (p *Policy) SetMax(unit string, th Threshold) error {
 		return err
 	}
 	if p.Max == nil {
-		p.Max = make(map[string]Threshold)
+		p.Max = Thresholds{}
 	}
 	p.Max[unit] = th
 	return nil
@@ -558,38 +654,112 @@ func (p Policy) withDefaults() (Policy, error) {
 	if p.Test == "" {
 		p.Test = AutoTest
 	}
+	return p, p.named(p.validate(false), func(key string) string { return key })
+}
+
+// validate checks p, each error a *yamlfile.FieldError naming the field by
+// its key. A policy file or flags are held to more (strict): min_samples
+// at least MinSamplesFor(alpha), and no override that sets nothing or
+// matches every benchmark.
+func (p Policy) validate(strict bool) error {
 	var errs []error
-	if _, err := ParseTestChoice(string(p.Test)); err != nil {
-		errs = append(errs, err)
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, yamlfile.Errorf(key, format, args...))
 	}
-	if !(p.Alpha > 0 && p.Alpha < 1) {
-		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1 (exclusive)", p.Alpha))
+	zero := func(def any) string { // 0 only reaches here from a file or flag
+		return fmt.Sprintf(" (0 is not the default: leave it out for %v)", def)
 	}
-	if p.MinSamples < MinExactSamples {
-		errs = append(errs, fmt.Errorf("min samples %d: want at least %d", p.MinSamples, MinExactSamples))
+	switch {
+	case p.Alpha == 0:
+		bad("alpha", "want a significance level between 0 and 1 (exclusive), such as %v%s", DefaultAlpha, zero(DefaultAlpha))
+	case !(p.Alpha > 0 && p.Alpha < 1):
+		bad("alpha", "want a significance level between 0 and 1 (exclusive), such as %v", DefaultAlpha)
+	}
+	least := MinExactSamples
+	if strict && p.Alpha > 0 && p.Alpha < 1 {
+		least = MinSamplesFor(p.Alpha)
+	}
+	switch {
+	case p.MinSamples == 0:
+		bad("min_samples", "want at least %d%s", least, zero(DefaultMinSamples))
+	case p.MinSamples < MinExactSamples:
+		bad("min_samples", "want at least %d", least)
+	case p.MinSamples < least:
+		bad("min_samples", "the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", p.Alpha, least, least)
 	}
 	if p.Correction != Holm && p.Correction != NoCorrection {
-		errs = append(errs, fmt.Errorf("correction %q: want %q or %q", p.Correction, Holm, NoCorrection))
+		bad("correction", "want %s or %s", Holm, NoCorrection)
 	}
-	check := func(where string, m map[string]Threshold) {
-		for _, u := range slices.Sorted(maps.Keys(m)) {
-			if _, err := CheckUnit(u); err != nil || u == results.UnitNsPerOp || u == results.UnitCPUNsPerOp {
-				errs = append(errs, fmt.Errorf("%s: unknown unit %q (known: %s)", where, u, strings.Join(Units, ", ")))
-				continue
-			}
-			if err := m[u].check(u); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", where, err))
-			}
-		}
+	if _, err := ParseTestChoice(string(p.Test)); err != nil {
+		bad("test", "want auto, paired or unpaired")
 	}
-	check("max", p.Max)
+	errs = append(errs, yamlfile.Within("max", p.Max.validate()))
 	for i, o := range p.Overrides {
-		for _, pat := range []string{o.Scenario, o.Store} {
+		at := fmt.Sprintf("overrides[%d]", i)
+		for key, pat := range map[string]string{"scenario": o.Scenario, "store": o.Store} {
 			if _, err := path.Match(pat, ""); err != nil {
-				errs = append(errs, fmt.Errorf("override %d: pattern %q: %v", i+1, pat, err))
+				bad(at+"."+key, "%v", err)
 			}
 		}
-		check(fmt.Sprintf("override %d", i+1), o.Max)
+		switch {
+		case !strict:
+		case len(o.Max) == 0:
+			bad(at, "no max: the override sets nothing")
+		case (o.Scenario == "" || o.Scenario == "*") && (o.Store == "" || o.Store == "*"):
+			bad(at, "matches every benchmark (no scenario or store pattern); put its thresholds under gate.max")
+		}
+		errs = append(errs, yamlfile.Within(at+".max", o.Max.validate()))
 	}
-	return p, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// named renders the errors of validate for a policy that was not read
+// from a file: each names its setting with name(key), followed by the
+// value of a scalar setting ("alpha 2: want ...", "--alpha 2: want ...").
+func (p Policy) named(err error, name func(key string) string) error {
+	var out []error
+	for _, e := range yamlfile.Flatten(err) {
+		var fe *yamlfile.FieldError
+		switch {
+		case !errors.As(e, &fe):
+			out = append(out, e)
+		case p.isScalar(fe.Field):
+			v, _ := p.setting(fe.Field)
+			format := "%s %v: %w"
+			if v.Kind() == reflect.String {
+				format = "%s %q: %w"
+			}
+			out = append(out, fmt.Errorf(format, name(fe.Field), v.Interface(), fe.Err))
+		default:
+			out = append(out, fmt.Errorf("%s: %w", name(fe.Field), fe.Err))
+		}
+	}
+	return errors.Join(out...)
+}
+
+// settingKeys returns the policy file key of each field of Policy, in
+// order ("-" for Source).
+func settingKeys() []string {
+	t := reflect.TypeFor[Policy]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+	}
+	return keys
+}
+
+// setting returns the field of p whose policy file key is key.
+func (p *Policy) setting(key string) (reflect.Value, bool) {
+	i := slices.Index(settingKeys(), key)
+	if i < 0 || key == "-" {
+		return reflect.Value{}, false
+	}
+	return reflect.ValueOf(p).Elem().Field(i), true
+}
+
+// isScalar reports whether key names a setting of one value (not max or
+// overrides).
+func (p *Policy) isScalar(key string) bool {
+	v, ok := p.setting(key)
+	return ok && v.Kind() != reflect.Map && v.Kind() != reflect.Slice
 }

@@ -74,7 +74,7 @@ func TestParseMax(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"sec/op=10", `--max "sec/op=10": threshold "10": a bare number is ambiguous; write +10% (relative to the base) or +10ms (absolute)`},
+		{"sec/op=10", `threshold "10": a bare number is ambiguous; write +10% (relative to the base) or +10ms (absolute)`},
 		{"B/op=2", "write +2% (relative to the base) or +2KiB (absolute)"},
 		{"allocs/op=+3", "write +3% (relative to the base) or +3allocs (absolute)"},
 		{"goroutines=1", "or +1goroutines (absolute)"},

@@ -1,0 +1,603 @@
+// Package yamlfile decodes certbench's YAML input files (the policy file,
+// scenario files) into plain Go structs, with errors that name
+// file:line:column and the field.
+//
+// Decode checks the document against the struct's type before decoding
+// it: unknown or repeated fields, values of the wrong kind, no value, an
+// empty mapping or list, a fraction where a whole number goes, and YAML
+// 1.1 booleans (yes, on) are errors, each at its node. The struct's
+// Validate method then checks what types cannot say (ranges, one field
+// against another) and names fields by path; Decode finds their
+// positions. Every error of a file is reported at once.
+package yamlfile
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ReadFile reads the file name for a YAML document of at most max bytes.
+// what names the kind of file in errors ("policy file"). The file must be
+// a regular file (not a directory, device or FIFO).
+func ReadFile(name, what string, max int64) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s: not a regular file", what, name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s %s: larger than %d bytes", what, name, max)
+	}
+	return data, nil
+}
+
+// A Validator checks a decoded value. Its errors are *FieldError values
+// (errors.Join them), which Decode positions; any other error is reported
+// with the file name only.
+type Validator interface {
+	Validate() error
+}
+
+// A FieldError is a problem with one field, named by its path from the
+// document's top: "gate.max.sec/op", "churn.steps[0].renew".
+type FieldError struct {
+	// Field is the path.
+	Field string
+	// AtKey places the error at the field's key rather than its value:
+	// the problem is that the field is there at all.
+	AtKey bool
+	// Node, when set, is where the error is (an UnmarshalYAML method
+	// knows it); Field is then relative to the node being unmarshaled.
+	Node *yaml.Node
+	// Err says what is wrong. Decode puts the value as written before it
+	// ("0: want at least 4"), or "missing" for a field that is not there.
+	Err error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns e.Err.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Errorf returns a FieldError about the value of field.
+func Errorf(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// KeyErrorf returns a FieldError about the presence of field.
+func KeyErrorf(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, AtKey: true, Err: fmt.Errorf(format, args...)}
+}
+
+// NodeErrorf returns a FieldError at node n, for an UnmarshalYAML method;
+// field is relative to the node the method decodes ("" for that node).
+func NodeErrorf(n *yaml.Node, field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Node: n, Err: fmt.Errorf(format, args...)}
+}
+
+// Within returns err with prefix put before the Field of each FieldError
+// in it, for a Validate method that checks a nested value.
+func Within(prefix string, err error) error {
+	var out []error
+	for _, e := range flatten(err) {
+		if fe, ok := e.(*FieldError); ok {
+			c := *fe
+			c.Field = join(prefix, fe.Field)
+			e = &c
+		}
+		out = append(out, e)
+	}
+	return errors.Join(out...)
+}
+
+// Flatten returns the errors in err, unjoined.
+func Flatten(err error) []error { return flatten(err) }
+
+func flatten(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// join appends field to path: "a" + "b" is "a.b", "a" + "[0]" is "a[0]".
+func join(path, field string) string {
+	if path == "" || field == "" || strings.HasPrefix(field, "[") {
+		return path + field
+	}
+	return path + "." + field
+}
+
+// Decode reads data, the contents of the file name, into v, a pointer to
+// a struct whose fields carry yaml tags; fields the document leaves out
+// keep the values v had. want describes the document for an empty one or
+// one that is not a mapping ("a scenario (name, pool, churn, ops)"). A field tagged
+// `check:"required"` must be there. If v is a Validator, Validate runs
+// after decoding.
+func Decode(data []byte, name, want string, v any) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return syntaxError(name, data, err)
+	}
+	if len(root.Content) == 0 {
+		return fmt.Errorf("%s: empty configuration; want %s", name, want)
+	}
+	c := &checker{name: name, at: map[string]place{}, seen: map[seenKey]bool{}}
+	doc := root.Content[0]
+	c.at[""] = place{value: doc}
+	if doc.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s:%d:%d: want %s, found %s", name, doc.Line, doc.Column, want, KindName(doc))
+	}
+	c.check(doc, reflect.TypeOf(v), "")
+	if len(c.errs) == 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(v); err != nil { // the checks above should leave nothing
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	} else {
+		_ = doc.Decode(v) // the bad values are now nulls: decode the rest to validate it
+	}
+	if val, ok := v.(Validator); ok {
+		for _, err := range flatten(val.Validate()) {
+			c.validated(err)
+		}
+	}
+	return c.err()
+}
+
+// maxErrors bounds the errors Decode reports.
+const maxErrors = 50
+
+// place is where a field is: its key (none for list items and the
+// document) and its value.
+type place struct{ key, value *yaml.Node }
+
+// checker checks a document against a Go type.
+type checker struct {
+	name    string
+	errs    []error
+	where   []yaml.Node      // line and column of each of errs
+	at      map[string]place // by path
+	flagged []string         // paths with errors
+	seen    map[seenKey]bool // whether each node checked was good
+}
+
+// seenKey is a node checked against a type: a node that aliases name
+// many times is checked once, so that checking takes time in proportion
+// to the document's size however its aliases nest.
+type seenKey struct {
+	n *yaml.Node
+	t reflect.Type
+}
+
+// errorf records an error about field at n.
+func (c *checker) errorf(n *yaml.Node, field, format string, args ...any) {
+	c.flagged = append(c.flagged, field)
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	c.errs = append(c.errs, fmt.Errorf("%s:%d:%d: %s", c.name, n.Line, n.Column, msg))
+	c.where = append(c.where, yaml.Node{Line: n.Line, Column: n.Column})
+}
+
+// err returns the errors in document order.
+func (c *checker) err() error {
+	order := make([]int, len(c.errs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := c.where[i], c.where[j]
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	var out []error
+	for _, i := range order[:min(len(order), maxErrors)] {
+		out = append(out, c.errs[i])
+	}
+	if len(order) > maxErrors {
+		out = append(out, fmt.Errorf("%s: %d more errors", c.name, len(order)-maxErrors))
+	}
+	return errors.Join(out...)
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+	durationType    = reflect.TypeFor[time.Duration]()
+)
+
+// check checks n against t, recording errors about the field at path,
+// and reports whether n can be decoded into t. Bad values inside n are
+// replaced by nulls, so that the rest of n decodes.
+func (c *checker) check(n *yaml.Node, t reflect.Type, path string) bool {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	key := seenKey{n, t}
+	if ok, done := c.seen[key]; done {
+		return ok
+	}
+	ok := c.checkNode(n, t, path)
+	c.seen[key] = ok
+	return ok
+}
+
+// checkNode is check of a node seen for the first time.
+func (c *checker) checkNode(n *yaml.Node, t reflect.Type, path string) bool {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		c.errorf(n, path, "want %s, found nothing", describe(t))
+		return false
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return c.unmarshaler(n, t, path)
+	}
+	switch k := t.Kind(); {
+	case t == durationType:
+		if _, err := time.ParseDuration(n.Value); n.Kind != yaml.ScalarNode || err != nil {
+			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
+			return false
+		}
+	case k == reflect.Struct || k == reflect.Map:
+		return c.mapping(n, t, path)
+	case k == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
+			return false
+		}
+		if len(n.Content) == 0 {
+			c.errorf(n, path, "empty list: leave the field out for its default")
+			return false
+		}
+		for i, e := range n.Content {
+			item := fmt.Sprintf("%s[%d]", path, i)
+			c.at[item] = place{value: e}
+			if !c.check(e, t.Elem(), item) {
+				n.Content[i] = null(e)
+			}
+		}
+	default:
+		if !scalarFits(n, t) {
+			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
+			return false
+		}
+	}
+	return true
+}
+
+// unmarshaler runs t's UnmarshalYAML on n and records its errors.
+func (c *checker) unmarshaler(n *yaml.Node, t reflect.Type, path string) bool {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			c.at[join(path, n.Content[i].Value)] = place{key: n.Content[i], value: n.Content[i+1]}
+		}
+	}
+	err := reflect.New(t).Interface().(yaml.Unmarshaler).UnmarshalYAML(n)
+	for _, e := range flatten(err) {
+		var fe *FieldError
+		switch {
+		case errors.As(e, &fe) && fe.Node != nil:
+			c.errorf(fe.Node, join(path, fe.Field), "%v", fe.Err)
+		case errors.As(e, &fe):
+			c.errorf(n, join(path, fe.Field), "%v", fe.Err)
+		default:
+			c.errorf(n, path, "%v", e)
+		}
+	}
+	return err == nil
+}
+
+// scalarFits reports whether n is a scalar that decodes into t exactly: a
+// whole number that fits for an integer, any number for a float, true or
+// false for a bool, a non-empty string.
+func scalarFits(n *yaml.Node, t reflect.Type) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return n.Tag == "!!bool"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return n.Tag == "!!int" && n.Decode(reflect.New(t).Interface()) == nil
+	case reflect.Float32, reflect.Float64:
+		return n.Tag == "!!int" || n.Tag == "!!float"
+	case reflect.String:
+		return n.Value != ""
+	}
+	return n.Decode(reflect.New(t).Interface()) == nil
+}
+
+// mapping checks a mapping n against the struct or map type t.
+func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
+	fields, rest := fieldsOf(t)
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
+		return false
+	}
+	if len(n.Content) == 0 {
+		c.errorf(n, path, "empty mapping: leave the field out for its default")
+		return false
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			c.errorf(k, path, "want a field name, found %s", KindName(k))
+			continue
+		}
+		field := join(path, k.Value)
+		if first, ok := seen[k.Value]; ok {
+			c.errorf(k, field, "set twice (first at line %d, column %d)", first.Line, first.Column)
+			continue
+		}
+		seen[k.Value] = k
+		c.at[field] = place{key: k, value: v}
+		elem := t
+		if t.Kind() == reflect.Struct {
+			i := slices.IndexFunc(fields, func(f yamlField) bool { return f.name == k.Value })
+			switch {
+			case i < 0 && rest:
+				continue // an inline map takes what it does not know, unchecked
+			case i < 0:
+				c.errorf(k, field, "unknown field (known: %s)", fieldList(t))
+				continue
+			}
+			elem = fields[i].Type
+		} else {
+			elem = t.Elem()
+		}
+		if !c.check(v, elem, field) {
+			n.Content[i+1] = null(v)
+		}
+	}
+	for _, name := range names(fields, true) {
+		if _, ok := seen[name]; !ok && len(c.errs) == 0 {
+			c.errorf(n, join(path, name), "missing (required: %s)", strings.Join(names(fields, true), ", "))
+		}
+	}
+	return true
+}
+
+// yamlField is a struct field and the name a YAML document gives it.
+type yamlField struct {
+	name string
+	reflect.StructField
+}
+
+// fieldsOf returns the fields of struct type t, in order, and whether an
+// inline map takes the keys that name none of them.
+func fieldsOf(t reflect.Type) (fields []yamlField, rest bool) {
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case strings.Contains(opts, "inline"):
+			rest = rest || f.Type.Kind() == reflect.Map
+		case name == "":
+			fields = append(fields, yamlField{strings.ToLower(f.Name), f})
+		default:
+			fields = append(fields, yamlField{name, f})
+		}
+	}
+	return fields, rest
+}
+
+// names returns the names of fields, those tagged check:"required" only
+// if required.
+func names(fields []yamlField, required bool) []string {
+	var out []string
+	for _, f := range fields {
+		if !required || f.Tag.Get("check") == "required" {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// fieldList lists the fields of struct type t for an error.
+func fieldList(t reflect.Type) string {
+	fields, rest := fieldsOf(t)
+	list := strings.Join(names(fields, false), ", ")
+	if rest {
+		list += ", ..."
+	}
+	return list
+}
+
+// describe says what a value of type t is written as.
+func describe(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return "a mapping (" + fieldList(t) + ")"
+	case reflect.Map:
+		return "a mapping"
+	case reflect.Slice:
+		if e := t.Elem(); e.Kind() == reflect.String {
+			return "a list of names"
+		} else if e.Kind() == reflect.Struct {
+			return "a list of mappings (" + fieldList(e) + ")"
+		}
+		return "a list"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	}
+	if t == durationType {
+		return "a duration such as 2s or 100ms"
+	}
+	return "a whole number"
+}
+
+// KindName describes n for an error: "a mapping", "a list", "nothing" or
+// the quoted scalar.
+func KindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "a document"
+}
+
+// null returns a null node where n was.
+func null(n *yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
+}
+
+// validated records an error from Validate, at the field it names, with
+// the value as written or "missing". After errors from the checks, only
+// errors about fields that are there and unrelated to those are kept:
+// the others follow from the first.
+func (c *checker) validated(err error) {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		if len(c.errs) == 0 {
+			c.errs = append(c.errs, fmt.Errorf("%s: %w", c.name, err))
+			c.where = append(c.where, yaml.Node{})
+		}
+		return
+	}
+	p, ok := c.at[fe.Field]
+	if len(c.errs) > 0 && (!ok || c.related(fe.Field)) {
+		return
+	}
+	msg := fe.Err.Error()
+	at := fe.Field
+	switch {
+	case !ok:
+		msg = "missing: " + msg
+		for ; !ok; p, ok = c.at[at] {
+			at = parent(at)
+		}
+		c.errorf(p.value, fe.Field, "%s", msg)
+	case fe.AtKey && p.key != nil:
+		c.errorf(p.key, fe.Field, "%s", msg)
+	default:
+		if p.value.Kind == yaml.ScalarNode {
+			v := p.value.Value
+			if p.value.Tag == "!!str" {
+				v = strconv.Quote(v)
+			}
+			msg = v + ": " + msg
+		}
+		c.errorf(p.value, fe.Field, "%s", msg)
+	}
+}
+
+// related reports whether an error was recorded about field, a field
+// within it, or a field it is within.
+func (c *checker) related(field string) bool {
+	within := func(a, b string) bool {
+		return a == b || b == "" || strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[")
+	}
+	for _, f := range c.flagged {
+		if within(f, field) || within(field, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// parent returns the path of the mapping or list holding field.
+func parent(field string) string {
+	i := max(strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))
+	if i < 0 {
+		return ""
+	}
+	return field[:i]
+}
+
+// syntaxError turns a yaml.v3 syntax error into "name:line: message".
+// yaml.v3 reports the line where its scanner noticed the problem, which
+// for an unclosed quote or bracket can be far from where the problem is;
+// the line is the first one from there on such that the document cut
+// after it fails with the same message.
+func syntaxError(name string, data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	n, what, ok := strings.Cut(rest, ": ")
+	line, err := strconv.Atoi(n)
+	if !ok || err != nil {
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	if l := problemLine(data, line, what); l > 0 {
+		line = l
+	}
+	return fmt.Errorf("%s:%d: %s", name, line, what)
+}
+
+// maxProblemScan bounds the documents problemLine parses.
+const maxProblemScan = 500
+
+// problemLine returns the first line, from line from on, at which data cut
+// after that line fails to parse with message msg, or 0.
+func problemLine(data []byte, from int, msg string) int {
+	var ends []int // ends[i] is the offset after line i+1
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	for k := max(from, 1); k <= len(ends) && k < from+maxProblemScan; k++ {
+		var n yaml.Node
+		err := yaml.Unmarshal(data[:ends[k-1]], &n)
+		if err != nil && strings.HasSuffix(err.Error(), ": "+msg) {
+			return k
+		}
+	}
+	return 0
+}
