@@ -53,7 +53,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--scenarios", "rotate-1-of-2"}, `unknown scenario "rotate-1-of-2" (valid: rotate-10-of-100`},
 		{[]string{"run", "--count", "0"}, "--count 0"},
 		{[]string{"run", "--stores", "naive,naive"}, `"naive" named twice`},
-		{[]string{"run", "--nosuchflag"}, "unknown flag: --nosuchflag"},
+		{[]string{"run", "--nosuchflag"}, "unknown flag --nosuchflag"},
 		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
 		{[]string{"compare", "--stores", "naive,nosuch", "testdata/old.txt"}, `"nosuch"`},
 		{[]string{"compare", "testdata/old.txt", "testdata/missing.txt"}, "testdata/missing.txt"},

@@ -51,7 +51,7 @@ type ProfileOptions struct {
 	// All profiles every registered store on every default scenario and
 	// writes an index into Dir.
 	All bool
-	// Dir is the folder the profiles are written to (-o).
+	// Dir is the folder the profiles are written to (--dir).
 	Dir string
 	// Ops overrides each scenario's op count when positive.
 	Ops int
@@ -69,11 +69,11 @@ type ProfileOptions struct {
 func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Command {
 	opts := &ProfileOptions{}
 	cmd := &cobra.Command{
-		Use:   "profile --stores S --scenarios X [-o DIR] | profile --all [-o DIR]",
+		Use:   "profile --stores S --scenarios X [--dir DIR] | profile --all [--dir DIR]",
 		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
 		Long: `profile runs scenarios on stores once more, in a separate pass with every
 allocation recorded (runtime.MemProfileRate = 1; timed runs never use it), and
-writes DIR/<scenario>.<store>.pb.gz (-o DIR, default profiles) for each store
+writes DIR/<scenario>.<store>.pb.gz (--dir DIR, default profiles) for each store
 and scenario named, heap profiles go tool pprof opens:
 
   alloc_objects, alloc_space   what the measured ops allocated (default view)
@@ -95,7 +95,7 @@ artifact; --stores or --scenarios narrow it.
 certbench run --certs runs them (profiles are named after the scenarios,
 renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
-  certbench profile --all -o profiles
+  certbench profile --all --dir profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
   go tool pprof -top -sample_index=alloc_space profiles/rotate-10-of-100.naive.pb.gz`,
 		Args: cobra.NoArgs,
@@ -110,12 +110,13 @@ renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 	opts.ProfileOutput.bind(cmd)
 	fs := cmd.Flags()
 	storesFlag(cmd, &opts.Stores, nil, "stores to profile, comma-separated `names` (see certbench list); with --all, only these")
-	deprecatedAlias(cmd, "store", "stores")
+	deprecatedAlias(cmd, "store", "", "stores")
 	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (see certbench list); with --all, only these")
 	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
-	deprecatedAlias(cmd, "scenario", "scenarios")
+	deprecatedAlias(cmd, "scenario", "", "scenarios")
 	fs.BoolVar(&opts.All, "all", false, "profile every registered store on every default scenario, and write an index")
-	fs.StringVarP(&opts.Dir, "output", "o", "profiles", "write the profiles (and the index of --all) into this `dir`")
+	fs.StringVar(&opts.Dir, "dir", "profiles", "write the profiles (and the index of --all) into this `dir`")
+	deprecatedAlias(cmd, "output", "o", "dir") // -o names a file in every command; here it named this folder before --dir
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
 	opts.CertsFlags.bind(cmd)

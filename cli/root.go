@@ -95,7 +95,7 @@ func usagef(format string, args ...any) error { return usageError(fmt.Errorf(for
 // gets every command with those stores (see examples/mystore/cmd/certbench).
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(longForms(root, args))
 	ctx, stop := notifyContext()
 	defer stop()
 	err := root.ExecuteContext(ctx)
@@ -151,7 +151,7 @@ Ctrl-C kills at once).`,
 	root.SetVersionTemplate("certbench {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(flagError(c, err)) })
 	root.AddCommand(newListCmd(nil), newRunCmd(nil), newMergeCmd(nil), newCompareCmd(nil), newProfileCmd(nil), newGateCmd(nil), newSweepCmd(nil), newReportCmd(nil))
 	root.AddCommand(newConformanceCmd(nil))
 	// pflag's notes on deprecated flags go to stderr: cobra would print

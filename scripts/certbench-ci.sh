@@ -428,8 +428,11 @@ if [[ $rc -eq 1 && -f "$out/gate.json" ]]; then
     for side in base head; do
       bin=$base_bin
       if [[ $side == head ]]; then bin=$head_bin; fi
+      # --dir names the folder; a base binary older than --dir takes -o.
+      dir_flag=--dir
+      if ! "$bin" profile --help 2>/dev/null | grep -q -- '--dir'; then dir_flag=-o; fi
       "$bin" profile --all -q --stores "$prof_stores" --scenarios "$prof_scen" "${ops_args[@]+"${ops_args[@]}"}" \
-        -o "$out/$side-profiles" >"$out/$side-profiles.log" 2>&1 || ok=0
+        "$dir_flag" "$out/$side-profiles" >"$out/$side-profiles.log" 2>&1 || ok=0
     done
     if [[ $ok == 1 ]]; then
       rc=0

@@ -101,7 +101,7 @@ func NodeErrorf(n *yaml.Node, field, format string, args ...any) *FieldError {
 // in it, for a Validate method that checks a nested value.
 func Within(prefix string, err error) error {
 	var out []error
-	for _, e := range flatten(err) {
+	for _, e := range Flatten(err) {
 		if fe, ok := e.(*FieldError); ok {
 			c := *fe
 			c.Field = join(prefix, fe.Field)
@@ -113,18 +113,16 @@ func Within(prefix string, err error) error {
 }
 
 // Flatten returns the errors in err, unjoined.
-func Flatten(err error) []error { return flatten(err) }
-
-func flatten(err error) []error {
-	if err == nil {
-		return nil
-	}
+func Flatten(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []error
 		for _, e := range j.Unwrap() {
-			out = append(out, flatten(e)...)
+			out = append(out, Flatten(e)...)
 		}
 		return out
+	}
+	if err == nil {
+		return nil
 	}
 	return []error{err}
 }
@@ -140,9 +138,9 @@ func join(path, field string) string {
 // Decode reads data, the contents of the file name, into v, a pointer to
 // a struct whose fields carry yaml tags; fields the document leaves out
 // keep the values v had. want describes the document for an empty one or
-// one that is not a mapping ("a scenario (name, pool, churn, ops)"). A field tagged
-// `check:"required"` must be there. If v is a Validator, Validate runs
-// after decoding.
+// one that is not a mapping ("a scenario (name, pool, churn, ops)"). A
+// field tagged `check:"required"` must be there. If v is a Validator,
+// Validate runs after decoding. The errors come in document order.
 func Decode(data []byte, name, want string, v any) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -151,46 +149,61 @@ func Decode(data []byte, name, want string, v any) error {
 	if len(root.Content) == 0 {
 		return fmt.Errorf("%s: empty configuration; want %s", name, want)
 	}
-	c := &checker{name: name, at: map[string]place{}, seen: map[seenKey]bool{}}
 	doc := root.Content[0]
-	c.at[""] = place{value: doc}
 	if doc.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s:%d:%d: want %s, found %s", name, doc.Line, doc.Column, want, KindName(doc))
 	}
+	c := &checker{name: name, at: map[string]place{"": {value: doc}}, seen: map[seenKey]bool{}}
 	c.check(doc, reflect.TypeOf(v), "")
 	if len(c.errs) == 0 {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
-		if err := dec.Decode(v); err != nil { // the checks above should leave nothing
+		if err := dec.Decode(v); err != nil { // the checks above leave nothing for it
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	} else {
 		_ = doc.Decode(v) // the bad values are now nulls: decode the rest to validate it
 	}
 	if val, ok := v.(Validator); ok {
-		for _, err := range flatten(val.Validate()) {
+		for _, err := range Flatten(val.Validate()) {
 			c.validated(err)
 		}
 	}
-	return c.err()
+	slices.SortStableFunc(c.errs, func(a, b posError) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.column, b.column))
+	})
+	var errs []error
+	for i, e := range c.errs {
+		if i == maxErrors {
+			errs = append(errs, fmt.Errorf("%s: %d more errors", name, len(c.errs)-i))
+			break
+		}
+		errs = append(errs, e.error)
+	}
+	return errors.Join(errs...)
 }
 
 // maxErrors bounds the errors Decode reports.
 const maxErrors = 50
 
-// place is where a field is: its key (none for list items and the
-// document) and its value.
-type place struct{ key, value *yaml.Node }
-
 // checker checks a document against a Go type.
 type checker struct {
 	name    string
-	errs    []error
-	where   []yaml.Node      // line and column of each of errs
-	at      map[string]place // by path
+	errs    []posError
+	at      map[string]place // where each field is, by path
 	flagged []string         // paths with errors
 	seen    map[seenKey]bool // whether each node checked was good
 }
+
+// posError is an error at a line and column.
+type posError struct {
+	line, column int
+	error
+}
+
+// place is where a field is: its key (none for list items and the
+// document) and its value.
+type place struct{ key, value *yaml.Node }
 
 // seenKey is a node checked against a type: a node that aliases name
 // many times is checked once, so that checking takes time in proportion
@@ -207,28 +220,13 @@ func (c *checker) errorf(n *yaml.Node, field, format string, args ...any) {
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	c.errs = append(c.errs, fmt.Errorf("%s:%d:%d: %s", c.name, n.Line, n.Column, msg))
-	c.where = append(c.where, yaml.Node{Line: n.Line, Column: n.Column})
+	c.errs = append(c.errs, posError{n.Line, n.Column, fmt.Errorf("%s:%d:%d: %s", c.name, n.Line, n.Column, msg)})
 }
 
-// err returns the errors in document order.
-func (c *checker) err() error {
-	order := make([]int, len(c.errs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		a, b := c.where[i], c.where[j]
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-	})
-	var out []error
-	for _, i := range order[:min(len(order), maxErrors)] {
-		out = append(out, c.errs[i])
-	}
-	if len(order) > maxErrors {
-		out = append(out, fmt.Errorf("%s: %d more errors", c.name, len(order)-maxErrors))
-	}
-	return errors.Join(out...)
+// mismatch records that n is not what t wants.
+func (c *checker) mismatch(n *yaml.Node, t reflect.Type, path string) bool {
+	c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
+	return false
 }
 
 var (
@@ -239,7 +237,7 @@ var (
 // check checks n against t, recording errors about the field at path,
 // and reports whether n can be decoded into t. Bad values inside n are
 // replaced by nulls, so that the rest of n decodes.
-func (c *checker) check(n *yaml.Node, t reflect.Type, path string) bool {
+func (c *checker) check(n *yaml.Node, t reflect.Type, path string) (ok bool) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
@@ -250,33 +248,19 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) bool {
 	if ok, done := c.seen[key]; done {
 		return ok
 	}
-	ok := c.checkNode(n, t, path)
-	c.seen[key] = ok
-	return ok
-}
-
-// checkNode is check of a node seen for the first time.
-func (c *checker) checkNode(n *yaml.Node, t reflect.Type, path string) bool {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		c.errorf(n, path, "want %s, found nothing", describe(t))
-		return false
-	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		return c.unmarshaler(n, t, path)
-	}
+	defer func() { c.seen[key] = ok }()
 	switch k := t.Kind(); {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return c.mismatch(n, t, path)
+	case reflect.PointerTo(t).Implements(unmarshalerType):
+		return c.unmarshaler(n, t, path)
 	case t == durationType:
 		if _, err := time.ParseDuration(n.Value); n.Kind != yaml.ScalarNode || err != nil {
-			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
-			return false
+			return c.mismatch(n, t, path)
 		}
 	case k == reflect.Struct || k == reflect.Map:
 		return c.mapping(n, t, path)
-	case k == reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
-			return false
-		}
+	case k == reflect.Slice && n.Kind == yaml.SequenceNode:
 		if len(n.Content) == 0 {
 			c.errorf(n, path, "empty list: leave the field out for its default")
 			return false
@@ -288,32 +272,27 @@ func (c *checker) checkNode(n *yaml.Node, t reflect.Type, path string) bool {
 				n.Content[i] = null(e)
 			}
 		}
-	default:
-		if !scalarFits(n, t) {
-			c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
-			return false
-		}
+	case !scalarFits(n, t):
+		return c.mismatch(n, t, path)
 	}
 	return true
 }
 
 // unmarshaler runs t's UnmarshalYAML on n and records its errors.
 func (c *checker) unmarshaler(n *yaml.Node, t reflect.Type, path string) bool {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			c.at[join(path, n.Content[i].Value)] = place{key: n.Content[i], value: n.Content[i+1]}
-		}
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		c.at[join(path, n.Content[i].Value)] = place{key: n.Content[i], value: n.Content[i+1]}
 	}
 	err := reflect.New(t).Interface().(yaml.Unmarshaler).UnmarshalYAML(n)
-	for _, e := range flatten(err) {
+	for _, e := range Flatten(err) {
 		var fe *FieldError
 		switch {
-		case errors.As(e, &fe) && fe.Node != nil:
-			c.errorf(fe.Node, join(path, fe.Field), "%v", fe.Err)
-		case errors.As(e, &fe):
-			c.errorf(n, join(path, fe.Field), "%v", fe.Err)
-		default:
+		case !errors.As(e, &fe):
 			c.errorf(n, path, "%v", e)
+		case fe.Node != nil:
+			c.errorf(fe.Node, join(path, fe.Field), "%v", fe.Err)
+		default:
+			c.errorf(n, join(path, fe.Field), "%v", fe.Err)
 		}
 	}
 	return err == nil
@@ -323,10 +302,9 @@ func (c *checker) unmarshaler(n *yaml.Node, t reflect.Type, path string) bool {
 // whole number that fits for an integer, any number for a float, true or
 // false for a bool, a non-empty string.
 func scalarFits(n *yaml.Node, t reflect.Type) bool {
-	if n.Kind != yaml.ScalarNode {
-		return false
-	}
 	switch t.Kind() {
+	case reflect.Slice:
+		return false
 	case reflect.Bool:
 		return n.Tag == "!!bool"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -335,137 +313,120 @@ func scalarFits(n *yaml.Node, t reflect.Type) bool {
 	case reflect.Float32, reflect.Float64:
 		return n.Tag == "!!int" || n.Tag == "!!float"
 	case reflect.String:
-		return n.Value != ""
+		return n.Kind == yaml.ScalarNode && n.Value != ""
 	}
 	return n.Decode(reflect.New(t).Interface()) == nil
 }
 
 // mapping checks a mapping n against the struct or map type t.
 func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
-	fields, rest := fieldsOf(t)
 	if n.Kind != yaml.MappingNode {
-		c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
-		return false
+		return c.mismatch(n, t, path)
 	}
 	if len(n.Content) == 0 {
 		c.errorf(n, path, "empty mapping: leave the field out for its default")
 		return false
 	}
+	fields, rest := fieldsOf(t)
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			c.errorf(k, path, "want a field name, found %s", KindName(k))
-			continue
-		}
 		field := join(path, k.Value)
-		if first, ok := seen[k.Value]; ok {
-			c.errorf(k, field, "set twice (first at line %d, column %d)", first.Line, first.Column)
+		if first, ok := seen[k.Value]; ok || k.Kind != yaml.ScalarNode {
+			if k.Kind != yaml.ScalarNode {
+				c.errorf(k, path, "want a field name, found %s", KindName(k))
+			} else {
+				c.errorf(k, field, "set twice (first at line %d, column %d)", first.Line, first.Column)
+			}
 			continue
 		}
 		seen[k.Value] = k
 		c.at[field] = place{key: k, value: v}
 		elem := t
-		if t.Kind() == reflect.Struct {
-			i := slices.IndexFunc(fields, func(f yamlField) bool { return f.name == k.Value })
-			switch {
-			case i < 0 && rest:
-				continue // an inline map takes what it does not know, unchecked
-			case i < 0:
-				c.errorf(k, field, "unknown field (known: %s)", fieldList(t))
-				continue
-			}
-			elem = fields[i].Type
-		} else {
+		if t.Kind() == reflect.Map {
 			elem = t.Elem()
+		} else if f, ok := fields[k.Value]; ok {
+			elem = f.Type
+		} else {
+			if !rest { // an inline map takes, unchecked, what names no field
+				c.errorf(k, field, "unknown field (known: %s)", fieldList(t))
+			}
+			continue
 		}
 		if !c.check(v, elem, field) {
 			n.Content[i+1] = null(v)
 		}
 	}
-	for _, name := range names(fields, true) {
-		if _, ok := seen[name]; !ok && len(c.errs) == 0 {
-			c.errorf(n, join(path, name), "missing (required: %s)", strings.Join(names(fields, true), ", "))
+	for _, name := range required(t) {
+		if seen[name] == nil && len(c.errs) == 0 {
+			c.errorf(n, join(path, name), "missing (required: %s)", strings.Join(required(t), ", "))
 		}
 	}
 	return true
 }
 
-// yamlField is a struct field and the name a YAML document gives it.
-type yamlField struct {
-	name string
-	reflect.StructField
-}
-
-// fieldsOf returns the fields of struct type t, in order, and whether an
-// inline map takes the keys that name none of them.
-func fieldsOf(t reflect.Type) (fields []yamlField, rest bool) {
-	if t.Kind() != reflect.Struct {
-		return nil, false
-	}
-	for _, f := range reflect.VisibleFields(t) {
+// fieldsOf returns the fields of struct type t by the names YAML gives
+// them, and whether an inline map takes the keys that name none of them.
+func fieldsOf(t reflect.Type) (fields map[string]reflect.StructField, rest bool) {
+	fields = map[string]reflect.StructField{}
+	for i := 0; t.Kind() == reflect.Struct && i < t.NumField(); i++ {
+		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		switch {
 		case !f.IsExported() || name == "-":
 		case strings.Contains(opts, "inline"):
-			rest = rest || f.Type.Kind() == reflect.Map
+			rest = true
 		case name == "":
-			fields = append(fields, yamlField{strings.ToLower(f.Name), f})
+			fields[strings.ToLower(f.Name)] = f
 		default:
-			fields = append(fields, yamlField{name, f})
+			fields[name] = f
 		}
 	}
 	return fields, rest
 }
 
-// names returns the names of fields, those tagged check:"required" only
-// if required.
-func names(fields []yamlField, required bool) []string {
+// names returns the YAML names of struct type t's fields in order, only
+// those tagged check:"required" if required.
+func names(t reflect.Type, required bool) []string {
+	fields, _ := fieldsOf(t)
 	var out []string
-	for _, f := range fields {
-		if !required || f.Tag.Get("check") == "required" {
-			out = append(out, f.name)
+	for i := 0; i < t.NumField(); i++ {
+		for name, f := range fields {
+			if f.Index[0] == i && (!required || f.Tag.Get("check") == "required") {
+				out = append(out, name)
+			}
 		}
 	}
 	return out
 }
 
+func required(t reflect.Type) []string { return names(t, true) }
+
 // fieldList lists the fields of struct type t for an error.
 func fieldList(t reflect.Type) string {
-	fields, rest := fieldsOf(t)
-	list := strings.Join(names(fields, false), ", ")
-	if rest {
-		list += ", ..."
+	if _, rest := fieldsOf(t); rest {
+		return strings.Join(names(t, false), ", ") + ", ..."
 	}
-	return list
+	return strings.Join(names(t, false), ", ")
 }
 
 // describe says what a value of type t is written as.
 func describe(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct:
+	switch k := t.Kind(); {
+	case k == reflect.Pointer:
+		return describe(t.Elem())
+	case k == reflect.Struct:
 		return "a mapping (" + fieldList(t) + ")"
-	case reflect.Map:
-		return "a mapping"
-	case reflect.Slice:
-		if e := t.Elem(); e.Kind() == reflect.String {
-			return "a list of names"
-		} else if e.Kind() == reflect.Struct {
-			return "a list of mappings (" + fieldList(e) + ")"
-		}
-		return "a list"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	}
-	if t == durationType {
+	case k == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		return "a list of mappings (" + fieldList(t.Elem()) + ")"
+	case k == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return "a list of names"
+	case t == durationType:
 		return "a duration such as 2s or 100ms"
+	}
+	if d, ok := map[reflect.Kind]string{reflect.Map: "a mapping", reflect.Slice: "a list", reflect.Bool: "true or false",
+		reflect.Float32: "a number", reflect.Float64: "a number", reflect.String: "a string"}[t.Kind()]; ok {
+		return d
 	}
 	return "a whole number"
 }
@@ -473,18 +434,15 @@ func describe(t reflect.Type) string {
 // KindName describes n for an error: "a mapping", "a list", "nothing" or
 // the quoted scalar.
 func KindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
+	switch {
+	case n.Kind == yaml.MappingNode:
 		return "a mapping"
-	case yaml.SequenceNode:
+	case n.Kind == yaml.SequenceNode:
 		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return strconv.Quote(n.Value)
+	case n.Tag == "!!null":
+		return "nothing"
 	}
-	return "a document"
+	return strconv.Quote(n.Value)
 }
 
 // null returns a null node where n was.
@@ -500,35 +458,27 @@ func (c *checker) validated(err error) {
 	var fe *FieldError
 	if !errors.As(err, &fe) {
 		if len(c.errs) == 0 {
-			c.errs = append(c.errs, fmt.Errorf("%s: %w", c.name, err))
-			c.where = append(c.where, yaml.Node{})
+			c.errs = append(c.errs, posError{error: fmt.Errorf("%s: %w", c.name, err)})
 		}
 		return
 	}
 	p, ok := c.at[fe.Field]
-	if len(c.errs) > 0 && (!ok || c.related(fe.Field)) {
-		return
-	}
-	msg := fe.Err.Error()
-	at := fe.Field
 	switch {
+	case len(c.errs) > 0 && (!ok || c.related(fe.Field)):
 	case !ok:
-		msg = "missing: " + msg
+		at := fe.Field
 		for ; !ok; p, ok = c.at[at] {
 			at = parent(at)
 		}
-		c.errorf(p.value, fe.Field, "%s", msg)
+		c.errorf(p.value, fe.Field, "missing: %v", fe.Err)
 	case fe.AtKey && p.key != nil:
-		c.errorf(p.key, fe.Field, "%s", msg)
+		c.errorf(p.key, fe.Field, "%v", fe.Err)
+	case p.value.Kind == yaml.ScalarNode && p.value.Tag == "!!str":
+		c.errorf(p.value, fe.Field, "%q: %v", p.value.Value, fe.Err)
+	case p.value.Kind == yaml.ScalarNode:
+		c.errorf(p.value, fe.Field, "%s: %v", p.value.Value, fe.Err)
 	default:
-		if p.value.Kind == yaml.ScalarNode {
-			v := p.value.Value
-			if p.value.Tag == "!!str" {
-				v = strconv.Quote(v)
-			}
-			msg = v + ": " + msg
-		}
-		c.errorf(p.value, fe.Field, "%s", msg)
+		c.errorf(p.value, fe.Field, "%v", fe.Err)
 	}
 }
 
@@ -538,21 +488,12 @@ func (c *checker) related(field string) bool {
 	within := func(a, b string) bool {
 		return a == b || b == "" || strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[")
 	}
-	for _, f := range c.flagged {
-		if within(f, field) || within(field, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.flagged, func(f string) bool { return within(f, field) || within(field, f) })
 }
 
 // parent returns the path of the mapping or list holding field.
 func parent(field string) string {
-	i := max(strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))
-	if i < 0 {
-		return ""
-	}
-	return field[:i]
+	return field[:max(0, strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))]
 }
 
 // syntaxError turns a yaml.v3 syntax error into "name:line: message".
