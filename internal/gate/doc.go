@@ -40,16 +40,18 @@
 // retained-B +2% (retained-B/cert follows retained-B unless set) and
 // goroutines +0.
 //
-// [ParseConfig] reads the "gate" section of a certbench.yaml file,
-// including per scenario/store [Override]s, and checks everything: every
-// error names file:line:column and the field (unknown or repeated fields,
-// wrong types, a bare or negative threshold, an amount of the wrong
-// measure, alpha outside (0, 1), a min_samples below [MinSamplesFor]
-// alpha, an override that matches every benchmark or sets nothing). Zero
-// is never "the default": a field left out is. Flags (Policy.SetMax)
-// change the top-level values; "certbench gate" reads ./certbench.yaml
-// when no --config is given and names the policy it applied in its report
-// ([Policy.Source]).
+// [ParseConfig] decodes the "gate" section of a certbench.yaml file into
+// a [Policy] (its yaml tags are the keys), including per scenario/store
+// [Override]s, and checks everything: every error names file:line:column
+// and the field (unknown or repeated fields, wrong types, a bare or
+// negative threshold, an amount of the wrong measure, alpha outside
+// (0, 1), a min_samples below [MinSamplesFor] alpha, an override that
+// matches every benchmark or sets nothing). Zero is never "the default":
+// a field left out is. [ResolvePolicy] applies the settings given as
+// flags (named after the keys: min_samples is --min-samples; [Thresholds]
+// is the value of --max) over the file; "certbench gate" reads
+// ./certbench.yaml when no --config is given and names the policy and
+// flags it applied in its report ([Policy.Source]).
 //
 // # Incomplete or doubtful data
 //
