@@ -237,8 +237,9 @@ func (f *file) Validate() error {
 		return errors.Join(errs...)
 	}
 	kind := f.Churn.Kind
-	if err := f.Churn.validate(); err != nil || !slices.Contains(fileKinds, kind) {
-		return errors.Join(append(errs, yamlfile.Within("churn", err))...)
+	errs = append(errs, yamlfile.Within("churn", f.Churn.validate()))
+	if !slices.Contains(fileKinds, kind) { // what else a file may hold depends on the kind
+		return errors.Join(errs...)
 	}
 	lookups := kind == Lookup || kind == Handshake || kind == HandshakeUnderChurn
 	timed := kind == Handshake || kind == HandshakeUnderChurn

@@ -269,6 +269,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"renew 0", "name: x\npool: {count: 1}\nchurn: {kind: renew, renew: 0}\nops: 1\n", "f.yaml:3:29: churn.renew: 0: want certificates renewed per refresh from 1"},
 		{"every error", "name: X\npool: {count: lots}\nchurn: {kind: noop}\nops: 0\n", `f.yaml:1:7: name: "X": want 1 to 64`},
 		{"every error 2", "name: X\npool: {count: lots}\nchurn: {kind: noop}\nops: 0\n", "f.yaml:4:6: ops: 0: want the ops in one sample"},
+		{"churn error and ops", "name: x\npool: {count: 1}\nchurn: {kind: noop, window: 3}\nops: 0\n", "f.yaml:4:6: ops: 0: want the ops in one sample"},
 		{"store twice", "name: x\npool: {count: 1}\nstores: [a, a]\nchurn: {kind: noop}\nops: 1\n", "f.yaml:3:13: stores[1]: \"a\": named twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
