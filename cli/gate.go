@@ -12,6 +12,7 @@ import (
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // gateFormats are the output formats of gate.
@@ -40,11 +41,13 @@ type GateOptions struct {
 	Sites      int
 	SitesGiven bool
 	// AllowDifferentCerts gates files measured on different certificates
-	// (--allow-different-certs) with a warning instead of refusing them.
+	// with a warning instead of refusing them, whatever the policy says
+	// (the flag --allow-different-certs sets the policy's setting).
 	AllowDifferentCerts bool
 	// AllowDifferentScenarios gates a scenario defined differently in
-	// base and head (--allow-different-scenarios) with a warning instead
-	// of refusing the files.
+	// base and head with a warning instead of refusing the files,
+	// whatever the policy says (--allow-different-scenarios sets the
+	// policy's setting).
 	AllowDifferentScenarios bool
 }
 
@@ -137,11 +140,11 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 			if fs.Changed("config") && config == "" {
 				p.NoConfig = true
 			}
-			for _, key := range policyKeys {
-				if fs.Changed(strings.TrimPrefix(gate.FlagName(key), "--")) {
+			fs.Visit(func(f *pflag.Flag) { // the policy's settings given
+				if key := strings.ReplaceAll(f.Name, "-", "_"); gate.IsSetting(key) {
 					p.Given = append(p.Given, key)
 				}
-			}
+			})
 			opts.SitesGiven = fs.Changed("sites")
 			opts.IO = ioOf(cmd)
 			if runF != nil {
@@ -153,7 +156,7 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
 	// The policy's settings: each flag is named after its policy file key
-	// (policyKeys) and set into opts.Policy.Set.
+	// (gate.FlagName) and set into opts.Policy.Set.
 	set := &opts.Policy.Set
 	*set = gate.DefaultPolicy()
 	set.Max = nil
@@ -166,8 +169,8 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
 	f.StringVar(&config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
-	f.BoolVar(&opts.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
-	f.BoolVar(&opts.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
+	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
+	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -176,9 +179,6 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites to name per regression (with --base-profiles and --head-profiles)")
 	return cmd
 }
-
-// policyKeys are the policy settings certbench gate takes as flags.
-var policyKeys = []string{"max", "alpha", "min_samples", "correction", "test", "allow_missing", "strict"}
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
 func runGate(_ context.Context, opts *GateOptions) error {

@@ -75,7 +75,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 		p := got.Policy
 		if got.Base != "b.txt" || got.Head != "h.txt" || p.Set.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
 			p.Set.Alpha != 0.01 || !p.Set.Strict || p.Config != "" || !p.NoConfig ||
-			!reflect.DeepEqual(p.Given, []string{"max", "alpha", "strict"}) || got.SitesGiven || got.Sites != 5 {
+			!reflect.DeepEqual(p.Given, []string{"alpha", "max", "strict"}) || got.SitesGiven || got.Sites != 5 {
 			t.Errorf("%+v", got)
 		}
 		for args, want := range map[string]string{

@@ -40,6 +40,14 @@ type PolicyFlags struct {
 	Given []string
 }
 
+// IsSetting reports whether key is a policy setting (a yaml tag of
+// Policy), which certbench gate takes as the flag FlagName(key).
+func IsSetting(key string) bool {
+	var p Policy
+	_, ok := p.setting(key)
+	return ok
+}
+
 // FlagName is the flag of the policy setting key: "min_samples" is
 // --min-samples.
 func FlagName(key string) string { return "--" + strings.ReplaceAll(key, "_", "-") }
@@ -59,7 +67,7 @@ func ResolvePolicy(f PolicyFlags) (Policy, error) {
 	p = p.Clone()
 	var flags []string
 	for _, key := range f.Given {
-		if _, ok := p.setting(key); !ok {
+		if !IsSetting(key) {
 			return Policy{}, fmt.Errorf("%s: not a policy setting", FlagName(key))
 		}
 	}

@@ -720,32 +720,20 @@ func (p Policy) named(err error, name func(key string) string) error {
 	var out []error
 	for _, e := range yamlfile.Flatten(err) {
 		var fe *yamlfile.FieldError
-		switch {
-		case !errors.As(e, &fe):
-			out = append(out, e)
-		case p.isScalar(fe.Field):
-			v, _ := p.setting(fe.Field)
-			format := "%s %v: %w"
-			if v.Kind() == reflect.String {
-				format = "%s %q: %w"
+		if errors.As(e, &fe) {
+			v, ok := p.setting(fe.Field)
+			switch {
+			case !ok || v.Kind() == reflect.Map || v.Kind() == reflect.Slice:
+				e = fmt.Errorf("%s: %w", name(fe.Field), fe.Err)
+			case v.Kind() == reflect.String:
+				e = fmt.Errorf("%s %q: %w", name(fe.Field), v.Interface(), fe.Err)
+			default:
+				e = fmt.Errorf("%s %v: %w", name(fe.Field), v.Interface(), fe.Err)
 			}
-			out = append(out, fmt.Errorf(format, name(fe.Field), v.Interface(), fe.Err))
-		default:
-			out = append(out, fmt.Errorf("%s: %w", name(fe.Field), fe.Err))
 		}
+		out = append(out, e)
 	}
 	return errors.Join(out...)
-}
-
-// settingKeys returns the policy file key of each field of Policy, in
-// order ("-" for Source).
-func settingKeys() []string {
-	t := reflect.TypeFor[Policy]()
-	keys := make([]string, t.NumField())
-	for i := range keys {
-		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-	}
-	return keys
 }
 
 // setting returns the field of p whose policy file key is key.
@@ -757,9 +745,13 @@ func (p *Policy) setting(key string) (reflect.Value, bool) {
 	return reflect.ValueOf(p).Elem().Field(i), true
 }
 
-// isScalar reports whether key names a setting of one value (not max or
-// overrides).
-func (p *Policy) isScalar(key string) bool {
-	v, ok := p.setting(key)
-	return ok && v.Kind() != reflect.Map && v.Kind() != reflect.Slice
+// settingKeys returns the policy file key of each field of Policy, in
+// order ("-" for Source).
+func settingKeys() []string {
+	t := reflect.TypeFor[Policy]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+	}
+	return keys
 }
