@@ -13,36 +13,12 @@ import (
 	"github.com/certbench/certbench/internal/yamlfile"
 )
 
-// Scenario files.
-//
-// A scenario file is a small YAML document describing one scenario; the
+// Scenario files: a small YAML document describes one scenario; the
 // built-in catalogue is made of such files (scenarios/catalogue/*.yaml,
-// embedded), and certbench's --scenario-file reads the user's. The format
-// is documented, field by field, in docs/scenarios.md; in short:
-//
-//	name: renew-150-a-day              # [a-z0-9.-], used in benchmark names
-//	description: "150 renewals spread over a day of minute refreshes"
-//	pool:                              # a generated pool ...
-//	  seed: 7
-//	  count: 3000
-//	  key: mixed                       # p256, rsa2048, or mixed (1 in 4 RSA-2048)
-//	  max_sans: 4                      # each leaf has 1 to max_sans DNS names
-//	  wildcard_every: 5                # every 5th leaf has a wildcard too; 0: none
-//	  ip_every: 10                     # every 10th leaf has an IP SAN too; 0: none
-//	  domain: example.test
-//	  # certs: ./certs                 # ... or the user's certificates (as --certs)
-//	stores: [edge-a, edge-b]           # every cert in each, each with a default
-//	churn:
-//	  kind: sequence                   # rotate, renew, noop, startup, lookup,
-//	  spread:                          # sequence, handshake, handshake-under-churn
-//	    renewals: 150
-//	    refreshes: 1440
-//	lookup: {exact: 60, wildcard: 20, miss: 20}
-//	ops: 1440
-//
-// The file's shape is the struct file below; every field is checked, and
-// every error names file:line:column and the field, as the policy file's
-// do.
+// embedded), and certbench's --scenario-file reads the user's. The struct
+// file below is the format; docs/scenarios.md documents it field by
+// field. Every field is checked, and every error names file:line:column
+// and the field.
 
 // MaxFileSize is the largest scenario file ParseFile is given by LoadFile.
 const MaxFileSize = 1 << 20

@@ -5,8 +5,10 @@
 // Decode checks the document against the struct's type before decoding
 // it: unknown or repeated fields, values of the wrong kind, no value, an
 // empty mapping or list, a fraction where a whole number goes, and YAML
-// 1.1 booleans (yes, on) are errors, each at its node. The struct's
-// Validate method then checks what types cannot say (ranges, one field
+// 1.1 booleans (yes, on) are errors, each at its node (yaml.v3's own
+// errors carry a line but no column, and it reads yes as true and 4.5
+// as 4). yaml.v3 then decodes the document, with KnownFields as a second
+// guard. The struct's Validate method then checks what types cannot say (ranges, one field
 // against another) and names fields by path; Decode finds their
 // positions. Every error of a file is reported at once.
 package yamlfile
