@@ -123,12 +123,12 @@ func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (he
 		// sample, give them none to start from.
 		store, err = heapSetup(newStore, w.Configs[0])
 		if err != nil {
-			closeStore(store)
+			closeStore(store, nil)
 			return raw, fmt.Errorf("initial configuration: %w", err)
 		}
 	}
 	if raw.initial, err = heapSnapshot(); err != nil {
-		closeStore(store)
+		closeStore(store, nil)
 		return raw, err
 	}
 	runtime.ReadMemStats(m0)
@@ -143,7 +143,7 @@ func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (he
 	// closed by Apply and is garbage.
 	runtime.KeepAlive(w)
 	runtime.KeepAlive(held)
-	closeStore(held)
+	closeStore(held, nil)
 	if applyErr != nil {
 		return raw, applyErr
 	}

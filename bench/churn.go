@@ -63,9 +63,10 @@ type churnRun struct {
 	goroutines int
 	// step is the first refresh step (see scenarios.ChurnStep); 0 means 1.
 	step int
-	// stop, when not nil and set, ends the window early (the lookups
-	// check it where they check the duration bound) with errStopped.
-	stop *atomic.Bool
+	// ctl, when not nil, stops the window early when stopped (the
+	// lookups check it where they check the duration bound) with
+	// errStopped; panics in the store are recovered into it.
+	ctl *sampleCtl
 }
 
 // churnResult is what one window measured.
@@ -140,15 +141,19 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	}
 	go func() {
 		n := 0
+		defer func() { refreshDone <- n }()
+		defer r.ctl.catch(callRefresh)
 		for k := step; !refreshStop.Load(); k++ {
-			if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+			r.ctl.setRefresh(k)
+			err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
+			r.ctl.setRefresh(0)
+			if err != nil {
 				fail(fmt.Errorf("refresh %d: %w", k, err))
 				break
 			}
 			n++
 			refreshed.Add(1)
 		}
-		refreshDone <- n
 	}()
 	for gi := range results {
 		wg.Add(1)
@@ -157,6 +162,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 		// the store's (see storeStack).
 		go func() {
 			defer wg.Done()
+			defer r.ctl.catch(callLookup)
 			pg := &results[gi]
 			hellos := w.Hellos
 			j := gi * len(hellos) / g
@@ -164,7 +170,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 			t0 := time.Now()
 			i := 0
 			for ; i < pg.n; i++ {
-				if i&63 == 0 && (lookupStop.Load() || r.stop != nil && r.stop.Load()) {
+				if i&63 == 0 && (lookupStop.Load() || r.ctl.stopped()) {
 					break
 				}
 				h := hellos[j]
@@ -212,7 +218,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	slices.Sort(res.latencies)
 	errMu.Lock()
 	defer errMu.Unlock()
-	if firstErr == nil && r.stop != nil && r.stop.Load() {
+	if firstErr == nil && r.ctl.stopped() {
 		return res, errStopped
 	}
 	return res, firstErr
@@ -241,7 +247,7 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 //
 // Ops (the iteration count) is the number of lookups done, which depends
 // on the store's speed, so B/op and allocs/op differ sample to sample.
-func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
+func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
 	if w.Scenario.Ops <= 0 {
 		return s, fmt.Errorf("scenario %s: no lookups to time", w.Scenario.Name)
@@ -251,6 +257,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	}
 
 	probe := startProbe()
+	ctl.setLabel(probe.label)
 	var (
 		store                       certstore.Store
 		res                         churnResult
@@ -259,26 +266,34 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 		err                         error
 	)
 	probe.run(func() {
+		defer ctl.catch(callHarness)
+		ctl.mark(callFactory, 0, 0)
 		store = newStore()
+		ctl.mark(callFirst, 0, 0)
 		if err = store.Update(w.Configs[0]); err != nil {
 			err = fmt.Errorf("initial configuration: %w", err)
 			return
 		}
-		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup); err != nil {
+		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
 			return
 		}
 
 		runtime.ReadMemStats(&m0)
+		ctl.mark(callChurn, 0, 0)
 		res, err = runChurn(store, w, churnRun{
 			lookups:     w.Scenario.Ops,
 			duration:    w.Scenario.Duration,
 			sampleEvery: LatencySampleEvery,
 			step:        ChurnWarmup + 1,
-			stop:        stop,
+			ctl:         ctl,
 		})
 		runtime.ReadMemStats(&m1)
+		ctl.mark(callHarness, 0, 0)
 	})
-	defer closeStore(store)
+	if err == nil && ctl.firstFault() != nil {
+		err = errStopped // the supervisor returns the fault
+	}
+	defer closeStore(store, ctl) // not after a panic: see closeStore
 	if err != nil {
 		return s, wrap(err)
 	}
@@ -325,11 +340,12 @@ func percentile(sorted []int64, p float64) float64 {
 // store (which holds w.Configs[0]) and returns what one of them allocated
 // on average: the refresher's share, subtracted from what a churn sample
 // allocates per lookup or handshake.
-func warmupRefreshes(store certstore.Store, w *scenarios.Workload, n int) (bytes, allocs float64, err error) {
+func warmupRefreshes(store certstore.Store, w *scenarios.Workload, n int, ctl *sampleCtl) (bytes, allocs float64, err error) {
 	last := len(w.Configs) - 1
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	for k := 1; k <= n; k++ {
+		ctl.mark(callWarmup, k, n)
 		if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
 			return 0, 0, fmt.Errorf("refresh %d: %w", k, err)
 		}

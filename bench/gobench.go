@@ -64,12 +64,12 @@ func Benchmark[S certstore.Store](b *testing.B, newStore func() S, sc scenarios.
 		b.StopTimer()
 	})
 	if err != nil {
-		closeStore(held)
+		closeStore(held, nil)
 		b.Fatal(err)
 	}
 	retained, perCert, goroutines, err := probe.finish(w.Certs)
 	if err != nil {
-		closeStore(held)
+		closeStore(held, nil)
 		b.Fatal(err)
 	}
 	b.ReportMetric(retained, results.UnitRetained)
@@ -78,5 +78,5 @@ func Benchmark[S certstore.Store](b *testing.B, newStore func() S, sc scenarios.
 	}
 	b.ReportMetric(float64(goroutines), results.UnitGoroutines)
 	runtime.KeepAlive(held)
-	closeStore(held)
+	closeStore(held, nil)
 }

@@ -49,8 +49,9 @@ type hsRun struct {
 	churn        bool
 	refreshEvery time.Duration
 	step         int
-	// stop, when set, ends the phase early with errStopped.
-	stop *atomic.Bool
+	// ctl, when not nil, ends the phase early with errStopped when
+	// stopped; panics in the store are recovered into it.
+	ctl *sampleCtl
 }
 
 // hsResult is what one phase measured.
@@ -100,6 +101,7 @@ func (c recordingCache) Put(key string, cs *tls.ClientSessionState) {
 // hsClient is one client of a phase: its session cache and the names it
 // holds sessions for.
 type hsClient struct {
+	ctl    *sampleCtl
 	w      *scenarios.Workload
 	roots  *x509.CertPool
 	server *tls.Config
@@ -170,13 +172,16 @@ func (c *hsClient) one(ctx context.Context, i, j int) (o hsOne, err error) {
 	cc, sc := memPipe()
 	served := make(chan error, 1)
 	go func() {
+		err := errors.New("the server goroutine panicked")
+		defer func() { served <- err }()
+		defer sc.Close() // after a panic, for the client to see the end
+		defer c.ctl.catch(callGetCert)
 		srv := tls.Server(sc, c.server)
-		err := srv.HandshakeContext(ctx)
+		err = srv.HandshakeContext(ctx)
 		if err == nil {
 			_, err = srv.Write([]byte{1})
 		}
 		srv.Close()
-		served <- err
 	}()
 	client := tls.Client(cc, cfg)
 	t0 := time.Now()
@@ -253,7 +258,7 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		t2 := time.AfterFunc(r.duration+HandshakeGrace, cancel)
 		defer t2.Stop()
 	}
-	stopped := func() bool { return phaseStop.Load() || r.stop != nil && r.stop.Load() }
+	stopped := func() bool { return phaseStop.Load() || r.ctl.stopped() }
 
 	// The refresher.
 	var (
@@ -266,19 +271,22 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		last := len(w.Configs) - 1
 		go func() {
 			n := 0
+			defer func() { refreshDone <- n }()
+			defer func() { <-refreshStop }() // the phase's end, in every case
+			defer r.ctl.catch(callRefresh)
 			next := time.Now()
 			for k := max(r.step, 1); ; k++ {
 				select {
 				case <-refreshStop:
-					refreshDone <- n
 					return
 				default:
 				}
-				if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
+				r.ctl.setRefresh(k)
+				err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
+				r.ctl.setRefresh(0)
+				if err != nil {
 					refreshErr = fmt.Errorf("refresh %d: %w", k, err)
 					phaseStop.Store(true)
-					<-refreshStop
-					refreshDone <- n
 					return
 				}
 				n++
@@ -320,7 +328,7 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		go func() {
 			defer wg.Done()
 			cache := tls.NewLRUClientSessionCache(64)
-			c := &hsClient{w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
+			c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
 			j := ci * len(w.Hellos) / g
 			countdown := 0
 			for i := 0; i < quota && !stopped(); i++ {
@@ -380,7 +388,7 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 	if refreshErr != nil {
 		return res, refreshErr
 	}
-	if r.stop != nil && r.stop.Load() {
+	if r.ctl.stopped() {
 		return res, errStopped
 	}
 	return res, nil
@@ -455,7 +463,7 @@ func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Co
 //
 // A sample in which no handshake succeeded is an error, naming the first
 // handshake's failure.
-func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool) (Sample, error) {
+func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
 	wrap := func(err error) error {
 		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
@@ -465,6 +473,7 @@ func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios
 	}
 	sp := w.Scenario.Handshake
 	probe := startProbe()
+	ctl.setLabel(probe.label)
 	var (
 		store         certstore.Store
 		calm, churned hsPhase
@@ -475,33 +484,42 @@ func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios
 		err           error
 	)
 	probe.run(func() {
+		defer ctl.catch(callHarness)
+		ctl.mark(callFactory, 0, 0)
 		store = newStore()
+		ctl.mark(callFirst, 0, 0)
 		if err = store.Update(w.Configs[0]); err != nil {
 			err = fmt.Errorf("initial configuration: %w", err)
 			return
 		}
+		ctl.mark(callHandshakes, 0, 0)
 		server := serverConfig(store, w)
 		clients := sp.Clients
 		if clients <= 0 {
 			clients = runtime.GOMAXPROCS(0)
 		}
 		var warm hsResult
-		warm, err = runHandshakes(store, w, server, hsRun{handshakes: WarmupHandshakes * clients, duration: w.Scenario.Duration, stop: stop})
+		warm, err = runHandshakes(store, w, server, hsRun{handshakes: WarmupHandshakes * clients, duration: w.Scenario.Duration, ctl: ctl})
 		warmErrors, warmFirst = warm.errors, warm.firstErr
 		if err != nil {
 			return
 		}
-		run := hsRun{handshakes: w.Scenario.Ops, duration: w.Scenario.Duration, stop: stop}
+		run := hsRun{handshakes: w.Scenario.Ops, duration: w.Scenario.Duration, ctl: ctl}
 		if calm, err = handshakePhase(store, w, server, run); err != nil || !sp.Churn {
 			return
 		}
-		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, HandshakeWarmup); err != nil {
+		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, HandshakeWarmup, ctl); err != nil {
 			return
 		}
+		ctl.mark(callHandshakes, 0, 0)
 		run.churn, run.refreshEvery, run.step = true, sp.RefreshEvery, HandshakeWarmup+1
 		churned, err = handshakePhase(store, w, server, run)
 	})
-	defer closeStore(store)
+	ctl.mark(callHarness, 0, 0)
+	if err == nil && ctl.firstFault() != nil {
+		err = errStopped // the supervisor returns the fault
+	}
+	defer closeStore(store, ctl) // not after a panic: see closeStore
 	if err != nil {
 		return s, wrap(err)
 	}

@@ -129,21 +129,20 @@ func extra(s bench.Sample) map[string]float64 {
 }
 
 func TestHandshakeCorrectStore(t *testing.T) {
-	w := smallHandshake(t, "handshake-1000", 300, 5*time.Second)
-	start := time.Now()
+	// The phases end by count: the duration only bounds them, and must
+	// not end them first however loaded the machine (300 handshakes
+	// under -race took 6 s at a load of 27 on 2 cores).
+	w := smallHandshake(t, "handshake-1000", 300, 10*time.Minute)
 	s, err := bench.Measure(newMatch, "match", w)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 60*time.Second {
-		t.Errorf("sample took %v", d)
 	}
 	got := extra(s)
 	if got[results.UnitErrors] != 0 {
 		t.Errorf("errors = %v for a correct store", got[results.UnitErrors])
 	}
 	if s.Ops != 300 {
-		t.Errorf("%d handshakes, want the 300 of the bound (5 s is plenty)", s.Ops)
+		t.Errorf("%d handshakes, want the 300 of the bound", s.Ops)
 	}
 	if !(got[results.UnitHandshakes] > 0) || !(s.NsPerOp > 0) {
 		t.Errorf("handshakes/s %v, ns/op %v", got[results.UnitHandshakes], s.NsPerOp)

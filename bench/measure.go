@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
+	"runtime/debug"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
@@ -68,19 +68,119 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 // timed ops at the next op (the next 256 lookups for lookup workloads)
 // and returns an error wrapping ctx's error, and no sample. A sample that
 // finished measuring after ctx was done is discarded as well: it may have
-// timed the work of whatever cancelled ctx (a signal handler).
+// timed the work of whatever cancelled ctx (a signal handler). A sample
+// stuck in a store call is abandoned StopGrace after ctx is done.
+//
+// A panic in a store call the harness makes is recovered and returned as
+// a *StoreFault, with no sample; MeasureContext sets no sample timeout
+// (Run does).
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
-	return measureContext(ctx, newStore, storeName, w, nil)
+	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1)
+	return s, err
 }
 
-// measureContext is MeasureContext calling sync, when not nil, just
-// before the timed ops (see Options.Sync).
-func measureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error) (Sample, error) {
-	var stop atomic.Bool
-	unregister := context.AfterFunc(ctx, func() { stop.Store(true) })
+// superviseSample measures one sample on a goroutine of its own and
+// waits for it: until it ends; or until ctx is done, then StopGrace at
+// most for it to stop; or until it has run for timeout (when > 0; its
+// waits for sync do not count), then it is abandoned with a *StoreFault
+// naming the call that did not return, with every goroutine's stack. A
+// panic recovered on any of the sample's goroutines (see
+// sampleCtl.catch) is returned as a *StoreFault too. synced reports
+// whether the sample reached sync (Run arrives there for a sample that
+// did not, so that the other processes of a rendezvous go on).
+func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, timeout time.Duration) (s Sample, synced bool, err error) {
+	ctl := &sampleCtl{}
+	unregister := context.AfterFunc(ctx, func() { ctl.stop.Store(true) })
 	defer unregister()
-	var s Sample
-	var err error
+	if sync != nil {
+		inner := sync
+		sync = func() error {
+			ctl.pause()
+			defer ctl.resume()
+			return inner()
+		}
+	}
+	type outcome struct {
+		s   Sample
+		err error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		var out outcome
+		defer func() {
+			if v := recover(); v != nil {
+				ctl.panicked(v, callHarness, debug.Stack())
+			}
+			if f := ctl.firstFault(); f != nil {
+				out.err = f
+			}
+			done <- out
+		}()
+		out.s, out.err = measureSample(newStore, storeName, w, ctl, sync)
+	}()
+
+	fault := func(f *StoreFault) *StoreFault {
+		f.Store, f.Scenario = storeName, w.Scenario.Name
+		if l := ctl.label.Load(); l != nil {
+			f.Label = *l
+		}
+		return f
+	}
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		select {
+		case out := <-done:
+			var f *StoreFault
+			if errors.As(out.err, &f) {
+				fault(f)
+				if f.Label != "" {
+					f.Goroutines, _ = labelledGoroutines(f.Label)
+				}
+				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), f
+			}
+			if cerr := ctx.Err(); cerr != nil {
+				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, cerr)
+			}
+			return out.s, ctl.synced.Load(), out.err
+		case <-ctx.Done():
+			select {
+			case <-done:
+				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, ctx.Err())
+			case <-time.After(StopGrace):
+			}
+			name, detail := ctl.describe(callHarness)
+			what := name
+			if detail != "" {
+				what += " (" + detail + ")"
+			}
+			return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned, %s had not returned %s later: %w", storeName, w.Scenario.Name, what, StopGrace, ctx.Err())
+		case <-timer:
+			ran, waiting := ctl.active(start)
+			if waiting || ran < timeout {
+				left := timeout - ran
+				if waiting {
+					left = timeout
+				}
+				timer = time.After(left)
+				continue
+			}
+			ctl.stop.Store(true)
+			name, detail := ctl.describe(callHarness)
+			return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(),
+				fault(&StoreFault{Call: name, Detail: detail, Timeout: timeout, Stack: allStacks()})
+		}
+	}
+}
+
+// measureSample measures one sample of w (see Measure) on the calling
+// goroutine, calling sync, when not nil, just before the timed ops.
+func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error) (Sample, error) {
 	switch w.Scenario.Kind {
 	case scenarios.HandshakeUnderChurn, scenarios.Handshake:
 		if sync != nil {
@@ -89,21 +189,15 @@ func measureContext(ctx context.Context, newStore certstore.Factory, storeName s
 			}
 		}
 		if w.Scenario.Kind == scenarios.Handshake {
-			s, err = measureHandshake(newStore, storeName, w, &stop)
-		} else {
-			s, err = measureChurn(newStore, storeName, w, &stop)
+			return measureHandshake(newStore, storeName, w, ctl)
 		}
-	default:
-		s, err = measure(newStore, storeName, w, &stop, sync)
+		return measureChurn(newStore, storeName, w, ctl)
 	}
-	if cerr := ctx.Err(); cerr != nil {
-		return Sample{Scenario: w.Scenario.Name, Store: storeName}, fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, cerr)
-	}
-	return s, err
+	return measure(newStore, storeName, w, ctl, sync)
 }
 
 // measure measures one sample of a workload other than HandshakeUnderChurn.
-func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, stop *atomic.Bool, sync func() error) (Sample, error) {
+func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error) (Sample, error) {
 	ops := len(w.Configs) - 1
 	if w.Scenario.Kind == scenarios.Lookup {
 		ops = w.Scenario.Ops
@@ -114,26 +208,34 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	}
 
 	probe := startProbe()
+	ctl.setLabel(probe.label)
 	var store certstore.Store
 	var timing timing
 	var err error
 	probe.run(func() {
+		defer ctl.catch(callHarness)
 		if !w.FreshStore {
+			ctl.mark(callFactory, 0, 0)
 			store = newStore()
+			ctl.mark(callFirst, 0, 0)
 			if err = store.Update(w.Configs[0]); err != nil {
 				err = fmt.Errorf("initial configuration: %w", err)
 				return
 			}
 		}
+		ctl.mark(callHarness, 0, 0)
 		if sync != nil {
 			if err = sync(); err != nil {
 				return
 			}
 		}
-		store, timing, err = timeOps(store, newStore, w, ops, stop)
+		store, timing, err = timeOps(store, newStore, w, ops, ctl)
 	})
+	if err == nil && ctl.firstFault() != nil {
+		err = errStopped // the supervisor returns the fault
+	}
 	if err != nil {
-		closeStore(store)
+		closeStore(store, ctl)
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
 	}
 	s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
@@ -153,11 +255,18 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 		// The peak-heap pass: one more refresh, untimed, after the
 		// sample's readings (see measurePeak).
 		var peak []benchfmt.Value
-		probe.run(func() { peak, err = peakValues(store, newStore, w, timing.bytes/uint64(ops)) })
+		ctl.mark(callPeak, 0, 0)
+		probe.run(func() {
+			defer ctl.catch(callHarness)
+			peak, err = peakValues(store, newStore, w, timing.bytes/uint64(ops))
+		})
+		if err == nil && ctl.firstFault() != nil {
+			err = errStopped
+		}
 		s.Extra = append(s.Extra, peak...)
 	}
 	runtime.KeepAlive(store)
-	closeStore(store)
+	closeStore(store, ctl)
 	if err != nil {
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
 	}
@@ -175,14 +284,14 @@ type timing struct {
 
 // timeOps runs the timed ops and returns the store that holds the last
 // configuration (a new one per op for fresh-store workloads).
-func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, stop *atomic.Bool) (certstore.Store, timing, error) {
+func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
 	var m0, m1 runtime.MemStats
 	meter := startGCMeter()
 	runtime.ReadMemStats(&m0)
 	cpu0, ok0 := cpuTime()
 	start := time.Now()
-	store, err := apply(store, newStore, w, ops, stop)
+	store, err := apply(store, newStore, w, ops, ctl)
 	t.elapsed = time.Since(start)
 	cpu1, ok1 := cpuTime()
 	t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
@@ -204,57 +313,63 @@ func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workl
 	return apply(store, newStore, w, ops, nil)
 }
 
-// errStopped is returned by apply when stop was set before the ops were
-// done.
+// errStopped is returned by apply when the sample was stopped before the
+// ops were done.
 var errStopped = errors.New("stopped before the last op")
 
-// apply is Apply, stopping early with errStopped once stop (if not nil)
-// is set: it checks before every refresh and every 256 lookups, a load
-// of one atomic flag.
-func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, stop *atomic.Bool) (certstore.Store, error) {
-	stopped := func() bool { return stop != nil && stop.Load() }
+// apply is Apply, stopping early with errStopped once ctl (if not nil)
+// is stopped: it checks before every refresh and every 256 lookups, a
+// load of one atomic flag. It marks in ctl what it calls.
+func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, error) {
 	var err error
 	switch {
 	case w.Scenario.Kind == scenarios.Lookup:
-		err = lookupOps(store, w, ops, stop)
+		ctl.mark(callLookups, 0, 0)
+		err = lookupOps(store, w, ops, ctl)
 	case w.Scenario.Kind == scenarios.HandshakeUnderChurn:
-		_, err = runChurn(store, w, churnRun{lookups: ops, stop: stop})
+		ctl.mark(callChurn, 0, 0)
+		_, err = runChurn(store, w, churnRun{lookups: ops, ctl: ctl})
 	case w.Scenario.Kind == scenarios.Handshake:
+		ctl.mark(callHandshakes, 0, 0)
 		var res hsResult
-		res, err = runHandshakes(store, w, serverConfig(store, w), hsRun{handshakes: ops, stop: stop})
+		res, err = runHandshakes(store, w, serverConfig(store, w), hsRun{handshakes: ops, ctl: ctl})
 		if err == nil && res.errors > 0 {
 			err = fmt.Errorf("%d of %d handshakes failed; first: %w", res.errors, res.attempts, res.firstErr)
 		}
 	case w.FreshStore:
 		for i := 1; i <= ops && err == nil; i++ {
-			if stopped() {
+			if ctl.stopped() {
 				return store, errStopped
 			}
 			if store != nil {
-				closeStore(store)
+				closeStore(store, ctl)
 			}
+			ctl.mark(callFactory, i, ops)
 			store = newStore()
+			ctl.mark(callOp, i, ops)
 			err = store.Update(w.Configs[i])
 		}
 	default:
 		for i := 1; i <= ops && err == nil; i++ {
-			if stopped() {
+			if ctl.stopped() {
 				return store, errStopped
 			}
+			ctl.mark(callOp, i, ops)
 			err = store.Update(w.Configs[i])
 		}
 	}
+	ctl.mark(callHarness, 0, 0)
 	return store, err
 }
 
 // lookupOps does ops lookups, cycling over the workload's hellos.
-func lookupOps(store certstore.Store, w *scenarios.Workload, ops int, stop *atomic.Bool) error {
+func lookupOps(store certstore.Store, w *scenarios.Workload, ops int, ctl *sampleCtl) error {
 	hellos := w.Hellos
 	if len(hellos) == 0 {
 		return fmt.Errorf("lookup workload has no hellos")
 	}
 	for i := 0; i < ops; i++ {
-		if i&255 == 0 && stop != nil && stop.Load() {
+		if i&255 == 0 && ctl.stopped() {
 			return errStopped
 		}
 		c, err := store.Certificate(w.Store, hellos[i%len(hellos)])
@@ -265,9 +380,17 @@ func lookupOps(store certstore.Store, w *scenarios.Workload, ops int, stop *atom
 	return nil
 }
 
-func closeStore(s certstore.Store) {
+// closeStore closes s if it is a certstore.Closer, marking the call in
+// ctl (when not nil), unless the store panicked (ctl holds a fault): its
+// state is then unknown, and Close could panic again or block.
+func closeStore(s certstore.Store, ctl *sampleCtl) {
+	if ctl.firstFault() != nil {
+		return
+	}
 	if c, ok := s.(certstore.Closer); ok {
+		ctl.mark(callClose, 0, 0)
 		c.Close()
+		ctl.mark(callHarness, 0, 0)
 	}
 }
 

@@ -6,17 +6,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 // Append copies the results and unit metadata of one file in the Go
 // benchmark format (named name in errors) to w: each result line with its
 // configuration, and each "Unit" line through DeclareUnit, so that
-// WriteUnits decides exactness from every sample appended. It returns the
-// number of results appended and fails, naming name:line, on a malformed
-// line.
+// WriteUnits decides exactness from every sample appended, then the
+// file's failed benchmarks (results.FailPrefix lines, with their
+// reasons). It returns the number of results appended and fails, naming
+// name:line, on a malformed line.
 func (w *Writer) Append(r io.Reader, name string) (int, error) {
-	rd := benchfmt.NewReader(r, name)
+	var fails results.FailureScanner
+	rd := benchfmt.NewReader(io.TeeReader(r, &fails), name)
 	n := 0
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
@@ -36,6 +39,12 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 	}
 	if err := rd.Err(); err != nil {
 		return n, fmt.Errorf("bench: %s: %w", name, err)
+	}
+	fails.Close()
+	for _, f := range fails.Failures {
+		if err := w.writeFailure(f.Name, f.Reason); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
 }
@@ -67,7 +76,7 @@ func Merge(out io.Writer, paths ...string) (int, error) {
 			return w.Samples(), err
 		}
 	}
-	if w.Samples() == 0 {
+	if w.Samples() == 0 && w.Failures() == 0 {
 		return 0, fmt.Errorf("bench: merge: no benchmark results in %d file(s)", len(paths))
 	}
 	return w.Samples(), w.WriteUnits()

@@ -121,16 +121,27 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 	old := debug.SetGCPercent(PeakGCPercent)
 	h.active.Store(true)
 	stepper := startGCStepper(step)
+	restored := false
+	restore := func() {
+		if restored {
+			return
+		}
+		restored = true
+		stepper.stop()
+		h.observe(readLive())
+		h.active.Store(false)
+		debug.SetGCPercent(old)
+		h.done.Store(true)
+	}
+	// A panic in the store must not leave GOGC at PeakGCPercent and the
+	// stepper forcing collections for the rest of the process.
+	defer restore()
 	fresh := store == nil
 	if fresh {
 		store = newStore()
 	}
 	err := store.Update(cfg)
-	stepper.stop()
-	h.observe(readLive())
-	h.active.Store(false)
-	debug.SetGCPercent(old)
-	h.done.Store(true)
+	restore()
 
 	metrics.Read(cyc[:])
 	res.cycles = cyc[0].Value.Uint64() - c0
@@ -139,7 +150,7 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 		res.peak = m - base
 	}
 	if fresh {
-		closeStore(store)
+		closeStore(store, nil)
 	}
 	runtime.KeepAlive(store)
 	return res, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -23,8 +24,13 @@ type Options struct {
 	// Ops overrides every scenario's ops per sample when > 0.
 	Ops int
 	// Progress, when not nil, receives a line per sample: which store,
-	// scenario and sample, and the estimated time left.
-	Progress io.Writer
+	// scenario and sample, and the estimated time left, each line
+	// rewriting the last (for a terminal). With ProgressLines it
+	// receives instead a line per finished scenario: its samples, how
+	// long they took, the scenarios left and the estimated time left
+	// (for a log or a file).
+	Progress      io.Writer
+	ProgressLines bool
 	// Name, when not nil, names each sample (Sample.Name) from its
 	// scenario and store, as certbench sweep names its samples with
 	// results.SweepName; nil keeps results.ChurnName.
@@ -34,8 +40,25 @@ type Options struct {
 	// (handshake workloads: before the sample's set-up), with the sample's
 	// scenario, store and number (from 1). The sample waits for it, and an
 	// error from it ends Run. certbench run --sync uses it to start the
-	// timed windows of two processes together (package rendezvous).
+	// timed windows of two processes together (package rendezvous). Run
+	// also calls it for every sample it does not measure because its
+	// store failed (see Fault), so that the other processes go on.
 	Sync func(ctx context.Context, scenario, store string, sample int) error
+	// SampleTimeout bounds the wall time of one sample, its waits for
+	// Sync left out: 0 means DefaultSampleTimeout, a negative value no
+	// bound. A sample that exceeds it ends in a *StoreFault (see Fault).
+	SampleTimeout time.Duration
+	// Fault, when not nil, is called with each sample the store under
+	// test ended (a *StoreFault: a panic in a call the harness made, or a
+	// call that did not return within SampleTimeout); nothing of that
+	// sample is emitted, and an error from Fault ends Run. After a panic,
+	// Run takes no more samples of that store in that scenario and goes
+	// on. After a fault that Stops (a hang), Run measures nothing more (a
+	// goroutine stuck in a store cannot be stopped, and later samples
+	// would share the process with it), arrives at the Sync of every
+	// sample left, and returns that fault. With Fault nil, a fault ends
+	// Run like any other error.
+	Fault func(*StoreFault) error
 }
 
 // ErrSkipStore, returned by Run's emit function, makes Run take no more
@@ -50,10 +73,11 @@ const DefaultCount = 6
 
 // Run measures every scenario on every store, interleaving stores within
 // each sample round (A B A B ...), and calls emit with each sample as soon as
-// it is measured (emit may return ErrSkipStore). It stops at the first error, or when ctx is done: then
-// the sample being measured is abandoned, never emitted (see
-// MeasureContext), and Run returns an error wrapping ctx's error, so that
-// every sample emitted is complete.
+// it is measured (emit may return ErrSkipStore). It stops at the first error
+// (a fault of the store under test only without Options.Fault), or when
+// ctx is done: then the sample being measured is abandoned, never emitted
+// (see MeasureContext), and Run returns an error wrapping ctx's error, so
+// that every sample emitted is complete.
 func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	count := opts.Count
 	if count <= 0 {
@@ -62,15 +86,30 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	if len(opts.Stores) == 0 || len(opts.Scenarios) == 0 {
 		return fmt.Errorf("bench: nothing to run (%d stores, %d scenarios)", len(opts.Stores), len(opts.Scenarios))
 	}
-	total := count * len(opts.Stores) * len(opts.Scenarios)
-	done := 0
-	start := time.Now()
-	for _, sc := range opts.Scenarios {
-		w, err := sc.Build(opts.Ops)
-		if err != nil {
-			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	timeout := opts.SampleTimeout
+	if timeout == 0 {
+		timeout = DefaultSampleTimeout
+	}
+	prog := newProgress(opts.Progress, opts.ProgressLines, count*len(opts.Stores)*len(opts.Scenarios), len(opts.Scenarios))
+	var stopped *StoreFault // the fault after which nothing more is measured
+	// arrive makes the Sync of a sample not measured.
+	arrive := func(scenario, store string, k int) error {
+		if opts.Sync == nil {
+			return nil
 		}
-		skipped := make(map[string]bool)
+		return opts.Sync(ctx, scenario, store, k)
+	}
+	for si, sc := range opts.Scenarios {
+		var w *scenarios.Workload
+		if stopped == nil {
+			var err error
+			if w, err = sc.Build(opts.Ops); err != nil {
+				return fmt.Errorf("scenario %s: %w", sc.Name, err)
+			}
+		}
+		prog.startScenario()
+		skipped := make(map[string]bool) // by ErrSkipStore
+		failed := make(map[string]bool)  // by a fault
 		for k := 0; k < count; k++ {
 			for _, st := range opts.Stores {
 				if skipped[st.Name] {
@@ -79,21 +118,47 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				if opts.Progress != nil {
-					eta := ""
-					if done > 0 {
-						left := time.Since(start) / time.Duration(done) * time.Duration(total-done)
-						eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
+				if failed[st.Name] || stopped != nil {
+					if err := arrive(sc.Name, st.Name, k+1); err != nil {
+						return err
 					}
-					fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", done+1, total, sc.Name, st.Name, k+1, count, eta)
+					prog.sampleDone()
+					continue
 				}
+				prog.sample(sc.Name, st.Name, k+1, count)
 				t0 := time.Now()
 				var sync func() error
 				if opts.Sync != nil {
 					name, n := st.Name, k+1
 					sync = func() error { return opts.Sync(ctx, sc.Name, name, n) }
 				}
-				s, err := measureContext(ctx, st.New, st.Name, w, sync)
+				s, synced, err := superviseSample(ctx, st.New, st.Name, w, sync, timeout)
+				prog.sampleDone()
+				var f *StoreFault
+				if errors.As(err, &f) && opts.Fault != nil && ctx.Err() == nil {
+					f.Sample = k + 1
+					f.Name = results.ChurnName(sc.Name, st.Name)
+					if opts.Name != nil {
+						f.Name = opts.Name(sc.Name, st.Name)
+					}
+					prog.interrupt()
+					if err := opts.Fault(f); err != nil {
+						return err
+					}
+					failed[st.Name] = true
+					if f.Stops() {
+						stopped = f
+						if opts.Sync == nil {
+							return f
+						}
+					}
+					if !synced {
+						if err := arrive(sc.Name, st.Name, k+1); err != nil {
+							return err
+						}
+					}
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -101,7 +166,6 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				if opts.Name != nil {
 					s.Name = opts.Name(sc.Name, st.Name)
 				}
-				done++
 				if err := emit(s); errors.Is(err, ErrSkipStore) {
 					skipped[st.Name] = true
 				} else if err != nil {
@@ -109,11 +173,13 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				}
 			}
 		}
+		prog.scenarioDone(si, sc.Name)
 		w = nil
 		runtime.GC()
 	}
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "\r\033[K%d samples in %s\n", total, time.Since(start).Round(time.Second))
+	prog.end()
+	if stopped != nil {
+		return stopped
 	}
 	return nil
 }

@@ -31,9 +31,10 @@ type Writer struct {
 	config []benchfmt.Config
 	procs  int
 
-	n     int                             // results written
-	units map[string]map[string]*valueRun // written unit -> benchmark name -> its values
-	meta  []*benchfmt.UnitMetadata        // metadata declared by merged inputs, in order
+	n        int                             // results written
+	failures int                             // failures written
+	units    map[string]map[string]*valueRun // written unit -> benchmark name -> its values
+	meta     []*benchfmt.UnitMetadata        // metadata declared by merged inputs, in order
 }
 
 // valueRun summarizes the values one benchmark had in one unit: how many,
@@ -120,6 +121,30 @@ func (w *Writer) WriteResult(res *benchfmt.Result) error {
 
 // Samples returns the number of result lines written.
 func (w *Writer) Samples() int { return w.n }
+
+// WriteFailure records that benchmark name (as Sample.Name: no
+// "Benchmark" prefix, no -GOMAXPROCS suffix, which WriteFailure adds as
+// Write does) failed, for reason (one line), in the lines go test writes
+// for a failed benchmark (see results.WriteFailure), which benchstat
+// ignores.
+func (w *Writer) WriteFailure(name, reason string) error {
+	if w.procs > 1 {
+		name += "-" + strconv.Itoa(w.procs)
+	}
+	return w.writeFailure(name, reason)
+}
+
+// writeFailure writes a failure whose name is complete.
+func (w *Writer) writeFailure(name, reason string) error {
+	if err := results.WriteFailure(w.out, name, reason); err != nil {
+		return err
+	}
+	w.failures++
+	return nil
+}
+
+// Failures returns the number of failures written.
+func (w *Writer) Failures() int { return w.failures }
 
 // Exact reports whether unit is exact in what the Writer wrote: every
 // benchmark written with that unit has at least MinExactSamples samples,

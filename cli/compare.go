@@ -120,8 +120,10 @@ the documentation of package compare.`,
 			opts.IO, opts.Files = ioOf(cmd), args
 			opts.StoresGiven, opts.ScenariosGiven = changed(cmd, "stores"), changed(cmd, "scenarios")
 			opts.RunOnlyGiven = nil
+			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			for _, fl := range []struct{ name, shown string }{
 				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
+				{"sample-timeout", "--sample-timeout"}, {"config", "--config"},
 				{"certs", "--certs"}, {"certs-strict", "--certs-strict"}, {"certs-namespaces", "--certs-namespaces"},
 			} {
 				if changed(cmd, fl.name) {
@@ -157,6 +159,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		return err
 	}
 	var results *compare.Results
+	var runErr error // a store under test failed in the run
 	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
 	var filters []string
 	from := "the run"
@@ -194,8 +197,9 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return err
 		}
 		var raw bytes.Buffer
-		if err := runTo(ctx, bopts, &raw); err != nil {
-			return err
+		runErr = runTo(ctx, bopts, &raw, opts.IO.ErrOut, stackBase(opts.Output))
+		if runErr != nil && !storeFailed(runErr) {
+			return runErr
 		}
 		if opts.Output != "" {
 			if err := writeFile(opts.Output, raw.Bytes()); err != nil {
@@ -204,10 +208,20 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		}
 		results, err = compare.Read(&raw, "run")
 		if err != nil {
+			if runErr != nil {
+				return runErr // no store left a sample
+			}
 			return err
 		}
 		if opts.Col == "" && opts.Row == "" {
-			copts.Columns = trimAll(opts.Stores)
+			// The stores with samples: one that failed at its
+			// first sample of every scenario has none.
+			have := results.NameValues(resultsKeyStore)
+			for _, name := range trimAll(opts.Stores) {
+				if slices.Contains(have, name) {
+					copts.Columns = append(copts.Columns, name)
+				}
+			}
 		}
 	}
 	if opts.Filter != "" {
@@ -220,8 +234,15 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err != nil {
 		return buildError(err, opts.givenSelection(), opts.Selection, from)
 	}
-	return render(report, opts.Format, opts.IO.Out)
+	if err := render(report, opts.Format, opts.IO.Out); err != nil {
+		return err
+	}
+	return runErr
 }
+
+// resultsKeyStore is the name key of stores (results.StoreKey; the
+// package's name is taken by a local variable in runCompare).
+const resultsKeyStore = results.StoreKey
 
 // Selection are the benchstat-style grouping and selection flags of
 // compare and report.

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/certbench/certbench/bench"
 	"github.com/spf13/cobra"
@@ -18,6 +20,12 @@ const (
 	ExitOK         = 0 // success
 	ExitRegression = 1 // certbench gate found a regression
 	ExitUsage      = 2 // bad usage or bad input
+	// ExitStoreFailed is the exit code of run, compare and sweep when a
+	// store under test failed (it panicked, or a call did not return
+	// within --sample-timeout), as of gate and conformance when a store
+	// regressed or broke a rule: the results of the other stores are
+	// written, and the failure is recorded in them.
+	ExitStoreFailed = 1
 	// ExitInterrupted and ExitTerminated are the exit codes after SIGINT
 	// (Ctrl-C) and SIGTERM, 128 plus the signal's number as shells report
 	// a process killed by a signal: the command stopped early and kept
@@ -52,24 +60,54 @@ func (e *interruptedError) Error() string {
 }
 func (e *interruptedError) Unwrap() error { return e.err }
 
+// ExitDeadline is how long the process may take to end after the first
+// SIGINT or SIGTERM: the command stops at once and keeps what it
+// completed, but if something it waits for does not return (a store stuck
+// in a call is abandoned after bench.StopGrace; a write to a full pipe, a
+// child process), the process exits with the signal's code when the
+// deadline passes.
+const ExitDeadline = 15 * time.Second
+
 // notifyContext returns a context cancelled, with a *signalCause, by the
 // first SIGINT or SIGTERM. After that first signal the process no longer
-// catches them: a second Ctrl-C kills it at once.
-func notifyContext() (context.Context, func()) {
+// catches them: a second Ctrl-C kills it at once; and if the returned
+// stop function has not been called ExitDeadline after it, the process
+// exits (with the signal's exit code), after a note on stderr.
+func notifyContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var (
+		mu      sync.Mutex
+		stopped bool
+		force   *time.Timer
+	)
 	go func() {
 		select {
 		case sig := <-sigs:
 			signal.Stop(sigs)
-			cancel(&signalCause{sig})
+			sc := &signalCause{sig}
+			cancel(sc)
+			mu.Lock()
+			defer mu.Unlock()
+			if !stopped {
+				force = time.AfterFunc(ExitDeadline, func() {
+					fmt.Fprintf(stderr, "certbench: still running %s after %v: exiting\n", ExitDeadline, sig)
+					os.Exit(sc.exitCode())
+				})
+			}
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() {
 		signal.Stop(sigs)
 		cancel(nil)
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if force != nil {
+			force.Stop()
+		}
 	}
 }
 
@@ -96,7 +134,7 @@ func usagef(format string, args ...any) error { return usageError(fmt.Errorf(for
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(longForms(root, args))
-	ctx, stop := notifyContext()
+	ctx, stop := notifyContext(stderr)
 	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -137,10 +175,12 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 certificate stores, records sec/op, B/op, allocs/op and retained heap, and
 compares stores or runs with benchstat's statistics.
 
-Exit codes: 0 success, 1 regression found (gate), 2 bad usage or input,
-130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the command stopped
-early (run keeps the complete samples and prints how many; a second
-Ctrl-C kills at once).`,
+Exit codes: 0 success, 1 regression found (gate) or a store under test
+failed (run, compare, sweep: it panicked or hung; conformance: it broke a
+rule), 2 bad usage or input, 130 interrupted by SIGINT (Ctrl-C), 143 by
+SIGTERM: the command stopped early (run keeps the complete samples and
+prints how many; a second Ctrl-C kills at once, and the process exits
+15 s after the first signal whatever it waits for).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints the module version and the VCS revision

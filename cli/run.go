@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/rendezvous"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
@@ -26,8 +29,16 @@ type BenchFlags struct {
 	Count int
 	// Ops overrides each scenario's op count when positive (--ops).
 	Ops int
-	// Quiet turns off the progress lines on a terminal (-q).
+	// Quiet turns off the progress on stderr (-q).
 	Quiet bool
+	// SampleTimeout bounds one sample (--sample-timeout); 0 is no bound.
+	// SampleTimeoutGiven reports the flag given: otherwise the policy
+	// file's gate.sample_timeout applies, when Config names one.
+	SampleTimeout      time.Duration
+	SampleTimeoutGiven bool
+	// Config is a policy file (--config) whose gate.sample_timeout
+	// bounds one sample unless --sample-timeout is given.
+	Config string
 	// CertsFlags run the scenarios on the user's certificates (--certs).
 	CertsFlags
 	// ScenarioFileFlags add the scenarios of the user's scenario files
@@ -44,14 +55,22 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 4 for significance, >= 6 for a 95% interval)")
 	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
+	fs.DurationVar(&f.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (it hung; 0: no limit)")
+	fs.StringVar(&f.Config, "config", "", "policy `file` whose gate.sample_timeout applies unless --sample-timeout is given (scripts/certbench-ci.sh passes its policy)")
 	f.CertsFlags.bind(cmd)
 	f.ScenarioFileFlags.bind(cmd)
 }
 
 // options turns the flags into bench options, checking every name.
-// Progress goes to stderr when it is a terminal and Quiet is off.
+// Progress goes to stderr unless Quiet: live on a terminal, else a line
+// per finished scenario.
 func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 	var opts bench.Options
+	timeout, err := f.sampleTimeout()
+	if err != nil {
+		return opts, err
+	}
+	opts.SampleTimeout = timeout
 	if f.Count < 1 {
 		return opts, usagef("--count %d: need at least 1 sample", f.Count)
 	}
@@ -70,34 +89,67 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 	opts.Scenarios = sc
 	opts.Count = f.Count
 	opts.Ops = f.Ops
-	if !f.Quiet && isTerminal(stderr) {
+	if !f.Quiet {
 		opts.Progress = stderr
+		opts.ProgressLines = !isTerminal(stderr)
 	}
 	return opts, nil
+}
+
+// sampleTimeout returns the bound of one sample for bench.Options: from
+// --sample-timeout when given, else from the policy file of --config
+// when it sets one, else the flag's default; a negative value is no
+// bound.
+func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
+	t := f.SampleTimeout
+	if f.Config != "" && !f.SampleTimeoutGiven {
+		p, err := gate.LoadConfig(f.Config)
+		if err != nil {
+			return 0, usagef("--config: %v", err)
+		}
+		if p.SampleTimeout != 0 {
+			t = p.SampleTimeout
+		}
+	}
+	switch {
+	case t < 0:
+		return 0, usagef("--sample-timeout %s: must not be negative (0: no limit)", t)
+	case t == 0:
+		return -1, nil
+	}
+	return t, nil
 }
 
 // runTo measures and writes the results to out in Go benchmark format.
 // When ctx is done before the end (an interrupt), the file is still
 // complete: the samples measured so far (the one in flight is dropped)
 // and the unit lines computed from them; the error is then an
-// *interruptedError.
-func runTo(ctx context.Context, opts bench.Options, out io.Writer, config ...string) error {
+// *interruptedError. A sample the store under test ended (a panic, or a
+// call that did not return within the sample timeout) is reported on
+// errOut, its stack written to a file named from stacks (see stackBase),
+// and recorded in the results as a failure; the other stores go on
+// (after a hang, measuring stops), and the error then has
+// ExitStoreFailed.
+func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stacks string, config ...string) error {
 	kv, err := resultConfig(opts.Scenarios)
 	if err != nil {
 		return err
 	}
 	w := bench.NewWriter(out, append(config, kv...)...)
+	faults := &storeFaults{errOut: errOut, base: stacks, w: w}
+	opts.Fault = faults.report
 	err = bench.Run(ctx, opts, w.Write)
-	if err != nil && ctx.Err() == nil {
+	var f *bench.StoreFault
+	if err != nil && ctx.Err() == nil && !errors.As(err, &f) {
 		return err
 	}
 	if uerr := w.WriteUnits(); uerr != nil {
 		return uerr
 	}
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
 		return &interruptedError{kept: w.Samples(), err: err}
 	}
-	return nil
+	return faults.err(w.Samples())
 }
 
 // RunOptions are the options of certbench run.
@@ -163,6 +215,7 @@ key. The results record only the source's shape (certs-count, certs-keys,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
+			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -170,7 +223,7 @@ key. The results record only the source's shape (certs-count, certs-keys,
 		},
 	}
 	opts.BenchFlags.bind(cmd)
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout (stacks of a store that fails go beside it)")
 	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
 	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
 	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the `number` of processes sharing the --sync directory")
@@ -195,7 +248,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		parties = 2
 	}
 	if opts.Sync != "" {
-		d, err := rendezvous.Open(opts.Sync, parties, 0)
+		// A partner waits at the next sample for one whose store hangs
+		// until that sample's timeout ends it.
+		wait := rendezvous.DefaultTimeout
+		if bopts.SampleTimeout > 0 {
+			wait += bopts.SampleTimeout
+		}
+		d, err := rendezvous.Open(opts.Sync, parties, wait)
 		if err != nil {
 			return usagef("--sync: %v", err)
 		}
@@ -206,20 +265,21 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return usagef("--sync-parties %d without --sync", parties)
 	}
 	if opts.Output == "" || opts.Output == "-" {
-		return runTo(ctx, bopts, opts.IO.Out, config...)
+		return runTo(ctx, bopts, opts.IO.Out, opts.IO.ErrOut, "", config...)
 	}
 	file, err := os.Create(opts.Output)
 	if err != nil {
 		return usagef("-o: %v", err)
 	}
 	defer file.Close()
-	if err := runTo(ctx, bopts, file, config...); err != nil {
+	err = runTo(ctx, bopts, file, opts.IO.ErrOut, stackBase(opts.Output), config...)
+	if err != nil && !storeFailed(err) {
 		return err
 	}
-	if err := file.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	if cerr := file.Close(); cerr != nil {
+		return fmt.Errorf("writing %s: %w", opts.Output, cerr)
 	}
-	return nil
+	return err
 }
 
 // checkRound rejects a --round that a configuration line cannot hold or

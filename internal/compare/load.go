@@ -42,11 +42,24 @@ type Results struct {
 	// Files lists the input labels in input order.
 	Files []string
 
+	// Failures are the benchmarks the inputs record as failed
+	// (results.FailPrefix lines: certbench run writes one for a sample
+	// its store ended, go test for a benchmark that failed), in input
+	// order. A failed sample has no result line.
+	Failures []Failure
+
 	// Warnings are problems with the inputs that do not stop them being
 	// read, such as a unit certbench does not know
 	// (*UnknownUnitWarning), each naming file and line. Callers should
 	// show them (the certbench command prints them to stderr).
 	Warnings []error
+}
+
+// A Failure is a failed benchmark of one input.
+type Failure struct {
+	results.Failure
+	// File is the input's label (as in Results.Files).
+	File string
 }
 
 // Stdin is the argument that makes Load read standard input, as
@@ -147,7 +160,8 @@ func Read(r io.Reader, name string) (*Results, error) {
 // error messages; label is stored under FileKey. Nothing is appended if
 // the input has an error.
 func (rs *Results) read(r io.Reader, path, label string) error {
-	tr := &tailReader{r: r}
+	var fails results.FailureScanner
+	tr := &tailReader{r: io.TeeReader(r, &fails)}
 	reader := benchfmt.NewReader(tr, path)
 	reader.Reset(tr, path, FileKey, label)
 	var (
@@ -208,8 +222,12 @@ func (rs *Results) read(r io.Reader, path, label string) error {
 	if err := tr.checkLastLine(path, got); err != nil {
 		return err
 	}
-	if len(got) == 0 {
+	fails.Close()
+	if len(got) == 0 && len(fails.Failures) == 0 {
 		return fmt.Errorf("%s: no benchmark results", path)
+	}
+	for _, f := range fails.Failures {
+		rs.Failures = append(rs.Failures, Failure{Failure: f, File: label})
 	}
 	if rs.Results == nil {
 		rs.Results = got

@@ -83,6 +83,9 @@ var ErrInput = errors.New("gate: bad input")
 //
 // A benchmark of base missing in head fails the gate (MissingInHead)
 // unless AllowMissing; one only in head is reported (NewInHead). A
+// benchmark recorded as failed (a store that panicked or hung in
+// certbench run) is not compared: failed at head and not at base, it
+// fails the gate (StoreFailed); failed at base, it is a warning. A
 // difference in a machine key (MachineKeys) between or within the sides
 // is a warning, a failure if Strict.
 func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
@@ -100,7 +103,15 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	if err := v.checkCerts(base, head, p); err != nil {
 		return nil, err
 	}
+	failures := len(v.Problems)
+	base, head = v.checkFailures(base, head)
+	failures = len(v.Problems) - failures
 	rep, err := v.comparison(base, head)
+	if err != nil && failures > 0 && errors.Is(err, ErrInput) {
+		// Nothing left to compare once the failed benchmarks are out:
+		// the failures are the verdict.
+		return v, nil
+	}
 	if err != nil {
 		return nil, err
 	}

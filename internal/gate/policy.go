@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/certbench/certbench/internal/yamlfile"
 	"github.com/certbench/certbench/results"
@@ -532,6 +533,12 @@ type Policy struct {
 	// wins; then Max.
 	Overrides []Override `yaml:"overrides,omitempty"`
 
+	// SampleTimeout is not the gate's: it bounds one sample of certbench
+	// run (run --config reads it; scripts/certbench-ci.sh passes its
+	// policy), after which the store under test is taken to have hung.
+	// 0 means run's default.
+	SampleTimeout time.Duration `yaml:"sample_timeout,omitempty"`
+
 	// Source says where the policy came from, for the report's policy
 	// line ("certbench.yaml (found in the working directory)", "built-in
 	// defaults"); empty leaves it out.
@@ -692,6 +699,9 @@ func (p Policy) validate(strict bool) error {
 	}
 	if _, err := ParseTestChoice(string(p.Test)); err != nil {
 		bad("test", "want auto, paired or unpaired")
+	}
+	if p.SampleTimeout < 0 {
+		bad("sample_timeout", "want a time such as 10m (leave it out for run's default)")
 	}
 	errs = append(errs, yamlfile.Within("max", p.Max.validate()))
 	for i, o := range p.Overrides {

@@ -170,6 +170,11 @@ const (
 	// NoSites: allocation sites could not be named for a regression
 	// (never a failure).
 	NoSites ProblemKind = "no-sites"
+	// StoreFailed: a benchmark is recorded as failed (a store that
+	// panicked or hung in certbench run, see results.FailPrefix): at head
+	// and not at base a failure, else a warning; either way it is not
+	// compared.
+	StoreFailed ProblemKind = "store-failed"
 	// NotPaired: the policy wanted samples paired by round, but some
 	// benchmarks' rounds do not pair one-to-one, so they were compared by
 	// the U test (never a failure).

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/certbench/certbench/bench"
+)
+
+// storeFaults reports the faults of the stores under test in a run (see
+// bench.StoreFault): for each, one line on stderr naming the store, the
+// scenario, the sample and the call, with the path of the file that holds
+// the stack; the stack file; and a failure record in the results
+// (bench.Writer.WriteFailure), which certbench gate reads.
+type storeFaults struct {
+	errOut io.Writer
+	// base names the stack files: base-KIND-STORE-SCENARIO-SAMPLE.txt
+	// (KIND panic or hang). "" makes temporary files instead.
+	base string
+	w    *bench.Writer
+
+	stores  []string          // the stores that failed, in order
+	n       int               // faults
+	stopped *bench.StoreFault // the fault that stopped the run
+}
+
+// stackBase returns the base of stack file names for results written to
+// output ("" or "-": stdout): output without its extension, so that the
+// stacks of results.txt are results-panic-....txt beside it; "" for
+// stdout (temporary files).
+func stackBase(output string) string {
+	if output == "" || output == "-" {
+		return ""
+	}
+	return strings.TrimSuffix(output, filepath.Ext(output))
+}
+
+// report is bench.Options.Fault.
+func (r *storeFaults) report(f *bench.StoreFault) error {
+	r.n++
+	if !slices.Contains(r.stores, f.Store) {
+		r.stores = append(r.stores, f.Store)
+	}
+	if f.Stops() {
+		r.stopped = f
+	}
+	line := "certbench: " + f.Error()
+	if path, err := r.writeStack(f); err != nil {
+		line += fmt.Sprintf(" (stack not written: %v)", err)
+	} else {
+		line += "; stack in " + path
+	}
+	fmt.Fprintln(r.errOut, line)
+	if f.Stops() {
+		fmt.Fprintf(r.errOut, "certbench: measuring stops: code of store %s that cannot be stopped is left in the process, and would disturb every later sample\n", f.Store)
+	}
+	return r.w.WriteFailure(f.Name, f.Reason())
+}
+
+// safeName keeps the letters, digits, '.', '_' and '-' of a name for a
+// file name, replacing anything else with '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// writeStack writes the fault's stack file and returns its path.
+func (r *storeFaults) writeStack(f *bench.StoreFault) (string, error) {
+	kind := "panic"
+	if f.Hung() {
+		kind = "hang"
+	}
+	name := fmt.Sprintf("%s-%s-%s-%d", kind, safeName(f.Store), safeName(f.Scenario), f.Sample)
+	var file *os.File
+	var err error
+	if r.base == "" {
+		file, err = os.CreateTemp("", "certbench-"+name+"-*.txt")
+	} else {
+		file, err = os.Create(r.base + "-" + name + ".txt")
+	}
+	if err != nil {
+		return "", err
+	}
+	werr := writeStackFile(file, f)
+	if cerr := file.Close(); werr == nil {
+		werr = cerr
+	}
+	return file.Name(), werr
+}
+
+// writeStackFile writes what a stack file holds: the fault's line, the
+// build, and the stack.
+func writeStackFile(w io.Writer, f *bench.StoreFault) error {
+	fmt.Fprintf(w, "certbench: %s\n", f.Error())
+	fmt.Fprintf(w, "certbench %s, %s %s/%s, GOMAXPROCS %d\n\n", bench.VersionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if f.Hung() {
+		fmt.Fprintf(w, "Every goroutine's stack, %s into the sample. The sample's goroutines (the store's and the harness's\n", f.Timeout)
+		fmt.Fprintf(w, "calling it) carry the label %q: %q.\n\n", bench.SampleLabel, f.Label)
+	} else {
+		fmt.Fprintf(w, "panic: %v\n\nThe stack of the goroutine that panicked, where it panicked:\n\n", f.Panic)
+	}
+	_, err := w.Write(f.Stack)
+	return err
+}
+
+// err returns the error of a run whose faults were reported: nil if none
+// was, else an error with ExitStoreFailed. samples is the number of
+// samples written.
+func (r *storeFaults) err(samples int) error {
+	if r.n == 0 {
+		return nil
+	}
+	if r.stopped != nil {
+		return &exitError{code: ExitStoreFailed, err: fmt.Errorf("store %s did not return: measuring stopped, %d complete samples written", r.stopped.Store, samples)}
+	}
+	what := "store " + r.stores[0]
+	if len(r.stores) > 1 {
+		what = "stores " + strings.Join(r.stores, ", ")
+	}
+	return &exitError{code: ExitStoreFailed, err: fmt.Errorf("%s failed (%d faults, see above; no more samples of a store in a scenario after its fault); %d complete samples written", what, r.n, samples)}
+}
+
+// storeFailed reports whether err says a store under test failed.
+func storeFailed(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == ExitStoreFailed
+}

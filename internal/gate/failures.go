@@ -1,0 +1,114 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
+	"golang.org/x/perf/benchfmt"
+)
+
+// failKey identifies a benchmark for failures: its scenario and store
+// for certbench's results, else its full name.
+type failKey struct{ name, scenario, store string }
+
+func failKeyOf(name string) failKey {
+	n := benchfmt.Name(name)
+	scenario, ok1 := results.NameValue(n, results.ScenarioKey)
+	store, ok2 := results.NameValue(n, results.StoreKey)
+	if ok1 && ok2 {
+		return failKey{scenario: scenario, store: store}
+	}
+	return failKey{name: name}
+}
+
+// String names the benchmark in a message.
+func (k failKey) String() string {
+	if k.name != "" {
+		return "benchmark " + k.name
+	}
+	return fmt.Sprintf("store %s in scenario %s", k.store, k.scenario)
+}
+
+// sideFailures are the failures of one side, by benchmark, in order.
+type sideFailures struct {
+	order  []failKey
+	reason map[failKey]string // the first failure's reason
+	count  map[failKey]int
+}
+
+func failuresOf(rs *compare.Results) sideFailures {
+	s := sideFailures{reason: map[failKey]string{}, count: map[failKey]int{}}
+	for _, f := range rs.Failures {
+		k := failKeyOf(f.Name)
+		if s.count[k] == 0 {
+			s.order = append(s.order, k)
+			s.reason[k] = f.Reason
+		}
+		s.count[k]++
+	}
+	return s
+}
+
+// what is the reason of k's failures, with their number if several.
+func (s sideFailures) what(k failKey) string {
+	r := s.reason[k]
+	if r == "" {
+		r = "no reason recorded"
+	}
+	if n := s.count[k]; n > 1 {
+		r += fmt.Sprintf("; %d failures", n)
+	}
+	return r
+}
+
+// checkFailures reports the benchmarks recorded as failed on either side
+// (results.FailPrefix lines: certbench run writes one for a sample its
+// store ended by panicking or hanging, go test for a failed benchmark)
+// and returns both sides without the results of those benchmarks, which
+// are not compared: they hold only the samples measured before a
+// failure. A benchmark that failed at head and not at base is a
+// regression the change brought (a fatal StoreFailed problem); one that
+// failed at base, or at both, is a warning: it is not gated.
+func (v *Verdict) checkFailures(base, head *compare.Results) (*compare.Results, *compare.Results) {
+	bf, hf := failuresOf(base), failuresOf(head)
+	if len(bf.order) == 0 && len(hf.order) == 0 {
+		return base, head
+	}
+	failed := map[failKey]bool{}
+	for _, k := range hf.order {
+		failed[k] = true
+		if bf.count[k] == 0 {
+			v.Problems = append(v.Problems, Problem{Kind: StoreFailed, Fatal: true,
+				Message: fmt.Sprintf("%s failed at head, not at base: %s", k, hf.what(k))})
+		} else {
+			v.Problems = append(v.Problems, Problem{Kind: StoreFailed,
+				Message: fmt.Sprintf("%s failed at both base (%s) and head (%s): not gated", k, bf.what(k), hf.what(k))})
+		}
+	}
+	for _, k := range bf.order {
+		if !failed[k] {
+			failed[k] = true
+			v.Problems = append(v.Problems, Problem{Kind: StoreFailed,
+				Message: fmt.Sprintf("%s failed at base, not at head: %s; not gated", k, bf.what(k))})
+		}
+	}
+	return withoutFailed(base, failed), withoutFailed(head, failed)
+}
+
+// withoutFailed returns rs without the results of the failed benchmarks
+// (rs itself if it has none).
+func withoutFailed(rs *compare.Results, failed map[failKey]bool) *compare.Results {
+	keep := make([]*benchfmt.Result, 0, len(rs.Results))
+	for _, r := range rs.Results {
+		if !failed[failKeyOf(string(r.Name))] {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == len(rs.Results) {
+		return rs
+	}
+	out := *rs
+	out.Results = keep
+	return &out
+}
