@@ -72,11 +72,19 @@ func (p *progress) scenarioDone(i int, name string) {
 	}
 	took := time.Since(p.scen).Round(time.Second)
 	left := p.nScen - i - 1
-	tail := fmt.Sprintf("all %d samples in %s", p.done, time.Since(p.start).Round(time.Second))
+	tail := fmt.Sprintf("%s in all, %s", plural(p.done, "sample"), time.Since(p.start).Round(time.Second))
 	if left > 0 {
-		tail = fmt.Sprintf("%d scenarios left, about %s", left, p.left())
+		tail = fmt.Sprintf("%s left, about %s", plural(left, "scenario"), p.left())
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s: %d samples in %s; %s\n", i+1, p.nScen, name, p.done-p.scenN, took, tail)
+	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s; %s\n", i+1, p.nScen, name, plural(p.done-p.scenN, "sample"), took, tail)
+}
+
+// plural is "1 sample", "2 samples".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // end writes the terminal's closing line.

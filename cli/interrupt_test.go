@@ -28,6 +28,7 @@ const mainEnv = "CERTBENCH_CLI_TEST_MAIN"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(mainEnv); args != "" {
+		registerFaultyStores() // only in the process: list's golden output has none
 		os.Exit(cli.Main(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

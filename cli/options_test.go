@@ -46,10 +46,10 @@ func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		var got *RunOptions
 		cmd := newRunCmd(func(_ context.Context, o *RunOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--stores", "optimized", "--scenarios", "a,b", "--count", "3", "--ops", "4", "-q", "-o", "r.txt"); err != nil {
+		if err := parse(t, cmd, "--stores", "optimized", "--scenarios", "a,b", "--count", "3", "--ops", "4", "-q", "-o", "r.txt", "--sample-timeout", "90s"); err != nil {
 			t.Fatal(err)
 		}
-		want := BenchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true}
+		want := BenchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true, SampleTimeout: 90 * time.Second, SampleTimeoutGiven: true}
 		if !reflect.DeepEqual(got.BenchFlags, want) || got.Output != "r.txt" {
 			t.Errorf("%+v", got)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,8 +40,11 @@ type SweepOptions struct {
 	// Output is the file the results go to (-o); then the tables go to
 	// IO.Out. "" or "-": results to IO.Out, tables to IO.ErrOut.
 	Output string
-	// Quiet turns off the progress lines on a terminal.
+	// Quiet turns off the progress on stderr (live on a terminal, else a
+	// line per size).
 	Quiet bool
+	// SampleTimeout bounds one sample (--sample-timeout; 0: no bound).
+	SampleTimeout time.Duration
 	// Certs is --certs, which sweep refuses: a source of certificates has
 	// one size, and growth needs several (see check).
 	Certs string
@@ -102,6 +106,7 @@ chains). Measure them with certbench run --certs or compare --certs.`,
 	fs.StringVar(&opts.CacheDir, "cache-dir", "", `pool cache `+"`dir`"+` ("off" to disable; default $`+certgen.PoolCacheEnv+` or the user cache directory)`)
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout, not stderr)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
+	fs.DurationVar(&opts.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (it hung; raised to 10 times a sample's estimate at large sizes; 0: no limit)")
 	fs.StringVar(&opts.Certs, "certs", "", "not available: your certificates are one pool size, and sweep fits growth over generated sizes (use certbench run or compare --certs `source`)")
 	return cmd
 }
@@ -179,22 +184,34 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	}
 	var raw bytes.Buffer
 	bw := bench.NewWriter(io.MultiWriter(results, &raw))
+	faults := &storeFaults{errOut: opts.IO.ErrOut, base: stackBase(opts.Output), w: bw}
+	timeout := opts.SampleTimeout
+	if timeout == 0 {
+		timeout = -1 // no limit
+	}
 	var notes []string
 	start := time.Now()
 	for _, fam := range fams {
-		sopts := sweep.Options{Family: fam, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize, Budget: opts.Budget}
-		if !opts.Quiet && isTerminal(opts.IO.ErrOut) {
+		sopts := sweep.Options{Family: fam, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize, Budget: opts.Budget,
+			SampleTimeout: timeout, Fault: faults.report}
+		if !opts.Quiet {
 			sopts.Progress = opts.IO.ErrOut
+			sopts.ProgressLines = !isTerminal(opts.IO.ErrOut)
 		}
 		res, err := sweep.Run(ctx, sopts, bw.Write)
 		if res != nil {
 			notes = append(notes, res.Notes...)
 		}
-		if err != nil && ctx.Err() != nil {
-			// Interrupted: keep the file valid, with the unit
-			// lines of the samples written.
+		var f *bench.StoreFault
+		if err != nil && (ctx.Err() != nil || errors.As(err, &f)) {
+			// Interrupted, or stopped by a store that hung: keep
+			// the file valid, with the unit lines of the samples
+			// written.
 			if uerr := bw.WriteUnits(); uerr != nil {
 				return uerr
+			}
+			if ctx.Err() == nil {
+				return faults.err(bw.Samples())
 			}
 			return &interruptedError{kept: bw.Samples(), err: err}
 		}
@@ -231,5 +248,5 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		fmt.Fprintln(tables, "note:", n)
 	}
 	fmt.Fprintf(tables, "sweep took %s\n", elapsed.Round(time.Second))
-	return nil
+	return faults.err(bw.Samples())
 }

@@ -83,6 +83,14 @@
 # BASE_REF (or CERTBENCH_BASE_REF) defaults to origin/main, or main when
 # there is no origin/main.
 #
+# A store that panics or hangs (a call that does not return within the
+# policy's gate.sample_timeout, default 10m) in a run is recorded in that
+# side's results, with its stack in raw/SIDE.ROUND.GROUP-panic-STORE-
+# SCENARIO-1.txt (or -hang-); the other stores are measured on. A store
+# that hung is left out of the later rounds of both sides (each would
+# wait the timeout again). The gate fails a store that failed at head and
+# not at base; one that failed at base is a warning.
+#
 # Outputs in OUT: base.txt, head.txt (results), raw/ (one file per process),
 # gate.txt (text report), gate.json, summary.md (Markdown, for
 # $GITHUB_STEP_SUMMARY or a PR comment), base-profiles/ and head-profiles/
@@ -349,14 +357,51 @@ if round_flag "$head_bin"; then head_round=1; fi
 if [[ $base_round == 0 ]]; then
   notes+=("the base binary has no run --round: samples not paired by round (U test)")
 fi
+# A store under test that panics or hangs makes run exit 1 (older
+# certbench binaries: 2) and records the failure in the results as a
+# "--- FAIL: Benchmark..." line (benchstat ignores it; the gate fails a
+# store that failed at head and not at base). A hung call is given up
+# after the policy's gate.sample_timeout (run --config; default 10m).
+timeout_args=() # per side: the policy, for its sample_timeout
+base_timeout=0 head_timeout=0
+timeout_flag() { "$1" run --help 2>/dev/null | grep -q -- '--sample-timeout'; }
+if timeout_flag "$base_bin"; then base_timeout=1; fi
+if timeout_flag "$head_bin"; then head_timeout=1; fi
+if [[ ${config_args[0]} == --config ]]; then timeout_args=("${config_args[@]}"); fi
 pin=() # a command prefix for run_side (run_pair's taskset)
 run_side() { # SIDE ROUND GROUP SCENARIOS [run args...]
-  local bin=$base_bin has_round=$base_round
-  if [[ $1 == head ]]; then bin=$head_bin has_round=$head_round; fi
-  local round_args=()
+  local bin=$base_bin has_round=$base_round has_timeout=$base_timeout rc=0
+  if [[ $1 == head ]]; then bin=$head_bin has_round=$head_round has_timeout=$head_timeout; fi
+  local round_args=() config_run=()
   if [[ $has_round == 1 ]]; then round_args=(--round "$2"); fi
+  if [[ $has_timeout == 1 ]]; then config_run=("${timeout_args[@]+"${timeout_args[@]}"}"); fi
   "${pin[@]+"${pin[@]}"}" "$bin" run --count 1 -q --stores "$stores_arg" --scenarios "$4" "${ops_args[@]+"${ops_args[@]}"}" \
-    "${round_args[@]+"${round_args[@]}"}" "${@:5}" -o "$out/raw/$1.$2.$3.txt" || die "$1 binary: certbench run failed in round $2"
+    "${round_args[@]+"${round_args[@]}"}" "${config_run[@]+"${config_run[@]}"}" "${@:5}" -o "$out/raw/$1.$2.$3.txt" || rc=$?
+  # 1: a store failed, recorded in the file (the gate decides).
+  ((rc == 0 || rc == 1)) || die "$1 binary: certbench run failed in round $2 (exit $rc)"
+}
+# drop_hung SIDE ROUND GROUP: a store whose call did not return in that
+# run is left out of the later runs of both sides: each would wait the
+# sample timeout again, and its failure is already recorded.
+drop_hung() {
+  local file=$out/raw/$1.$2.$3.txt procs suffix s keep=()
+  [[ -f $file ]] || return 0
+  procs=$(sed -n 's/^gomaxprocs: //p' "$file" | head -n 1)
+  suffix=""
+  if [[ -n $procs && $procs != 1 ]]; then suffix="-$procs"; fi
+  for s in "${run_stores[@]}"; do
+    if awk -v tail="/store=$s$suffix" '
+        hung { if (/did not return within/) found = 1; hung = 0 }
+        index($0, "--- FAIL: Benchmark") == 1 && substr($0, length($0) - length(tail) + 1) == tail { hung = 1 }
+        END { exit !found }' "$file"; then
+      notes+=("store $s did not return at $1 in round $2: left out of the later rounds on both sides")
+      log "store $s hung at $1 in round $2: left out of the later rounds"
+    else
+      keep+=("$s")
+    fi
+  done
+  run_stores=("${keep[@]+"${keep[@]}"}")
+  stores_arg=$(IFS=,; echo "${run_stores[*]}")
 }
 # run_pair runs a scenario's two sides at once, each with GOMAXPROCS=1 on
 # its own CPU (base on CPU 0 in odd rounds, CPU 1 in even ones), starting
@@ -375,6 +420,7 @@ run_pair() { # ROUND GROUP SCENARIOS
     pids+=($!)
   done
   for pid in "${pids[@]}"; do
+    # run_side exits 2 when its run failed (not for a failed store).
     wait "$pid" || { rc=$?; kill "${pids[@]}" 2>/dev/null || true; }
   done
   rm -rf "$d"
@@ -386,6 +432,7 @@ if [[ $interleave != round ]]; then IFS=, read -r -a groups <<<"$scen_arg"; fi
 for ((i = 1; i <= count; i++)); do
   t0=$(date +%s)
   for ((g = 0; g < ${#groups[@]}; g++)); do
+    if [[ ${#run_stores[@]} -eq 0 ]]; then break; fi
     if [[ $interleave == parallel ]]; then
       run_pair "$i" "$g" "${groups[g]}"
     elif ((i % 2)); then
@@ -393,13 +440,23 @@ for ((i = 1; i <= count; i++)); do
     else
       run_side head "$i" "$g" "${groups[g]}"; run_side base "$i" "$g" "${groups[g]}"
     fi
+    drop_hung base "$i" "$g"; drop_hung head "$i" "$g"
   done
   log "round $i/$count done in $(($(date +%s) - t0))s"
 done
+stacks=()
+for f in "$out"/raw/*-panic-*.txt "$out"/raw/*-hang-*.txt; do
+  if [[ -f $f ]]; then stacks+=("raw/${f##*/}"); fi
+done
+if [[ ${#stacks[@]} -gt 0 ]]; then
+  notes+=("stacks of the stores that failed, in the output directory: ${stacks[*]}")
+fi
 for side in base head; do
   files=()
   for ((i = 1; i <= count; i++)); do
-    for ((g = 0; g < ${#groups[@]}; g++)); do files+=("$out/raw/$side.$i.$g.txt"); done
+    for ((g = 0; g < ${#groups[@]}; g++)); do
+      if [[ -f $out/raw/$side.$i.$g.txt ]]; then files+=("$out/raw/$side.$i.$g.txt"); fi
+    done
   done
   "$head_bin" merge -o "$out/$side.txt" "${files[@]}" || die "certbench merge of the $side results failed"
 done

@@ -43,8 +43,18 @@ type Options struct {
 	// Budget bounds the wall time spent on one store at one size; 0 means
 	// no bound. See the package documentation.
 	Budget time.Duration
-	// Progress, when not nil, receives a line per sample.
-	Progress io.Writer
+	// Progress, when not nil, receives a line per sample (on a
+	// terminal), or with ProgressLines a line per size measured (for a
+	// log), and the notes as they happen.
+	Progress      io.Writer
+	ProgressLines bool
+	// SampleTimeout and Fault are bench.Options': a store that panics or
+	// hangs is reported to Fault. A positive SampleTimeout is raised, at
+	// a size, to ten times the longest estimate of one sample there (see
+	// Budget), so that a store slow at the largest sizes is not taken
+	// for hung.
+	SampleTimeout time.Duration
+	Fault         func(*bench.StoreFault) error
 }
 
 // Result is what Run reports besides the samples.
@@ -105,12 +115,17 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 		msg := fmt.Sprintf(format, args...)
 		res.Notes = append(res.Notes, msg)
 		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "\r\033[Knote: %s\n", msg)
+			if !opts.ProgressLines {
+				fmt.Fprint(opts.Progress, "\r\033[K")
+			}
+			fmt.Fprintf(opts.Progress, "note: %s\n", msg)
 		}
 	}
 
-	for _, size := range sizes {
+	for si, size := range sizes {
 		sc := opts.Family.At(size)
+		timeout := opts.SampleTimeout
+		sizeStart, sizeSamples := time.Now(), res.Samples
 		plan := make(map[string]int)
 		var active []certstore.Info
 		for _, st := range opts.Stores {
@@ -119,6 +134,9 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 				continue
 			}
 			c := SampleCount(opts.Count, size)
+			if est, ok := hist[st.Name].estimate(size, sc.Ops); ok && opts.SampleTimeout > 0 {
+				timeout = max(timeout, time.Duration(10*est*1e9))
+			}
 			if opts.Budget > 0 {
 				if est, ok := hist[st.Name].estimate(size, sc.Ops); ok && time.Duration(float64(c)*est*1e9) > opts.Budget {
 					fit := int(opts.Budget.Seconds() / est)
@@ -143,15 +161,20 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 		for _, c := range plan {
 			rounds = max(rounds, c)
 		}
-		err := bench.Run(ctx, bench.Options{
-			Stores:    active,
-			Scenarios: []scenarios.Scenario{sc},
-			Count:     rounds,
-			Progress:  opts.Progress,
+		bopts := bench.Options{
+			Stores:        active,
+			Scenarios:     []scenarios.Scenario{sc},
+			Count:         rounds,
+			SampleTimeout: timeout,
+			Fault:         opts.Fault,
 			Name: func(scenario, store string) string {
 				return results.SweepName(opts.Family.Name, size, scenario, store)
 			},
-		}, func(s bench.Sample) error {
+		}
+		if !opts.ProgressLines {
+			bopts.Progress = opts.Progress
+		}
+		err := bench.Run(ctx, bopts, func(s bench.Sample) error {
 			if err := emit(s); err != nil {
 				return err
 			}
@@ -171,6 +194,13 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 		})
 		if err != nil {
 			return res, fmt.Errorf("sweep: %w", err)
+		}
+		if opts.Progress != nil && opts.ProgressLines {
+			left := ""
+			if n := len(sizes) - si - 1; n > 0 {
+				left = fmt.Sprintf("; %d sizes left", n)
+			}
+			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", opts.Family.Name, size, res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
 		}
 		for _, st := range active {
 			n := len(secs[st.Name])
