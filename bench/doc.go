@@ -24,6 +24,18 @@
 // [Merge] combines result files, recomputing those declarations from all
 // the merged samples. [Benchmark] runs the same code under go test -bench.
 //
+// The store under test is the code being changed, so Run survives it: each
+// sample runs on a goroutine of its own under a watchdog
+// (Options.SampleTimeout), and a panic in any call the harness makes into
+// the store, on any of the sample's goroutines, is recovered. Either ends
+// the sample in a [StoreFault] naming the store, scenario, sample and call,
+// with the stack (after a timeout every goroutine's, with their profiler
+// labels); Run reports it to Options.Fault, emits nothing of the sample,
+// and goes on with the other stores (after a panic) or measures nothing
+// more (after a hang: the stuck goroutine cannot be stopped). [Writer]
+// records a fault as go test records a failed benchmark
+// (results.WriteFailure).
+//
 // HandshakeUnderChurn scenarios measure lookups made from GOMAXPROCS
 // goroutines while refreshes run back to back, bounded by the scenario's
 // Ops (lookups) and Duration; besides the standard metrics they record

@@ -173,6 +173,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return usageError(err)
 		}
 		printWarnings(opts.IO.ErrOut, results)
+		printFailures(opts.IO.ErrOut, results)
 		warnDifferentCerts(opts.IO.ErrOut, results)
 		warnDifferentScenarios(opts.IO.ErrOut, results)
 		from = strings.Join(opts.Files, ", ")

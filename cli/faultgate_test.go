@@ -95,6 +95,13 @@ func TestGateStoreFailed(t *testing.T) {
 		t.Errorf("the failed store is also reported missing:\n%s", out)
 	}
 
+	// compare warns, naming file and line.
+	code, _, errOut = run(t, "compare", base, head)
+	if code != cli.ExitOK || !strings.Contains(errOut, "certbench: warning: "+head+":") ||
+		!strings.Contains(errOut, "store boom in scenario rotate-10-of-100 failed (panic in Update (configuration 4 of 6))") {
+		t.Errorf("compare: exit %d, stderr:\n%s", code, errOut)
+	}
+
 	// Failed at base only: not a regression of the change.
 	code, out, errOut = runGate(t, "--no-config", head, base)
 	if code != cli.ExitOK || !strings.Contains(out, "store boom in scenario rotate-10-of-100 failed at base, not at head") {

@@ -427,3 +427,42 @@ func TestListJSONShape(t *testing.T) {
 		}
 	}
 }
+
+// The sample timeout: --sample-timeout when given, else the policy's
+// gate.sample_timeout under --config, else the flag's default; 0 or off
+// is no limit (negative for bench).
+func TestSampleTimeout(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	two := write("two.yaml", "gate:\n  sample_timeout: 2s\n")
+	off := write("off.yaml", "gate:\n  sample_timeout: off\n")
+	none := write("none.yaml", "gate:\n  alpha: 0.01\n")
+	for _, tc := range []struct {
+		f    BenchFlags
+		want time.Duration
+	}{
+		{BenchFlags{SampleTimeout: 10 * time.Minute}, 10 * time.Minute},
+		{BenchFlags{SampleTimeout: 0}, -1},
+		{BenchFlags{SampleTimeout: 10 * time.Minute, Config: two}, 2 * time.Second},
+		{BenchFlags{SampleTimeout: 10 * time.Minute, Config: off}, -1},
+		{BenchFlags{SampleTimeout: 10 * time.Minute, Config: none}, 10 * time.Minute},
+		{BenchFlags{SampleTimeout: 5 * time.Second, SampleTimeoutGiven: true, Config: two}, 5 * time.Second},
+	} {
+		got, err := tc.f.sampleTimeout()
+		if err != nil || got != tc.want {
+			t.Errorf("%+v: %v, %v; want %v", tc.f, got, err, tc.want)
+		}
+	}
+	if _, err := (&BenchFlags{SampleTimeout: -time.Second, SampleTimeoutGiven: true}).sampleTimeout(); err == nil {
+		t.Error("a negative --sample-timeout is accepted")
+	}
+	if _, err := (&BenchFlags{Config: filepath.Join(dir, "nosuch.yaml")}).sampleTimeout(); err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Errorf("a missing policy file: %v", err)
+	}
+}

@@ -110,6 +110,7 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		return usageError(err)
 	}
 	printWarnings(opts.IO.ErrOut, rs)
+	printFailures(opts.IO.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {

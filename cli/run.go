@@ -107,7 +107,10 @@ func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
 		if err != nil {
 			return 0, usagef("--config: %v", err)
 		}
-		if p.SampleTimeout != 0 {
+		switch {
+		case p.SampleTimeout < 0: // off
+			return -1, nil
+		case p.SampleTimeout > 0:
 			t = p.SampleTimeout
 		}
 	}
@@ -200,7 +203,25 @@ does not arrive within 10 minutes, run fails.
 On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
 output keeps the samples measured so far, with their unit lines; certbench
 prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
-(SIGTERM).
+(SIGTERM). A sample stuck in a store call is abandoned 3 s after the
+signal, and the process exits 15 s after it whatever it waits for.
+
+A store that panics (in its factory, Update, Certificate or Close) ends
+that sample: certbench prints one line naming the store, scenario, sample
+and call, writes the panicking goroutine's stack to a file beside -o
+(FILE-panic-STORE-SCENARIO-N.txt for -o FILE.txt; a temporary file without
+-o, its path printed), writes nothing of the sample, takes no more samples
+of that store in that scenario, measures the other stores, and exits 1. A
+sample that runs longer than --sample-timeout (its waits for --sync left
+out) is taken as hung: the line names the call that did not return, the
+file (-hang-) holds every goroutine's stack (the sample's carry the label
+certbench-sample), and measuring stops, since a goroutine stuck in a store
+cannot be stopped and would disturb the later samples. The results record
+each failure as go test records a failed benchmark, a "--- FAIL:
+BenchmarkChurn/..." line and the reason under it, which benchstat ignores
+and certbench gate reads (a store that failed at head, not at base, fails
+the gate). --config FILE takes the sample timeout from the policy's
+gate.sample_timeout.
 
 --certs SOURCE runs the scenarios on your own certificates: a directory of
 PEM files, a Traefik dynamic configuration or a Kubernetes Secret list. The

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // printWarnings writes the warnings of results read from files (units
@@ -12,5 +13,22 @@ import (
 func printWarnings(w io.Writer, rs *compare.Results) {
 	for _, err := range rs.Warnings {
 		fmt.Fprintln(w, "certbench: warning:", err)
+	}
+}
+
+// printFailures writes to w a warning per benchmark the files record as
+// failed (a store that panicked or hung in certbench run): its samples
+// stop there.
+func printFailures(w io.Writer, rs *compare.Results) {
+	for _, f := range rs.Failures {
+		what := "benchmark " + f.Name
+		if sc, st := f.Value(results.ScenarioKey), f.Value(results.StoreKey); sc != "" && st != "" {
+			what = fmt.Sprintf("store %s in scenario %s", st, sc)
+		}
+		reason := f.Reason
+		if reason == "" {
+			reason = "no reason recorded"
+		}
+		fmt.Fprintf(w, "certbench: warning: %s:%d: %s failed (%s): no sample of that run after it\n", f.File, f.Line, what, reason)
 	}
 }

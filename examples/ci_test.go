@@ -21,20 +21,25 @@ import (
 // ops per sample, so that noise is a few hundredths of an allocation per
 // op against the +1 per refresh it must catch; allocs/op may grow by half
 // an allocation per op; and 6 rounds let the paired test (or the U test)
-// reach p < 0.05 even when some samples overlap.
+// reach p < 0.05 even when some samples overlap. A sample that runs 20 s
+// (a hundred times what one takes) is taken as hung.
 const testPolicy = `gate:
   max:
     allocs/op: +0.5allocs
     sec/op: off
     retained-B: off
+  sample_timeout: 20s
 `
 
 // oneAllocPerRefresh is what the regressing head adds to the example
 // store's Update: one 64-byte allocation (above the tiny allocator's size)
 // per refresh.
+// hangAtFifth makes the example store's fifth Update in a process block
+// for ever, as a deadlock would.
 const (
 	updateTail         = "\ts.cur.Store(g)\n\treturn nil\n}\n"
 	oneAllocPerRefresh = "\tupdateLog = make([]byte, 64)\n" + updateTail + "\nvar updateLog []byte\n"
+	hangAtFifth        = "\tif updates++; updates == 5 {\n\t\tselect {}\n\t}\n" + updateTail + "\nvar updates int\n"
 )
 
 // TestCIScript makes a git repository from examples/mystore, as a store
@@ -42,10 +47,13 @@ const (
 // pulled in by go.mod), and runs scripts/certbench-ci.sh on it twice: a head
 // that changes nothing the store does passes (exit 0); a head that adds one
 // allocation per refresh to the store's Update fails (exit 1), and the
-// report names the function among the allocation sites that grew.
+// report names the function among the allocation sites that grew; a head
+// whose Update deadlocks fails (exit 1) after the policy's sample timeout,
+// named in the summary.
 //
-// It builds four certbench binaries and runs 16 short samples; it takes
-// about a minute on 2 cores and is skipped under -short.
+// It builds six certbench binaries, runs 26 short samples and waits one
+// sample timeout (20 s); it takes about two minutes on 2 cores and is
+// skipped under -short.
 func TestCIScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs benchmarks in a scratch git repository")
@@ -128,6 +136,26 @@ func TestCIScript(t *testing.T) {
 	for _, want := range []string{"allocs/op", "mystore.(*Store).Update"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("one allocation per refresh: the report does not name %q\n%s", want, log)
+		}
+	}
+
+	// A head whose Update deadlocks: the run gives up on it after the
+	// policy's sample_timeout, leaves it out of the later rounds, and
+	// the gate fails naming it.
+	run(t, env, repo, "git", "checkout", "-q", "-b", "hang", "main")
+	writeFile(t, filepath.Join(mod, "store.go"), strings.Replace(src, updateTail, hangAtFifth, 1))
+	run(t, env, repo, "git", "commit", "-q", "-am", "a deadlock in the fifth Update")
+	code, log = gate("deadlock")
+	if code != 1 {
+		t.Fatalf("deadlock: exit %d, want 1\n%s", code, log)
+	}
+	for _, want := range []string{
+		"store mystore in scenario rotate-10-of-100 failed at head, not at base: Update (configuration 4 of 100) did not return within 20s",
+		"store mystore did not return at head in round 1: left out of the later rounds on both sides",
+		"raw/head.1.0-hang-mystore-rotate-10-of-100-1.txt",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("deadlock: the output lacks %q\n%s", want, log)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/internal/gate"
 )
@@ -233,5 +234,41 @@ func TestParseConfigAllowDifferent(t *testing.T) {
 	_, err = gate.ParseConfig([]byte("gate:\n  allow_different_scenarios: sure\n"), "c.yaml")
 	if err == nil || !strings.Contains(err.Error(), "c.yaml:2:30: gate.allow_different_scenarios: want true or false, found \"sure\"") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// gate.sample_timeout is run's bound on one sample (run --config): a
+// duration or off, read back as written.
+func TestParseConfigSampleTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+		err   string
+	}{
+		{"10m", 10 * time.Minute, ""},
+		{"1h30m", 90 * time.Minute, ""},
+		{"off", -1, ""},
+		{"10", 0, `c.yaml:2:19: gate.sample_timeout: "10": want a time such as 10m or 1h, or off`},
+		{"-1m", 0, `c.yaml:2:19: gate.sample_timeout: "-1m"`},
+		{"0s", 0, `c.yaml:2:19: gate.sample_timeout: "0s"`},
+	} {
+		p, err := gate.ParseConfig([]byte("gate:\n  sample_timeout: "+tc.value+"\n"), "c.yaml")
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.value, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || p.SampleTimeout != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.value, p.SampleTimeout, err, tc.want)
+			continue
+		}
+		var buf bytes.Buffer
+		if err := gate.WriteConfig(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		if q, err := gate.ParseConfig(buf.Bytes(), "w.yaml"); err != nil || q.SampleTimeout != tc.want {
+			t.Errorf("%s read back: %v, %v\n%s", tc.value, q.SampleTimeout, err, buf.String())
+		}
 	}
 }
