@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,10 @@ type progress struct {
 	nScen int  // scenarios planned
 	start time.Time
 	scen  time.Time // the current scenario's start
-	scenN int       // samples done when the current scenario started
+
+	measured     int      // samples measured (not failed, not passed over)
+	scenMeasured int      // samples measured when the current scenario started
+	failed       []string // the stores that failed in the current scenario
 }
 
 func newProgress(w io.Writer, lines bool, total, scenarios int) *progress {
@@ -48,8 +52,16 @@ func (p *progress) sample(scenario, store string, k, count int) {
 	p.live = true
 }
 
-// sampleDone counts a sample done.
-func (p *progress) sampleDone() { p.done++ }
+// sampleDone counts a sample done; measured, one that was measured.
+func (p *progress) sampleDone(measured bool) {
+	p.done++
+	if measured {
+		p.measured++
+	}
+}
+
+// storeFailed notes a store that failed in the current scenario.
+func (p *progress) storeFailed(store string) { p.failed = append(p.failed, store) }
 
 // interrupt ends the terminal's live line, for another line to follow.
 func (p *progress) interrupt() {
@@ -61,7 +73,7 @@ func (p *progress) interrupt() {
 
 // startScenario notes the start of a scenario.
 func (p *progress) startScenario() {
-	p.scen, p.scenN = time.Now(), p.done
+	p.scen, p.scenMeasured, p.failed = time.Now(), p.measured, nil
 }
 
 // scenarioDone writes, in lines mode, the line of the i-th scenario
@@ -72,11 +84,15 @@ func (p *progress) scenarioDone(i int, name string) {
 	}
 	took := time.Since(p.scen).Round(time.Second)
 	left := p.nScen - i - 1
-	tail := fmt.Sprintf("%s in all, %s", plural(p.done, "sample"), time.Since(p.start).Round(time.Second))
+	tail := fmt.Sprintf("%s in all, %s", plural(p.measured, "sample"), time.Since(p.start).Round(time.Second))
 	if left > 0 {
 		tail = fmt.Sprintf("%s left, about %s", plural(left, "scenario"), p.left())
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s; %s\n", i+1, p.nScen, name, plural(p.done-p.scenN, "sample"), took, tail)
+	failed := ""
+	if len(p.failed) > 0 {
+		failed = " (failed: " + strings.Join(p.failed, ", ") + ")"
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s%s; %s\n", i+1, p.nScen, name, plural(p.measured-p.scenMeasured, "sample"), took, failed, tail)
 }
 
 // plural is "1 sample", "2 samples".

@@ -122,7 +122,7 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					if err := arrive(sc.Name, st.Name, k+1); err != nil {
 						return err
 					}
-					prog.sampleDone()
+					prog.sampleDone(false)
 					continue
 				}
 				prog.sample(sc.Name, st.Name, k+1, count)
@@ -133,7 +133,6 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					sync = func() error { return opts.Sync(ctx, sc.Name, name, n) }
 				}
 				s, synced, err := superviseSample(ctx, st.New, st.Name, w, sync, timeout)
-				prog.sampleDone()
 				var f *StoreFault
 				if errors.As(err, &f) && opts.Fault != nil && ctx.Err() == nil {
 					f.Sample = k + 1
@@ -141,6 +140,8 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					if opts.Name != nil {
 						f.Name = opts.Name(sc.Name, st.Name)
 					}
+					prog.sampleDone(false)
+					prog.storeFailed(st.Name)
 					prog.interrupt()
 					if err := opts.Fault(f); err != nil {
 						return err
@@ -162,6 +163,7 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				if err != nil {
 					return err
 				}
+				prog.sampleDone(true)
 				s.Wall = time.Since(t0)
 				if opts.Name != nil {
 					s.Name = opts.Name(sc.Name, st.Name)

@@ -127,9 +127,23 @@ func (w *Writer) Samples() int { return w.n }
 // Write does) failed, for reason (one line), in the lines go test writes
 // for a failed benchmark (see results.WriteFailure), which benchstat
 // ignores.
+//
+// Before the first result, the Writer's configuration lines are written
+// first, as they are before a result: a file whose every sample failed
+// still says where it was measured.
 func (w *Writer) WriteFailure(name, reason string) error {
 	if w.procs > 1 {
 		name += "-" + strconv.Itoa(w.procs)
+	}
+	// benchfmt.Writer writes the configuration lines that changed, then
+	// the result line, which is dropped.
+	w.buf.Reset()
+	if err := w.cfg.Write(&benchfmt.Result{Config: w.config, Name: benchfmt.Name(name), Iters: 1}); err != nil {
+		return err
+	}
+	b := w.buf.Bytes()
+	if _, err := w.out.Write(b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1]); err != nil {
+		return err
 	}
 	return w.writeFailure(name, reason)
 }

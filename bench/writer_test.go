@@ -263,3 +263,29 @@ func TestMergeErrors(t *testing.T) {
 		t.Errorf("declared unit line written %d times, want once:\n%s", c, out.String())
 	}
 }
+
+// A failure written before any result comes after the configuration
+// lines, which the results after it do not repeat; one written later
+// comes alone.
+func TestWriteFailureConfiguration(t *testing.T) {
+	var buf bytes.Buffer
+	w := bench.NewWriter(&buf, "round", "3")
+	if err := w.WriteFailure("Churn/scenario=s/store=boom", "panic in Update"); err != nil {
+		t.Fatal(err)
+	}
+	s := bench.Sample{Scenario: "s", Store: "ok", Ops: 1, NsPerOp: 1}
+	if err := w.Write(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFailure("Churn/scenario=s/store=boom", "panic in Update"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasPrefix(out, "goos: ") || strings.Count(out, "goos: ") != 1 || strings.Count(out, "round: 3\n") != 1 {
+		t.Errorf("configuration lines not once, first:\n%s", out)
+	}
+	i := strings.Index(out, "--- FAIL: BenchmarkChurn/scenario=s/store=boom")
+	if i < strings.Index(out, "round: 3\n") || strings.Count(out, "--- FAIL: ") != 2 || w.Failures() != 2 || w.Samples() != 1 {
+		t.Errorf("%d failures, %d samples:\n%s", w.Failures(), w.Samples(), out)
+	}
+}

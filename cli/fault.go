@@ -122,13 +122,21 @@ func (r *storeFaults) err(samples int) error {
 		return nil
 	}
 	if r.stopped != nil {
-		return &exitError{code: ExitStoreFailed, err: fmt.Errorf("store %s did not return: measuring stopped, %d complete samples written", r.stopped.Store, samples)}
+		return &exitError{code: ExitStoreFailed, err: fmt.Errorf("store %s did not return: measuring stopped, %s kept", r.stopped.Store, plural(samples, "complete sample"))}
 	}
 	what := "store " + r.stores[0]
 	if len(r.stores) > 1 {
 		what = "stores " + strings.Join(r.stores, ", ")
 	}
-	return &exitError{code: ExitStoreFailed, err: fmt.Errorf("%s failed (%d faults, see above; no more samples of a store in a scenario after its fault); %d complete samples written", what, r.n, samples)}
+	return &exitError{code: ExitStoreFailed, err: fmt.Errorf("%s failed in %s (see above), each time not measured again in that scenario; %s kept", what, plural(r.n, "sample"), plural(samples, "complete sample"))}
+}
+
+// plural is "1 sample", "2 samples".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // storeFailed reports whether err says a store under test failed.

@@ -107,4 +107,24 @@ func TestGateStoreFailed(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "store boom in scenario rotate-10-of-100 failed at base, not at head") {
 		t.Errorf("gate with the failure at base: exit %d, want %d with a warning\n%s%s", code, cli.ExitOK, out, errOut)
 	}
+
+	// A head whose only store failed at its first sample has no result
+	// (only the failure, after the configuration lines).
+	var buf bytes.Buffer
+	w := bench.NewWriter(&buf)
+	if err := w.WriteFailure("Churn/scenario=rotate-10-of-100/store=boom", "Update (configuration 4 of 6) did not return within 10m0s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteUnits(); err != nil {
+		t.Fatal(err)
+	}
+	only := filepath.Join(dir, "only.txt")
+	if err := os.WriteFile(only, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runGate(t, "--no-config", base, only)
+	if code != cli.ExitRegression || !strings.Contains(out, "FAIL: store boom in scenario rotate-10-of-100 failed at head, not at base: Update (configuration 4 of 6) did not return within 10m0s") ||
+		!strings.Contains(out, "1 benchmark(s) of base missing in head: store optimized in scenario rotate-10-of-100") {
+		t.Errorf("gate with no result at head: exit %d\n%s%s", code, out, errOut)
+	}
 }

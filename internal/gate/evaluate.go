@@ -97,20 +97,25 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 		return nil, errors.New("gate: nil results")
 	}
 	v := newVerdict(base, head, p)
+	failures := len(v.Problems)
+	base, head = v.checkFailures(base, head)
+	if len(v.Problems) > failures && (len(base.Results) == 0 || len(head.Results) == 0) {
+		// Nothing left to compare once the failed benchmarks are out
+		// (a store that failed at its first sample left a side with no
+		// results): the failures are the verdict, with what else base
+		// has.
+		v.missingBesideFailures(base, head)
+		return v, nil
+	}
 	if err := v.checkScenarios(base, head, p); err != nil {
 		return nil, err
 	}
 	if err := v.checkCerts(base, head, p); err != nil {
 		return nil, err
 	}
-	failures := len(v.Problems)
-	base, head = v.checkFailures(base, head)
-	failures = len(v.Problems) - failures
 	rep, err := v.comparison(base, head)
-	if err != nil && failures > 0 && errors.Is(err, ErrInput) {
-		// Nothing left to compare once the failed benchmarks are out:
-		// the failures are the verdict.
-		return v, nil
+	if err != nil && len(v.Problems) > failures && errors.Is(err, ErrInput) {
+		return v, nil // nothing in common but the failed benchmarks
 	}
 	if err != nil {
 		return nil, err

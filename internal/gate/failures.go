@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
@@ -111,4 +112,29 @@ func withoutFailed(rs *compare.Results, failed map[failKey]bool) *compare.Result
 	out := *rs
 	out.Results = keep
 	return &out
+}
+
+// missingBesideFailures reports, when head has no result left besides its
+// failures, the benchmarks of base missing in head (a failure unless
+// AllowMissing), as checkPresence would.
+func (v *Verdict) missingBesideFailures(base, head *compare.Results) {
+	if len(head.Results) > 0 {
+		return
+	}
+	var missing []string
+	seen := map[failKey]bool{}
+	for _, r := range base.Results {
+		if k := failKeyOf(string(r.Name)); !seen[k] {
+			seen[k] = true
+			missing = append(missing, k.String())
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
+	if v.Policy.AllowMissing {
+		msg += " (allowed by --allow-missing)"
+	}
+	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
 }
