@@ -134,12 +134,14 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				}
 				s, synced, err := superviseSample(ctx, st.New, st.Name, w, sync, timeout)
 				var f *StoreFault
-				if errors.As(err, &f) && opts.Fault != nil && ctx.Err() == nil {
+				if errors.As(err, &f) {
 					f.Sample = k + 1
 					f.Name = results.ChurnName(sc.Name, st.Name)
 					if opts.Name != nil {
 						f.Name = opts.Name(sc.Name, st.Name)
 					}
+				}
+				if f != nil && opts.Fault != nil && ctx.Err() == nil {
 					prog.sampleDone(false)
 					prog.storeFailed(st.Name)
 					prog.interrupt()

@@ -103,8 +103,13 @@ Files from a plain go test -bench (names without /scenario= and /store=)
 compare as benchstat compares them: one row per benchmark, one column per
 file. Files measured on different certificates (their certs-count or
 certs-fingerprint lines differ) get a warning.
-The run flags (--count, --ops, -q, -o) apply only when compare runs the
-benchmarks and are an error with result files, as is --certs.
+The run flags (--count, --ops, -q, -o, --sample-timeout, --config) apply
+only when compare runs the benchmarks and are an error with result files,
+as is --certs. A store that panics or hangs while compare runs it is
+reported as certbench run reports it (see certbench run --help); the
+table shows the other stores, and compare exits 1. A result file that
+records failed benchmarks ("--- FAIL: Benchmark..." lines) gets a
+warning per failure.
 
 --row, --col and --filter group and select results as benchstat's -row, -col
 and -filter do (see golang.org/x/perf/benchproc/syntax), on any input, e.g.

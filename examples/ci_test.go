@@ -21,15 +21,17 @@ import (
 // ops per sample, so that noise is a few hundredths of an allocation per
 // op against the +1 per refresh it must catch; allocs/op may grow by half
 // an allocation per op; and 6 rounds let the paired test (or the U test)
-// reach p < 0.05 even when some samples overlap. A sample that runs 20 s
-// (a hundred times what one takes) is taken as hung.
+// reach p < 0.05 even when some samples overlap.
 const testPolicy = `gate:
   max:
     allocs/op: +0.5allocs
     sec/op: off
     retained-B: off
-  sample_timeout: 20s
 `
+
+// hangPolicy is testPolicy with a sample taken as hung after 5 s (tens of
+// times what one takes on a loaded machine), for the deadlocking head.
+const hangPolicy = testPolicy + "  sample_timeout: 5s\n"
 
 // oneAllocPerRefresh is what the regressing head adds to the example
 // store's Update: one 64-byte allocation (above the tiny allocator's size)
@@ -51,8 +53,8 @@ const (
 // whose Update deadlocks fails (exit 1) after the policy's sample timeout,
 // named in the summary.
 //
-// It builds six certbench binaries, runs 26 short samples and waits one
-// sample timeout (20 s); it takes about two minutes on 2 cores and is
+// It builds six certbench binaries, runs 25 short samples and waits one
+// sample timeout (5 s); it takes about three minutes on 2 cores and is
 // skipped under -short.
 func TestCIScript(t *testing.T) {
 	if testing.Short() {
@@ -85,11 +87,11 @@ func TestCIScript(t *testing.T) {
 	run(t, env, repo, "git", "add", ".")
 	run(t, env, repo, "git", "commit", "-q", "-m", "base")
 
-	gate := func(name string) (int, string) {
+	gate := func(name string, args ...string) (int, string) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
-		cmd := exec.Command("bash", script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
-			"--count", "6", "--ops", "100", "--out", out, "main")
+		cmd := exec.Command("bash", append([]string{script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
+			"--count", "6", "--ops", "100", "--out", out}, append(args, "main")...)...)
 		cmd.Dir = mod // --dir defaults to the current directory: mystore
 		cmd.Env = env
 		var log bytes.Buffer
@@ -145,12 +147,14 @@ func TestCIScript(t *testing.T) {
 	run(t, env, repo, "git", "checkout", "-q", "-b", "hang", "main")
 	writeFile(t, filepath.Join(mod, "store.go"), strings.Replace(src, updateTail, hangAtFifth, 1))
 	run(t, env, repo, "git", "commit", "-q", "-am", "a deadlock in the fifth Update")
-	code, log = gate("deadlock")
+	policy := filepath.Join(t.TempDir(), "hang.yaml")
+	writeFile(t, policy, hangPolicy)
+	code, log = gate("deadlock", "--config", policy)
 	if code != 1 {
 		t.Fatalf("deadlock: exit %d, want 1\n%s", code, log)
 	}
 	for _, want := range []string{
-		"store mystore in scenario rotate-10-of-100 failed at head, not at base: Update (configuration 4 of 100) did not return within 20s",
+		"store mystore in scenario rotate-10-of-100 failed at head, not at base: Update (configuration 4 of 100) did not return within 5s",
 		"store mystore did not return at head in round 1: left out of the later rounds on both sides",
 		"raw/head.1.0-hang-mystore-rotate-10-of-100-1.txt",
 	} {
