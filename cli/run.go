@@ -107,10 +107,7 @@ func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
 		if err != nil {
 			return 0, usagef("--config: %v", err)
 		}
-		switch {
-		case p.SampleTimeout < 0: // off
-			return -1, nil
-		case p.SampleTimeout > 0:
+		if p.SampleTimeout > 0 {
 			t = p.SampleTimeout
 		}
 	}

@@ -133,7 +133,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no gate", "report: {}\n", `c.yaml:1:1: gate: missing (required: gate)`},
 		{"empty", "", "c.yaml: empty configuration"},
 		{"comments only", "# nothing\n", "c.yaml: empty configuration"},
-		{"gate empty", "gate:\n", "c.yaml:1:6: gate: want a mapping (alpha, min_samples, correction, test, allow_missing, strict, allow_different_certs, allow_different_scenarios, max, overrides), found nothing"},
+		{"gate empty", "gate:\n", "c.yaml:1:6: gate: want a mapping (alpha, min_samples, correction, test, allow_missing, strict, allow_different_certs, allow_different_scenarios, max, overrides, sample_timeout), found nothing"},
 		{"gate list", "gate: [1]\n", "c.yaml:1:7: gate: want a mapping (alpha, min_samples,"},
 		{"list document", "- gate\n", `c.yaml:1:1: want a mapping with a "gate" section, found a list`},
 		{"gate twice", "gate: {alpha: 0.1}\ngate: {alpha: 0.2}\n", "c.yaml:2:1: gate: set twice (first at line 1, column 1)"},
@@ -238,7 +238,7 @@ func TestParseConfigAllowDifferent(t *testing.T) {
 }
 
 // gate.sample_timeout is run's bound on one sample (run --config): a
-// duration or off, read back as written.
+// positive duration, read back as written.
 func TestParseConfigSampleTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		value string
@@ -247,10 +247,9 @@ func TestParseConfigSampleTimeout(t *testing.T) {
 	}{
 		{"10m", 10 * time.Minute, ""},
 		{"1h30m", 90 * time.Minute, ""},
-		{"off", -1, ""},
-		{"10", 0, `c.yaml:2:19: gate.sample_timeout: "10": want a time such as 10m or 1h, or off`},
-		{"-1m", 0, `c.yaml:2:19: gate.sample_timeout: "-1m"`},
-		{"0s", 0, `c.yaml:2:19: gate.sample_timeout: "0s"`},
+		{"10", 0, `c.yaml:2:19: gate.sample_timeout: want a duration such as 2s or 100ms, found "10"`},
+		{"off", 0, `c.yaml:2:19: gate.sample_timeout: want a duration`},
+		{"-1m", 0, `c.yaml:2:19: gate.sample_timeout: "-1m": want a time such as 10m`},
 	} {
 		p, err := gate.ParseConfig([]byte("gate:\n  sample_timeout: "+tc.value+"\n"), "c.yaml")
 		if tc.err != "" {
