@@ -103,9 +103,9 @@ Files from a plain go test -bench (names without /scenario= and /store=)
 compare as benchstat compares them: one row per benchmark, one column per
 file. Files measured on different certificates (their certs-count or
 certs-fingerprint lines differ) get a warning.
-The run flags (--count, --ops, -q, -o, --sample-timeout, --config) apply
-only when compare runs the benchmarks and are an error with result files,
-as is --certs. A store that panics or hangs while compare runs it is
+The run flags (--count, --ops, -q, -o) apply only when compare runs the
+benchmarks and are an error with result files, as are --sample-timeout,
+--config and --certs. A store that panics or hangs while compare runs it is
 reported as certbench run reports it (see certbench run --help); the
 table shows the other stores, and compare exits 1. A result file that
 records failed benchmarks ("--- FAIL: Benchmark..." lines) gets a
