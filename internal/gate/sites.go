@@ -58,6 +58,15 @@ type SiteFinder interface {
 	GrownSites(scenario, store, unit string, n int) ([]Site, error)
 }
 
+// A BenchmarkSiteFinder is a SiteFinder that also names the sites of
+// benchmarks without scenario and store keys (a package's own go test
+// benchmarks), by the finding's benchmark name. AddSites asks it for
+// those findings.
+type BenchmarkSiteFinder interface {
+	SiteFinder
+	GrownBenchmarkSites(benchmark, unit string, n int) ([]Site, error)
+}
+
 // ErrNoProfiles is returned (wrapped) by a SiteFinder that has no
 // profiles for a benchmark.
 var ErrNoProfiles = errors.New("no profiles")
@@ -76,7 +85,13 @@ func (v *Verdict) AddSites(f SiteFinder, n int) {
 		if fd.Status != Regressed || (fd.Unit != results.UnitAllocs && fd.Unit != results.UnitBytes) {
 			continue
 		}
-		sites, err := f.GrownSites(fd.Scenario, fd.Store, fd.Unit, n)
+		var sites []Site
+		var err error
+		if bf, ok := f.(BenchmarkSiteFinder); ok && fd.Scenario == "" && fd.Store == "" {
+			sites, err = bf.GrownBenchmarkSites(fd.Benchmark, fd.Unit, n)
+		} else {
+			sites, err = f.GrownSites(fd.Scenario, fd.Store, fd.Unit, n)
+		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s %s: %v", fd.Label(), fd.Unit, err))
 			continue

@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/gobench"
+	"github.com/certbench/certbench/internal/peerbuild"
+	"github.com/certbench/certbench/internal/peercheck"
+	"github.com/spf13/cobra"
+)
+
+// PeerBuildOptions are the options of certbench peer build.
+type PeerBuildOptions struct {
+	IO IO
+	// Base and Head are the sides as given: a directory (a tree of the
+	// proxy's module) or KIND@VERSION.
+	Base, Head string
+	// Certbench is the certbench checkout with the adapters ("" finds the
+	// one the working directory is in).
+	Certbench string
+	// Output is the binary to write.
+	Output string
+	// KeepDir keeps the build directory there (for debugging).
+	KeepDir string
+}
+
+func newPeerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "peer",
+		Short: "Measure a proxy's own trees (Traefik, certmagic): build with both sides, check a pull request",
+		Long: `peer runs certbench's peer adapters (peers/traefik, peers/certmagic) over local
+trees of the proxy (checkouts at any commit, such as a pull request's base and
+head) or released versions, instead of the version the peer modules pin.
+
+  peer build   builds one certbench binary with a store per side
+               (traefik@base, traefik@head)
+  peer check   builds it and checks the head against the base: conformance,
+               the behaviour diff, the gate on certbench's scenarios and on
+               the proxy's own benchmarks; writes one Markdown comment
+
+Both need the adapters' source: run them inside a certbench checkout, or
+give it with --certbench.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("peer needs a subcommand: build or check (see certbench peer --help)")
+		},
+	}
+	cmd.AddCommand(newPeerBuildCmd(nil), newPeerCheckCmd(nil))
+	return cmd
+}
+
+func newPeerBuildCmd(runF func(context.Context, *PeerBuildOptions) error) *cobra.Command {
+	opts := &PeerBuildOptions{}
+	cmd := &cobra.Command{
+		Use:   "build --base TREE|KIND@VERSION --head TREE|KIND@VERSION -o BINARY",
+		Short: "Build a certbench binary with the proxy at base and at head as two stores",
+		Long: `build writes a certbench binary (-o) whose stores KIND@base and KIND@head run
+the peer adapter over two versions of the proxy: two local trees (checkouts,
+e.g. a pull request's base and head; each the directory of the proxy's
+go.mod) or released versions (traefik@v3.6.12, certmagic@v0.25.6, or the
+module path before the @). The kind (traefik, certmagic) is read from the
+trees' go.mod. Run the binary's commands as with any certbench:
+  BINARY run --stores traefik@base,traefik@head
+  BINARY conformance --stores traefik@head
+
+Both sides are copied (the packages the adapter reaches) into a temporary
+build directory, each under a module path of its own, so that Go links both;
+Go's minimum version selection picks one version of every other dependency
+for both. Nothing is written into the trees.
+
+When a tree's Go API differs from the adapter's, the error names the adapter
+function to change and the line, with the compiler's message.
+
+Exit codes: 0 built, 2 bad input (not a Go module, not Traefik or certmagic,
+a tree that does not compile, base and head the same, an adapter that does
+not build against a tree).`,
+		Example: `  certbench peer build --base ../traefik-main --head ../traefik-pr -o certbench-traefik
+  certbench peer build --base traefik@v3.6.12 --head traefik@v3.7.13 -o certbench-traefik
+  certbench peer build --base certmagic@v0.24.0 --head ~/src/certmagic -o certbench-certmagic`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.IO = ioOf(cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPeerBuild(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod) or KIND@VERSION")
+	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
+	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
+	f.StringVarP(&opts.Output, "output", "o", "", "the binary to write (`file`)")
+	f.StringVar(&opts.KeepDir, "keep-build-dir", "", "build in this `dir` and keep it (for debugging the generated module)")
+	return cmd
+}
+
+func runPeerBuild(ctx context.Context, opts *PeerBuildOptions) error {
+	if opts.Output == "" {
+		return usagef("-o: the binary to write is required")
+	}
+	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
+	if err != nil {
+		return err
+	}
+	bopts.Output = opts.Output
+	bopts.Log = nil
+	bopts.KeepDir = opts.KeepDir
+	res, err := buildPeer(ctx, bopts, opts.IO)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: stores %s\n", opts.Output, strings.Join(res.Stores, ", "))
+	return nil
+}
+
+// peerBuildOptions checks the sides and finds the certbench checkout.
+func peerBuildOptions(base, head, certbench string) (peerbuild.Options, error) {
+	var opts peerbuild.Options
+	if base == "" || head == "" {
+		return opts, usagef("--base and --head are both required")
+	}
+	for _, s := range [][2]string{{"base", base}, {"head", head}} {
+		side, err := peerbuild.ParseSide(s[0], s[1])
+		if err != nil {
+			return opts, usageError(err)
+		}
+		opts.Sides = append(opts.Sides, side)
+	}
+	if certbench == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return opts, err
+		}
+		if certbench, err = peerbuild.FindCertbench(wd); err != nil {
+			return opts, usagef("%v: run certbench peer inside a certbench checkout, or give one with --certbench (it holds the adapters' source)", err)
+		}
+	}
+	opts.Certbench = certbench
+	return opts, nil
+}
+
+// buildPeer runs peerbuild.Build, turning bad input and adapter errors into
+// usage errors (exit 2) and saying what it does on IO.ErrOut.
+func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.Result, error) {
+	var names []string
+	for _, s := range opts.Sides {
+		names = append(names, s.String())
+	}
+	fmt.Fprintf(io.ErrOut, "peer: building %s\n", strings.Join(names, " and "))
+	res, err := peerbuild.Build(ctx, opts)
+	var ie *peerbuild.InputError
+	var ae *peerbuild.AdapterError
+	switch {
+	case errors.As(err, &ie), errors.As(err, &ae):
+		return nil, usageError(err)
+	case err != nil:
+		return nil, usageError(fmt.Errorf("peer build: %w", err))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(io.ErrOut, "peer: note: %s\n", n)
+	}
+	return res, nil
+}
+
+// PeerCheckOptions are the options of certbench peer check.
+type PeerCheckOptions struct {
+	IO IO
+	// Base, Head and Certbench are as for peer build.
+	Base, Head, Certbench string
+	// Labels name base and head in the comment.
+	BaseLabel, HeadLabel string
+	// Out is the output directory; Comment the comment's file (default
+	// OUT/comment.md).
+	Out, Comment string
+	// Check is what to check and how.
+	Check peercheck.Options
+	// Config, NoConfig and Max are the gate's policy flags.
+	Config   string
+	NoConfig bool
+	Max      []string
+}
+
+func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra.Command {
+	opts := &PeerCheckOptions{}
+	cmd := &cobra.Command{
+		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [-o DIR]",
+		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
+		Long: `check compares the head of a pull request of Traefik or certmagic with its base,
+given as two local trees (checkouts; each the directory of the proxy's go.mod)
+or released versions (traefik@v3.6.12). It builds one certbench binary with
+both sides as stores KIND@base and KIND@head (as certbench peer build does),
+then:
+
+  1. conformance: the suite on both stores; a rule the base keeps and the head
+     breaks fails the check (the head's other broken rules are listed);
+  2. behaviour diff: certbench conformance --stores KIND@base --against
+     KIND@head, the same generated cases on both stores, every difference
+     shrunk; any difference fails the check;
+  3. gate on certbench's scenarios (--scenarios, default
+     rotate-10-of-100,renew-1-of-1000,lookup-1000): --count rounds, each one
+     certbench run process with both stores (order alternating), gated by
+     round pairs as certbench gate does; the allocation sites that grew are
+     named from heap profiles of both stores;
+  4. gate on the proxy's own go test benchmarks (--bench-packages, default
+     ./pkg/tls/... for Traefik and . for certmagic): both trees' test binaries
+     (go test -c), --count interleaved rounds at a fixed -test.benchtime, gated
+     the same way, allocation sites from -test.memprofile;
+
+and writes one Markdown comment (OUT/comment.md, also printed): the verdict
+first, then the behaviour changes, then the costs. Every step's files are in
+OUT (build.log, conformance.json, diff.txt, scenarios/, gobench/).
+
+--instrument NAME is passed to certbench run (e.g. simulate, for instruction
+counts under valgrind, where the binary has that instrument).
+
+The trees are only read; go.mod and go.sum are never edited (the go command
+runs with -mod=readonly in them). Building fetches what the trees require
+into the module cache, as any build does.
+
+Exit codes: 0 pass, 1 a rule newly broken, a behaviour change or a cost
+regression, 2 bad input (not a Go module, not Traefik or certmagic, a tree
+that does not compile, base and head the same, an adapter that does not build
+against a tree, a bad flag).`,
+		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
+  certbench peer check --base traefik@v3.6.12 --head traefik@v3.7.13 --count 6 -o out
+  certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --no-gobench`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.IO = ioOf(cmd)
+			fs := cmd.Flags()
+			c := &opts.Check
+			c.Policy = gate.PolicyFlags{Max: opts.Max, NoConfig: opts.NoConfig}
+			if fs.Changed("config") {
+				c.Policy.Config = &opts.Config
+			} else if !opts.NoConfig {
+				c.Policy.NoConfig = true // no certbench.yaml of the working directory: the built-in policy
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPeerCheck(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	c := &opts.Check
+	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod) or KIND@VERSION")
+	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
+	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
+	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`, e.g. main@abc1234; default the tree's directory name)")
+	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
+	f.StringVarP(&opts.Out, "output", "o", "certbench-peer-out", "output `dir`")
+	f.StringVar(&opts.Comment, "comment", "", "write the comment to this `file` (default OUT/comment.md)")
+	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
+	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of both gates; the gate needs 6 with several benchmarks")
+	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
+	f.StringVar(&c.Instrument, "instrument", "", "passed to certbench run as --instrument (`name`, e.g. simulate)")
+	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
+	f.BoolVar(&opts.NoConfig, "no-config", false, "the built-in gate policy")
+	f.StringArrayVar(&opts.Max, "max", nil, "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help)")
+	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
+	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")
+	f.StringVar(&c.Benchtime, "benchtime", "", "fixed iterations per round of the proxy's benchmarks (`Nx`; default 100x)")
+	f.BoolVar(&c.NoGoBench, "no-gobench", false, "skip the proxy's own benchmarks")
+	f.BoolVar(&c.NoConformance, "no-conformance", false, "skip the conformance suite")
+	f.BoolVar(&c.NoDiff, "no-diff", false, "skip the behaviour diff")
+	f.BoolVar(&c.NoGate, "no-gate", false, "skip the gate on certbench's scenarios")
+	f.Uint64Var(&c.Seed, "seed", 0, "`seed` of the differential pass and the behaviour diff (0: their defaults)")
+	return cmd
+}
+
+func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
+	if opts.Out == "" {
+		return usagef("-o: empty output directory")
+	}
+	if opts.Check.Count < 1 {
+		return usagef("--count %d: want at least 1", opts.Check.Count)
+	}
+	if opts.Check.Ops < 0 {
+		return usagef("--ops %d: must not be negative", opts.Check.Ops)
+	}
+	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
+	if err != nil {
+		return err
+	}
+	c := opts.Check
+	c.Build = bopts
+	c.Out = opts.Out
+	c.Labels = [2]string{opts.BaseLabel, opts.HeadLabel}
+	c.Log = opts.IO.ErrOut
+	rep, err := peercheck.Run(ctx, c)
+	var ie *peerbuild.InputError
+	var ae *peerbuild.AdapterError
+	var ge *gobench.InputError
+	switch {
+	case errors.As(err, &ie), errors.As(err, &ae), errors.As(err, &ge):
+		return usageError(err)
+	case err != nil:
+		return err
+	}
+	comment := opts.Comment
+	if comment == "" {
+		comment = filepath.Join(opts.Out, "comment.md")
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	if err := writeFile(comment, b.Bytes()); err != nil {
+		return fmt.Errorf("writing the comment: %w", err)
+	}
+	opts.IO.Out.Write(b.Bytes())
+	fmt.Fprintf(opts.IO.ErrOut, "peer: comment in %s (%s)\n", comment, rep.Elapsed.Round(time.Second))
+	if !rep.Passed() {
+		return &exitError{code: ExitRegression, err: errSilent}
+	}
+	return nil
+}

@@ -1,0 +1,370 @@
+// Package gobench measures a Go module's own benchmarks (go test -bench)
+// at two trees, a pull request's base and head, the way cob and benchdiff
+// do, for certbench's gate: it builds each package's test binary in both
+// trees (go test -c), runs the two binaries interleaved in rounds with a
+// fixed iteration count (-test.benchtime=Nx -test.benchmem -test.count=1
+// per round, base first in odd rounds and head first in even ones), and
+// merges each side's rounds into one file in the Go benchmark format, each
+// sample under the configuration line "round: N" by which certbench gate
+// pairs base and head.
+//
+// After a regression of allocs/op or B/op, [Sites] runs the benchmark once
+// more on each side with -test.memprofile (every allocation recorded) and
+// names the functions whose allocations grew, as the gate does for
+// certbench's own scenarios.
+//
+// The trees are only read: binaries and results go to Options.Out, and the
+// go command runs with -mod=readonly, so a tree's go.mod and go.sum are
+// never edited.
+package gobench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// DefaultBenchtime is the fixed iteration count of a round.
+const DefaultBenchtime = "100x"
+
+// Options configure Run.
+type Options struct {
+	// Base and Head are the roots of the two trees (their go.mod's
+	// directory).
+	Base, Head string
+	// Packages are package patterns relative to a tree ("./pkg/tls",
+	// "./pkg/tls/...", "."), resolved in the head tree.
+	Packages []string
+	// Bench selects the benchmarks (-test.bench); "" is ".".
+	Bench string
+	// Benchtime is the fixed iteration count, "Nx"; "" is DefaultBenchtime.
+	Benchtime string
+	// Rounds is the number of rounds (samples per side).
+	Rounds int
+	// Out is the directory for the binaries, the raw outputs and the
+	// merged files.
+	Out string
+	// Log, when not nil, gets a line per step.
+	Log io.Writer
+}
+
+// Package is one package measured.
+type Package struct {
+	// ImportPath is its import path; Dir its directory relative to a tree.
+	ImportPath, Dir string
+	// Benchmarks are the benchmarks the head binary lists (matching
+	// Options.Bench); BaseOnly those only the base has.
+	Benchmarks []string
+	// Base and Head are the test binaries; Base is "" when the package has
+	// no tests at the base.
+	Base, Head string
+}
+
+// Result is what Run measured.
+type Result struct {
+	// Base and Head are the merged result files ("" when no package has
+	// benchmarks on both sides).
+	Base, Head string
+	// Packages are the packages with benchmarks.
+	Packages []*Package
+	// Notes say what was left out and why.
+	Notes []string
+	// Benchtime is the fixed iteration count used.
+	Benchtime string
+}
+
+var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
+
+// An InputError is bad input: a pattern that matches nothing, a bad
+// benchtime.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Run builds, runs and merges; see the package documentation.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Bench == "" {
+		opts.Bench = "."
+	}
+	if opts.Benchtime == "" {
+		opts.Benchtime = DefaultBenchtime
+	}
+	if !benchtimeRE.MatchString(opts.Benchtime) {
+		return nil, &InputError{fmt.Errorf("benchtime %q: want a fixed iteration count such as 100x", opts.Benchtime)}
+	}
+	if _, err := regexp.Compile(opts.Bench); err != nil {
+		return nil, &InputError{fmt.Errorf("bench %q: %w", opts.Bench, err)}
+	}
+	if opts.Rounds < 1 {
+		return nil, &InputError{fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
+	}
+	if len(opts.Packages) == 0 {
+		return nil, &InputError{errors.New("no packages")}
+	}
+	res := &Result{Benchtime: opts.Benchtime}
+	pkgs, err := listPackages(ctx, opts.Head, opts.Packages)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range pkgs {
+		for _, side := range []string{"base", "head"} {
+			tree := opts.Base
+			if side == "head" {
+				tree = opts.Head
+			}
+			bin := filepath.Join(opts.Out, "bin", side, fmt.Sprintf("%d.%s.test", i, filepath.Base(p.ImportPath)))
+			logf(opts.Log, "gobench: go test -c %s (%s)", p.ImportPath, side)
+			ok, err := buildTest(ctx, tree, p, bin)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", side, err)
+			}
+			if !ok {
+				continue
+			}
+			if side == "base" {
+				p.Base = bin
+			} else {
+				p.Head = bin
+			}
+		}
+		if p.Head == "" {
+			continue
+		}
+		names, err := listBenchmarks(ctx, p.Head, opts.Bench)
+		if err != nil {
+			return nil, fmt.Errorf("head %s: %w", p.ImportPath, err)
+		}
+		if len(names) == 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s has no benchmarks matching %q at the head", p.ImportPath, opts.Bench))
+			continue
+		}
+		if p.Base == "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s has no tests at the base: its benchmarks are not gated", p.ImportPath))
+			continue
+		}
+		baseNames, err := listBenchmarks(ctx, p.Base, opts.Bench)
+		if err != nil {
+			return nil, fmt.Errorf("base %s: %w", p.ImportPath, err)
+		}
+		var both, headOnly []string
+		for _, n := range names {
+			if contains(baseNames, n) {
+				both = append(both, n)
+			} else {
+				headOnly = append(headOnly, n)
+			}
+		}
+		if len(headOnly) > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %s only at the head, not gated", p.ImportPath, strings.Join(headOnly, ", ")))
+		}
+		if len(both) == 0 {
+			continue
+		}
+		p.Benchmarks = both
+		res.Packages = append(res.Packages, p)
+	}
+	if len(res.Packages) == 0 {
+		return res, nil
+	}
+	raw := filepath.Join(opts.Out, "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		return nil, err
+	}
+	var files [2][]byte
+	for r := 1; r <= opts.Rounds; r++ {
+		order := []int{0, 1}
+		if r%2 == 0 {
+			order = []int{1, 0}
+		}
+		for pi, p := range res.Packages {
+			for _, s := range order {
+				bin := p.Base
+				if s == 1 {
+					bin = p.Head
+				}
+				logf(opts.Log, "gobench: round %d/%d %s (%s)", r, opts.Rounds, p.ImportPath, [2]string{"base", "head"}[s])
+				out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s), p.Dir), benchArgs(p.Benchmarks, opts.Benchtime))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s round %d: %w", [2]string{"base", "head"}[s], p.ImportPath, r, err)
+				}
+				sample := append([]byte("round: "+strconv.Itoa(r)+"\n"), out...)
+				name := filepath.Join(raw, fmt.Sprintf("%s.%d.%d.txt", [2]string{"base", "head"}[s], pi, r))
+				if err := os.WriteFile(name, sample, 0o644); err != nil {
+					return nil, err
+				}
+				files[s] = append(files[s], sample...)
+			}
+		}
+	}
+	res.Base, res.Head = filepath.Join(opts.Out, "base.txt"), filepath.Join(opts.Out, "head.txt")
+	if err := os.WriteFile(res.Base, files[0], 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(res.Head, files[1], 0o644); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func treeOf(opts Options, side int) string {
+	if side == 0 {
+		return opts.Base
+	}
+	return opts.Head
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// goEnv is the environment of the go commands: read-only modules, no
+// workspace.
+func goEnv() []string {
+	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
+}
+
+// listPackages resolves patterns in tree.
+func listPackages(ctx context.Context, tree string, patterns []string) ([]*Package, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Error,TestGoFiles,XTestGoFiles", "--"}, patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env = tree, goEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("go list %s in %s: %v\n%s", strings.Join(patterns, " "), tree, err, strings.TrimSpace(stderr.String()))}
+	}
+	var pkgs []*Package
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p struct {
+			ImportPath, Dir string
+			Error           *struct{ Err string }
+			TestGoFiles     []string
+			XTestGoFiles    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			return nil, err
+		}
+		if p.Error != nil {
+			return nil, &InputError{fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)}
+		}
+		rel, err := filepath.Rel(tree, p.Dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, &InputError{fmt.Errorf("package %s is outside the tree %s", p.ImportPath, tree)}
+		}
+		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+			continue
+		}
+		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel})
+	}
+	if len(pkgs) == 0 {
+		return nil, &InputError{fmt.Errorf("no package with tests matches %s in %s", strings.Join(patterns, " "), tree)}
+	}
+	return pkgs, nil
+}
+
+// buildTest builds p's test binary in tree; false when the package is
+// missing there or has no tests.
+func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, error) {
+	if _, err := os.Stat(filepath.Join(tree, p.Dir)); err != nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return false, err
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./"+filepath.ToSlash(p.Dir))
+	cmd.Dir, cmd.Env = tree, goEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return false, &InputError{fmt.Errorf("go test -c %s in %s does not build:\n%s", p.ImportPath, tree, tail(string(out), 15))}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return false, nil // no test files
+	}
+	return true, nil
+}
+
+// listBenchmarks lists the benchmarks of a test binary matching re.
+func listBenchmarks(ctx context.Context, bin, re string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, bin, "-test.list", "^Benchmark")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s -test.list: %w", bin, err)
+	}
+	sel := regexp.MustCompile(re)
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Benchmark") && sel.MatchString(l) {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
+
+// benchArgs are the arguments of one round: the benchmarks by exact name.
+func benchArgs(names []string, benchtime string) []string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return []string{"-test.run=^$", "-test.bench=^(" + strings.Join(quoted, "|") + ")$",
+		"-test.benchtime=" + benchtime, "-test.benchmem", "-test.count=1"}
+}
+
+// runBench runs a test binary in dir (a package's tests read their
+// testdata from there) and returns its benchmark lines and configuration.
+func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, tail(string(out)+stderr.String(), 15))
+	}
+	// Keep the result and configuration lines; drop PASS and ok.
+	var b bytes.Buffer
+	for _, l := range strings.SplitAfter(string(out), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "PASS" || t == "" || strings.HasPrefix(t, "ok ") {
+			continue
+		}
+		b.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,123 @@
+package gobench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/profile"
+)
+
+// Sites names the allocation sites that grew in a regressed benchmark of
+// a Run: it implements gate.BenchmarkSiteFinder. For each benchmark asked
+// about it runs the benchmark once on each side with -test.memprofile and
+// -test.memprofilerate=1 (every allocation recorded), at the rounds'
+// iteration count, and compares the functions' own (flat) allocations.
+// The values are per iteration: the totals over the profiled run's
+// iterations (testing runs one iteration, then the fixed count), which
+// includes the benchmark's setup.
+type Sites struct {
+	Ctx     context.Context
+	Options Options
+	Result  *Result
+}
+
+var _ gate.BenchmarkSiteFinder = (*Sites)(nil)
+
+// GrownSites has nothing for certbench's own scenarios.
+func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
+	return nil, fmt.Errorf("%w: %s/%s is not a go test benchmark", gate.ErrNoProfiles, scenario, store)
+}
+
+// GrownBenchmarkSites profiles the benchmark on both sides and names the
+// functions whose allocations grew most.
+func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
+	var sampleType string
+	switch unit {
+	case gate.UnitAllocs:
+		sampleType = profile.AllocObjects
+	case gate.UnitBytes:
+		sampleType = profile.AllocSpace
+	default:
+		return nil, fmt.Errorf("no profile sample type for %s", unit)
+	}
+	top := topLevel(benchmark)
+	var pkg *Package
+	for _, p := range s.Result.Packages {
+		if contains(p.Benchmarks, top) {
+			pkg = p
+			break
+		}
+	}
+	if pkg == nil {
+		return nil, fmt.Errorf("%w: no package has %s", gate.ErrNoProfiles, top)
+	}
+	dir := filepath.Join(s.Options.Out, "profiles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ctx := s.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var paths [2]string
+	for i, side := range []string{"base", "head"} {
+		bin := pkg.Base
+		if i == 1 {
+			bin = pkg.Head
+		}
+		paths[i] = filepath.Join(dir, side+"."+top+".pb.gz")
+		if _, err := os.Stat(paths[i]); err == nil {
+			continue // profiled for the other unit already
+		}
+		abs, err := filepath.Abs(paths[i])
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"-test.run=^$", "-test.bench=^" + regexp.QuoteMeta(top) + "$",
+			"-test.benchtime=" + s.Result.Benchtime, "-test.count=1",
+			"-test.memprofile=" + abs, "-test.memprofilerate=1"}
+		if _, err := runBench(ctx, bin, filepath.Join(treeOf(s.Options, i), pkg.Dir), args); err != nil {
+			return nil, fmt.Errorf("profiling %s (%s): %w", top, side, err)
+		}
+	}
+	base, err := profile.Load(paths[0])
+	if err != nil {
+		return nil, err
+	}
+	head, err := profile.Load(paths[1])
+	if err != nil {
+		return nil, err
+	}
+	c, err := profile.Compare(base, head, sampleType)
+	if err != nil {
+		return nil, err
+	}
+	iters, _ := strconv.ParseFloat(strings.TrimSuffix(s.Result.Benchtime, "x"), 64)
+	per := iters + 1
+	var out []gate.Site
+	for _, d := range c.Grew(n, profile.ByFlat) {
+		out = append(out, gate.Site{Function: d.Function, Base: d.BaseFlat / per, Head: d.HeadFlat / per})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the memory profiles of %s show no function that allocates more", top)
+	}
+	return out, nil
+}
+
+// topLevel returns the top-level benchmark function of a gate benchmark
+// name: "Manager_UpdateConfigs/size=10" is BenchmarkManager_UpdateConfigs.
+func topLevel(name string) string {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	}
+	if !strings.HasPrefix(name, "Benchmark") {
+		name = "Benchmark" + name
+	}
+	return name
+}

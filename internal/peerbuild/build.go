@@ -1,0 +1,452 @@
+package peerbuild
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// certbenchModule is the certbench module path.
+const certbenchModule = "github.com/certbench/certbench"
+
+// genModule is the module path of the build directory. It lies below
+// certbench's peers/ so that the generated adapters may import the
+// helpers in peers/internal, as the adapters in the repository do.
+const genModule = certbenchModule + "/peers/generated"
+
+// Options configure Build.
+type Options struct {
+	// Certbench is the root of a certbench checkout (the directory of its
+	// go.mod): the adapters' source and the certbench module the binary
+	// is built with.
+	Certbench string
+	// Sides are the versions of the proxy to build in, each as store
+	// KIND@NAME; all must be trees or versions of one proxy, and no two
+	// the same.
+	Sides []Side
+	// Output is the path of the binary to write.
+	Output string
+	// Log, when not nil, gets the go command's output.
+	Log io.Writer
+	// KeepDir, when set, is where the build directory goes (kept
+	// afterwards, for inspection); by default a temporary directory that
+	// Build removes.
+	KeepDir string
+}
+
+// Result describes a built binary.
+type Result struct {
+	// Kind is the proxy the binary adapts.
+	Kind Kind
+	// Stores are the stores the binary registers for the sides, in the
+	// order of Options.Sides.
+	Stores []string
+	// Trees are the sides' directories (a released version's in the module
+	// cache), in the order of Options.Sides.
+	Trees []string
+	// Rename maps the module path of each side's copy to the proxy's
+	// module path, and the generated adapter packages to the adapter's
+	// package: Normalize applies it to a function or file name, so that
+	// profiles of the sides can be compared.
+	Rename map[string]string
+	// Notes are things the caller should know, such as a replace
+	// directive the two trees disagree on.
+	Notes []string
+}
+
+// Normalize returns name (a function or file name from a profile or a
+// stack) with the sides' private paths turned back into the proxy's and
+// the adapter's.
+func (r *Result) Normalize(name string) string {
+	for from, to := range r.Rename {
+		if i := strings.Index(name, from); i >= 0 {
+			rest := name[i+len(from):]
+			if rest == "" || rest[0] == '/' || rest[0] == '.' {
+				return name[:i] + to + rest
+			}
+		}
+	}
+	return name
+}
+
+// An InputError is bad input: a side that is not a tree of a known proxy,
+// two identical sides, a tree that does not compile.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Build writes a certbench binary to opts.Output with one store per side
+// (KIND@SIDE), each running the adapter over that side's tree, besides
+// every store certbench's cli registers. See the package documentation.
+func Build(ctx context.Context, opts Options) (*Result, error) {
+	if len(opts.Sides) == 0 {
+		return nil, &InputError{Err: errors.New("no side to build")}
+	}
+	if opts.Output == "" {
+		return nil, errors.New("peerbuild: no output path")
+	}
+	root, err := checkCertbench(opts.Certbench)
+	if err != nil {
+		return nil, err
+	}
+	var trees []*tree
+	for _, s := range opts.Sides {
+		t, err := resolve(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range trees {
+			if o.side.Name == t.side.Name {
+				return nil, &InputError{Err: fmt.Errorf("two sides named %s", t.side.Name)}
+			}
+			if o.kind != t.kind {
+				return nil, &InputError{Err: fmt.Errorf("%s is %s but %s is %s: build one proxy at a time", o.side, o.kind.Module, t.side, t.kind.Module)}
+			}
+			if o.dir == t.dir {
+				return nil, &InputError{Err: fmt.Errorf("%s and %s are the same directory %s: nothing to compare", o.side.Name, t.side.Name, t.dir)}
+			}
+		}
+		trees = append(trees, t)
+	}
+	if err := checkDistinct(trees); err != nil {
+		return nil, err
+	}
+	kind := trees[0].kind
+	adapterDir := filepath.Join(root, filepath.FromSlash(kind.Adapter))
+	files, err := goFiles(adapterDir)
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, adapterDir)
+	}
+	roots, err := adapterImports(adapterDir, files, kind.Module)
+	if err != nil {
+		return nil, err
+	}
+
+	work := opts.KeepDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "certbench-peer-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Kind: kind, Rename: map[string]string{}}
+	var mainImports []string
+	for _, t := range trees {
+		pkgs, err := t.closure(roots)
+		if err != nil {
+			return nil, &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
+		}
+		r := &rewriter{from: kind.Module, to: t.private, pkgs: map[string]bool{}}
+		for _, p := range pkgs {
+			r.pkgs[p] = true
+		}
+		copyDir := filepath.Join(work, "tree", t.side.Name)
+		if err := t.copyPackages(copyDir, pkgs, r); err != nil {
+			return nil, fmt.Errorf("copying %s: %w", t.side, err)
+		}
+		if err := writeCopyModFile(ctx, t, copyDir); err != nil {
+			return nil, err
+		}
+		adapterOut := filepath.Join(work, "adapter", t.side.Name)
+		if err := generateAdapter(adapterDir, files, kind.Adapter, adapterOut, r, t.store()); err != nil {
+			return nil, err
+		}
+		pkg := genModule + "/adapter/" + t.side.Name
+		mainImports = append(mainImports, pkg)
+		res.Stores = append(res.Stores, t.store())
+		res.Trees = append(res.Trees, t.dir)
+		res.Rename[t.private] = kind.Module
+		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
+	}
+	notes, err := writeBuildModule(work, root, kind, trees, mainImports)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = notes
+
+	out, err := filepath.Abs(opts.Output)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	var log bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir = work
+	cmd.Env = goEnv("GOFLAGS=-mod=mod -buildvcs=false")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	runErr := cmd.Run()
+	if opts.Log != nil {
+		opts.Log.Write(log.Bytes())
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, classify(log.String(), work, adapterDir, kind, trees)
+	}
+	return res, nil
+}
+
+// checkCertbench checks that dir is the root of a certbench checkout and
+// returns it as an absolute path.
+func checkCertbench(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no certbench checkout given (the adapters' source)")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(abs, "go.mod"))
+	if err != nil || !bytes.Contains(b, []byte("module "+certbenchModule+"\n")) {
+		return "", fmt.Errorf("%s is not the root of a certbench checkout (its go.mod does not declare module %s)", abs, certbenchModule)
+	}
+	return abs, nil
+}
+
+// FindCertbench returns the root of the certbench checkout that dir is in,
+// walking up from dir.
+func FindCertbench(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := checkCertbench(d); err == nil {
+			return r, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s is not inside a certbench checkout", abs)
+		}
+	}
+}
+
+// checkDistinct fails when two trees hold the same Go code: the same
+// go.mod, go.sum and .go files.
+func checkDistinct(trees []*tree) error {
+	sums := make([][]byte, len(trees))
+	for i, t := range trees {
+		s, err := treeSum(t.dir)
+		if err != nil {
+			return &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
+		}
+		sums[i] = s
+		for j := 0; j < i; j++ {
+			if bytes.Equal(sums[j], s) {
+				return &InputError{Err: fmt.Errorf("%s and %s hold the same Go code (no .go file, go.mod or go.sum differs): nothing to compare", trees[j].side, t.side)}
+			}
+		}
+	}
+	return nil
+}
+
+// treeSum hashes the names and contents of a tree's Go files, go.mod and
+// go.sum, skipping .git, node_modules and nested modules.
+func treeSum(dir string) ([]byte, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == dir {
+				return nil
+			}
+			if n := d.Name(); n == ".git" || n == "node_modules" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		n := d.Name()
+		if !d.Type().IsRegular() || !(strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	return h.Sum(nil), err
+}
+
+// writeCopyModFile writes the copy's go.mod (the tree's, under the
+// private module path) and go.sum.
+func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
+	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	gomod := filepath.Join(copyDir, "go.mod")
+	if err := os.WriteFile(gomod, b, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", t.private, gomod)
+	cmd.Env = goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit -module %s: %v: %s", t.private, err, out)
+	}
+	return nil
+}
+
+// writeBuildModule writes the build directory's go.mod, go.sum and main
+// package, and returns notes about replace directives the trees disagree
+// on.
+func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]string, error) {
+	cb, err := readModFile(context.Background(), filepath.Join(root, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	goVersion := cb.Go
+	for _, t := range trees {
+		if versionLess(goVersion, t.mod.Go) {
+			goVersion = t.mod.Go
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Generated by certbench peer build: the %s adapter at %d trees.\n", kind.Name, len(trees))
+	fmt.Fprintf(&b, "module %s\n\ngo %s\n\n", genModule, goVersion)
+	const zero = "v0.0.0-00010101000000-000000000000"
+	fmt.Fprintf(&b, "require %s %s\n", certbenchModule, zero)
+	fmt.Fprintf(&b, "replace %s => %s\n", certbenchModule, quotePath(root))
+	for _, t := range trees {
+		fmt.Fprintf(&b, "require %s %s\n", t.private, zero)
+		fmt.Fprintf(&b, "replace %s => ./tree/%s\n", t.private, t.side.Name)
+	}
+
+	// The trees' replacements, which do not apply to them as
+	// dependencies. Module replacements apply to both sides: when the
+	// trees disagree, the last side's wins and a note says so. A
+	// directory replacement is kept only when its directory exists.
+	type repl struct{ side, to string }
+	chosen := map[string]repl{}
+	var order []string
+	var notes []string
+	for _, t := range trees {
+		for _, r := range t.mod.Replace {
+			old := r.Old.Path
+			if r.Old.Version != "" {
+				old += " " + r.Old.Version
+			}
+			to := r.New.Path
+			if r.New.Version != "" {
+				to += " " + r.New.Version
+			} else {
+				dir := to
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(t.dir, dir)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+					continue // e.g. a nested module, which a module zip lacks
+				}
+				to = quotePath(dir)
+			}
+			if prev, ok := chosen[old]; ok {
+				if prev.to != to {
+					notes = append(notes, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary uses %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name))
+				}
+			} else {
+				order = append(order, old)
+			}
+			chosen[old] = repl{t.side.Name, to}
+		}
+	}
+	for _, old := range order {
+		fmt.Fprintf(&b, "replace %s => %s\n", old, chosen[old].to)
+	}
+	excl := map[string]bool{}
+	for _, t := range trees {
+		for _, e := range t.mod.Exclude {
+			line := e.Path + " " + e.Version
+			if !excl[line] {
+				excl[line] = true
+				fmt.Fprintf(&b, "exclude %s\n", line)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+
+	// go.sum: what certbench, the peer module and both trees have checked.
+	sumFiles := []string{filepath.Join(root, "go.sum"), filepath.Join(root, filepath.FromSlash(kind.Adapter), "..", "go.sum")}
+	for _, t := range trees {
+		sumFiles = append(sumFiles, filepath.Join(t.dir, "go.sum"))
+	}
+	seen := map[string]bool{}
+	var lines []string
+	for _, f := range sumFiles {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !seen[l] {
+				seen[l] = true
+				lines = append(lines, l)
+			}
+		}
+	}
+	sort.Strings(lines)
+	if err := os.WriteFile(filepath.Join(work, "go.sum"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+
+	var m strings.Builder
+	m.WriteString("// Code generated by certbench peer build. DO NOT EDIT.\n\n")
+	m.WriteString("// Command generated is certbench with one " + kind.Name + " store per side.\npackage main\n\nimport (\n\t\"os\"\n\n\t\"" + certbenchModule + "/cli\"\n")
+	for _, p := range mainImports {
+		fmt.Fprintf(&m, "\t_ %q\n", p)
+	}
+	m.WriteString(")\n\nfunc main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }\n")
+	return notes, os.WriteFile(filepath.Join(work, "main.go"), []byte(m.String()), 0o644)
+}
+
+// quotePath quotes a directory for go.mod when it needs it.
+func quotePath(p string) string {
+	if strings.ContainsAny(p, " \t\"'`\\") {
+		return fmt.Sprintf("%q", p)
+	}
+	return p
+}
+
+// versionLess compares two go versions such as "1.25" and "1.26.0".
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			fmt.Sscan(pa[i], &x)
+		}
+		if i < len(pb) {
+			fmt.Sscan(pb[i], &y)
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}

@@ -1,0 +1,377 @@
+package peerbuild
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// goFiles returns the names of the non-test .go files in dir, sorted.
+func goFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") &&
+			!strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// imports returns the import paths of the Go file at path, ignoring build
+// constraints (a superset of what any build of it imports).
+func imports(path string) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, spec := range f.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// inModule reports whether the import path p is mod or a package below it.
+func inModule(p, mod string) bool {
+	return p == mod || strings.HasPrefix(p, mod+"/")
+}
+
+// closure returns the packages of the tree's module that roots import,
+// directly or not, as import paths, sorted. A package is a directory of
+// the tree with non-test Go files; a directory with a go.mod of its own is
+// another module and is not followed.
+func (t *tree) closure(roots []string) ([]string, error) {
+	mod := t.mod.Module.Path
+	seen := map[string]bool{}
+	queue := slices.Clone(roots)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		dir := t.pkgDir(p)
+		if p != mod {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				delete(seen, p) // a nested module: not this tree's package
+				continue
+			}
+		}
+		names, err := goFiles(dir)
+		if err != nil || len(names) == 0 {
+			return nil, fmt.Errorf("package %s: no Go files in %s", p, dir)
+		}
+		for _, n := range names {
+			imps, err := imports(filepath.Join(dir, n))
+			if err != nil {
+				return nil, err
+			}
+			for _, imp := range imps {
+				if inModule(imp, mod) && !seen[imp] {
+					queue = append(queue, imp)
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// pkgDir is the directory of the tree's package p.
+func (t *tree) pkgDir(p string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, t.mod.Module.Path), "/")
+	return filepath.Join(t.dir, filepath.FromSlash(rel))
+}
+
+// rewriter rewrites the import paths of the packages it knows.
+type rewriter struct {
+	from, to string          // module path prefix, original and private
+	pkgs     map[string]bool // the packages copied, by original path
+}
+
+// path returns the rewritten import path of p, or p.
+func (r *rewriter) path(p string) string {
+	if r.pkgs[p] {
+		return r.to + strings.TrimPrefix(p, r.from)
+	}
+	return p
+}
+
+// rewrite returns src with every import of a copied package rewritten
+// (lines and their number unchanged, so positions in errors still point at
+// the same lines).
+func (r *rewriter) rewrite(name string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	return r.rewriteSpecs(fset, f.Imports, src, nil)
+}
+
+// rewriteSpecs replaces the import paths of specs in src, and applies the
+// extra edits (offset ranges with their replacement).
+func (r *rewriter) rewriteSpecs(fset *token.FileSet, specs []*ast.ImportSpec, src []byte, extra []edit) ([]byte, error) {
+	edits := slices.Clone(extra)
+	for _, spec := range specs {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		if np := r.path(p); np != p {
+			edits = append(edits, edit{
+				start: fset.Position(spec.Path.Pos()).Offset,
+				end:   fset.Position(spec.Path.End()).Offset,
+				text:  strconv.Quote(np),
+			})
+		}
+	}
+	return applyEdits(src, edits), nil
+}
+
+// edit replaces src[start:end] with text.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// applyEdits applies non-overlapping edits to src.
+func applyEdits(src []byte, edits []edit) []byte {
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var b bytes.Buffer
+	last := 0
+	for _, e := range edits {
+		b.Write(src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	b.Write(src[last:])
+	return b.Bytes()
+}
+
+// copyPackages copies the tree's packages pkgs into dst (the copy's
+// root), rewriting their imports: every regular file of each package's
+// directory but its tests, and the files its //go:embed patterns name.
+func (t *tree) copyPackages(dst string, pkgs []string, r *rewriter) error {
+	for _, p := range pkgs {
+		src := t.pkgDir(p)
+		rel, err := filepath.Rel(t.dir, src)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if !e.Type().IsRegular() || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, n))
+			if err != nil {
+				return err
+			}
+			if strings.HasSuffix(n, ".go") {
+				if b, err = r.rewrite(filepath.Join(src, n), b); err != nil {
+					return err
+				}
+				for _, pat := range embedPatterns(b) {
+					if err := copyEmbed(src, out, pat); err != nil {
+						return fmt.Errorf("%s: //go:embed %s: %w", filepath.Join(src, n), pat, err)
+					}
+				}
+			}
+			if err := os.WriteFile(filepath.Join(out, n), b, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// embedPatterns returns the patterns of the //go:embed lines of a Go file.
+func embedPatterns(src []byte) []string {
+	var pats []string
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			if u, err := strconv.Unquote(f); err == nil {
+				f = u
+			}
+			pats = append(pats, strings.TrimPrefix(f, "all:"))
+		}
+	}
+	return pats
+}
+
+// copyEmbed copies what an embed pattern matches in src to dst.
+func copyEmbed(src, dst, pattern string) error {
+	matches, err := filepath.Glob(filepath.Join(src, filepath.FromSlash(pattern)))
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		rel, err := filepath.Rel(src, m)
+		if err != nil {
+			return err
+		}
+		if err := copyAll(m, filepath.Join(dst, rel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyAll copies a file, or a directory recursively.
+func copyAll(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+// adapterImports returns the packages of module that the adapter's files
+// import.
+func adapterImports(dir string, files []string, module string) ([]string, error) {
+	var out []string
+	for _, n := range files {
+		imps, err := imports(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range imps {
+			if inModule(p, module) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the adapter in %s imports nothing of %s", dir, module)
+	}
+	return out, nil
+}
+
+// nameConst is the adapter's constant that holds its registered name.
+const nameConst = "Name"
+
+// generateAdapter writes the adapter's files, from dir (named display in
+// the generated files' headers), into out with the proxy's imports
+// rewritten by r and the string constant Name set to store. It fails when
+// no file declares Name.
+func generateAdapter(dir string, files []string, display, out string, r *rewriter, store string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	named := false
+	for _, n := range files {
+		src, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		var extra []edit
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if id.Name != nameConst || i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return fmt.Errorf("%s: %s is not a string literal", filepath.Join(dir, n), nameConst)
+					}
+					extra = append(extra, edit{
+						start: fset.Position(lit.Pos()).Offset,
+						end:   fset.Position(lit.End()).Offset,
+						text:  strconv.Quote(store),
+					})
+					named = true
+				}
+			}
+		}
+		b, err := r.rewriteSpecs(fset, f.Imports, src, extra)
+		if err != nil {
+			return err
+		}
+		header := []byte("// Code generated by certbench peer build from " + path.Join(display, n) + ". DO NOT EDIT.\n\n")
+		// The header is one line plus a blank one: error lines are
+		// shifted back by headerLines.
+		if err := os.WriteFile(filepath.Join(out, n), append(header, b...), 0o644); err != nil {
+			return err
+		}
+	}
+	if !named {
+		return fmt.Errorf("the adapter in %s declares no string constant %s (the store's registered name)", dir, nameConst)
+	}
+	return nil
+}
+
+// headerLines is the number of lines generateAdapter puts before the
+// adapter's source.
+const headerLines = 2

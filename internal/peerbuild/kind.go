@@ -1,0 +1,221 @@
+package peerbuild
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A Kind is a proxy that certbench has an adapter for.
+type Kind struct {
+	// Name is the adapter's store name, the prefix of the stores a build
+	// registers ("traefik" gives "traefik@base").
+	Name string
+	// Module is the proxy's module path.
+	Module string
+	// Adapter is the adapter package's directory, slash-separated and
+	// relative to the certbench module's root.
+	Adapter string
+}
+
+// Kinds are the proxies certbench has adapters for.
+var Kinds = []Kind{
+	{Name: "traefik", Module: "github.com/traefik/traefik/v3", Adapter: "peers/traefik/store"},
+	{Name: "certmagic", Module: "github.com/caddyserver/certmagic", Adapter: "peers/certmagic/store"},
+}
+
+// KindOf returns the kind whose module path or name is s.
+func KindOf(s string) (Kind, bool) {
+	for _, k := range Kinds {
+		if s == k.Module || s == k.Name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// kindList describes Kinds for error messages.
+func kindList() string {
+	var parts []string
+	for _, k := range Kinds {
+		parts = append(parts, fmt.Sprintf("%s (%s)", k.Name, k.Module))
+	}
+	return strings.Join(parts, " or ")
+}
+
+// A Side is one version of the proxy in a build: a local tree or a
+// released version.
+type Side struct {
+	// Name is the side's name, the suffix of its store ("base", "head"):
+	// lowercase letters, digits and '-'.
+	Name string
+	// Tree is the root of a local tree of the proxy's module (the
+	// directory of its go.mod), such as a checkout.
+	Tree string
+	// Kind and Version, when Tree is empty, name a released version of a
+	// kind's module, which the go command downloads into the module cache.
+	Kind    string
+	Version string
+}
+
+// String describes the side for messages.
+func (s Side) String() string {
+	if s.Tree != "" {
+		return fmt.Sprintf("%s tree %s", s.Name, s.Tree)
+	}
+	return fmt.Sprintf("%s %s@%s", s.Name, s.Kind, s.Version)
+}
+
+// ParseSide reads a side's command-line form: a directory (a tree), or
+// KIND@VERSION or MODULE@VERSION (a released version, such as
+// traefik@v3.6.12) when no such directory exists.
+func ParseSide(name, spec string) (Side, error) {
+	if spec == "" {
+		return Side{}, &InputError{Err: fmt.Errorf("%s: empty; want a directory or KIND@VERSION", name)}
+	}
+	if _, err := os.Stat(spec); err == nil {
+		return Side{Name: name, Tree: spec}, nil
+	}
+	if i := strings.LastIndex(spec, "@"); i > 0 && !strings.ContainsAny(spec[i+1:], `/\`) {
+		k, ok := KindOf(spec[:i])
+		if !ok {
+			return Side{}, &InputError{Err: fmt.Errorf("%s %s: %q is not a proxy certbench has an adapter for (want %s)", name, spec, spec[:i], kindList())}
+		}
+		return Side{Name: name, Kind: k.Name, Version: spec[i+1:]}, nil
+	}
+	return Side{Name: name, Tree: spec}, nil // Build reports that it does not exist
+}
+
+var sideName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// tree is a side resolved to a directory with a parsed go.mod.
+type tree struct {
+	side Side
+	dir  string // absolute, symlinks evaluated
+	mod  *modFile
+	kind Kind
+	// private is the module path of the side's copy.
+	private string
+}
+
+// store is the name of the side's store.
+func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
+
+// modFile is go.mod as "go mod edit -json" prints it.
+type modFile struct {
+	Module struct {
+		Path string
+	}
+	Go      string
+	Require []struct {
+		Path, Version string
+		Indirect      bool
+	}
+	Exclude []modVersion
+	Replace []struct {
+		Old, New modVersion
+	}
+}
+
+// modVersion is a module path with an optional version; in a replacement
+// a Path without version is a directory.
+type modVersion struct {
+	Path, Version string
+}
+
+// readModFile parses the go.mod at path with the go command.
+func readModFile(ctx context.Context, path string) (*modFile, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s: %s", path, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, fmt.Errorf("running the go command: %w", err)
+	}
+	var m modFile
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("%s: reading go mod edit -json: %w", path, err)
+	}
+	return &m, nil
+}
+
+// resolve finds the side's directory and module, and checks that it is a
+// proxy certbench has an adapter for.
+func resolve(ctx context.Context, s Side) (*tree, error) {
+	if !sideName.MatchString(s.Name) {
+		return nil, fmt.Errorf("side name %q: want lowercase letters, digits and '-'", s.Name)
+	}
+	dir := s.Tree
+	if dir == "" {
+		k, ok := KindOf(s.Kind)
+		if !ok {
+			return nil, &InputError{Err: fmt.Errorf("%s: unknown proxy %q (want %s)", s.Name, s.Kind, kindList())}
+		}
+		d, err := download(ctx, k.Module+"@"+s.Version)
+		if err != nil {
+			return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	}
+	if !fi.IsDir() {
+		return nil, &InputError{Err: fmt.Errorf("%s: not a directory", s)}
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	}
+	gomod := filepath.Join(abs, "go.mod")
+	if _, err := os.Stat(gomod); err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: not a Go module: no go.mod in %s (give the root of a checkout of %s)", s, abs, kindList())}
+	}
+	m, err := readModFile(ctx, gomod)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	}
+	k, ok := KindOf(m.Module.Path)
+	if !ok || m.Module.Path != k.Module {
+		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Path, kindList())}
+	}
+	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil
+}
+
+// download fetches module@version into the module cache and returns its
+// directory there.
+func download(ctx context.Context, modVer string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", modVer)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		return "", fmt.Errorf("go mod download %s: %s", modVer, info.Error)
+	}
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %w", modVer, err)
+	}
+	if info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory", modVer)
+	}
+	return info.Dir, nil
+}
+
+// goEnv is the environment of the go commands Build runs: the caller's,
+// outside any workspace.
+func goEnv(extra ...string) []string {
+	return append(append(os.Environ(), "GOWORK=off"), extra...)
+}

@@ -1,0 +1,274 @@
+package peercheck
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
+)
+
+// Marker is the hidden first line of the comment, by which a workflow
+// finds its earlier comment to edit in place.
+const Marker = "<!-- certbench-peer -->"
+
+// maxDiffLines caps the behaviour diff's output quoted in the comment.
+const maxDiffLines = 60
+
+// WriteMarkdown writes the report as one pull-request comment: the
+// verdict first, then the behaviour changes, then the costs.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	mark := "✅"
+	if !r.Passed() {
+		mark = "❌"
+	}
+	fmt.Fprintln(bw, Marker)
+	fmt.Fprintf(bw, "### %s certbench on %s: %s\n\n", mark, r.Kind.Name, results.EscapeMarkdown(r.headline()))
+	fmt.Fprintf(bw, "Base %s, head %s: one certbench binary with both as stores `%s` and `%s`.\n\n",
+		results.EscapeMarkdown(r.Labels[0]), results.EscapeMarkdown(r.Labels[1]), r.Base, r.Head)
+	fmt.Fprintln(bw, "| check | result |")
+	fmt.Fprintln(bw, "| :-- | :-- |")
+	for _, row := range r.verdictRows() {
+		fmt.Fprintf(bw, "| %s | %s |\n", row[0], row[1])
+	}
+
+	fmt.Fprintln(bw, "\n#### Behaviour changes")
+	fmt.Fprintln(bw)
+	switch {
+	case r.Diff == nil:
+		fmt.Fprintf(bw, "Not run%s.\n", reason(r.Skipped["diff"]))
+	case !r.Diff.Differs:
+		fmt.Fprintln(bw, "None found: the same generated cases gave the same answers on both stores.")
+	default:
+		fmt.Fprintf(bw, "`certbench conformance --stores %s --against %s` (each difference shrunk to a minimal case):\n\n", r.Base, r.Head)
+		fmt.Fprintln(bw, "```text")
+		fmt.Fprintln(bw, clip(r.Diff.Output, maxDiffLines))
+		fmt.Fprintln(bw, "```")
+	}
+	if c := r.Conformance; c != nil {
+		if len(c.Regressed) > 0 {
+			fmt.Fprintf(bw, "\nRules of the contract the base keeps and the head breaks:\n\n")
+			for _, rule := range c.Regressed {
+				msg := firstLine(c.Messages[rule])
+				if msg != "" {
+					msg = ": " + results.EscapeMarkdown(msg)
+				}
+				fmt.Fprintf(bw, "- `%s`%s\n", rule, msg)
+			}
+		}
+		if len(c.Fixed) > 0 {
+			fmt.Fprintf(bw, "\nRules the base breaks and the head keeps: %s.\n", codeList(c.Fixed))
+		}
+		if len(c.HeadFails) > 0 {
+			fmt.Fprintf(bw, "\n<details><summary>All %d rules the head breaks (of %d)</summary>\n\n%s\n\n</details>\n", len(c.HeadFails), c.Rules, codeList(c.HeadFails))
+		}
+	}
+
+	fmt.Fprintln(bw, "\n#### Costs: certbench's scenarios")
+	fmt.Fprintln(bw)
+	if r.Gate == nil {
+		fmt.Fprintf(bw, "Not run%s.\n", reason(r.Skipped["gate"]))
+	} else {
+		writeVerdict(bw, r.Gate)
+	}
+	fmt.Fprintln(bw, "\n#### Costs: the proxy's own benchmarks")
+	fmt.Fprintln(bw)
+	switch {
+	case r.GoBench != nil:
+		if gr := r.GoBenchRun; gr != nil {
+			var pkgs []string
+			for _, p := range gr.Packages {
+				pkgs = append(pkgs, "`"+p.ImportPath+"`")
+			}
+			fmt.Fprintf(bw, "`go test -bench` of %s, %d interleaved rounds at -test.benchtime=%s.\n\n", strings.Join(pkgs, ", "), r.Count, gr.Benchtime)
+		}
+		writeVerdict(bw, r.GoBench)
+	default:
+		fmt.Fprintf(bw, "Not gated%s.\n", reason(r.Skipped["gobench"]))
+	}
+	if r.GoBenchRun != nil && len(r.GoBenchRun.Notes) > 0 {
+		fmt.Fprintln(bw)
+		for _, n := range r.GoBenchRun.Notes {
+			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(bw, "\n#### Notes")
+		fmt.Fprintln(bw)
+		for _, n := range r.Notes {
+			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
+		}
+	}
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s on %s/%s, %d CPUs.</sub>\n",
+		r.Count, r.Elapsed.Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	return bw.Flush()
+}
+
+// headline sums the verdict up in a line.
+func (r *Report) headline() string {
+	var parts []string
+	if r.Conformance != nil && len(r.Conformance.Regressed) > 0 {
+		parts = append(parts, fmt.Sprintf("head breaks %d rule(s) the base keeps", len(r.Conformance.Regressed)))
+	}
+	if r.Diff != nil && r.Diff.Differs {
+		parts = append(parts, "behaviour changed")
+	}
+	for _, v := range []*gate.Verdict{r.Gate, r.GoBench} {
+		if v != nil && !v.Passed() {
+			parts = append(parts, "cost regressed")
+			break
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no behaviour change, no regression")
+	}
+	if best := r.bestImprovements(1); len(best) > 0 {
+		parts = append(parts, best[0])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// verdictRows are the verdict table: one row per check.
+func (r *Report) verdictRows() [][2]string {
+	var rows [][2]string
+	switch c := r.Conformance; {
+	case c == nil:
+		rows = append(rows, [2]string{"conformance", "⚠️ not run" + reason(r.Skipped["conformance"])})
+	case len(c.Regressed) > 0:
+		rows = append(rows, [2]string{"conformance", fmt.Sprintf("❌ head breaks %s, which the base keeps", codeList(c.Regressed))})
+	default:
+		s := fmt.Sprintf("✅ no rule newly broken (head breaks %d of %d rules, as the base does)", len(c.HeadFails), c.Rules)
+		if len(c.Fixed) > 0 {
+			s += fmt.Sprintf("; %d fixed", len(c.Fixed))
+		}
+		rows = append(rows, [2]string{"conformance", s})
+	}
+	switch d := r.Diff; {
+	case d == nil:
+		rows = append(rows, [2]string{"behaviour diff", "⚠️ not run" + reason(r.Skipped["diff"])})
+	case d.Differs:
+		rows = append(rows, [2]string{"behaviour diff", "❌ base and head answer differently (below)"})
+	default:
+		rows = append(rows, [2]string{"behaviour diff", "✅ no difference found"})
+	}
+	rows = append(rows, [2]string{"certbench's scenarios", verdictCell(r.Gate, r.Skipped["gate"])})
+	rows = append(rows, [2]string{"the proxy's own benchmarks", verdictCell(r.GoBench, r.Skipped["gobench"])})
+	return rows
+}
+
+// verdictCell sums up a gate verdict.
+func verdictCell(v *gate.Verdict, skipped string) string {
+	if v == nil {
+		return "⚠️ not gated" + reason(skipped)
+	}
+	n := map[gate.Status]int{}
+	for _, f := range v.Findings {
+		n[f.Status]++
+	}
+	mark := "✅"
+	if !v.Passed() {
+		mark = "❌"
+	}
+	s := fmt.Sprintf("%s %d regressed, %d improved, %d unchanged", mark, n[gate.Regressed], n[gate.Improved], n[gate.Unchanged])
+	if best := improvements(v, 3); len(best) > 0 {
+		s += ": " + strings.Join(best, "; ")
+	}
+	return results.EscapeMarkdown(s)
+}
+
+// bestImprovements returns the largest allocation improvements of the
+// scenario gate, as text.
+func (r *Report) bestImprovements(n int) []string {
+	if r.Gate == nil {
+		return nil
+	}
+	return improvements(r.Gate, n)
+}
+
+// improvements describes the n largest relative improvements of a
+// verdict, allocations first.
+func improvements(v *gate.Verdict, n int) []string {
+	var fs []*gate.Finding
+	for _, f := range v.Findings {
+		if f.Status == gate.Improved {
+			fs = append(fs, f)
+		}
+	}
+	rank := func(f *gate.Finding) int {
+		switch f.Unit {
+		case gate.UnitAllocs:
+			return 0
+		case gate.UnitBytes:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if rank(fs[i]) != rank(fs[j]) {
+			return rank(fs[i]) < rank(fs[j])
+		}
+		return fs[i].Percent() < fs[j].Percent()
+	})
+	var out []string
+	for _, f := range fs[:min(n, len(fs))] {
+		out = append(out, fmt.Sprintf("%s %s %s → %s (%+.1f%%)", f.Label(), f.Unit,
+			results.Format(f.Base, f.Unit), results.Format(f.Head, f.Unit), f.Percent()))
+	}
+	return out
+}
+
+// writeVerdict writes a gate verdict's Markdown with its headings moved
+// two levels down, under the comment's own.
+func writeVerdict(w io.Writer, v *gate.Verdict) {
+	var b bytes.Buffer
+	if err := v.WriteMarkdown(&b); err != nil {
+		fmt.Fprintf(w, "(the gate's report failed: %v)\n", err)
+		return
+	}
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if strings.HasPrefix(line, "#") {
+			line = "##" + line
+		}
+		io.WriteString(w, line)
+	}
+}
+
+func reason(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + results.EscapeMarkdown(firstLine(strings.Split(s, "\n")))
+}
+
+func firstLine(lines []string) string {
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func codeList(list []string) string {
+	quoted := make([]string, len(list))
+	for i, s := range list {
+		quoted[i] = "`" + s + "`"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// clip returns the first n lines of s, saying how many were left out.
+func clip(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... (%d more lines in diff.txt)", len(lines)-n)
+}

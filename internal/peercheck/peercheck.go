@@ -1,0 +1,507 @@
+// Package peercheck checks a pull request of a proxy that certbench has a
+// peer adapter for (Traefik, certmagic): given the base and head trees, it
+// builds one certbench binary with a store per side (package peerbuild),
+// then
+//
+//   - runs the conformance suite on both stores and reports the rules whose
+//     outcome changed (a rule the base passed and the head fails is a
+//     regression), and the head's failing rules;
+//   - runs the behaviour diff between the two stores (certbench
+//     conformance --against): every observable difference, shrunk;
+//   - gates certbench's scenarios, base store against head store, in
+//     interleaved rounds (one process per round running both stores, their
+//     order alternating), naming the allocation sites that grew from heap
+//     profiles of both stores;
+//   - gates the proxy's own go test benchmarks at both trees (package
+//     gobench);
+//
+// and writes one Markdown comment: the verdict first, then the behaviour
+// changes, then the costs. Each step writes its files into Options.Out.
+package peercheck
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/gobench"
+	"github.com/certbench/certbench/internal/peerbuild"
+	"github.com/certbench/certbench/internal/profile"
+)
+
+// DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
+// a refresh, a renewal in a large pool and lookups.
+var DefaultScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "lookup-1000"}
+
+// DefaultBenchPackages are the packages whose own benchmarks are gated,
+// by proxy, when Options.BenchPackages is empty: the certificate code.
+var DefaultBenchPackages = map[string][]string{
+	"traefik":   {"./pkg/tls/..."},
+	"certmagic": {"."},
+}
+
+// Options configure Run.
+type Options struct {
+	// Build says what to build: the certbench checkout and the two sides,
+	// named "base" and "head".
+	Build peerbuild.Options
+	// Out is the output directory.
+	Out string
+	// Scenarios are certbench's scenarios to gate (default
+	// DefaultScenarios); Count the interleaved rounds (samples per side);
+	// Ops overrides each scenario's op count when positive.
+	Scenarios []string
+	Count     int
+	Ops       int
+	// Instrument, when set, is passed to certbench run as --instrument
+	// (e.g. "simulate" for instruction counts, once that instrument
+	// exists).
+	Instrument string
+	// Policy is the gate policy (both gates).
+	Policy gate.PolicyFlags
+	// BenchPackages are the proxy's packages whose go test benchmarks are
+	// gated (default DefaultBenchPackages of the proxy); Bench selects
+	// benchmarks (-test.bench); Benchtime is their fixed iteration count;
+	// NoGoBench skips them.
+	BenchPackages []string
+	Bench         string
+	Benchtime     string
+	NoGoBench     bool
+	// NoConformance and NoDiff skip those steps; NoGate skips the gate on
+	// certbench's scenarios.
+	NoConformance, NoDiff, NoGate bool
+	// Seed, when not zero, is the differential pass's and the behaviour
+	// diff's seed.
+	Seed uint64
+	// Labels name the base and head in the comment (e.g. a branch and a
+	// commit); by default a tree's directory name, or KIND@VERSION. A
+	// comment carries no local path.
+	Labels [2]string
+	// Log gets a line per step (and the commands' error output).
+	Log io.Writer
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Kind        peerbuild.Kind
+	Base, Head  string // the stores
+	Sides       [2]peerbuild.Side
+	Labels      [2]string
+	Notes       []string
+	Conformance *Conformance
+	Diff        *Diff
+	Gate        *gate.Verdict
+	GoBench     *gate.Verdict
+	GoBenchRun  *gobench.Result
+	// Skipped says why a step did not run or gave nothing, by step.
+	Skipped map[string]string
+	// Elapsed is the wall time of Run.
+	Elapsed time.Duration
+	// Count is the rounds of the gates.
+	Count int
+
+	build *peerbuild.Result
+}
+
+// Passed reports whether nothing failed: no rule newly failing, no
+// behaviour change, no regression.
+func (r *Report) Passed() bool {
+	if r.Conformance != nil && len(r.Conformance.Regressed) > 0 {
+		return false
+	}
+	if r.Diff != nil && r.Diff.Differs {
+		return false
+	}
+	if r.Gate != nil && !r.Gate.Passed() {
+		return false
+	}
+	if r.GoBench != nil && !r.GoBench.Passed() {
+		return false
+	}
+	return true
+}
+
+// Run builds the binary and runs every step; see the package
+// documentation. Bad input (a side that is not a tree of a known proxy,
+// identical sides, a tree or adapter that does not build, a bad option)
+// is an error wrapping *peerbuild.InputError, *peerbuild.AdapterError or
+// *gobench.InputError.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	start := time.Now()
+	if opts.Count < 1 {
+		return nil, &peerbuild.InputError{Err: fmt.Errorf("count %d: want at least 1", opts.Count)}
+	}
+	if len(opts.Build.Sides) != 2 || opts.Build.Sides[0].Name != "base" || opts.Build.Sides[1].Name != "head" {
+		return nil, errors.New("peercheck: want two sides, base and head")
+	}
+	if len(opts.Scenarios) == 0 {
+		opts.Scenarios = DefaultScenarios
+	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	bin := filepath.Join(out, "bin", "certbench-peer")
+	buildLog, err := os.Create(filepath.Join(out, "build.log"))
+	if err != nil {
+		return nil, err
+	}
+	opts.Build.Output, opts.Build.Log = bin, buildLog
+	fmt.Fprintf(log, "peer: building %s and %s into one binary\n", opts.Build.Sides[0], opts.Build.Sides[1])
+	built, err := peerbuild.Build(ctx, opts.Build)
+	buildLog.Close()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
+		Skipped: map[string]string{}, Count: opts.Count, build: built}
+	copy(rep.Sides[:], opts.Build.Sides)
+	for i, s := range rep.Sides {
+		rep.Labels[i] = opts.Labels[i]
+		if rep.Labels[i] == "" {
+			rep.Labels[i] = label(s)
+		}
+	}
+	p := &peer{bin: bin, out: out, log: log}
+
+	if !opts.NoConformance {
+		fmt.Fprintf(log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
+		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
+		if err != nil {
+			rep.Skipped["conformance"] = err.Error()
+		}
+		rep.Conformance = c
+	}
+	if !opts.NoDiff {
+		fmt.Fprintf(log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
+		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
+		if err != nil {
+			rep.Skipped["diff"] = err.Error()
+		}
+		rep.Diff = d
+	}
+	policy, err := gate.ResolvePolicy(opts.Policy)
+	if err != nil {
+		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
+	}
+	if !opts.NoGate {
+		v, err := p.gate(ctx, rep, opts, policy)
+		if err != nil {
+			return nil, err
+		}
+		rep.Gate = v
+	}
+	if !opts.NoGoBench {
+		pkgs := opts.BenchPackages
+		if len(pkgs) == 0 {
+			pkgs = DefaultBenchPackages[built.Kind.Name]
+		}
+		gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
+			Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(out, "gobench"), Log: log}
+		res, err := gobench.Run(ctx, gopts)
+		var ie *gobench.InputError
+		switch {
+		case errors.As(err, &ie):
+			rep.Skipped["gobench"] = err.Error()
+		case err != nil:
+			return nil, fmt.Errorf("the proxy's benchmarks: %w", err)
+		default:
+			rep.GoBenchRun = res
+			if res.Base == "" {
+				rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
+				break
+			}
+			v, err := gateFiles(res.Base, res.Head, policy)
+			if err != nil {
+				return nil, fmt.Errorf("gating the proxy's benchmarks: %w", err)
+			}
+			v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
+			rep.GoBench = v
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// peer runs the built binary.
+type peer struct {
+	bin, out string
+	log      io.Writer
+}
+
+// command runs the binary with args, its standard output to stdout (if
+// not nil); it returns the exit code and the error output.
+func (p *peer) command(ctx context.Context, stdout io.Writer, args ...string) (int, string, error) {
+	cmd := exec.CommandContext(ctx, p.bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout = stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String(), nil
+	}
+	if err != nil {
+		return -1, stderr.String(), err
+	}
+	return 0, stderr.String(), nil
+}
+
+// gateFiles gates two result files with the policy.
+func gateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
+	b, err := compare.Load(base)
+	if err != nil {
+		return nil, err
+	}
+	h, err := compare.Load(head)
+	if err != nil {
+		return nil, err
+	}
+	return gate.Evaluate(b, h, policy)
+}
+
+// gate runs certbench's scenarios on both stores in interleaved rounds
+// and gates head against base.
+func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) (*gate.Verdict, error) {
+	dir := filepath.Join(p.out, "scenarios")
+	raw := filepath.Join(dir, "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		return nil, err
+	}
+	scen := strings.Join(opts.Scenarios, ",")
+	var files []string
+	for r := 1; r <= opts.Count; r++ {
+		stores := rep.Base + "," + rep.Head
+		if r%2 == 0 {
+			stores = rep.Head + "," + rep.Base
+		}
+		fmt.Fprintf(p.log, "peer: scenarios round %d/%d (%s)\n", r, opts.Count, stores)
+		file := filepath.Join(raw, fmt.Sprintf("round.%d.txt", r))
+		args := []string{"run", "-q", "--stores", stores, "--scenarios", scen, "--count", "1", "--round", strconv.Itoa(r), "-o", file}
+		if opts.Ops > 0 {
+			args = append(args, "--ops", strconv.Itoa(opts.Ops))
+		}
+		if opts.Instrument != "" {
+			args = append(args, "--instrument", opts.Instrument)
+		}
+		code, stderr, err := p.command(ctx, nil, args...)
+		if err != nil {
+			return nil, err
+		}
+		if code == 2 {
+			return nil, &peerbuild.InputError{Err: fmt.Errorf("certbench run: %s", strings.TrimSpace(stderr))}
+		}
+		if code != 0 {
+			return nil, fmt.Errorf("certbench run, round %d, exit %d: %s", r, code, strings.TrimSpace(stderr))
+		}
+		files = append(files, file)
+	}
+	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
+	kind := rep.Kind.Name
+	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, kind); err != nil {
+		return nil, err
+	}
+	v, err := gateFiles(base, head, policy)
+	if err != nil {
+		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
+	}
+	if v.Passed() {
+		return v, nil
+	}
+	// Name the allocation sites of the regressions from heap profiles.
+	var scenarios []string
+	for _, f := range v.Findings {
+		if f.Status == gate.Regressed && (f.Unit == gate.UnitAllocs || f.Unit == gate.UnitBytes) && !contains(scenarios, f.Scenario) {
+			scenarios = append(scenarios, f.Scenario)
+		}
+	}
+	if len(scenarios) == 0 {
+		return v, nil
+	}
+	fmt.Fprintf(p.log, "peer: allocation regression: profiling %s\n", strings.Join(scenarios, ","))
+	profDir := filepath.Join(dir, "profiles")
+	args := []string{"profile", "--all", "-q", "--stores", rep.Base + "," + rep.Head, "--scenarios", strings.Join(scenarios, ","), "-o", profDir}
+	if opts.Ops > 0 {
+		args = append(args, "--ops", strconv.Itoa(opts.Ops))
+	}
+	if code, stderr, err := p.command(ctx, io.Discard, args...); err != nil || code != 0 {
+		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: certbench profile failed: " + strings.TrimSpace(stderr)})
+		return v, nil
+	}
+	dirs := profile.Dirs{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
+	for _, sc := range scenarios {
+		for side, st := range map[string]string{dirs.Base: rep.Base, dirs.Head: rep.Head} {
+			from := filepath.Join(profDir, profile.FileName(sc, st))
+			to := filepath.Join(side, profile.FileName(sc, kind))
+			if err := normalizeProfile(from, to, rep); err != nil {
+				v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
+				return v, nil
+			}
+		}
+	}
+	v.AddSites(dirs, 5)
+	return v, nil
+}
+
+// normalizeProfile copies a heap profile with the sides' private package
+// paths turned back into the proxy's and the adapter's, so that the base
+// and head profiles name the same functions alike.
+func normalizeProfile(from, to string, rep *Report) error {
+	p, err := profile.Load(from)
+	if err != nil {
+		return err
+	}
+	for _, fn := range p.Function {
+		fn.Name = rep.build.Normalize(fn.Name)
+		fn.SystemName = rep.build.Normalize(fn.SystemName)
+		fn.Filename = rep.build.Normalize(fn.Filename)
+	}
+	for i, c := range p.Comments {
+		p.Comments[i] = strings.NewReplacer(rep.Base, rep.Kind.Name, rep.Head, rep.Kind.Name).Replace(c)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// label names a side without its path: a tree by its directory's name.
+func label(s peerbuild.Side) string {
+	if s.Tree != "" {
+		return "tree " + filepath.Base(filepath.Clean(s.Tree))
+	}
+	return s.Kind + "@" + s.Version
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// conformanceDoc is certbench conformance --format json.
+type conformanceDoc struct {
+	Stores []string `json:"stores"`
+	Rules  []struct {
+		Rule    string `json:"rule"`
+		Results map[string]*struct {
+			Result string   `json:"result"`
+			Output []string `json:"output"`
+		} `json:"results"`
+	} `json:"rules"`
+}
+
+// Conformance is the suite's outcome on both stores.
+type Conformance struct {
+	// Rules is the number of rules run.
+	Rules int
+	// HeadFails are the rules the head store fails; Regressed those of
+	// them the base passes; Fixed the rules the base fails and the head
+	// passes.
+	HeadFails, Regressed, Fixed []string
+	// Messages are the head's failure messages of the regressed rules.
+	Messages map[string][]string
+}
+
+// conformance runs the suite on both stores.
+func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) (*Conformance, error) {
+	file := filepath.Join(p.out, "conformance.json")
+	args := []string{"conformance", "--stores", base + "," + head, "--format", "json", "-o", file}
+	if seed != 0 {
+		args = append(args, "--seed", strconv.FormatUint(seed, 10))
+	}
+	code, stderr, err := p.command(ctx, io.Discard, args...)
+	if err != nil {
+		return nil, err
+	}
+	if code != 0 && code != 1 {
+		return nil, fmt.Errorf("certbench conformance: exit %d: %s", code, strings.TrimSpace(stderr))
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var doc conformanceDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	c := &Conformance{Rules: len(doc.Rules), Messages: map[string][]string{}}
+	for _, r := range doc.Rules {
+		bres, hres := r.Results[base], r.Results[head]
+		if bres == nil || hres == nil {
+			continue
+		}
+		bf, hf := bres.Result == "FAIL", hres.Result == "FAIL"
+		if hf {
+			c.HeadFails = append(c.HeadFails, r.Rule)
+		}
+		switch {
+		case hf && !bf && bres.Result == "pass":
+			c.Regressed = append(c.Regressed, r.Rule)
+			c.Messages[r.Rule] = hres.Output
+		case bf && hres.Result == "pass":
+			c.Fixed = append(c.Fixed, r.Rule)
+		}
+	}
+	return c, nil
+}
+
+// Diff is the behaviour diff's outcome.
+type Diff struct {
+	// Differs reports that the stores behave differently (exit 1).
+	Differs bool
+	// Output is the command's report.
+	Output string
+}
+
+// diff runs certbench conformance --stores BASE --against HEAD.
+func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff, error) {
+	var out bytes.Buffer
+	args := []string{"conformance", "--stores", base, "--against", head}
+	if seed != 0 {
+		args = append(args, "--seed", strconv.FormatUint(seed, 10))
+	}
+	code, stderr, err := p.command(ctx, &out, args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(p.out, "diff.txt"), out.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	switch code {
+	case 0:
+		return &Diff{Output: out.String()}, nil
+	case 1:
+		return &Diff{Differs: true, Output: out.String()}, nil
+	}
+	return nil, fmt.Errorf("certbench conformance --against: exit %d: %s", code, strings.TrimSpace(stderr))
+}
