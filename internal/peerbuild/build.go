@@ -171,11 +171,10 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		res.Rename[t.private] = kind.Module
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
-	notes, err := writeBuildModule(work, root, kind, trees, mainImports)
+	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
 	if err != nil {
 		return nil, err
 	}
-	res.Notes = notes
 
 	out, err := filepath.Abs(opts.Output)
 	if err != nil {
@@ -199,7 +198,43 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, classify(log.String(), work, adapterDir, kind, trees)
 	}
+	// A replacement the trees disagree on matters only if the binary
+	// links that module.
+	if len(conflicts) > 0 {
+		linked, err := linkedModules(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conflicts {
+			if linked[c.module] {
+				res.Notes = append(res.Notes, c.note)
+			}
+		}
+	}
 	return res, nil
+}
+
+// conflict is a module the trees replace differently.
+type conflict struct {
+	module, note string
+}
+
+// linkedModules returns the module paths linked into the binary at path.
+func linkedModules(ctx context.Context, path string) (map[string]bool, error) {
+	cmd := exec.CommandContext(ctx, "go", "version", "-m", path)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go version -m %s: %w", path, err)
+	}
+	mods := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "dep" {
+			mods[f[1]] = true
+		}
+	}
+	return mods, nil
 }
 
 // checkCertbench checks that dir is the root of a certbench checkout and
@@ -311,9 +346,8 @@ func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
 }
 
 // writeBuildModule writes the build directory's go.mod, go.sum and main
-// package, and returns notes about replace directives the trees disagree
-// on.
-func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]string, error) {
+// package, and returns the replace directives the trees disagree on.
+func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]conflict, error) {
 	cb, err := readModFile(context.Background(), filepath.Join(root, "go.mod"))
 	if err != nil {
 		return nil, err
@@ -342,7 +376,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	type repl struct{ side, to string }
 	chosen := map[string]repl{}
 	var order []string
-	var notes []string
+	var notes []conflict
 	for _, t := range trees {
 		for _, r := range t.mod.Replace {
 			old := r.Old.Path
@@ -364,7 +398,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 			}
 			if prev, ok := chosen[old]; ok {
 				if prev.to != to {
-					notes = append(notes, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary uses %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name))
+					notes = append(notes, conflict{r.Old.Path, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary links %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name)})
 				}
 			} else {
 				order = append(order, old)
