@@ -42,3 +42,11 @@ done
 # The combined binary: its dependencies are the two peers', same versions.
 step within all go vet ./...
 step within all go build -o /dev/null .
+
+# certbench peer build and peer check on Traefik trees taken from the module
+# cache (v3.6.12 as a pull request's base, v3.7.13 as its head), through
+# the example workflows' script, and on bad input; see check-trees.sh.
+step bash check-trees.sh
+
+# The example workflows of examples/peers (the linter is a Go module).
+step within .. go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 examples/peers/traefik.yml examples/peers/certmagic.yml

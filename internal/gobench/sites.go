@@ -111,13 +111,25 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 }
 
 // topLevel returns the top-level benchmark function of a gate benchmark
-// name: "Manager_UpdateConfigs/size=10" is BenchmarkManager_UpdateConfigs.
+// name: "Manager_UpdateConfigs/size=10" and "Manager_UpdateConfigs-2" (a
+// GOMAXPROCS suffix) are BenchmarkManager_UpdateConfigs.
 func topLevel(name string) string {
 	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	} else if i := strings.LastIndexByte(name, '-'); i > 0 && allDigits(name[i+1:]) {
 		name = name[:i]
 	}
 	if !strings.HasPrefix(name, "Benchmark") {
 		name = "Benchmark" + name
 	}
 	return name
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

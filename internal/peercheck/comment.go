@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(bw)
 	switch {
 	case r.Diff == nil:
-		fmt.Fprintf(bw, "Not run%s.\n", reason(r.Skipped["diff"]))
+		fmt.Fprintln(bw, sentence("Not run"+reason(r.Skipped["diff"])))
 	case !r.Diff.Differs:
 		fmt.Fprintln(bw, "None found: the same generated cases gave the same answers on both stores.")
 	default:
@@ -74,7 +73,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(bw, "\n#### Costs: certbench's scenarios")
 	fmt.Fprintln(bw)
 	if r.Gate == nil {
-		fmt.Fprintf(bw, "Not run%s.\n", reason(r.Skipped["gate"]))
+		fmt.Fprintln(bw, sentence("Not run"+reason(r.Skipped["gate"])))
 	} else {
 		writeVerdict(bw, r.Gate)
 	}
@@ -91,7 +90,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		writeVerdict(bw, r.GoBench)
 	default:
-		fmt.Fprintf(bw, "Not gated%s.\n", reason(r.Skipped["gobench"]))
+		fmt.Fprintln(bw, sentence("Not gated"+reason(r.Skipped["gobench"])))
 	}
 	if r.GoBenchRun != nil && len(r.GoBenchRun.Notes) > 0 {
 		fmt.Fprintln(bw)
@@ -106,8 +105,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
 		}
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s on %s/%s, %d CPUs.</sub>\n",
-		r.Count, r.Elapsed.Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s.</sub>\n", r.Count, r.Elapsed.Round(time.Second))
 	return bw.Flush()
 }
 
@@ -238,6 +236,14 @@ func writeVerdict(w io.Writer, v *gate.Verdict) {
 		}
 		io.WriteString(w, line)
 	}
+}
+
+// sentence ends s with a period unless it ends with one.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
 }
 
 func reason(s string) string {
