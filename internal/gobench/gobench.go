@@ -88,7 +88,10 @@ var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
 // benchtime.
 type InputError struct{ Err error }
 
+// Error returns the message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Run builds, runs and merges; see the package documentation.

@@ -22,7 +22,9 @@ import (
 // iterations (testing runs one iteration, then the fixed count), which
 // includes the benchmark's setup.
 type Sites struct {
-	Ctx     context.Context
+	// Ctx bounds the profiling runs (nil: no bound).
+	Ctx context.Context
+	// Options and Result are the Run's.
 	Options Options
 	Result  *Result
 }

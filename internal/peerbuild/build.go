@@ -82,7 +82,10 @@ func (r *Result) Normalize(name string) string {
 // two identical sides, a tree that does not compile.
 type InputError struct{ Err error }
 
+// Error returns the message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Build writes a certbench binary to opts.Output with one store per side

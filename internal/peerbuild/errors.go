@@ -34,6 +34,8 @@ type Problem struct {
 	Msg string
 }
 
+// Error names the adapter functions to change, then each compiler error
+// with its function and line.
 func (e *AdapterError) Error() string {
 	funcs := []string{}
 	for _, p := range e.Problems {

@@ -142,7 +142,7 @@ func (r *Report) verdictRows() [][2]string {
 	case len(c.Regressed) > 0:
 		rows = append(rows, [2]string{"conformance", fmt.Sprintf("❌ head breaks %s, which the base keeps", codeList(c.Regressed))})
 	default:
-		s := fmt.Sprintf("✅ no rule newly broken (head breaks %d of %d rules, as the base does)", len(c.HeadFails), c.Rules)
+		s := fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too)", len(c.HeadFails), c.Rules)
 		if len(c.Fixed) > 0 {
 			s += fmt.Sprintf("; %d fixed", len(c.Fixed))
 		}

@@ -233,6 +233,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("gating the proxy's benchmarks: %w", err)
 			}
+			v.Base, v.Head = "gobench/base.txt", "gobench/head.txt" // in OUT: no local path in the comment
 			v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
 			rep.GoBench = v
 		}
@@ -323,6 +324,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	if err != nil {
 		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
 	}
+	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
 	if v.Passed() {
 		return v, nil
 	}
