@@ -89,6 +89,7 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 			file = filepath.Join(work, file)
 		}
 		n, _ := strconv.Atoi(m[2])
+		m[3] = unprivate(m[3], kind, trees)
 		rel, err := filepath.Rel(work, file)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			other++
@@ -142,6 +143,17 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 	}
 	tail := lastLines(output, 15)
 	return fmt.Errorf("building the %s adapter at %d trees failed outside the adapter and the trees (a dependency at the version Go's minimum version selection chose for the trees together, or a module that could not be downloaded):\n%s", kind.Name, len(trees), tail)
+}
+
+// unprivate turns the sides' private module paths in a compiler message
+// back into the proxy's.
+func unprivate(msg string, kind Kind, trees []*tree) string {
+	for _, t := range trees {
+		if t.private != "" {
+			msg = strings.ReplaceAll(msg, t.private, kind.Module)
+		}
+	}
+	return msg
 }
 
 // sideNamed and treeNamed find a tree by side name.

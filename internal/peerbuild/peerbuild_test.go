@@ -151,11 +151,11 @@ func TestClassify(t *testing.T) {
 	kind := Kind{Name: "proxy", Module: fakeModule, Adapter: "internal/peerbuild/testdata/adapter"}
 	trees := []*tree{
 		{side: Side{Name: "base", Tree: "/src/base"}, dir: "/src/base", kind: kind},
-		{side: Side{Name: "head", Tree: "/src/head"}, dir: "/src/head", kind: kind},
+		{side: Side{Name: "head", Tree: "/src/head"}, dir: "/src/head", kind: kind, private: "certbench.invalid/head/proxy"},
 	}
 	// Line 19 of the adapter is line 21 of the generated file.
 	adapterOut := "# github.com/certbench/certbench/peers/generated/adapter/head\n" +
-		"adapter/head/store.go:21:14: s.m.Update undefined (type *a.Manager has no field or method Update)\n" +
+		"adapter/head/store.go:21:14: s.m.Update undefined (type *\"certbench.invalid/head/proxy/pkg/a\".Manager has no field or method Update)\n" +
 		"adapter/head/store.go:25:9: undefined: other.N\n"
 	err := classify(adapterOut, work, "testdata/adapter", kind, trees)
 	var ae *AdapterError
@@ -166,7 +166,7 @@ func TestClassify(t *testing.T) {
 		t.Errorf("problems = %+v, want (*Store).Update at 19 and helper", ae.Problems)
 	}
 	msg := err.Error()
-	for _, want := range []string{"change (*Store).Update, helper", "head tree /src/head", "internal/peerbuild/testdata/adapter/store.go:19", "has no field or method Update"} {
+	for _, want := range []string{"change (*Store).Update, helper", "head tree /src/head", "internal/peerbuild/testdata/adapter/store.go:19", `type *"example.com/proxy/pkg/a".Manager has no field or method Update`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
