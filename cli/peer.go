@@ -183,10 +183,11 @@ type PeerCheckOptions struct {
 	Out, Comment string
 	// Check is what to check and how.
 	Check peercheck.Options
-	// Config, NoConfig and Max are the gate's policy flags.
+	// Config, NoConfig and Max are the gate's policy flags (--config,
+	// --no-config, --max).
 	Config   string
 	NoConfig bool
-	Max      []string
+	Max      gate.Thresholds
 }
 
 func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra.Command {
@@ -238,11 +239,14 @@ against a tree, a bad flag).`,
 			opts.IO = ioOf(cmd)
 			fs := cmd.Flags()
 			c := &opts.Check
-			c.Policy = gate.PolicyFlags{Max: opts.Max, NoConfig: opts.NoConfig}
-			if fs.Changed("config") {
-				c.Policy.Config = &opts.Config
-			} else if !opts.NoConfig {
-				c.Policy.NoConfig = true // no certbench.yaml of the working directory: the built-in policy
+			// Without --config the built-in policy, not a certbench.yaml
+			// of the working directory (certbench's own checkout).
+			c.Policy = gate.PolicyFlags{Config: opts.Config, NoConfig: opts.NoConfig || !fs.Changed("config")}
+			if fs.Changed("config") && opts.Config == "" {
+				return usagef("--config: empty file name (use --no-config for the built-in policy)")
+			}
+			if fs.Changed("max") {
+				c.Policy.Set.Max, c.Policy.Given = opts.Max, []string{"max"}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -265,7 +269,7 @@ against a tree, a bad flag).`,
 	f.StringVar(&c.Instrument, "instrument", "", "passed to certbench run as --instrument (`name`, e.g. simulate)")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
 	f.BoolVar(&opts.NoConfig, "no-config", false, "the built-in gate policy")
-	f.StringArrayVar(&opts.Max, "max", nil, "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help)")
+	f.Var(&opts.Max, "max", "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help); repeatable")
 	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
 	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")
 	f.StringVar(&c.Benchtime, "benchtime", "", "fixed iterations per round of the proxy's benchmarks (`Nx`; default 100x)")

@@ -64,7 +64,11 @@ func TestRunGatesAndNamesSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true, Max: []string{"sec/op=off"}})
+	var max gate.Thresholds
+	if err := max.Set("sec/op=off"); err != nil {
+		t.Fatal(err)
+	}
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true, Set: gate.Policy{Max: max}, Given: []string{"max"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
@@ -340,7 +341,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	}
 	fmt.Fprintf(p.log, "peer: allocation regression: profiling %s\n", strings.Join(scenarios, ","))
 	profDir := filepath.Join(dir, "profiles")
-	args := []string{"profile", "--all", "-q", "--stores", rep.Base + "," + rep.Head, "--scenarios", strings.Join(scenarios, ","), "-o", profDir}
+	args := []string{"profile", "--all", "-q", "--stores", rep.Base + "," + rep.Head, "--scenarios", strings.Join(scenarios, ","), "--dir", profDir}
 	if opts.Ops > 0 {
 		args = append(args, "--ops", strconv.Itoa(opts.Ops))
 	}
@@ -359,7 +360,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 			}
 		}
 	}
-	v.AddSites(dirs, 5)
+	v.AddSites(blame.Heap{Dirs: dirs}, 5)
 	return v, nil
 }
 
