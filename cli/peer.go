@@ -178,9 +178,9 @@ type PeerCheckOptions struct {
 	Base, Head, Certbench string
 	// Labels name base and head in the comment.
 	BaseLabel, HeadLabel string
-	// Out is the output directory; Comment the comment's file (default
-	// OUT/comment.md).
-	Out, Comment string
+	// Dir is the output folder (--dir); Comment the comment's file (-o,
+	// default DIR/comment.md).
+	Dir, Comment string
 	// Check is what to check and how.
 	Check peercheck.Options
 	// Config, NoConfig and Max are the gate's policy flags (--config,
@@ -193,7 +193,7 @@ type PeerCheckOptions struct {
 func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra.Command {
 	opts := &PeerCheckOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [-o DIR]",
+		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--dir DIR] [-o COMMENT.md]",
 		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
 		Long: `check compares the head of a pull request of Traefik or certmagic with its base,
 given as two local trees (checkouts; each the directory of the proxy's go.mod)
@@ -216,9 +216,10 @@ then:
      (go test -c), --count interleaved rounds at a fixed -test.benchtime, gated
      the same way, allocation sites from -test.memprofile;
 
-and writes one Markdown comment (OUT/comment.md, also printed): the verdict
-first, then the behaviour changes, then the costs. Every step's files are in
-OUT (build.log, conformance.json, diff.txt, scenarios/, gobench/).
+and writes one Markdown comment (-o FILE, default DIR/comment.md; also
+printed): the verdict first, then the behaviour changes, then the costs.
+Every step's files are in --dir DIR (default certbench-peer-out: build.log,
+conformance.json, diff.txt, scenarios/, gobench/).
 
 --instrument NAME is passed to certbench run (e.g. simulate, for instruction
 counts under valgrind, where the binary has that instrument).
@@ -232,7 +233,7 @@ regression, 2 bad input (not a Go module, not Traefik or certmagic, a tree
 that does not compile, base and head the same, an adapter that does not build
 against a tree, a bad flag).`,
 		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
-  certbench peer check --base traefik@v3.6.12 --head traefik@v3.7.13 --count 6 -o out
+  certbench peer check --base traefik@v3.6.12 --head traefik@v3.7.13 --count 6 --dir out
   certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --no-gobench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -261,8 +262,8 @@ against a tree, a bad flag).`,
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
 	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`, e.g. main@abc1234; default the tree's directory name)")
 	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
-	f.StringVarP(&opts.Out, "output", "o", "certbench-peer-out", "output `dir`")
-	f.StringVar(&opts.Comment, "comment", "", "write the comment to this `file` (default OUT/comment.md)")
+	f.StringVar(&opts.Dir, "dir", "certbench-peer-out", "write every step's files into this `dir`")
+	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default DIR/comment.md)")
 	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
 	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of both gates; the gate needs 6 with several benchmarks")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
@@ -282,8 +283,8 @@ against a tree, a bad flag).`,
 }
 
 func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
-	if opts.Out == "" {
-		return usagef("-o: empty output directory")
+	if opts.Dir == "" {
+		return usagef("--dir: empty folder name")
 	}
 	if opts.Check.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Check.Count)
@@ -297,7 +298,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	}
 	c := opts.Check
 	c.Build = bopts
-	c.Out = opts.Out
+	c.Out = opts.Dir
 	c.Labels = [2]string{opts.BaseLabel, opts.HeadLabel}
 	c.Log = opts.IO.ErrOut
 	rep, err := peercheck.Run(ctx, c)
@@ -312,7 +313,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	}
 	comment := opts.Comment
 	if comment == "" {
-		comment = filepath.Join(opts.Out, "comment.md")
+		comment = filepath.Join(opts.Dir, "comment.md")
 	}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {

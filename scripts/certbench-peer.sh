@@ -121,7 +121,7 @@ mkdir -p "$out"
 rm -f "$out/comment.md"
 rc=0
 "$tmp/certbench" peer check --certbench "$root" --base "$base_tree" --head "$head_tree" \
-  --base-label "$base_label" --head-label "$head_label" -o "$out" \
+  --base-label "$base_label" --head-label "$head_label" --dir "$out" \
   "${check_args[@]+"${check_args[@]}"}" >/dev/null || rc=$?
 [[ -f "$out/comment.md" ]] && cat "$out/comment.md"
 log "results in $out (exit $rc)"
