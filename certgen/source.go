@@ -64,9 +64,12 @@ type SourceOptions struct {
 	Kind SourceKind
 	// Strict makes Load fail on the first problem (in file order) instead
 	// of skipping it: a block that does not parse, a certificate without a
-	// key, a key without a certificate, a refused file. Entries that are
-	// merely not certificates (files without PEM, CRLs, CSRs, duplicates,
-	// unused CA certificates, Secrets of other types) never fail.
+	// key (a CA certificate with subject alternative names that issued
+	// nothing in the source is one: openssl req -x509 makes those),
+	// a certificate without a name, a key without a certificate, a refused
+	// file. Entries that are merely not certificates (files without PEM,
+	// CRLs, CSRs, duplicates, unused CA certificates, Secrets of other
+	// types) never fail.
 	Strict bool
 	// MaxFileSize caps each PEM file read; 0 means DefaultMaxPEMFile.
 	MaxFileSize int64
@@ -302,8 +305,36 @@ func traefikFormat(path string, data []byte) SourceKind {
 	return KindTraefikYAML
 }
 
-// finish sorts the skips, applies Strict, and computes the fingerprint.
+// errNoName is why a certificate without any name is refused: every store
+// rejects a configuration holding one (certstore's validation rules).
+const errNoName = "certificate has no name (no DNS name, IP address or common name), a store would refuse the whole configuration"
+
+// dropUnusable moves the certificates and defaults no store accepts (those
+// without a name) from the configuration to the skips, so that a run on
+// the source does not fail half-way through.
+func (s *Source) dropUnusable() {
+	skip := func(c *SourceCert) {
+		s.Skipped = append(s.Skipped, Skip{File: c.File, Line: c.Line, Where: c.Where, Reason: errNoName})
+	}
+	s.Certs = slices.DeleteFunc(s.Certs, func(c SourceCert) bool {
+		if len(c.Facts.Names) == 0 {
+			skip(&c)
+			return true
+		}
+		return false
+	})
+	for name, d := range s.Defaults {
+		if len(d.Facts.Names) == 0 {
+			skip(d)
+			delete(s.Defaults, name)
+		}
+	}
+}
+
+// finish drops unusable certificates, sorts the skips, applies Strict, and
+// computes the fingerprint.
 func (s *Source) finish(opts SourceOptions) error {
+	s.dropUnusable()
 	slices.SortStableFunc(s.Skipped, func(a, b Skip) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c

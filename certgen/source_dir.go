@@ -202,6 +202,7 @@ func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 		loose     []looseOcc
 		bySubject = make(map[string][]*certInfo)
 		listed    = make(map[[32]byte]bool)
+		issuers   = make(map[string]bool) // subjects that issued a certificate of the source
 	)
 	for _, f := range files {
 		var cur *leafOcc
@@ -214,6 +215,7 @@ func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 				listed[ci.hash] = true
 				if !ci.selfSigned {
 					bySubject[ci.subject] = append(bySubject[ci.subject], ci)
+					issuers[ci.issuer] = true
 				}
 			}
 			switch _, paired := keys[ci.spki]; {
@@ -264,8 +266,13 @@ func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 	for _, l := range loose {
 		switch {
 		case used[l.cert.hash]:
-		case l.cert.isCA:
+		case l.cert.isCA && (l.cert.facts.SANs == 0 || issuers[l.cert.subject]):
 			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "CA certificate is in no leaf's chain", Ignored: true})
+		case l.cert.isCA:
+			// A CA certificate with subject alternative names that issued
+			// nothing here is a server certificate: openssl req -x509
+			// marks the self-signed ones it makes CA:TRUE.
+			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key (a CA certificate, but with names and issuing nothing here: a self-signed server certificate)"})
 		default:
 			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key"})
 		}

@@ -33,8 +33,13 @@ type CertsFlags struct {
 	src *certgen.Source
 }
 
-// maxSkipsShown is the number of skipped entries --certs lists on stderr.
-const maxSkipsShown = 10
+// maxSkipLines is the number of lines --certs uses to list skipped
+// entries, and maxSkipFiles the number of entries named on a line that
+// groups entries skipped for the same reason.
+const (
+	maxSkipLines = 10
+	maxSkipFiles = 3
+)
 
 func (c *CertsFlags) bind(cmd *cobra.Command) {
 	fs := cmd.Flags()
@@ -60,8 +65,8 @@ func (c *CertsFlags) given(files bool) (bool, error) {
 }
 
 // load reads the source once, printing what was loaded (how many, how
-// long, what was skipped: file names relative to the source, never a
-// certificate name) to progress unless it is nil.
+// long, what was skipped and why: file names relative to the source, never
+// a certificate name) to progress unless it is nil.
 func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	if c.src != nil {
 		return c.src, nil
@@ -72,28 +77,101 @@ func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
 		return nil, usagef("--certs %s: %v", c.Path, err)
 	}
 	if len(src.Certs) == 0 {
-		return nil, usagef("--certs %s: no usable certificate (%d entries skipped)", c.Path, len(src.Skipped))
+		msg := fmt.Sprintf("--certs %s: no usable certificate", c.Path)
+		if len(src.Skipped) > 0 {
+			msg += fmt.Sprintf("; %s:\n  %s", skippedCount(src.Skipped), strings.Join(skipLines(src.Skipped), "\n  "))
+		}
+		return nil, usagef("%s", msg)
 	}
 	took := time.Since(start)
 	if progress != nil {
-		var problems []certgen.Skip
-		for _, s := range src.Skipped {
-			if !s.Ignored {
-				problems = append(problems, s)
+		fmt.Fprintf(progress, "certbench: --certs %s: %d certificates loaded in %s (%s source, stores: %d)",
+			c.Path, len(src.Certs), took.Round(time.Millisecond), src.Kind, src.Shape().Stores)
+		if len(src.Skipped) == 0 {
+			fmt.Fprintln(progress)
+		} else {
+			fmt.Fprintf(progress, "; %s:\n", skippedCount(src.Skipped))
+			for _, l := range skipLines(src.Skipped) {
+				fmt.Fprintf(progress, "certbench:   %s\n", l)
 			}
-		}
-		fmt.Fprintf(progress, "certbench: --certs %s: %d certificates loaded in %s (%s source, stores: %d); %d entries skipped, %d of them not just other files\n",
-			c.Path, len(src.Certs), took.Round(time.Millisecond), src.Kind, src.Shape().Stores, len(src.Skipped), len(problems))
-		for i, s := range problems {
-			if i == maxSkipsShown {
-				fmt.Fprintf(progress, "certbench:   ... and %d more (--certs-strict fails on the first)\n", len(problems)-i)
-				break
-			}
-			fmt.Fprintf(progress, "certbench:   skipped %s\n", s)
 		}
 	}
 	c.src = src
 	return src, nil
+}
+
+// skippedCount says how many entries were skipped, and how many of them
+// are unusable certificates or keys rather than other things.
+func skippedCount(skips []certgen.Skip) string {
+	n := 0
+	for _, s := range skips {
+		if !s.Ignored {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d entries skipped (%d unusable, which --certs-strict stops on; %d not certificates)", len(skips), n, len(skips)-n)
+}
+
+// skipLines lists skipped entries and why, the unusable ones first:
+// "skipped FILE:LINE: reason" for the unusable, "ignored FILE: reason" for
+// the others. Entries skipped for the same reason share a line naming up
+// to maxSkipFiles of them; at most maxSkipLines lines, the last saying
+// how many more there are.
+func skipLines(skips []certgen.Skip) []string {
+	type group struct {
+		ignored bool
+		reason  string
+		at      []string
+	}
+	var groups []*group
+	byKey := make(map[string]*group)
+	for _, pass := range []bool{false, true} {
+		for _, s := range skips {
+			if s.Ignored != pass {
+				continue
+			}
+			key := fmt.Sprint(s.Ignored, s.Reason)
+			g := byKey[key]
+			if g == nil {
+				g = &group{ignored: s.Ignored, reason: s.Reason}
+				byKey[key] = g
+				groups = append(groups, g)
+			}
+			at := s.File
+			if s.Line > 0 {
+				at += fmt.Sprintf(":%d", s.Line)
+			}
+			if s.Where != "" {
+				at += " " + s.Where
+			}
+			g.at = append(g.at, at)
+		}
+	}
+	var lines []string
+	for i, g := range groups {
+		if i == maxSkipLines-1 && len(groups) > maxSkipLines {
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += len(g.at)
+			}
+			lines = append(lines, fmt.Sprintf("... and %d more entries, for %d other reasons", rest, len(groups)-i))
+			break
+		}
+		verb := "skipped"
+		if g.ignored {
+			verb = "ignored"
+		}
+		if len(g.at) == 1 {
+			lines = append(lines, fmt.Sprintf("%s %s: %s", verb, g.at[0], g.reason))
+			continue
+		}
+		named := strings.Join(g.at[:min(len(g.at), maxSkipFiles)], ", ")
+		if more := len(g.at) - maxSkipFiles; more > 0 {
+			named += fmt.Sprintf(" and %d more", more)
+		}
+		lines = append(lines, fmt.Sprintf("%s %d entries (%s): %s", verb, len(g.at), named, g.reason))
+	}
+	return lines
 }
 
 // scenarios returns the named scenarios (none: the default set) on the

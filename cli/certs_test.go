@@ -207,3 +207,41 @@ func TestProfileCerts(t *testing.T) {
 	}
 	checkPrivate(t, "profile summary", stdout, dir, names)
 }
+
+// TestCertsRealWorld runs on certificates made with openssl as users make
+// them (certgen/testdata/realworld): the one without a name and the
+// server certificate whose key is missing are refused at load time, named
+// with the reason, and the run goes on with the usable ones; with
+// --certs-strict it stops at load time, naming the first.
+func TestCertsRealWorld(t *testing.T) {
+	const dir = "../certgen/testdata/realworld"
+	out := filepath.Join(t.TempDir(), "out.txt")
+	code, _, stderr := run(t, "run", "--stores", "optimized", "--certs", dir, "--scenarios", "rotate-1-of-certs,lookup-certs", "--count", "1", "--ops", "2", "-o", out)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"2 certificates loaded",
+		"4 entries skipped (2 unusable, which --certs-strict stops on; 2 not certificates):",
+		"skipped nokey.pem:1: certificate has no matching private key",
+		"skipped widgits.pem:1: certificate has no name",
+		"ignored README.txt: no PEM blocks",
+		"ignored root-ca.pem:1: CA certificate is in no leaf's chain",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\nBenchmark"); n != 2 || !strings.Contains(string(data), "certs-count: 2\n") {
+		t.Errorf("%d samples (want 2), certs-count 2 %v:\n%s", n, strings.Contains(string(data), "certs-count: 2\n"), data)
+	}
+
+	code, _, stderr = run(t, "run", "--stores", "optimized", "--certs", dir, "--certs-strict", "--scenarios", "lookup-certs", "--count", "1", "--ops", "2", "-o", out)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "nokey.pem:1: certificate has no matching private key") || strings.Contains(stderr, "store optimized") {
+		t.Errorf("--certs-strict: exit %d, want %d at load time naming nokey.pem:\n%s", code, cli.ExitUsage, stderr)
+	}
+}
