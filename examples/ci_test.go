@@ -164,6 +164,82 @@ func TestCIScript(t *testing.T) {
 	}
 }
 
+// TestCIScriptRelativeReplace: a store module whose go.mod replaces
+// certbench with a relative path to a clone beside the repository, as a
+// store author developing both would have it. The base is built in a
+// temporary worktree, where that path leads nowhere: the script stops
+// before building, says why and names the fix; with --base-replace it
+// builds and gates.
+func TestCIScriptRelativeReplace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries and runs benchmarks in a scratch git repository")
+	}
+	for _, tool := range []string{"git", "bash", "jq", "go", "realpath"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: %v", tool, err)
+		}
+	}
+	certbench, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(certbench, "scripts", "certbench-ci.sh")
+	scratch := t.TempDir()
+	// The clone beside the repository: scratch/certbench, scratch/repo.
+	if err := os.Symlink(certbench, filepath.Join(scratch, "certbench")); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	repo := filepath.Join(scratch, "repo")
+	mod := filepath.Join(repo, "mystore")
+	copyTree(t, filepath.Join(certbench, "examples", "mystore"), mod)
+	env := append(os.Environ(),
+		"GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false",
+		"GIT_AUTHOR_NAME=certbench test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=certbench test", "GIT_COMMITTER_EMAIL=test@example.com",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(scratch, ".nogitconfig"),
+	)
+	run(t, env, mod, "go", "mod", "edit", "-replace", "github.com/certbench/certbench=../../certbench")
+	run(t, env, repo, "git", "init", "-q", "-b", "main")
+	run(t, env, repo, "git", "add", ".")
+	run(t, env, repo, "git", "commit", "-q", "-m", "base")
+
+	ci := func(args ...string) (int, string) {
+		t.Helper()
+		args = append([]string{script, "--stores", "mystore", "--scenarios", "lookup-1000", "--count", "4", "--ops", "1",
+			"--out", filepath.Join(t.TempDir(), "out")}, append(args, "main")...)
+		cmd := exec.Command("bash", args...)
+		cmd.Dir, cmd.Env = mod, env
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode(), log.String()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, log.String()
+	}
+	code, log := ci()
+	if code != 2 {
+		t.Fatalf("relative replace: exit %d, want 2\n%s", code, log)
+	}
+	for _, want := range []string{"replace github.com/certbench/certbench => ../../certbench", "temporary git worktree",
+		"--base-replace github.com/certbench/certbench=", "absolute path"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("relative replace: the message does not say %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "building head") || strings.Contains(log, "does not exist") {
+		t.Errorf("relative replace: not stopped before building:\n%s", log)
+	}
+
+	code, log = ci("--base-replace", "github.com/certbench/certbench="+filepath.Join(scratch, "certbench"))
+	if code != 0 || !strings.Contains(log, "building base") {
+		t.Fatalf("--base-replace: exit %d, want 0\n%s", code, log)
+	}
+}
+
 func run(t *testing.T, env []string, dir string, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)

@@ -79,6 +79,14 @@
 #                      (CERTBENCH_GATE_ARGS; e.g. "--strict")
 #   --base-bin FILE    a prebuilt base binary instead of building BASE_REF
 #                      (CERTBENCH_BASE_BIN)
+#   --base-replace MODULE=DIR
+#                      build the base with go.mod's module MODULE replaced by
+#                      DIR (relative to where the script runs); repeatable
+#                      (CERTBENCH_BASE_REPLACE, space-separated). The base is
+#                      built in a temporary worktree, where a relative
+#                      `replace MODULE => ../x` that leads outside the
+#                      repository points at nothing; the script stops before
+#                      building and says so unless this option names MODULE.
 #
 # BASE_REF (or CERTBENCH_BASE_REF) defaults to origin/main, or main when
 # there is no origin/main.
@@ -117,6 +125,8 @@ out=${CERTBENCH_OUT:-certbench-out}
 config=${CERTBENCH_CONFIG:-}
 gate_args_str=${CERTBENCH_GATE_ARGS:-}
 base_bin_in=${CERTBENCH_BASE_BIN:-}
+# shellcheck disable=SC2206 # split on spaces, documented
+base_replace=(${CERTBENCH_BASE_REPLACE:-})
 base_ref=${CERTBENCH_BASE_REF:-}
 
 need() { [[ $# -ge 2 ]] || die "$1 needs a value (see --help)"; }
@@ -135,6 +145,7 @@ while [[ $# -gt 0 ]]; do
     --config) need "$@"; config=$2; shift 2 ;;
     --gate-args) need "$@"; gate_args_str=$2; shift 2 ;;
     --base-bin) need "$@"; base_bin_in=$2; shift 2 ;;
+    --base-replace) need "$@"; base_replace+=("$2"); shift 2 ;;
     --) shift; break ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [[ -z "${positional_seen:-}" ]] || die "more than one BASE_REF: $1"; base_ref=$1; positional_seen=1; shift ;;
@@ -166,6 +177,14 @@ dir=${dir%/}
 [[ -d "$root/$dir" ]] || die "--dir $dir: no such directory in $root"
 if [[ -n "$config" ]]; then config=$(abspath "$config"); fi
 if [[ -n "$base_bin_in" ]]; then base_bin_in=$(abspath "$base_bin_in"); fi
+base_replace_mods=() base_replace_dirs=()
+for r in "${base_replace[@]+"${base_replace[@]}"}"; do
+  [[ $r == ?*=?* ]] || die "--base-replace $r: want MODULE=DIR"
+  d=$(abspath "${r#*=}")
+  [[ -d $d ]] || die "--base-replace $r: no directory $d"
+  d=$(cd "$d" && pwd)
+  base_replace_mods+=("${r%%=*}") base_replace_dirs+=("$d")
+done
 out=$(abspath "$out")
 cd "$root"
 
@@ -178,6 +197,48 @@ if [[ -z "$base_ref" && -z "$base_bin_in" ]]; then
     die "no BASE_REF given and neither origin/main nor main exists"
   fi
 fi
+
+# check_base_replaces COMMIT: the base is built in a temporary worktree, so
+# a relative `replace` in its go.mod that leads outside the repository
+# points at nothing there; stop before building, saying why and what to do,
+# unless --base-replace names the module. Prints the go mod edit flags
+# that apply --base-replace, one a line.
+check_base_replaces() {
+  local gomod reps m p at want base i found flags=()
+  command -v go >/dev/null || return 0
+  gomod=go.mod
+  if [[ $dir != . ]]; then gomod=$dir/go.mod; fi
+  git show "$1:$gomod" >"$tmp/base.go.mod" 2>/dev/null || return 0
+  reps=$(go mod edit -json "$tmp/base.go.mod" 2>/dev/null |
+    jq -r '(.Require // [] | map(.Path)) as $req | .Replace // [] | .[]
+      | select(.New.Version == null and (.Old.Path as $o | $req | index($o)))
+      | select(.New.Path | startswith("./") or startswith("../")) | "\(.Old.Path) \(.New.Path)"') || return 0
+  while read -r m p; do
+    [[ -n $m ]] || continue
+    found=""
+    for i in "${!base_replace_mods[@]}"; do
+      if [[ ${base_replace_mods[i]} == "$m" ]]; then found=${base_replace_dirs[i]}; fi
+    done
+    if [[ -n $found ]]; then
+      flags+=("-replace=$m=$found")
+      continue
+    fi
+    # Where the path leads from the module's directory in the worktree,
+    # and in the working tree.
+    at=$(realpath -m "$tmp/base/$dir/$p")
+    want=$(realpath -m "$root/$dir/$p")
+    base=$(realpath -m "$tmp/base")
+    if [[ $at != "$want" && $at != "$base" && $at != "$base/"* ]]; then
+      die "the base's $gomod has \`replace $m => $p\`, a path relative to the module that leads outside the repository, and the base is built in a temporary git worktree ($tmp/base), where $p does not lead to $want as it does from your checkout. Pass --base-replace $m=$want to build the base against that directory, or make the replace an absolute path, or require a released version."
+    fi
+  done <<<"$reps"
+  for i in "${!base_replace_mods[@]}"; do
+    if ! printf '%s\n' "${flags[@]+"${flags[@]}"}" | grep -qF -- "-replace=${base_replace_mods[i]}="; then
+      flags+=("-replace=${base_replace_mods[i]}=${base_replace_dirs[i]}")
+    fi
+  done
+  if [[ ${#flags[@]} -gt 0 ]]; then printf '%s\n' "${flags[@]}"; fi
+}
 
 start=$(date +%s)
 mkdir -p "$out"
@@ -221,6 +282,14 @@ build() {
 build_failed() { tail -n 20 "$out/build.log" >&2; die "$1 (log: $out/build.log)"; }
 
 # --- build -----------------------------------------------------------------
+base_edits=()
+if [[ -z "$base_bin_in" ]]; then
+  git rev-parse --verify -q "$base_ref^{commit}" >/dev/null ||
+    die "unknown base ref $base_ref (fetch it, or use fetch-depth: 0 in CI)"
+  base_commit=$(git merge-base "$base_ref" HEAD) || die "no merge base between $base_ref and HEAD"
+  edits=$(check_base_replaces "$base_commit") || exit 2
+  if [[ -n $edits ]]; then mapfile -t base_edits <<<"$edits"; fi
+fi
 head_desc="working tree at $(git rev-parse --short HEAD)"
 if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
   head_desc+=" with uncommitted changes"
@@ -233,13 +302,14 @@ if [[ -n "$base_bin_in" ]]; then
   cp "$base_bin_in" "$base_bin" || die "--base-bin $base_bin_in: cannot copy"
   base_desc="prebuilt $base_bin_in"
 else
-  git rev-parse --verify -q "$base_ref^{commit}" >/dev/null ||
-    die "unknown base ref $base_ref (fetch it, or use fetch-depth: 0 in CI)"
-  base_commit=$(git merge-base "$base_ref" HEAD) || die "no merge base between $base_ref and HEAD"
   base_desc="$(git rev-parse --short "$base_commit") (merge base of $base_ref and HEAD)"
   worktree=$tmp/base
   git worktree add --detach --quiet "$worktree" "$base_commit" || die "cannot check out $base_commit"
   base_tree=$worktree
+  if [[ ${#base_edits[@]} -gt 0 ]]; then
+    log "base: go mod edit ${base_edits[*]} (--base-replace)"
+    (cd "$worktree/$dir" && go mod edit "${base_edits[@]}") >>"$out/build.log" 2>&1 || build_failed "cannot apply --base-replace to the base's go.mod"
+  fi
   log "building base $base_desc"
   build "$worktree" "$base_bin" || build_failed "cannot build base $base_desc"
 fi
