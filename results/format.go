@@ -31,7 +31,7 @@ func measureOf(unit string) (measure, string) {
 		per = "/s"
 	}
 	switch {
-	case unit == "sec" || strings.HasPrefix(unit, "sec/") || strings.HasSuffix(unit, "-sec"):
+	case unit == "sec" || strings.HasPrefix(unit, "sec/") || strings.HasSuffix(unit, "-sec") || strings.Contains(unit, "-sec/"):
 		return timeMeasure, "s"
 	case benchunit.ClassOf(unit) == benchunit.Binary:
 		return bytesMeasure, "B" + per

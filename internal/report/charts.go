@@ -11,6 +11,7 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/results"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -34,6 +35,33 @@ type Chart struct {
 
 	plots        [][]*plot.Plot
 	tileW, tileH vg.Length
+	// better is each panel's direction (results.LowerIsBetter or
+	// results.HigherIsBetter); a panel not in it has none known.
+	better map[*plot.Plot]int
+}
+
+// setBetter records that panel p shows a unit whose direction is better
+// (results.Better's value; 0 records nothing).
+func (c *Chart) setBetter(p *plot.Plot, better int) {
+	if better == 0 || p == nil {
+		return
+	}
+	if c.better == nil {
+		c.better = make(map[*plot.Plot]int)
+	}
+	c.better[p] = better
+}
+
+// betterNote says which way is better on p: "lower is better", "higher
+// is better", or "" when unknown.
+func (c *Chart) betterNote(p *plot.Plot) string {
+	switch c.better[p] {
+	case results.LowerIsBetter:
+		return "lower is better"
+	case results.HigherIsBetter:
+		return "higher is better"
+	}
+	return ""
 }
 
 // chartFont is the font of chart text: Liberation Sans, metrically
@@ -46,7 +74,8 @@ const (
 	legendGap   = 4  // points between a panel's x axis and its legend
 )
 
-// noteStyle is the style of the notes that say an axis is logarithmic.
+// noteStyle is the style of the notes that say which way is better and
+// which axes are logarithmic.
 func noteStyle() draw.TextStyle {
 	return draw.TextStyle{
 		Color:   color.Gray{Y: 0x55},
@@ -87,28 +116,41 @@ func scaleNote(p *plot.Plot) string {
 }
 
 // notes returns the note under the chart's title and the notes under
-// each panel: when every panel has the same scales, one note for the
-// chart (for example "both axes logarithmic" on a growth chart);
-// otherwise one under each panel with a logarithmic axis.
+// each panel. Each says which way is better ("lower is better") and which
+// axes are logarithmic; what is the same in every panel is said once,
+// under the title (for example "lower is better; both axes logarithmic"
+// on a growth chart), the rest under each panel it applies to.
 func (c *Chart) notes() (chart string, panel map[*plot.Plot]string) {
 	ps := c.panels()
 	if len(ps) == 0 {
 		return "", nil
 	}
-	same := true
-	for _, p := range ps[1:] {
-		same = same && scaleNote(p) == scaleNote(ps[0])
-	}
-	if same {
-		return scaleNote(ps[0]), nil
-	}
-	panel = make(map[*plot.Plot]string)
-	for _, p := range ps {
-		if n := scaleNote(p); n != "" {
-			panel[p] = n
+	var chartParts []string
+	perPanel := make(map[*plot.Plot][]string)
+	for _, note := range []func(*plot.Plot) string{c.betterNote, scaleNote} {
+		same := true
+		for _, p := range ps[1:] {
+			same = same && note(p) == note(ps[0])
+		}
+		if same {
+			if n := note(ps[0]); n != "" {
+				chartParts = append(chartParts, n)
+			}
+			continue
+		}
+		for _, p := range ps {
+			if n := note(p); n != "" {
+				perPanel[p] = append(perPanel[p], n)
+			}
 		}
 	}
-	return "", panel
+	if len(perPanel) > 0 {
+		panel = make(map[*plot.Plot]string, len(perPanel))
+		for p, parts := range perPanel {
+			panel[p] = strings.Join(parts, "; ")
+		}
+	}
+	return strings.Join(chartParts, "; "), panel
 }
 
 // legendHeight returns the height of p's legend, 0 if it has no entries.

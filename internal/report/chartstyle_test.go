@@ -129,8 +129,8 @@ func TestAxisLabelsNameMetric(t *testing.T) {
 			t.Errorf("growth panel %q: y axis label %q, want the metric", p.Title.Text, p.Y.Label.Text)
 		}
 	}
-	if note, _ := g.notes(); note != "both axes logarithmic" {
-		t.Errorf("growth chart note %q, want \"both axes logarithmic\"", note)
+	if note, _ := g.notes(); note != "lower is better; both axes logarithmic" {
+		t.Errorf("growth chart note %q, want \"lower is better; both axes logarithmic\"", note)
 	}
 	if !strings.Contains(g.Caption, "both axes logarithmic") {
 		t.Errorf("growth caption %q does not say the axes are logarithmic", g.Caption)

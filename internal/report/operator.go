@@ -200,7 +200,7 @@ func (r *Report) handshakeChart(label string) *Chart {
 	pair.Legend.Add("p99 without churn", glyphThumb(ring))
 	pair.Legend.Add("p99 under churn (×: median p99-churn-ratio)", glyphThumb(dot))
 
-	return &Chart{
+	return withBetter([]*plot.Plot{curves, pair}, []int{results.LowerIsBetter, results.LowerIsBetter}, &Chart{
 		ID:    "operators-handshake-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label + ": handshake latency, without and under churn",
 		Caption: "Left: each store's handshake latency percentiles under churn (median over the samples of each percentile; a percentile curve, " +
@@ -209,7 +209,7 @@ func (r *Report) handshakeChart(label string) *Chart {
 			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances.",
 		plots: [][]*plot.Plot{{curves, pair}},
 		tileW: 400, tileH: 300,
-	}
+	})
 }
 
 // latencyPlot returns a panel with a logarithmic latency axis.
@@ -292,7 +292,11 @@ func (r *Report) peakChart() *Chart {
 	if len(panels) == 0 {
 		return nil
 	}
-	return &Chart{
+	better := make([]int, len(panels))
+	for i := range better {
+		better[i] = results.Better(results.UnitPeak)
+	}
+	return withBetter(panels, better, &Chart{
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
@@ -300,5 +304,5 @@ func (r *Report) peakChart() *Chart {
 			"Bars from 0 on a linear axis when the stores are within 30× of each other, else dots on a logarithmic axis (noted under the panel).",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,
-	}
+	})
 }

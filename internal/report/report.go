@@ -170,6 +170,7 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 		title = family + ": growth with the number of certificates"
 	}
 	var panels []*plot.Plot
+	var better []int
 	for _, unit := range units {
 		var curves []*growth.Curve
 		for _, st := range r.curveStores() {
@@ -186,19 +187,20 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 		}
 		if p != nil {
 			panels = append(panels, p)
+			better = append(better, results.Better(unit))
 		}
 	}
 	if len(panels) == 0 {
 		return nil, nil
 	}
-	return &Chart{
+	return withBetter(panels, better, &Chart{
 		ID:    "growth-" + safeID(family),
 		Title: title,
 		Caption: "Median at each pool size (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
 			"and the least-squares power law c·N^k (dashed) with its exponent k in the legend; both axes logarithmic.",
 		plots: gridOf(panels, 2),
 		tileW: 400, tileH: 280,
-	}, nil
+	}), nil
 }
 
 // rowLabels returns the comparison's row labels in the order first seen.
@@ -229,6 +231,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 		}
 	}
 	var panels []*plot.Plot
+	var better []int
 	hasPerCert := false
 	for _, unit := range units {
 		t := r.Compare.Table(unit)
@@ -259,18 +262,28 @@ func (r *Report) scenarioChart(label string) *Chart {
 			continue
 		}
 		panels = append(panels, barPlot(unit, stores, vals))
+		better = append(better, t.Better)
 	}
 	if len(panels) == 0 {
 		return nil
 	}
-	return &Chart{
+	return withBetter(panels, better, &Chart{
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
 		Caption: "Median of the samples (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
 			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,
+	})
+}
+
+// withBetter records the direction of each panel of ch (better[i] for
+// panels[i]) and returns ch.
+func withBetter(panels []*plot.Plot, better []int, ch *Chart) *Chart {
+	for i, p := range panels {
+		ch.setBetter(p, better[i])
 	}
+	return ch
 }
 
 // gridOf lays panels out in rows of at most cols.
