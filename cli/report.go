@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
@@ -34,6 +35,9 @@ type ReportOptions struct {
 	Table bool
 	// ByFile compares the files instead of the stores (--col .file).
 	ByFile bool
+	// Gate is a gate result (certbench gate --format json) whose verdict
+	// and thresholds the page shows at the top (--gate).
+	Gate string
 	Selection
 }
 
@@ -55,6 +59,10 @@ resources, charts as inline SVG. It shows
   - the comparison tables of certbench compare and the sweep's medians
     and exponents.
 
+--gate FILE shows a gate's verdict at the top of the page: the result
+of certbench gate --format json (certbench-ci.sh writes it as gate.json),
+with the thresholds and what regressed or improved.
+
 It writes the page to the file -o names (default report.html), never to
 stdout, and prints the names of the files it wrote. --png DIR also writes
 every chart as DIR/<chart>.png, for pull requests and READMEs.
@@ -66,7 +74,8 @@ and retained heap), the picture for a README.
 samples as benchstat's -row, -col and -filter do: one chart per row, one
 bar per column (--by-file is --col .file).`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
-  certbench report --by-file --png charts base.txt head.txt`,
+  certbench report --by-file --png charts base.txt head.txt
+  certbench report --by-file --gate gate.json base.txt head.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO, opts.Files = ioOf(cmd), args
@@ -87,6 +96,7 @@ bar per column (--by-file is --col .file).`,
 	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
+	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
 	opts.Selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
 		"/store, or .file for plain go test results")
@@ -112,6 +122,17 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	printWarnings(opts.IO.ErrOut, rs)
 	printFailures(opts.IO.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
+	if opts.Gate != "" {
+		f, err := os.Open(opts.Gate)
+		if err != nil {
+			return usagef("--gate: %v", err)
+		}
+		ropts.Gate, err = report.ReadGate(f)
+		f.Close()
+		if err != nil {
+			return usagef("--gate %s: %v", opts.Gate, err)
+		}
+	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {
 		ropts.Compare.Col = compare.FileKey

@@ -41,9 +41,19 @@ type htmlFamily struct {
 	Medians htmlTable
 }
 
+// htmlGate is the gate's verdict on the page.
+type htmlGate struct {
+	Passed                   bool
+	Summary, Files, Settings string
+	Thresholds               []GateThreshold
+	Failed, Warnings         []string
+	Findings                 *htmlTable
+}
+
 type htmlPage struct {
 	Title     string
 	Inputs    []string
+	Gate      *htmlGate
 	Config    []compare.Config
 	Families  []htmlFamily
 	Exponents *htmlTable
@@ -62,6 +72,18 @@ type htmlPage struct {
 // and inline SVG charts, no scripts, no external resources.
 func (r *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios"}
+	if g := r.Gate; g != nil {
+		hg := &htmlGate{Passed: g.Passed, Summary: g.Summary, Files: g.Base + " vs " + g.Head + ": " + g.counts() + ".",
+			Settings: g.settings(), Thresholds: g.Thresholds, Findings: g.gateTable()}
+		for _, p := range g.Problems {
+			if p.Fatal {
+				hg.Failed = append(hg.Failed, p.Message)
+			} else {
+				hg.Warnings = append(hg.Warnings, p.Message)
+			}
+		}
+		page.Gate = hg
+	}
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"
 	}
@@ -382,15 +404,34 @@ td.geo { border-top: 2px solid #999; font-weight: bold; }
 caption { text-align: left; font-weight: bold; padding: .2em 0; }
 p.note { font-size: .85em; color: #555; margin-top: -.8em; }
 pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
+section.gate { border: 2px solid; border-radius: 4px; padding: .2em 1em .6em; margin: 1em 0; }
+section.gate.pass { border-color: #2e8b2e; background: #f3fbf3; }
+section.gate.fail { border-color: #b22222; background: #fdf3f3; }
+section.gate h2 { margin-top: .4em; border: none; }
+section.gate table { background: #fff; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
 <p class="meta">Results from {{range $i, $f := .Inputs}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>
+{{with .Gate}}<section id="gate" class="gate {{if .Passed}}pass{{else}}fail{{end}}">
+<h2>Gate: {{.Summary}}</h2>
+<p>{{.Files}}</p>
+<table id="gate-thresholds"><caption>Thresholds: the largest change that passes</caption>
+<thead><tr>{{range .Thresholds}}<th>{{.Unit}}</th>{{end}}</tr></thead>
+<tbody><tr>{{range .Thresholds}}<td class="num">{{.Max}}</td>{{end}}</tr></tbody>
+</table>
+<p class="note">{{.Settings}}</p>
+{{with .Failed}}<h3>Failed checks</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Findings}}{{template "table" .}}{{end}}
+{{with .Warnings}}<details><summary>Warnings ({{len .}})</summary><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+</section>
+{{end}}
 {{if .Config}}<details><summary>Configuration</summary>
 <pre>{{range .Config}}{{.Key}}: {{range $i, $v := .Values}}{{if $i}} | {{end}}{{$v}}{{end}}
 {{end}}</pre></details>{{end}}
 <nav><ul>
+{{if .Gate}}<li><a href="#gate">Gate verdict</a></li>{{end}}
 {{if .Families}}<li><a href="#growth">Growth with pool size</a></li>{{range .Families}}<li><a href="#growth-{{.Name}}">{{.Name}}</a></li>{{end}}{{end}}
 {{if .Operators}}<li><a href="#operators">What operators feel</a></li>{{end}}
 {{if .Scenarios}}<li><a href="#scenarios">{{.ChartsTitle}}</a></li>{{range .Scenarios}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{end}}

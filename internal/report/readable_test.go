@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -88,5 +89,99 @@ func TestTimeUnitsHaveUnits(t *testing.T) {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("scenario chart lacks %s", want)
 		}
+	}
+}
+
+// TestReadGate reads what certbench gate --format json writes (the gate's
+// golden output) and refuses what is not a gate result.
+func TestReadGate(t *testing.T) {
+	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGate(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Passed || g.Summary != "FAIL: 3 regressions" || g.Base != "base.txt" || g.Head != "head.txt" {
+		t.Errorf("verdict %v %q, files %q %q", g.Passed, g.Summary, g.Base, g.Head)
+	}
+	var th []string
+	for _, x := range g.Thresholds {
+		th = append(th, x.Unit+" "+x.Max)
+	}
+	if got := strings.Join(th, ", "); got != "sec/op +10%, B/op +2%, allocs/op +0%, retained-B +2%, goroutines +0" {
+		t.Errorf("thresholds %s", got)
+	}
+	if g.Alpha != 0.05 || g.Correction != "holm" || g.MinSamples != 4 || g.Test != "auto" {
+		t.Errorf("settings %+v", g)
+	}
+	if got := g.counts(); got != "12 comparisons: 3 regressed, 1 improved, 8 unchanged" {
+		t.Errorf("counts %q", got)
+	}
+
+	for _, bad := range []struct{ in, want string }{
+		{"BenchmarkX 1 2 ns/op\n", "not a gate result"},
+		{`{"passed": true}`, `no "schema"`},
+		{`{"schema": "certbench.compare/v1", "passed": true}`, `want "certbench.gate/v1"`},
+		{`{"schema": "certbench.gate/v1"}`, `without "passed"`},
+	} {
+		if _, err := ReadGate(strings.NewReader(bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ReadGate(%q): %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+// TestReportShowsGate: given a gate result, the page opens with the
+// verdict, the thresholds, how significance is decided, and what
+// regressed, before anything else.
+func TestReportShowsGate(t *testing.T) {
+	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGate(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(sweepResults(t), Options{Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	at := strings.Index(page, `<section id="gate" class="gate fail">`)
+	if at < 0 || at > strings.Index(page, "<nav>") {
+		t.Fatalf("no failed gate section before the contents (at %d, nav at %d)", at, strings.Index(page, "<nav>"))
+	}
+	gate := page[at : at+strings.Index(page[at:], "</section>")]
+	for _, want := range []string{
+		"Gate: FAIL: 3 regressions",
+		"base.txt vs head.txt: 12 comparisons: 3 regressed, 1 improved, 8 unchanged.",
+		"<th>sec/op</th>", `<td class="num">&#43;10%</td>`, "<th>goroutines</th>",
+		"p &lt; 0.05 per metric after Holm&#39;s correction",
+		`<td class="num worse">&#43;24.75%</td>`, // rotate-10-of-100 sec/op regressed
+		`<td class="num better">-30.14%</td>`, // lookup-1000 sec/op improved
+		"Warnings (3)",
+	} {
+		if !strings.Contains(gate, want) {
+			t.Errorf("gate section lacks %s:\n%s", want, gate)
+		}
+	}
+
+	// Without a gate result, no gate section.
+	rep, err = Build(sweepResults(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `id="gate"`) {
+		t.Error("a gate section without a gate result")
 	}
 }

@@ -30,6 +30,9 @@ type Options struct {
 	// the baseline), or for plain go test -bench results the input
 	// files (rows by benchmark name, columns by file), as benchstat does.
 	Compare compare.Options
+	// Gate, when set, is a gate's verdict on the results (ReadGate), shown
+	// at the top of the page with its thresholds.
+	Gate *GateResult
 }
 
 // DefaultGrowthUnits are the metrics of a growth chart.
@@ -63,6 +66,8 @@ type Report struct {
 	// latency without and under churn, and the peak heap of a refresh
 	// (operator.go); nil when the results have neither.
 	Operators []*Chart
+	// Gate is Options.Gate.
+	Gate *GateResult
 
 	colors colors
 }
@@ -72,7 +77,7 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 	if rs == nil || len(rs.Results) == 0 {
 		return nil, errors.New("report: no results")
 	}
-	r := &Report{Title: opts.Title, Inputs: rs.Files, Config: configOf(rs)}
+	r := &Report{Title: opts.Title, Inputs: rs.Files, Config: configOf(rs), Gate: opts.Gate}
 	if r.Title == "" {
 		r.Title = "certbench report"
 	}
