@@ -141,19 +141,60 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	return v, nil
 }
 
-// notePairing reports, as one warning, the tested findings that the
-// policy wanted paired but that fell back to the U test.
+// notePairing reports the tested findings that the policy wanted paired
+// but that fell back to the U test: one warning per reason, naming the
+// metrics and benchmarks it applies to.
 func (v *Verdict) notePairing() {
-	var unpaired []string
+	var reasons []string
+	units := make(map[string][]string)             // reason -> units, in order
+	labels := make(map[string]map[string][]string) // reason -> unit -> benchmarks
 	for _, f := range v.Findings {
-		if f.Method == UTest && strings.HasPrefix(f.pairNote, "unpaired: ") {
-			unpaired = append(unpaired, f.Unit+" of "+f.Label()+" ("+strings.TrimPrefix(f.pairNote, "unpaired: ")+")")
+		why, ok := strings.CutPrefix(f.pairNote, "unpaired: ")
+		if f.Method != UTest || !ok {
+			continue
 		}
+		if labels[why] == nil {
+			reasons = append(reasons, why)
+			labels[why] = make(map[string][]string)
+		}
+		if labels[why][f.Unit] == nil {
+			units[why] = append(units[why], f.Unit)
+		}
+		labels[why][f.Unit] = append(labels[why][f.Unit], f.Label())
 	}
-	if len(unpaired) > 0 {
+	for _, why := range reasons {
+		// Units that apply to the same benchmarks share a list.
+		var sets []string
+		setUnits := make(map[string][]string)
+		n := 0
+		for _, u := range units[why] {
+			key := strings.Join(labels[why][u], "\x00")
+			if setUnits[key] == nil {
+				sets = append(sets, key)
+			}
+			setUnits[key] = append(setUnits[key], u)
+			n += len(labels[why][u])
+		}
+		var what []string
+		for _, key := range sets {
+			what = append(what, strings.Join(setUnits[key], ", ")+" of "+listSome(strings.Split(key, "\x00"), maxListed))
+		}
 		v.Problems = append(v.Problems, Problem{Kind: NotPaired,
-			Message: fmt.Sprintf("%d comparison(s) not paired by round, U test instead: %s", len(unpaired), strings.Join(unpaired, "; "))})
+			Message: fmt.Sprintf("%d comparison(s) not paired by round, U test instead (%s): %s", n, why, strings.Join(what, "; "))})
 	}
+}
+
+// maxListed is the number of benchmarks a warning names before "and N
+// more".
+const maxListed = 6
+
+// listSome joins up to max items with commas, then says how many more
+// there are.
+func listSome(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:max], ", "), len(items)-max)
 }
 
 // newVerdict starts the verdict of head against base under p: the sides'
@@ -271,7 +312,11 @@ func (v *Verdict) checkPresence(pr present) {
 func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, newMetrics []string) {
 	p := v.Policy
 	if _, err := CheckUnit(t.Unit); err != nil {
-		return []string{t.Unit + " (unknown unit)"}, nil
+		why := " (unknown unit)"
+		if results.IsKnownUnit(t.Unit) {
+			why = " (higher is better)"
+		}
+		return []string{t.Unit + why}, nil
 	}
 	var family []*Finding
 	gated := false

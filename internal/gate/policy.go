@@ -30,8 +30,21 @@ const (
 	UnitGoroutines      = results.UnitGoroutines
 )
 
-// Units lists the units the gate knows, in report order.
-var Units = []string{UnitSec, UnitCPU, UnitBytes, UnitAllocs, UnitRetained, UnitRetainedPerCert, UnitGoroutines}
+// Units lists the units the gate can gate, in report order: every cost
+// (lower-is-better unit) package results knows, tidied ("sec/op"). The
+// default policy gates the first seven; the others take a threshold from
+// the policy. A higher-is-better unit (handshakes/s) is not gated.
+var Units = gateUnits()
+
+func gateUnits() []string {
+	var out []string
+	for _, u := range results.Units() {
+		if u.Better == results.LowerIsBetter && !slices.Contains(out, u.Tidy) {
+			out = append(out, u.Tidy)
+		}
+	}
+	return out
+}
 
 // CountUnits are the units that count things a fixed number of ops did
 // (bytes, objects, goroutines). When every sample on each side has the
@@ -106,18 +119,23 @@ const (
 )
 
 // MeasureOf returns the measure of an absolute threshold for unit (one of
-// Units; "ns/op" is read as "sec/op"), or "" for a unit the gate does not
-// know.
+// Units, or as a file spells it: "ns/op" is "sec/op"), or "" for a unit
+// the gate does not know or that takes relative thresholds only (ratios,
+// fractions, GC cycles).
 func MeasureOf(unit string) string {
-	switch unit {
-	case UnitSec, results.UnitNsPerOp, UnitCPU, results.UnitCPUNsPerOp:
-		return MeasureSeconds
-	case UnitBytes, UnitRetained, UnitRetainedPerCert:
-		return MeasureBytes
-	case UnitAllocs:
+	info, ok := results.Info(unit)
+	if !ok {
+		return ""
+	}
+	switch u := info.Tidy; {
+	case u == UnitAllocs:
 		return MeasureAllocs
-	case UnitGoroutines:
+	case u == UnitGoroutines:
 		return MeasureGoroutines
+	case results.IsBytes(u):
+		return MeasureBytes
+	case strings.HasPrefix(u, "sec/") || strings.HasSuffix(u, "-sec") || strings.Contains(u, "-sec/"):
+		return MeasureSeconds
 	}
 	return ""
 }
@@ -239,6 +257,8 @@ func (t Threshold) check(unit string) error {
 		return nil
 	case t.Measure == "":
 		return fmt.Errorf("%s: absolute threshold %v has no Measure (seconds, bytes, ...)", unit, t.Value)
+	case MeasureOf(unit) == "":
+		return fmt.Errorf("%s takes relative thresholds only: write +N%%", unit)
 	case t.Measure != MeasureOf(unit):
 		return fmt.Errorf("%s is measured in %s, not %s: write +N%% or %s", unit, measureName(MeasureOf(unit)), measureName(t.Measure), exampleAmount(MeasureOf(unit), "N"))
 	}
@@ -417,7 +437,9 @@ func (t *Thresholds) Type() string { return "UNIT=THRESHOLD" }
 func (t Thresholds) validate() error {
 	var errs []error
 	for _, u := range slices.Sorted(maps.Keys(t)) {
-		if _, err := CheckUnit(u); err != nil || u == results.UnitNsPerOp || u == results.UnitCPUNsPerOp {
+		if tidy, err := CheckUnit(u); err != nil {
+			errs = append(errs, yamlfile.Errorf(u, "%v", err))
+		} else if tidy != u {
 			errs = append(errs, yamlfile.Errorf(u, "unknown unit %q (known: %s)", u, strings.Join(Units, ", ")))
 		} else if err := t[u].check(u); err != nil {
 			errs = append(errs, yamlfile.Errorf(u, "%v", err))
@@ -443,18 +465,17 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 }
 
 // CheckUnit returns unit tidied ("ns/op" becomes "sec/op", "cpu-ns/op"
-// "cpu-sec/op"), or an error if the gate does not know it.
+// "cpu-sec/op"), or an error if the gate cannot gate it: a unit package
+// results does not know, or one where higher is better.
 func CheckUnit(unit string) (string, error) {
-	switch unit {
-	case results.UnitNsPerOp:
-		unit = UnitSec
-	case results.UnitCPUNsPerOp:
-		unit = UnitCPU
-	}
-	if !slices.Contains(Units, unit) {
+	info, ok := results.Info(unit)
+	switch {
+	case !ok:
 		return "", fmt.Errorf("unknown unit %q (known: %s)", unit, strings.Join(Units, ", "))
+	case info.Better != results.LowerIsBetter:
+		return "", fmt.Errorf("unit %q: higher is better, and the gate gates costs only (%s)", unit, strings.Join(Units, ", "))
 	}
-	return unit, nil
+	return info.Tidy, nil
 }
 
 // An Override sets thresholds for the benchmarks whose scenario and store

@@ -165,7 +165,12 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, "| benchmark | metric | base | head | change | max | result |")
 		fmt.Fprintln(bw, "| :-- | :-- | --: | --: | --: | --: | :-- |")
 		for _, f := range v.Findings {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s: %s |\n", results.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.Status, results.EscapeMarkdown(f.Note))
+			note := f.Note
+			if f.Method == UTest && strings.HasPrefix(f.pairNote, "unpaired: ") {
+				// The warnings say why, once for all the rows.
+				note = strings.Replace(note, " ["+f.pairNote+"]", " [unpaired: see the warnings]", 1)
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s: %s |\n", results.EscapeMarkdown(f.Label()), f.Unit, f.baseText(), f.headText(), f.changeText(), f.Threshold, f.Status, results.EscapeMarkdown(note))
 		}
 		fmt.Fprintln(bw, "\n</details>")
 	}
