@@ -33,6 +33,9 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "certbench gate: %s\n", v.Summary())
 	fmt.Fprintf(bw, "base: %s\nhead: %s\n", v.Base, v.Head)
 	fmt.Fprintf(bw, "policy: %s\n", v.Policy.describe())
+	if c := v.correctionNote(); c != "" {
+		fmt.Fprintf(bw, "tests: %s\n", c)
+	}
 	for _, s := range sections {
 		fs := v.Select(s.statuses...)
 		if len(fs) == 0 {
@@ -101,6 +104,9 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "### %s certbench gate: %s\n\n", mark, results.EscapeMarkdown(v.Summary()))
 	fmt.Fprintf(bw, "Base `%s` vs head `%s`. %s\n", v.Base, v.Head, v.counts())
+	if c := v.correctionNote(); c != "" {
+		fmt.Fprintf(bw, "\n<sub>Tests: %s.</sub>\n", results.EscapeMarkdown(c))
+	}
 	for _, s := range sections {
 		fs := v.Select(s.statuses...)
 		if len(fs) == 0 {
@@ -184,6 +190,31 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintln(bw, "```\n\n</details>")
 	return bw.Flush()
+}
+
+// correctionNote says how significance was decided when statistical
+// tests ran, and why certbench compare (and benchstat), which correct for
+// nothing, can call significant a change the gate does not; "" when no
+// comparison was tested.
+func (v *Verdict) correctionNote() string {
+	tests := map[string]int{}
+	for _, f := range v.Findings {
+		if f.Method == UTest || f.Method == SignedRank {
+			tests[f.Unit]++
+		}
+	}
+	if len(tests) == 0 {
+		return ""
+	}
+	if v.Policy.Correction == NoCorrection {
+		return fmt.Sprintf("each comparison at p < %g on its own, no correction for multiple comparisons (as certbench compare and benchstat)", v.Policy.Alpha)
+	}
+	most := 0
+	for _, n := range tests {
+		most = max(most, n)
+	}
+	return fmt.Sprintf("p < %g per metric after Holm's correction for the number of benchmarks tested on it (up to %d); certbench compare and benchstat correct for nothing, so they can call significant a change the gate finds unchanged",
+		v.Policy.Alpha, most)
 }
 
 // counts summarizes the findings by status.

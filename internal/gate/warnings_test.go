@@ -92,3 +92,37 @@ func TestWarningsOncePerKind(t *testing.T) {
 		t.Errorf("peak-B and gc-cycles/op gated %d and %d times, want 6 each", gated["peak-B"], gated["gc-cycles/op"])
 	}
 }
+
+// TestCorrectionSaid: the gate's outputs say which correction for
+// multiple comparisons applied, and why certbench compare (which applies
+// none) can disagree; without a correction they say that instead.
+func TestCorrectionSaid(t *testing.T) {
+	base, head := sixRounds(t, "base.txt", 1), sixRounds(t, "head.txt", 2)
+	for _, tc := range []struct {
+		correction Correction
+		want       string
+	}{
+		{Holm, "p < 0.05 per metric after Holm's correction for the number of benchmarks tested on it (up to 6); certbench compare and benchstat correct for nothing, so they can call significant a change the gate finds unchanged"},
+		{NoCorrection, "each comparison at p < 0.05 on its own, no correction for multiple comparisons (as certbench compare and benchstat)"},
+	} {
+		p := DefaultPolicy()
+		p.Correction = tc.correction
+		v, err := Evaluate(base, head, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md, txt bytes.Buffer
+		if err := v.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.WriteText(&txt); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(txt.String(), "\ntests: "+tc.want+"\n") {
+			t.Errorf("%s: text lacks the line %q:\n%s", tc.correction, tc.want, txt.String())
+		}
+		if !strings.Contains(md.String(), "<sub>Tests: "+strings.ReplaceAll(tc.want, "<", "&lt;")+".</sub>") {
+			t.Errorf("%s: markdown lacks %q:\n%s", tc.correction, tc.want, md.String())
+		}
+	}
+}

@@ -126,7 +126,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		if len(r.Compare.Columns) > 1 {
 			page.Legend = fmt.Sprintf("Cells: median ± %s confidence interval (exact units: the value). "+
 				"Changes against %s are shown when significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise; "+
-				"green is better, red is worse.",
+				"green is better, red is worse. Each change is tested on its own, with no correction for multiple comparisons, as benchstat does: "+
+				"certbench gate applies Holm's correction per metric, so it can find unchanged what is marked here.",
 				strconv.FormatFloat(r.Compare.Options.Confidence*100, 'g', -1, 64)+"%", r.Compare.Columns[0].Label, r.Compare.Options.Alpha)
 		}
 	}
