@@ -199,6 +199,12 @@ type Table struct {
 	// rows that have results in every column, all with centers > 0. It
 	// is nil if the table has fewer than two rows or no such row.
 	Geomean []Geomean
+
+	// Hidden, when not empty, says why the table carries no information
+	// and the text and Markdown renderers leave it out (saying so in one
+	// line): every sample is 0, or the unit is the process's (maxrss-B)
+	// and every row's columns ran in one process. CSV and JSON keep it.
+	Hidden string
 }
 
 // A Cell summarizes the sample of one row and column.
@@ -626,8 +632,45 @@ func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Colu
 	}
 	if len(t.Rows) > 0 {
 		t.Geomean = geomeans(t)
+		t.Hidden = g.hidden(t, columns)
 	}
 	return t
+}
+
+// hidden says why table t carries no information, or "".
+func (g *grid) hidden(t *Table, columns []Column) string {
+	zero := true
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			if c != nil {
+				zero = zero && !slices.ContainsFunc(c.Sample.Values, func(v float64) bool { return v != 0 })
+			}
+		}
+	}
+	if zero {
+		return "0 in every sample"
+	}
+	if t.Unit != results.UnitMaxRSS || len(columns) < 2 {
+		return ""
+	}
+	// The process's peak RSS tells columns apart only when they ran in
+	// different processes: different files, as base and head.
+	for _, row := range t.Rows {
+		var files []string
+		for j, c := range row.Cells {
+			if c == nil {
+				continue
+			}
+			raw := g.cells[cellKey{t.Unit, row.Key, columns[j].Key}]
+			switch {
+			case files == nil:
+				files = raw.files
+			case !slices.Equal(files, raw.files):
+				return ""
+			}
+		}
+	}
+	return "the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process"
 }
 
 // warnings returns the warnings of t's cells, deltas and geomeans, in

@@ -27,7 +27,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprint(bw, "```\n\n</details>\n\n")
 	}
 	shown := make(map[string]bool)
-	for _, t := range r.Tables {
+	for _, t := range r.shownTables() {
 		for _, n := range t.writeMarkdown(bw) {
 			shown[n] = true
 		}
@@ -38,7 +38,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	} else {
 		fmt.Fprintf(bw, "<sub>Cells: median ± %s confidence interval (exact units: the value).</sub>\n", percent(r.Options.Confidence))
 	}
-	if notes := r.unreferenced(shown); len(notes) > 0 {
+	if notes := r.endNotes(shown); len(notes) > 0 {
 		fmt.Fprint(bw, "\n**Notes**\n\n")
 		for _, n := range notes {
 			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
@@ -101,8 +101,11 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 				}
 				continue
 			}
-			center, ci := t.cellTexts(row, c)
-			cells(withNote(center+" ± "+ci, c.Warnings))
+			center, _ := t.cellTexts(row, c)
+			if ci := ciText(c); ci != "" {
+				center += " ± " + ci
+			}
+			cells(withNote(center, cellNotes(c.Warnings)))
 			if j == 0 {
 				continue
 			}
@@ -111,7 +114,7 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 				if d.Significant {
 					delta = "**" + delta + "**"
 				}
-				cells(withNote(delta+" ("+testText(d)+")", d.Warnings))
+				cells(withNote(delta+" ("+testText(d)+")", cellNotes(d.Warnings)))
 			} else {
 				cells("")
 			}

@@ -20,7 +20,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(bw, configLine(c))
 	}
 	shown := make(map[string]bool)
-	for i, t := range r.Tables {
+	for i, t := range r.shownTables() {
 		if i > 0 {
 			fmt.Fprintln(bw)
 		}
@@ -30,7 +30,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			shown[n] = true
 		}
 	}
-	for _, n := range r.unreferenced(shown) {
+	for _, n := range r.endNotes(shown) {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
 	return bw.Flush()
@@ -55,11 +55,12 @@ func (t *Table) writeText(w io.Writer) []string {
 				continue
 			}
 			tc := &line[j]
-			tc.center, tc.ci = t.cellTexts(row, c)
-			tc.cnote = fn.ref(c.Warnings)
+			tc.center, _ = t.cellTexts(row, c)
+			tc.ci = ciText(c)
+			tc.cnote = fn.ref(cellNotes(c.Warnings))
 			if d := c.Delta; d != nil {
 				tc.delta, tc.test = d.String(), "("+testText(d)+")"
-				tc.dnote = fn.ref(d.Warnings)
+				tc.dnote = fn.ref(cellNotes(d.Warnings))
 			}
 		}
 		grid = append(grid, line)

@@ -120,9 +120,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	if r.Compare != nil {
 		for _, t := range r.Compare.Tables {
-			page.Tables = append(page.Tables, compareTable(t))
+			if t.Hidden == "" {
+				page.Tables = append(page.Tables, compareTable(t))
+			}
 		}
 		page.Notes = withoutGeomeanWarnings(r.Compare)
+		if n := r.Compare.HiddenNote(); n != "" {
+			page.Notes = append(page.Notes, n)
+		}
 		if len(r.Compare.Columns) > 1 {
 			page.Legend = fmt.Sprintf("Cells: median ± %s confidence interval (exact units: the value). "+
 				"Changes against %s are shown when significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise; "+

@@ -259,6 +259,8 @@ func (r *Report) scenarioChart(label string) *Chart {
 		switch {
 		case len(vals) == 0:
 			continue
+		case t.Hidden != "":
+			continue // no information (compare's tables leave it out too)
 		case unit == results.UnitGoroutines && !nonzero:
 			continue // nothing left running: no panel
 		case unit == results.UnitRetainedPerCert:

@@ -1,0 +1,153 @@
+package compare
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// This file decides what the text and Markdown renderers leave out
+// because it carries no information, and the one line that says so for
+// each kind: tables with Hidden set, intervals that cannot be given, and
+// benchmath's warnings about sample sizes, which would otherwise be a
+// footnote on every cell.
+
+// shownTables returns the tables the renderers show.
+func (r *Report) shownTables() []*Table {
+	var out []*Table
+	for _, t := range r.Tables {
+		if t.Hidden == "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// HiddenNote says in one line which tables the text and Markdown
+// renderers leave out and why ("not shown: goroutines (0 in every
+// sample)"); "" when none is.
+func (r *Report) HiddenNote() string {
+	var parts []string
+	for _, t := range r.Tables {
+		if t.Hidden != "" {
+			parts = append(parts, t.Unit+" ("+t.Hidden+")")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "not shown: " + strings.Join(parts, "; ")
+}
+
+// ciText returns the "± x" part of a cell, or "" when the interval cannot
+// be given: too few samples (unbounded), or a median of 0 with an interval
+// that is not, which no percentage can express.
+func ciText(c *Cell) string {
+	switch ci := c.Summary.PctRangeString(); ci {
+	case "∞", "?":
+		return ""
+	default:
+		return ci
+	}
+}
+
+// The benchmath warnings the renderers state once, after the tables,
+// instead of on every cell, and the one it drops.
+var (
+	ciWarning   = regexp.MustCompile(`^need >= (\d+) samples for confidence interval at level ([0-9.]+)$`)
+	testWarning = regexp.MustCompile(`^need >= (\d+) samples to detect a difference at alpha level ([0-9.]+)$`)
+)
+
+// allEqual is benchmath's warning when every sample of a comparison is
+// equal: the table already shows it (± 0%).
+const allEqual = "all samples are equal"
+
+// cellNotes returns the warnings a cell or delta footnotes: those not
+// stated once for the report.
+func cellNotes(msgs []string) []string {
+	var out []string
+	for _, m := range msgs {
+		if m != allEqual && !ciWarning.MatchString(m) && !testWarning.MatchString(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// reportNote rewrites a report warning for the notes after the tables:
+// benchmath's sample-size warnings say what they mean and what to do;
+// "" drops the warning.
+func reportNote(m string) string {
+	if m == allEqual {
+		return ""
+	}
+	if s := ciWarning.FindStringSubmatch(m); s != nil {
+		return fmt.Sprintf("no ± interval where a cell has fewer than %s samples: a confidence interval at level %s needs %s (more samples: certbench run --count %s)", s[1], s[2], s[1], s[1])
+	}
+	if s := testWarning.FindStringSubmatch(m); s != nil {
+		return fmt.Sprintf("~ where a cell has fewer than %s samples: the U test cannot reach p < %s with fewer (more samples: certbench run --count %s)", s[1], s[2], s[1])
+	}
+	return m
+}
+
+// endNotes returns the notes after the tables: the report's warnings not
+// shown as footnotes (rewritten by reportNote), what is not shown, and,
+// when changes were tested, how significance is decided and why certbench
+// gate can disagree.
+func (r *Report) endNotes(shown map[string]bool) []string {
+	var notes []string
+	seen := make(map[string]bool)
+	for _, w := range r.unreferenced(shown) {
+		if n := reportNote(w); n != "" && !seen[n] {
+			seen[n] = true
+			notes = append(notes, n)
+		}
+	}
+	if r.zeroMedianInterval() {
+		notes = append(notes, "no ± interval where the median is 0 and the interval is not: it cannot be written as a percentage of 0")
+	}
+	if n := r.HiddenNote(); n != "" {
+		notes = append(notes, n)
+	}
+	if r.tested() {
+		notes = append(notes, CorrectionNote)
+	}
+	return notes
+}
+
+// CorrectionNote says how compare decides that a change is significant,
+// and why certbench gate, on the same files, can call it unchanged.
+const CorrectionNote = "each change is tested on its own (no correction for multiple comparisons, as benchstat); " +
+	"certbench gate applies Holm's correction per metric, so it can call unchanged a change shown here"
+
+// tested reports whether a shown table has a change decided by a test
+// (not an exact comparison).
+func (r *Report) tested() bool {
+	for _, t := range r.shownTables() {
+		for _, row := range t.Rows {
+			for _, c := range row.Cells {
+				if c != nil && c.Delta != nil && t.Assumption != benchmath.AssumeExact {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// zeroMedianInterval reports whether a shown cell has a median of 0 and
+// an interval that is not (benchstat's "± ?").
+func (r *Report) zeroMedianInterval() bool {
+	for _, t := range r.shownTables() {
+		for _, row := range t.Rows {
+			for _, c := range row.Cells {
+				if c != nil && c.Summary.PctRangeString() == "?" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

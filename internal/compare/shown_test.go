@@ -1,0 +1,64 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestShowsWhatInforms: the text and Markdown tables leave out what
+// carries no information, each kind said once after the tables: a
+// goroutines table of zeros; maxrss-B, the process's peak RSS, compared
+// between stores of one file (one process); an interval that cannot be
+// written as a percentage of a median of 0 (benchstat's "± ?"); and
+// benchmath's "all samples are equal". Between two files, maxrss-B is
+// compared.
+func TestShowsWhatInforms(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		gc := 0 // the optimized store's GC CPU: 0 but in one sample
+		if i == 5 {
+			gc = 4000
+		}
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=startup-10000/store=naive 1 %d ns/op 0 goroutines 271000000 maxrss-B %d gc-cpu-ns/op\n", 2000000+i, 90000+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=startup-10000/store=optimized 1 %d ns/op 0 goroutines 271000000 maxrss-B %d gc-cpu-ns/op\n", 250000+i, gc)
+	}
+	b.WriteString("Unit goroutines assume=exact\n")
+	one := writeFile(t, "one.txt", b.String())
+	r := mustBuild(t, Options{}, one)
+	var text, md bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		for _, gone := range []string{"goroutines │", "### goroutines", "maxrss-B │", "### maxrss-B", "± ?", "± ∞", "all samples are equal"} {
+			if strings.Contains(out, gone) {
+				t.Errorf("%s shows %q:\n%s", name, gone, out)
+			}
+		}
+		for _, once := range []string{
+			"not shown: goroutines (0 in every sample); maxrss-B (the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process)",
+			CorrectionNote,
+			"no ± interval where the median is 0 and the interval is not: it cannot be written as a percentage of 0",
+		} {
+			if n := strings.Count(out, once); n != 1 {
+				t.Errorf("%s says %q %d times, want once:\n%s", name, once, n, out)
+			}
+		}
+	}
+	// The tables stay in the report (CSV and JSON show them).
+	if r.Table("goroutines") == nil || r.Table("maxrss-B") == nil || r.Table("maxrss-B").Hidden == "" {
+		t.Error("hidden tables left the report")
+	}
+
+	// Base and head in two files ran in two processes: maxrss-B compares.
+	base := writeFile(t, "base.txt", strings.ReplaceAll(b.String(), "store=optimized", "store=naive-again"))
+	r = mustBuild(t, FileOptions(), base, one)
+	if h := r.Table("maxrss-B").Hidden; h != "" {
+		t.Errorf("maxrss-B between files hidden: %s", h)
+	}
+}
