@@ -30,10 +30,9 @@ var rebuildLimit = func(n int) int { return n / 8 }
 // the lowest index that fails to parse is reported, then configured
 // defaults in store name order.
 //
-// The cost of an Update is the hashing of every PEM byte (to know what did
-// not change) plus what changed: new pairs are parsed, and the tables of
-// the new generation share every shard the changes do not touch with the
-// published one (see table).
+// An Update costs the hashing of every PEM byte (to know what did not
+// change) plus what changed: new pairs are parsed, and the new generation's
+// tables share every shard the changes do not touch with the published one.
 func (s *Store) Update(cfg *certstore.Config) error {
 	if cfg == nil {
 		return errNilConfig
@@ -45,14 +44,14 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	}
 	certs := cfg.Certificates
 	now := time.Now()
-	// Content keys, and what changed. A configuration of as many
-	// certificates as the published one, hashed on this goroutine, is
-	// compared as it is hashed and keeps only the keys that changed, so
-	// that a refresh holds no per-certificate buffer.
+	// The slices below stay in this frame, not in a struct shared with
+	// helpers, so that the compiler keeps small backing arrays on the stack.
 	var keys []pairKey // every new key, when hk alone is not enough
 	var hunks []hunk
 	var hk []pairKey // keys of the hunks' new positions, in hunk order
 	if s.configured && len(certs) == len(s.keys) && len(certs) < parallelHashMin {
+		// Compared as it is hashed, keeping only the keys that changed,
+		// so that a refresh holds no per-certificate buffer.
 		for i := range certs {
 			k := s.keyOf(&certs[i].KeyPair)
 			if k != s.keys[i] || !slices.Equal(s.listAt(i), certs[i].Stores) {
@@ -73,13 +72,87 @@ func (s *Store) Update(cfg *certstore.Config) error {
 		defKeys[j] = s.keyOf(cfg.Stores[name].DefaultCertificate)
 	}
 	if s.configured && len(hunks) == 0 && s.sameStores(cfg, defStores, defKeys, now) {
-		// Nothing changed: the published generation already is this
-		// configuration, byte for byte.
-		return nil
+		return nil // the published generation already is cfg, byte for byte
 	}
 
-	// Reuse what the published configuration holds; queue the rest, once
-	// per distinct pair.
+	jobs := s.queueJobs(cfg, hunks, hk, defStores, defKeys)
+	if j := s.parseJobs(jobs); j >= 0 {
+		jb := &jobs[j]
+		return &certstore.CertificateError{Index: jb.index, Store: jb.store, Name: jb.res.name, Err: jb.err}
+	}
+	usesGen := len(defStores) < len(cfg.StoreNames())
+	generated, err := s.generatedDefault(usesGen, now)
+	if err != nil {
+		return err
+	}
+
+	// Commit: from here on nothing fails.
+	s.commitEntries(jobs)
+	changed := 0
+	for _, h := range hunks {
+		changed += h.oldHi - h.oldLo + h.newHi - h.newLo
+	}
+	full := !s.configured || changed > rebuildLimit(len(certs)) || len(s.sets) > 64+2*len(certs)
+	// What leaves and what arrives, before the bookkeeping moves on.
+	var gone, come []placed
+	var dropped []pairKey // keys of entries that may have left
+	for _, h := range hunks {
+		for i := h.oldLo; i < h.oldHi; i++ {
+			e := s.order[i]
+			if !full {
+				gone = append(gone, placed{e, s.setAt(i)})
+			}
+			if e.refs--; e.refs == 0 {
+				dropped = append(dropped, s.keys[i])
+			}
+		}
+	}
+	newOrder := make([]*entry, 0, changed)
+	newSets := make([]uint32, 0, changed)
+	j := 0
+	for _, h := range hunks {
+		for i := h.newLo; i < h.newHi; i, j = i+1, j+1 {
+			e := s.entries[hk[j]]
+			e.refs++
+			id := s.intern(certs[i].Stores)
+			newOrder = append(newOrder, e)
+			newSets = append(newSets, id)
+			if !full {
+				come = append(come, placed{e, id})
+			}
+		}
+	}
+	for name, e := range s.defaults {
+		if e.refs--; e.refs == 0 {
+			dropped = append(dropped, s.defaultKeys[name])
+		}
+	}
+	s.setDefaults(defStores, defKeys)
+	for _, k := range dropped {
+		// A pair dropped at one place and added at another is kept.
+		if e := s.entries[k]; e != nil && e.refs == 0 {
+			delete(s.entries, k)
+			s.releaseChain(e)
+		}
+	}
+	s.apply(hunks, len(certs), keys, hk, newOrder, newSets)
+	if full && len(s.sets) > 64+2*len(certs) {
+		s.reintern(certs)
+	}
+	s.usesGen = usesGen
+	s.declared = make(map[string]bool, len(cfg.Stores)+1)
+	for _, name := range cfg.StoreNames() {
+		s.declared[name] = true
+	}
+	s.publish(full, gone, come, generated)
+	return nil
+}
+
+// queueJobs returns a parse job for every new pair that the published
+// configuration does not hold, once per distinct pair: the hunks' new
+// positions (whose keys are hk, in hunk order) and the configured defaults.
+func (s *Store) queueJobs(cfg *certstore.Config, hunks []hunk, hk []pairKey, defStores []string, defKeys []pairKey) []job {
+	certs := cfg.Certificates
 	jobs := make([]job, 0, len(hk)+len(defStores))
 	var queued map[pairKey]bool
 	want := func(k pairKey) bool {
@@ -105,29 +178,30 @@ func (s *Store) Update(cfg *certstore.Config) error {
 			jobs = append(jobs, job{pair: cfg.Stores[name].DefaultCertificate, key: defKeys[j], index: -1, store: name})
 		}
 	}
-	if j := s.parseJobs(jobs); j >= 0 {
-		jb := &jobs[j]
-		return &certstore.CertificateError{Index: jb.index, Store: jb.store, Name: jb.res.name, Err: jb.err}
-	}
+	return jobs
+}
 
-	// The generated default, made once and shared by every store without
-	// a configured one.
-	var generated *entry
-	usesGen := len(defStores) < len(cfg.StoreNames())
-	if usesGen {
-		if s.generated == nil || !now.Before(s.genExpiry) {
-			e, expiry, err := generateDefault()
-			if err != nil && s.generated == nil {
-				return err
-			}
-			if err == nil {
-				s.generated, s.genExpiry = e, expiry
-			}
+// generatedDefault returns the generated default, made once and shared by
+// every store without a configured one (nil when no store uses it). A
+// failure to make a new one keeps the one that expires.
+func (s *Store) generatedDefault(used bool, now time.Time) (*entry, error) {
+	if !used {
+		return nil, nil
+	}
+	if s.generated == nil || !now.Before(s.genExpiry) {
+		e, expiry, err := generateDefault()
+		if err != nil && s.generated == nil {
+			return nil, err
 		}
-		generated = s.generated
+		if err == nil {
+			s.generated, s.genExpiry = e, expiry
+		}
 	}
+	return s.generated, nil
+}
 
-	// Commit: from here on nothing fails.
+// commitEntries adds the parsed pairs to the entries.
+func (s *Store) commitEntries(jobs []job) {
 	if len(s.entries) == 0 && len(jobs) > 64 {
 		s.entries = make(map[pairKey]*entry, len(jobs))
 	}
@@ -135,75 +209,27 @@ func (s *Store) Update(cfg *certstore.Config) error {
 		s.acquireChain(&jobs[j].res)
 		s.entries[jobs[j].key] = jobs[j].res.e
 	}
-	changed := 0
-	for _, h := range hunks {
-		changed += h.oldHi - h.oldLo + h.newHi - h.newLo
-	}
-	full := !s.configured || changed > rebuildLimit(len(certs)) || len(s.sets) > 64+2*len(certs)
+}
 
-	// What leaves and what arrives, before the bookkeeping moves on.
-	var gone, come []placed
-	var dropped []pairKey // keys of entries that may have left
-	for _, h := range hunks {
-		for i := h.oldLo; i < h.oldHi; i++ {
-			e := s.order[i]
-			if !full {
-				gone = append(gone, placed{e, s.setAt(i)})
-			}
-			if e.refs--; e.refs == 0 {
-				dropped = append(dropped, s.keys[i])
-			}
-		}
-	}
-	newOrder := make([]*entry, 0, changed)
-	newSets := make([]uint32, 0, changed)
-	j = 0
-	for _, h := range hunks {
-		for i := h.newLo; i < h.newHi; i, j = i+1, j+1 {
-			e := s.entries[hk[j]]
-			e.refs++
-			id := s.intern(certs[i].Stores)
-			newOrder = append(newOrder, e)
-			newSets = append(newSets, id)
-			if !full {
-				come = append(come, placed{e, id})
-			}
-		}
-	}
-	var defaults map[string]*entry
-	var defaultKeys map[string]pairKey
+// setDefaults makes the entries of defKeys the configured defaults of
+// defStores, counting the references.
+func (s *Store) setDefaults(defStores []string, defKeys []pairKey) {
+	s.defaults, s.defaultKeys = nil, nil
 	if len(defStores) > 0 {
-		defaults = make(map[string]*entry, len(defStores))
-		defaultKeys = make(map[string]pairKey, len(defStores))
+		s.defaults = make(map[string]*entry, len(defStores))
+		s.defaultKeys = make(map[string]pairKey, len(defStores))
 	}
 	for j, name := range defStores {
 		e := s.entries[defKeys[j]]
 		e.refs++
-		defaults[name], defaultKeys[name] = e, defKeys[j]
+		s.defaults[name], s.defaultKeys[name] = e, defKeys[j]
 	}
-	for name, e := range s.defaults {
-		if e.refs--; e.refs == 0 {
-			dropped = append(dropped, s.defaultKeys[name])
-		}
-	}
-	for _, k := range dropped {
-		// A pair dropped at one place and added at another is kept.
-		if e := s.entries[k]; e != nil && e.refs == 0 {
-			delete(s.entries, k)
-			s.releaseChain(e)
-		}
-	}
-	s.apply(hunks, len(certs), keys, hk, newOrder, newSets)
-	if full && len(s.sets) > 64+2*len(certs) {
-		s.reintern(certs)
-	}
-	s.defaults, s.defaultKeys = defaults, defaultKeys
-	s.usesGen = usesGen
-	s.declared = make(map[string]bool, len(cfg.Stores)+1)
-	for _, name := range cfg.StoreNames() {
-		s.declared[name] = true
-	}
+}
 
+// publish builds the new generation's tables (in full, or from the
+// published ones and what left and arrived), sets each store's default,
+// and publishes the generation with one atomic store.
+func (s *Store) publish(full bool, gone, come []placed, generated *entry) {
 	old := s.cur.Load()
 	g := &generation{configured: true, stores: make(map[string]*storeIndex, len(s.declared))}
 	if full {
@@ -213,7 +239,7 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	}
 	for name, st := range g.stores {
 		var def *tls.Certificate
-		if d := defaults[name]; d != nil {
+		if d := s.defaults[name]; d != nil {
 			def = &d.cert
 		} else if generated != nil {
 			def = &generated.cert
@@ -230,7 +256,6 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	g.def = g.stores[certstore.DefaultStore]
 	s.configured = true
 	s.cur.Store(g)
-	return nil
 }
 
 // placed is an entry at a position of a configuration, with the set id of
