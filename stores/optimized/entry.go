@@ -14,6 +14,7 @@ import (
 	"hash/maphash"
 	"math/big"
 	"net/netip"
+	"reflect"
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
@@ -24,28 +25,25 @@ import (
 type pairKey [2]uint64
 
 // entry is one parsed key pair. Entries are immutable once published and
-// are shared by every generation that holds the same pair bytes, so the
-// *tls.Certificate a lookup returns for an unchanged pair stays the same
-// pointer across refreshes.
+// shared by every generation that holds the same pair bytes, so an
+// unchanged pair keeps its *tls.Certificate pointer across refreshes.
 type entry struct {
-	// cert is what handshakes are served. Leaf is nil: crypto/tls does not
-	// read it for certificates returned by GetCertificate, and the parsed
-	// leaf would triple the retained size of the entry.
+	// cert is what handshakes are served; Leaf is nil (crypto/tls does
+	// not read it for GetCertificate results, and it would triple the
+	// entry's size).
 	cert tls.Certificate
 	// names holds the names the entry is indexed under, encoded by
-	// appendName: one allocation per entry, and the index maps' keys are
-	// substrings of it, so every name string is owned once.
+	// appendName; the index keys are substrings of it.
 	names string
-	// chain is the interned intermediate chain whose DER the entry's
-	// cert.Certificate[1:] shares; nil for the generated default.
+	// chain is the interned intermediate chain that cert.Certificate[1:]
+	// shares; nil for the generated default.
 	chain *chain
 	// nExact, nWild and nIP count the names of each kind (saturating), to
-	// size the index maps.
+	// size the indexes.
 	nExact, nWild, nIP uint16
-	// refs is the Store's bookkeeping, not part of what generations
-	// publish: how many positions of the published configuration, and
-	// configured defaults, use the entry. Only Update reads or writes it,
-	// under Store.mu; lookups never touch it.
+	// refs counts the positions of the published configuration, and the
+	// configured defaults, that use the entry. Only Update touches it,
+	// under Store.mu; lookups never do.
 	refs int32
 }
 
@@ -126,20 +124,12 @@ func inc(n uint16) uint16 {
 	return n + 1
 }
 
-// keyOf returns the content key of a pair.
-//
-// Four independently seeded 64-bit maphash values are combined into 128
-// bits: word 0 is H(s0, cert) xor H(s1, key), word 1 is H(s2, cert) xor
-// H(s3, key). For two different pairs each word collides with probability
-// about 2^-64 whichever field differs, and the words use independent seeds,
-// so a false match needs about 2^-128: with 10^5 certificates refreshed 10^6
-// times that stays below 2^-60. The seeds are random per store and never
-// leave it, so configuration contents cannot be chosen to collide, and the
-// configuration is trusted input anyway (it already decides which key is
-// served for which name). Hashing reads both PEM inputs twice at the
-// speed of AES-based maphash (several GB/s), which is cheaper than keeping
-// the PEM bytes around to compare, and needs no memory per entry beyond the
-// key in the generation's entry map.
+// keyOf returns the content key of a pair: H(s0, cert) xor H(s1, key) and
+// H(s2, cert) xor H(s3, key), four independently seeded 64-bit maphashes,
+// so a false match between two pairs has probability about 2^-128. The
+// seeds are random per store and never leave it, so contents cannot be
+// chosen to collide (and the configuration is trusted input anyway).
+// Hashing is cheaper than keeping the PEM bytes to compare.
 func (s *Store) keyOf(p *certstore.KeyPair) pairKey {
 	return pairKey{
 		maphash.Bytes(s.seeds[0], p.CertPEM) ^ maphash.Bytes(s.seeds[1], p.KeyPEM),
@@ -168,69 +158,25 @@ type parsed struct {
 	name string
 }
 
-// parse parses one pair the way tls.X509KeyPair does, with the same
-// acceptance rules, and prepares an entry without the parsed leaf. It reads
-// s.chains but does not modify the store, so several parses may run
-// concurrently while Update holds s.mu.
-//
-// It differs from tls.X509KeyPair only where that saves work: the key is
-// parsed with the parser its PEM type names first (X509KeyPair always tries
-// PKCS #1 first, which fails slowly on the common PKCS #8 and SEC 1 keys),
-// and the PEM text after the leaf is decoded (by acquireChain, once per
-// update) only when no interned chain has the same text.
+// parse parses one pair with tls.X509KeyPair's acceptance rules and
+// prepares an entry without the parsed leaf. It reads s.chains but does
+// not modify the store, so parses may run concurrently while Update holds
+// s.mu. The PEM text after the leaf is decoded later (acquireChain) only
+// when no interned chain has the same text.
 func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error parsing certificate: %v", r)
 		}
 	}()
-	rest := pair.CertPEM
-	var leafBlock *pem.Block
-	var skipped []string
-	for {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			break
-		}
-		if b.Type == "CERTIFICATE" {
-			leafBlock = b
-			break
-		}
-		skipped = append(skipped, b.Type)
+	leafBlock, rest, err := leafPEM(pair.CertPEM)
+	if err != nil {
+		return res, err
 	}
-	if leafBlock == nil {
-		switch {
-		case len(skipped) == 0:
-			return res, errors.New("no PEM data in certificate input")
-		case len(skipped) == 1 && strings.HasSuffix(skipped[0], "PRIVATE KEY"):
-			return res, errors.New("no certificate PEM data in certificate input, but a private key; PEM inputs may have been switched")
-		default:
-			return res, fmt.Errorf("no \"CERTIFICATE\" PEM block in certificate input after skipping PEM blocks of types %v", skipped)
-		}
+	keyBlock, err := keyPEM(pair.KeyPEM)
+	if err != nil {
+		return res, err
 	}
-
-	keyRest := pair.KeyPEM
-	skipped = skipped[:0]
-	var keyBlock *pem.Block
-	for {
-		keyBlock, keyRest = pem.Decode(keyRest)
-		if keyBlock == nil {
-			switch {
-			case len(skipped) == 0:
-				return res, errors.New("no PEM data in key input")
-			case len(skipped) == 1 && skipped[0] == "CERTIFICATE":
-				return res, errors.New("a certificate rather than a key in the key PEM")
-			default:
-				return res, fmt.Errorf("no PEM block with type ending in \"PRIVATE KEY\" in key input after skipping PEM blocks of types %v", skipped)
-			}
-		}
-		if keyBlock.Type == "PRIVATE KEY" || strings.HasSuffix(keyBlock.Type, " PRIVATE KEY") {
-			break
-		}
-		skipped = append(skipped, keyBlock.Type)
-	}
-
 	names, key, err := leafAndKey(leafBlock.Bytes, keyBlock.Type, keyBlock.Bytes)
 	if len(names) > 0 {
 		res.name = names[0]
@@ -256,6 +202,50 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 		res.chainPEM = rest
 	}
 	return res, nil
+}
+
+// leafPEM returns the first CERTIFICATE block of certPEM and the text
+// after it, with tls.X509KeyPair's errors.
+func leafPEM(certPEM []byte) (*pem.Block, []byte, error) {
+	var skipped []string
+	for rest := certPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		} else if b.Type == "CERTIFICATE" {
+			return b, rest, nil
+		}
+		skipped = append(skipped, b.Type)
+	}
+	switch {
+	case len(skipped) == 0:
+		return nil, nil, errors.New("no PEM data in certificate input")
+	case len(skipped) == 1 && strings.HasSuffix(skipped[0], "PRIVATE KEY"):
+		return nil, nil, errors.New("no certificate PEM data in certificate input, but a private key; PEM inputs may have been switched")
+	}
+	return nil, nil, fmt.Errorf("no \"CERTIFICATE\" PEM block in certificate input after skipping PEM blocks of types %v", skipped)
+}
+
+// keyPEM returns the first private key block of keyPEM, with
+// tls.X509KeyPair's errors.
+func keyPEM(keyPEM []byte) (*pem.Block, error) {
+	var skipped []string
+	for rest := keyPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		} else if b.Type == "PRIVATE KEY" || strings.HasSuffix(b.Type, " PRIVATE KEY") {
+			return b, nil
+		}
+		skipped = append(skipped, b.Type)
+	}
+	switch {
+	case len(skipped) == 0:
+		return nil, errors.New("no PEM data in key input")
+	case len(skipped) == 1 && skipped[0] == "CERTIFICATE":
+		return nil, errors.New("a certificate rather than a key in the key PEM")
+	}
+	return nil, fmt.Errorf("no PEM block with type ending in \"PRIVATE KEY\" in key input after skipping PEM blocks of types %v", skipped)
 }
 
 // leafAndKey returns the names of a leaf and its parsed private key, with
@@ -362,38 +352,20 @@ func parsePrivateKey(typ string, der []byte) (crypto.PrivateKey, error) {
 
 var errUnknownPKCS8 = errors.New("unknown private key type in PKCS #8 wrapping")
 
-// checkKeyMatch reports whether key is the private key of pub, as
-// tls.X509KeyPair checks it.
+// checkKeyMatch reports whether key is the private key of pub, with
+// tls.X509KeyPair's errors.
 func checkKeyMatch(pub any, key crypto.PrivateKey) error {
-	errType := errors.New("private key type does not match public key type")
-	errMatch := errors.New("private key does not match public key")
-	switch pub := pub.(type) {
-	case *rsa.PublicKey:
-		priv, ok := key.(*rsa.PrivateKey)
-		if !ok {
-			return errType
-		}
-		if !priv.PublicKey.Equal(pub) {
-			return errMatch
-		}
-	case *ecdsa.PublicKey:
-		priv, ok := key.(*ecdsa.PrivateKey)
-		if !ok {
-			return errType
-		}
-		if !priv.PublicKey.Equal(pub) {
-			return errMatch
-		}
-	case ed25519.PublicKey:
-		priv, ok := key.(ed25519.PrivateKey)
-		if !ok {
-			return errType
-		}
-		if !priv.Public().(ed25519.PublicKey).Equal(pub) {
-			return errMatch
-		}
+	switch pub.(type) {
+	case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
 	default:
 		return errors.New("unknown public key algorithm")
+	}
+	priv, ok := key.(crypto.Signer)
+	if !ok || reflect.TypeOf(priv.Public()) != reflect.TypeOf(pub) {
+		return errors.New("private key type does not match public key type")
+	}
+	if !pub.(interface{ Equal(crypto.PublicKey) bool }).Equal(priv.Public()) {
+		return errors.New("private key does not match public key")
 	}
 	return nil
 }
@@ -407,12 +379,10 @@ type compactKey struct {
 }
 
 // compactECDSA returns a copy of k whose big.Ints share one allocation with
-// the key: 240 bytes instead of the 336 that x509's parse leaves (a struct
-// and three big.Ints, each with its own over-allocated word slice). The
-// values are the same; the copy is made before the key is ever used, so no
-// cached precomputation (crypto/ecdsa keeps those by key pointer) is lost.
-// Keys too large for the array (P-384, P-521, 32-bit platforms) are
-// returned as they are.
+// the key, instead of x509's struct and three over-allocated word slices.
+// The copy is made before the key is ever used, so no precomputation
+// crypto/ecdsa caches by key pointer is lost. Keys too large for the array
+// (P-384, P-521, 32-bit platforms) are returned as they are.
 func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
 	xb, yb, db := k.X.Bits(), k.Y.Bits(), k.D.Bits()
 	if len(xb)+len(yb)+len(db) > len(compactKey{}.words) {
@@ -433,12 +403,11 @@ func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
 	return &c.key
 }
 
-// chain is an interned intermediate chain: the certificates that follow
-// the leaf in a certificate PEM. Every entry whose PEM has the same text
-// after its leaf shares one chain, and chains with the same DER share the
-// DER bytes (see internDER). refs counts the entries of the current
-// generation that use it; at zero it leaves the store's tables (held
-// generations keep it alive through their entries as long as they need).
+// chain is an interned intermediate chain: the certificates after the leaf
+// in a certificate PEM, shared by every entry with the same text there;
+// chains share equal DER bytes (internDER). refs counts the current
+// generation's entries that use it; at zero it leaves the store's maps
+// (held generations keep it alive through their entries).
 type chain struct {
 	ders [][]byte
 	keys []pairKey // internDER keys of ders, to release them

@@ -37,17 +37,9 @@ const maxStackName = 256
 
 // Certificate returns the certificate to present for hello in the named
 // store, following the certstore lookup rules. It takes no lock and
-// allocates nothing for valid host names: the SNI is lowercased into a
-// stack buffer only when it has an upper-case letter, map lookups index with
-// string(buf[:n]) (which Go does not allocate for), a wildcard lookup uses
-// the parent domain as a substring, and an IP SNI is parsed with
-// netip.ParseAddr into a netip.Addr key. Only SNI values that are not host
-// names allocate: one with a non-ASCII byte is lowercased with
-// strings.ToLower as certstore.NormalizeServerName does (allocating only
-// when that changes it: a non-ASCII capital, an ASCII capital beside a
-// non-ASCII byte, or invalid UTF-8), one longer than 256 bytes with an
-// upper-case letter likewise, and one with a colon that is not an IPv6
-// address costs netip.ParseAddr's error.
+// allocates nothing for valid host names and IP addresses; only an SNI
+// that strings.ToLower must change (non-ASCII, or over maxStackName bytes
+// with a capital) or one with a colon that is not an IPv6 address does.
 func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	var st *storeIndex
 	if store == certstore.DefaultStore {
@@ -89,10 +81,8 @@ func (st *storeIndex) find(sni string) *tls.Certificate {
 		}
 	}
 	if nonASCII || upper && len(sni) > maxStackName {
-		// Non-ASCII letters are lowered too (certstore.NormalizeServerName,
-		// strings.ToLower semantics), whether or not there is an ASCII
-		// capital; strings.ToLower returns sni itself, without
-		// allocating, when nothing changes.
+		// As certstore.NormalizeServerName; ToLower returns sni itself,
+		// without allocating, when nothing changes.
 		return findLower(st, strings.ToLower(sni), sni)
 	}
 	if !upper {
@@ -111,8 +101,7 @@ func (st *storeIndex) find(sni string) *tls.Certificate {
 }
 
 // findLower looks up name, the lowercased form of sni. It is generic so
-// that the stack-buffer path indexes maps with string(b) without
-// converting (and allocating) first.
+// that the stack-buffer path compares string(b) without allocating.
 func findLower[T string | []byte](st *storeIndex, name T, sni string) *tls.Certificate {
 	if e := lookupName(st.exact, name); e != nil {
 		return &e.cert
@@ -147,12 +136,9 @@ func findLower[T string | []byte](st *storeIndex, name T, sni string) *tls.Certi
 	return nil
 }
 
-// couldBeIP reports whether netip.ParseAddr may accept s. It is false for
-// host names, so that lookups do not call ParseAddr for them: ParseAddr
-// allocates its error. It is exact for IPv4 (four decimal fields of at most
-// 255 without leading zeros, as ParseAddr wants), so only a string with a
-// colon that is not an IPv6 address (no host name has one) costs an
-// allocation.
+// couldBeIP reports whether netip.ParseAddr may accept s, so that lookups
+// of host names never pay for ParseAddr's allocated error. It is exact for
+// IPv4 and true for anything with a colon.
 func couldBeIP(s string) bool {
 	if strings.IndexByte(s, ':') >= 0 {
 		return true

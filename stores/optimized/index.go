@@ -12,18 +12,13 @@ import (
 // table is an immutable hash index from a name (K) to the entry that wins
 // it in one store, shared between generations by structure.
 //
-// It is a two-level hash trie with fat leaves: the top bits of a seeded
-// hash of the key pick one of 1<<bits shards, and each shard is a small
-// open-addressing hash table indexed by the low bits of the same hash, so
-// a lookup hashes its name once. A published table is never modified; the
-// next generation's table is made by with, which copies the shard
-// directory (8 bytes per shard) and only the shards its changes touch, so
-// an update costs O(shards) plus O(shard size) per changed name instead of
-// O(names). Shards hold about shardTarget keys, so a copied shard is about
-// a kilobyte whatever the size of the configuration, and the directory is
-// kept at about one pointer per shardTarget keys by re-laying the table
-// out when its keys have grown fourfold since it was last laid out
-// (amortised O(1) per key).
+// It is a two-level hash trie: the top bits of a seeded hash pick one of
+// 1<<bits shards, each a small open-addressing table indexed by the low
+// bits of the same hash, so a lookup hashes once. The next generation's
+// table (with) copies the shard directory and only the shards its changes
+// touch: O(shards) plus O(shard size) per changed name. Shards hold about
+// shardTarget keys; the table is laid out again when its keys have grown
+// fourfold (amortised O(1) per key).
 type table[K comparable] struct {
 	shards []*shard[K] // nil entries are empty shards
 	shift  uint8       // 64 - log2(len(shards)); hash>>shift picks the shard
@@ -33,13 +28,11 @@ type table[K comparable] struct {
 	built int
 }
 
-// shard is one leaf of a table: keys in slots, open addressing with
-// linear probing from hash&(len(slots)-1), at most three quarters full.
-// contested holds, for keys that more than one configuration position
-// claims in the store, every claiming entry (one element per position, in
-// no particular order), so that removing a claimant can tell who is left;
-// it is nil in the common case of no shared names. Lookups read slots
-// only. Shards are immutable once their table is published.
+// shard is one leaf of a table: linear probing from hash&(len(slots)-1),
+// at most three quarters full. contested holds, for keys that several
+// positions claim in the store, every claimant (one per position), so that
+// removing one can tell who is left; nil when no name is shared. Lookups
+// read slots only. Shards are immutable once their table is published.
 type shard[K comparable] struct {
 	slots     []slot[K]
 	n         int
@@ -124,10 +117,9 @@ func (t *table[K]) get(h uint64, k K) *entry {
 	return nil
 }
 
-// lookupName returns the winner of a lowercased name in t, or nil. It is
-// the lookup path: one hash, and the name, which may be the stack buffer
-// the SNI was lowercased into, is compared as string(name), which does
-// not allocate.
+// lookupName returns the winner of a lowercased name in t, or nil. name
+// may be the lookup's stack buffer: string(name) in a comparison does not
+// allocate.
 func lookupName[T string | []byte](t *table[string], name T) *entry {
 	if t.n == 0 {
 		return nil
@@ -343,10 +335,8 @@ func (t *table[K]) rebuilt() *table[K] {
 	return nt
 }
 
-// indexSeed seeds the hashes of every table in the process. A fixed
-// per-process seed (random at start-up) lets tables be rebuilt without
-// carrying their seed and keeps the table struct small; configuration
-// contents are trusted input and cannot observe it.
+// indexSeed seeds the hashes of every table in the process (random at
+// start-up), so that tables need not carry their seed.
 var indexSeed = maphash.MakeSeed()
 
 // hashKey hashes a table key: a name (string) or an address.

@@ -14,33 +14,22 @@ import (
 
 // The quick read of a leaf.
 //
-// parse needs three things from a leaf certificate: that crypto/x509
-// accepts it (tls.X509KeyPair's rule), its names, and its public key, to
-// check the private key against. x509.ParseCertificate gives them at
-// about 4.4 KB and 60 allocations per P-256 leaf, nearly all of it fields
-// the store never reads (a startup of 10,000 certificates spends 44 MiB
-// there). readLeaf reads the same three things with no allocation but the
-// names, for leaves inside a profile, that of ordinary CA-issued server
+// parse needs three things from a leaf: that crypto/x509 accepts it, its
+// names, and its public key. x509.ParseCertificate allocates many fields
+// the store never reads; readLeaf reads the three with no allocation but
+// the names, for leaves inside the profile of ordinary CA-issued server
 // certificates, within which it checks every rule crypto/x509 applies.
-// Outside the profile it does not guess: it reports !ok and parse parses
-// the leaf with crypto/x509, so what the store accepts and rejects, and
-// every error it gives, stay crypto/x509's.
+// Outside the profile it reports !ok and parse uses crypto/x509, so what
+// the store accepts, and every error, stay crypto/x509's.
 //
-// The profile, beyond well-formed DER throughout: version 3; a
-// non-negative serial; the same signature algorithm inside and out;
-// names made of PrintableString, UTF8String and IA5String values; no
-// unique identifiers; no two extensions with one OID; of the extensions
-// crypto/x509 interprets, only key usage, basic constraints, subject
-// alternative names (DNS names, IP addresses and e-mail addresses; no
-// URIs or other names), authority and subject key identifiers, extended
-// key usage, certificate policies, CRL distribution points (URIs only)
-// and authority information access (URIs only), each in its common form;
-// any extension crypto/x509 ignores. The public key is not checked here:
-// parse compares it byte for byte with the canonical encoding of the
-// private key's public key (x509.MarshalPKIXPublicKey) and falls back to
-// crypto/x509 when they differ, so a leaf read here is only ever used with
-// a well-formed key. FuzzReadLeaf checks all of this against
-// x509.ParseCertificate.
+// The profile: well-formed DER, version 3, a non-negative serial, the same
+// signature algorithm inside and out, names of PrintableString, UTF8String
+// and IA5String values, no unique identifiers, no repeated extension, and
+// of the extensions crypto/x509 interprets only key usage, basic
+// constraints, SANs (DNS, IP and e-mail), key identifiers, extended key
+// usage, policies, and CRL distribution points and AIA of URIs. The public
+// key is compared by parse with the private key's canonical encoding.
+// FuzzReadLeaf checks all of this against x509.ParseCertificate.
 
 // leafFacts is what readLeaf finds in a leaf.
 type leafFacts struct {

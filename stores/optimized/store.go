@@ -39,14 +39,12 @@ type Store struct {
 	// only what the current generation's entries use.
 	chains map[pairKey]*chain
 	ders   map[pairKey]*der
-	// generated is the default certificate served by stores that have
-	// no configured one; made on first need and kept for the store's
-	// lifetime (renewed only when it nears expiry).
+	// generated is the default served by stores without a configured
+	// one; made on first need, renewed when it nears expiry.
 	generated *entry
 	genExpiry time.Time
 	// keyScratch holds the content keys of a large configuration being
-	// applied (see contentKeys); reused across updates so an unchanged
-	// refresh allocates nothing.
+	// applied (see contentKeys), reused across updates.
 	keyScratch []pairKey
 
 	// The published configuration as the next Update needs it to find
@@ -98,9 +96,8 @@ func (s *Store) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Cert
 var errNilConfig = errors.New("optimized: nil configuration")
 
 // parallelMin is the number of new key pairs from which Update parses them
-// on GOMAXPROCS goroutines (which all finish before Update returns); below
-// it the cost of starting goroutines is not worth it and Update parses on
-// the caller's goroutine. perWorker is the least work a worker is given.
+// on GOMAXPROCS goroutines (all finished before Update returns);
+// perWorker is the least work a worker is given.
 const (
 	parallelMin = 32
 	perWorker   = 8
@@ -177,18 +174,13 @@ func (s *Store) parseJobs(jobs []job) int {
 }
 
 // parallelHashMin is the configuration size from which content keys are
-// computed on every core: hashing reads every PEM byte twice, about 60 ms
-// on one core for 100,000 certificates, and below this size a goroutine
-// costs more than it saves.
+// computed on every core; below it a goroutine costs more than it saves.
 var parallelHashMin = 16384
 
-// contentKeys returns the content keys of every certificate. Below
-// parallelHashMin certificates they are computed on the caller's goroutine
-// into a new slice (Update calls it then only when the number of
-// certificates changes); from parallelHashMin on, on GOMAXPROCS goroutines
-// that finish before it returns, into s.keyScratch (valid until the next
-// call; the caller holds s.mu), which the store keeps so that an unchanged
-// refresh of a large configuration allocates nothing.
+// contentKeys returns the content keys of every certificate: below
+// parallelHashMin into a new slice, from it on GOMAXPROCS goroutines into
+// s.keyScratch (valid until the next call; the caller holds s.mu), which
+// the store keeps so that an unchanged large refresh allocates nothing.
 func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
 	if len(certs) < parallelHashMin {
 		out := make([]pairKey, len(certs))

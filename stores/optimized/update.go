@@ -15,24 +15,18 @@ import (
 type hunk struct{ oldLo, oldHi, newLo, newHi int }
 
 // rebuildLimit returns the number of changed positions (removed plus
-// added) above which an Update rebuilds every table from scratch instead
-// of copying the shards the changes touch: past about an eighth of the
-// configuration the copies and their bookkeeping cost as much as a build
-// (rotate-10-of-100, every position changed: 1,340 allocs/op through the
-// copies, 1,207 rebuilt). A variable so that tests can force either path.
+// added) above which an Update rebuilds every table instead of copying the
+// shards the changes touch: past about an eighth of the configuration the
+// copies cost as much as a build. A variable so that tests can force
+// either path.
 var rebuildLimit = func(n int) int { return n / 8 }
 
 // Update validates cfg and publishes it as the new generation. On error
 // the published generation is left as it was and the error is a
-// *certstore.CertificateError (except for a nil cfg). Store names are
-// checked first, before anything is parsed (certstore.CheckStores: the
-// lowest index naming an unknown or empty store); then the certificate with
-// the lowest index that fails to parse is reported, then configured
-// defaults in store name order.
-//
-// An Update costs the hashing of every PEM byte (to know what did not
-// change) plus what changed: new pairs are parsed, and the new generation's
-// tables share every shard the changes do not touch with the published one.
+// *certstore.CertificateError (except for a nil cfg): store names are
+// checked first (certstore.CheckStores), then the certificate with the
+// lowest index that fails to parse is reported, then configured defaults
+// in store name order.
 func (s *Store) Update(cfg *certstore.Config) error {
 	if cfg == nil {
 		return errNilConfig
