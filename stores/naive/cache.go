@@ -10,11 +10,10 @@ import (
 // in Traefik's certificate stores.
 const cacheTTL = time.Hour
 
-// lookupCache models the go-cache instance each Traefik certificate store
-// gets: a map of items with a per-item expiry, guarded by its own RWMutex.
-// Unlike go-cache it starts no janitor goroutine (Traefik's janitors leak,
-// issue #13584; the model deliberately does not reproduce that): expired
-// items are ignored by get and dropped with their generation.
+// lookupCache models the go-cache instance of each Traefik certificate
+// store: items with a per-item expiry under an RWMutex. It starts no
+// janitor goroutine: expired items are ignored by get and dropped with
+// their generation.
 type lookupCache struct {
 	mu    sync.RWMutex
 	ttl   time.Duration

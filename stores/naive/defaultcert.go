@@ -23,11 +23,8 @@ const defaultCertLifetime = 365 * 24 * time.Hour
 
 // generateDefaultCertificate makes what Traefik serves when a store has no
 // default configured: a fresh self-signed RSA-2048 certificate under a
-// random "*.traefik.default" host name. What the model keeps of Traefik's
-// behaviour is its cost profile, observable from outside: a new 2048-bit
-// RSA key on every refresh for every such store (which dominates the
-// refresh), a PEM round trip, and a full tls.X509KeyPair parse of the
-// result. The steps are the model's own.
+// random "*.traefik.default" host name, with Traefik's costs (the key
+// generation, a PEM round trip and a tls.X509KeyPair parse).
 func generateDefaultCertificate() (*tls.Certificate, error) {
 	var r defaultCertRand
 	if _, err := rand.Read(r[:]); err != nil {

@@ -16,9 +16,8 @@ import (
 )
 
 // ACMEStore is the store Traefik always creates for TLS-ALPN-01 challenge
-// certificates (named after the "acme-tls/1" ALPN protocol), with no
-// default certificate. The model builds it on every refresh and hides it
-// from lookups unless the configuration declares it.
+// certificates, with no default certificate. The model builds it on every
+// refresh and hides it from lookups unless the configuration declares it.
 const ACMEStore = "acme-tls/1"
 
 func init() {
@@ -48,11 +47,9 @@ func New() *Store {
 	return &Store{}
 }
 
-// Update validates cfg and, when every certificate in it is good, builds a
-// whole new generation (new stores, new caches, a new generated default
-// certificate for every store without a configured one) and publishes it.
-// On error nothing changes and the error for a bad certificate is a
-// *certstore.CertificateError.
+// Update validates cfg and, when every certificate in it is good, builds
+// and publishes a whole new generation (see the package doc). On error
+// nothing changes; a bad certificate's error is a *certstore.CertificateError.
 func (s *Store) Update(cfg *certstore.Config) error {
 	if cfg == nil {
 		return errors.New("naive: nil configuration")
@@ -248,15 +245,11 @@ func appendCertificate(certs map[string]map[string]*entry, store, key string, e 
 }
 
 // readContent models Traefik's FileOrContent.Read for inline content: the
-// value is first tried as a file path (os.Stat, which copies it into a C
-// string and fails), then converted to a new byte slice.
+// value is first tried as a file path, then copied. The contract hands
+// over content, so a file of that name is never read.
 func readContent(content []byte) []byte {
 	if len(content) > 0 {
-		if _, err := os.Stat(string(content)); err == nil {
-			// A file of that name exists; Traefik would read it. The
-			// contract hands over content, so serve the content.
-			return bytes.Clone(content)
-		}
+		_, _ = os.Stat(string(content))
 	}
 	return bytes.Clone(content)
 }
