@@ -35,13 +35,9 @@ type StoreConfig struct {
 
 // Config is a whole TLS configuration, handed to a store on every refresh.
 //
-// Ownership: a Config, and everything it references (the Certificates and
-// Stores slices and map, every PEM byte slice), is read-only once it is
-// handed to Update, for the caller and the store alike. The caller must not
-// modify it afterwards, whether or not Update succeeded; the store must never
-// modify it, and may keep references to any part of it (for example, PEM
-// bytes it hashes or serves later) for as long as it likes. A store that
-// needs to change something copies it first.
+// Ownership: a Config and everything it references is read-only once it is
+// handed to Update, for the caller and the store alike, whether or not
+// Update succeeded. The store may keep references to any part of it.
 type Config struct {
 	// Certificates is every configured certificate, in configuration order.
 	Certificates []Certificate

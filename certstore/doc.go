@@ -17,32 +17,23 @@
 //
 // # Validation
 //
-// Update rejects the whole configuration, and the previously published
-// generation keeps serving untouched, when any certificate (or configured
-// default) has PEM that does not decode, a key that does not match its leaf,
-// no name at all (no DNS name, IP address or common name), or names an
-// undeclared store (or an empty store name). A configured default
-// certificate that is set (even to an empty KeyPair) is validated like any
-// other. The error is a [*CertificateError] naming the certificate
-// by its index and, where known, its first name. A nil *Config is rejected
-// too, with an error that need not be a *CertificateError, and never a
-// panic. Expired and not-yet-valid
-// certificates are accepted: a store serves what it is given, as Traefik does;
-// validity is the proxy's business and the client's to check.
+// Update rejects the whole configuration, and the published generation
+// keeps serving, when any certificate (or configured default, even an empty
+// KeyPair) has PEM that does not decode, a key that does not match its
+// leaf, no name (no DNS name, IP address or common name), or names an
+// undeclared or empty store. The error is a [*CertificateError] naming the
+// certificate by index and, where known, first name. A nil *Config is
+// rejected with an error, never a panic. Expired and not-yet-valid
+// certificates are accepted: validity is the client's to check.
 //
 // # Lookup rules
 //
 // A lookup takes a store name and a TLS ClientHello's server name (SNI):
 //
-//   - the name is lowercased with [strings.ToLower] semantics, Unicode
-//     included: "Éxample.test" and "ÉXAMPLE.TEST" are both "éxample.test",
-//     the Kelvin sign (U+212A) becomes an ASCII "k", and invalid UTF-8 bytes
-//     become U+FFFD. Certificate names (DNS names and common names) are
-//     lowercased the same way when they are indexed, so case never matters,
-//     whether or not the SNI also has an ASCII capital. An SNI that is an IP
-//     address is compared as an address instead (see below). An empty name
-//     (no SNI) gets the store's default, and so does a nil
-//     *tls.ClientHelloInfo, which lookups accept without panicking;
+//   - the name is normalized by [NormalizeServerName] (lowercased with
+//     [strings.ToLower], Unicode included) and certificate names by [Names],
+//     so case never matters. An empty name (no SNI) gets the store's
+//     default, and so does a nil *tls.ClientHelloInfo;
 //   - an exact name wins over a wildcard: a certificate whose DNS names or
 //     common name equal the SNI;
 //   - an IP address SNI matches certificates with that IP SAN (any textual form
@@ -63,12 +54,6 @@
 // A store with no configured default serves one it generates; [SelfSigned]
 // makes such a certificate.
 //
-// # Ownership
-//
-// A [Config] handed to Update is read-only from then on, for the caller and
-// the store: the store may keep references to it, and neither side modifies
-// it. Certificates returned by lookups are shared and must not be modified.
-//
 // # Registry
 //
 // Stores register a [Factory] under a name from an init function, the way
@@ -78,11 +63,9 @@
 //
 // # Writing a store
 //
-// A store module needs: a type implementing [Store]; a test calling
-// conformance.Run (package conformance); a benchmark calling
-// bench.Benchmark, which takes the store's own constructor (a func
-// returning the concrete type is fine); and, to use the certbench command,
-// an init function calling [Register] and a main package calling cli.Main.
-// The directory examples/mystore of the certbench repository is such a
-// module, complete with a CI workflow.
+// A store module needs a type implementing [Store], a test calling
+// conformance.Run, a benchmark calling bench.Benchmark with the store's
+// constructor and, for the certbench command, an init function calling
+// [Register] and a main package calling cli.Main. The repository's
+// examples/mystore is such a module, with a CI workflow.
 package certstore

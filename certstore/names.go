@@ -52,10 +52,9 @@ func NamesFrom(commonName string, dnsNames []string, ips []net.IP) []string {
 // NormalizeServerName returns the form of an SNI value that names are
 // compared in: an IP address in canonical form (netip.Addr.String of the
 // unmapped address), anything else lowercased with strings.ToLower, which
-// lowers non-ASCII letters too ("Éxample.test" gives "éxample.test", the
-// Kelvin sign U+212A gives an ASCII "k") and replaces invalid UTF-8 with
-// U+FFFD. [Names] lowercases certificate names the same way. It allocates
-// only when the name has to change.
+// lowers non-ASCII letters too (the Kelvin sign U+212A gives an ASCII "k")
+// and replaces invalid UTF-8 with U+FFFD, as [Names] lowercases
+// certificate names. It allocates only when the name has to change.
 func NormalizeServerName(sni string) string {
 	if maybeIP(sni) {
 		if addr, err := netip.ParseAddr(sni); err == nil {
@@ -65,9 +64,7 @@ func NormalizeServerName(sni string) string {
 			return sni
 		}
 	}
-	// strings.ToLower returns sni itself when nothing changes, so an
-	// already lowercase name (ASCII or not) costs no allocation.
-	return strings.ToLower(sni)
+	return strings.ToLower(sni) // sni itself when nothing changes
 }
 
 // maybeIP reports whether s could be an IP address literal: it has a colon

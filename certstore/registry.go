@@ -3,7 +3,6 @@ package certstore
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -31,14 +30,10 @@ var (
 // function of the store's package, so that importing the package registers
 // the store. Names are case-sensitive and are what --stores takes.
 //
-// Register panics, as these are programming errors, when:
-//   - name is empty;
-//   - name contains a space, a comma, a slash, an equals sign, a tab or a
-//     newline (",", "/" and "=" would break --stores lists and benchmark
-//     names such as "store=NAME");
-//   - f is nil;
-//   - name is already registered (by this package or another one: the
-//     stores that ship with certbench take "naive" and "optimized").
+// Register panics, as these are programming errors, when name is empty,
+// already registered, or contains a space, ",", "/", "=", a tab or a
+// newline (which would break --stores lists and benchmark names), or when
+// f is nil.
 func Register(name, description string, f Factory) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -62,7 +57,7 @@ func Registered() []Info {
 	for _, info := range registry {
 		infos = append(infos, info)
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	slices.SortFunc(infos, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
 	return infos
 }
 
@@ -73,16 +68,11 @@ func LookupFactory(name string) (Info, error) {
 	info, ok := registry[name]
 	registryMu.RUnlock()
 	if !ok {
-		return Info{}, fmt.Errorf("unknown store %q (registered: %s)", name, strings.Join(names(), ", "))
+		var names []string
+		for _, info := range Registered() {
+			names = append(names, info.Name)
+		}
+		return Info{}, fmt.Errorf("unknown store %q (registered: %s)", name, strings.Join(names, ", "))
 	}
 	return info, nil
-}
-
-func names() []string {
-	var ns []string
-	for _, info := range Registered() {
-		ns = append(ns, info.Name)
-	}
-	slices.Sort(ns)
-	return ns
 }

@@ -34,9 +34,9 @@ const selfSignedCommonName = "certstore default certificate"
 // SNI and is only ever served as a default.
 //
 // The result has Leaf set, is valid for [SelfSignedValidity] and is for
-// server authentication. Making one costs tens of microseconds (a key
-// generation and a signature), so a store should make its generated default
-// once, not on every Update. An empty name is an error.
+// server authentication. It costs a key generation and a signature, so a
+// store should make its generated default once, not on every Update. An
+// empty name is an error.
 func SelfSigned(names ...string) (*tls.Certificate, error) {
 	der, key, err := selfSigned(names)
 	if err != nil {
