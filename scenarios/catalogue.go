@@ -41,14 +41,11 @@ const (
 	// renew-1 refreshes run back to back, and measures lookup latency
 	// percentiles and refreshes per second (see churn.go).
 	HandshakeUnderChurn Kind = "handshake-under-churn"
-	// Handshake runs full crypto/tls handshakes, server and clients in the
-	// process over in-memory connections, the server's GetCertificate
-	// being the store (certstore.GetCertificateFunc). Clients draw their
-	// SNI from the lookup mix and verify the chain against the pool's
-	// issuer, so that a wrong certificate is a counted error. With
-	// HandshakeSpec.Churn a second phase repeats the handshakes while
-	// renew-1 refreshes run, and the sample reports its figures against
-	// the first, churn-free, phase (see bench/handshake.go).
+	// Handshake runs full in-process crypto/tls handshakes served by the
+	// store, clients drawing their SNI from the lookup mix and verifying
+	// the chain, so a wrong certificate is a counted error. With
+	// HandshakeSpec.Churn a second phase repeats them while renew-1
+	// refreshes run (see bench/handshake.go).
 	Handshake Kind = "handshake"
 )
 
@@ -127,23 +124,19 @@ type Scenario struct {
 // with ParseFile in file-name order.
 var Catalogue []Scenario
 
-// init reads the catalogue once every package variable is set: ParseFile
-// uses some (file.Validate, through an interface the initialisation order
-// does not follow).
-func init() { Catalogue = mustCatalogue() }
+// init reads the catalogue once every package variable is set (ParseFile
+// uses some through an interface the initialisation order does not
+// follow). The files are part of the program and TestCatalogueFiles checks
+// them, so an error is a bug.
+func init() {
+	var err error
+	if Catalogue, err = readCatalogue(catalogueFiles); err != nil {
+		panic(err)
+	}
+}
 
 //go:embed catalogue/*.yaml
 var catalogueFiles embed.FS
-
-// mustCatalogue reads the embedded catalogue. Its files are part of the
-// program and TestCatalogueFiles checks them, so an error is a bug.
-func mustCatalogue() []Scenario {
-	out, err := readCatalogue(catalogueFiles)
-	if err != nil {
-		panic(err)
-	}
-	return out
-}
 
 // readCatalogue reads every *.yaml file of the catalogue directory of fsys
 // in name order, each a scenario whose name is the file's name after its
@@ -268,21 +261,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	}
 	switch s.Kind {
 	case Rotate:
-		win := s.Window
-		if win <= 0 || win > n {
-			win = n
-		}
-		for op := 0; op <= ops+1; op++ {
-			start := (op * win) % n
-			cfg := &certstore.Config{}
-			for k := 0; k < win; k++ {
-				i := (start + k) % n
-				cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: pool.Certs[i].Pair, Stores: s.sourceStores(i)})
-			}
-			cfg.Stores = s.sourceStoreConfigs()
-			w.Configs = append(w.Configs, cfg)
-		}
-		w.Certs = win
+		w.Configs, w.Certs = s.rotateConfigs(pool, ops)
 	case Noop, Startup:
 		for op := 0; op <= ops+1; op++ {
 			w.Configs = append(w.Configs, s.wholePool(pool, nil))
@@ -290,32 +269,8 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		w.FreshStore = s.Kind == Startup
 		w.Certs = n
 	case Renew, Sequence:
-		// Refresh op renews the next renewals(op) certificates of the pool
-		// (in order, cycling), each once more; the versions of all
-		// certificates carry over, so each op changes exactly those.
-		if s.Kind == Sequence && len(s.Steps) == 0 {
-			return nil, fmt.Errorf("scenario %s: a sequence without steps", s.Name)
-		}
-		version := make([]int, n)
-		renewed := map[[2]int]certstore.KeyPair{}
-		next := 0
-		for op := 0; op <= ops+1; op++ {
-			for range s.renewals(op, n) {
-				i := next % n
-				next++
-				version[i]++
-				f, err := pool.Renewed(i, version[i])
-				if err != nil {
-					return nil, err
-				}
-				renewed[[2]int{i, version[i]}] = f.Pair
-			}
-			w.Configs = append(w.Configs, s.wholePool(pool, func(i int) certstore.KeyPair {
-				if version[i] == 0 {
-					return pool.Certs[i].Pair
-				}
-				return renewed[[2]int{i, version[i]}]
-			}))
+		if w.Configs, err = s.renewConfigs(pool, ops); err != nil {
+			return nil, err
 		}
 		w.Certs = n
 	case HandshakeUnderChurn:
@@ -349,6 +304,61 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	return w, nil
 }
 
+// rotateConfigs returns the ops+2 configurations of a Rotate workload, a
+// window moving by its own size (cycling) each time, and the window.
+func (s Scenario) rotateConfigs(pool *certgen.Pool, ops int) ([]*certstore.Config, int) {
+	n := len(pool.Certs)
+	win := s.Window
+	if win <= 0 || win > n {
+		win = n
+	}
+	var cfgs []*certstore.Config
+	for op := 0; op <= ops+1; op++ {
+		start := (op * win) % n
+		cfg := &certstore.Config{Stores: s.sourceStoreConfigs()}
+		for k := 0; k < win; k++ {
+			i := (start + k) % n
+			cfg.Certificates = append(cfg.Certificates, certstore.Certificate{KeyPair: pool.Certs[i].Pair, Stores: s.sourceStores(i)})
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	return cfgs, win
+}
+
+// renewConfigs returns the ops+2 configurations of a Renew or Sequence
+// workload: refresh op renews the next renewals(op) certificates of the
+// pool (in order, cycling) once more, and every other certificate keeps
+// its version, so each refresh changes exactly those.
+func (s Scenario) renewConfigs(pool *certgen.Pool, ops int) ([]*certstore.Config, error) {
+	if s.Kind == Sequence && len(s.Steps) == 0 {
+		return nil, fmt.Errorf("scenario %s: a sequence without steps", s.Name)
+	}
+	n := len(pool.Certs)
+	version := make([]int, n)
+	renewed := map[[2]int]certstore.KeyPair{}
+	next := 0
+	var cfgs []*certstore.Config
+	for op := 0; op <= ops+1; op++ {
+		for range s.renewals(op, n) {
+			i := next % n
+			next++
+			version[i]++
+			f, err := pool.Renewed(i, version[i])
+			if err != nil {
+				return nil, err
+			}
+			renewed[[2]int{i, version[i]}] = f.Pair
+		}
+		cfgs = append(cfgs, s.wholePool(pool, func(i int) certstore.KeyPair {
+			if version[i] == 0 {
+				return pool.Certs[i].Pair
+			}
+			return renewed[[2]int{i, version[i]}]
+		}))
+	}
+	return cfgs, nil
+}
+
 // renewals returns the number of certificates refresh op (0: the
 // configuration before the first) renews in a pool of n: none before the
 // first; Renew for a Renew scenario (at least 1); the op's step, cycling,
@@ -374,14 +384,9 @@ func (s Scenario) wholePool(pool *certgen.Pool, pair func(i int) certstore.KeyPa
 		if pair != nil {
 			p = pair(i)
 		}
-		cfg.Certificates[i] = certstore.Certificate{KeyPair: p, Stores: s.Stores}
-		if len(s.Stores) == 0 {
-			cfg.Certificates[i].Stores = s.sourceStores(i)
-		}
+		cfg.Certificates[i] = certstore.Certificate{KeyPair: p, Stores: s.sourceStores(i)}
 	}
-	if len(s.Stores) == 0 {
-		cfg.Stores = s.sourceStoreConfigs()
-	}
+	cfg.Stores = s.sourceStoreConfigs()
 	if len(s.Stores) > 0 {
 		cfg.Stores = make(map[string]certstore.StoreConfig, len(s.Stores))
 		for k, name := range s.Stores {
@@ -406,11 +411,9 @@ func defaultCert(pool *certgen.Pool, k int) certstore.KeyPair {
 	return pair
 }
 
-// lookupMix returns count ClientHellos cycling over the pool in the
-// scenario's mix (see LookupMix.slots): exact names (every sixth of them
-// in upper case), children of wildcard names and misses. The default mix
-// gives, of every ten, six exact names (one in upper case), two wildcard
-// hits and two misses.
+// lookupMix returns count ClientHellos (at most ChurnHellos distinct)
+// cycling over the pool in the scenario's mix: exact names, children of
+// wildcard names and misses.
 func (s Scenario) lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInfo {
 	var wild []string
 	for _, f := range pool.Certs {
@@ -420,32 +423,53 @@ func (s Scenario) lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInf
 			}
 		}
 	}
-	const distinct = 1000
-	if count > distinct {
-		count = distinct
-	}
-	length, exact, wildcard := s.Mix.slots()
-	hellos := make([]*tls.ClientHelloInfo, 0, count)
 	n := len(pool.Certs)
+	return mixHellos(count, s.Mix, func(kind, i int) string {
+		switch kind {
+		case exactSlot:
+			f := pool.Certs[(i*7)%n]
+			if sni := f.Names[i%len(f.Names)]; !strings.HasPrefix(sni, "*.") {
+				return sni
+			}
+			return f.Names[0]
+		case upperSlot:
+			return pool.Certs[(i*13)%n].Names[0]
+		case wildSlot:
+			if len(wild) == 0 {
+				return pool.Certs[i%n].Names[0]
+			}
+			return fmt.Sprintf("host%d.%s", i, wild[i%len(wild)])
+		}
+		return fmt.Sprintf("scan-%d.unknown.%s", i, pool.Spec.Domain)
+	})
+}
+
+// The kinds of slot of a lookup mix.
+const (
+	exactSlot = iota // an exact name
+	upperSlot        // an exact name in upper case (every sixth exact slot)
+	wildSlot         // a child of a wildcard name
+	missSlot         // a name no certificate matches
+)
+
+// mixHellos returns count ClientHellos (at most ChurnHellos distinct) whose
+// server names pick(kind, i) gives for the i-th slot of the mix's cycle
+// (upper-cased for upperSlot).
+func mixHellos(count int, mix LookupMix, pick func(kind, i int) string) []*tls.ClientHelloInfo {
+	count = min(count, ChurnHellos)
+	hellos := make([]*tls.ClientHelloInfo, 0, count)
+	length, exact, wildcard := mix.slots()
 	for i := 0; len(hellos) < count; i++ {
 		var sni string
 		switch slot := i % length; {
 		case slot < exact && slot%6 != 5:
-			f := pool.Certs[(i*7)%n]
-			sni = f.Names[i%len(f.Names)]
-			if strings.HasPrefix(sni, "*.") {
-				sni = f.Names[0]
-			}
+			sni = pick(exactSlot, i)
 		case slot < exact:
-			sni = strings.ToUpper(pool.Certs[(i*13)%n].Names[0])
+			sni = strings.ToUpper(pick(upperSlot, i))
 		case slot < exact+wildcard:
-			if len(wild) == 0 {
-				sni = pool.Certs[i%n].Names[0]
-			} else {
-				sni = fmt.Sprintf("host%d.%s", i, wild[i%len(wild)])
-			}
+			sni = pick(wildSlot, i)
 		default:
-			sni = fmt.Sprintf("scan-%d.unknown.%s", i, pool.Spec.Domain)
+			sni = pick(missSlot, i)
 		}
 		hellos = append(hellos, &tls.ClientHelloInfo{ServerName: sni})
 	}
@@ -454,8 +478,7 @@ func (s Scenario) lookupMix(pool *certgen.Pool, count int) []*tls.ClientHelloInf
 
 // HandshakeChurnSteps is the number of renew-1 configurations the churn
 // phase of a Handshake workload walks through, forward and back as
-// ChurnStep says (fewer than ChurnSteps: each configuration of a pool of
-// 10,000 holds its own 10,000-entry slice).
+// ChurnStep says (fewer than ChurnSteps: handshake pools are large).
 const HandshakeChurnSteps = 16
 
 // buildHandshake makes a Handshake workload: the whole pool (and, for a

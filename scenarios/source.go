@@ -12,43 +12,24 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Scenarios on the user's certificates.
-//
-// A scenario whose Certs is set runs on a loaded certgen.Source instead of
-// its generated pool: the certificates as they are, with their own stores
-// and configured defaults (unless the scenario names stores: then, as on
-// a generated pool, every certificate is in each of them, each with a
-// generated default). Renewals (Renew, multistore, the churn of
-// handshake-under-churn) re-sign a new leaf over the original's public key
-// with a generated Ed25519 issuer, as certgen.Source.Pool describes.
-// Lookups draw their server names from the names of the certificates in
-// the store looked in, in the catalogue's proportions (see hellos).
+// Scenarios on the user's certificates: a scenario whose Certs is set runs
+// on a loaded certgen.Source instead of its generated pool, with the
+// certificates' own stores and defaults unless the scenario names stores.
+// Renewals re-sign a new leaf over the original's public key (see
+// certgen.Source.Pool); lookups draw their names from the certificates of
+// the store looked in (see hellos).
 
 // CertsSuffix ends the name of every scenario made by WithSource.
 const CertsSuffix = "certs"
 
 // WithSource returns sc run on the certificates of src (its Certs set),
-// renamed so that its results are never mistaken for the generated
-// pool's, with its fixed numbers fitted to the source:
-//
-//   - rotate-10-of-100 becomes rotate-W-of-certs: the window stays 10
-//     when the source has at least the catalogue's 100 certificates;
-//     on a smaller source it keeps the catalogue's share of the pool
-//     (a tenth), at least 1 (rotate-1-of-certs for 2 to 19). It needs
-//     at least 2 certificates: with one, every refresh is a no-op.
-//   - Renew scenarios become renew-1-of-certs, or multistore-certs when
-//     they name stores; noop-10000 becomes noop-certs, startup-10000
-//     startup-certs, lookup-1000 lookup-certs, handshake-under-churn
-//     handshake-under-churn-certs. A scenario not in the catalogue gets
-//     "-certs" appended to its name.
-//   - Refresh scenarios (renew, noop, startup) get the op count certbench
-//     sweep gives their pool size (SweepOps of the certificates times the
-//     stores each is in; half for startup), so a sample costs about the
-//     same whatever the source's size; rotate and lookup keep theirs.
-//
-// Handshake scenarios cannot run on loaded certificates (their clients
-// verify chains against the generated issuer), nor can any scenario on a
-// source without certificates: those are errors.
+// renamed so that its results are never mistaken for the generated pool's
+// (rotate-W-of-certs, renew-1-of-certs, multistore-certs, KIND-certs, or
+// NAME-certs outside the catalogue), with its numbers fitted to the
+// source: a rotate window keeps its share of a smaller pool (at least 1),
+// and refresh scenarios get the op count certbench sweep gives their size
+// (SweepOps; half for startup). Handshake scenarios, rotating fewer than 2
+// certificates, and an empty source are errors.
 func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	if src == nil {
 		return sc, fmt.Errorf("scenario %s: no certificate source", sc.Name)
@@ -136,14 +117,9 @@ func catalogueGist(sc Scenario) string {
 }
 
 // ForSource returns the named scenarios (catalogue names, or the names
-// WithSource gives them: "renew-1-of-1000" and "renew-1-of-certs" both
-// name renew-1-of-certs) made with WithSource on src, each once, in the
-// order named. No names means the default set on loaded certificates:
-// the catalogue's default set, each made with WithSource, once each
-// (rotate-10-of-100-rsa is rotate-10-of-100 once the keys are the
-// source's, renew-1-of-10000 is renew-1-of-1000 once the pool is), and
-// without the scenarios the source cannot run (rotate on a single
-// certificate), each of which notes says why.
+// WithSource gives them) made with WithSource on src, each once, in the
+// order named. No names means the catalogue's default set on src, each
+// once, without the scenarios src cannot run, which notes explain.
 func ForSource(src *certgen.Source, names ...string) (scs []Scenario, notes []string, err error) {
 	if src == nil {
 		return nil, nil, fmt.Errorf("no certificate source")
@@ -152,49 +128,47 @@ func ForSource(src *certgen.Source, names ...string) (scs []Scenario, notes []st
 		return nil, nil, fmt.Errorf("the certificate source has no certificates")
 	}
 	seen := map[string]bool{}
+	add := func(sc Scenario) {
+		if !seen[sc.Name] {
+			seen[sc.Name] = true
+			scs = append(scs, sc)
+		}
+	}
 	if len(names) == 0 {
+		leftOut := map[Kind]bool{}
 		for _, c := range Defaults() {
-			sc, err := WithSource(c, src)
-			if err != nil {
-				if !seen[string(c.Kind)+" left out"] {
-					seen[string(c.Kind)+" left out"] = true
-					notes = append(notes, fmt.Sprintf("%s scenarios left out: %v", c.Kind, err))
-				}
-				continue
-			}
-			if !seen[sc.Name] {
-				seen[sc.Name] = true
-				scs = append(scs, sc)
+			if sc, err := WithSource(c, src); err == nil {
+				add(sc)
+			} else if !leftOut[c.Kind] {
+				leftOut[c.Kind] = true
+				notes = append(notes, fmt.Sprintf("%s scenarios left out: %v", c.Kind, err))
 			}
 		}
 		return scs, notes, nil
 	}
-	var unknown, valid []string
+	var unknown []string
 	for _, name := range names {
-		found := false
-		for _, c := range Catalogue {
-			sc, werr := WithSource(c, src)
-			if werr == nil && !slices.Contains(valid, sc.Name) {
-				valid = append(valid, sc.Name)
-			}
-			if c.Name != name && (werr != nil || sc.Name != name) {
-				continue
-			}
-			found = true
-			if werr != nil {
-				return nil, nil, werr
-			}
-			if !seen[sc.Name] {
-				seen[sc.Name] = true
-				scs = append(scs, sc)
-			}
-			break
-		}
-		if !found {
+		i := slices.IndexFunc(Catalogue, func(c Scenario) bool {
+			sc, err := WithSource(c, src)
+			return c.Name == name || err == nil && sc.Name == name
+		})
+		if i < 0 {
 			unknown = append(unknown, fmt.Sprintf("%q", name))
+			continue
 		}
+		sc, err := WithSource(Catalogue[i], src)
+		if err != nil {
+			return nil, nil, err
+		}
+		add(sc)
 	}
 	if len(unknown) > 0 {
+		var valid []string
+		for _, c := range Catalogue {
+			if sc, err := WithSource(c, src); err == nil && !slices.Contains(valid, sc.Name) {
+				valid = append(valid, sc.Name)
+			}
+		}
 		return nil, nil, fmt.Errorf("unknown scenario %s (valid on loaded certificates: %s, or the catalogue's names)",
 			strings.Join(unknown, ", "), strings.Join(valid, ", "))
 	}
@@ -237,11 +211,7 @@ func (s Scenario) sourceStoreConfigs() map[string]certstore.StoreConfig {
 func (s Scenario) lookupStore() string {
 	count := map[string]int{}
 	for i := range s.Certs.Certs {
-		st := s.Certs.Certs[i].Stores
-		if len(st) == 0 {
-			st = []string{certstore.DefaultStore}
-		}
-		for _, name := range st {
+		for _, name := range certstore.StoresOf(&s.Certs.Certs[i].Certificate) {
 			count[name]++
 		}
 	}
@@ -262,16 +232,13 @@ func (s Scenario) hellos(pool *certgen.Pool, count int) ([]*tls.ClientHelloInfo,
 	if s.Certs == nil {
 		return s.lookupMix(pool, count), "", nil
 	}
-	store := certstore.DefaultStore
+	store := s.lookupStore()
 	if len(s.Stores) > 0 {
 		store = s.Stores[0]
-	} else {
-		store = s.lookupStore()
 	}
 	var names [][]string
 	for i := range pool.Certs {
-		st := s.sourceStores(i)
-		if slices.Contains(st, store) || (len(st) == 0 && store == certstore.DefaultStore) {
+		if slices.Contains(certstore.StoresOf(&certstore.Certificate{Stores: s.sourceStores(i)}), store) {
 			names = append(names, pool.Certs[i].Names)
 		}
 	}
@@ -294,14 +261,10 @@ func hostName(n string) bool {
 }
 
 // sourceMix returns count ClientHellos (at most ChurnHellos distinct) over
-// the names of certificates, in lookupMix's proportions: of every ten,
-// six exact names (one of them in upper case), two names under a
-// wildcard of the certificates ("host7.example.com" under
-// "*.example.com"; exact names when there is no wildcard) and two
-// misses, names under SourceDomain that no certificate matches. IP
-// addresses and common names that are not host names are never sent;
-// certificates with none but wildcards give exact slots wildcard
-// children.
+// the names of certificates, in the mix's proportions: exact names, names
+// under a wildcard of the certificates (exact names when there is none)
+// and misses under certgen.SourceDomain. IP addresses and common names
+// that are not host names are never sent.
 func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloInfo, error) {
 	var exact, wild []string
 	have := map[string]bool{}
@@ -339,29 +302,23 @@ func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloIn
 		}
 		return exact[i%len(exact)]
 	}
-	count = min(count, ChurnHellos)
-	hellos := make([]*tls.ClientHelloInfo, 0, count)
-	length, nexact, nwild := mix.slots()
-	for i := 0; len(hellos) < count; i++ {
-		var sni string
-		switch slot := i % length; {
-		case slot < nexact && slot%6 != 5:
-			sni = exactAt(i * 7)
-		case slot < nexact:
-			sni = strings.ToUpper(exactAt(i * 13))
-		case slot < nexact+nwild:
+	hellos := mixHellos(count, mix, func(kind, i int) string {
+		switch kind {
+		case exactSlot:
+			return exactAt(i * 7)
+		case upperSlot:
+			return exactAt(i * 13)
+		case wildSlot:
 			if len(wild) == 0 {
-				sni = exactAt(i)
-			} else {
-				sni = child(i)
+				return exactAt(i)
 			}
-		default:
-			sni = fmt.Sprintf("scan-%d.unknown.%s", i, certgen.SourceDomain)
-			for k := 0; matches(sni); k++ {
-				sni = fmt.Sprintf("scan-%d-%d.miss.%s", i, k, certgen.SourceDomain)
-			}
+			return child(i)
 		}
-		hellos = append(hellos, &tls.ClientHelloInfo{ServerName: sni})
-	}
+		sni := fmt.Sprintf("scan-%d.unknown.%s", i, certgen.SourceDomain)
+		for k := 0; matches(sni); k++ {
+			sni = fmt.Sprintf("scan-%d-%d.miss.%s", i, k, certgen.SourceDomain)
+		}
+		return sni
+	})
 	return hellos, nil
 }
