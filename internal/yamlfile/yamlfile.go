@@ -2,19 +2,17 @@
 // scenario files) into plain Go structs, with errors that name
 // file:line:column and the field.
 //
-// Decode checks the document against the struct's type before decoding
-// it: unknown or repeated fields, values of the wrong kind, no value, an
-// empty mapping or list, a fraction where a whole number goes, and YAML
-// 1.1 booleans (yes, on) are errors, each at its node (yaml.v3's own
-// errors carry a line but no column, and it reads yes as true and 4.5
-// as 4). yaml.v3 then decodes the document, with KnownFields as a second
-// guard. The struct's Validate method then checks what types cannot say (ranges, one field
-// against another) and names fields by path; Decode finds their
-// positions. Every error of a file is reported at once.
+// Decode first checks the document against the struct's type, reporting
+// each problem at its node: unknown or repeated fields, values of the
+// wrong kind, nothing, an empty mapping or list, a fraction for a whole
+// number, YAML 1.1 booleans (yes, on). yaml.v3's own errors carry no
+// column, and it reads yes as true and 4.5 as 4. yaml.v3 then decodes the
+// document, and the struct's Validate method checks what types cannot say,
+// naming fields by path for Decode to position. Every error of a file is
+// reported at once.
 package yamlfile
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -157,14 +155,9 @@ func Decode(data []byte, name, want string, v any) error {
 	}
 	c := &checker{name: name, at: map[string]place{"": {value: doc}}, seen: map[seenKey]bool{}}
 	c.check(doc, reflect.TypeOf(v), "")
-	if len(c.errs) == 0 {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(v); err != nil { // the checks above leave nothing for it
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	} else {
-		_ = doc.Decode(v) // the bad values are now nulls: decode the rest to validate it
+	// After errors the bad values are nulls: the rest decodes, to be validated.
+	if err := doc.Decode(v); err != nil && len(c.errs) == 0 {
+		return fmt.Errorf("%s: %w", name, err) // the checks above leave nothing for it
 	}
 	if val, ok := v.(Validator); ok {
 		for _, err := range Flatten(val.Validate()) {
@@ -331,6 +324,7 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
 	}
 	fields, rest := fieldsOf(t)
 	seen := map[string]*yaml.Node{}
+	fieldNamed := func(name string) int { return slices.IndexFunc(fields, func(f field) bool { return f.name == name }) }
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		field := join(path, k.Value)
@@ -347,11 +341,11 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
 		elem := t
 		if t.Kind() == reflect.Map {
 			elem = t.Elem()
-		} else if f, ok := fields[k.Value]; ok {
-			elem = f.Type
+		} else if i := fieldNamed(k.Value); i >= 0 {
+			elem = fields[i].Type
 		} else {
 			if !rest { // an inline map takes, unchecked, what names no field
-				c.errorf(k, field, "unknown field (known: %s)", fieldList(t))
+				c.errorf(k, field, "unknown field (known: %s)", fieldNames(t, false))
 			}
 			continue
 		}
@@ -359,18 +353,23 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
 			n.Content[i+1] = null(v)
 		}
 	}
-	for _, name := range required(t) {
-		if seen[name] == nil && len(c.errs) == 0 {
-			c.errorf(n, join(path, name), "missing (required: %s)", strings.Join(required(t), ", "))
+	for _, f := range fields {
+		if f.Tag.Get("check") == "required" && seen[f.name] == nil && len(c.errs) == 0 {
+			c.errorf(n, join(path, f.name), "missing (required: %s)", fieldNames(t, true))
 		}
 	}
 	return true
 }
 
-// fieldsOf returns the fields of struct type t by the names YAML gives
-// them, and whether an inline map takes the keys that name none of them.
-func fieldsOf(t reflect.Type) (fields map[string]reflect.StructField, rest bool) {
-	fields = map[string]reflect.StructField{}
+// field is a struct field by the name YAML gives it.
+type field struct {
+	name string
+	reflect.StructField
+}
+
+// fieldsOf returns the fields of struct type t by their YAML names, in
+// order, and whether an inline map takes the keys that name none of them.
+func fieldsOf(t reflect.Type) (fields []field, rest bool) {
 	for i := 0; t.Kind() == reflect.Struct && i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
@@ -379,37 +378,29 @@ func fieldsOf(t reflect.Type) (fields map[string]reflect.StructField, rest bool)
 		case strings.Contains(opts, "inline"):
 			rest = true
 		case name == "":
-			fields[strings.ToLower(f.Name)] = f
+			fields = append(fields, field{strings.ToLower(f.Name), f})
 		default:
-			fields[name] = f
+			fields = append(fields, field{name, f})
 		}
 	}
 	return fields, rest
 }
 
-// names returns the YAML names of struct type t's fields in order, only
-// those tagged check:"required" if required.
-func names(t reflect.Type, required bool) []string {
-	fields, _ := fieldsOf(t)
+// fieldNames lists the YAML names of struct type t's fields for an error:
+// all of them ("..." for an inline map's), or only those tagged
+// check:"required".
+func fieldNames(t reflect.Type, required bool) string {
+	fields, rest := fieldsOf(t)
 	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		for name, f := range fields {
-			if f.Index[0] == i && (!required || f.Tag.Get("check") == "required") {
-				out = append(out, name)
-			}
+	for _, f := range fields {
+		if !required || f.Tag.Get("check") == "required" {
+			out = append(out, f.name)
 		}
 	}
-	return out
-}
-
-func required(t reflect.Type) []string { return names(t, true) }
-
-// fieldList lists the fields of struct type t for an error.
-func fieldList(t reflect.Type) string {
-	if _, rest := fieldsOf(t); rest {
-		return strings.Join(names(t, false), ", ") + ", ..."
+	if rest && !required {
+		out = append(out, "...")
 	}
-	return strings.Join(names(t, false), ", ")
+	return strings.Join(out, ", ")
 }
 
 // describe says what a value of type t is written as.
@@ -418,9 +409,9 @@ func describe(t reflect.Type) string {
 	case k == reflect.Pointer:
 		return describe(t.Elem())
 	case k == reflect.Struct:
-		return "a mapping (" + fieldList(t) + ")"
+		return "a mapping (" + fieldNames(t, false) + ")"
 	case k == reflect.Slice && t.Elem().Kind() == reflect.Struct:
-		return "a list of mappings (" + fieldList(t.Elem()) + ")"
+		return "a list of mappings (" + fieldNames(t.Elem(), false) + ")"
 	case k == reflect.Slice && t.Elem().Kind() == reflect.String:
 		return "a list of names"
 	case t == durationType:
