@@ -219,73 +219,14 @@ var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs
 // line per unit and store) with the fitted exponents, then a summary table
 // of the exponents: one row per family and unit, one column per store.
 func WriteTable(w io.Writer, curves []Curve) error {
-	var families, stores []string
-	for _, c := range curves {
-		if !slices.Contains(families, c.Family) {
-			families = append(families, c.Family)
-		}
-		if !slices.Contains(stores, c.Store) {
-			stores = append(stores, c.Store)
-		}
-	}
+	families, stores := order(curves)
 	for _, fam := range families {
-		var sizes []int
-		for _, c := range curves {
-			if c.Family == fam {
-				for _, s := range c.Sizes() {
-					if !slices.Contains(sizes, s) {
-						sizes = append(sizes, s)
-					}
-				}
-			}
-		}
-		slices.Sort(sizes)
-		fmt.Fprintf(w, "%s: median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes\n", fam)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		for _, unit := range TableUnits {
-			header := false
-			for _, st := range stores {
-				c := Find(curves, fam, st, unit)
-				if c == nil {
-					continue
-				}
-				if !header {
-					header = true
-					fmt.Fprintf(tw, "%s\t", unit)
-					for _, s := range sizes {
-						fmt.Fprintf(tw, "%s\t", results.FormatInt(s))
-					}
-					fmt.Fprint(tw, "k\tk last\t\n")
-				}
-				fmt.Fprintf(tw, "%s\t", st)
-				for _, s := range sizes {
-					i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s })
-					if i < 0 {
-						fmt.Fprint(tw, "-\t")
-						continue
-					}
-					p := c.Points[i]
-					fmt.Fprintf(tw, "%s (%d)\t", results.Format(p.Center, unit), p.N)
-				}
-				if AllZero(c) {
-					fmt.Fprint(tw, "-\t-\t\n")
-				} else {
-					fmt.Fprintf(tw, "%s\t%s\t\n", exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr))
-				}
-			}
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeFamily(w, curves, fam, stores); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
 	}
-
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "growth\tunit")
-	for _, st := range stores {
-		fmt.Fprintf(tw, "\t%s", st)
-	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, strings.Join(append([]string{"growth", "unit"}, stores...), "\t"))
 	for _, fam := range families {
 		for _, unit := range TableUnits {
 			var cells []string
@@ -305,6 +246,72 @@ func WriteTable(w io.Writer, curves []Curve) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// order returns the families and the stores of curves in the order first
+// seen.
+func order(curves []Curve) (families, stores []string) {
+	for _, c := range curves {
+		if !slices.Contains(families, c.Family) {
+			families = append(families, c.Family)
+		}
+		if !slices.Contains(stores, c.Store) {
+			stores = append(stores, c.Store)
+		}
+	}
+	return families, stores
+}
+
+// writeFamily writes WriteTable's table of one family.
+func writeFamily(w io.Writer, curves []Curve, fam string, stores []string) error {
+	var sizes []int
+	for _, c := range curves {
+		if c.Family == fam {
+			for _, s := range c.Sizes() {
+				if !slices.Contains(sizes, s) {
+					sizes = append(sizes, s)
+				}
+			}
+		}
+	}
+	slices.Sort(sizes)
+	fmt.Fprintf(w, "%s: median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes\n", fam)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, unit := range TableUnits {
+		header := false
+		for _, st := range stores {
+			c := Find(curves, fam, st, unit)
+			if c == nil {
+				continue
+			}
+			if !header {
+				header = true
+				fmt.Fprintf(tw, "%s\t", unit)
+				for _, s := range sizes {
+					fmt.Fprintf(tw, "%s\t", results.FormatInt(s))
+				}
+				fmt.Fprint(tw, "k\tk last\t\n")
+			}
+			fmt.Fprintf(tw, "%s\t", st)
+			for _, s := range sizes {
+				if i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s }); i >= 0 {
+					fmt.Fprintf(tw, "%s (%d)\t", results.Format(c.Points[i].Center, unit), c.Points[i].N)
+				} else {
+					fmt.Fprint(tw, "-\t")
+				}
+			}
+			if AllZero(c) {
+				fmt.Fprint(tw, "-\t-\t\n")
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t\n", exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr))
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // AllZero reports whether every point of the curve is zero (a store that
@@ -348,12 +355,7 @@ func growthText(c *Curve) string {
 // (N^1.29 at 10,000-100,000)".
 func Summary(curves []Curve, unit string) []string {
 	var lines []string
-	var families []string
-	for _, c := range curves {
-		if !slices.Contains(families, c.Family) {
-			families = append(families, c.Family)
-		}
-	}
+	families, _ := order(curves)
 	for _, fam := range families {
 		var parts []string
 		for _, c := range curves {
