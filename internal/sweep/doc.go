@@ -1,50 +1,26 @@
 // Package sweep measures how a store's costs grow with the number of
-// certificates it holds, and fits the growth.
+// certificates it holds.
 //
-// # Running a sweep
-//
-// [Run] takes a scenario family (scenarios.Families: renew-1, noop,
-// rotate-10, startup, lookup) and a list of pool sizes, makes the family's scenario
-// at each size (renew-1-of-1000, noop-100000, ...), and measures it on each
-// store through bench.Run (stores interleaved within each round of
-// samples), naming the samples with results.SweepName. Sizes run in
-// ascending order, so that the small sizes give early results and an
-// estimate of what the large ones will cost.
-//
-// Samples are named
+// [Run] makes a scenario family's scenario (scenarios.Families) at each
+// pool size, in ascending order so that small sizes give early results and
+// an estimate of what the large ones will cost, and measures it on each
+// store through bench.Run, stores interleaved. Samples are named
 //
 //	BenchmarkSweep/family=renew-1/size=1000/scenario=renew-1-of-1000/store=optimized-2
 //
 // so that benchstat can project on /size ("benchstat -filter
-// /family:renew-1 -row /size -col /store sweep.txt"), and certbench
-// compare, which groups by /scenario, keeps sizes apart.
+// /family:renew-1 -row /size -col /store sweep.txt") and certbench compare,
+// which groups by /scenario, keeps sizes apart. Package growth fits the
+// results.
 //
 // # Keeping large sizes affordable
 //
-// A store that is quadratic in the pool (the naive store's duplicate scan)
-// takes about a minute per refresh at 100,000 certificates, so a sweep
-// scales its effort down with size:
-//
-//   - ops per sample: scenarios.SweepOps, 10 up to 3,000 certificates,
-//     then 30,000/size (3 at 10,000, 1 at 100,000);
-//   - samples per store and size: [SampleCount], Options.Count up to
-//     10,000 certificates, then Count*10,000/size but at least 3 (or Count
-//     when it is less), so that every size has a median;
-//   - Options.MaxSize skips a store above a size;
-//   - Options.Budget bounds the wall time of one store at one size. Before
-//     a size, the cost of a sample is extrapolated from the previous size
-//     (its measured wall time per sample, scaled by the growth of sec/op
-//     between the last two sizes, at least linear, and by the ops);
-//     when the planned samples do not fit the budget, fewer are taken, or,
-//     when not even one fits, the size is skipped. While running, a store
-//     that has used up its budget takes no further sample at that size.
-//     Every reduction and skip is reported in Result.Notes.
-//
-// Pools come from certgen.CachedPool, so pools of 5,000 certificates or
-// more are read from the on-disk cache after their first generation.
-//
-// # Fitting growth
-//
-// Package growth reads sweep results (from files, or from Run's samples)
-// and fits how each cost grows with the pool.
+// A store quadratic in the pool is slow at the largest sizes, so a sweep
+// scales its effort down with size: fewer ops per sample
+// (scenarios.SweepOps), fewer samples ([SampleCount]), Options.MaxSize per
+// store, and Options.Budget per store and size. Before a size, the cost of
+// a sample is extrapolated from the previous sizes (see history.estimate);
+// when the planned samples do not fit the budget fewer are taken, or the
+// size is skipped, and a store that uses up its budget while running takes
+// no further sample there. Every reduction and skip is in Result.Notes.
 package sweep

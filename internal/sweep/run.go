@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -90,8 +91,8 @@ type history struct {
 }
 
 // Run sweeps the family over the sizes on every store and calls emit with
-// every sample as soon as it is measured (its Name set to results.SweepName). It
-// stops at the first error, or when ctx is done.
+// every sample as soon as it is measured (its Name set to
+// results.SweepName). It stops at the first error, or when ctx is done.
 func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Result, error) {
 	if len(opts.Stores) == 0 {
 		return nil, errors.New("sweep: no store to measure")
@@ -105,119 +106,135 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 	if sizes[0] < 1 {
 		return nil, fmt.Errorf("sweep: pool size %d, want at least 1", sizes[0])
 	}
-	res := &Result{}
+	w := &sweeper{opts: opts, res: &Result{}, hist: make(map[string]*history), emit: emit}
 	start := time.Now()
-	hist := make(map[string]*history)
 	for _, st := range opts.Stores {
-		hist[st.Name] = &history{}
+		w.hist[st.Name] = &history{}
 	}
-	note := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		res.Notes = append(res.Notes, msg)
-		if opts.Progress != nil {
-			if !opts.ProgressLines {
-				fmt.Fprint(opts.Progress, "\r\033[K")
-			}
-			fmt.Fprintf(opts.Progress, "note: %s\n", msg)
-		}
-	}
-
 	for si, size := range sizes {
-		sc := opts.Family.At(size)
-		timeout := opts.SampleTimeout
-		sizeStart, sizeSamples := time.Now(), res.Samples
-		plan := make(map[string]int)
-		var active []certstore.Info
-		for _, st := range opts.Stores {
-			if limit, ok := opts.MaxSize[st.Name]; ok && size > limit {
-				note("%s: %s skipped at %d certificates (above --max-size %s=%d)", opts.Family.Name, st.Name, size, st.Name, limit)
-				continue
-			}
-			c := SampleCount(opts.Count, size)
-			if est, ok := hist[st.Name].estimate(size, sc.Ops); ok && opts.SampleTimeout > 0 {
-				timeout = max(timeout, time.Duration(10*est*1e9))
-			}
-			if opts.Budget > 0 {
-				if est, ok := hist[st.Name].estimate(size, sc.Ops); ok && time.Duration(float64(c)*est*1e9) > opts.Budget {
-					fit := int(opts.Budget.Seconds() / est)
-					if fit < 1 {
-						note("%s: %s skipped at %d certificates: one sample is estimated at %s, over the budget of %s", opts.Family.Name, st.Name, size, roundDur(est), opts.Budget)
-						continue
-					}
-					note("%s: %s gets %d samples instead of %d at %d certificates: each is estimated at %s, budget %s", opts.Family.Name, st.Name, fit, c, size, roundDur(est), opts.Budget)
-					c = fit
-				}
-			}
-			plan[st.Name] = c
-			active = append(active, st)
-		}
-		if len(active) == 0 {
-			continue
-		}
-		taken := make(map[string]int)
-		spent := make(map[string]time.Duration)
-		secs := make(map[string][]float64)
-		rounds := 0
-		for _, c := range plan {
-			rounds = max(rounds, c)
-		}
-		bopts := bench.Options{
-			Stores:        active,
-			Scenarios:     []scenarios.Scenario{sc},
-			Count:         rounds,
-			SampleTimeout: timeout,
-			Fault:         opts.Fault,
-			Name: func(scenario, store string) string {
-				return results.SweepName(opts.Family.Name, size, scenario, store)
-			},
-		}
-		if !opts.ProgressLines {
-			bopts.Progress = opts.Progress
-		}
-		err := bench.Run(ctx, bopts, func(s bench.Sample) error {
-			if err := emit(s); err != nil {
-				return err
-			}
-			res.Samples++
-			taken[s.Store]++
-			spent[s.Store] += s.Wall
-			secs[s.Store] = append(secs[s.Store], s.NsPerOp/1e9)
-			k := taken[s.Store]
-			if k >= plan[s.Store] {
-				return bench.ErrSkipStore
-			}
-			if opts.Budget > 0 && spent[s.Store] > opts.Budget {
-				note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", opts.Family.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), opts.Budget)
-				return bench.ErrSkipStore
-			}
-			return nil
-		})
+		sizeStart, sizeSamples := time.Now(), w.res.Samples
+		measured, err := w.measure(ctx, size)
 		if err != nil {
-			return res, fmt.Errorf("sweep: %w", err)
+			return w.res, fmt.Errorf("sweep: %w", err)
 		}
-		if opts.Progress != nil && opts.ProgressLines {
+		if opts.Progress != nil && opts.ProgressLines && measured {
 			left := ""
 			if n := len(sizes) - si - 1; n > 0 {
 				left = fmt.Sprintf("; %d sizes left", n)
 			}
-			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", opts.Family.Name, size, res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
-		}
-		for _, st := range active {
-			n := len(secs[st.Name])
-			if n == 0 {
-				continue
-			}
-			h := hist[st.Name]
-			h.sizes = append(h.sizes, size)
-			h.secPerOp = append(h.secPerOp, median(secs[st.Name]))
-			h.wallPerOp = append(h.wallPerOp, spent[st.Name].Seconds()/float64(n)/float64(sc.Ops+1))
+			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", opts.Family.Name, size, w.res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
 		}
 	}
-	res.Elapsed = time.Since(start)
+	w.res.Elapsed = time.Since(start)
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "%s: %d samples in %s\n", opts.Family.Name, res.Samples, res.Elapsed.Round(time.Second))
+		fmt.Fprintf(opts.Progress, "%s: %d samples in %s\n", opts.Family.Name, w.res.Samples, w.res.Elapsed.Round(time.Second))
 	}
-	return res, nil
+	return w.res, nil
+}
+
+// sweeper is one Run: its options, what it reports, and what each store
+// measured so far.
+type sweeper struct {
+	opts Options
+	res  *Result
+	hist map[string]*history
+	emit func(bench.Sample) error
+}
+
+// note records a note, and shows it when there is progress to show.
+func (w *sweeper) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	w.res.Notes = append(w.res.Notes, msg)
+	if w.opts.Progress != nil {
+		if !w.opts.ProgressLines {
+			fmt.Fprint(w.opts.Progress, "\r\033[K")
+		}
+		fmt.Fprintf(w.opts.Progress, "note: %s\n", msg)
+	}
+}
+
+// plan returns the stores to measure at size, the samples each gets
+// within the budget, and the sample timeout there.
+func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]int, timeout time.Duration) {
+	fam := w.opts.Family.Name
+	timeout, plan = w.opts.SampleTimeout, make(map[string]int)
+	for _, st := range w.opts.Stores {
+		if limit, ok := w.opts.MaxSize[st.Name]; ok && size > limit {
+			w.note("%s: %s skipped at %d certificates (above --max-size %s=%d)", fam, st.Name, size, st.Name, limit)
+			continue
+		}
+		c := SampleCount(w.opts.Count, size)
+		if est, ok := w.hist[st.Name].estimate(size, ops); ok {
+			if w.opts.SampleTimeout > 0 {
+				timeout = max(timeout, time.Duration(10*est*1e9))
+			}
+			if b := w.opts.Budget; b > 0 && time.Duration(float64(c)*est*1e9) > b {
+				fit := int(b.Seconds() / est)
+				if fit < 1 {
+					w.note("%s: %s skipped at %d certificates: one sample is estimated at %s, over the budget of %s", fam, st.Name, size, roundDur(est), b)
+					continue
+				}
+				w.note("%s: %s gets %d samples instead of %d at %d certificates: each is estimated at %s, budget %s", fam, st.Name, fit, c, size, roundDur(est), b)
+				c = fit
+			}
+		}
+		plan[st.Name] = c
+		active = append(active, st)
+	}
+	return active, plan, timeout
+}
+
+// measure takes the planned samples of every store at size, interleaved,
+// and adds what they measured to the stores' histories. It reports false
+// when no store was to be measured there.
+func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
+	sc := w.opts.Family.At(size)
+	active, plan, timeout := w.plan(size, sc.Ops)
+	if len(active) == 0 {
+		return false, nil
+	}
+	spent := make(map[string]time.Duration)
+	secs := make(map[string][]float64)
+	bopts := bench.Options{
+		Stores:        active,
+		Scenarios:     []scenarios.Scenario{sc},
+		Count:         slices.Max(slices.Collect(maps.Values(plan))),
+		SampleTimeout: timeout,
+		Fault:         w.opts.Fault,
+		Name: func(scenario, store string) string {
+			return results.SweepName(w.opts.Family.Name, size, scenario, store)
+		},
+	}
+	if !w.opts.ProgressLines {
+		bopts.Progress = w.opts.Progress
+	}
+	err := bench.Run(ctx, bopts, func(s bench.Sample) error {
+		if err := w.emit(s); err != nil {
+			return err
+		}
+		w.res.Samples++
+		spent[s.Store] += s.Wall
+		secs[s.Store] = append(secs[s.Store], s.NsPerOp/1e9)
+		k := len(secs[s.Store])
+		if k >= plan[s.Store] {
+			return bench.ErrSkipStore
+		}
+		if b := w.opts.Budget; b > 0 && spent[s.Store] > b {
+			w.note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", w.opts.Family.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), b)
+			return bench.ErrSkipStore
+		}
+		return nil
+	})
+	if err != nil {
+		return true, err
+	}
+	for name, xs := range secs {
+		h := w.hist[name]
+		h.sizes = append(h.sizes, size)
+		h.secPerOp = append(h.secPerOp, median(xs))
+		h.wallPerOp = append(h.wallPerOp, spent[name].Seconds()/float64(len(xs))/float64(sc.Ops+1))
+	}
+	return true, nil
 }
 
 // estimate returns the estimated wall seconds of one sample at size with
