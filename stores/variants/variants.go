@@ -17,8 +17,7 @@
 //     every 256 lookups for that share of the time since the last such
 //     checkpoint (less its own wait): sec/op of refresh and lookup
 //     scenarios grows by about that percentage (lookups by a little more:
-//     one clock reading per 256 lookups, a fraction of a nanosecond
-//     each). It allocates nothing.
+//     one clock reading per 256 lookups). It allocates nothing.
 //   - [None] changes nothing (for A/A controls).
 package variants
 
