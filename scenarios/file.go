@@ -82,6 +82,7 @@ type FileError struct {
 	Err error
 }
 
+// Error says "scenario file:" and the problems, one a line.
 func (e *FileError) Error() string { return "scenario file: " + e.Err.Error() }
 
 // Unwrap returns the problems.

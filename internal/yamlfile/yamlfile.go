@@ -76,6 +76,7 @@ type FieldError struct {
 	Err error
 }
 
+// Error names the field and what is wrong.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
 
 // Unwrap returns e.Err.
