@@ -82,7 +82,8 @@ type churnResult struct {
 // runChurn runs the lookups of a HandshakeUnderChurn workload from several
 // goroutines while one more goroutine applies its configurations back to
 // back, walking them as scenarios.ChurnStep says. The window ends when the
-// lookups are done or the duration is over; the refresher then finishes
+// lookups are done or the duration is over (each lookup goroutine makes
+// at least one lookup); the refresher then finishes
 // the refresh it is in and stops. store must hold w.Configs[0] (or any of
 // its configurations).
 func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnResult, error) {
@@ -170,7 +171,11 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 			t0 := time.Now()
 			i := 0
 			for ; i < pg.n; i++ {
-				if i&63 == 0 && (lookupStop.Load() || r.ctl.stopped()) {
+				// The duration is checked from the second lookup on:
+				// each goroutine makes at least one, however late the
+				// scheduler starts it, so that a short window on a
+				// loaded machine still has lookups to report.
+				if i&63 == 0 && (i > 0 && lookupStop.Load() || r.ctl.stopped()) {
 					break
 				}
 				h := hellos[j]
