@@ -46,15 +46,16 @@ const (
 
 // TestCIScript makes a git repository from examples/mystore, as a store
 // author's repository would be (the module in a subdirectory, certbench
-// pulled in by go.mod), and runs scripts/certbench-ci.sh on it twice: a head
-// that changes nothing the store does passes (exit 0); a head that adds one
-// allocation per refresh to the store's Update fails (exit 1), and the
-// report names the function among the allocation sites that grew; a head
-// whose Update deadlocks fails (exit 1) after the policy's sample timeout,
-// named in the summary.
+// pulled in by go.mod), and runs scripts/certbench-ci.sh on it three
+// times: a head that changes nothing the store does passes (exit 0); a
+// head that adds one allocation per refresh to the store's Update fails
+// (exit 1), and the report names the function among the allocation sites
+// that grew; a head whose Update deadlocks fails (exit 1) after the
+// policy's sample timeout, named in the summary.
 //
-// It builds six certbench binaries, runs 25 short samples and waits one
-// sample timeout (5 s); it takes about three minutes on 2 cores and is
+// The base is the same commit in all three, so the later two take the
+// first one's base binary (--base-bin): it builds four certbench binaries,
+// runs 25 short samples and waits one sample timeout (5 s), and is
 // skipped under -short.
 func TestCIScript(t *testing.T) {
 	if testing.Short() {
@@ -87,9 +88,11 @@ func TestCIScript(t *testing.T) {
 	run(t, env, repo, "git", "add", ".")
 	run(t, env, repo, "git", "commit", "-q", "-m", "base")
 
+	var lastOut string // the latest gate's output directory
 	gate := func(name string, args ...string) (int, string) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
+		lastOut = out
 		cmd := exec.Command("bash", append([]string{script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
 			"--count", "6", "--ops", "100", "--out", out}, append(args, "main")...)...)
 		cmd.Dir = mod // --dir defaults to the current directory: mystore
@@ -119,6 +122,11 @@ func TestCIScript(t *testing.T) {
 	if code, log := gate("unchanged head"); code != 0 {
 		t.Fatalf("unchanged head: exit %d, want 0\n%s", code, log)
 	}
+	baseBin := filepath.Join(t.TempDir(), "certbench-base")
+	writeFile(t, baseBin, readFile(t, filepath.Join(lastOut, "bin", "certbench-base")))
+	if err := os.Chmod(baseBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	// A head with one more allocation per refresh.
 	run(t, env, repo, "git", "checkout", "-q", "-b", "alloc", "main")
@@ -128,7 +136,7 @@ func TestCIScript(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(mod, "store.go"), strings.Replace(src, updateTail, oneAllocPerRefresh, 1))
 	run(t, env, repo, "git", "commit", "-q", "-am", "one allocation per refresh")
-	code, log := gate("one allocation per refresh")
+	code, log := gate("one allocation per refresh", "--base-bin", baseBin)
 	if testing.Verbose() {
 		t.Logf("one allocation per refresh: output\n%s", log)
 	}
@@ -149,7 +157,7 @@ func TestCIScript(t *testing.T) {
 	run(t, env, repo, "git", "commit", "-q", "-am", "a deadlock in the fifth Update")
 	policy := filepath.Join(t.TempDir(), "hang.yaml")
 	writeFile(t, policy, hangPolicy)
-	code, log = gate("deadlock", "--config", policy)
+	code, log = gate("deadlock", "--config", policy, "--base-bin", baseBin)
 	if code != 1 {
 		t.Fatalf("deadlock: exit %d, want 1\n%s", code, log)
 	}

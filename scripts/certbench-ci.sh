@@ -314,6 +314,17 @@ else
   build "$worktree" "$base_bin" || build_failed "cannot build base $base_desc"
 fi
 
+# has_flag BIN COMMAND FLAG: whether `BIN COMMAND --help` mentions FLAG. The
+# help is read whole before it is searched: in `BIN --help | grep -q FLAG`
+# grep exits at its match, the binary dies of SIGPIPE if it still has help
+# to write, and pipefail makes that "no such flag" (most often on a loaded
+# machine).
+has_flag() {
+  local help
+  help=$("$1" "$2" --help 2>/dev/null) || true
+  grep -qF -- "$3" <<<"$help"
+}
+
 # --- what to run -------------------------------------------------------------
 list_json() { # BIN SIDE
   "$1" list --format json 2>/dev/null ||
@@ -400,7 +411,7 @@ if [[ -n "$ops" ]]; then ops_args=(--ops "$ops"); fi
 log "base: $base_desc"
 log "head: $head_desc"
 if [[ $interleave == parallel ]]; then
-  sync_flag() { "$1" run --help 2>/dev/null | grep -q -- '--sync '; }
+  sync_flag() { has_flag "$1" run '--sync '; }
   cpus=$(nproc 2>/dev/null || echo 1)
   if ((cpus < 2)); then
     notes+=("--interleave parallel needs 2 CPUs ($cpus here): interleaved by scenario instead")
@@ -420,7 +431,7 @@ log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, $how"
 # --round N where the binary has it (certbench older than the paired gate
 # does not): without it that side's samples have no round and the gate
 # falls back to the U test, saying so.
-round_flag() { "$1" run --help 2>/dev/null | grep -q -- '--round'; }
+round_flag() { has_flag "$1" run --round; }
 base_round=0 head_round=0
 if round_flag "$base_bin"; then base_round=1; fi
 if round_flag "$head_bin"; then head_round=1; fi
@@ -434,7 +445,7 @@ fi
 # after the policy's gate.sample_timeout (run --config; default 10m).
 timeout_args=() # per side: the policy, for its sample_timeout
 base_timeout=0 head_timeout=0
-timeout_flag() { "$1" run --help 2>/dev/null | grep -q -- '--sample-timeout'; }
+timeout_flag() { has_flag "$1" run --sample-timeout; }
 if timeout_flag "$base_bin"; then base_timeout=1; fi
 if timeout_flag "$head_bin"; then head_timeout=1; fi
 if [[ ${config_args[0]} == --config ]]; then timeout_args=("${config_args[@]}"); fi
@@ -456,7 +467,8 @@ run_side() { # SIDE ROUND GROUP SCENARIOS [run args...]
 drop_hung() {
   local file=$out/raw/$1.$2.$3.txt procs suffix s keep=()
   [[ -f $file ]] || return 0
-  procs=$(sed -n 's/^gomaxprocs: //p' "$file" | head -n 1)
+  procs=$(sed -n 's/^gomaxprocs: //p' "$file")
+  procs=${procs%%$'\n'*} # the first (no `| head`: see has_flag)
   suffix=""
   if [[ -n $procs && $procs != 1 ]]; then suffix="-$procs"; fi
   for s in "${run_stores[@]}"; do
@@ -557,7 +569,7 @@ if [[ $rc -eq 1 && -f "$out/gate.json" ]]; then
       if [[ $side == head ]]; then bin=$head_bin; fi
       # --dir names the folder; a base binary older than --dir takes -o.
       dir_flag=--dir
-      if ! "$bin" profile --help 2>/dev/null | grep -q -- '--dir'; then dir_flag=-o; fi
+      if ! has_flag "$bin" profile --dir; then dir_flag=-o; fi
       "$bin" profile --all -q --stores "$prof_stores" --scenarios "$prof_scen" "${ops_args[@]+"${ops_args[@]}"}" \
         "$dir_flag" "$out/$side-profiles" >"$out/$side-profiles.log" 2>&1 || ok=0
     done
