@@ -232,9 +232,9 @@ func serverConfig(store certstore.Store, w *scenarios.Workload) *tls.Config {
 // (HandshakeSpec.Clients, or GOMAXPROCS) each make their share of
 // r.handshakes handshakes one after another, each over a new in-memory
 // connection served by its own server goroutine, cycling over the hellos
-// from different offsets, until done or r.duration is over; with r.churn
-// one more goroutine applies renew-1 configurations meanwhile. store must
-// hold one of w.Configs. Failed handshakes are counted, not returned; the
+// from different offsets, until done or r.duration is over (each client
+// makes at least one); with r.churn one more goroutine applies renew-1
+// configurations meanwhile. store must hold one of w.Configs. Failed handshakes are counted, not returned; the
 // error is for the phase itself (a refresh that failed, a stop).
 func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsResult, error) {
 	var res hsResult
@@ -258,7 +258,6 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		t2 := time.AfterFunc(r.duration+HandshakeGrace, cancel)
 		defer t2.Stop()
 	}
-	stopped := func() bool { return phaseStop.Load() || r.ctl.stopped() }
 
 	// The refresher.
 	var (
@@ -331,7 +330,10 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 			c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
 			j := ci * len(w.Hellos) / g
 			countdown := 0
-			for i := 0; i < quota && !stopped(); i++ {
+			// The duration is checked from the second handshake on (as
+			// runChurn does): a phase has handshakes however late the
+			// scheduler starts its clients.
+			for i := 0; i < quota && !(i > 0 && phaseStop.Load() || r.ctl.stopped()); i++ {
 				o, err := c.one(ctx, i, j)
 				pc.res.attempts++
 				if !o.tried {
