@@ -233,7 +233,7 @@ check_base_replaces() {
     fi
   done <<<"$reps"
   for i in "${!base_replace_mods[@]}"; do
-    if ! printf '%s\n' "${flags[@]+"${flags[@]}"}" | grep -qF -- "-replace=${base_replace_mods[i]}="; then
+    if ! grep -qF -- "-replace=${base_replace_mods[i]}=" <<<"$(printf '%s\n' "${flags[@]+"${flags[@]}"}")"; then
       flags+=("-replace=${base_replace_mods[i]}=${base_replace_dirs[i]}")
     fi
   done
