@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/certbench/certbench/certgen"
@@ -178,7 +177,7 @@ func (a *atomFixtures) classify(c *tls.Certificate, err error, p atomProbe) (int
 // reporter collects failures from several goroutines, reporting the first
 // few through t.
 type reporter struct {
-	t      *testing.T
+	t      rt
 	n      atomic.Int64
 	failed atomic.Bool
 }
@@ -196,7 +195,7 @@ func (r *reporter) finish() {
 	}
 }
 
-func (su *suite) testAtomicity(t *testing.T) {
+func (su *suite) testAtomicity(t rt) {
 	a, err := loadAtom()
 	if err != nil {
 		t.Fatalf("conformance: making the atomicity pool: %v", err)
@@ -355,7 +354,7 @@ const (
 // store started should be left, and goleak.Find (which waits for them to
 // end) names each one. Goroutines of the calling test that run alongside
 // would be counted too: do not run the suite in parallel with other tests.
-func (su *suite) testGoroutines(t *testing.T) {
+func (su *suite) testGoroutines(t rt) {
 	c := su.fx.certs
 	cfgs := []*certstore.Config{
 		{

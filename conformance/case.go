@@ -274,9 +274,11 @@ func leafOfAnswer(bs []*built, a Answer) []byte {
 	return nil
 }
 
-// classify describes a served certificate (or error) in terms of the case,
-// preferring the held configuration k, then the others.
-func classify(c *Case, bs []*built, k int, store string, got *tls.Certificate, err error) Answer {
+// classify describes a served certificate (or error) in terms of a case's
+// built configurations, preferring the held configuration k, then the
+// others, and among equal certificates of one configuration the first in
+// store.
+func classify(bs []*built, k int, store string, got *tls.Certificate, err error) Answer {
 	if err != nil {
 		return Answer{Kind: AnswerError, Err: err}
 	}
@@ -291,10 +293,20 @@ func classify(c *Case, bs []*built, k int, store string, got *tls.Certificate, e
 		}
 	}
 	for _, j := range order {
+		first := -1
 		for i, is := range bs[j].certs {
-			if bytes.Equal(is.leaf, leaf) {
+			if !bytes.Equal(is.leaf, leaf) {
+				continue
+			}
+			if slices.Contains(certstore.StoresOf(&bs[j].cfg.Certificates[i]), store) {
 				return Answer{Kind: AnswerCertificate, Config: j, Index: i}
 			}
+			if first < 0 {
+				first = i
+			}
+		}
+		if first >= 0 {
+			return Answer{Kind: AnswerCertificate, Config: j, Index: first}
 		}
 		if is, ok := bs[j].defaults[store]; ok && bytes.Equal(is.leaf, leaf) {
 			return Answer{Kind: AnswerDefault, Config: j, Store: store}

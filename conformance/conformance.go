@@ -14,10 +14,9 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Run runs the conformance suite against stores made by newStore, each check
-// in a subtest named after the rule it checks (see the package
-// documentation for the list). newStore must return a new, empty store on
-// every call.
+// Run runs the conformance suite against stores made by newStore, each rule
+// in a subtest named after it (see the package documentation for the
+// list). newStore must return a new, empty store on every call.
 //
 // Run fails t when the store breaks a rule; it recovers from panics in the
 // store and reports them as failures. Do not run it in parallel with other
@@ -27,28 +26,54 @@ func Run(t *testing.T, newStore certstore.Factory) {
 	RunWith(t, newStore, Options{})
 }
 
-// RunWith is Run with options: the differential pass's seed, length and
-// the store's known deviations.
+// RunWith is Run with options: the store's registered name (for the
+// deviations [Declare]d for it), the differential pass's seed and length,
+// and more known deviations. Fields of opts.Differential left zero take
+// their values from the -conformance.diff.* test flags.
 func RunWith(t *testing.T, newStore certstore.Factory, opts Options) {
 	t.Helper()
 	if newStore == nil {
 		t.Fatal("conformance: Run needs a non-nil certstore.Factory")
 	}
-	fx, err := loadFixtures()
+	opts.Differential = opts.Differential.withFlags()
+	su, err := newSuite(newStore, opts)
 	if err != nil {
-		t.Fatalf("conformance: making fixtures: %v", err)
+		t.Fatal(err)
 	}
-	su := &suite{factory: newStore, fx: fx, opts: opts}
-	t.Run("NoConfiguration", su.testNoConfiguration)
-	t.Run("Lookup", su.testLookup)
-	t.Run("Stores", su.testStores)
-	t.Run("GeneratedDefault", su.testGeneratedDefault)
-	t.Run("Replace", su.testReplace)
-	t.Run("Reject", su.testReject)
-	t.Run("Accept", su.testAccept)
-	t.Run("Atomicity", su.testAtomicity)
-	t.Run("Goroutines", su.testGoroutines)
-	t.Run("Differential", su.testDifferential)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) { r.run(su, testingT{t}) })
+	}
+}
+
+// Options configure [RunWith] and [Check].
+type Options struct {
+	// Store is the name the store is registered under, if any: the
+	// deviations [Declare]d for it are known to the differential pass.
+	Store string
+	// Differential configures the differential pass.
+	Differential DifferentialOptions
+	// Started and Finished, when set, are told of each rule as it starts
+	// and as it ends ([Check] only), e.g. to report progress or to know
+	// which rule was running when a process died.
+	Started  func(rule string)
+	Finished func(RuleResult)
+}
+
+// rules are the suite's rules, in the order they run.
+var rules = []struct {
+	name string
+	run  func(*suite, rt)
+}{
+	{"NoConfiguration", (*suite).testNoConfiguration},
+	{"Lookup", (*suite).testLookup},
+	{"Stores", (*suite).testStores},
+	{"GeneratedDefault", (*suite).testGeneratedDefault},
+	{"Replace", (*suite).testReplace},
+	{"Reject", (*suite).testReject},
+	{"Accept", (*suite).testAccept},
+	{"Atomicity", (*suite).testAtomicity},
+	{"Goroutines", (*suite).testGoroutines},
+	{"Differential", (*suite).testDifferential},
 }
 
 // suite is one run of the suite against one factory.
@@ -56,6 +81,23 @@ type suite struct {
 	factory certstore.Factory
 	fx      *fixtures
 	opts    Options
+	diff    *DiffReport // the differential pass's report, once it ran
+}
+
+// newSuite makes the fixtures and adds the store's declared deviations to
+// the known ones.
+func newSuite(newStore certstore.Factory, opts Options) (*suite, error) {
+	if newStore == nil {
+		return nil, errors.New("conformance: a nil certstore.Factory")
+	}
+	fx, err := loadFixtures()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: making fixtures: %w", err)
+	}
+	if opts.Store != "" {
+		opts.Differential.Known = append(Declared(opts.Store), opts.Differential.Known...)
+	}
+	return &suite{factory: newStore, fx: fx, opts: opts}, nil
 }
 
 // panicError is a panic recovered from a call into the store.
@@ -81,7 +123,7 @@ func protect(op string, f func()) (pe *panicError) {
 }
 
 // newStore makes a store and arranges for it to be closed when t ends.
-func (su *suite) newStore(t *testing.T) certstore.Store {
+func (su *suite) newStore(t rt) certstore.Store {
 	t.Helper()
 	s := su.openStore(t)
 	if c, ok := s.(certstore.Closer); ok {
@@ -92,25 +134,25 @@ func (su *suite) newStore(t *testing.T) certstore.Store {
 
 // openStore makes a store, failing t if the factory panics or returns nil.
 // The caller closes it.
-func (su *suite) openStore(t *testing.T) certstore.Store {
+func (su *suite) openStore(t rt) certstore.Store {
 	t.Helper()
 	var s certstore.Store
 	if pe := protect("the factory", func() { s = su.factory() }); pe != nil {
-		t.Fatal(pe)
+		t.Fatalf("%v", pe)
 	}
 	if s == nil {
-		t.Fatal("the factory returned a nil store")
+		t.Fatalf("the factory returned a nil store")
 	}
 	return s
 }
 
 // closeStore closes c, failing t if Close panics or returns an error, and
 // reports whether it succeeded.
-func closeStore(t *testing.T, c certstore.Closer) bool {
+func closeStore(t rt, c certstore.Closer) bool {
 	t.Helper()
 	var err error
 	if pe := protect("Close", func() { err = c.Close() }); pe != nil {
-		t.Error(pe)
+		t.Errorf("%v", pe)
 		return false
 	} else if err != nil {
 		t.Errorf("Close: %v", err)
@@ -120,17 +162,17 @@ func closeStore(t *testing.T, c certstore.Closer) bool {
 }
 
 // update applies cfg, failing t if the store panics.
-func (su *suite) update(t *testing.T, s certstore.Store, cfg *certstore.Config) error {
+func (su *suite) update(t rt, s certstore.Store, cfg *certstore.Config) error {
 	t.Helper()
 	var err error
 	if pe := protect("Update", func() { err = s.Update(cfg) }); pe != nil {
-		t.Fatal(pe)
+		t.Fatalf("%v", pe)
 	}
 	return err
 }
 
 // mustUpdate applies a valid cfg, failing t if the store rejects it.
-func (su *suite) mustUpdate(t *testing.T, s certstore.Store, cfg *certstore.Config) {
+func (su *suite) mustUpdate(t rt, s certstore.Store, cfg *certstore.Config) {
 	t.Helper()
 	if err := su.update(t, s, cfg); err != nil {
 		t.Fatalf("Update rejected a valid configuration: %v", err)
@@ -138,20 +180,20 @@ func (su *suite) mustUpdate(t *testing.T, s certstore.Store, cfg *certstore.Conf
 }
 
 // current returns s.Current(), failing t if it panics or is nil.
-func (su *suite) current(t *testing.T, s certstore.Store) certstore.Generation {
+func (su *suite) current(t rt, s certstore.Store) certstore.Generation {
 	t.Helper()
 	var g certstore.Generation
 	if pe := protect("Current", func() { g = s.Current() }); pe != nil {
-		t.Fatal(pe)
+		t.Fatalf("%v", pe)
 	}
 	if g == nil {
-		t.Fatal("Current returned a nil Generation")
+		t.Fatalf("Current returned a nil Generation")
 	}
 	return g
 }
 
 // lookup calls l.Certificate, failing t if it panics.
-func (su *suite) lookup(t *testing.T, l certstore.Lookup, store, sni string) (*tls.Certificate, error) {
+func (su *suite) lookup(t rt, l certstore.Lookup, store, sni string) (*tls.Certificate, error) {
 	t.Helper()
 	var (
 		c   *tls.Certificate
@@ -159,7 +201,7 @@ func (su *suite) lookup(t *testing.T, l certstore.Lookup, store, sni string) (*t
 	)
 	op := fmt.Sprintf("Certificate(%q, %q)", store, sni)
 	if pe := protect(op, func() { c, err = l.Certificate(store, &tls.ClientHelloInfo{ServerName: sni}) }); pe != nil {
-		t.Fatal(pe)
+		t.Fatalf("%v", pe)
 	}
 	return c, err
 }
@@ -243,7 +285,7 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 // checkTable checks every case against s and g (which must hold cfg), and
 // checks the cases themselves against certstore.Match. Generated defaults
 // must be one certificate per store within the generation.
-func (su *suite) checkTable(t *testing.T, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
+func (su *suite) checkTable(t rt, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
 	t.Helper()
 	gen := map[string][]byte{}
 	for _, c := range cases {
@@ -263,7 +305,7 @@ func (su *suite) checkTable(t *testing.T, s certstore.Store, g certstore.Generat
 }
 
 // checkOne checks one lookup and returns the leaf served, if any.
-func (su *suite) checkOne(t *testing.T, v via, c lookupWant) []byte {
+func (su *suite) checkOne(t rt, v via, c lookupWant) []byte {
 	t.Helper()
 	got, err := su.lookup(t, v.l, c.store, c.sni)
 	call := fmt.Sprintf("%s: %s(%q, %q)", c.name, v.name, c.store, c.sni)

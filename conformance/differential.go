@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -66,14 +65,6 @@ type Deviation struct {
 	// with the divergence as found and, when that does not match, with the
 	// shrunk one; it must not modify d.
 	Explains func(d *Divergence) bool
-}
-
-// Options configure RunWith.
-type Options struct {
-	// Differential configures the differential pass; fields left zero take
-	// their values from the -conformance.diff.* test flags, then the
-	// defaults.
-	Differential DifferentialOptions
 }
 
 // Divergence is a lookup whose answer differs from certstore.Match's (or an
@@ -199,20 +190,21 @@ func (o DifferentialOptions) withDefaults() DifferentialOptions {
 }
 
 // testDifferential is the Differential rule of the suite.
-func (su *suite) testDifferential(t *testing.T) {
-	opts := su.opts.Differential.withFlags()
+func (su *suite) testDifferential(t rt) {
+	opts := su.opts.Differential
 	if opts.Logf == nil {
 		opts.Logf = t.Logf
 	}
 	r := Differential(su.factory, opts)
-	t.Log(r.Summary())
+	su.diff = r
+	t.Logf("%s", r.Summary())
 	for _, name := range sortedKeys(r.Known) {
 		if ex := r.Examples[name]; ex != nil {
 			t.Logf("known deviation %q (%d divergences), for example: %s", name, r.Known[name], ex.Error())
 		}
 	}
 	if r.Failure != nil {
-		t.Error(r.Failure.Report())
+		t.Errorf("%s", r.Failure.Report())
 	}
 }
 
@@ -231,22 +223,23 @@ func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffRep
 			break
 		}
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
-		seq := generateSequence(rng)
-		ds, nconf, nlook, err := runSequence(newStore, lc, seq, rng)
+		sc := newScript(rng, generateSequence(rng))
 		r.Iterations++
-		r.Configs += nconf
-		r.Lookups += nlook
+		bs, err := buildAll(lc, sc.seq)
 		if err != nil {
-			r.Failure = &Divergence{Seed: opts.Seed, Iteration: it, Via: "Update", Got: Answer{Kind: AnswerError, Err: err}, Note: "the pass could not build the configuration"}
+			r.Failure = &Divergence{Seed: opts.Seed, Iteration: it, Via: viaUpdate, Got: Answer{Kind: AnswerError, Err: err}, Note: "the pass could not build the configuration"}
 			break
 		}
+		ds, nconf, nlook := sc.diverge(newStore, bs)
+		r.Configs += nconf
+		r.Lookups += nlook
 		for _, d := range ds {
 			d.Seed, d.Iteration = opts.Seed, it
 			if name := explain(opts.Known, d); name != "" {
 				r.count(name, d, newStore, lc, opts.Known)
 				continue
 			}
-			sd := shrink(newStore, lc, d, opts.Known)
+			sd := shrinkDivergence(newStore, lc, d, opts.Known)
 			if name := explain(opts.Known, sd); name != "" {
 				r.count(name, sd, nil, nil, nil)
 				continue
@@ -282,7 +275,7 @@ func (r *DiffReport) count(name string, d *Divergence, newStore certstore.Factor
 				only = append(only, Deviation{Name: k.Name, Explains: func(x *Divergence) bool { return !k.Explains(x) }})
 			}
 		}
-		if sd := shrink(newStore, lc, d, only); sd.Shrunk {
+		if sd := shrinkDivergence(newStore, lc, d, only); sd.Shrunk {
 			sd.Known = name
 			d = sd
 		}
@@ -323,155 +316,54 @@ func (c Case) Check(newStore certstore.Factory) (*Divergence, error) {
 }
 
 func (c Case) check(newStore certstore.Factory, lc *leafCache) (*Divergence, error) {
-	if len(c.Configs) == 0 || c.Held < 0 || c.Held >= len(c.Configs) {
-		return nil, fmt.Errorf("case has %d configurations and Held %d", len(c.Configs), c.Held)
-	}
-	bs := make([]*built, len(c.Configs))
-	for k := range c.Configs {
-		if !c.Configs[k].valid() {
-			return nil, fmt.Errorf("configuration %d is not valid (a certificate without names, or an undeclared store)", k)
-		}
-		b, err := c.Configs[k].build(lc)
-		if err != nil {
-			return nil, fmt.Errorf("configuration %d: %w", k, err)
-		}
-		bs[k] = b
-	}
-	s, closeStore, d := openStore(newStore)
-	if d != nil {
-		d.Case = c
-		return d, nil
-	}
-	defer closeStore()
-	var held certstore.Generation
-	for k, b := range bs {
-		if d := applyConfig(s, b.cfg, k); d != nil {
-			d.Case = c
-			return d, nil
-		}
-		if k == c.Held {
-			if pe := protect("Current", func() { held = s.Current() }); pe != nil {
-				return &Divergence{Case: c, Via: "Current", Got: Answer{Kind: AnswerError, Err: pe}}, nil
-			}
-		}
+	bs, err := c.build(lc, true)
+	if err != nil {
+		return nil, err
 	}
 	want := bs[c.Held].want(&c.Configs[c.Held], c.Held, c.Store, c.SNI)
-	var ls []via
-	if c.Held == len(c.Configs)-1 {
-		ls = append(ls, via{"Store.Certificate", s})
-	}
-	ls = append(ls, via{"Current().Certificate", held})
-	for _, v := range ls {
-		if d := probe(&c, bs, v, want); d != nil {
-			return d, nil
-		}
-	}
-	return nil, nil
-}
-
-// openStore makes a store; close closes it if it is a Closer.
-func openStore(newStore certstore.Factory) (s certstore.Store, closeStore func(), d *Divergence) {
-	if pe := protect("the factory", func() { s = newStore() }); pe != nil || s == nil {
-		var err error = pe
-		if pe == nil {
-			err = fmt.Errorf("the factory returned a nil store")
-		}
-		return nil, nil, &Divergence{Via: "Update", Got: Answer{Kind: AnswerError, Err: err}}
-	}
-	return s, func() {
-		if c, ok := s.(certstore.Closer); ok {
-			_ = protect("Close", func() { _ = c.Close() })
-		}
-	}, nil
-}
-
-// applyConfig updates s with cfg, configuration k of a sequence.
-func applyConfig(s certstore.Store, cfg *certstore.Config, k int) *Divergence {
-	var err error
-	if pe := protect("Update", func() { err = s.Update(cfg) }); pe != nil {
-		err = pe
-	}
-	if err != nil {
-		return &Divergence{Via: "Update", Got: Answer{Kind: AnswerError, Config: k, Err: err}}
-	}
-	return nil
-}
-
-// probe looks c's lookup up via v and returns a divergence from want.
-func probe(c *Case, bs []*built, v via, want Answer) *Divergence {
-	var (
-		got *tls.Certificate
-		err error
-	)
-	if v.l == nil {
-		err = fmt.Errorf("Current returned a nil Generation")
-	} else if pe := protect(fmt.Sprintf("Certificate(%q, %q)", c.Store, c.SNI), func() {
-		got, err = v.l.Certificate(c.Store, &tls.ClientHelloInfo{ServerName: c.SNI})
-	}); pe != nil {
-		err = pe
-	}
-	ga := classify(c, bs, c.Held, c.Store, got, err)
-	if agrees(bs, want, ga, got) {
-		return nil
-	}
-	return &Divergence{Case: *c, Via: v.name, Want: want, Got: ga}
-}
-
-// probesPerHeld is how many lookups are repeated on each held generation
-// after later updates.
-const probesPerHeld = 12
-
-// runSequence applies seq to a new store, looking up every generated probe
-// in each new generation and a sample of them again in every held one. It
-// returns the divergences (unshrunk, at most one per configuration and
-// way of looking up) and what it ran.
-func runSequence(newStore certstore.Factory, lc *leafCache, seq []CaseConfig, rng *rand.Rand) (ds []*Divergence, configs, lookups int, err error) {
-	bs := make([]*built, len(seq))
-	for k := range seq {
-		if bs[k], err = seq[k].build(lc); err != nil {
-			return nil, 0, 0, err
-		}
-	}
-	s, closeStore, d := openStore(newStore)
-	if d != nil {
-		d.Case = Case{Configs: seq[:1]}
-		return []*Divergence{d}, 0, 0, nil
-	}
-	defer closeStore()
-	held := make([]certstore.Generation, len(seq))
-	probes := make([][]probeSpec, len(seq))
-	for k := range seq {
-		configs++
-		if d := applyConfig(s, bs[k].cfg, k); d != nil {
-			d.Case = Case{Configs: seq[:k+1], Held: k}
-			return append(ds, d), configs, lookups, nil
-		}
-		if pe := protect("Current", func() { held[k] = s.Current() }); pe != nil {
-			d := &Divergence{Case: Case{Configs: seq[:k+1], Held: k}, Via: "Current", Got: Answer{Kind: AnswerError, Err: pe}}
-			return append(ds, d), configs, lookups, nil
-		}
-		probes[k] = generateProbes(rng, &seq[k])
-		// Probe the new generation, then the held ones again.
-		for j := k; j >= 0; j-- {
-			ps := probes[j]
-			if j < k && len(ps) > probesPerHeld {
-				ps = sample(rng, ps, probesPerHeld)
+	var d *Divergence
+	caseScript(&c).play(newStore, bs, func(e event) bool {
+		if e.step == nil {
+			if e.err != nil {
+				d = &Divergence{Case: c, Via: viaUpdate, Got: Answer{Kind: AnswerError, Config: e.k, Err: e.err}}
 			}
-			ls := []via{{"Current().Certificate", held[j]}}
-			if j == k {
-				ls = append([]via{{"Store.Certificate", s}}, ls...)
-			}
-			for _, v := range ls {
-				for _, p := range ps {
-					c := Case{Configs: seq[:k+1], Held: j, Store: p.store, SNI: p.sni}
-					lookups++
-					if d := probe(&c, bs[:k+1], v, bs[j].want(&seq[j], j, p.store, p.sni)); d != nil {
-						ds = append(ds, d)
-						break
-					}
-				}
-			}
+			return d == nil
 		}
-	}
-	return ds, configs, lookups, nil
+		if got := classify(bs, c.Held, c.Store, e.cert, e.err); !agrees(bs, want, got, e.cert) {
+			d = &Divergence{Case: c, Via: e.step.via, Want: want, Got: got}
+		}
+		return d == nil
+	})
+	return d, nil
+}
+
+// diverge plays the script on a new store and returns its divergences from
+// certstore.Match (unshrunk, at most one per configuration, generation and
+// way of looking up) and the configurations and lookups it ran.
+func (sc *script) diverge(newStore certstore.Factory, bs []*built) (ds []*Divergence, configs, lookups int) {
+	seen := map[lookupStep]bool{}
+	sc.play(newStore, bs, func(e event) bool {
+		if e.step == nil {
+			configs++
+			if e.err != nil {
+				ds = append(ds, &Divergence{Case: Case{Configs: sc.seq[:e.k+1], Held: e.k}, Via: viaUpdate, Got: Answer{Kind: AnswerError, Config: e.k, Err: e.err}})
+				return false
+			}
+			return true
+		}
+		lookups++
+		st := e.step
+		group := lookupStep{held: st.held, via: st.via, store: fmt.Sprint(e.k)}
+		if seen[group] {
+			return true
+		}
+		c := Case{Configs: sc.seq[:e.k+1], Held: st.held, Store: st.store, SNI: st.sni}
+		want := bs[st.held].want(&sc.seq[st.held], st.held, st.store, st.sni)
+		if got := classify(bs[:e.k+1], st.held, st.store, e.cert, e.err); !agrees(bs, want, got, e.cert) {
+			seen[group] = true
+			ds = append(ds, &Divergence{Case: c, Via: st.via, Want: want, Got: got})
+		}
+		return true
+	})
+	return ds, configs, lookups
 }

@@ -4,8 +4,11 @@ package conformance
 // by itself, without a rule written for them.
 
 import (
+	"bytes"
 	"crypto/tls"
+	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,11 +20,14 @@ import (
 type diffBug int
 
 const (
-	bugNone            diffBug = iota
-	bugWildcardTwo             // a wildcard also covers two labels
-	bugFirstDNSOnly            // only the first DNS name of a certificate is indexed
-	bugLastOnTie               // the last certificate wins a tie
-	bugNoV6Compression         // IPv6 SNI only lowercased, not compared as an address
+	bugNone             diffBug = iota
+	bugWildcardTwo              // a wildcard also covers two labels
+	bugFirstDNSOnly             // only the first DNS name of a certificate is indexed
+	bugLastOnTie                // the last certificate wins a tie
+	bugNoV6Compression          // IPv6 SNI only lowercased, not compared as an address
+	bugWildcardWins             // a wildcard wins over an exact name
+	bugRandomTie                // a random one of tied certificates wins, per generation
+	bugAcceptUndeclared         // a certificate in an undeclared store creates the store
 )
 
 // diffStore is a correct store (maps rebuilt per Update, published with one
@@ -38,8 +44,9 @@ type diffGen struct {
 }
 
 type diffTable struct {
-	names map[string]*tls.Certificate
+	names map[string][]*tls.Certificate // every certificate with the name, in order
 	def   *tls.Certificate
+	pick  int // with bugRandomTie: which of tied certificates wins
 }
 
 func newDiffStore(bug diffBug) *diffStore {
@@ -63,12 +70,12 @@ func (s *diffStore) Update(cfg *certstore.Config) error {
 	if cfg == nil {
 		return &certstore.CertificateError{Index: -1, Err: errNilConfig}
 	}
-	if err := certstore.CheckStores(cfg); err != nil {
+	if err := certstore.CheckStores(cfg); err != nil && s.bug != bugAcceptUndeclared {
 		return err
 	}
 	g := &diffGen{bug: s.bug, stores: map[string]*diffTable{}}
 	for _, st := range cfg.StoreNames() {
-		t := &diffTable{names: map[string]*tls.Certificate{}}
+		t := &diffTable{names: map[string][]*tls.Certificate{}, pick: rand.IntN(1 << 20)}
 		if p := cfg.Stores[st].DefaultCertificate; p != nil {
 			c, _, err := parse(p)
 			if err != nil {
@@ -91,9 +98,13 @@ func (s *diffStore) Update(cfg *certstore.Config) error {
 		}
 		for _, st := range certstore.StoresOf(&cfg.Certificates[i]) {
 			t := g.stores[st]
+			if t == nil { // bugAcceptUndeclared
+				t = &diffTable{names: map[string][]*tls.Certificate{}, def: g.stores[certstore.DefaultStore].def}
+				g.stores[st] = t
+			}
 			for _, n := range s.names(c) {
-				if _, dup := t.names[n]; !dup || s.bug == bugLastOnTie {
-					t.names[n] = c
+				if !slices.ContainsFunc(t.names[n], func(o *tls.Certificate) bool { return bytes.Equal(o.Certificate[0], c.Certificate[0]) }) {
+					t.names[n] = append(t.names[n], c)
 				}
 			}
 		}
@@ -125,27 +136,43 @@ func (g *diffGen) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Ce
 	if sni == "" {
 		return t.def, nil
 	}
-	if c, ok := t.names[sni]; ok {
-		return c, nil
+	wild := ""
+	if _, err := netip.ParseAddr(sni); err != nil {
+		if parent, ok := certstore.WildcardParent(sni); ok {
+			wild = "*." + parent
+		}
 	}
-	if _, err := netip.ParseAddr(sni); err == nil {
-		return t.def, nil
+	order := []string{sni, wild}
+	if g.bug == bugWildcardWins {
+		order = []string{wild, sni}
 	}
-	parent, ok := certstore.WildcardParent(sni)
-	if !ok {
-		return t.def, nil
+	for _, n := range order {
+		if c := t.get(g.bug, n); c != nil {
+			return c, nil
+		}
 	}
-	if c, ok := t.names["*."+parent]; ok {
-		return c, nil
-	}
-	if g.bug == bugWildcardTwo {
-		if p2, ok := certstore.WildcardParent(parent); ok {
-			if c, ok := t.names["*."+p2]; ok {
+	if g.bug == bugWildcardTwo && wild != "" {
+		if p2, ok := certstore.WildcardParent(wild[2:]); ok {
+			if c := t.get(g.bug, "*."+p2); c != nil {
 				return c, nil
 			}
 		}
 	}
 	return t.def, nil
+}
+
+// get returns the certificate for name that the store's tie-break picks.
+func (t *diffTable) get(bug diffBug, name string) *tls.Certificate {
+	cs := t.names[name]
+	switch {
+	case name == "" || len(cs) == 0:
+		return nil
+	case bug == bugLastOnTie:
+		return cs[len(cs)-1]
+	case bug == bugRandomTie:
+		return cs[t.pick%len(cs)]
+	}
+	return cs[0]
 }
 
 var errNilConfig = errorString("nil configuration")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"testing"
 
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
@@ -19,7 +18,7 @@ const (
 
 // runTable runs cases as subtests, one per run of consecutive cases with the
 // same name.
-func (su *suite) runTable(t *testing.T, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
+func (su *suite) runTable(t rt, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
 	t.Helper()
 	for i := 0; i < len(cases); {
 		j := i + 1
@@ -27,12 +26,12 @@ func (su *suite) runTable(t *testing.T, s certstore.Store, g certstore.Generatio
 			j++
 		}
 		group := cases[i:j]
-		t.Run(group[0].name, func(t *testing.T) { su.checkTable(t, s, g, cfg, group) })
+		t.Run(group[0].name, func(t rt) { su.checkTable(t, s, g, cfg, group) })
 		i = j
 	}
 }
 
-func (su *suite) testNoConfiguration(t *testing.T) {
+func (su *suite) testNoConfiguration(t rt) {
 	s := su.newStore(t)
 	g := su.current(t, s)
 	for _, v := range vias(s, g) {
@@ -144,7 +143,7 @@ var lookupCases = []lookupWant{
 	{name: "KelvinSignLabelUnderWildcard", sni: "\u212A.Example.com", want: lWild},
 }
 
-func (su *suite) testLookup(t *testing.T) {
+func (su *suite) testLookup(t rt) {
 	s := su.newStore(t)
 	cfg := su.lookupConfig()
 	orig := deepCopy(cfg)
@@ -157,7 +156,7 @@ func (su *suite) testLookup(t *testing.T) {
 	}
 	su.runTable(t, s, g, cfg, cases)
 
-	t.Run("ChainAndKey", func(t *testing.T) {
+	t.Run("ChainAndKey", func(t rt) {
 		probes := map[string]string{lDefault: miss}
 		for _, e := range cfg.Certificates {
 			fc, _ := su.fx.byPEM(e.CertPEM)
@@ -198,7 +197,7 @@ func (su *suite) testLookup(t *testing.T) {
 		}
 	})
 
-	t.Run("ConfigurationUnmodified", func(t *testing.T) {
+	t.Run("ConfigurationUnmodified", func(t rt) {
 		if diff := compareConfigs(orig, cfg); diff != "" {
 			t.Errorf("the store modified the Config it was given: %s", diff)
 		}
@@ -300,14 +299,14 @@ var storesCases = []lookupWant{
 	{name: "UnknownStore", store: "", sni: "shared.example.com", err: certstore.ErrUnknownStore},
 }
 
-func (su *suite) testStores(t *testing.T) {
+func (su *suite) testStores(t rt) {
 	s := su.newStore(t)
 	cfg := su.storesConfig()
 	su.mustUpdate(t, s, cfg)
 	su.runTable(t, s, su.current(t, s), cfg, storesCases)
 }
 
-func (su *suite) testGeneratedDefault(t *testing.T) {
+func (su *suite) testGeneratedDefault(t rt) {
 	s := su.newStore(t)
 	c := su.fx.certs
 	cfg := &certstore.Config{Certificates: []certstore.Certificate{c[lGood1].entry(), c[lGood2].entry()}}
@@ -322,7 +321,7 @@ func (su *suite) testGeneratedDefault(t *testing.T) {
 	})
 }
 
-func (su *suite) testReplace(t *testing.T) {
+func (su *suite) testReplace(t rt) {
 	s := su.newStore(t)
 	c := su.fx.certs
 	a := &certstore.Config{
@@ -349,7 +348,7 @@ func (su *suite) testReplace(t *testing.T) {
 		{name: "DefaultReplaced", store: storeDefault, sni: miss, want: lDefaultB},
 		{name: "StoresGone", store: storeShop, sni: "shared.example.com", err: certstore.ErrUnknownStore},
 	})
-	t.Run("HeldGenerationUnchanged", func(t *testing.T) {
+	t.Run("HeldGenerationUnchanged", func(t rt) {
 		for _, w := range []lookupWant{
 			{name: "held", store: storeDefault, sni: "home.example.com", want: lHome},
 			{name: "held", store: storeDefault, sni: "b1.example.com", want: lDefault},
@@ -359,7 +358,7 @@ func (su *suite) testReplace(t *testing.T) {
 			su.checkOne(t, via{"Generation.Certificate (held across an Update)", ga}, w)
 		}
 	})
-	t.Run("SwitchBack", func(t *testing.T) {
+	t.Run("SwitchBack", func(t rt) {
 		su.mustUpdate(t, s, a)
 		su.checkTable(t, s, su.current(t, s), a, []lookupWant{
 			{name: "back", store: storeShop, sni: "shop.example.com", want: lShopOnly},

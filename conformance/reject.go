@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"testing"
 
 	"github.com/certbench/certbench/certstore"
 )
@@ -141,7 +140,7 @@ var snapshotProbes = func() [][2]string {
 }()
 
 // snapshot records what l serves for every snapshot probe.
-func (su *suite) snapshot(t *testing.T, l certstore.Lookup) []string {
+func (su *suite) snapshot(t rt, l certstore.Lookup) []string {
 	t.Helper()
 	out := make([]string, len(snapshotProbes))
 	for i, p := range snapshotProbes {
@@ -160,7 +159,7 @@ func (su *suite) snapshot(t *testing.T, l certstore.Lookup) []string {
 	return out
 }
 
-func (su *suite) compareSnapshot(t *testing.T, what string, before, after []string) {
+func (su *suite) compareSnapshot(t rt, what string, before, after []string) {
 	t.Helper()
 	n := 0
 	for i := range before {
@@ -175,9 +174,9 @@ func (su *suite) compareSnapshot(t *testing.T, what string, before, after []stri
 	}
 }
 
-func (su *suite) testReject(t *testing.T) {
+func (su *suite) testReject(t rt) {
 	for _, rc := range rejectCases {
-		t.Run(rc.name, func(t *testing.T) {
+		t.Run(rc.name, func(t rt) {
 			s := su.newStore(t)
 			good := su.goodConfig()
 			su.mustUpdate(t, s, good)
@@ -190,7 +189,7 @@ func (su *suite) testReject(t *testing.T) {
 			bad := rc.cfg(su)
 			var err error
 			if pe := protect("Update of a bad configuration ("+rc.name+")", func() { err = s.Update(bad) }); pe != nil {
-				t.Fatal(pe)
+				t.Fatalf("%v", pe)
 			}
 			if err == nil {
 				t.Fatalf("Update accepted a bad configuration (%s); want an error", rc.name)
@@ -227,7 +226,7 @@ type acceptStep struct {
 	checks []lookupWant
 }
 
-func (su *suite) testAccept(t *testing.T) {
+func (su *suite) testAccept(t rt) {
 	c := su.fx.certs
 	one := func(label string) *certstore.Config {
 		return &certstore.Config{
@@ -311,7 +310,7 @@ func (su *suite) testAccept(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name, func(t rt) {
 			s := su.newStore(t)
 			for i, st := range tc.steps {
 				if err := su.update(t, s, st.cfg); err != nil {

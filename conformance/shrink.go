@@ -19,38 +19,25 @@ const (
 	maxShrinkTime   = 2 * time.Minute
 )
 
-// shrinker holds what a shrink needs.
+// shrinker holds what a shrink needs: test replays a candidate case and
+// reports whether it still shows what is being shrunk.
 type shrinker struct {
-	newStore certstore.Factory
-	lc       *leafCache
-	known    []Deviation
+	test     func(c Case) bool
 	checks   int
 	deadline time.Time
-	best     *Divergence
+	best     Case
 }
 
-// try replays c and keeps it as the best case if it still diverges in a
-// way no known deviation explains.
+// try keeps c as the best case if it still shows the difference.
 func (sh *shrinker) try(c Case) bool {
 	if sh.checks >= maxShrinkChecks || time.Now().After(sh.deadline) {
 		return false
 	}
-	for k := range c.Configs {
-		if !c.Configs[k].valid() {
-			return false
-		}
-	}
 	sh.checks++
-	d, err := c.check(sh.newStore, sh.lc)
-	if err != nil || d == nil {
+	if !sh.test(c) {
 		return false
 	}
-	d.Seed, d.Iteration, d.Original = sh.best.Seed, sh.best.Iteration, sh.best.Original
-	if explain(sh.known, d) != "" {
-		return false
-	}
-	d.Shrunk = true
-	sh.best = d
+	sh.best = c
 	return true
 }
 
@@ -68,19 +55,13 @@ func countCerts(c *Case) int {
 	return n
 }
 
-// shrink returns a minimal version of d: greedy passes that drop
-// configurations, certificates, defaults, stores and names, and shorten
-// names, keeping each change under which the store still diverges (in a way
-// no known deviation explains), until a pass changes nothing.
-func shrink(newStore certstore.Factory, lc *leafCache, d *Divergence, known []Deviation) *Divergence {
-	d.Original = countCerts(&d.Case)
-	d.Case = d.Case.clone()
-	sh := &shrinker{newStore: newStore, lc: lc, known: known, best: d, deadline: time.Now().Add(maxShrinkTime)}
-	if !sh.try(d.Case) {
-		out := *d
-		out.Note = "the divergence does not reproduce on a new store with this case alone (it may depend on earlier lookups or on timing); not shrunk"
-		return &out
-	}
+// shrinkCase returns a minimal version of start under test: greedy passes
+// that drop configurations, certificates, defaults, stores and names, and
+// shorten names, keeping each change under which test still holds, until a
+// pass changes nothing. test must hold for start. The note says whether the
+// budget stopped it.
+func shrinkCase(start Case, test func(Case) bool) (best Case, note string) {
+	sh := &shrinker{test: test, best: start.clone(), deadline: time.Now().Add(maxShrinkTime)}
 	for progress := true; progress && sh.checks < maxShrinkChecks; {
 		progress = false
 		for _, pass := range []func(*shrinker) bool{
@@ -93,9 +74,40 @@ func shrink(newStore certstore.Factory, lc *leafCache, d *Divergence, known []De
 		}
 	}
 	if sh.checks >= maxShrinkChecks || time.Now().After(sh.deadline) {
-		sh.best.Note = fmt.Sprintf("shrinking stopped after %d replays", sh.checks)
+		note = fmt.Sprintf("shrinking stopped after %d replays", sh.checks)
 	}
-	return sh.best
+	return sh.best, note
+}
+
+// shrinkDivergence shrinks d while the store still diverges from
+// certstore.Match in a way no known deviation explains.
+func shrinkDivergence(newStore certstore.Factory, lc *leafCache, d *Divergence, known []Deviation) *Divergence {
+	orig := countCerts(&d.Case)
+	var last *Divergence
+	test := func(c Case) bool {
+		for k := range c.Configs {
+			if !c.Configs[k].valid() {
+				return false
+			}
+		}
+		got, err := c.check(newStore, lc)
+		if err != nil || got == nil || explain(known, got) != "" {
+			return false
+		}
+		last = got
+		return true
+	}
+	if !test(d.Case.clone()) {
+		out := *d
+		out.Original = orig
+		out.Note = "the divergence does not reproduce on a new store with this case alone (it may depend on earlier lookups or on timing); not shrunk"
+		return &out
+	}
+	// Every case test accepts becomes the best one, so last is the best's.
+	_, note := shrinkCase(last.Case, test)
+	out := *last
+	out.Seed, out.Iteration, out.Original, out.Shrunk, out.Note = d.Seed, d.Iteration, orig, true, note
+	return &out
 }
 
 // each tries every candidate edit of the best case that edit makes; edit
@@ -104,11 +116,11 @@ func shrink(newStore certstore.Factory, lc *leafCache, d *Divergence, known []De
 func (sh *shrinker) each(edit func(c *Case, i int) bool) bool {
 	changed := false
 	for i := 0; ; {
-		c := sh.best.Case.clone()
+		c := sh.best.clone()
 		if !edit(&c, i) {
 			return changed
 		}
-		if !caseEqual(&c, &sh.best.Case) && sh.try(c) {
+		if !caseEqual(&c, &sh.best) && sh.try(c) {
 			changed = true // retry the same index on the new best case
 			continue
 		}
@@ -119,7 +131,7 @@ func (sh *shrinker) each(edit func(c *Case, i int) bool) bool {
 func (sh *shrinker) dropConfigs() bool {
 	changed := false
 	// Only the held configuration.
-	if c := sh.best.Case; len(c.Configs) > 1 {
+	if c := sh.best; len(c.Configs) > 1 {
 		one := Case{Configs: []CaseConfig{c.Configs[c.Held].clone()}, Store: c.Store, SNI: c.SNI}
 		changed = sh.try(one)
 	}
@@ -339,8 +351,8 @@ func mapLabels(n string, f func(string) string) string {
 // everywhere by a one-letter label.
 func (sh *shrinker) shortenLabels() bool {
 	changed := false
-	for _, l := range labelsOf(&sh.best.Case) {
-		c := sh.best.Case.clone()
+	for _, l := range labelsOf(&sh.best) {
+		c := sh.best.clone()
 		rename(&c, func(n string) string {
 			return mapLabels(n, func(p string) string {
 				if p == l {
@@ -356,7 +368,7 @@ func (sh *shrinker) shortenLabels() bool {
 		if len(l) == 1 {
 			continue
 		}
-		used := labelsOf(&sh.best.Case)
+		used := labelsOf(&sh.best)
 		for _, short := range []string{"a", "b", "c", "d", "e", "f"} {
 			if slices.Contains(used, short) || strings.EqualFold(short, l) {
 				continue
@@ -365,7 +377,7 @@ func (sh *shrinker) shortenLabels() bool {
 			if l[0] >= 'A' && l[0] <= 'Z' {
 				short = strings.ToUpper(short)
 			}
-			c := sh.best.Case.clone()
+			c := sh.best.clone()
 			rename(&c, func(n string) string {
 				return mapLabels(n, func(p string) string {
 					if p == l {
@@ -397,9 +409,9 @@ func (sh *shrinker) simplify() bool {
 		},
 	}
 	for _, e := range edits {
-		c := sh.best.Case.clone()
+		c := sh.best.clone()
 		e(&c)
-		if !caseEqual(&c, &sh.best.Case) && sh.try(c) {
+		if !caseEqual(&c, &sh.best) && sh.try(c) {
 			changed = true
 		}
 	}

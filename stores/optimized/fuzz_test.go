@@ -4,19 +4,19 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/storefuzz"
+	"github.com/certbench/certbench/conformance"
 )
 
 // FuzzUpdate applies configurations with an arbitrary key pair (see
-// storefuzz.CheckUpdate): no panic; an error and the last good
+// conformance.FuzzUpdate): no panic; an error and the last good
 // configuration still served, or a generation that answers lookups as
 // certstore.Match says.
 func FuzzUpdate(f *testing.F) {
-	storefuzz.Update(f, func() certstore.Store { return New() })
+	conformance.FuzzUpdate(f, func() certstore.Store { return New() })
 }
 
-// FuzzMatch checks lookups on configurations generated from fuzzed names
-// against certstore.Match, the reference (see storefuzz.CheckMatch).
+// FuzzMatch checks lookups on configurations made from fuzzed names
+// against certstore.Match, the reference (see conformance.FuzzMatch).
 func FuzzMatch(f *testing.F) {
-	storefuzz.Match(f, func() certstore.Store { return New() })
+	conformance.FuzzMatch(f, func() certstore.Store { return New() })
 }

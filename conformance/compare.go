@@ -1,0 +1,701 @@
+package conformance
+
+// Compare: the behaviour diff between two stores (two versions of one
+// store, typically), on the differential pass's generated cases.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+// Defaults of Compare.
+const (
+	// DefaultCompareRuns is how many times Compare plays each generated
+	// case on each store by default.
+	DefaultCompareRuns = 2
+	// DefaultCompareIterations bounds the default search, which also stops
+	// at DefaultCompareTimeCap.
+	DefaultCompareIterations = 200
+	DefaultCompareTimeCap    = 3 * time.Minute
+)
+
+// Replays that confirm a difference: every candidate is replayed
+// verifyRuns times on each side, then up to extendRuns times when a side
+// varies, or tieRuns times when a tie is broken differently (see replay).
+// While shrinking, a side known to vary is replayed up to varyRuns times.
+const (
+	verifyRuns = 8
+	extendRuns = 32
+	tieRuns    = 64
+	varyRuns   = 10
+	// maxRefuted is how often a kind of difference may fail to reproduce
+	// before the search stops replaying candidates of that kind.
+	maxRefuted = 3
+)
+
+// CompareOptions configure [Compare].
+type CompareOptions struct {
+	// Base and Head name the two stores in reports; "base" and "head"
+	// when empty.
+	Base, Head string
+	// Seed makes the cases; 0 means DefaultDiffSeed.
+	Seed uint64
+	// Iterations and Duration bound the search as in [DifferentialOptions];
+	// with neither, it runs DefaultCompareIterations, stopping early at
+	// DefaultCompareTimeCap. Shrinking a new kind of difference that was
+	// found in time finishes even past Duration.
+	Iterations int
+	Duration   time.Duration
+	// Runs is how many times each generated case is played on each store
+	// (0: DefaultCompareRuns), so that a store whose answer varies between
+	// runs (map order) is seen to vary rather than to differ.
+	Runs int
+	// Logf, when set, receives progress lines; Found, when set, is told of
+	// each new change as it is found.
+	Logf  func(format string, args ...any)
+	Found func(*Change)
+}
+
+// Comparison is what [Compare] found.
+type Comparison struct {
+	Base string `json:"base"`
+	Head string `json:"head"`
+	Seed uint64 `json:"seed"`
+	// Iterations, Configs and Lookups count what ran on the base store
+	// over all runs (the head store ran the same).
+	Iterations int `json:"iterations"`
+	Configs    int `json:"configs"`
+	Lookups    int `json:"lookups"`
+	// Planned is the iteration bound (0: none); Runs the runs per case.
+	Planned int           `json:"planned"`
+	Runs    int           `json:"runs"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Changes are the differences found, one of each kind, in the order
+	// they were found.
+	Changes []*Change `json:"changes"`
+	// Unconfirmed counts differing answers of the search that were not
+	// confirmed: their case replayed alone showed no difference (a store
+	// that varies between runs, or an answer that depends on earlier
+	// lookups), or their kind had failed to reproduce before.
+	Unconfirmed int `json:"unconfirmed"`
+}
+
+// Differs reports whether the two stores behaved differently.
+func (r *Comparison) Differs() bool { return len(r.Changes) > 0 }
+
+// Change is one kind of behaviour difference between the two stores,
+// with the smallest case found that shows it.
+type Change struct {
+	// Kind says what changed in terms of the case's shape: what each side
+	// served and how it relates to the SNI, such as "exact match ->
+	// wildcard match" or "tie-break: varies between runs -> fixed".
+	Kind string `json:"kind"`
+	// Case is the shrunk case; Via says how the differing answer was
+	// asked for ("Update" for the outcome of an Update).
+	Case Case   `json:"case"`
+	Via  string `json:"via"`
+	// Base and Head are the distinct answers each store gave over Runs
+	// runs of Case (more than one: the store varies between runs). For an
+	// Update, AnswerNone is an accepted configuration, AnswerError a
+	// rejected one.
+	Base []Answer `json:"base_answers"`
+	Head []Answer `json:"head_answers"`
+	Runs int      `json:"runs"`
+	// Count is how many differing answers of this kind the search saw.
+	Count int `json:"count"`
+	// Seed and Iteration are where it was first seen.
+	Seed      uint64 `json:"seed"`
+	Iteration int    `json:"iteration"`
+	// Shrunk reports whether Case was shrunk; Original is the number of
+	// certificates before; Note says anything else worth knowing.
+	Shrunk   bool   `json:"shrunk"`
+	Original int    `json:"original"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Compare plays the same generated cases (sequences of whole
+// configurations, some of them invalid, lookups on the new generation and
+// on generations held from earlier updates) on stores from base and from
+// head, and reports every kind of difference between their answers,
+// shrunk. The stores are compared with each other, not with
+// certstore.Match, so no deviation hides a change.
+//
+// Each difference found is replayed (more times when a store varies
+// between runs, as with map order) before it counts, then shrunk while
+// its kind stays the same; after that the search goes on for differences
+// of other kinds until its budget ends.
+func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
+	opts = opts.withDefaults()
+	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}}
+	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
+	cmp.r = r
+	start := time.Now()
+	lastLog := start
+	over := func() bool { return opts.Duration > 0 && time.Since(start) >= opts.Duration }
+	for it := 0; (opts.Iterations == 0 || it < opts.Iterations) && !over(); it++ {
+		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
+		seq := generateSequence(rng)
+		breakConfig(rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63)), seq)
+		sc := newScript(rng, seq)
+		r.Iterations++
+		bs, err := buildAll(cmp.lc, seq)
+		if err != nil {
+			continue // a name the issuer refuses; the next iteration has others
+		}
+		pos := positions(sc)
+		ob, oh := newObservations(len(pos)), newObservations(len(pos))
+		for range opts.Runs {
+			cmp.count(sc.observe(base, bs, ob))
+			sc.observe(head, bs, oh)
+		}
+		for p := range pos {
+			if over() {
+				break
+			}
+			if sameAnswers(ob[p], oh[p]) {
+				continue
+			}
+			cmp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
+		}
+		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
+			lastLog = time.Now()
+			opts.Logf("compare: %d iterations, %d changes, %v", r.Iterations, len(r.Changes), time.Since(start).Round(time.Second))
+		}
+	}
+	r.Elapsed = time.Since(start)
+	return r
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Base == "" {
+		o.Base = "base"
+	}
+	if o.Head == "" {
+		o.Head = "head"
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultDiffSeed
+	}
+	if o.Runs <= 0 {
+		o.Runs = DefaultCompareRuns
+	}
+	if o.Iterations == 0 && o.Duration == 0 {
+		o.Iterations, o.Duration = DefaultCompareIterations, DefaultCompareTimeCap
+	}
+	return o
+}
+
+// comparer is one Compare.
+type comparer struct {
+	opts       CompareOptions
+	base, head certstore.Factory
+	lc         *leafCache
+	r          *Comparison
+	refuted    map[string]int // kinds whose candidates did not reproduce
+}
+
+func (cmp *comparer) count(configs, lookups int) {
+	cmp.r.Configs += configs
+	cmp.r.Lookups += lookups
+}
+
+// candidate handles one differing answer of the search: counted under its
+// kind when that kind is known; else confirmed by replays and shrunk, and
+// reported when the shrunk case shows a kind not seen before.
+func (cmp *comparer) candidate(c Case, kind string, it int) {
+	if ch := cmp.find(kind); ch != nil {
+		ch.Count++
+		return
+	}
+	if cmp.refuted[kind] >= maxRefuted {
+		cmp.r.Unconfirmed++
+		return
+	}
+	v := cmp.replay(c, verifyRuns, verifyRuns, true)
+	if v == nil || v.kind != kind {
+		// Seen differently by chance (a store that varies between runs):
+		// after a few of these, candidates of this kind are not replayed.
+		cmp.refuted[kind]++
+	}
+	if v == nil {
+		cmp.r.Unconfirmed++
+		return
+	}
+	if known := cmp.find(v.kind); known != nil {
+		known.Count++
+		return
+	}
+	ch := cmp.shrink(v)
+	if known := cmp.find(ch.Kind); known != nil {
+		known.Count++
+		return
+	}
+	ch.Count, ch.Seed, ch.Iteration = 1, cmp.opts.Seed, it
+	cmp.r.Changes = append(cmp.r.Changes, ch)
+	if cmp.opts.Found != nil {
+		cmp.opts.Found(ch)
+	}
+}
+
+func (cmp *comparer) find(kind string) *Change {
+	for _, ch := range cmp.r.Changes {
+		if ch.Kind == kind {
+			return ch
+		}
+	}
+	return nil
+}
+
+// shrink shrinks a confirmed difference, then confirms the shrunk case,
+// whose shape gives the kind. When both stores answered the same way on
+// every run, a step is kept if the stores still differ in the same kind
+// of way, or in a kind already found (a difference that shrinks to a known
+// kind is one more instance of it); a store that varied is replayed up to
+// varyRuns times per step, and any difference keeps the step.
+func (cmp *comparer) shrink(v *view) *Change {
+	nb, nh := 1, 1
+	if len(v.base) > 1 {
+		nb = varyRuns
+	}
+	if len(v.head) > 1 {
+		nh = varyRuns
+	}
+	test := func(c Case) bool {
+		got := cmp.replay(c, nb, nh, false)
+		return got != nil && (nb+nh > 2 || got.kind == v.kind || cmp.find(got.kind) != nil)
+	}
+	best, note := shrinkCase(v.c, test)
+	final := cmp.replay(best, verifyRuns, verifyRuns, true)
+	if final == nil && nb+nh > 2 {
+		// A side that varies may agree with the other for a while.
+		final = cmp.replay(best, extendRuns, extendRuns, true)
+	}
+	if final == nil {
+		final, note = v, "a smaller case did not reproduce when replayed; not shrunk"
+	}
+	return &Change{
+		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
+		Shrunk: final != v, Original: countCerts(&v.c), Note: note,
+	}
+}
+
+// view is a difference seen when replaying a case: the first position
+// whose answers differ.
+type view struct {
+	c          Case
+	via        string
+	base, head []Answer
+	runs       int
+	kind       string
+}
+
+// replay plays c on base and head and returns the first difference, or
+// nil. Without extend, the side with fewer runs (nb or nh) plays first,
+// and the other stops as soon as a difference shows. With extend, both
+// play all their runs; then, when a side varies at the first difference,
+// both play until extendRuns runs, and when it is a tie broken differently
+// by two sides that look fixed (biased map order can look fixed for a
+// while), until tieRuns runs, and are compared again.
+func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
+	bs, err := c.build(cmp.lc, false)
+	if err != nil {
+		return nil
+	}
+	sc := caseScript(&c)
+	pos := positions(sc)
+	ob, oh := newObservations(len(pos)), newObservations(len(pos))
+	play := func(f certstore.Factory, o observations, n int, stop func() bool) int {
+		for i := range n {
+			sc.observe(f, bs, o)
+			if stop != nil && stop() {
+				return i + 1
+			}
+		}
+		return n
+	}
+	var runs int
+	if extend {
+		runs = min(play(cmp.base, ob, nb, nil), play(cmp.head, oh, nh, nil))
+	} else {
+		differs := func() bool { return firstDiff(ob, oh) >= 0 }
+		if nb <= nh {
+			runs = min(play(cmp.base, ob, nb, nil), play(cmp.head, oh, nh, differs))
+		} else {
+			runs = min(play(cmp.head, oh, nh, nil), play(cmp.base, ob, nb, differs))
+		}
+	}
+	p := firstDiff(ob, oh)
+	if p >= 0 && extend {
+		more := 0
+		switch {
+		case len(ob[p]) > 1 || len(oh[p]) > 1:
+			more = extendRuns
+		case strings.HasPrefix(kindOf(bs, pos, p, ob, oh), tiePrefix):
+			more = tieRuns
+		}
+		if more > 0 {
+			play(cmp.base, ob, more-nb, nil)
+			play(cmp.head, oh, more-nh, nil)
+			runs = more
+			p = firstDiff(ob, oh)
+		}
+	}
+	if p < 0 {
+		return nil
+	}
+	return &view{c: c, via: pos[p].via(), base: ob[p], head: oh[p], runs: runs, kind: kindOf(bs, pos, p, ob, oh)}
+}
+
+// breakConfig makes one configuration of some sequences invalid (a
+// certificate without names, or one in an undeclared store), so that the
+// stores' handling of rejected updates is compared too.
+func breakConfig(rng *rand.Rand, seq []CaseConfig) {
+	if rng.IntN(4) != 0 {
+		return
+	}
+	cfg := &seq[rng.IntN(len(seq))]
+	bad := CaseCert{Variant: 1 << 20}
+	if rng.IntN(2) == 0 {
+		bad = cfg.Certs[rng.IntN(len(cfg.Certs))].clone()
+		bad.Stores = []string{"undeclared"}
+	}
+	at := rng.IntN(len(cfg.Certs) + 1)
+	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
+}
+
+// position is one answer of a played script: the Update of configuration
+// k (step nil) or a lookup after it.
+type position struct {
+	k    int
+	step *lookupStep
+}
+
+func (p position) via() string {
+	if p.step == nil {
+		return viaUpdate
+	}
+	return p.step.via
+}
+
+// positions lists a script's answers in the order play gives them.
+func positions(sc *script) []position {
+	var ps []position
+	for k := range sc.seq {
+		ps = append(ps, position{k: k})
+		for i := range sc.steps[k] {
+			ps = append(ps, position{k: k, step: &sc.steps[k][i]})
+		}
+	}
+	return ps
+}
+
+// caseAt is the case of one position of a script.
+func caseAt(sc *script, p position) Case {
+	c := Case{Configs: sc.seq[:p.k+1], Held: p.k}
+	if p.step != nil {
+		c.Held, c.Store, c.SNI = p.step.held, p.step.store, p.step.sni
+	}
+	return c.clone()
+}
+
+// observations are the distinct answers seen at each position of a
+// script, over one or more plays.
+type observations [][]Answer
+
+func newObservations(n int) observations { return make(observations, n) }
+
+func (o observations) add(p int, a Answer) {
+	if !slices.ContainsFunc(o[p], func(b Answer) bool { return answerKey(b) == answerKey(a) }) {
+		o[p] = append(o[p], a)
+	}
+}
+
+// varies reports whether some position saw more than one answer.
+func (o observations) varies() bool {
+	return slices.ContainsFunc(o, func(as []Answer) bool { return len(as) > 1 })
+}
+
+// observe plays the script once on a store from f, adding its answers to
+// o, and returns the configurations and lookups it ran. Positions a store
+// that could not be made never reached get an error.
+func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (configs, lookups int) {
+	p := 0
+	var openErr error
+	last := -1                      // the last configuration the store accepted
+	eff := make([]int, len(sc.seq)) // by configuration: what its generation holds
+	sc.play(f, bs, func(e event) bool {
+		if e.step == nil {
+			configs++
+			a := Answer{Kind: AnswerNone, Config: e.k}
+			if e.err != nil {
+				a = Answer{Kind: AnswerError, Config: e.k, Err: e.err}
+				if p == 0 && e.k == 0 {
+					openErr = e.err
+				}
+			} else {
+				last = e.k
+			}
+			eff[e.k] = max(last, 0)
+			o.add(p, a)
+		} else {
+			lookups++
+			o.add(p, classify(bs[:e.k+1], eff[e.step.held], e.step.store, e.cert, e.err))
+		}
+		p++
+		return true
+	})
+	for ; p < len(o); p++ {
+		o.add(p, Answer{Kind: AnswerError, Err: fmt.Errorf("not run: %w", openErr)})
+	}
+	return configs, lookups
+}
+
+// effective is the configuration a store's generation held after
+// configuration held holds: the last one before it that the store
+// accepted (on the first run that answered).
+func effective(o observations, pos []position, held int) int {
+	for j := held; j >= 0; j-- {
+		for p, ps := range pos {
+			if ps.step == nil && ps.k == j && len(o[p]) > 0 && o[p][0].Kind != AnswerError {
+				return j
+			}
+		}
+	}
+	return held
+}
+
+// answerKey identifies an answer for comparing two stores: the same
+// certificate, the same kind of error.
+func answerKey(a Answer) string {
+	switch a.Kind {
+	case AnswerCertificate:
+		return fmt.Sprintf("certificate %d/%d", a.Config, a.Index)
+	case AnswerDefault:
+		return fmt.Sprintf("default %d/%s", a.Config, a.Store)
+	case AnswerGenerated:
+		return "generated"
+	case AnswerError:
+		return "error " + errClass(a.Err)
+	}
+	return "none"
+}
+
+// errClass is the kind of an error, as two stores are compared by it.
+func errClass(err error) string {
+	var pe *panicError
+	var de *decodedError
+	switch {
+	case errors.As(err, &de) && de.class != "":
+		return de.class
+	case errors.Is(err, certstore.ErrUnknownStore):
+		return "unknown store"
+	case errors.Is(err, certstore.ErrNoCertificate):
+		return "no certificate"
+	case errors.As(err, &pe):
+		return "panic"
+	}
+	var ce *certstore.CertificateError
+	if errors.As(err, &ce) {
+		return "certificate error"
+	}
+	return "other"
+}
+
+func sameAnswers(a, b []Answer) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y Answer) bool { return answerKey(x) == answerKey(y) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstDiff(a, b observations) int {
+	for p := range a {
+		if !sameAnswers(a[p], b[p]) {
+			return p
+		}
+	}
+	return -1
+}
+
+// shape is what an answer is in relation to its lookup: for a
+// certificate, how it matches the SNI and whether it is the first
+// configured one that matches so.
+type shape struct {
+	what string
+	rank string // for a certificate of the store: "first" or "later" among those that match as it does
+}
+
+// kindOf names the difference at position p by its shape (see
+// Change.Kind), each side's answers taken in relation to the configuration
+// its generation holds (the last it accepted).
+func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
+	base, head := ob[p], oh[p]
+	if pos[p].step == nil {
+		return "Update: " + updateShape(base) + " -> " + updateShape(head)
+	}
+	st := pos[p].step
+	store, sni := st.store, st.sni
+	eb, eh := effective(ob, pos, st.held), effective(oh, pos, st.held)
+	var sb, sh []shape
+	for _, a := range base {
+		sb = append(sb, shapeOf(bs, eb, store, sni, a))
+	}
+	for _, a := range head {
+		sh = append(sh, shapeOf(bs, eh, store, sni, a))
+	}
+	if k := tieKind(sb, sh); k != "" {
+		return k
+	}
+	return sideShape(sb) + " -> " + sideShape(sh)
+}
+
+func updateShape(as []Answer) string {
+	var ws []string
+	for _, a := range as {
+		w := "accepted"
+		if a.Kind == AnswerError {
+			w = "rejected (" + errClass(a.Err) + ")"
+		}
+		ws = append(ws, w)
+	}
+	return joinShapes(ws)
+}
+
+func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
+	stale := ""
+	if a.Config != held && (a.Kind == AnswerCertificate || a.Kind == AnswerDefault) {
+		stale = "earlier configuration's "
+	}
+	b := bs[a.Config]
+	switch a.Kind {
+	case AnswerCertificate:
+		if !slices.Contains(certstore.StoresOf(&b.cfg.Certificates[a.Index]), store) {
+			return shape{what: stale + "certificate of another store"}
+		}
+		rel := relation(b.certs[a.Index].names, sni)
+		what := rel + " match"
+		if rel == "" {
+			what = "certificate that does not match"
+		}
+		rank := "first"
+		for i := range a.Index {
+			if slices.Contains(certstore.StoresOf(&b.cfg.Certificates[i]), store) && relation(b.certs[i].names, sni) == rel {
+				rank = "later"
+				break
+			}
+		}
+		return shape{what: stale + what, rank: rank}
+	case AnswerDefault:
+		if a.Store != store {
+			return shape{what: stale + "default of another store"}
+		}
+		return shape{what: stale + "configured default"}
+	case AnswerGenerated:
+		return shape{what: "generated default"}
+	case AnswerError:
+		return shape{what: "error (" + errClass(a.Err) + ")"}
+	}
+	return shape{what: "no certificate"}
+}
+
+// relation says how a certificate's names cover sni: "exact",
+// "wildcard" (certstore.Match's one-label wildcard) or "".
+func relation(names []string, sni string) string {
+	n := certstore.NormalizeServerName(sni)
+	if n == "" {
+		return ""
+	}
+	if slices.Contains(names, n) {
+		return "exact"
+	}
+	if _, err := netip.ParseAddr(n); err == nil {
+		return ""
+	}
+	if parent, ok := certstore.WildcardParent(n); ok && slices.Contains(names, "*."+parent) {
+		return "wildcard"
+	}
+	return ""
+}
+
+const tiePrefix = "tie-break: "
+
+// tieKind names a difference between certificates of the store that match
+// the SNI the same way (or equally not) on both sides: a tie broken
+// differently. It returns "" for any other difference.
+func tieKind(base, head []shape) string {
+	all := append(slices.Clone(base), head...)
+	for _, s := range all {
+		if s.rank == "" || s.what != all[0].what {
+			return ""
+		}
+	}
+	vb, vh := len(base) > 1, len(head) > 1
+	rank := func(s []shape, other bool) string {
+		switch {
+		case len(s) > 1:
+			return "varies between runs"
+		case other:
+			return "fixed"
+		case s[0].rank == "first":
+			return "the first configured"
+		}
+		return "a later one"
+	}
+	if vb && vh {
+		return tiePrefix + "varies between runs -> varies among other certificates"
+	}
+	return tiePrefix + rank(base, vh) + " -> " + rank(head, vb)
+}
+
+func sideShape(ss []shape) string {
+	var ws []string
+	for _, s := range ss {
+		ws = append(ws, s.what)
+	}
+	return joinShapes(ws)
+}
+
+// joinShapes joins distinct descriptions, sorted, marking a side that
+// varies.
+func joinShapes(ws []string) string {
+	varies := len(ws) > 1
+	slices.Sort(ws)
+	ws = slices.Compact(ws)
+	s := strings.Join(ws, " or ")
+	if varies {
+		s += " (varies between runs)"
+	}
+	return s
+}
+
+// Compare replays c on new stores from base and head, runs times each
+// (more when a store varies between runs), and returns the first difference between their answers (an Update's
+// outcome, then the lookup), or nil when they agree. runs <= 0 means
+// DefaultCompareRuns. The error reports a case that cannot be run.
+func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
+	if runs <= 0 {
+		runs = DefaultCompareRuns
+	}
+	lc := diffLeaves()
+	if _, err := c.build(lc, false); err != nil {
+		return nil, err
+	}
+	cmp := &comparer{base: base, head: head, lc: lc}
+	v := cmp.replay(c, runs, runs, true)
+	if v == nil {
+		return nil, nil
+	}
+	return &Change{Kind: v.kind, Case: v.c, Via: v.via, Base: v.base, Head: v.head, Runs: v.runs}, nil
+}

@@ -1,0 +1,170 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/certstore"
+)
+
+func traefikLikeFactory(v37 bool) certstore.Factory {
+	return func() certstore.Store { return newTraefikLike(v37) }
+}
+
+// checkChange checks that a reported change is shrunk to at most two
+// certificates with at most names names in all, and that replaying its
+// case shows the same kind between the stores and nothing between a store
+// and itself.
+func checkChange(t *testing.T, ch *Change, base, head certstore.Factory, names int) {
+	t.Helper()
+	if !ch.Shrunk || ch.Note != "" {
+		t.Errorf("%s: shrunk %v, note %q", ch.Kind, ch.Shrunk, ch.Note)
+	}
+	if n := countCerts(&ch.Case); n > 2 {
+		t.Errorf("%s: shrunk case has %d certificates; want at most 2:\n%s", ch.Kind, n, ch.Report())
+	}
+	n := 0
+	for _, cfg := range ch.Case.Configs {
+		for _, cc := range cfg.Certs {
+			n += len(cc.DNSNames) + len(cc.IPs) + min(len(cc.CommonName), 1)
+		}
+	}
+	if n > names {
+		t.Errorf("%s: the shrunk case has %d names; want at most %d:\n%s", ch.Kind, n, names, ch.Report())
+	}
+	again, err := ch.Case.Compare(base, head, verifyRuns)
+	if err != nil || again == nil || again.Kind != ch.Kind {
+		t.Errorf("%s: replaying the case gives %+v, %v", ch.Kind, again, err)
+	}
+	if same, err := ch.Case.Compare(base, base, verifyRuns); err != nil || same != nil {
+		t.Errorf("%s: the base store differs from itself on the case: %+v, %v", ch.Kind, same, err)
+	}
+}
+
+// TestComparePlantedChanges shows that Compare finds each planted change
+// of behaviour by itself, once, shrunk.
+func TestComparePlantedChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		head diffBug
+		kind string
+	}{
+		{"LastOnTie", bugLastOnTie, "tie-break: the first configured -> a later one"},
+		{"WildcardWins", bugWildcardWins, "exact match -> wildcard match"},
+		{"RandomTie", bugRandomTie, "tie-break: fixed -> varies between runs"},
+		{"AcceptUndeclared", bugAcceptUndeclared, "Update: rejected (certificate error) -> accepted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head := diffFactory(bugNone), diffFactory(tc.head)
+			r := Compare(base, head, CompareOptions{Seed: diffTestSeed, Iterations: 60})
+			var text bytes.Buffer
+			if err := r.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			t.Log(text.String())
+			if len(r.Changes) != 1 || r.Changes[0].Kind != tc.kind {
+				t.Fatalf("found %d changes; want one of kind %q", len(r.Changes), tc.kind)
+			}
+			ch := r.Changes[0]
+			if tc.head == bugAcceptUndeclared {
+				if ch.Via != viaUpdate || countCerts(&ch.Case) > 2 {
+					t.Errorf("the change is not an Update's on at most 2 certificates: %s", ch.Report())
+				}
+				return
+			}
+			checkChange(t, ch, base, head, 2) // one name each
+		})
+	}
+}
+
+// TestCompareTraefikReleases runs Compare on a model of Traefik's lookup
+// at v3.6 and v3.7: it must find both changes between them, each once,
+// shrunk: ties on a shared name go from map order to a fixed order, and an
+// exact name loses to a wildcard whose SAN key sorts later.
+func TestCompareTraefikReleases(t *testing.T) {
+	base, head := traefikLikeFactory(false), traefikLikeFactory(true)
+	for _, seed := range []uint64{diffTestSeed, 2} {
+		r := Compare(base, head, CompareOptions{Base: "v3.6", Head: "v3.7", Seed: seed, Iterations: 60})
+		var text bytes.Buffer
+		if err := r.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		t.Log(text.String())
+		var kinds []string
+		for _, ch := range r.Changes {
+			kinds = append(kinds, ch.Kind)
+			// Traefik keeps one certificate per SAN key: a tie needs two
+			// keys, so three names; an exact name lost to a wildcard needs
+			// the SAN keys in that order, three or four names.
+			checkChange(t, ch, base, head, 4)
+		}
+		want := []string{"tie-break: varies between runs -> fixed", "exact match -> wildcard match"}
+		if strings.Join(kinds, "|") != strings.Join(want, "|") {
+			t.Errorf("seed %d: changes %q; want %q", seed, kinds, want)
+		}
+		for _, w := range []string{"v3.6 served certificate ", " or certificate ", "(varies over ", "v3.7 serves certificate "} {
+			if !strings.Contains(text.String(), w) {
+				t.Errorf("seed %d: the text does not say %q", seed, w)
+			}
+		}
+	}
+}
+
+// TestCompareIdentical shows that two copies of a store give no change,
+// also when the store varies between runs.
+func TestCompareIdentical(t *testing.T) {
+	for name, f := range map[string]certstore.Factory{
+		"correct":   diffFactory(bugNone),
+		"randomTie": diffFactory(bugRandomTie),
+		"traefik36": traefikLikeFactory(false),
+	} {
+		for _, seed := range []uint64{1, 2, 3} {
+			r := Compare(f, f, CompareOptions{Seed: seed, Iterations: 30})
+			if r.Differs() {
+				var text bytes.Buffer
+				_ = r.WriteText(&text)
+				t.Errorf("%s, seed %d: a store differs from itself:\n%s", name, seed, text.String())
+			}
+			if r.Iterations != 30 || r.Lookups < 30*20 {
+				t.Errorf("%s, seed %d: %d iterations, %d lookups", name, seed, r.Iterations, r.Lookups)
+			}
+		}
+	}
+}
+
+// TestComparisonJSON checks that a comparison read back from its JSON
+// renders as the original does.
+func TestComparisonJSON(t *testing.T) {
+	r := Compare(diffFactory(bugNone), diffFactory(bugWildcardWins), CompareOptions{Seed: diffTestSeed, Iterations: 10})
+	if !r.Differs() {
+		t.Fatal("no change found")
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Comparison
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []func(*Comparison, *bytes.Buffer) error{
+		func(c *Comparison, b *bytes.Buffer) error { return c.WriteText(b) },
+		func(c *Comparison, b *bytes.Buffer) error { return c.WriteMarkdown(b) },
+	} {
+		var a, b bytes.Buffer
+		if err := w(r, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := w(&back, &b); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("rendered differently after a JSON round trip:\n%s\n---\n%s", a.String(), b.String())
+		}
+	}
+	if !strings.Contains(js.String(), `"summary": "Store.Certificate(`) {
+		t.Errorf("the JSON has no summary:\n%s", js.String())
+	}
+}
