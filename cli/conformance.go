@@ -1,19 +1,12 @@
 package cli
 
-// The conformance command runs conformance's suite, whose rules are
-// ordinary subtests of a *testing.T, outside "go test".
-//
-// How: there is no public way to make a *testing.T, so the command re-runs
-// its own binary once per store (a hidden --child flag), and the child runs
-// the suite with testing.MainStart, the entry point that "go test" generates
-// a call to, with -test.v=test2json so that every rule's result is framed
-// in the output. The parent reads those lines back into a rule table. The
-// child is a process of its own because the testing package owns the
-// process it runs in (its flags, os.Stdout, its exit code), and a panic in a
-// goroutine that a store starts kills the process: the parent reports it
-// as a failure of the rule that was running. testing.MainStart is not
-// covered by the Go 1 compatibility promise; testDeps below is the only code
-// that may need a change with a new Go release.
+// The conformance command runs conformance.Check (or, with --against,
+// conformance.Compare) in a child process of this binary (a hidden --child
+// flag), which writes one JSON event a line: a rule started, a rule ended,
+// the end. The child is there to survive a store that panics in a goroutine
+// of its own or never returns: the parent reports the rule that was
+// running as failed (a crash, or a timeout), with the end of the child's
+// stderr. Panics on the rule's own goroutine are recovered in the child.
 
 import (
 	"bufio"
@@ -21,16 +14,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"reflect"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"testing"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -44,29 +35,36 @@ var conformanceFormats = []string{"text", "markdown", "json"}
 
 // Rule results in the conformance table.
 const (
-	rulePass = "pass"
-	ruleFail = "FAIL"
-	ruleSkip = "skip"
+	rulePass = string(conformance.Pass)
+	ruleFail = string(conformance.Fail)
 )
 
 // ConformanceOptions are the options of certbench conformance.
 type ConformanceOptions struct {
 	IO IO
 	// Stores are the stores to check; none means every registered store.
+	// With Against, the one base store.
 	Stores []string
-	// Seed, Iterations and Duration set the differential pass (0: the
-	// defaults of package conformance).
+	// Against, when set, compares the behaviour of Stores[0] (the base)
+	// with this store's (the head) instead of checking the rules.
+	Against string
+	// Seed, Iterations and Duration set the differential pass, or the
+	// comparison (0: the defaults of package conformance).
 	Seed       uint64
 	Iterations int
 	Duration   time.Duration
-	// Format is the table's format: text, markdown or json.
+	// Runs is how many times the comparison plays each case on each store.
+	Runs int
+	// Format is the output's format: text, markdown or json.
 	Format string
-	// Output is the file the table goes to (-o); "" or "-" is IO.Out.
+	// Output is the file the output goes to (-o); "" or "-" is IO.Out.
 	Output string
-	// Verbose says on IO.ErrOut which store is running.
+	// Verbose says on IO.ErrOut which store is running, and each change
+	// as it is found.
 	Verbose bool
-	// Child, when set, runs the suite against this store in this process
-	// (the hidden --child flag the parent starts its children with).
+	// Child, when set, runs the check of this store (or its comparison
+	// with Against) in this process, writing JSON events to IO.Out: the
+	// hidden --child flag the parent starts its children with.
 	Child string
 	// ChildTimeout bounds a child, plus twice Duration; 0 is 30 minutes.
 	ChildTimeout time.Duration
@@ -75,29 +73,41 @@ type ConformanceOptions struct {
 func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *cobra.Command {
 	opts := &ConformanceOptions{}
 	cmd := &cobra.Command{
-		Use:   "conformance [--stores a,b] [--seed N] [--duration D]",
-		Short: "Run the conformance suite and its differential pass against stores; exit 1 if a store fails a rule",
-		Long: `conformance runs the conformance suite (every rule of the certstore
-contract, then the differential pass, which compares the store's answers with
-certstore.Match on random configurations) against each named store (default:
-every registered store) and prints one table to stdout (or to the file -o
-names): a row per rule, a column per store. The failures' messages follow the
-table in text output; a differential failure comes with a shrunk,
-ready-to-paste Go test case and its seed.
+		Use:   "conformance [--stores a,b] [--seed N] [--duration D] | --stores BASE --against HEAD",
+		Short: "Check stores against the contract's rules (exit 1 if one fails), or diff two stores' behaviour",
+		Long: `conformance checks each named store (default: every registered store)
+against every rule of the certstore contract, then runs the differential
+pass, which compares the store's answers with certstore.Match on random
+configurations, and prints one table to stdout (or to the file -o names): a
+row per rule, a column per store. The failures' messages follow the table in
+text output; a differential failure comes with a shrunk, ready-to-paste Go
+test case and its seed. Deviations a store declares where it registers
+(conformance.Declare) are counted under their names, not failed.
 
-The suite runs once per store in a child process of this binary (the testing
-package needs a process of its own); a store that crashes the child fails the
-rule that was running.
+With --against HEAD (and --stores BASE) it compares two stores instead,
+typically two versions of one: the same generated cases (configurations,
+some invalid; lookups on the new generation and on generations held from
+earlier updates) run on both, several times each, and every kind of
+difference is reported once, shrunk to a small case, as "base served X,
+head serves Y" (a store that varies between runs is reported as serving
+"X or Y"). The two are compared with each other, not with the contract, so
+a declared deviation hides no change.
 
---seed, --iterations and --duration set the differential pass: by default 60
-iterations, stopped early after 10 s for slow stores; with --duration it runs
-that long (and --iterations, if given, still bounds it).
+Each store runs in a child process of this binary, so that a store that
+crashes or hangs fails the rule that was running instead of the command.
 
-Exit codes: 0 every store passed every rule, 1 a store failed a rule (like
-gate), 2 bad usage (unknown store, bad format).`,
+--seed, --iterations and --duration set the differential pass (by default
+60 iterations, stopped early after 10 s for slow stores) or the comparison
+(by default 200 iterations, stopped after 3 minutes); --runs sets how many
+times the comparison plays each case on each store.
+
+Exit codes: 0 every store passed every rule (with --against: no
+difference), 1 a store failed a rule (the stores differ), 2 bad usage
+(unknown store, a store compared with itself, bad format).`,
 		Example: `  certbench conformance
   certbench conformance --stores optimized --duration 5m --seed 7
-  certbench conformance --format markdown > conformance.md`,
+  certbench conformance --format markdown > conformance.md
+  certbench conformance --stores traefik@base --against traefik@head`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -108,84 +118,73 @@ gate), 2 bad usage (unknown store, bad format).`,
 		},
 	}
 	f := cmd.Flags()
-	storesFlag(cmd, &opts.Stores, nil, "stores to check, comma-separated `names` (default: every registered store)")
-	f.Uint64Var(&opts.Seed, "seed", 0, "`seed` of the differential pass (0: conformance.DefaultDiffSeed)")
-	f.DurationVar(&opts.Duration, "duration", 0, "run the differential pass this long, a `time` such as 30s or 5m (0: the default bounded pass)")
-	f.IntVar(&opts.Iterations, "iterations", 0, "bound the differential pass to `n` iterations (0: the default)")
+	storesFlag(cmd, &opts.Stores, nil, "stores to check, comma-separated `names` (default: every registered store); with --against, the base store")
+	f.StringVar(&opts.Against, "against", "", "compare the behaviour of the --stores store with this `store`'s instead of checking rules")
+	completeNames(cmd, "against", storeNames)
+	f.Uint64Var(&opts.Seed, "seed", 0, "`seed` of the differential pass or the comparison (0: conformance.DefaultDiffSeed)")
+	f.DurationVar(&opts.Duration, "duration", 0, "run the differential pass or the comparison this long, a `time` such as 30s or 5m (0: the default bound)")
+	f.IntVar(&opts.Iterations, "iterations", 0, "bound the differential pass or the comparison to `n` iterations (0: the default)")
+	f.IntVar(&opts.Runs, "runs", 0, "with --against, play each case `n` times on each store (0: conformance.DefaultCompareRuns)")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("output format", conformanceFormats))
-	f.StringVarP(&opts.Output, "output", "o", "", "write the table to this `file` instead of stdout")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "say which store is running on stderr")
-	f.StringVar(&opts.Child, "child", "", "internal: run the suite against this `store` in this process, printing test2json-framed results")
+	f.StringVarP(&opts.Output, "output", "o", "", "write the output to this `file` instead of stdout")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "say which store is running on stderr, and each change as it is found")
+	f.StringVar(&opts.Child, "child", "", "internal: run the check of this `store` in this process, writing JSON events")
 	_ = f.MarkHidden("child")
 	return cmd
 }
 
-// runConformance runs the suite against each store in a child process and
-// prints the rule table; in a child (Child set) it runs the suite itself.
+// runConformance checks each store (or compares two) in a child process
+// and prints the outcome; in a child (Child set) it does the work itself.
 func runConformance(ctx context.Context, opts *ConformanceOptions) error {
-	dopts := conformance.DifferentialOptions{Seed: opts.Seed, Iterations: opts.Iterations, Duration: opts.Duration}
 	if opts.Child != "" {
-		return runConformanceChild(opts.IO.Out, opts.Child, dopts)
+		return runConformanceChild(opts)
+	}
+	if os.Getenv(childEnv) != "" {
+		// A binary that does not route "conformance --child" to this
+		// command would start children without end.
+		return fmt.Errorf("conformance: started as a child (%s is set) without --child; does this binary route its arguments to certbench's cli?", childEnv)
 	}
 	if err := checkFormat(opts.Format, conformanceFormats); err != nil {
 		return err
 	}
-	if opts.Iterations < 0 || opts.Duration < 0 {
-		return usagef("--iterations and --duration must not be negative")
+	if opts.Iterations < 0 || opts.Duration < 0 || opts.Runs < 0 {
+		return usagef("--iterations, --duration and --runs must not be negative")
 	}
 	stores := opts.Stores
-	if len(stores) == 0 {
+	if len(stores) == 0 && opts.Against == "" {
 		stores = storeNames()
 	}
-	if len(stores) == 0 {
+	if len(stores) == 0 && opts.Against == "" {
 		return usagef("no store is registered in this binary")
 	}
-	for _, name := range stores {
-		if _, err := certstore.LookupFactory(name); err != nil {
-			return usageError(err)
+	if opts.Against != "" {
+		if len(stores) != 1 {
+			return usagef("--against compares two stores: name the base with --stores BASE (one store), the head with --against HEAD")
 		}
+		if stores[0] == opts.Against {
+			return usagef("--against %s: a store compared with itself", opts.Against)
+		}
+		stores = append(stores, opts.Against)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("conformance: finding this binary to run the suite in: %w", err)
+	if _, err := lookupStores("--stores", stores); err != nil {
+		return err
 	}
-	childTimeout := opts.ChildTimeout
-	if childTimeout == 0 {
-		childTimeout = 30 * time.Minute
+	if opts.Against != "" {
+		return runComparison(ctx, opts, stores[0], stores[1])
 	}
-	tab := &conformanceTable{Stores: stores, Seed: dopts.Seed}
+	tab := &conformanceTable{Stores: stores, Seed: opts.Seed}
 	for _, name := range stores {
-		args := []string{"conformance", "--child", name, "--seed", strconv.FormatUint(opts.Seed, 10),
-			"--iterations", strconv.Itoa(opts.Iterations), "--duration", opts.Duration.String()}
-		timeout := childTimeout + 2*opts.Duration
 		if opts.Verbose {
 			fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
 		}
-		res, err := runConformanceProcess(ctx, conformanceCommand, exe, args, timeout)
+		res, err := runChild(ctx, opts, name, nil)
 		if err != nil {
 			return err
 		}
 		tab.add(name, res)
 	}
-	out := opts.IO.Out
-	var file *os.File
-	if opts.Output != "" && opts.Output != "-" {
-		file, err = os.Create(opts.Output)
-		if err != nil {
-			return usagef("-o: %v", err)
-		}
-		out = file
-	}
-	if err := render(tab, opts.Format, out); err != nil {
-		if file != nil {
-			file.Close()
-		}
+	if err := writeOutput(opts, tab); err != nil {
 		return err
-	}
-	if file != nil {
-		if err := file.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", opts.Output, err)
-		}
 	}
 	if !tab.Passed() {
 		return &exitError{code: ExitRegression, err: errSilent}
@@ -193,29 +192,97 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	return nil
 }
 
-// runConformanceChild runs the suite against one store in this process
-// through testing.MainStart and returns an exitError with the suite's exit
-// code (the parent reads the results from the output, not the code).
-func runConformanceChild(stdout io.Writer, store string, opts conformance.DifferentialOptions) error {
-	info, err := certstore.LookupFactory(store)
+// runComparison compares base and head in a child process.
+func runComparison(ctx context.Context, opts *ConformanceOptions, base, head string) error {
+	if opts.Verbose {
+		fmt.Fprintf(opts.IO.ErrOut, "conformance: comparing %s with %s\n", base, head)
+	}
+	res, err := runChild(ctx, opts, base, func(ch *conformance.Change) {
+		if opts.Verbose {
+			fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind)
+		}
+	})
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	tests := []testing.InternalTest{{
-		Name: "TestConformance",
-		F: func(t *testing.T) {
-			conformance.RunWith(t, info.New, conformance.Options{Differential: opts})
-		},
-	}}
-	m := testing.MainStart(testDeps{}, tests, nil, nil, nil)
-	if err := flag.CommandLine.Parse([]string{"-test.v=test2json", "-test.count=1", "-test.timeout=0"}); err != nil {
-		return usageError(err)
+	if res.comparison == nil {
+		return &exitError{code: ExitRegression, err: errors.New("conformance --against: the comparison's process reported no result")}
 	}
-	if code := m.Run(); code != 0 {
-		return &exitError{code: code, err: errSilent}
+	if err := writeOutput(opts, res.comparison); err != nil {
+		return err
+	}
+	if res.comparison.Differs() {
+		return &exitError{code: ExitRegression, err: errSilent}
 	}
 	return nil
 }
+
+// writeOutput renders r to -o or IO.Out.
+func writeOutput(opts *ConformanceOptions, r renderer) error {
+	if opts.Output == "" || opts.Output == "-" {
+		return render(r, opts.Format, opts.IO.Out)
+	}
+	file, err := os.Create(opts.Output)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	if err := render(r, opts.Format, file); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	}
+	return nil
+}
+
+// childEvent is one line a child writes.
+type childEvent struct {
+	Started    string                  `json:"started,omitempty"`
+	Finished   *conformance.RuleResult `json:"finished,omitempty"`
+	Change     *conformance.Change     `json:"change,omitempty"`
+	Comparison *conformance.Comparison `json:"comparison,omitempty"`
+	Done       bool                    `json:"done,omitempty"`
+}
+
+// runConformanceChild checks one store, or compares it with Against, in
+// this process, writing childEvents to IO.Out.
+func runConformanceChild(opts *ConformanceOptions) error {
+	info, err := certstore.LookupFactory(opts.Child)
+	if err != nil {
+		return usageError(err)
+	}
+	var mu sync.Mutex
+	enc := json.NewEncoder(opts.IO.Out)
+	emit := func(e childEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(e)
+	}
+	if opts.Against != "" {
+		head, err := certstore.LookupFactory(opts.Against)
+		if err != nil {
+			return usageError(err)
+		}
+		r := conformance.Compare(info.New, head.New, conformance.CompareOptions{
+			Base: info.Name, Head: head.Name, Seed: opts.Seed, Iterations: opts.Iterations, Duration: opts.Duration, Runs: opts.Runs,
+			Found: func(ch *conformance.Change) { emit(childEvent{Change: ch}) },
+		})
+		emit(childEvent{Comparison: r, Done: true})
+		return nil
+	}
+	conformance.Check(info.New, conformance.Options{
+		Store:        info.Name,
+		Differential: conformance.DifferentialOptions{Seed: opts.Seed, Iterations: opts.Iterations, Duration: opts.Duration},
+		Started:      func(rule string) { emit(childEvent{Started: rule}) },
+		Finished:     func(r conformance.RuleResult) { emit(childEvent{Finished: &r}) },
+	})
+	emit(childEvent{Done: true})
+	return nil
+}
+
+// childEnv is set in a child's environment.
+const childEnv = "CERTBENCH_CONFORMANCE_CHILD"
 
 // conformanceCommand makes the child process's command; tests replace it
 // to run their own binary's main.
@@ -223,38 +290,75 @@ var conformanceCommand = func(ctx context.Context, exe string, args []string) *e
 	return exec.CommandContext(ctx, exe, args...)
 }
 
-// ruleResult is one rule's outcome for one store.
-type ruleResult struct {
-	Result string   `json:"result"`
-	Output []string `json:"output,omitempty"`
+// childRun is what one child reported.
+type childRun struct {
+	order      []string
+	results    map[string]*conformance.RuleResult
+	comparison *conformance.Comparison
+	events     int    // events read
+	done       bool   // the child said it was done
+	running    string // the rule running when the events ended
 }
 
-// suiteRun is what one child reported.
-type suiteRun struct {
-	order   []string
-	results map[string]*ruleResult
-	crash   string // output after the last framed line when the child died
-}
-
-// runConformanceProcess runs one child and parses its test2json-framed
-// output.
-func runConformanceProcess(ctx context.Context, command func(ctx context.Context, exe string, args []string) *exec.Cmd, exe string, args []string, timeout time.Duration) (*suiteRun, error) {
+// runChild runs the child for store (compared with opts.Against when set)
+// and reads its events; onChange hears of each change as it comes. A
+// child that ended before it was done fails the rule that was running.
+func runChild(ctx context.Context, opts *ConformanceOptions, store string, onChange func(*conformance.Change)) (*childRun, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: finding this binary to run the check in: %w", err)
+	}
+	args := []string{"conformance", "--child", store, "--seed", strconv.FormatUint(opts.Seed, 10),
+		"--iterations", strconv.Itoa(opts.Iterations), "--duration", opts.Duration.String(), "--runs", strconv.Itoa(opts.Runs)}
+	if opts.Against != "" {
+		args = append(args, "--against", opts.Against)
+	}
+	timeout := opts.ChildTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Minute
+	}
+	timeout += 2 * opts.Duration
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := command(ctx, exe, args)
-	var out bytes.Buffer
-	c.Stdout = &out
-	c.Stderr = &out
-	err := c.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	c := conformanceCommand(ctx, exe, args)
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	c.Env = append(c.Env, childEnv+"=1")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(); err != nil {
 		return nil, fmt.Errorf("conformance: running %s: %w", exe, err)
 	}
-	run := parseSuiteOutput(out.Bytes())
-	if len(run.order) == 0 {
-		return nil, fmt.Errorf("conformance: %s %s printed no rule results (exit %v); is conformance routed to certbench's cli? output:\n%s",
-			exe, strings.Join(args, " "), err, limitText(out.String(), 4000))
+	run, stray := readEvents(stdout, onChange)
+	err = c.Wait()
+	if run.done {
+		return run, nil
 	}
+	output := limitText(strings.TrimSpace(stray+stderr.String()), 4000)
+	if run.events == 0 && ctx.Err() == nil {
+		return nil, fmt.Errorf("conformance: %s %s reported nothing (%v); is conformance routed to certbench's cli? output:\n%s",
+			exe, strings.Join(args, " "), err, output)
+	}
+	msg := fmt.Sprintf("the check's process ended during this rule (%v): a crash?", err)
+	if ctx.Err() == context.DeadlineExceeded {
+		msg = fmt.Sprintf("the check's process was stopped after %v during this rule: a store that hangs?", timeout)
+	}
+	if output != "" {
+		msg += " Its output:\n" + output
+	}
+	if opts.Against != "" {
+		return nil, &exitError{code: ExitRegression, err: fmt.Errorf("conformance --against: %s", strings.Replace(msg, " during this rule", "", 1))}
+	}
+	rule := run.running
+	if rule == "" || run.results[rule] != nil {
+		rule = "(the check's process)"
+	}
+	run.add(&conformance.RuleResult{Rule: rule, Result: conformance.Fail, Output: []string{msg}})
 	return run, nil
 }
 
@@ -265,111 +369,46 @@ func limitText(s string, n int) string {
 	return s
 }
 
-// frame is the byte testing puts before its own lines in test2json mode.
-const frame = "\x16"
-
-var resultLine = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(`)
-
-// parseSuiteOutput reads the results of TestConformance's subtests. Only
-// leaf subtests are rules; a subtest that started but never ended (the
-// process died) is a failure with the rest of the output as its message.
-func parseSuiteOutput(out []byte) *suiteRun {
-	run := &suiteRun{results: map[string]*ruleResult{}}
-	started := map[string]bool{}
-	var startOrder []string
-	cur := ""
-	outputs := map[string][]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+// readEvents reads a child's events until its output ends; lines that are
+// no event (a store printing) are returned.
+func readEvents(r io.Reader, onChange func(*conformance.Change)) (*childRun, string) {
+	run := &childRun{results: map[string]*conformance.RuleResult{}}
+	var running []string
+	var stray strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		trim := strings.TrimLeft(line, " ")
-		if body, ok := strings.CutPrefix(trim, frame); ok {
-			switch {
-			case strings.HasPrefix(body, "=== RUN   "), strings.HasPrefix(body, "=== CONT  "), strings.HasPrefix(body, "=== NAME  "), strings.HasPrefix(body, "=== PAUSE "):
-				cur = strings.TrimSpace(body[10:])
-				if strings.HasPrefix(body, "=== RUN") && !started[cur] {
-					started[cur] = true
-					startOrder = append(startOrder, cur)
-				}
-			case resultLine.MatchString(body):
-				m := resultLine.FindStringSubmatch(body)
-				res := map[string]string{"PASS": rulePass, "FAIL": ruleFail, "SKIP": ruleSkip}[m[1]]
-				run.results[m[2]] = &ruleResult{Result: res}
-				cur = m[2]
-			}
+		var e childEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			stray.WriteString(sc.Text() + "\n")
 			continue
 		}
-		if cur != "" {
-			outputs[cur] = append(outputs[cur], strings.TrimRight(line, " \t"))
+		run.events++
+		switch {
+		case e.Started != "":
+			running = append(running, e.Started)
+		case e.Finished != nil:
+			running = slices.DeleteFunc(running, func(s string) bool { return s == e.Finished.Rule })
+			run.add(e.Finished)
+		case e.Change != nil && onChange != nil:
+			onChange(e.Change)
 		}
+		if e.Comparison != nil {
+			run.comparison = e.Comparison
+		}
+		run.done = run.done || e.Done
 	}
-	// Leaf subtests of TestConformance, in the order they started.
-	for _, name := range startOrder {
-		rule, ok := strings.CutPrefix(name, "TestConformance/")
-		if !ok {
-			continue
-		}
-		leaf := true
-		for _, other := range startOrder {
-			if strings.HasPrefix(other, name+"/") {
-				leaf = false
-				break
-			}
-		}
-		if !leaf {
-			continue
-		}
-		r := run.results[name]
-		if r == nil {
-			r = &ruleResult{Result: ruleFail}
-			run.results[name] = r
-			run.crash = rule
-			r.Output = append(r.Output, "the suite's process ended during this rule (a crash, or a timeout)")
-		}
-		if r.Result == ruleFail {
-			r.Output = append(r.Output, trimOutput(outputs[name])...)
-		} else {
-			for _, l := range outputs[name] {
-				if strings.Contains(l, "differential seed") || strings.Contains(l, "known deviation") {
-					r.Output = append(r.Output, strings.TrimSpace(l))
-				}
-			}
-		}
-		delete(run.results, name)
-		run.results[rule] = r
-		run.order = append(run.order, rule)
+	if len(running) > 0 {
+		run.running = running[len(running)-1]
 	}
-	return run
+	return run, stray.String()
 }
 
-// trimOutput drops blank trailing lines and the indentation testing adds,
-// and bounds a rule's message.
-func trimOutput(lines []string) []string {
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+func (run *childRun) add(r *conformance.RuleResult) {
+	if _, seen := run.results[r.Rule]; !seen {
+		run.order = append(run.order, r.Rule)
 	}
-	indent := -1
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		if n := len(l) - len(strings.TrimLeft(l, " ")); indent < 0 || n < indent {
-			indent = n
-		}
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if len(l) >= indent && indent > 0 {
-			l = l[indent:]
-		}
-		out[i] = l
-	}
-	lines = out
-	if len(lines) > 200 {
-		lines = append(lines[:200:200], fmt.Sprintf("... (%d more lines)", len(lines)-200))
-	}
-	return lines
+	run.results[r.Rule] = r
 }
 
 // conformanceTable is the rule x store table, the command's report.
@@ -380,7 +419,15 @@ type conformanceTable struct {
 	Cells  map[string]map[string]*ruleResult // rule -> store -> result
 }
 
-func (t *conformanceTable) add(store string, run *suiteRun) {
+// ruleResult is one rule's outcome for one store as the table shows it:
+// a failure's messages, line by line; of a passing rule, only the
+// differential pass's summary and known deviations.
+type ruleResult struct {
+	Result string   `json:"result"`
+	Output []string `json:"output,omitempty"`
+}
+
+func (t *conformanceTable) add(store string, run *childRun) {
 	if t.Cells == nil {
 		t.Cells = map[string]map[string]*ruleResult{}
 	}
@@ -389,11 +436,21 @@ func (t *conformanceTable) add(store string, run *suiteRun) {
 			t.Cells[rule] = map[string]*ruleResult{}
 			t.Rules = append(t.Rules, rule)
 		}
-		t.Cells[rule][store] = run.results[rule]
+		r := run.results[rule]
+		cell := &ruleResult{Result: string(r.Result)}
+		if r.Result != conformance.Pass || rule == "Differential" {
+			for _, msg := range r.Output {
+				cell.Output = append(cell.Output, strings.Split(strings.TrimRight(msg, "\n"), "\n")...)
+			}
+		}
+		if len(cell.Output) > 200 {
+			cell.Output = append(cell.Output[:200:200], fmt.Sprintf("... (%d more lines)", len(cell.Output)-200))
+		}
+		t.Cells[rule][store] = cell
 	}
 }
 
-// Passed reports whether every store passed (or skipped) every rule.
+// Passed reports whether every store passed every rule.
 func (t *conformanceTable) Passed() bool {
 	for _, rule := range t.Rules {
 		for _, st := range t.Stores {
@@ -516,44 +573,3 @@ func (t *conformanceTable) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
-
-// testDeps is the minimal implementation of the interface testing.MainStart
-// takes (what "go test" generates with testing/internal/testdeps): test
-// filtering by regular expression; no profiling, fuzzing or coverage.
-type testDeps struct{}
-
-func (testDeps) ImportPath() string                          { return "certbench/conformance" }
-func (testDeps) ModulePath() string                          { return "" }
-func (testDeps) MatchString(pat, str string) (bool, error)   { return regexp.MatchString(pat, str) }
-func (testDeps) SetPanicOnExit0(bool)                        {}
-func (testDeps) StartCPUProfile(io.Writer) error             { return errNotSupported }
-func (testDeps) StopCPUProfile()                             {}
-func (testDeps) StartTestLog(io.Writer)                      {}
-func (testDeps) StopTestLog() error                          { return nil }
-func (testDeps) WriteProfileTo(string, io.Writer, int) error { return errNotSupported }
-func (testDeps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
-	return errNotSupported
-}
-func (testDeps) RunFuzzWorker(func(corpusEntry) error) error { return errNotSupported }
-func (testDeps) ReadCorpus(string, []reflect.Type) ([]corpusEntry, error) {
-	return nil, errNotSupported
-}
-func (testDeps) CheckCorpus([]any, []reflect.Type) error { return nil }
-func (testDeps) ResetCoverage()                          {}
-func (testDeps) SnapshotCoverage()                       {}
-func (testDeps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
-	return "", nil, nil
-}
-
-// corpusEntry is the type testing's fuzzing interface passes around (an
-// alias of an unnamed struct, so it can be spelled out here).
-type corpusEntry = struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}
-
-var errNotSupported = errors.New("not supported by certbench conformance")

@@ -5,11 +5,15 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/stores/optimized"
@@ -119,6 +123,11 @@ func TestConformanceCommandUsage(t *testing.T) {
 		{"conformance", "--format", "csv"},
 		{"conformance", "--iterations", "-1"},
 		{"conformance", "extra"},
+		{"conformance", "--against", "optimized"},
+		{"conformance", "--stores", "optimized", "--against", "optimized"},
+		{"conformance", "--stores", "naive,optimized", "--against", "test-lasttie"},
+		{"conformance", "--stores", "optimized", "--against", "no-such-store"},
+		{"conformance", "--runs", "-1"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := Main(args, &stdout, &stderr); code != ExitUsage {
@@ -127,41 +136,151 @@ func TestConformanceCommandUsage(t *testing.T) {
 	}
 }
 
-func TestParseSuiteOutputCrash(t *testing.T) {
-	out := strings.Join([]string{
-		frame + "=== RUN   TestConformance",
-		frame + "=== RUN   TestConformance/NoConfiguration",
-		frame + "--- PASS: TestConformance/NoConfiguration (0.00s)",
-		frame + "=== RUN   TestConformance/Lookup",
-		frame + "=== RUN   TestConformance/Lookup/ExactName",
-		"    lookup.go:1: got x; want y",
-		frame + "--- FAIL: TestConformance/Lookup/ExactName (0.00s)",
-		frame + "=== RUN   TestConformance/Atomicity",
-		"panic: store goroutine",
-		"",
-	}, "\n")
-	run := parseSuiteOutput([]byte(out))
-	if got, want := strings.Join(run.order, ","), "NoConfiguration,Lookup/ExactName,Atomicity"; got != want {
-		t.Fatalf("rules %s, want %s", got, want)
+// lastTieStore serves the last of tied certificates: it hands
+// optimized its configuration in reverse order.
+type lastTieStore struct{ *optimized.Store }
+
+func (s lastTieStore) Update(cfg *certstore.Config) error {
+	if cfg == nil {
+		return s.Store.Update(nil)
 	}
-	for rule, want := range map[string]string{"NoConfiguration": rulePass, "Lookup/ExactName": ruleFail, "Atomicity": ruleFail} {
-		if r := run.results[rule]; r == nil || r.Result != want {
-			t.Errorf("%s: %+v, want %s", rule, r, want)
+	rev := *cfg
+	rev.Certificates = slices.Clone(cfg.Certificates)
+	slices.Reverse(rev.Certificates)
+	return s.Store.Update(&rev)
+}
+
+// goroutinePanicStore panics in a goroutine of its own on its second
+// Update; hangStore never returns from its second Update.
+type goroutinePanicStore struct {
+	*optimized.Store
+	n *atomic.Int32
+}
+
+func (s goroutinePanicStore) Update(cfg *certstore.Config) error {
+	if s.n.Add(1) == 2 {
+		go func() { panic("a store goroutine panics") }()
+		select {} // the panic ends the process
+	}
+	return s.Store.Update(cfg)
+}
+
+type hangStore struct {
+	*optimized.Store
+	n *atomic.Int32
+}
+
+func (s hangStore) Update(cfg *certstore.Config) error {
+	if s.n.Add(1) == 2 {
+		select {}
+	}
+	return s.Store.Update(cfg)
+}
+
+func init() {
+	certstore.Register("test-lasttie", "test: optimized, serving the last of tied certificates", func() certstore.Store {
+		return lastTieStore{optimized.New()}
+	})
+	certstore.Register("test-optimized@copy", "test: optimized under another name", func() certstore.Store { return optimized.New() })
+	certstore.Register("test-goroutinepanic", "test: panics in a goroutine of its own", func() certstore.Store {
+		return goroutinePanicStore{optimized.New(), new(atomic.Int32)}
+	})
+	certstore.Register("test-hang", "test: its second Update never returns", func() certstore.Store {
+		return hangStore{optimized.New(), new(atomic.Int32)}
+	})
+}
+
+func TestConformanceAgainst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the comparison in a process")
+	}
+	useTestMain(t)
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"conformance", "--stores", "optimized", "--against", "test-lasttie", "--iterations", "10", "--seed", "3"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != ExitRegression {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, ExitRegression, stderr.String(), out)
+	}
+	for _, w := range []string{
+		"compare optimized -> test-lasttie, seed 0x3: 10 iterations",
+		"; 1 behaviour change",
+		"change 1 of 1: tie-break: the first configured -> a later one (seen ",
+		"on the generation of configuration 0 of 1: optimized served certificate 0 ",
+		", test-lasttie serves certificate 1 ",
+		"}.Compare(base, head, ",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output does not say %q", w)
 		}
 	}
-	if o := strings.Join(run.results["Lookup/ExactName"].Output, "\n"); !strings.Contains(o, "got x; want y") {
-		t.Errorf("ExactName output %q", o)
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
 	}
-	if o := strings.Join(run.results["Atomicity"].Output, "\n"); !strings.Contains(o, "ended during this rule") || !strings.Contains(o, "panic: store goroutine") {
-		t.Errorf("Atomicity output %q", o)
+
+	stdout.Reset()
+	code = Main([]string{"conformance", "--stores", "optimized", "--against", "test-optimized@copy", "--iterations", "5", "--format", "markdown"}, &stdout, &stderr)
+	if code != ExitOK || !strings.Contains(stdout.String(), "no change (5 iterations") {
+		t.Errorf("identical stores: exit %d, output:\n%s", code, stdout.String())
+	}
+}
+
+// TestConformanceChildCrashes shows that a store that panics in a goroutine
+// of its own, or hangs, fails the rule that was running.
+func TestConformanceChildCrashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the suite in a process")
+	}
+	useTestMain(t)
+	for _, tc := range []struct {
+		store string
+		want  []string
+	}{
+		// Each store's second Update fails; Replace makes the first store
+		// that takes two.
+		{"test-goroutinepanic", []string{"\nReplace  ", "\n--- test-goroutinepanic: Replace\n", "the check's process ended during this rule", "panic: a store goroutine panics"}},
+		{"test-hang", []string{"\nReplace  ", "\n--- test-hang: Replace\n", "was stopped after 5s during this rule: a store that hangs?"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		opts := &ConformanceOptions{IO: IO{Out: &stdout, ErrOut: &stderr}, Stores: []string{tc.store}, Format: "text", Iterations: 1, ChildTimeout: 5 * time.Second}
+		err := runConformance(context.Background(), opts)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != ExitRegression {
+			t.Errorf("%s: error %v; want exit %d", tc.store, err, ExitRegression)
+		}
+		out := stdout.String()
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output does not say %q:\n%s", tc.store, w, out)
+			}
+		}
+	}
+}
+
+func TestReadEvents(t *testing.T) {
+	out := strings.Join([]string{
+		`{"started":"NoConfiguration"}`,
+		`{"finished":{"rule":"NoConfiguration","result":"pass"}}`,
+		`{"started":"Lookup"}`,
+		`{"started":"Lookup/ExactName"}`,
+		`{"finished":{"rule":"Lookup/ExactName","result":"FAIL","output":["got x; want y\nsecond line"]}}`,
+		`a store printing`,
+		`{"started":"Lookup/Other"}`,
+		"",
+	}, "\n")
+	run, stray := readEvents(strings.NewReader(out), nil)
+	if run.done || run.running != "Lookup/Other" || stray != "a store printing\n" || strings.Join(run.order, ",") != "NoConfiguration,Lookup/ExactName" {
+		t.Fatalf("run %+v, stray %q", run, stray)
 	}
 	tab := &conformanceTable{Stores: []string{"s"}}
 	tab.add("s", run)
 	if tab.Passed() {
-		t.Error("a table with failures passed")
+		t.Error("a table with a failure passed")
 	}
-	var md bytes.Buffer
-	if err := tab.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `Atomicity` | **FAIL** |") || !strings.Contains(md.String(), "| **rules passed** | **1 / 3** |") {
+	var md, text bytes.Buffer
+	if err := tab.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `Lookup/ExactName` | **FAIL** |") || !strings.Contains(md.String(), "| **rules passed** | **1 / 2** |") {
 		t.Errorf("markdown (%v):\n%s", err, md.String())
+	}
+	if err := tab.WriteText(&text); err != nil || !strings.Contains(text.String(), "--- s: Lookup/ExactName\n    got x; want y\n    second line\n") {
+		t.Errorf("text (%v):\n%s", err, text.String())
 	}
 }

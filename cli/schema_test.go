@@ -126,3 +126,24 @@ func TestConformanceJSONMatchesSchema(t *testing.T) {
 	args := []string{"conformance", "--stores", "test-storeblind,optimized", "--iterations", "3", "--seed", "9", "--format", "json"}
 	validate(t, compileSchema(t, "conformance"), strings.Join(args, " "), runJSON(t, args, ExitRegression))
 }
+
+func TestConformanceAgainstJSONMatchesSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the comparison in a process")
+	}
+	useTestMain(t)
+	sch := compileSchema(t, "conformance-against")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"conformance", "--stores", "optimized", "--against", "test-lasttie", "--iterations", "3", "--seed", "3", "--format", "json"}, ExitRegression},
+		{[]string{"conformance", "--stores", "optimized", "--against", "test-optimized@copy", "--iterations", "2", "--format", "json"}, ExitOK},
+	} {
+		out := runJSON(t, tc.args, tc.code)
+		validate(t, sch, strings.Join(tc.args, " "), out)
+		if tc.code == ExitRegression && !bytes.Contains(out, []byte(`"summary": "Store.Certificate(`)) {
+			t.Errorf("%s: no change in the output:\n%s", strings.Join(tc.args, " "), out)
+		}
+	}
+}

@@ -95,7 +95,9 @@ func Check(newStore certstore.Factory, opts Options) *Report {
 	}
 	root := &ruleT{c: c}
 	for _, r := range rules {
-		root.Run(r.name, func(t rt) { r.run(su, t) })
+		if opts.only == "" || opts.only == r.name {
+			root.Run(r.name, func(t rt) { r.run(su, t) })
+		}
 	}
 	rep.Rules = c.results
 	rep.Differential = su.diff

@@ -57,6 +57,8 @@ type Options struct {
 	// which rule was running when a process died.
 	Started  func(rule string)
 	Finished func(RuleResult)
+
+	only string // for tests: run only this top-level rule
 }
 
 // rules are the suite's rules, in the order they run.
