@@ -71,23 +71,24 @@ type Deviation struct {
 // Update that rejected a valid configuration, or a panic).
 type Divergence struct {
 	// Case reproduces the divergence with CheckCase.
-	Case Case
+	Case Case `json:"case"`
 	// Via is how the lookup was made: "Store.Certificate",
 	// "Current().Certificate" or "Update".
-	Via string
+	Via string `json:"via"`
 	// Want is what certstore.Match says; Got is what the store did.
-	Want, Got Answer
+	Want Answer `json:"want"`
+	Got  Answer `json:"got"`
 	// Seed and Iteration are where the pass found it.
-	Seed      uint64
-	Iteration int
+	Seed      uint64 `json:"seed"`
+	Iteration int    `json:"iteration"`
 	// Shrunk reports whether Case was shrunk; Original is the number of
 	// certificates (over all configurations) before shrinking.
-	Shrunk   bool
-	Original int
+	Shrunk   bool `json:"shrunk"`
+	Original int  `json:"original"`
 	// Known is the name of the known deviation that explains it, if any.
-	Known string
+	Known string `json:"known,omitempty"`
 	// Note says something about the shrinking, if anything is to be said.
-	Note string
+	Note string `json:"note,omitempty"`
 }
 
 // Error describes the divergence in one paragraph.
@@ -103,21 +104,23 @@ func (d *Divergence) Error() string {
 // DiffReport is the outcome of a differential pass.
 type DiffReport struct {
 	// Seed is the seed the pass ran with.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// Iterations, Configs and Lookups count what was run.
-	Iterations, Configs, Lookups int
+	Iterations int `json:"iterations"`
+	Configs    int `json:"configs"`
+	Lookups    int `json:"lookups"`
 	// Planned is the iteration bound (0: none); fewer Iterations than
 	// Planned without a Failure means the time limit stopped the pass.
-	Planned int
+	Planned int `json:"planned"`
 	// Elapsed is how long the pass took.
-	Elapsed time.Duration
+	Elapsed time.Duration `json:"elapsed_ns"`
 	// Known counts the divergences each known deviation explained, by
 	// name; Examples holds the first (shrunk) one of each.
-	Known    map[string]int
-	Examples map[string]*Divergence
+	Known    map[string]int         `json:"known"`
+	Examples map[string]*Divergence `json:"examples"`
 	// Failure is the first divergence no known deviation explains, shrunk;
 	// nil when the store agreed with certstore.Match everywhere else.
-	Failure *Divergence
+	Failure *Divergence `json:"failure"`
 }
 
 // Summary is one line saying what ran and what was found.
