@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/conformance"
 	"github.com/certbench/certbench/stores/optimized"
 )
 
@@ -150,29 +151,19 @@ func (s lastTieStore) Update(cfg *certstore.Config) error {
 	return s.Store.Update(&rev)
 }
 
-// goroutinePanicStore panics in a goroutine of its own on its second
-// Update; hangStore never returns from its second Update.
-type goroutinePanicStore struct {
+// crashStore fails its second Update as CERTBENCH_TEST_CRASH says: "hang"
+// never returns, anything else panics in a goroutine of its own.
+type crashStore struct {
 	*optimized.Store
 	n *atomic.Int32
 }
 
-func (s goroutinePanicStore) Update(cfg *certstore.Config) error {
+func (s crashStore) Update(cfg *certstore.Config) error {
 	if s.n.Add(1) == 2 {
-		go func() { panic("a store goroutine panics") }()
-		select {} // the panic ends the process
-	}
-	return s.Store.Update(cfg)
-}
-
-type hangStore struct {
-	*optimized.Store
-	n *atomic.Int32
-}
-
-func (s hangStore) Update(cfg *certstore.Config) error {
-	if s.n.Add(1) == 2 {
-		select {}
+		if os.Getenv("CERTBENCH_TEST_CRASH") != "hang" {
+			go func() { panic("a store goroutine panics") }()
+		}
+		select {} // the panic ends the process, or the parent does
 	}
 	return s.Store.Update(cfg)
 }
@@ -181,13 +172,45 @@ func init() {
 	certstore.Register("test-lasttie", "test: optimized, serving the last of tied certificates", func() certstore.Store {
 		return lastTieStore{optimized.New()}
 	})
-	certstore.Register("test-optimized@copy", "test: optimized under another name", func() certstore.Store { return optimized.New() })
-	certstore.Register("test-goroutinepanic", "test: panics in a goroutine of its own", func() certstore.Store {
-		return goroutinePanicStore{optimized.New(), new(atomic.Int32)}
+	certstore.Register("test-lasttie@declared", "test: test-lasttie, with the tie-break declared", func() certstore.Store {
+		return lastTieStore{optimized.New()}
 	})
-	certstore.Register("test-hang", "test: its second Update never returns", func() certstore.Store {
-		return hangStore{optimized.New(), new(atomic.Int32)}
+	conformance.Declare("test-lasttie@declared", conformance.Deviation{
+		Name: "the last of tied certificates wins",
+		Explains: func(d *conformance.Divergence) bool {
+			return d.Want.Kind == conformance.AnswerCertificate && d.Got.Kind == conformance.AnswerCertificate && d.Got.Index > d.Want.Index
+		},
 	})
+	certstore.Register("test-crash", "test: its second Update panics in a goroutine, or hangs", func() certstore.Store {
+		return crashStore{optimized.New(), new(atomic.Int32)}
+	})
+}
+
+// TestConformanceDeclaredDeviations shows that the deviations declared for
+// a registered store are known to the command's differential pass, and
+// that without them the same behaviour fails.
+func TestConformanceDeclaredDeviations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the conformance suite in a process")
+	}
+	useTestMain(t)
+	for store, want := range map[string]string{
+		"test-lasttie@declared": `(?m)^Differential +pass$`,
+		"test-lasttie":          `(?m)^Differential +FAIL$`,
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"conformance", "--stores", store, "--iterations", "20"}, &stdout, &stderr)
+		out := stdout.String()
+		if code != ExitRegression { // both break Lookup/FirstInConfig*
+			t.Errorf("%s: exit %d, want %d", store, code, ExitRegression)
+		}
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("%s: output does not match %s:\n%s", store, want, out)
+		}
+		if store == "test-lasttie@declared" && !strings.Contains(out, `known deviation "the last of tied certificates wins": `) {
+			t.Errorf("%s: the differential summary does not count the declared deviation:\n%s", store, out)
+		}
+	}
 }
 
 func TestConformanceAgainst(t *testing.T) {
@@ -218,7 +241,7 @@ func TestConformanceAgainst(t *testing.T) {
 	}
 
 	stdout.Reset()
-	code = Main([]string{"conformance", "--stores", "optimized", "--against", "test-optimized@copy", "--iterations", "5", "--format", "markdown"}, &stdout, &stderr)
+	code = Main([]string{"conformance", "--stores", "test-lasttie", "--against", "test-lasttie@declared", "--iterations", "5", "--format", "markdown"}, &stdout, &stderr)
 	if code != ExitOK || !strings.Contains(stdout.String(), "no change (5 iterations") {
 		t.Errorf("identical stores: exit %d, output:\n%s", code, stdout.String())
 	}
@@ -232,25 +255,26 @@ func TestConformanceChildCrashes(t *testing.T) {
 	}
 	useTestMain(t)
 	for _, tc := range []struct {
-		store string
+		crash string
 		want  []string
 	}{
-		// Each store's second Update fails; Replace makes the first store
-		// that takes two.
-		{"test-goroutinepanic", []string{"\nReplace  ", "\n--- test-goroutinepanic: Replace\n", "the check's process ended during this rule", "panic: a store goroutine panics"}},
-		{"test-hang", []string{"\nReplace  ", "\n--- test-hang: Replace\n", "was stopped after 5s during this rule: a store that hangs?"}},
+		// A store's second Update fails; Replace is the first rule whose
+		// store takes two.
+		{"panic", []string{"\nReplace  ", "\n--- test-crash: Replace\n", "the check's process ended during this rule", "panic: a store goroutine panics"}},
+		{"hang", []string{"\nReplace  ", "\n--- test-crash: Replace\n", "was stopped after 5s during this rule: a store that hangs?"}},
 	} {
+		t.Setenv("CERTBENCH_TEST_CRASH", tc.crash)
 		var stdout, stderr bytes.Buffer
-		opts := &ConformanceOptions{IO: IO{Out: &stdout, ErrOut: &stderr}, Stores: []string{tc.store}, Format: "text", Iterations: 1, ChildTimeout: 5 * time.Second}
+		opts := &ConformanceOptions{IO: IO{Out: &stdout, ErrOut: &stderr}, Stores: []string{"test-crash"}, Format: "text", Iterations: 1, ChildTimeout: 5 * time.Second}
 		err := runConformance(context.Background(), opts)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != ExitRegression {
-			t.Errorf("%s: error %v; want exit %d", tc.store, err, ExitRegression)
+			t.Errorf("%s: error %v; want exit %d", tc.crash, err, ExitRegression)
 		}
 		out := stdout.String()
 		for _, w := range tc.want {
 			if !strings.Contains(out, w) {
-				t.Errorf("%s: output does not say %q:\n%s", tc.store, w, out)
+				t.Errorf("%s: output does not say %q:\n%s", tc.crash, w, out)
 			}
 		}
 	}

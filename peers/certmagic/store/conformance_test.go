@@ -13,13 +13,11 @@ import (
 // suite runs only in the subprocess that TestConformanceTable starts.
 func TestConformance(t *testing.T) {
 	peerconf.Inner(t)
-	conformance.RunWith(t, func() certstore.Store { return New() }, conformance.Options{
-		Differential: conformance.DifferentialOptions{Known: deviations},
-	})
+	conformance.RunWith(t, func() certstore.Store { return New() }, conformance.Options{Store: Name})
 }
 
 // TestConformanceTable checks the certmagic column of the conformance table in
 // peers/README.md against a run of the suite; -update-readme rewrites it.
 func TestConformanceTable(t *testing.T) {
-	peerconf.Check(t, Name, "../../README.md")
+	peerconf.Check(t, Name, func() certstore.Store { return New() }, "../../README.md")
 }

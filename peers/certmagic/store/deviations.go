@@ -8,7 +8,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/conformance"
-	"github.com/certbench/certbench/peers/internal/peerconf"
+	"github.com/certbench/certbench/peers/internal/peermodel"
 	"golang.org/x/net/idna"
 )
 
@@ -44,9 +44,13 @@ const (
 	devDefaultByName
 )
 
-// deviations are the Known deviations of the certmagic store, for the
-// differential pass.
-var deviations = peerconf.Deviations(certmagicModel,
+// The deviations are declared with the store's registration, so that every
+// differential pass on it knows them: the peer's own test and
+// "certbench conformance --stores certmagic".
+func init() { conformance.Declare(Name, deviations...) }
+
+// deviations are the documented deviations of the certmagic store.
+var deviations = peermodel.Deviations(certmagicModel,
 	"one cache: every certificate in every store",
 	"no generations: held generations read the live cache",
 	"first cached wins among certificates with a name",
@@ -69,13 +73,13 @@ func cacheAfter(c *conformance.Case, last int) []cached {
 	var cache []cached
 	group := 0
 	has := func(k string) bool {
-		return slices.ContainsFunc(cache, func(e cached) bool { return peerconf.CertKey(e.cc) == k })
+		return slices.ContainsFunc(cache, func(e cached) bool { return peermodel.CertKey(e.cc) == k })
 	}
 	for k := 0; k <= last; k++ {
 		cfg := &c.Configs[k]
 		now := map[string]bool{}
 		for _, cc := range cfg.Certs {
-			key := peerconf.CertKey(cc)
+			key := peermodel.CertKey(cc)
 			now[key] = true
 			if !has(key) {
 				cache = append(cache, cached{cc, group})
@@ -84,7 +88,7 @@ func cacheAfter(c *conformance.Case, last int) []cached {
 		}
 		for _, st := range slices.Sorted(maps.Keys(cfg.Stores)) {
 			if d := cfg.Stores[st]; d != nil {
-				key := peerconf.CertKey(*d)
+				key := peermodel.CertKey(*d)
 				now[key] = true
 				if !has(key) {
 					cache = append(cache, cached{*d, group})
@@ -92,7 +96,7 @@ func cacheAfter(c *conformance.Case, last int) []cached {
 			}
 		}
 		group++
-		cache = slices.DeleteFunc(cache, func(e cached) bool { return !now[peerconf.CertKey(e.cc)] })
+		cache = slices.DeleteFunc(cache, func(e cached) bool { return !now[peermodel.CertKey(e.cc)] })
 	}
 	return cache
 }
@@ -104,13 +108,13 @@ func inConfig(cfg *conformance.CaseConfig, store string, all bool) []cached {
 	var out []cached
 	seen := map[string]bool{}
 	add := func(cc conformance.CaseCert, group int) {
-		if k := peerconf.CertKey(cc); !seen[k] {
+		if k := peermodel.CertKey(cc); !seen[k] {
 			seen[k] = true
 			out = append(out, cached{cc, group})
 		}
 	}
 	for i, cc := range cfg.Certs {
-		if all || peerconf.InStore(cc, store) {
+		if all || peermodel.InStore(cc, store) {
 			add(cc, i)
 		}
 	}
@@ -127,10 +131,10 @@ func inConfig(cfg *conformance.CaseConfig, store string, all bool) []cached {
 // certmagicModel is certmagic's lookup (Config.GetCertificate over the one
 // Cache, as the adapter sets it up) with the deviations in on, and
 // certstore.Match's rules for the others.
-func certmagicModel(c *conformance.Case, on peerconf.Features) []string {
+func certmagicModel(c *conformance.Case, on peermodel.Features) []string {
 	held := &c.Configs[c.Held]
-	if !peerconf.Declares(held, c.Store) {
-		return []string{peerconf.KeyUnknownStore}
+	if !peermodel.Declares(held, c.Store) {
+		return []string{peermodel.KeyUnknownStore}
 	}
 	src := c.Held // the configuration whose certificates are looked up
 	if on.Has(devNoGenerations) {
@@ -143,45 +147,45 @@ func certmagicModel(c *conformance.Case, on peerconf.Features) []string {
 		members = inConfig(cfg, c.Store, on.Has(devOneCache))
 	} else {
 		for _, e := range cacheAfter(c, src) {
-			key := peerconf.CertKey(e.cc)
+			key := peermodel.CertKey(e.cc)
 			if on.Has(devOneCache) || slices.ContainsFunc(cfg.Certs, func(cc conformance.CaseCert) bool {
-				return peerconf.CertKey(cc) == key && peerconf.InStore(cc, c.Store)
+				return peermodel.CertKey(cc) == key && peermodel.InStore(cc, c.Store)
 			}) {
 				members = append(members, e)
 			}
 		}
 	}
-	names, norm := peerconf.MatchNames, certstore.NormalizeServerName
+	names, norm := peermodel.MatchNames, certstore.NormalizeServerName
 	if on.Has(devIPSpelling) {
-		names, norm = peerconf.RawNames, strings.ToLower
+		names, norm = peermodel.RawNames, strings.ToLower
 	}
-	groups := func(es []cached) [][]peerconf.Candidate {
-		var gs [][]peerconf.Candidate
+	groups := func(es []cached) [][]peermodel.Candidate {
+		var gs [][]peermodel.Candidate
 		for i, e := range es {
-			cand := peerconf.Candidate{Key: peerconf.CertKey(e.cc), Names: names(e.cc)}
+			cand := peermodel.Candidate{Key: peermodel.CertKey(e.cc), Names: names(e.cc)}
 			if i > 0 && es[i-1].group == e.group {
 				gs[len(gs)-1] = append(gs[len(gs)-1], cand)
 			} else {
-				gs = append(gs, []peerconf.Candidate{cand})
+				gs = append(gs, []peermodel.Candidate{cand})
 			}
 		}
 		return gs
 	}
-	if keys := peerconf.Lookup(groups(members), norm(c.SNI), true); keys != nil {
+	if keys := peermodel.Lookup(groups(members), norm(c.SNI), true); keys != nil {
 		return keys
 	}
 	if on.Has(devIDNA) && c.SNI != "" {
 		ascii, err := idna.Lookup.ToASCII(strings.TrimSpace(c.SNI))
 		if err != nil {
-			return []string{peerconf.KeyIDNAError}
+			return []string{peermodel.KeyIDNAError}
 		}
 		if !certmagic.SubjectQualifiesForCert(ascii) {
-			return []string{peerconf.KeyNotAllowed}
+			return []string{peermodel.KeyNotAllowed}
 		}
 	}
 	d := held.Stores[c.Store]
 	if d == nil || !on.Has(devDefaultByName) {
-		return []string{peerconf.DefaultKey(held, c.Store)}
+		return []string{peermodel.DefaultKey(held, c.Store)}
 	}
 	// The default's name, as the adapter gives it (firstName), looked up
 	// exactly among the cached certificates (with one cache for all stores,
@@ -190,7 +194,7 @@ func certmagicModel(c *conformance.Case, on peerconf.Features) []string {
 	pool := members
 	if !on.Has(devOneCache) {
 		pool = append(slices.Clone(members), cached{*d, -1})
-	} else if !on.Has(devFirstCached) && !slices.ContainsFunc(pool, func(e cached) bool { return peerconf.CertKey(e.cc) == peerconf.CertKey(*d) }) {
+	} else if !on.Has(devFirstCached) && !slices.ContainsFunc(pool, func(e cached) bool { return peermodel.CertKey(e.cc) == peermodel.CertKey(*d) }) {
 		pool = append(slices.Clone(members), cached{*d, -1})
 	}
 	for _, g := range groups(pool) {
@@ -204,7 +208,7 @@ func certmagicModel(c *conformance.Case, on peerconf.Features) []string {
 			return keys
 		}
 	}
-	return []string{peerconf.KeyOtherError}
+	return []string{peermodel.KeyOtherError}
 }
 
 // firstCaseName is the adapter's firstName of the certificate issued for
@@ -217,7 +221,7 @@ func firstCaseName(cc conformance.CaseCert) string {
 	case len(cc.DNSNames) > 0:
 		return strings.ToLower(cc.DNSNames[0])
 	case len(cc.IPs) > 0:
-		return peerconf.RawNames(conformance.CaseCert{IPs: cc.IPs[:1]})[0]
+		return peermodel.RawNames(conformance.CaseCert{IPs: cc.IPs[:1]})[0]
 	}
 	return ""
 }

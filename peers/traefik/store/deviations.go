@@ -7,7 +7,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/conformance"
-	"github.com/certbench/certbench/peers/internal/peerconf"
+	"github.com/certbench/certbench/peers/internal/peermodel"
 )
 
 // The documented deviations of Traefik's matching (peers/README.md), in the
@@ -28,9 +28,13 @@ const (
 	devWildcardBeforeExact
 )
 
-// deviations are the Known deviations of the traefik store, for the
-// differential pass.
-var deviations = peerconf.Deviations(traefikModel,
+// The deviations are declared with the store's registration, so that every
+// differential pass on it knows them: the peer's own test and
+// "certbench conformance --stores traefik".
+func init() { conformance.Declare(Name, deviations...) }
+
+// deviations are the documented deviations of the traefik store.
+var deviations = peermodel.Deviations(traefikModel,
 	"IP literals only lowercased",
 	"tie-break by reverse-sorted SAN key",
 	"wildcard before exact in SAN key order",
@@ -50,7 +54,7 @@ func sanKey(cc conformance.CaseCert) string {
 			sans = append(sans, strings.ToLower(n))
 		}
 	}
-	for _, ip := range peerconf.RawNames(conformance.CaseCert{IPs: cc.IPs}) {
+	for _, ip := range peermodel.RawNames(conformance.CaseCert{IPs: cc.IPs}) {
 		if ip != cc.CommonName {
 			sans = append(sans, ip)
 		}
@@ -62,39 +66,39 @@ func sanKey(cc conformance.CaseCert) string {
 // traefikModel is Traefik's lookup (CertificateStore.GetBestCertificate
 // behind Manager.Get's GetCertificate) with the deviations in on, and
 // certstore.Match's rules for the others.
-func traefikModel(c *conformance.Case, on peerconf.Features) []string {
+func traefikModel(c *conformance.Case, on peermodel.Features) []string {
 	cfg := &c.Configs[c.Held]
-	if !peerconf.Declares(cfg, c.Store) {
-		return []string{peerconf.KeyUnknownStore}
+	if !peermodel.Declares(cfg, c.Store) {
+		return []string{peermodel.KeyUnknownStore}
 	}
-	names, sni := peerconf.MatchNames, certstore.NormalizeServerName(c.SNI)
+	names, sni := peermodel.MatchNames, certstore.NormalizeServerName(c.SNI)
 	if on.Has(devIPSpelling) {
-		names, sni = peerconf.RawNames, strings.ToLower(c.SNI)
+		names, sni = peermodel.RawNames, strings.ToLower(c.SNI)
 	}
 	type entry struct {
 		key  string
-		cand peerconf.Candidate
+		cand peermodel.Candidate
 	}
 	var es []entry
 	for _, cc := range cfg.Certs {
-		if !peerconf.InStore(cc, c.Store) {
+		if !peermodel.InStore(cc, c.Store) {
 			continue
 		}
 		k := sanKey(cc)
 		if on.Has(devSortedTieBreak) && slices.ContainsFunc(es, func(e entry) bool { return e.key == k }) {
 			continue // appendCertificate skips a second certificate for a key
 		}
-		es = append(es, entry{k, peerconf.Candidate{Key: peerconf.CertKey(cc), Names: names(cc)}})
+		es = append(es, entry{k, peermodel.Candidate{Key: peermodel.CertKey(cc), Names: names(cc)}})
 	}
 	if on.Has(devSortedTieBreak) {
 		slices.SortStableFunc(es, func(a, b entry) int { return strings.Compare(b.key, a.key) })
 	}
-	groups := make([][]peerconf.Candidate, len(es))
+	groups := make([][]peermodel.Candidate, len(es))
 	for i, e := range es {
-		groups[i] = []peerconf.Candidate{e.cand}
+		groups[i] = []peermodel.Candidate{e.cand}
 	}
-	if keys := peerconf.Lookup(groups, sni, !on.Has(devWildcardBeforeExact)); keys != nil {
+	if keys := peermodel.Lookup(groups, sni, !on.Has(devWildcardBeforeExact)); keys != nil {
 		return keys
 	}
-	return []string{peerconf.DefaultKey(cfg, c.Store)}
+	return []string{peermodel.DefaultKey(cfg, c.Store)}
 }

@@ -1,4 +1,10 @@
-package peerconf
+// Package peermodel turns a model of a peer store's lookup into the
+// conformance deviations the peer declares (conformance.Declare): each
+// documented deviation is a switch of the model, and a divergence is
+// explained only when the model gives exactly what the store served.
+// It is non-test code because the deviations travel with the peer's
+// registration, so that "certbench conformance --stores PEER" knows them.
+package peermodel
 
 import (
 	"errors"
