@@ -157,20 +157,20 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	if len(stores) == 0 && opts.Against == "" {
 		return usagef("no store is registered in this binary")
 	}
-	if opts.Against != "" {
-		if len(stores) != 1 {
-			return usagef("--against compares two stores: name the base with --stores BASE (one store), the head with --against HEAD")
-		}
-		if stores[0] == opts.Against {
-			return usagef("--against %s: a store compared with itself", opts.Against)
-		}
-		stores = append(stores, opts.Against)
+	if opts.Against != "" && len(stores) != 1 {
+		return usagef("--against compares two stores: name the base with --stores BASE (one store), the head with --against HEAD")
 	}
 	if _, err := lookupStores("--stores", stores); err != nil {
 		return err
 	}
 	if opts.Against != "" {
-		return runComparison(ctx, opts, stores[0], stores[1])
+		if _, err := lookupStores("--against", []string{opts.Against}); err != nil {
+			return err
+		}
+		if stores[0] == opts.Against {
+			return usagef("--against %s: a store compared with itself", opts.Against)
+		}
+		return runComparison(ctx, opts, stores[0], opts.Against)
 	}
 	tab := &conformanceTable{Stores: stores, Seed: opts.Seed}
 	for _, name := range stores {

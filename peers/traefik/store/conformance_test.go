@@ -9,8 +9,9 @@ import (
 )
 
 // TestConformance runs the conformance suite. Traefik breaks some of the
-// contract's rules on purpose (see the package documentation), so the
-// suite runs only in the subprocess that TestConformanceTable starts.
+// contract's rules on purpose (see the package documentation), so it runs
+// only with CERTBENCH_PEER_CONFORMANCE=1; TestConformanceTable checks the
+// same rules against peers/README.md.
 func TestConformance(t *testing.T) {
 	peerconf.Inner(t)
 	conformance.RunWith(t, func() certstore.Store { return New() }, conformance.Options{Store: Name})
