@@ -34,7 +34,13 @@ func checkChange(t *testing.T, ch *Change, base, head certstore.Factory, names i
 	if n > names {
 		t.Errorf("%s: the shrunk case has %d names; want at most %d:\n%s", ch.Kind, n, names, ch.Report())
 	}
-	again, err := ch.Case.Compare(base, head, verifyRuns)
+	runs := verifyRuns
+	if len(ch.Base) > 1 || len(ch.Head) > 1 {
+		// Map order is biased (a small map visits its last entry last 7
+		// times in 8): enough runs to see it vary every time.
+		runs = 100
+	}
+	again, err := ch.Case.Compare(base, head, runs)
 	if err != nil || again == nil || again.Kind != ch.Kind {
 		t.Errorf("%s: replaying the case gives %+v, %v", ch.Kind, again, err)
 	}
