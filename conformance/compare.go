@@ -127,10 +127,12 @@ type Change struct {
 // shrunk. The stores are compared with each other, not with
 // certstore.Match, so no deviation hides a change.
 //
-// Each difference found is replayed (more times when a store varies
-// between runs, as with map order) before it counts, then shrunk while
-// its kind stays the same; after that the search goes on for differences
-// of other kinds until its budget ends.
+// Each difference of a kind not seen yet is replayed alone (more times
+// when a store varies between runs, as with map order) before it counts,
+// then shrunk; the kind is the shrunk case's shape (see Change.Kind), and a
+// difference that shrinks to a kind already found counts as one more of
+// it. The search goes on for differences of other kinds until its budget
+// ends.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
 	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}}
