@@ -28,12 +28,15 @@ const (
 
 // Replays that confirm a difference: every candidate is replayed
 // verifyRuns times on each side, then up to extendRuns times when a side
-// varies, or tieRuns times when a tie is broken differently (see replay).
+// varies, or tieRuns times when a tie is broken differently, and a side
+// that looks fixed on an answer the other varies among up to fixedRuns
+// times (see replay).
 // While shrinking, a side known to vary is replayed up to varyRuns times.
 const (
 	verifyRuns = 8
 	extendRuns = 32
 	tieRuns    = 64
+	fixedRuns  = 128
 	varyRuns   = 10
 	// maxRefuted is how often a kind of difference may fail to reproduce
 	// before the search stops replaying candidates of that kind.
@@ -135,7 +138,7 @@ type Change struct {
 // ends.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
-	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}}
+	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
 	cmp.r = r
 	start := time.Now()
@@ -144,7 +147,11 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	for it := 0; (opts.Iterations == 0 || it < opts.Iterations) && !over(); it++ {
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
 		seq := generateSequence(rng)
-		breakConfig(rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63)), seq)
+		vary := rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63))
+		breakConfig(vary, seq)
+		if vary.IntN(4) != 0 {
+			configureDefaults(seq)
+		}
 		sc := newScript(rng, seq)
 		r.Iterations++
 		bs, err := buildAll(cmp.lc, seq)
@@ -200,7 +207,8 @@ type comparer struct {
 	base, head certstore.Factory
 	lc         *leafCache
 	r          *Comparison
-	refuted    map[string]int // kinds whose candidates did not reproduce
+	refuted    map[string]int    // search kinds whose candidates did not reproduce
+	alias      map[string]string // search kinds whose candidates were another kind when replayed
 }
 
 func (cmp *comparer) count(configs, lookups int) {
@@ -212,6 +220,9 @@ func (cmp *comparer) count(configs, lookups int) {
 // kind when that kind is known; else confirmed by replays and shrunk, and
 // reported when the shrunk case shows a kind not seen before.
 func (cmp *comparer) candidate(c Case, kind string, it int) {
+	if to, ok := cmp.alias[kind]; ok {
+		kind = to
+	}
 	if ch := cmp.find(kind); ch != nil {
 		ch.Count++
 		return
@@ -221,28 +232,35 @@ func (cmp *comparer) candidate(c Case, kind string, it int) {
 		return
 	}
 	v := cmp.replay(c, verifyRuns, verifyRuns, true)
-	if v == nil || v.kind != kind {
-		// Seen differently by chance (a store that varies between runs):
-		// after a few of these, candidates of this kind are not replayed.
-		cmp.refuted[kind]++
-	}
 	if v == nil {
+		// Seen by chance (a store that varies between runs): after a few
+		// of these, candidates of this kind are not replayed.
+		cmp.refuted[kind]++
 		cmp.r.Unconfirmed++
 		return
 	}
-	if known := cmp.find(v.kind); known != nil {
-		known.Count++
-		return
+	ch := cmp.find(v.kind)
+	if ch == nil {
+		if ch = cmp.shrink(v); ch == nil {
+			cmp.refuted[kind]++
+			cmp.r.Unconfirmed++
+			return
+		}
+		if known := cmp.find(ch.Kind); known != nil {
+			ch = known
+		} else {
+			ch.Seed, ch.Iteration = cmp.opts.Seed, it
+			cmp.r.Changes = append(cmp.r.Changes, ch)
+			if cmp.opts.Found != nil {
+				defer cmp.opts.Found(ch)
+			}
+		}
 	}
-	ch := cmp.shrink(v)
-	if known := cmp.find(ch.Kind); known != nil {
-		known.Count++
-		return
-	}
-	ch.Count, ch.Seed, ch.Iteration = 1, cmp.opts.Seed, it
-	cmp.r.Changes = append(cmp.r.Changes, ch)
-	if cmp.opts.Found != nil {
-		cmp.opts.Found(ch)
+	ch.Count++
+	if ch.Kind != kind {
+		// Later candidates of this search kind count as the change this
+		// one turned out to be.
+		cmp.alias[kind] = ch.Kind
 	}
 }
 
@@ -256,7 +274,8 @@ func (cmp *comparer) find(kind string) *Change {
 }
 
 // shrink shrinks a confirmed difference, then confirms the shrunk case,
-// whose shape gives the kind. When both stores answered the same way on
+// whose shape gives the kind; nil when neither it nor the unshrunk case
+// shows the difference again. When both stores answered the same way on
 // every run, a step is kept if the stores still differ in the same kind
 // of way, or in a kind already found (a difference that shrinks to a known
 // kind is one more instance of it); a store that varied is replayed up to
@@ -280,11 +299,15 @@ func (cmp *comparer) shrink(v *view) *Change {
 		final = cmp.replay(best, extendRuns, extendRuns, true)
 	}
 	if final == nil {
-		final, note = v, "a smaller case did not reproduce when replayed; not shrunk"
+		// Maybe chance showed a difference the shrunk case has not: the
+		// unshrunk one must show it again to count.
+		if final, note = cmp.replay(v.c, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
+			return nil
+		}
 	}
 	return &Change{
 		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
-		Shrunk: final != v, Original: countCerts(&v.c), Note: note,
+		Shrunk: note == "" || !strings.HasPrefix(note, "a smaller"), Original: countCerts(&v.c), Note: note,
 	}
 }
 
@@ -348,6 +371,18 @@ func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 			runs = more
 			p = firstDiff(ob, oh)
 		}
+		// A side that looks fixed on one of the answers the other varies
+		// among may vary too, rarely: play it until it does, or until
+		// fixedRuns runs make that unlikely.
+		if p >= 0 && len(ob[p]) == 1 && len(oh[p]) > 1 && subset(ob[p], oh[p]) {
+			at := p
+			play(cmp.base, ob, fixedRuns-runs, func() bool { return len(ob[at]) > 1 })
+			p = firstDiff(ob, oh)
+		} else if p >= 0 && len(oh[p]) == 1 && len(ob[p]) > 1 && subset(oh[p], ob[p]) {
+			at := p
+			play(cmp.head, oh, fixedRuns-runs, func() bool { return len(oh[at]) > 1 })
+			p = firstDiff(ob, oh)
+		}
 	}
 	if p < 0 {
 		return nil
@@ -370,6 +405,23 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 	}
 	at := rng.IntN(len(cfg.Certs) + 1)
 	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
+}
+
+// configureDefaults gives every store of seq a configured default: stores
+// that generate a default (an RSA key, for Traefik) update much faster
+// with one, so most iterations have them and some do not.
+func configureDefaults(seq []CaseConfig) {
+	for k := range seq {
+		cfg := &seq[k]
+		if cfg.Stores == nil {
+			cfg.Stores = map[string]*CaseCert{}
+		}
+		for _, st := range append([]string{certstore.DefaultStore}, slices.Sorted(mapKeys(cfg.Stores))...) {
+			if cfg.Stores[st] == nil {
+				cfg.Stores[st] = &CaseCert{DNSNames: []string{"default.compare.invalid"}}
+			}
+		}
+	}
 }
 
 // position is one answer of a played script: the Update of configuration
@@ -510,10 +562,8 @@ func errClass(err error) string {
 	return "other"
 }
 
-func sameAnswers(a, b []Answer) bool {
-	if len(a) != len(b) {
-		return false
-	}
+// subset reports whether every answer of a is one of b.
+func subset(a, b []Answer) bool {
 	for _, x := range a {
 		if !slices.ContainsFunc(b, func(y Answer) bool { return answerKey(x) == answerKey(y) }) {
 			return false
@@ -521,6 +571,8 @@ func sameAnswers(a, b []Answer) bool {
 	}
 	return true
 }
+
+func sameAnswers(a, b []Answer) bool { return len(a) == len(b) && subset(a, b) }
 
 func firstDiff(a, b observations) int {
 	for p := range a {

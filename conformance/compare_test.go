@@ -44,7 +44,7 @@ func checkChange(t *testing.T, ch *Change, base, head certstore.Factory, names i
 	if err != nil || again == nil || again.Kind != ch.Kind {
 		t.Errorf("%s: replaying the case gives %+v, %v", ch.Kind, again, err)
 	}
-	if same, err := ch.Case.Compare(base, base, verifyRuns); err != nil || same != nil {
+	if same, err := ch.Case.Compare(base, base, runs); err != nil || same != nil {
 		t.Errorf("%s: the base store differs from itself on the case: %+v, %v", ch.Kind, same, err)
 	}
 }
