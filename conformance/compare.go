@@ -172,6 +172,9 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 				continue
 			}
 			cmp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
+			if pos[p].step == nil {
+				break // the stores now hold different configurations
+			}
 		}
 		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
 			lastLog = time.Now()
@@ -275,11 +278,12 @@ func (cmp *comparer) find(kind string) *Change {
 
 // shrink shrinks a confirmed difference, then confirms the shrunk case,
 // whose shape gives the kind; nil when neither it nor the unshrunk case
-// shows the difference again. When both stores answered the same way on
-// every run, a step is kept if the stores still differ in the same kind
-// of way, or in a kind already found (a difference that shrinks to a known
-// kind is one more instance of it); a store that varied is replayed up to
-// varyRuns times per step, and any difference keeps the step.
+// shows the difference again. No step may make a configuration invalid.
+// When both stores answered the same way on every run, a step is kept if
+// the stores still differ in the same kind of way, or in a kind already
+// found (a difference that shrinks to a known kind is one more instance of
+// it); a store that varied is replayed up to varyRuns times per step, and
+// any difference keeps the step.
 func (cmp *comparer) shrink(v *view) *Change {
 	nb, nh := 1, 1
 	if len(v.base) > 1 {
@@ -288,7 +292,11 @@ func (cmp *comparer) shrink(v *view) *Change {
 	if len(v.head) > 1 {
 		nh = varyRuns
 	}
+	invalid := invalidConfigs(&v.c)
 	test := func(c Case) bool {
+		if invalidConfigs(&c) > invalid {
+			return false // a step that breaks a configuration finds another difference
+		}
 		got := cmp.replay(c, nb, nh, false)
 		return got != nil && (nb+nh > 2 || got.kind == v.kind || cmp.find(got.kind) != nil)
 	}
@@ -309,6 +317,17 @@ func (cmp *comparer) shrink(v *view) *Change {
 		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
 		Shrunk: note == "" || !strings.HasPrefix(note, "a smaller"), Original: countCerts(&v.c), Note: note,
 	}
+}
+
+// invalidConfigs counts the configurations of c a store must reject.
+func invalidConfigs(c *Case) int {
+	n := 0
+	for k := range c.Configs {
+		if !c.Configs[k].valid() {
+			n++
+		}
+	}
+	return n
 }
 
 // view is a difference seen when replaying a case: the first position
