@@ -42,6 +42,7 @@ var rules = []Rule{
 	{"cmd/certbench", "the certbench command: `cli.Main` with the stores that ship", []string{"cli", "stores/naive", "stores/optimized"}},
 	{"examples", "tests of the example store module's CI recipe", nil},
 	{"peers/internal/peerconf", "the peers' conformance table (peers/README.md)", []string{"certstore", "conformance"}},
+	{"peers/internal/peermodel", "a peer's lookup model as conformance deviations declared with its registration", []string{"certstore", "conformance"}},
 	{"peers/internal/pipeconn", "in-memory connections for the peers' tests", nil},
 }
 
