@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/profile"
@@ -47,9 +49,10 @@ var captureMu sync.Mutex
 //
 // HeapProfile sets runtime.MemProfileRate to 1 for its duration and
 // restores it before returning; it must not run while anything is being
-// timed. Concurrent calls are serialized. Recording every allocation costs
-// a few microseconds each, so a store allocating millions per sample
-// takes minutes.
+// timed. Concurrent calls are serialized. A store that panics, or does not
+// return within DefaultSampleTimeout, ends the capture with a *StoreFault.
+// Recording every allocation costs a few microseconds each, so a store
+// allocating millions per sample takes minutes.
 func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
 	if newStore == nil {
 		return nil, errors.New("bench: heap profile: nil store factory")
@@ -70,9 +73,11 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 	}
 	info := profile.Info{Scenario: sc.Name, Store: storeName, Ops: ops}
 
-	captureMu.Lock()
-	defer captureMu.Unlock()
-	raw, err := captureHeap(newStore, w, ops)
+	raw, err := guardedCapture(newStore, w, ops, DefaultSampleTimeout)
+	if f := (*StoreFault)(nil); errors.As(err, &f) {
+		f.Store, f.Scenario = storeName, sc.Name
+		return nil, f
+	}
 	info.MemBytes, info.MemObjects = raw.memBytes, raw.memObjects
 	if err != nil {
 		return nil, fmt.Errorf("bench: heap profile: store %s, scenario %s: %w", storeName, sc.Name, err)
@@ -86,6 +91,39 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 		"alloc_* = allocations of the measured ops (divide by ops for per-op figures)",
 		"inuse_* = heap the store retains after the ops (compare bench's retained-B)")
 	return p, nil
+}
+
+// guardedCapture runs captureHeap on a goroutine of its own, so that the
+// store under test cannot take the process with it: a panic in a store
+// call ends the capture with a *StoreFault, and so does a capture that
+// has not returned within timeout, which is then abandoned (its goroutine
+// cannot be stopped; the process should end soon after).
+func guardedCapture(newStore certstore.Factory, w *scenarios.Workload, ops int, timeout time.Duration) (heapSnapshots, error) {
+	type result struct {
+		raw heapSnapshots
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		captureMu.Lock()
+		defer captureMu.Unlock()
+		var r result
+		defer func() {
+			if v := recover(); v != nil {
+				r.err = &StoreFault{Call: "a store call", Detail: "heap profile", Panic: v, Stack: debug.Stack()}
+			}
+			done <- r
+		}()
+		r.raw, r.err = captureHeap(newStore, w, ops)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.raw, r.err
+	case <-timer.C:
+		return heapSnapshots{}, &StoreFault{Call: "a store call", Detail: "heap profile", Timeout: timeout, Stack: allStacks()}
+	}
 }
 
 // heapSnapshots are the raw heap profiles taken around a sample: before

@@ -43,13 +43,7 @@ func stackBase(output string) string {
 
 // report is bench.Options.Fault.
 func (r *storeFaults) report(f *bench.StoreFault) error {
-	r.n++
-	if !slices.Contains(r.stores, f.Store) {
-		r.stores = append(r.stores, f.Store)
-	}
-	if f.Stops() {
-		r.stopped = f
-	}
+	r.note(f)
 	line := "certbench: " + f.Error()
 	if path, err := r.writeStack(f); err != nil {
 		line += fmt.Sprintf(" (stack not written: %v)", err)
@@ -61,6 +55,29 @@ func (r *storeFaults) report(f *bench.StoreFault) error {
 		fmt.Fprintf(r.errOut, "certbench: measuring stops: code of store %s that cannot be stopped is left in the process, and would disturb every later sample\n", f.Store)
 	}
 	return r.w.WriteFailure(f.Name, f.Reason())
+}
+
+// note counts a fault.
+func (r *storeFaults) note(f *bench.StoreFault) {
+	r.n++
+	if !slices.Contains(r.stores, f.Store) {
+		r.stores = append(r.stores, f.Store)
+	}
+	if f.Stops() {
+		r.stopped = f
+	}
+}
+
+// profileFault reports a fault in a heap-profile capture: its line on
+// errOut and its stack file (no result file to record it in).
+func (r *storeFaults) profileFault(f *bench.StoreFault) error {
+	r.note(f)
+	path, err := r.writeStack(f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.errOut, "certbench: %s; stack in %s\n", f.Error(), path)
+	return nil
 }
 
 // safeName keeps the letters, digits, '.', '_' and '-' of a name for a
@@ -115,20 +132,20 @@ func writeStackFile(w io.Writer, f *bench.StoreFault) error {
 }
 
 // err returns the error of a run whose faults were reported: nil if none
-// was, else an error with ExitStoreFailed. samples is the number of
-// samples written.
-func (r *storeFaults) err(samples int) error {
+// was, else an error with ExitStoreFailed. kept says what was kept
+// ("3 complete samples").
+func (r *storeFaults) err(kept string) error {
 	if r.n == 0 {
 		return nil
 	}
 	if r.stopped != nil {
-		return &exitError{code: ExitStoreFailed, err: fmt.Errorf("store %s did not return: measuring stopped, %s kept", r.stopped.Store, plural(samples, "complete sample"))}
+		return &exitError{code: ExitStoreFailed, err: fmt.Errorf("store %s did not return: measuring stopped, %s kept", r.stopped.Store, kept)}
 	}
 	what := "store " + r.stores[0]
 	if len(r.stores) > 1 {
 		what = "stores " + strings.Join(r.stores, ", ")
 	}
-	return &exitError{code: ExitStoreFailed, err: fmt.Errorf("%s failed in %s (see above), each time not measured again in that scenario; %s kept", what, plural(r.n, "sample"), plural(samples, "complete sample"))}
+	return &exitError{code: ExitStoreFailed, err: fmt.Errorf("%s failed in %s (see above), each time not measured again in that scenario; %s kept", what, plural(r.n, "sample"), kept)}
 }
 
 // plural is "1 sample", "2 samples".

@@ -285,3 +285,31 @@ func TestCompareStoreFault(t *testing.T) {
 		t.Errorf("stack in %s", path)
 	}
 }
+
+// TestProfileStoreFault profiles optimized and a store that panics in its
+// 5th Update: the panic is reported on one line with its stack in the
+// profile folder, optimized's profile is still written and summarized,
+// and the exit code says a store failed.
+func TestProfileStoreFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts certbench processes")
+	}
+	dir := t.TempDir()
+	code, stderr := certbench(t, 5*time.Minute, nil, "profile", "--stores", "boom,optimized", "--scenarios", "rotate-10-of-100", "--ops", "6", "--dir", dir)
+	if code != cli.ExitStoreFailed {
+		t.Fatalf("exit %d, want %d\n%s", code, cli.ExitStoreFailed, stderr)
+	}
+	if !strings.Contains(stderr, "certbench: store boom, scenario rotate-10-of-100: panic in") {
+		t.Errorf("no fault line naming the store and scenario:\n%s", stderr)
+	}
+	stack, err := os.ReadFile(stackPath(t, stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stack), "variants.(*faulty).Update") {
+		t.Errorf("stack file lacks the store's frame:\n%s", stack)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*optimized*.pb.gz")); len(m) == 0 {
+		t.Errorf("optimized's profile not written after boom's panic (stderr:\n%s)", stderr)
+	}
+}

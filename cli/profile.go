@@ -198,17 +198,23 @@ type captureOptions struct {
 	top int    // sites per table of each summary (at least 1)
 	// progress, when not nil, receives a line per job before it runs.
 	progress io.Writer
+	// errOut receives a line per store fault.
+	errOut io.Writer
 }
 
 // captureProfiles captures each job's heap profile in turn
 // (bench.HeapProfile), saves it as dir/fileName() and returns each
-// profile's summary, whose File is the saved path. It stops at the first
-// error, or before the next job once ctx is done.
+// profile's summary, whose File is the saved path. A store that panics is
+// reported as run reports it (a line on errOut, its stack in a file in
+// dir) and the other jobs go on; after a store that hangs, none do; the
+// error then has ExitStoreFailed. Any other error stops it, and so does
+// ctx before the next job.
 func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*profile.Summary, error) {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return nil, err
 	}
 	var sums []*profile.Summary
+	faults := &storeFaults{errOut: opts.errOut, base: filepath.Join(opts.dir, "profile")}
 	for _, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return sums, err
@@ -217,6 +223,16 @@ func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions
 			fmt.Fprintf(opts.progress, "profiling %s on %s\n", j.scenario.Name, j.store.Name)
 		}
 		p, err := bench.HeapProfile(j.store.New, j.store.Name, j.scenario, opts.ops)
+		var f *bench.StoreFault
+		if errors.As(err, &f) {
+			if ferr := faults.profileFault(f); ferr != nil {
+				return sums, ferr
+			}
+			if f.Stops() {
+				break
+			}
+			continue
+		}
 		if err != nil {
 			return sums, err
 		}
@@ -231,7 +247,7 @@ func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions
 		sum.File = path
 		sums = append(sums, sum)
 	}
-	return sums, nil
+	return sums, faults.err(plural(len(sums), "profile"))
 }
 
 // runProfile captures the profiles and prints their summaries (with
@@ -255,10 +271,20 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.All && !opts.Quiet {
 		copts.progress = opts.IO.ErrOut
 	}
+	copts.errOut = opts.IO.ErrOut
 	sums, err := captureProfiles(ctx, jobs, copts)
-	if err != nil {
+	if err != nil && (!storeFailed(err) || len(sums) == 0) {
 		return err
 	}
+	if werr := writeProfiles(opts, format, sums); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// writeProfiles prints the summaries of the captured profiles (with All,
+// writes and prints the index).
+func writeProfiles(opts *ProfileOptions, format profile.Format, sums []*profile.Summary) error {
 	if !opts.All {
 		return profile.WriteSummaries(opts.IO.Out, format, sums)
 	}

@@ -149,7 +149,7 @@ func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stack
 	if err != nil && ctx.Err() != nil {
 		return &interruptedError{kept: w.Samples(), err: err}
 	}
-	return faults.err(w.Samples())
+	return faults.err(plural(w.Samples(), "complete sample"))
 }
 
 // RunOptions are the options of certbench run.

@@ -211,7 +211,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 				return uerr
 			}
 			if ctx.Err() == nil {
-				return faults.err(bw.Samples())
+				return faults.err(plural(bw.Samples(), "complete sample"))
 			}
 			return &interruptedError{kept: bw.Samples(), err: err}
 		}
@@ -248,5 +248,5 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		fmt.Fprintln(tables, "note:", n)
 	}
 	fmt.Fprintf(tables, "sweep took %s\n", elapsed.Round(time.Second))
-	return faults.err(bw.Samples())
+	return faults.err(plural(bw.Samples(), "complete sample"))
 }
