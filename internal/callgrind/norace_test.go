@@ -1,0 +1,5 @@
+//go:build !race
+
+package callgrind_test
+
+const raceEnabled = false

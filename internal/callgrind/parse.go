@@ -1,0 +1,634 @@
+package callgrind
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Limits of what Parse accepts, so that a corrupt or hostile file gives an
+// error instead of unbounded memory.
+const (
+	// MaxLine is the longest line Parse reads.
+	MaxLine = 1 << 20
+	// MaxEvents is the most event types a file may declare.
+	MaxEvents = 64
+	// MaxNames is the most distinct compressed names (objects, files and
+	// functions together) a part may define.
+	MaxNames = 1 << 20
+)
+
+// A Profile is one part of a callgrind output file: the costs collected
+// between two dumps (or between the start and the first dump, or the last
+// dump and the end of the program).
+type Profile struct {
+	// Creator is the tool that wrote the file ("callgrind-3.19.0"), Cmd
+	// the command line it ran, PID its process id and Part the dump's
+	// number in the run (from 1).
+	Creator string
+	Cmd     string
+	PID     int
+	Part    int
+	// Trigger is what made callgrind write the part: "Program
+	// termination", or "Client Request: LABEL" for a part written by
+	// Dump(LABEL) (see Label).
+	Trigger string
+	// Desc holds the other "desc:" lines (cache geometry, time range),
+	// as written, without "desc: ".
+	Desc []string
+	// Events names the cost columns ("Ir", and with the cache simulation
+	// "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw").
+	Events []string
+	// Totals are the part's total costs, one per event: the "totals:"
+	// line, or the "summary:" line if there is no totals line, or the sum
+	// of every function's self costs if the file has neither.
+	Totals []uint64
+	// Functions holds every function with a cost or a call in the part,
+	// in the order the file first names them.
+	Functions []*Function
+}
+
+// A Function is what one function cost in a part.
+type Function struct {
+	// Name is the function's symbol ("github.com/a/b.(*T).Update",
+	// "runtime.mallocgc"); Object is the binary or library it is in, and
+	// File the source file of its first cost line (empty if unknown).
+	Name, Object, File string
+	// Self is the cost of the function's own instructions, one per event.
+	Self []uint64
+	// Calls are the calls it made, one per callee, in the order the file
+	// first names them.
+	Calls []*Call
+}
+
+// A Call is what a function's calls of one callee cost.
+type Call struct {
+	// Callee is the function called.
+	Callee *Function
+	// Count is the number of calls.
+	Count uint64
+	// Inclusive is the cost of the calls, the callee's own cost and
+	// everything it called, one per event. Recursion counts a cost once
+	// per frame it is under.
+	Inclusive []uint64
+}
+
+// Label returns the label a part written by Dump(label) carries, and
+// whether it has one.
+func (p *Profile) Label() (string, bool) {
+	return strings.CutPrefix(p.Trigger, "Client Request: ")
+}
+
+// Event returns the index of the named event in p.Events, or -1.
+func (p *Profile) Event(name string) int { return slices.Index(p.Events, name) }
+
+// Total returns the total of the named event, and whether p has it.
+func (p *Profile) Total(name string) (uint64, bool) {
+	i := p.Event(name)
+	if i < 0 || i >= len(p.Totals) {
+		return 0, false
+	}
+	return p.Totals[i], true
+}
+
+// Func returns the function with the given name, or nil. A name given
+// in more than one object is the first one's.
+func (p *Profile) Func(name string) *Function {
+	for _, f := range p.Functions {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Inclusive returns the cost of f's own instructions and of every call
+// it made, one per event.
+func (f *Function) Inclusive() []uint64 {
+	out := slices.Clone(f.Self)
+	for _, c := range f.Calls {
+		for i, v := range c.Inclusive {
+			out[i] = addSat(out[i], v)
+		}
+	}
+	return out
+}
+
+// A SyntaxError is a line of a callgrind file that Parse cannot read.
+type SyntaxError struct {
+	// File is the file's name as given to ParseFile, or "" for a reader.
+	File string
+	// Line is the line's number, from 1.
+	Line int
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// ErrFormat is wrapped by every error about the content of a file (not
+// about reading it): it is not callgrind's format, or not as callgrind
+// writes it.
+var ErrFormat = errors.New("not a callgrind output file")
+
+func (e *SyntaxError) Unwrap() error { return ErrFormat }
+
+// ParseFile reads the callgrind output file name; errors name the file
+// and line.
+func ParseFile(name string) ([]*Profile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ps, err := Parse(f)
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		se.File = name
+	}
+	return ps, err
+}
+
+// Parse reads a callgrind output file (format version 1, as callgrind
+// writes it, with or without name and position compression) and returns
+// its parts: one, unless callgrind ran with --combine-dumps=yes.
+// Instruction-level positions (--dump-instr=yes) and jump lines
+// (--collect-jumps=yes) are read and ignored; costs are summed per
+// function. Errors about the content wrap ErrFormat and are
+// *SyntaxErrors naming the line.
+func Parse(r io.Reader) ([]*Profile, error) {
+	p := &parser{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	for sc.Scan() {
+		p.line++
+		if err := p.parseLine(sc.Text()); err != nil {
+			return nil, &SyntaxError{Line: p.line, Msg: err.Error()}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &SyntaxError{Line: p.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+		}
+		return nil, err
+	}
+	if p.line == 0 || p.cur == nil && len(p.out) == 0 {
+		return nil, &SyntaxError{Line: p.line, Msg: "empty file"}
+	}
+	if err := p.finish(); err != nil {
+		return nil, &SyntaxError{Line: p.line, Msg: err.Error()}
+	}
+	return p.out, nil
+}
+
+// parser holds the state of one Parse.
+type parser struct {
+	line   int
+	out    []*Profile
+	cur    *Profile
+	seenFn bool // a body line of cur has been read
+
+	// Header fields carried from one part to the next (a combined file
+	// writes them once).
+	creator, cmd string
+	pid          int
+	positions    int      // number of position columns: 1 (line) or 2 (instr line)
+	events       []string // the last events: line
+
+	// Compressed names, per part: objects, files and functions.
+	obs, files, fns map[int]string
+	names           int
+
+	// Context of the cost lines that follow.
+	ob, fl string
+	fn     *Function
+	cfn    *Function
+	cob    string
+	calls  int64 // calls=N pending: the next cost line is the call's; -1 for none
+	jump   bool  // a jump line pending: the next line is its source position
+	byName map[[2]string]*Function
+	pos    []int64 // last position of each column, for relative positions
+	sum    []uint64
+	hasTot bool
+}
+
+// newPart starts a new part.
+func (p *parser) newPart() {
+	if p.cur != nil {
+		p.out = append(p.out, p.cur)
+	}
+	p.cur = &Profile{Creator: p.creator, Cmd: p.cmd, PID: p.pid, Events: p.events}
+	p.seenFn = false
+	p.obs, p.files, p.fns = map[int]string{}, map[int]string{}, map[int]string{}
+	p.names = 0
+	p.ob, p.fl, p.cob = "", "", ""
+	p.fn, p.cfn = nil, nil
+	p.calls = -1
+	p.jump = false
+	p.byName = map[[2]string]*Function{}
+	if p.positions == 0 {
+		p.positions = 1
+	}
+	p.pos = make([]int64, p.positions)
+	p.sum = nil
+	p.hasTot = false
+}
+
+// finish closes the last part and checks every part.
+func (p *parser) finish() error {
+	if p.cur != nil {
+		if err := p.closePart(); err != nil {
+			return err
+		}
+		p.out = append(p.out, p.cur)
+		p.cur = nil
+	}
+	return nil
+}
+
+// closePart fills Totals of the current part when the file gave none.
+func (p *parser) closePart() error {
+	if p.calls >= 0 {
+		return errors.New("calls= line without the cost line that must follow it")
+	}
+	if len(p.cur.Events) == 0 {
+		return errors.New("no events: line")
+	}
+	if !p.hasTot {
+		p.cur.Totals = p.sum
+		if p.cur.Totals == nil {
+			p.cur.Totals = make([]uint64, len(p.cur.Events))
+		}
+	}
+	return nil
+}
+
+func (p *parser) parseLine(s string) error {
+	if s == "" || s[0] == '#' {
+		return nil
+	}
+	if p.cur == nil {
+		p.newPart()
+	}
+	c := s[0]
+	if c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*' {
+		return p.costLine(s)
+	}
+	key, val, ok := cutKey(s)
+	if !ok {
+		return fmt.Errorf("unknown line %q", clip(s))
+	}
+	if p.jump && key != "" {
+		return fmt.Errorf("%s= line where the source position of a jump must be", key)
+	}
+	switch key {
+	case "version":
+		if strings.TrimSpace(val) != "1" {
+			return fmt.Errorf("version %q: only version 1 is known", clip(val))
+		}
+	case "creator":
+		p.creator = val
+		p.cur.Creator = val
+	case "cmd":
+		p.cmd = strings.TrimSpace(val)
+		p.cur.Cmd = p.cmd
+	case "pid":
+		n, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil || n < 0 {
+			return fmt.Errorf("pid %q: not a process id", clip(val))
+		}
+		p.pid = n
+		p.cur.PID = n
+	case "part":
+		n, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil || n < 0 {
+			return fmt.Errorf("part %q: not a number", clip(val))
+		}
+		if p.seenFn || p.hasTot {
+			if err := p.closePart(); err != nil {
+				return err
+			}
+			p.newPart()
+		}
+		p.cur.Part = n
+	case "thread":
+	case "desc":
+		if t, ok := strings.CutPrefix(val, "Trigger: "); ok {
+			p.cur.Trigger = t
+		} else {
+			p.cur.Desc = append(p.cur.Desc, val)
+		}
+	case "positions":
+		if p.seenFn || len(p.cur.Functions) > 0 {
+			return errors.New("positions: after cost lines")
+		}
+		f := strings.Fields(val)
+		if len(f) == 0 || len(f) > 2 {
+			return fmt.Errorf("positions %q: want line, instr or instr line", clip(val))
+		}
+		for _, x := range f {
+			if x != "line" && x != "instr" {
+				return fmt.Errorf("positions %q: unknown position %q", clip(val), clip(x))
+			}
+		}
+		p.positions = len(f)
+		p.pos = make([]int64, p.positions)
+	case "events":
+		if p.seenFn || len(p.cur.Functions) > 0 {
+			return errors.New("events: after cost lines")
+		}
+		f := strings.Fields(val)
+		if len(f) == 0 || len(f) > MaxEvents {
+			return fmt.Errorf("events: want 1 to %d event names, have %d", MaxEvents, len(f))
+		}
+		p.cur.Events = f
+		p.events = f
+	case "event":
+		// An event's long name or formula ("event: CEst = Ir + ..."): not needed.
+	case "summary", "totals":
+		v, err := p.costs(strings.Fields(val))
+		if err != nil {
+			return fmt.Errorf("%s: %v", key, err)
+		}
+		if key == "totals" || !p.hasTot {
+			p.cur.Totals = v
+			p.hasTot = true
+		}
+	case "ob":
+		name, err := p.name(p.obs, val)
+		if err != nil {
+			return fmt.Errorf("ob=: %v", err)
+		}
+		p.ob = name
+	case "cob":
+		name, err := p.name(p.obs, val)
+		if err != nil {
+			return fmt.Errorf("cob=: %v", err)
+		}
+		p.cob = name
+	case "fl", "fi", "fe":
+		name, err := p.name(p.files, val)
+		if err != nil {
+			return fmt.Errorf("%s=: %v", key, err)
+		}
+		if key == "fl" {
+			p.fl = name
+		}
+	case "cfl", "cfi":
+		if _, err := p.name(p.files, val); err != nil {
+			return fmt.Errorf("%s=: %v", key, err)
+		}
+	case "fn":
+		name, err := p.name(p.fns, val)
+		if err != nil {
+			return fmt.Errorf("fn=: %v", err)
+		}
+		if p.calls >= 0 {
+			return errors.New("fn= line where the cost line of a call must be")
+		}
+		p.fn = p.function(p.ob, name)
+		if p.fn.File == "" {
+			p.fn.File = p.fl
+		}
+		p.cob, p.cfn = "", nil
+		p.seenFn = true
+	case "cfn":
+		name, err := p.name(p.fns, val)
+		if err != nil {
+			return fmt.Errorf("cfn=: %v", err)
+		}
+		ob := p.cob
+		if ob == "" {
+			ob = p.ob
+		}
+		p.cfn = p.function(ob, name)
+	case "calls":
+		f := strings.Fields(val)
+		if len(f) < 1 {
+			return errors.New("calls=: no count")
+		}
+		n, err := strconv.ParseUint(f[0], 10, 63)
+		if err != nil {
+			return fmt.Errorf("calls=%q: not a count", clip(val))
+		}
+		if p.fn == nil || p.cfn == nil {
+			return errors.New("calls= before fn= and cfn=")
+		}
+		p.calls = int64(n)
+	case "jump", "jcnd":
+		p.jump = true
+	default:
+		// Other header lines of later formats are skipped, as the
+		// format says readers should.
+		if p.seenFn {
+			return fmt.Errorf("unknown line %q", clip(s))
+		}
+	}
+	return nil
+}
+
+// cutKey splits "key: value" (header lines) or "key=value" (body
+// lines); keys are lower-case letters.
+func cutKey(s string) (key, val string, ok bool) {
+	i := 0
+	for i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return "", "", false
+	}
+	switch s[i] {
+	case '=':
+		return s[:i], s[i+1:], true
+	case ':':
+		return s[:i], strings.TrimPrefix(s[i+1:], " "), true
+	}
+	return "", "", false
+}
+
+// name reads a possibly compressed name, "(id) name", "(id)" or "name".
+func (p *parser) name(table map[int]string, val string) (string, error) {
+	val = strings.TrimSpace(val)
+	if !strings.HasPrefix(val, "(") {
+		if val == "" {
+			return "", errors.New("empty name")
+		}
+		return val, nil
+	}
+	end := strings.IndexByte(val, ')')
+	if end < 0 {
+		return "", fmt.Errorf("%q: no ) after the id", clip(val))
+	}
+	id, err := strconv.Atoi(val[1:end])
+	if err != nil || id < 0 {
+		return "", fmt.Errorf("%q: bad id", clip(val))
+	}
+	rest := strings.TrimSpace(val[end+1:])
+	if rest == "" {
+		name, ok := table[id]
+		if !ok {
+			return "", fmt.Errorf("(%d) used before it is defined", id)
+		}
+		return name, nil
+	}
+	if _, ok := table[id]; !ok {
+		if p.names++; p.names > MaxNames {
+			return "", fmt.Errorf("more than %d names", MaxNames)
+		}
+	}
+	table[id] = rest
+	return rest, nil
+}
+
+// function returns the part's function of that object and name, adding
+// it if new.
+func (p *parser) function(ob, name string) *Function {
+	k := [2]string{ob, name}
+	if f := p.byName[k]; f != nil {
+		return f
+	}
+	f := &Function{Name: name, Object: ob, Self: make([]uint64, len(p.cur.Events))}
+	p.byName[k] = f
+	p.cur.Functions = append(p.cur.Functions, f)
+	return f
+}
+
+// costLine reads a line of positions and costs.
+func (p *parser) costLine(s string) error {
+	f := strings.Fields(s)
+	if len(f) < p.positions {
+		return fmt.Errorf("cost line %q: want %d position(s)", clip(s), p.positions)
+	}
+	for i := 0; i < p.positions; i++ {
+		v, err := p.position(i, f[i])
+		if err != nil {
+			return fmt.Errorf("cost line %q: %v", clip(s), err)
+		}
+		p.pos[i] = v
+	}
+	if p.jump {
+		p.jump = false
+		return nil
+	}
+	if len(p.cur.Events) == 0 {
+		return errors.New("cost line before the events: line")
+	}
+	if p.fn == nil {
+		return errors.New("cost line before any fn= line")
+	}
+	v, err := p.costs(f[p.positions:])
+	if err != nil {
+		return fmt.Errorf("cost line %q: %v", clip(s), err)
+	}
+	if p.calls >= 0 {
+		p.addCall(v)
+		return nil
+	}
+	for i, x := range v {
+		p.fn.Self[i] = addSat(p.fn.Self[i], x)
+	}
+	if p.sum == nil {
+		p.sum = make([]uint64, len(p.cur.Events))
+	}
+	for i, x := range v {
+		p.sum[i] = addSat(p.sum[i], x)
+	}
+	return nil
+}
+
+// addCall adds the cost v of the pending calls= line to the current
+// function's call of the current callee.
+func (p *parser) addCall(v []uint64) {
+	var c *Call
+	for _, have := range p.fn.Calls {
+		if have.Callee == p.cfn {
+			c = have
+			break
+		}
+	}
+	if c == nil {
+		c = &Call{Callee: p.cfn, Inclusive: make([]uint64, len(p.cur.Events))}
+		p.fn.Calls = append(p.fn.Calls, c)
+	}
+	c.Count = addSat(c.Count, uint64(p.calls))
+	for i, x := range v {
+		c.Inclusive[i] = addSat(c.Inclusive[i], x)
+	}
+	p.calls = -1
+	p.cob = "" // a called object is given for one call (callgrind repeats it)
+}
+
+// position reads position column i: a number (decimal or 0x hex), "+N" or
+// "-N" relative to the previous one, or "*" for the same.
+func (p *parser) position(i int, s string) (int64, error) {
+	switch {
+	case s == "*":
+		return p.pos[i], nil
+	case s[0] == '+' || s[0] == '-':
+		d, err := strconv.ParseInt(s[1:], 10, 64)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("position %q: not a number", clip(s))
+		}
+		if s[0] == '-' {
+			d = -d
+		}
+		return p.pos[i] + d, nil
+	}
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		u, uerr := strconv.ParseUint(s, 0, 64) // instruction addresses may use all 64 bits
+		if uerr != nil {
+			return 0, fmt.Errorf("position %q: not a number", clip(s))
+		}
+		v = int64(u)
+	}
+	return v, nil
+}
+
+// costs reads up to one cost per event; missing trailing costs are 0.
+func (p *parser) costs(f []string) ([]uint64, error) {
+	n := len(p.cur.Events)
+	if n == 0 {
+		return nil, errors.New("costs before the events: line")
+	}
+	if len(f) > n {
+		return nil, fmt.Errorf("%d costs for %d events", len(f), n)
+	}
+	v := make([]uint64, n)
+	for i, s := range f {
+		x, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cost %q: not a count", clip(s))
+		}
+		v[i] = x
+	}
+	return v, nil
+}
+
+// addSat adds without wrapping around.
+func addSat(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	const n = 60
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

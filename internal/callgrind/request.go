@@ -1,0 +1,83 @@
+package callgrind
+
+import (
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+// Client request codes: valgrind's core request RUNNING_ON_VALGRIND, and
+// callgrind's, which start at its tool base ('C', 'T' in the two high
+// bytes, as valgrind.h's VG_USERREQ_TOOL_BASE makes it).
+const (
+	reqRunningOnValgrind = 0x1001
+	toolBase             = 'C'<<24 | 'T'<<16
+	reqDumpStats         = toolBase + 0
+	reqZeroStats         = toolBase + 1
+	reqToggleCollect     = toolBase + 2
+	reqDumpStatsAt       = toolBase + 3
+	reqStartInstr        = toolBase + 4
+	reqStopInstr         = toolBase + 5
+)
+
+// Supported reports whether this build can talk to valgrind: client
+// requests are implemented for amd64 only; elsewhere every request is a
+// no-op and Running reports false.
+func Supported() bool { return supported }
+
+// Running reports whether the process runs under valgrind (any tool):
+// the number of valgrind layers it runs under is not zero. Outside
+// valgrind the request is a handful of no-op instructions.
+func Running() bool {
+	args := [6]uintptr{reqRunningOnValgrind}
+	return request(&args, 0) != 0
+}
+
+// ZeroStats zeroes callgrind's cost counters.
+func ZeroStats() { call(reqZeroStats, 0) }
+
+// ToggleCollect switches callgrind's collection of costs on if it was
+// off, off if it was on. Run callgrind with --collect-atstart=no so that
+// the first toggle switches it on.
+func ToggleCollect() { call(reqToggleCollect, 0) }
+
+// StartInstrumentation and StopInstrumentation switch callgrind's
+// instrumentation (and with it the cache simulation) on and off; with
+// --instr-atstart=no, code outside the instrumented stretches runs several
+// times faster. Each switch discards valgrind's translated code, so it
+// costs time (not counted instructions).
+func StartInstrumentation() { call(reqStartInstr, 0) }
+
+// StopInstrumentation: see StartInstrumentation.
+func StopInstrumentation() { call(reqStopInstr, 0) }
+
+// Dump makes callgrind write the costs collected since the last dump (or
+// zeroing) to a new file and zero them. The file's "desc: Trigger:" line
+// names the label (see Profile.Trigger), so that a reader can tell the
+// dumps apart; label must not contain a newline or NUL (they are
+// replaced by spaces).
+func Dump(label string) {
+	b := append([]byte(sanitize(label)), 0)
+	call(reqDumpStatsAt, uintptr(unsafe.Pointer(&b[0])))
+	runtime.KeepAlive(b)
+}
+
+// sanitize replaces the characters a dump label cannot hold (NUL, line
+// breaks) with spaces.
+func sanitize(label string) string {
+	return strings.Map(func(r rune) rune {
+		if r == 0 || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, label)
+}
+
+// call issues a request with one argument and no answer.
+func call(req, arg uintptr) {
+	args := [6]uintptr{req, arg}
+	request(&args, 0)
+}
+
+// archName names the architecture in errors.
+const archName = runtime.GOARCH

@@ -1,0 +1,147 @@
+package callgrind_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/internal/callgrind"
+)
+
+// childEnv makes the test binary the measured program of
+// TestUnderCallgrind.
+const childEnv = "CALLGRIND_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		if err := child(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// spin runs n iterations of a loop whose instruction count per
+// iteration is fixed.
+//
+//go:noinline
+func spin(n int) uint64 {
+	x := uint64(n) | 1
+	for i := 0; i < n; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+var sink uint64
+
+// child measures spin(1000) and spin(101000) in two windows and prints
+// "label Ir" for each.
+func child() error {
+	s, err := callgrind.Open()
+	if err != nil {
+		return err
+	}
+	for _, n := range []int{1000, 101000} {
+		label := fmt.Sprintf("spin %d\nnext line", n)
+		p, file, err := s.Collect(label, func() { sink = spin(n) })
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s not removed after reading", file)
+		}
+		ir, _ := p.Total("Ir")
+		l, _ := p.Label()
+		fmt.Printf("%s\t%d\n", l, ir)
+	}
+	return nil
+}
+
+func TestNotUnderValgrind(t *testing.T) {
+	if callgrind.Running() {
+		t.Skip("the test itself runs under valgrind")
+	}
+	t.Setenv(callgrind.DirEnv, "")
+	if _, err := callgrind.Open(); !errors.Is(err, callgrind.ErrNotUnderCallgrind) {
+		t.Errorf("Open() outside valgrind: %v, want ErrNotUnderCallgrind", err)
+	}
+	t.Setenv(callgrind.DirEnv, t.TempDir())
+	if _, err := callgrind.Open(); !errors.Is(err, callgrind.ErrNotUnderCallgrind) {
+		t.Errorf("Open() outside valgrind with %s set: %v, want ErrNotUnderCallgrind", callgrind.DirEnv, err)
+	}
+	// Outside valgrind the requests do nothing.
+	callgrind.ZeroStats()
+	callgrind.ToggleCollect()
+	callgrind.Dump("x")
+}
+
+func TestMissingValgrind(t *testing.T) {
+	_, _, err := callgrind.Find("/nonexistent/valgrind")
+	if !errors.Is(err, callgrind.ErrNotInstalled) || !strings.Contains(err.Error(), "apt-get install valgrind") {
+		t.Errorf("Find of a missing valgrind: %v", err)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	got := callgrind.Env([]string{"A=1", "GODEBUG=madvdontneed=1", "GOMAXPROCS=8", callgrind.DirEnv + "=old"}, "/d")
+	want := []string{"A=1", "GODEBUG=madvdontneed=1," + callgrind.GODEBUG, "GOMAXPROCS=1", callgrind.DirEnv + "=/d"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Env = %q, want %q", got, want)
+	}
+	got = callgrind.Env([]string{"GODEBUG="}, "/d")
+	if got[0] != "GODEBUG="+callgrind.GODEBUG {
+		t.Errorf("Env with an empty GODEBUG = %q", got)
+	}
+}
+
+func TestUnderCallgrind(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs valgrind (not under -short or -race)")
+	}
+	if !callgrind.Supported() {
+		t.Skip("client requests are implemented for amd64 only")
+	}
+	if _, _, err := callgrind.Find(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir}, os.Args[0], "-test.run=^$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, childEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("child printed %q", out)
+	}
+	var ir [2]float64
+	for i, l := range lines {
+		label, n, _ := strings.Cut(l, "\t")
+		if want := []string{"spin 1000 next line", "spin 101000 next line"}[i]; label != want {
+			t.Errorf("window %d label %q, want %q", i, label, want)
+		}
+		ir[i], _ = strconv.ParseFloat(n, 64)
+	}
+	// 100,000 more iterations of a loop of a fixed length: between 5 and
+	// 20 instructions each, whatever the compiler makes of it, and the
+	// windows' fixed costs cancel.
+	per := (ir[1] - ir[0]) / 100000
+	if per < 5 || per > 20 {
+		t.Errorf("windows of %v instructions: %.2f per iteration, want 5 to 20", ir, per)
+	}
+}
