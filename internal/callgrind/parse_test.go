@@ -45,10 +45,10 @@ func TestParseSmall(t *testing.T) {
 		t.Errorf("Desc = %q, want the 4 desc lines other than the trigger", p.Desc)
 	}
 	self := map[string][]uint64{
-		"github.com/certbench/certbench/bench.apply":                       {20, 1, 0, 0, 0, 0, 0},
+		"github.com/certbench/certbench/bench.apply":                      {20, 1, 0, 0, 0, 0, 0},
 		"github.com/certbench/certbench/stores/optimized.(*Store).Update": {400, 3, 2, 1, 0, 0, 0},
-		"memmove":               {300, 0, 2, 1, 1, 1, 0},
-		"runtime.mallocgc'2":    {300, 2, 1, 1, 1, 1, 1},
+		"memmove":            {300, 0, 2, 1, 1, 1, 0},
+		"runtime.mallocgc'2": {300, 2, 1, 1, 1, 1, 1},
 	}
 	if len(p.Functions) != len(self) {
 		t.Errorf("%d functions, want %d", len(p.Functions), len(self))
