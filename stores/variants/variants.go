@@ -18,12 +18,22 @@
 //     checkpoint (less its own wait): sec/op of refresh and lookup
 //     scenarios grows by about that percentage (lookups by a little more:
 //     one clock reading per 256 lookups). It allocates nothing.
+//   - [Work] executes, after every Update and every lookup, a fixed
+//     number of extra instructions ([WrapWork]; a loop of
+//     [WorkLoopInstructions] instructions per iteration, exact on amd64):
+//     instructions/op of a simulated run (certbench run --instrument
+//     simulate) grows by that number, whatever the machine's load, and so
+//     does the time, by whatever those instructions take. To add a
+//     percentage of a store's own instruction count, measure the store's
+//     instructions/op first and pass that share of it. It allocates
+//     nothing.
 //   - [None] changes nothing (for A/A controls).
 package variants
 
 import (
 	"crypto/tls"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -40,10 +50,11 @@ const (
 	Allocs Kind = "allocs"
 	Bytes  Kind = "bytes"
 	Slow   Kind = "slow"
+	Work   Kind = "work"
 )
 
 // Kinds lists every variant.
-var Kinds = []Kind{None, Allocs, Bytes, Slow}
+var Kinds = []Kind{None, Allocs, Bytes, Slow, Work}
 
 // Parse returns the Kind named s.
 func Parse(s string) (Kind, error) {
@@ -52,7 +63,7 @@ func Parse(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes or slow)", s)
+	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes, slow or work)", s)
 }
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
@@ -62,16 +73,43 @@ const DefaultSlowPercent = 25
 // Slow store.
 const slowBatch = 256
 
+// DefaultWorkInstructions is the extra instructions per op of
+// Wrap(Work, ...).
+const DefaultWorkInstructions = 10000
+
+// WorkLoopInstructions is the number of instructions of one iteration of
+// a Work store's loop (exactly, on amd64; about, elsewhere).
+const WorkLoopInstructions = 4
+
 // Wrap returns a factory of stores from newStore with the variant's
-// regression added (Slow by DefaultSlowPercent).
+// regression added (Slow by DefaultSlowPercent, Work by
+// DefaultWorkInstructions).
 func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
-	if k == None {
+	switch k {
+	case None:
 		return newStore
-	}
-	if k == Slow {
+	case Slow:
 		return WrapSlow(DefaultSlowPercent, newStore)
+	case Work:
+		return WrapWork(DefaultWorkInstructions, newStore)
 	}
 	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
+}
+
+// WrapWork returns a factory of Work stores from newStore that execute
+// instructions more instructions after every Update and every lookup.
+// Fractions carry over from one op to the next, so that 1.5 adds 3
+// instructions every two ops; what an op adds is exact to one loop
+// iteration (WorkLoopInstructions) on amd64. WrapWork(0, ...) runs the
+// wrapper with no extra work: the base to compare WrapWork(n, ...) with,
+// so that both pay for the wrapper alike. A negative or non-finite
+// instructions is taken as 0.
+func WrapWork(instructions float64, newStore certstore.Factory) certstore.Factory {
+	milli := uint64(0)
+	if instructions > 0 && instructions < 1e15 {
+		milli = uint64(math.Round(instructions * 1000))
+	}
+	return func() certstore.Store { return &store{Store: newStore(), kind: Work, workMilli: milli} }
 }
 
 // WrapSlow returns a factory of Slow stores from newStore whose updates
@@ -89,6 +127,30 @@ type store struct {
 	// nanoseconds, 0 before the first) and the wait added there.
 	lookups      atomic.Int64
 	mark, waited atomic.Int64
+
+	// Work: the extra instructions per op, in thousandths, and the
+	// thousandths carried over (less than one loop iteration).
+	workMilli uint64
+	workRem   atomic.Uint64
+}
+
+// workMilliPerIteration is one loop iteration in thousandths of an
+// instruction.
+const workMilliPerIteration = WorkLoopInstructions * 1000
+
+// work runs the extra instructions of one op of a Work store.
+func (s *store) work() { loop(s.iterations()) }
+
+// iterations returns the loop iterations of one op, carrying the
+// remainder over to the next.
+func (s *store) iterations() uint64 {
+	for {
+		r := s.workRem.Load()
+		t := r + s.workMilli
+		if s.workRem.CompareAndSwap(r, t%workMilliPerIteration) {
+			return t / workMilliPerIteration
+		}
+	}
 }
 
 // blob is a small object with a pointer, so that it is not batched by the
@@ -137,6 +199,10 @@ func (s *store) Update(cfg *certstore.Config) error {
 		err := s.Store.Update(cfg)
 		spin(time.Duration(float64(time.Since(start)) * s.slow))
 		return err
+	case Work:
+		err := s.Store.Update(cfg)
+		s.work()
+		return err
 	}
 	return s.Store.Update(cfg)
 }
@@ -149,11 +215,14 @@ func spin(d time.Duration) {
 }
 
 // Certificate looks up in the wrapped store, unchanged by every variant
-// but Slow.
+// but Slow and Work.
 func (s *store) Certificate(name string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c, err := s.Store.Certificate(name, hello)
-	if s.kind == Slow && s.lookups.Add(1)%slowBatch == 0 {
+	switch {
+	case s.kind == Slow && s.lookups.Add(1)%slowBatch == 0:
 		s.slowLookups()
+	case s.kind == Work:
+		s.work()
 	}
 	return c, err
 }
