@@ -55,8 +55,11 @@ type Sample struct {
 	Wall time.Duration
 	// Extra holds measurements beyond the standard ones, written after
 	// them (the latency percentiles and refresh rate of
-	// HandshakeUnderChurn scenarios).
+	// HandshakeUnderChurn scenarios, instructions/op of Simulate samples).
 	Extra []benchfmt.Value
+	// Instrument is how the timed ops were measured: "" or Wall, or
+	// Simulate, whose samples have no NsPerOp (it is not written).
+	Instrument string
 }
 
 // Measure runs one sample of w on a new store from newStore.
@@ -75,7 +78,7 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 // a *StoreFault, with no sample; MeasureContext sets no sample timeout
 // (Run does).
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
-	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1)
+	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1, nil)
 	return s, err
 }
 
@@ -88,7 +91,7 @@ func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName s
 // sampleCtl.catch) is returned as a *StoreFault too. synced reports
 // whether the sample reached sync (Run arrives there for a sample that
 // did not, so that the other processes of a rendezvous go on).
-func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, timeout time.Duration) (s Sample, synced bool, err error) {
+func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, timeout time.Duration, sim *simulator) (s Sample, synced bool, err error) {
 	ctl := &sampleCtl{}
 	unregister := context.AfterFunc(ctx, func() { ctl.stop.Store(true) })
 	defer unregister()
@@ -117,7 +120,7 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 			}
 			done <- out
 		}()
-		out.s, out.err = measureSample(newStore, storeName, w, ctl, sync)
+		out.s, out.err = measureSample(newStore, storeName, w, ctl, sync, sim)
 	}()
 
 	fault := func(f *StoreFault) *StoreFault {
@@ -179,8 +182,9 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 }
 
 // measureSample measures one sample of w (see Measure) on the calling
-// goroutine, calling sync, when not nil, just before the timed ops.
-func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error) (Sample, error) {
+// goroutine, calling sync, when not nil, just before the timed ops,
+// measuring them in a callgrind window when sim is not nil.
+func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
 	switch w.Scenario.Kind {
 	case scenarios.HandshakeUnderChurn, scenarios.Handshake:
 		if sync != nil {
@@ -193,11 +197,12 @@ func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Wo
 		}
 		return measureChurn(newStore, storeName, w, ctl)
 	}
-	return measure(newStore, storeName, w, ctl, sync)
+	return measure(newStore, storeName, w, ctl, sync, sim)
 }
 
-// measure measures one sample of a workload other than HandshakeUnderChurn.
-func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error) (Sample, error) {
+// measure measures one sample of a workload other than HandshakeUnderChurn,
+// in a callgrind window when sim is not nil.
+func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
 	ops := len(w.Configs) - 1
 	if w.Scenario.Kind == scenarios.Lookup {
 		ops = w.Scenario.Ops
@@ -229,6 +234,10 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 				return
 			}
 		}
+		if sim != nil {
+			store, timing, err = simulateOps(sim, storeName, store, newStore, w, ops, ctl)
+			return
+		}
 		store, timing, err = timeOps(store, newStore, w, ops, ctl)
 	})
 	if err == nil && ctl.firstFault() != nil {
@@ -237,6 +246,9 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	if err != nil {
 		closeStore(store, ctl)
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+	if sim != nil {
+		return finishSimulated(s, probe, timing, store, w, ctl)
 	}
 	s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
 	s.BytesPerOp = float64(timing.bytes) / float64(ops)
@@ -274,6 +286,7 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 }
 
 type timing struct {
+	sim           []benchfmt.Value // the simulated units (Simulate), instead of the times
 	elapsed       time.Duration
 	bytes, allocs uint64
 	gc            gcCost        // GC over the timed ops (see gcMeter)
@@ -301,6 +314,48 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 	t.bytes = m1.TotalAlloc - m0.TotalAlloc
 	t.allocs = m1.Mallocs - m0.Mallocs
 	return store, t, err
+}
+
+// simulateOps runs the timed ops in a callgrind window (a warm-up runs
+// them outside any window) and returns the store that holds the last
+// configuration, with the simulated values and the allocation counters
+// in the timing.
+func simulateOps(sim *simulator, storeName string, store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
+	var t timing
+	var err error
+	if sim.warm {
+		store, err = apply(store, newStore, w, ops, ctl)
+		return store, t, err
+	}
+	p, bytes, allocs, werr := sim.window(w.Scenario.Name, storeName, func() { store, err = apply(store, newStore, w, ops, ctl) })
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return store, t, err
+	}
+	t.bytes, t.allocs = bytes, allocs
+	t.sim, err = simulatedValues(p, ops)
+	return store, t, err
+}
+
+// finishSimulated completes a Simulate sample: the allocation counts and
+// simulated values of the window, the retained heap and goroutines. The
+// peak-heap pass, the CPU and GC times are left out (the first costs a
+// refresh at GOGC=10 under the simulation; the others are clock figures).
+func finishSimulated(s Sample, probe heapProbe, t timing, store certstore.Store, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
+	s.Instrument = Simulate
+	s.BytesPerOp = float64(t.bytes) / float64(s.Ops)
+	s.AllocsPerOp = float64(t.allocs) / float64(s.Ops)
+	s.Extra = append(s.Extra, t.sim...)
+	var err error
+	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+	runtime.KeepAlive(store)
+	closeStore(store, ctl)
+	if err != nil {
+		return s, fmt.Errorf("store %s, scenario %s: %w", s.Store, w.Scenario.Name, err)
+	}
+	return s, nil
 }
 
 // Apply is what is timed: ops ops of the workload on store, which holds

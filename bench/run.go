@@ -59,6 +59,15 @@ type Options struct {
 	// sample left, and returns that fault. With Fault nil, a fault ends
 	// Run like any other error.
 	Fault func(*StoreFault) error
+	// Instrument is how the timed ops are measured: Wall ("" means Wall)
+	// or Simulate (the process must run under callgrind; see Simulate).
+	// With Simulate, every scenario must pass CheckSimulate, and
+	// scenarios run SimulateOps ops per sample unless Ops is set.
+	Instrument string
+	// CallgrindDir, with Simulate, is a directory that keeps the
+	// callgrind file of every sample, named by CallgrindFileName (for
+	// blame, and for callgrind_annotate or KCachegrind). "" keeps none.
+	CallgrindDir string
 }
 
 // ErrSkipStore, returned by Run's emit function, makes Run take no more
@@ -90,6 +99,22 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	if timeout == 0 {
 		timeout = DefaultSampleTimeout
 	}
+	var sim *simulator
+	switch opts.Instrument {
+	case "", Wall:
+	case Simulate:
+		for _, sc := range opts.Scenarios {
+			if err := CheckSimulate(sc); err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+		}
+		var err error
+		if sim, err = newSimulator(opts.CallgrindDir); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("bench: unknown instrument %q (want %s or %s)", opts.Instrument, Wall, Simulate)
+	}
 	prog := newProgress(opts.Progress, opts.ProgressLines, count*len(opts.Stores)*len(opts.Scenarios), len(opts.Scenarios))
 	var stopped *StoreFault // the fault after which nothing more is measured
 	// arrive makes the Sync of a sample not measured.
@@ -103,7 +128,11 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 		var w *scenarios.Workload
 		if stopped == nil {
 			var err error
-			if w, err = sc.Build(opts.Ops); err != nil {
+			ops := opts.Ops
+			if sim != nil && ops <= 0 {
+				ops = SimulateOps(sc)
+			}
+			if w, err = sc.Build(ops); err != nil {
 				return fmt.Errorf("scenario %s: %w", sc.Name, err)
 			}
 		}
@@ -132,7 +161,23 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 					name, n := st.Name, k+1
 					sync = func() error { return opts.Sync(ctx, sc.Name, name, n) }
 				}
-				s, synced, err := superviseSample(ctx, st.New, st.Name, w, sync, timeout)
+				var s Sample
+				var synced bool
+				var err error
+				if sim != nil && k == 0 {
+					// The warm-up sample (see simulator), not emitted; a
+					// fault in it is the first sample's.
+					sim.warm = true
+					_, synced, err = superviseSample(ctx, st.New, st.Name, w, nil, timeout, sim)
+					sim.warm = false
+				}
+				if err == nil {
+					if sim != nil {
+						sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d", sc.Name, st.Name, k+1)
+						sim.sample = k + 1
+					}
+					s, synced, err = superviseSample(ctx, st.New, st.Name, w, sync, timeout, sim)
+				}
 				var f *StoreFault
 				if errors.As(err, &f) {
 					f.Sample = k + 1

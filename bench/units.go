@@ -8,6 +8,7 @@ import "github.com/certbench/certbench/results"
 // it wrote them.
 var operatorUnits = []string{
 	results.UnitCPUNsPerOp,
+	results.UnitInstructions, results.UnitEstCycles,
 	results.UnitHandshakes,
 	results.UnitHandshakeP50, results.UnitHandshakeP90, results.UnitHandshakeP99,
 	results.UnitHandshakeP999, results.UnitHandshakeMax,

@@ -136,12 +136,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(longForms(root, args))
 	ctx, stop := notifyContext(stderr)
 	defer stop()
+	ctx = context.WithValue(ctx, argsKey{}, args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
+	var ee *exitError
 	var sc *signalCause
 	if errors.As(context.Cause(ctx), &sc) {
+		if errors.As(err, &ee) && ee.err == errSilent {
+			return ee.code // a child process reported it (run --instrument simulate)
+		}
 		var ie *interruptedError
 		if errors.As(err, &ie) {
 			fmt.Fprintln(stderr, "certbench:", ie)
@@ -150,7 +155,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		return sc.exitCode()
 	}
-	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != errSilent {
 			fmt.Fprintln(stderr, "certbench:", ee.err)

@@ -168,6 +168,12 @@ type RunOptions struct {
 	// rendezvous). 0 SyncParties means 2.
 	Sync        string
 	SyncParties int
+	// SimulateFlags choose the simulated CPU (--instrument simulate).
+	SimulateFlags
+	// CallgrindDir, with --instrument simulate, keeps every sample's
+	// callgrind file in this directory (--callgrind-dir), for certbench
+	// gate's blame and for callgrind_annotate.
+	CallgrindDir string
 }
 
 func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -245,11 +251,20 @@ key. The results record only the source's shape (certs-count, certs-keys,
 	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
 	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
 	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the `number` of processes sharing the --sync directory")
+	opts.SimulateFlags.bind(cmd)
+	cmd.Flags().StringVar(&opts.CallgrindDir, "callgrind-dir", "", "with --instrument simulate: keep every sample's callgrind file in this `dir` (<scenario>.<store>.<sample>.callgrind)")
 	return cmd
 }
 
 // runRun measures and writes the results.
 func runRun(ctx context.Context, opts *RunOptions) error {
+	simulate, err := opts.SimulateFlags.simulate()
+	if err != nil {
+		return err
+	}
+	if !simulate && opts.CallgrindDir != "" {
+		return usagef("--callgrind-dir needs --instrument simulate")
+	}
 	bopts, err := opts.options(opts.IO.ErrOut)
 	if err != nil {
 		return err
@@ -260,6 +275,25 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 		config = []string{results.RoundKey, opts.Round}
+	}
+	if simulate {
+		if err := checkSimulated(bopts.Scenarios); err != nil {
+			return err
+		}
+		if opts.Sync != "" {
+			return usagef("--sync starts the clocks of two processes together; --instrument simulate counts instructions, which need no partner")
+		}
+		if opts.CallgrindDir != "" {
+			if err := os.MkdirAll(opts.CallgrindDir, 0o755); err != nil {
+				return usagef("--callgrind-dir: %v", err)
+			}
+		}
+		if !underCallgrind() {
+			return reexecUnderCallgrind(ctx, opts.IO, bopts.Scenarios, opts.CacheSim)
+		}
+		bopts.Instrument = bench.Simulate
+		bopts.CallgrindDir = opts.CallgrindDir
+		config = append(config, simulateConfig()...)
 	}
 	parties := opts.SyncParties
 	if parties == 0 {

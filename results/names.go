@@ -39,12 +39,33 @@ const (
 	// concatenation and certbench merge, and the gate pairs base and head
 	// samples of the same round.
 	RoundKey = "round"
+	// InstrumentKey is the file configuration line that says how the
+	// timed ops were measured: "instrument: simulate" for a run under
+	// callgrind (certbench run --instrument simulate). Files without it
+	// were measured by the clock ("wall"). The gate refuses to compare
+	// samples measured by different instruments.
+	InstrumentKey = "instrument"
+	// SimulatorKey is the file configuration line naming the simulator
+	// and its version ("simulator: valgrind-3.19.0 callgrind"), written
+	// with "instrument: simulate": instruction counts compare only
+	// between runs of one version.
+	SimulatorKey = "simulator"
 	// ScenarioHashPrefix begins the file configuration key that records
 	// the definition hash of each scenario a run measured:
 	// "scenario-hash.rotate-10-of-100: 5d0c1e2f3a4b" (see ScenarioHashKey
 	// and scenarios.Scenario.Hash). The gate compares base and head only
 	// where the hashes of a scenario agree.
 	ScenarioHashPrefix = "scenario-hash."
+)
+
+// The instruments, as InstrumentKey lines name them.
+const (
+	// InstrumentWall measures with the clock, and allocation counters;
+	// files without an instrument line are InstrumentWall.
+	InstrumentWall = "wall"
+	// InstrumentSimulate measures instructions under callgrind, and
+	// allocation counters.
+	InstrumentSimulate = "simulate"
 )
 
 // ScenarioHashKey returns the configuration key of scenario's definition

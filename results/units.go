@@ -57,6 +57,25 @@ const (
 	UnitRefreshRate = "refreshes/s"
 )
 
+// The units of the simulated CPU (certbench run --instrument simulate):
+// the timed ops run under Valgrind's callgrind, a simulated CPU whose
+// counts other tenants of the machine cannot disturb. They are
+// near-exact, not exact: a sample repeats its count to within a few
+// hundredths of a percent (the Go runtime's map seeds and the scheduler's
+// preemption checks vary a little from one window to the next). See
+// IsSimulated.
+const (
+	// UnitInstructions is the instructions executed per op (callgrind's
+	// Ir event), by every thread of the process while the timed ops ran,
+	// with garbage collection held off (see bench's simulate instrument).
+	UnitInstructions = "instructions/op"
+	// UnitEstCycles is an estimate of CPU cycles per op from the
+	// instructions and callgrind's cache simulation: each instruction 1,
+	// each first-level cache miss (instruction fetch, data read or write)
+	// 10 more, each last-level miss 100 more. See bench's EstCycles.
+	UnitEstCycles = "est-cycles/op"
+)
+
 // The units of the operator-facing measurements (certbench's bench
 // package): real TLS handshakes, the peak heap of a refresh, the
 // process's peak RSS, and what garbage collection costs. Each is
@@ -185,6 +204,8 @@ var units = []UnitInfo{
 	{UnitRetained, UnitRetained, LowerIsBetter, false, "retained heap"},
 	{UnitRetainedPerCert, UnitRetainedPerCert, LowerIsBetter, false, "retained heap per certificate"},
 	{UnitGoroutines, UnitGoroutines, LowerIsBetter, true, "goroutines left running"},
+	{UnitInstructions, UnitInstructions, LowerIsBetter, false, "instructions per op (simulated CPU)"},
+	{UnitEstCycles, UnitEstCycles, LowerIsBetter, false, "estimated cycles per op (simulated CPU)"},
 	{UnitP50, UnitP50Sec, LowerIsBetter, false, "lookup latency, median (p50)"},
 	{UnitP99, UnitP99Sec, LowerIsBetter, false, "lookup latency, p99"},
 	{UnitP999, UnitP999Sec, LowerIsBetter, false, "lookup latency, p99.9"},
@@ -276,6 +297,28 @@ func BetterName(unit string) string {
 // IsCount reports whether unit is a count that may be declared exact
 // (B/op, allocs/op, goroutines).
 func IsCount(unit string) bool { return byUnit[unit].Count }
+
+// IsSimulated reports whether unit is one of the simulated CPU's
+// (instructions/op, est-cycles/op): near-exact figures that only a run
+// under callgrind writes, and that a comparison should treat as such (a
+// threshold well above their spread decides, not a test built for noisy
+// clocks).
+func IsSimulated(unit string) bool {
+	return unit == UnitInstructions || unit == UnitEstCycles
+}
+
+// IsWallClock reports whether unit is measured by the clock (wall or CPU
+// time, and the rates and latencies derived from it): figures a run under
+// callgrind does not write, since the simulation slows everything down by
+// a factor of tens.
+func IsWallClock(unit string) bool {
+	switch unit {
+	case UnitNsPerOp, UnitSec, UnitCPUNsPerOp, UnitCPUSec, UnitGCCPU, UnitGCCPUSec, UnitGCFraction,
+		UnitMBPerSec, UnitBytesPerSec, UnitRefreshRate, UnitHandshakes, UnitCalmHandshakes:
+		return true
+	}
+	return false
+}
 
 // Title returns the name of unit for people ("time per op" for sec/op),
 // or the unit itself if it has none.

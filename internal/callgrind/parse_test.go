@@ -203,3 +203,18 @@ func TestSaturatingSums(t *testing.T) {
 		t.Errorf("Self = %d, want the maximum (no wrap-around)", got)
 	}
 }
+
+func TestEstCycles(t *testing.T) {
+	p := parseOne(t, "testdata/small.callgrind")
+	// Ir 1020, L1 misses 6+5+3, LL misses 2+2+1.
+	if got, ok := p.EstCycles(); !ok || got != 1020+10*14+100*5 {
+		t.Errorf("EstCycles() = %v, %v; want %d", got, ok, 1020+10*14+100*5)
+	}
+	ps, err := callgrind.Parse(strings.NewReader("events: Ir\nfn=f\n1 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ps[0].EstCycles(); ok {
+		t.Error("EstCycles of a part without cache simulation reports true")
+	}
+}

@@ -36,9 +36,18 @@ const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1"
 // the dump with number N is written to OutFile.N (see Session).
 const OutFile = "callgrind.out"
 
+// LogFile is the file in Options.Dir that valgrind writes its own
+// messages to (its banner, warnings, and why it stopped the program).
+const LogFile = "valgrind.log"
+
 // DirEnv is the environment variable through which Command tells the
 // program it runs where callgrind writes (see Open).
 const DirEnv = "CERTBENCH_CALLGRIND_DIR"
+
+// VersionEnv is the environment variable through which Command tells the
+// program it runs valgrind's version ("valgrind-3.19.0"; see
+// Session.Version).
+const VersionEnv = "CERTBENCH_CALLGRIND_VERSION"
 
 // Cache geometry of the cache simulation, fixed so that results do not
 // depend on the caches of the machine that ran them (valgrind would
@@ -86,8 +95,8 @@ func Find(valgrind string) (path, version string, err error) {
 // certbench does: collection and instrumentation off at the start (the
 // program switches them on around what it measures, see Session),
 // recursions not separated (Go's goroutine stack switches would otherwise
-// split functions into name'2, name'3...), output files in o.Dir, and the
-// cache simulation if asked.
+// split functions into name'2, name'3...), output files and valgrind's
+// own messages (LogFile) in o.Dir, and the cache simulation if asked.
 func (o Options) Args() []string {
 	args := []string{
 		"--tool=callgrind",
@@ -95,6 +104,7 @@ func (o Options) Args() []string {
 		"--instr-atstart=no",
 		"--separate-recs=1",
 		"--callgrind-out-file=" + filepath.Join(o.Dir, OutFile),
+		"--log-file=" + filepath.Join(o.Dir, LogFile),
 	}
 	if o.CacheSim {
 		args = append(args, "--cache-sim=yes", "--I1="+CacheI1, "--D1="+CacheD1, "--LL="+CacheLL)
@@ -113,12 +123,12 @@ func Command(ctx context.Context, o Options, name string, args ...string) (*exec
 	if o.Dir == "" {
 		return nil, errors.New("callgrind: no output directory")
 	}
-	path, _, err := Find(o.Valgrind)
+	path, version, err := Find(o.Valgrind)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, path, append(append(o.Args(), "--", name), args...)...)
-	cmd.Env = Env(os.Environ(), o.Dir)
+	cmd.Env = append(Env(os.Environ(), o.Dir), VersionEnv+"="+version)
 	return cmd, nil
 }
 
@@ -138,7 +148,7 @@ func Env(environ []string, dir string) []string {
 				godebug = v + "," + GODEBUG
 			}
 			continue
-		case "GOMAXPROCS", DirEnv:
+		case "GOMAXPROCS", DirEnv, VersionEnv:
 			continue
 		}
 		out = append(out, kv)

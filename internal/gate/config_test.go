@@ -209,6 +209,8 @@ func TestWriteConfigFormat(t *testing.T) {
     allocs/op: "+0%"
     retained-B: "off"
     goroutines: "+1goroutines"
+    instructions/op: "+0.25%"
+    est-cycles/op: "+1%"
   overrides:
     - scenario: lookup-*
       store: '*'

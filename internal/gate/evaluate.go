@@ -19,9 +19,9 @@ var inf = math.Inf(1)
 func abs(x float64) float64 { return math.Abs(x) }
 
 // MachineKeys are the configuration keys that must match between base
-// and head: results measured on different machines, operating systems or
-// Go versions do not compare.
-var MachineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs"}
+// and head: results measured on different machines, operating systems,
+// Go versions or simulators (valgrind versions) do not compare.
+var MachineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs", results.SimulatorKey}
 
 // The labels Evaluate gives the two sides in the comparison it builds.
 const (
@@ -95,6 +95,9 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	}
 	if base == nil || head == nil {
 		return nil, errors.New("gate: nil results")
+	}
+	if err := checkInstruments(base, head); err != nil {
+		return nil, err
 	}
 	v := newVerdict(base, head, p)
 	failures := len(v.Problems)
@@ -390,7 +393,9 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.HeadN = hc.N()
 	f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
 	f.Base, f.Head = bc.Center(), hc.Center()
-	if results.IsCount(f.Unit) && f.BaseN >= results.MinExactSamples && f.HeadN >= results.MinExactSamples &&
+	// Counts, and the simulated CPU's near-exact counts, that repeat
+	// exactly within each side are compared exactly.
+	if (results.IsCount(f.Unit) || results.IsSimulated(f.Unit)) && f.BaseN >= results.MinExactSamples && f.HeadN >= results.MinExactSamples &&
 		f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
 		f.Method = Exact
 		f.Base, f.Head = f.BaseMin, f.HeadMin
@@ -403,9 +408,43 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 		f.Note = tooFewNote(f, p.MinSamples)
 		return false
 	}
+	if results.IsSimulated(f.Unit) {
+		f.nearExact(hc.Delta.Comparison.P, p)
+		return false
+	}
 	f.Method = UTest
 	f.P = hc.Delta.Comparison.P
 	return true
+}
+
+// nearExact decides a finding of a simulated CPU's unit (see NearExact).
+// Its samples are near-deterministic: a window repeats its instruction
+// count to within a few hundredths of a percent, far below any useful
+// threshold. So the threshold decides, on the medians (one outlier window
+// per side cannot move a median of 4 or more samples), and the U test,
+// at Alpha and without correction, only guards against calling a change
+// that the samples' own spread could make: a change must be beyond the
+// threshold and the sides must separate. Holm's correction is left out
+// on purpose: with 5 samples a side it would make 8 benchmarks
+// unreachable, and it is not needed, since a false alarm needs the
+// medians to differ by more than the threshold, which noise an order of
+// magnitude smaller cannot do; where a store's own work varies as much as
+// the threshold, the test still demands separated samples.
+func (f *Finding) nearExact(pval float64, p Policy) {
+	f.Method = NearExact
+	f.P, f.AdjustedP = pval, pval
+	f.Significant = pval < p.Alpha
+	decide(f)
+	f.Note = fmt.Sprintf("near-exact, u-test p=%.3f (not corrected), spread base %s head %s, %s",
+		pval, spreadText(f.BaseMin, f.BaseMax), spreadText(f.HeadMin, f.HeadMax), f.Note)
+}
+
+// spreadText formats max/min - 1 of one side's samples as a percentage.
+func spreadText(lo, hi float64) string {
+	if lo <= 0 || lo == hi {
+		return "0%"
+	}
+	return fmt.Sprintf("%.3f%%", 100*(hi/lo-1))
 }
 
 // decide sets the status of a compared finding from Significant and the

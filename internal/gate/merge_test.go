@@ -85,7 +85,8 @@ func TestResolvePolicy(t *testing.T) {
 		t.Errorf("flags leaked: %v then %v", p1.Max[gate.UnitAllocs], p2.Max[gate.UnitAllocs])
 	}
 
-	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off"}
+	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off",
+		"--max", "instructions/op=off", "--max", "est-cycles/op=off"}
 	for _, tc := range []struct {
 		name string
 		f    gate.PolicyFlags

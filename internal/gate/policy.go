@@ -28,12 +28,14 @@ const (
 	UnitRetained        = results.UnitRetained
 	UnitRetainedPerCert = results.UnitRetainedPerCert
 	UnitGoroutines      = results.UnitGoroutines
+	UnitInstructions    = results.UnitInstructions
+	UnitEstCycles       = results.UnitEstCycles
 )
 
 // Units lists the units the gate can gate, in report order: every cost
 // (lower-is-better unit) package results knows, tidied ("sec/op"). The
-// default policy gates the first seven; the others take a threshold from
-// the policy. A higher-is-better unit (handshakes/s) is not gated.
+// default policy gates the first nine but cpu-sec/op (see DefaultPolicy);
+// the others take a threshold from the policy. A higher-is-better unit (handshakes/s) is not gated.
 var Units = gateUnits()
 
 func gateUnits() []string {
@@ -50,6 +52,18 @@ func gateUnits() []string {
 // (bytes, objects, goroutines). When every sample on each side has the
 // same value, the gate compares them exactly, with no statistical test.
 var CountUnits = []string{UnitBytes, UnitAllocs, UnitGoroutines}
+
+// The default thresholds of the simulated CPU's units. A window's
+// instruction count repeats to within a few hundredths of a percent
+// (README, "Gate policy"), so a threshold of a few tenths of a percent is
+// far above the noise and still below the +0.5% a change must reach to
+// be caught reliably. The cycle estimate adds the cache simulation's
+// misses, which vary more between windows (memory addresses differ), so
+// its threshold is wider.
+const (
+	DefaultInstructionsMax = "+0.25%"
+	DefaultEstCyclesMax    = "+1%"
+)
 
 // Defaults of a Policy's scalar fields.
 const (
@@ -116,6 +130,12 @@ const (
 	// MeasureGoroutines is a count of goroutines: suffix goroutines (or
 	// goroutine).
 	MeasureGoroutines = "goroutines"
+	// MeasureInstructions is a count of instructions: suffix
+	// instructions (or instruction, instr).
+	MeasureInstructions = "instructions"
+	// MeasureCycles is a count of (estimated) cycles: suffix cycles (or
+	// cycle).
+	MeasureCycles = "cycles"
 )
 
 // MeasureOf returns the measure of an absolute threshold for unit (one of
@@ -132,6 +152,10 @@ func MeasureOf(unit string) string {
 		return MeasureAllocs
 	case u == UnitGoroutines:
 		return MeasureGoroutines
+	case u == UnitInstructions:
+		return MeasureInstructions
+	case u == UnitEstCycles:
+		return MeasureCycles
 	case results.IsBytes(u):
 		return MeasureBytes
 	case strings.HasPrefix(u, "sec/") || strings.HasSuffix(u, "-sec") || strings.Contains(u, "-sec/"):
@@ -148,10 +172,10 @@ func exampleAmount(m, n string) string {
 		return "+" + n + "ms"
 	case MeasureBytes:
 		return "+" + n + "KiB"
-	case MeasureAllocs, MeasureGoroutines:
+	case MeasureAllocs, MeasureGoroutines, MeasureInstructions, MeasureCycles:
 		return "+" + n + m
 	}
-	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs or +" + n + "goroutines"
+	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs, +" + n + "goroutines or +" + n + "instructions"
 }
 
 // amounts are the suffixes of absolute thresholds: their measure and the
@@ -166,6 +190,8 @@ var amounts = map[string]struct {
 	"kB": {MeasureBytes, 1e3}, "MB": {MeasureBytes, 1e6}, "GB": {MeasureBytes, 1e9},
 	"alloc": {MeasureAllocs, 1}, "allocs": {MeasureAllocs, 1},
 	"goroutine": {MeasureGoroutines, 1}, "goroutines": {MeasureGoroutines, 1},
+	"instr": {MeasureInstructions, 1}, "instruction": {MeasureInstructions, 1}, "instructions": {MeasureInstructions, 1},
+	"cycle": {MeasureCycles, 1}, "cycles": {MeasureCycles, 1},
 }
 
 // thresholdSyntax splits a threshold into its number (without the
@@ -568,8 +594,10 @@ type Policy struct {
 
 // DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
 // sec/op +10%, retained-B +2% (and retained-B/cert with it), goroutines
-// +0 (absolute), with DefaultAlpha, DefaultMinSamples, Holm's correction
-// and AutoTest. cpu-sec/op is not gated by default: results from a
+// +0 (absolute), instructions/op DefaultInstructionsMax and est-cycles/op
+// DefaultEstCyclesMax (the simulated CPU's units: results without them
+// leave them ungated), with DefaultAlpha, DefaultMinSamples, Holm's
+// correction and AutoTest. cpu-sec/op is not gated by default: results from a
 // certbench that predates it would otherwise make every comparison with
 // them a new metric, and on a quiet machine it tells the same story as
 // sec/op; a policy file turns it on (as this repository's certbench.yaml
@@ -577,11 +605,13 @@ type Policy struct {
 func DefaultPolicy() Policy {
 	return Policy{
 		Max: Thresholds{
-			UnitAllocs:     MustThreshold("+0%"),
-			UnitBytes:      MustThreshold("+2%"),
-			UnitSec:        MustThreshold("+10%"),
-			UnitRetained:   MustThreshold("+2%"),
-			UnitGoroutines: MustThreshold("+0"),
+			UnitAllocs:       MustThreshold("+0%"),
+			UnitBytes:        MustThreshold("+2%"),
+			UnitSec:          MustThreshold("+10%"),
+			UnitRetained:     MustThreshold("+2%"),
+			UnitGoroutines:   MustThreshold("+0"),
+			UnitInstructions: MustThreshold(DefaultInstructionsMax),
+			UnitEstCycles:    MustThreshold(DefaultEstCyclesMax),
 		},
 		Alpha:      DefaultAlpha,
 		MinSamples: DefaultMinSamples,

@@ -31,7 +31,7 @@ func TestParseThreshold(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		// A bare number used to be an absolute amount in the unit:
 		// "sec/op: 10" was ten seconds and passed everything.
-		{"10", "a bare number is ambiguous; write +10% (relative to the base) or +10ms, +10KiB, +10allocs or +10goroutines (absolute)"},
+		{"10", "a bare number is ambiguous; write +10% (relative to the base) or +10ms, +10KiB, +10allocs, +10goroutines or +10instructions (absolute)"},
 		{"+1", "a bare number is ambiguous"},
 		{"1024", "a bare number is ambiguous"},
 		{"-2%", "cannot be negative"},

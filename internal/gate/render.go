@@ -130,7 +130,7 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 			if len(f.Sites) == 0 {
 				continue
 			}
-			fmt.Fprintf(bw, "\n<details open><summary>Allocation sites that grew: %s %s (%s)</summary>\n\n", results.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites, ", "))
+			fmt.Fprintf(bw, "\n<details open><summary>%s that grew: %s %s (%s)</summary>\n\n", sitesTitle(f.Unit), results.EscapeMarkdown(f.Label()), f.Unit, sitesKind(f.Sites, ", "))
 			fmt.Fprintln(bw, "| function | base | head | growth |")
 			fmt.Fprintln(bw, "| :-- | --: | --: | --: |")
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
@@ -289,6 +289,8 @@ func (f *Finding) testText() string {
 			s += fmt.Sprintf(" adj=%.3f", f.AdjustedP)
 		}
 		return s + fmt.Sprintf(" n=%d/%d", f.BaseN, f.HeadN)
+	case NearExact:
+		return fmt.Sprintf("near-exact u-test p=%.3f n=%d/%d", f.P, f.BaseN, f.HeadN)
 	case SignedRank:
 		s := fmt.Sprintf("signed-rank p=%.3f", f.P)
 		if f.AdjustedP != f.P {

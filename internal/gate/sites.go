@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/certbench/certbench/results"
 )
@@ -72,17 +73,18 @@ type BenchmarkSiteFinder interface {
 var ErrNoProfiles = errors.New("no profiles")
 
 // AddSites asks f for up to n sites that grew for each regressed
-// allocs/op or B/op finding and attaches them to it, leaving out sites
-// whose growth is under 2% of the regression (profiles of two processes
-// differ by a few objects in attribution; that is not the regression).
-// What cannot be found is reported as a NoSites problem (never a failure).
+// allocs/op, B/op or simulated CPU (instructions/op, est-cycles/op)
+// finding and attaches them to it, leaving out sites whose growth is
+// under 2% of the regression (profiles of two processes differ by a few
+// objects in attribution; that is not the regression). What cannot be
+// found is reported as a NoSites problem (never a failure).
 func (v *Verdict) AddSites(f SiteFinder, n int) {
 	if f == nil {
 		return
 	}
-	var failed []string
+	var failed []Problem
 	for _, fd := range v.Findings {
-		if fd.Status != Regressed || (fd.Unit != results.UnitAllocs && fd.Unit != results.UnitBytes) {
+		if fd.Status != Regressed || !HasSites(fd.Unit) {
 			continue
 		}
 		var sites []Site
@@ -93,14 +95,28 @@ func (v *Verdict) AddSites(f SiteFinder, n int) {
 			sites, err = f.GrownSites(fd.Scenario, fd.Store, fd.Unit, n)
 		}
 		if err != nil {
-			failed = append(failed, fmt.Sprintf("%s %s: %v", fd.Label(), fd.Unit, err))
+			failed = append(failed, Problem{Kind: NoSites, Message: fmt.Sprintf("%s not named: %s %s: %v",
+				strings.ToLower(sitesTitle(fd.Unit)), fd.Label(), fd.Unit, err)})
 			continue
 		}
 		fd.Sites = significantSites(sites, fd.Change())
 	}
-	for _, msg := range failed {
-		v.Problems = append(v.Problems, Problem{Kind: NoSites, Message: "allocation sites not named: " + msg})
+	v.Problems = append(v.Problems, failed...)
+}
+
+// HasSites reports whether a regression of unit can be traced to sites
+// (see AddSites): allocations from heap profiles, the simulated CPU's
+// units from callgrind's per-function counts.
+func HasSites(unit string) bool {
+	return unit == results.UnitAllocs || unit == results.UnitBytes || results.IsSimulated(unit)
+}
+
+// sitesTitle names what the sites of a unit are, for the renderers.
+func sitesTitle(unit string) string {
+	if results.IsSimulated(unit) {
+		return "Functions"
 	}
+	return "Allocation sites"
 }
 
 // minSiteShare is the smallest growth, as a share of the regression, that
@@ -126,6 +142,11 @@ func sitesKind(sites []Site, sep string) string {
 	for _, s := range sites {
 		if s.Line > 0 {
 			return "per op by store line, library callees indented"
+		}
+	}
+	for _, s := range sites {
+		if len(s.Callees) > 0 {
+			return "per op by store function with the library code it calls, library callees indented"
 		}
 	}
 	return "flat" + sep + "per op"

@@ -42,6 +42,13 @@ const (
 	// whether the difference is significant; the change is the
 	// Hodges-Lehmann estimate of the ratio (Finding.Ratio).
 	SignedRank Method = "signed-rank"
+	// NearExact: a simulated CPU's unit (results.IsSimulated:
+	// instructions/op, est-cycles/op), whose samples repeat to within a
+	// few hundredths of a percent. The medians are compared against the
+	// threshold, and a two-sided Mann-Whitney U test at Alpha, not
+	// corrected for multiple comparisons, says whether the samples
+	// separate: see Evaluate.
+	NearExact Method = "near-exact"
 	// NotCompared: nothing was compared (missing metric, too few
 	// samples).
 	NotCompared Method = "none"

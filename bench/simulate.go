@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/scenarios"
+	"golang.org/x/perf/benchfmt"
+)
+
+// The instruments, as Options.Instrument names them.
+const (
+	// Wall measures the timed ops with the clock (sec/op, cpu-sec/op, GC
+	// time) and the allocation counters. It is the default.
+	Wall = results.InstrumentWall
+	// Simulate measures the timed ops on a simulated CPU, Valgrind's
+	// callgrind: instructions/op (and est-cycles/op with the cache
+	// simulation), plus the allocation counters, retained heap and
+	// goroutines. Other tenants of the machine cannot disturb the counts.
+	// The process must run under callgrind as certbench run --instrument
+	// simulate starts it (internal/callgrind.Command); Run fails
+	// otherwise. No clock figure is written: under the simulation
+	// everything runs tens of times slower.
+	Simulate = results.InstrumentSimulate
+)
+
+// CallgrindFileName returns the name under which Options.CallgrindDir
+// keeps the callgrind file of a benchmark's sample (from 1):
+// "<scenario>.<store>.<sample>.callgrind".
+func CallgrindFileName(scenario, store string, sample int) string {
+	return fmt.Sprintf("%s.%s.%d.callgrind", scenario, store, sample)
+}
+
+// CheckSimulate reports whether the Simulate instrument can measure sc:
+// refresh and lookup scenarios, not the handshake ones, whose clients,
+// servers and timers make their instruction counts depend on scheduling.
+func CheckSimulate(sc scenarios.Scenario) error {
+	switch sc.Kind {
+	case scenarios.Handshake, scenarios.HandshakeUnderChurn:
+		return fmt.Errorf("scenario %s: the simulate instrument measures refresh and lookup scenarios; %s scenarios run concurrent clients and timers whose instruction counts depend on scheduling (measure them with --instrument wall)", sc.Name, sc.Kind)
+	}
+	return nil
+}
+
+// SimulateOps returns the ops per sample of sc under the Simulate
+// instrument when no op count is given: the scenario's own, except for
+// startup scenarios, one (a fresh store loading thousands of
+// certificates is billions of instructions, tens of seconds under
+// callgrind; instruction counts need no repetition to be stable).
+func SimulateOps(sc scenarios.Scenario) int {
+	if sc.Kind == scenarios.Startup {
+		return 1
+	}
+	return sc.Ops
+}
+
+// simulator runs the timed ops of samples in callgrind windows.
+//
+// Each window is opened on a heap made alike for every sample: a forced
+// collection that also returns every free page to the OS
+// (debug.FreeOSMemory: no sweeping left, no background scavenging during
+// the window, fresh pages the same for every sample), and the collector is
+// off while the window is open (debug.SetGCPercent(-1)), so no collection
+// cycle's work lands in one sample and not another: what the window counts
+// is the ops' own work, allocation included, but not the collection of
+// their garbage. B/op and allocs/op show what the ops leave to collect.
+// The scheduler is made deterministic by running under GOMAXPROCS=1 with
+// asynchronous preemption off, and the measuring goroutine's stack is
+// never shrunk (internal/callgrind.GODEBUG). The heap profiler is off
+// (runtime.MemProfileRate = 0): it unwinds the stack of an allocation
+// drawn at random. Every (scenario, store) gets
+// one warm-up sample before its first measured one, outside any window:
+// the first sample of a process grows the heap and finds fresh spans, and
+// counts about 0.1% differently.
+type simulator struct {
+	session *callgrind.Session
+	// keep, when set, is the directory that keeps every window's file.
+	keep string
+	// warm makes measure run the ops without a window (the warm-up).
+	warm bool
+	// label names the next window, sample numbers it (from 1).
+	label  string
+	sample int
+}
+
+// newSimulator opens the callgrind session of the process.
+func newSimulator(keep string) (*simulator, error) {
+	s, err := callgrind.Open()
+	if err != nil {
+		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, err)
+	}
+	s.Keep = keep != ""
+	// The heap profiler samples an allocation at random intervals and
+	// unwinds its stack: thousands of instructions, in some windows and
+	// not others. Nothing reads the profile of a simulated run.
+	runtime.MemProfileRate = 0
+	return &simulator{session: s, keep: keep}, nil
+}
+
+// window runs f in a callgrind window (see simulator) and returns what
+// callgrind counted, and the allocation counters over the window.
+func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Profile, bytes, allocs uint64, err error) {
+	var m0, m1 runtime.MemStats
+	debug.FreeOSMemory()
+	old := debug.SetGCPercent(-1)
+	runtime.ReadMemStats(&m0)
+	file := sim.session.Window(sim.label, f)
+	runtime.ReadMemStats(&m1)
+	debug.SetGCPercent(old)
+	if p, err = sim.session.Read(sim.label, file); err != nil {
+		return nil, 0, 0, err
+	}
+	if sim.keep != "" {
+		if err := os.Rename(file, filepath.Join(sim.keep, CallgrindFileName(scenario, store, sim.sample))); err != nil {
+			return nil, 0, 0, fmt.Errorf("bench: keeping the callgrind file: %w", err)
+		}
+	}
+	return p, m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs, nil
+}
+
+// errNoInstructions is returned when a dump has no Ir event.
+var errNoInstructions = errors.New("the callgrind dump has no instruction counts (Ir)")
+
+// simulatedValues returns instructions/op, and est-cycles/op when the
+// dump has the cache simulation's events.
+func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
+	ir, ok := p.Total("Ir")
+	if !ok {
+		return nil, errNoInstructions
+	}
+	vals := []benchfmt.Value{{Value: float64(ir) / float64(ops), Unit: results.UnitInstructions}}
+	if est, ok := p.EstCycles(); ok {
+		vals = append(vals, benchfmt.Value{Value: est / float64(ops), Unit: results.UnitEstCycles})
+	}
+	return vals, nil
+}

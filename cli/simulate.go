@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/certgen"
+	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// SimulateFlags choose the instrument of the commands that measure or
+// profile under the simulated CPU (run, profile).
+type SimulateFlags struct {
+	// Instrument is wall (the clock, the default) or simulate
+	// (--instrument): the timed ops run under Valgrind's callgrind and
+	// instructions/op is recorded instead of time.
+	Instrument string
+	// CacheSim adds callgrind's cache simulation and est-cycles/op
+	// (--cache-sim).
+	CacheSim bool
+}
+
+func (f *SimulateFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.Instrument, "instrument", bench.Wall,
+		"how the timed ops are measured: `wall` (the clock) or simulate (instructions under valgrind's callgrind; certbench starts it)")
+	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (about twice as slow)")
+}
+
+// simulate reports whether the flags ask for the simulate instrument,
+// checking them.
+func (f *SimulateFlags) simulate() (bool, error) {
+	switch f.Instrument {
+	case "", bench.Wall:
+		if f.CacheSim {
+			return false, usagef("--cache-sim needs --instrument simulate")
+		}
+		return false, nil
+	case bench.Simulate:
+		return true, nil
+	}
+	return false, usagef("--instrument %q: want %s or %s", f.Instrument, bench.Wall, bench.Simulate)
+}
+
+// underCallgrind reports whether this process is the one certbench
+// started under callgrind (it then measures; its parent only waits).
+func underCallgrind() bool { return os.Getenv(callgrind.DirEnv) != "" }
+
+// simulateConfig returns the file configuration lines of a simulated
+// run: the instrument and the simulator's version.
+func simulateConfig() []string {
+	sim := "callgrind"
+	if v := os.Getenv(callgrind.VersionEnv); v != "" {
+		sim = v + " callgrind"
+	}
+	return []string{results.InstrumentKey, bench.Simulate, results.SimulatorKey, sim}
+}
+
+// checkSimulated refuses scenarios the simulate instrument cannot
+// measure, as bad usage.
+func checkSimulated(scs []scenarios.Scenario) error {
+	for _, sc := range scs {
+		if err := bench.CheckSimulate(sc); err != nil {
+			return usageError(err)
+		}
+	}
+	return nil
+}
+
+// argsKey is the context key of the arguments Main was given.
+type argsKey struct{}
+
+// commandArgs returns the arguments certbench was started with: those
+// given to Main, else the process's.
+func commandArgs(ctx context.Context) []string {
+	if a, ok := ctx.Value(argsKey{}).([]string); ok {
+		return a
+	}
+	return os.Args[1:]
+}
+
+// reexecUnderCallgrind runs this certbench command again, with the same
+// arguments, under callgrind, and waits for it: the child measures and
+// writes everything, this process only forwards a SIGINT or SIGTERM to it
+// and exits as it does. Before that it checks what it can (valgrind
+// installed, the architecture) and fills the on-disk pool cache for the
+// scenarios' large pools natively, which the child then reads instead of
+// generating certificates under the simulation.
+func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario, cacheSim bool) error {
+	if !callgrind.Supported() {
+		return usageError(callgrind.ErrUnsupported)
+	}
+	if _, _, err := callgrind.Find(""); err != nil {
+		return usageError(err)
+	}
+	for _, sc := range scs {
+		if sc.Certs == nil && sc.Pool.Count >= certgen.DiskCacheMin {
+			if _, err := certgen.CachedPool(sc.Pool); err != nil {
+				return fmt.Errorf("scenario %s: %w", sc.Name, err)
+			}
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the certbench executable to run under callgrind: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "certbench-callgrind-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe, commandArgs(ctx)...)
+	if errors.Is(err, callgrind.ErrNotInstalled) || errors.Is(err, callgrind.ErrUnsupported) {
+		return usageError(err)
+	}
+	if err != nil {
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, out.Out, out.ErrOut
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting valgrind: %w", err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			sig := os.Signal(syscall.SIGINT)
+			var sc *signalCause
+			if errors.As(context.Cause(ctx), &sc) {
+				sig = sc.sig
+			}
+			cmd.Process.Signal(sig)
+		case <-done:
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		// The child reported its own error (or interruption).
+		return &exitError{code: exit.ExitCode(), err: errSilent}
+	case errors.As(err, &exit):
+		return fmt.Errorf("certbench under callgrind: %v%s", err, logTail(filepath.Join(dir, callgrind.LogFile)))
+	}
+	return fmt.Errorf("certbench under callgrind: %w", err)
+}
+
+// logTail returns the last lines of valgrind's log, for an error message.
+func logTail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return "; valgrind's log ends:\n" + string(bytes.Join(lines, []byte("\n")))
+}
