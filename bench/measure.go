@@ -200,13 +200,18 @@ func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Wo
 	return measure(newStore, storeName, w, ctl, sync, sim)
 }
 
+// opsOf returns the timed ops of a sample of w (see measure).
+func opsOf(w *scenarios.Workload) int {
+	if w.Scenario.Kind == scenarios.Lookup {
+		return w.Scenario.Ops
+	}
+	return len(w.Configs) - 1
+}
+
 // measure measures one sample of a workload other than HandshakeUnderChurn,
 // in a callgrind window when sim is not nil.
 func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
-	ops := len(w.Configs) - 1
-	if w.Scenario.Kind == scenarios.Lookup {
-		ops = w.Scenario.Ops
-	}
+	ops := opsOf(w)
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName, Ops: ops}
 	if ops <= 0 {
 		return s, fmt.Errorf("scenario %s: no ops to time", w.Scenario.Name)

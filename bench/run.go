@@ -173,7 +173,7 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 				}
 				if err == nil {
 					if sim != nil {
-						sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d", sc.Name, st.Name, k+1)
+						sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d ops=%d", sc.Name, st.Name, k+1, opsOf(w))
 						sim.sample = k + 1
 					}
 					s, synced, err = superviseSample(ctx, st.New, st.Name, w, sync, timeout, sim)

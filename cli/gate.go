@@ -10,7 +10,6 @@ import (
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -33,8 +32,10 @@ type GateOptions struct {
 	// Summary, when set, is a file that also gets the Markdown report.
 	Summary string
 	// BaseProfiles and HeadProfiles are folders of heap profiles (from
-	// certbench profile --all) to name grown allocation sites from; both
-	// or neither.
+	// certbench profile --all) to name grown allocation sites from, and of
+	// callgrind files (certbench run --instrument simulate --callgrind-dir,
+	// or profile --instrument simulate) to name the functions whose
+	// instructions grew; both or neither.
 	BaseProfiles, HeadProfiles string
 	// Sites is the number of sites to name per regression; SitesGiven
 	// reports --sites given (an error without profiles).
@@ -174,9 +175,9 @@ file or flag value, unknown unit, files with no benchmark in common).`,
 	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&opts.BaseProfiles, "base-profiles", "", "heap profiles of BASE (certbench profile --all output `dir`)")
-	f.StringVar(&opts.HeadProfiles, "head-profiles", "", "heap profiles of HEAD (`dir`)")
-	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites to name per regression (with --base-profiles and --head-profiles)")
+	f.StringVar(&opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all output, run --instrument simulate --callgrind-dir: a `dir`)")
+	f.StringVar(&opts.HeadProfiles, "head-profiles", "", "heap profiles and callgrind files of HEAD (`dir`)")
+	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites (or functions, for instructions) to name per regression (with --base-profiles and --head-profiles)")
 	return cmd
 }
 
@@ -200,7 +201,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 		return usageError(err)
 	}
 	if opts.BaseProfiles != "" {
-		v.AddSites(blame.Heap{Dirs: profile.Dirs{Base: opts.BaseProfiles, Head: opts.HeadProfiles}}, opts.Sites)
+		v.AddSites(blame.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
 	}
 	if err := writeGateReports(v, opts); err != nil {
 		return err

@@ -64,6 +64,9 @@ type ProfileOptions struct {
 	// (--scenario-file).
 	ScenarioFileFlags
 	ProfileOutput
+	// SimulateFlags, with --instrument simulate, write callgrind files
+	// instead of heap profiles.
+	SimulateFlags
 }
 
 func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Command {
@@ -93,7 +96,15 @@ artifact; --stores or --scenarios narrow it.
 
 --certs SOURCE profiles the scenarios on your own certificates, as
 certbench run --certs runs them (profiles are named after the scenarios,
-renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
+renew-1-of-certs.optimized.pb.gz, and hold no certificate name).
+
+--instrument simulate runs one sample of each under valgrind's callgrind
+(as certbench run --instrument simulate measures it) and writes
+DIR/<scenario>.<store>.callgrind, the window of its timed ops, which
+callgrind_annotate and KCachegrind open, and prints the functions that cost
+most instructions per op: by their own instructions and including what they
+call (--cache-sim adds the cache simulation). certbench profile top reads
+these files too.`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
   certbench profile --all --dir profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
@@ -121,6 +132,7 @@ renew-1-of-certs.optimized.pb.gz, and hold no certificate name).`,
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
 	opts.CertsFlags.bind(cmd)
 	opts.ScenarioFileFlags.bind(cmd)
+	opts.SimulateFlags.bind(cmd)
 	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
 }
@@ -260,12 +272,19 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Ops)
 	}
+	simulate, err := opts.SimulateFlags.simulate()
+	if err != nil {
+		return err
+	}
 	jobs, err := opts.jobs()
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usagef("-o: %v", err)
+	}
+	if simulate {
+		return profileSimulated(ctx, opts, jobs, format)
 	}
 	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top}
 	if opts.All && !opts.Quiet {
@@ -471,6 +490,9 @@ func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
 	format, limit, err := opts.checkRead(opts.MaxSize)
 	if err != nil {
 		return err
+	}
+	if isCallgrindFile(opts.Files[0]) {
+		return topCallgrind(opts.IO.Out, format, opts.Files, opts.Top)
 	}
 	var sums []*profile.Summary
 	for _, path := range opts.Files {

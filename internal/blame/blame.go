@@ -4,7 +4,10 @@
 // the heap profiles "certbench profile --all" writes for a base and a head
 // binary, so that "certbench gate --base-profiles --head-profiles" names,
 // for each allocs/op or B/op regression, the lines of the store under test
-// that allocate more.
+// that allocate more. [Callgrind] does the same for instructions/op (and
+// est-cycles/op) regressions on the callgrind files of "certbench run
+// --instrument simulate --callgrind-dir", naming the store functions whose
+// instructions grew.
 package blame
 
 import (
