@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/results"
@@ -49,12 +50,15 @@ func CheckSimulate(sc scenarios.Scenario) error {
 }
 
 // SimulateOps returns the ops per sample of sc under the Simulate
-// instrument when no op count is given: the scenario's own, except for
-// startup scenarios, one (a fresh store loading thousands of
-// certificates is billions of instructions, tens of seconds under
-// callgrind; instruction counts need no repetition to be stable).
+// instrument when no op count is given: the scenario's SimulateOps if
+// set, else for startup scenarios one (a fresh store loading thousands
+// of certificates is billions of instructions, tens of seconds under
+// callgrind), else its Ops.
 func SimulateOps(sc scenarios.Scenario) int {
-	if sc.Kind == scenarios.Startup {
+	switch {
+	case sc.SimulateOps > 0:
+		return sc.SimulateOps
+	case sc.Kind == scenarios.Startup:
 		return 1
 	}
 	return sc.Ops
@@ -89,18 +93,31 @@ type simulator struct {
 	sample int
 }
 
-// newSimulator opens the callgrind session of the process.
+// session is the process's callgrind session: callgrind numbers its dumps
+// per process, so every Run of a process shares one.
+var (
+	sessionMu  sync.Mutex
+	session    *callgrind.Session
+	sessionErr error
+)
+
+// newSimulator opens (once per process) the callgrind session of the
+// process; keep is Options.CallgrindDir.
 func newSimulator(keep string) (*simulator, error) {
-	s, err := callgrind.Open()
-	if err != nil {
-		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, err)
+	sessionMu.Lock()
+	defer sessionMu.Unlock()
+	if session == nil && sessionErr == nil {
+		session, sessionErr = callgrind.Open()
 	}
-	s.Keep = keep != ""
+	if sessionErr != nil {
+		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, sessionErr)
+	}
+	session.Keep = keep != ""
 	// The heap profiler samples an allocation at random intervals and
 	// unwinds its stack: thousands of instructions, in some windows and
 	// not others. Nothing reads the profile of a simulated run.
 	runtime.MemProfileRate = 0
-	return &simulator{session: s, keep: keep}, nil
+	return &simulator{session: session, keep: keep}, nil
 }
 
 // window runs f in a callgrind window (see simulator) and returns what

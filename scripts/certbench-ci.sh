@@ -29,6 +29,17 @@
 # (jq is required). From the base binary only `list`, `run` and `profile`
 # are used.
 #
+# With --simulate, each binary also runs every scenario on a simulated CPU
+# (`certbench run --instrument simulate`: valgrind's callgrind counts the
+# instructions of the timed ops, which other tenants of the machine cannot
+# disturb), one process per side, the two sides at once, keeping the
+# callgrind files; the gate compares instructions/op (and allocations,
+# which the simulated pass records too) and names the functions whose
+# instructions grew. The wall-clock pass still runs and is gated too, the
+# time metrics only loosely (--wall-max). The exit status is the worse of
+# the two gates. valgrind must be installed (Debian, Ubuntu: apt-get
+# install valgrind); the action installs it.
+#
 # Options (each also has an environment variable, which the option overrides):
 #   --dir DIR          the module to build in, relative to the repository root
 #                      (CERTBENCH_DIR; default: the current directory)
@@ -87,6 +98,18 @@
 #                      `replace MODULE => ../x` that leads outside the
 #                      repository points at nothing; the script stops before
 #                      building and says so unless this option names MODULE.
+#   --simulate         also gate instructions/op on the simulated CPU (see
+#                      above; CERTBENCH_SIMULATE=1). --no-simulate turns it off.
+#   --sim-count N      samples per side of the simulated pass (CERTBENCH_SIM_COUNT;
+#                      default 5: instruction counts repeat to within a few
+#                      hundredths of a percent, and the gate's near-exact test
+#                      needs at least 4)
+#   --wall-max THRESHOLD  with --simulate, the threshold of sec/op and
+#                      cpu-sec/op in the wall-clock gate (CERTBENCH_WALL_MAX;
+#                      default +25%: time is reported, and gated only against
+#                      large changes, since instructions/op is the CPU gate;
+#                      "policy" keeps the policy's thresholds; per-scenario
+#                      overrides in the policy file still apply)
 #
 # BASE_REF (or CERTBENCH_BASE_REF) defaults to origin/main, or main when
 # there is no origin/main.
@@ -102,7 +125,11 @@
 # Outputs in OUT: base.txt, head.txt (results), raw/ (one file per process),
 # gate.txt (text report), gate.json, summary.md (Markdown, for
 # $GITHUB_STEP_SUMMARY or a PR comment), base-profiles/ and head-profiles/
-# (after an allocation regression), bin/ (the two binaries), build.log.
+# (after an allocation regression), bin/ (the two binaries), build.log;
+# with --simulate also sim-base.txt, sim-head.txt, sim-gate.txt,
+# sim-gate.json, sim-base.log, sim-head.log, base-callgrind/ and
+# head-callgrind/ (one callgrind file per sample, which callgrind_annotate
+# and certbench profile top read), and summary.md holds both reports.
 #
 # Exit status: that of the gate (0 pass, 1 regression or failed check,
 # 2 bad input); 2 as well for bad usage, or when a binary cannot be built or
@@ -128,6 +155,9 @@ base_bin_in=${CERTBENCH_BASE_BIN:-}
 # shellcheck disable=SC2206 # split on spaces, documented
 base_replace=(${CERTBENCH_BASE_REPLACE:-})
 base_ref=${CERTBENCH_BASE_REF:-}
+simulate=${CERTBENCH_SIMULATE:-0}
+sim_count=${CERTBENCH_SIM_COUNT:-5}
+wall_max=${CERTBENCH_WALL_MAX:-+25%}
 
 need() { [[ $# -ge 2 ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
@@ -146,6 +176,10 @@ while [[ $# -gt 0 ]]; do
     --gate-args) need "$@"; gate_args_str=$2; shift 2 ;;
     --base-bin) need "$@"; base_bin_in=$2; shift 2 ;;
     --base-replace) need "$@"; base_replace+=("$2"); shift 2 ;;
+    --simulate) simulate=1; shift ;;
+    --no-simulate) simulate=0; shift ;;
+    --sim-count) need "$@"; sim_count=$2; shift 2 ;;
+    --wall-max) need "$@"; wall_max=$2; shift 2 ;;
     --) shift; break ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [[ -z "${positional_seen:-}" ]] || die "more than one BASE_REF: $1"; base_ref=$1; positional_seen=1; shift ;;
@@ -155,6 +189,16 @@ done
 [[ $# -eq 0 ]] || base_ref=$1
 
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "--count $count: want a positive number"
+case $simulate in
+  1 | true | yes) simulate=1 ;;
+  0 | false | no | "") simulate=0 ;;
+  *) die "CERTBENCH_SIMULATE=$simulate: want 1 or 0 (true or false)" ;;
+esac
+[[ "$sim_count" =~ ^[1-9][0-9]*$ ]] || die "--sim-count $sim_count: want a positive number"
+if [[ $simulate == 1 ]]; then
+  command -v valgrind >/dev/null ||
+    die "--simulate needs valgrind: install it (Debian, Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)"
+fi
 [[ -z "$ops" || "$ops" =~ ^[1-9][0-9]*$ ]] || die "--ops $ops: want a positive number"
 [[ "$interleave" == scenario || "$interleave" == round || "$interleave" == parallel ]] ||
   die "--interleave $interleave: want scenario, round or parallel"
@@ -243,7 +287,8 @@ check_base_replaces() {
 start=$(date +%s)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/raw" "$out/base-profiles" "$out/head-profiles" "$out/summary.md" "$out/gate.txt" "$out/gate.json"
+rm -rf "$out/raw" "$out/base-profiles" "$out/head-profiles" "$out/summary.md" "$out/gate.txt" "$out/gate.json" \
+  "$out/base-callgrind" "$out/head-callgrind" "$out"/sim-*
 mkdir -p "$out/raw" "$out/bin"
 base_bin=$out/bin/certbench-base
 head_bin=$out/bin/certbench-head
@@ -427,6 +472,55 @@ how="ABBA, interleaved by $interleave"
 if [[ $interleave == parallel ]]; then how="base and head in parallel, one CPU each"; fi
 log "stores: $stores_arg; scenarios: $scen_arg; $count rounds, $how"
 
+# --- the simulated CPU ---------------------------------------------------------
+# Both sides at once: instruction counts do not depend on what else runs.
+sim_rc=-1
+if [[ $simulate == 1 ]]; then
+  if ! has_flag "$base_bin" run '--instrument ' || ! has_flag "$head_bin" run '--instrument '; then
+    notes+=("a binary has no run --instrument simulate (a certbench older than the simulated CPU): instructions not gated")
+    simulate=0
+  fi
+fi
+if [[ $simulate == 1 ]]; then
+  log "simulated CPU: $sim_count samples per side under callgrind, both sides at once"
+  t0=$(date +%s)
+  pids=()
+  for side in base head; do
+    bin=$base_bin
+    if [[ $side == head ]]; then bin=$head_bin; fi
+    sim_config=() # the policy, for its sample_timeout
+    if [[ ${config_args[0]} == --config ]] && has_flag "$bin" run --sample-timeout; then sim_config=("${config_args[@]}"); fi
+    "$bin" run --instrument simulate -q --count "$sim_count" --stores "$stores_arg" --scenarios "$scen_arg" \
+      "${ops_args[@]+"${ops_args[@]}"}" "${sim_config[@]+"${sim_config[@]}"}" --callgrind-dir "$out/$side-callgrind" \
+      -o "$out/sim-$side.txt" >"$out/sim-$side.log" 2>&1 &
+    pids+=($!)
+  done
+  sim_ok=1
+  for pid in "${pids[@]}"; do
+    # 1: a store failed, recorded in the file (the gate decides).
+    sim_run_rc=0
+    wait "$pid" || sim_run_rc=$?
+    ((sim_run_rc == 0 || sim_run_rc == 1)) || sim_ok=0
+  done
+  if [[ $sim_ok == 0 ]]; then
+    tail -n 20 "$out/sim-base.log" "$out/sim-head.log" >&2
+    die "certbench run --instrument simulate failed (logs: $out/sim-base.log, $out/sim-head.log)"
+  fi
+  log "simulated pass done in $(($(date +%s) - t0))s"
+  sim_gate() { # extra gate args...
+    (cd "$out" && "$head_bin" gate "${config_args[@]}" "${gate_args[@]+"${gate_args[@]}"}" \
+      --base-profiles base-callgrind --head-profiles head-callgrind "$@" sim-base.txt sim-head.txt)
+  }
+  sim_rc=0
+  sim_gate --summary sim-summary.md -o sim-gate.txt || sim_rc=$?
+  sim_gate --format json -o sim-gate.json >/dev/null 2>&1 || true
+  [[ -f "$out/sim-gate.txt" ]] || die "certbench gate wrote no report of the simulated pass (exit $sim_rc)"
+  # Time is gated loosely: instructions are the CPU gate.
+  if [[ $wall_max != policy ]]; then
+    gate_args+=(--max "sec/op=$wall_max" --max "cpu-sec/op=$wall_max")
+  fi
+fi
+
 # --- measure -----------------------------------------------------------------
 # --round N where the binary has it (certbench older than the paired gate
 # does not): without it that side's samples have no round and the gate
@@ -583,15 +677,30 @@ if [[ $rc -eq 1 && -f "$out/gate.json" ]]; then
 fi
 
 elapsed=$(($(date +%s) - start))
+sim_desc=""
+if [[ $sim_rc -ge 0 ]]; then
+  sim_desc=" and $sim_count simulated samples per side (instructions; time gated at $wall_max)"
+  # One report: the simulated CPU's gate first, then the clock's.
+  { cat "$out/sim-summary.md"; echo; cat "$out/summary.md"; } >"$out/summary.all.md"
+  mv "$out/summary.all.md" "$out/summary.md"
+fi
 {
   echo
   echo "<sub>certbench-ci: base $base_desc; head $head_desc; module $dir; stores $stores_arg;" \
-    "$count interleaved rounds; ${elapsed}s on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs.</sub>"
+    "$count interleaved rounds$sim_desc; ${elapsed}s on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs.</sub>"
   if [[ ${#notes[@]} -gt 0 ]]; then
     echo
     write_notes
   fi
 } >>"$out/summary.md"
+if [[ $sim_rc -ge 0 ]]; then
+  echo "== simulated CPU (instructions/op) =="
+  cat "$out/sim-gate.txt"
+  echo
+  echo "== wall clock =="
+  # The worse of the two gates: 2 (bad input) over 1 (regression) over 0.
+  if ((sim_rc > rc)); then rc=$sim_rc; fi
+fi
 cat "$out/gate.txt"
 for n in "${notes[@]+"${notes[@]}"}"; do log "note: $n"; done
 log "results in $out (gate exit $rc, ${elapsed}s)"

@@ -11,10 +11,12 @@
 # it does, its options, outputs and exit status; the environment variables
 # CERTBENCH_STORES, CERTBENCH_SCENARIOS, CERTBENCH_COUNT, CERTBENCH_OUT,
 # CERTBENCH_CONFIG, CERTBENCH_GATE_ARGS and CERTBENCH_BASE_BIN work as
-# before.
+# before. The simulated CPU is on (--simulate: instructions/op gated,
+# time only loosely; valgrind needed); CERTBENCH_SIMULATE=0 turns it off.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 export CERTBENCH_STORES="${CERTBENCH_STORES:-optimized}"
+export CERTBENCH_SIMULATE="${CERTBENCH_SIMULATE:-1}"
 cd "$root"
 exec "$here/certbench-ci.sh" --dir . --main ./cmd/certbench "$@"

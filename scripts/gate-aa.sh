@@ -15,6 +15,15 @@
 # unpaired, the U test), each with the configured correction and with
 # --correction none. Requires jq.
 #
+# With CERTBENCH_INSTRUMENT=simulate (or both), each run also measures both
+# sides on the simulated CPU (`certbench run --instrument simulate --count
+# CERTBENCH_SIM_COUNT`, one process per side, the two at once, under
+# valgrind's callgrind) and gates those files: false alarms on
+# instructions/op (and the allocation counts of that pass), and the spread
+# (max/min - 1) of instructions/op over each run's samples of both sides,
+# per scenario. simulate measures only that; both measures the clock too,
+# in the same runs.
+#
 # Environment:
 #   CERTBENCH_STORES     stores (default: optimized)
 #   CERTBENCH_SCENARIOS  scenarios, comma-separated (default: the default set)
@@ -27,8 +36,11 @@
 #   CERTBENCH_GATE_ARGS  extra gate arguments (default: --config with the
 #                        repository's certbench.yaml, which gates cpu-sec/op)
 #   CERTBENCH_REGATE     1: do not measure, re-gate the files already in OUT
+#   CERTBENCH_INSTRUMENT wall (default), simulate or both (see above)
+#   CERTBENCH_SIM_COUNT  samples per side of the simulated pass (default 5)
 #
-# Output: OUT/run-N/{a,b}.txt and gate-MODE.json per run, and OUT/report.txt
+# Output: OUT/run-N/{a,b}.txt and gate-MODE.json per run (simulated:
+# sim-{a,b}.txt, sim-gate.json), and OUT/report.txt
 # with the counts (also printed), one row per metric, one column per way of
 # gating. Exit status 0 unless something failed to run.
 set -euo pipefail
@@ -43,6 +55,13 @@ count=${CERTBENCH_COUNT:-10}
 interleave=${CERTBENCH_INTERLEAVE:-scenario}
 [[ $interleave == scenario || $interleave == round ]] || die "CERTBENCH_INTERLEAVE=$interleave: want scenario or round"
 out=${CERTBENCH_OUT:-certbench-aa}
+instrument=${CERTBENCH_INSTRUMENT:-wall}
+[[ $instrument == wall || $instrument == simulate || $instrument == both ]] ||
+  die "CERTBENCH_INSTRUMENT=$instrument: want wall, simulate or both"
+sim_count=${CERTBENCH_SIM_COUNT:-5}
+wall=1 sim=0
+if [[ $instrument != wall ]]; then sim=1; fi
+if [[ $instrument == simulate ]]; then wall=0; fi
 # shellcheck disable=SC2206
 gate_args=(${CERTBENCH_GATE_ARGS:-})
 if [[ -z "${CERTBENCH_GATE_ARGS:-}" && -f "$root/certbench.yaml" ]]; then
@@ -68,11 +87,23 @@ scenarios=${CERTBENCH_SCENARIOS:-$(default_scenarios | paste -sd, -)}
 
 start=$(date +%s)
 if [[ "${CERTBENCH_REGATE:-}" != 1 ]]; then
-  echo "gate-aa: $runs A/A runs of $bin; stores $stores; scenarios $scenarios; $count rounds per side" >&2
+  echo "gate-aa: $runs A/A runs of $bin; stores $stores; scenarios $scenarios; instrument $instrument" >&2
   for ((r = 1; r <= runs; r++)); do
     d=$out/run-$r
     rm -rf "$d"
     mkdir -p "$d/raw"
+    if [[ $sim == 1 ]]; then
+      t0=$(date +%s)
+      pids=()
+      for side in a b; do
+        "$bin" run --instrument simulate -q --count "$sim_count" --stores "$stores" --scenarios "$scenarios" \
+          -o "$d/sim-$side.txt" 2>"$d/sim-$side.log" &
+        pids+=($!)
+      done
+      for pid in "${pids[@]}"; do wait "$pid" || die "run $r: certbench run --instrument simulate failed (see $d/sim-*.log)"; done
+      echo "gate-aa: run $r/$runs: simulated pass in $(($(date +%s) - t0))s" >&2
+    fi
+    if [[ $wall == 0 ]]; then continue; fi
     groups=("$scenarios")
     if [[ $interleave == scenario ]]; then IFS=, read -r -a groups <<<"$scenarios"; fi
     for ((i = 1; i <= count; i++)); do
@@ -96,9 +127,21 @@ fi
 
 units=("sec/op" "cpu-sec/op" "B/op" "allocs/op" "retained-B" "retained-B/cert" "goroutines")
 modes=(auto paired unpaired auto-none paired-none unpaired-none)
-declare -A fa failed paired_n undecided
-n=0
+declare -A fa failed paired_n undecided sim_fa
+n=0 sim_n=0 sim_failed=0
+sim_units=("instructions/op" "B/op" "allocs/op" "retained-B" "goroutines")
 for d in "$out"/run-*/; do
+  if [[ -f "$d/sim-a.txt" && -f "$d/sim-b.txt" ]]; then
+    sim_n=$((sim_n + 1))
+    rc=0
+    "$bin" gate "${gate_args[@]+"${gate_args[@]}"}" --format json -o "$d/sim-gate.json" "$d/sim-a.txt" "$d/sim-b.txt" \
+      2>"$d/sim-gate.err" || rc=$?
+    [[ $rc -le 1 ]] || die "$d: gate of the simulated files exit $rc: $(cat "$d/sim-gate.err")"
+    if [[ $rc -eq 1 ]]; then sim_failed=$((sim_failed + 1)); fi
+    for u in $(jq -r '[.findings[] | select(.status=="regressed" or .status=="improved") | .unit] | unique | .[]' "$d/sim-gate.json"); do
+      sim_fa[$u]=$((${sim_fa[$u]:-0} + 1))
+    done
+  fi
   [[ -f "$d/a.txt" && -f "$d/b.txt" ]] || continue
   n=$((n + 1))
   for mode in "${modes[@]}"; do
@@ -119,7 +162,31 @@ for d in "$out"/run-*/; do
     fi
   done
 done
-[[ $n -gt 0 ]] || die "no runs in $out"
+[[ $n -gt 0 || $sim_n -gt 0 ]] || die "no runs in $out"
+
+# instructions/op per scenario: the spread (max/min - 1) over each run's
+# samples of both sides, the largest over the runs, and over all samples.
+sim_spread=""
+if [[ $sim_n -gt 0 ]]; then
+  sim_spread=$(for d in "$out"/run-*/; do
+    [[ -f "$d/sim-a.txt" && -f "$d/sim-b.txt" ]] || continue
+    cat "$d/sim-a.txt" "$d/sim-b.txt" | awk -v run="$d" '
+      /^Benchmark/ {
+        name=$1; sub(/^BenchmarkChurn\//, "", name); sub(/-[0-9]+$/, "", name)
+        for (i = 3; i < NF; i += 2) if ($(i+1) == "instructions/op") print run, name, $i
+      }'
+  done | awk '
+    { k = $2; v = $3 + 0; r = $1
+      if (!((r, k) in lo) || v < lo[r, k]) lo[r, k] = v
+      if (!((r, k) in hi) || v > hi[r, k]) hi[r, k] = v
+      if (!(k in alo) || v < alo[k]) alo[k] = v
+      if (!(k in ahi) || v > ahi[k]) ahi[k] = v
+      cnt[k]++; runs[r, k] = 1; keys[k] = 1 }
+    END {
+      for (rk in runs) { split(rk, p, SUBSEP); s = hi[p[1], p[2]] / lo[p[1], p[2]] - 1; if (s > worst[p[2]]) worst[p[2]] = s; nr[p[2]]++ }
+      for (k in keys) printf "  %-50s %4d samples in %2d runs  min %-14.1f max %-14.1f  worst run %.4f%%  all runs %.4f%%\n", k, cnt[k], nr[k], alo[k], ahi[k], 100 * worst[k], 100 * (ahi[k] / alo[k] - 1)
+    }' | sort)
+fi
 
 # Spread of the count metrics across all samples of all runs, per scenario.
 spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
@@ -138,6 +205,23 @@ spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
   END { for (k in lo) printf "  %-60s %6d samples  min %-12.0f max %-12.0f %d distinct\n", k, cnt[k], lo[k], hi[k], distinct[k] }' | sort)
 
 {
+  if [[ $sim_n -gt 0 ]]; then
+    echo "A/A on the simulated CPU: $sim_n runs; binary $bin; stores $stores; $sim_count samples per side (one process per side, under callgrind)"
+    echo "scenarios: $scenarios"
+    echo "gate args: ${gate_args[*]:-(defaults)}"
+    echo
+    echo "runs with a false alarm (a significant change beyond the threshold, either way), per metric:"
+    for u in "${sim_units[@]}"; do printf "  %-18s %s\n" "$u" "${sim_fa[$u]:-0}/$sim_n"; done
+    printf "  %-18s %s\n" "gate failed" "$sim_failed/$sim_n"
+    echo
+    echo "instructions/op spread (max/min - 1) per scenario: the worst run's $((2 * sim_count)) samples (both sides), and all runs' together:"
+    echo "$sim_spread"
+    echo
+  fi
+  if [[ $n -eq 0 ]]; then
+    echo "wall time: $(($(date +%s) - start))s"
+    exit 0
+  fi
   echo "A/A false alarms: $n runs; binary $bin; stores $stores; count $count per side (ABBA, interleaved by $interleave)"
   echo "scenarios: $scenarios"
   echo "gate args: ${gate_args[*]:-(defaults)}"

@@ -1,0 +1,5 @@
+//go:build !race
+
+package variants_test
+
+const raceEnabled = false
