@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,10 +127,29 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 	if err != nil {
 		return err
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, out.Out, out.ErrOut
+	cmd.Stdout = out.Out
+	// In a process group of its own, so that a Ctrl-C at the terminal
+	// reaches only this process, which passes it on once (a second
+	// signal would make the child stop at once, without its results).
+	ownProcessGroup(cmd)
+	if isTerminal(out.ErrOut) {
+		cmd.Env = append(cmd.Env, terminalEnv+"=1")
+	}
+	// The child's stderr passes through a filter of the warnings Go's
+	// vendored golang.org/x/sys/cpu prints at start for cpu.rdtscp=off,
+	// an option of the runtime's that it does not know.
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting valgrind: %w", err)
 	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		copyWithout(out.ErrOut, stderr, rdtscpWarning)
+	}()
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -143,6 +164,7 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		case <-done:
 		}
 	}()
+	<-copied // all of stderr read before Wait closes the pipe
 	err = cmd.Wait()
 	var exit *exec.ExitError
 	switch {
@@ -155,6 +177,32 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		return fmt.Errorf("certbench under callgrind: %v%s", err, logTail(filepath.Join(dir, callgrind.LogFile)))
 	}
 	return fmt.Errorf("certbench under callgrind: %w", err)
+}
+
+// terminalEnv tells the child certbench that its stderr, a pipe through
+// the parent's filter, ends at a terminal: it shows progress.
+const terminalEnv = "CERTBENCH_STDERR_TERMINAL"
+
+// rdtscpWarning begins the lines golang.org/x/sys/cpu prints for the
+// runtime's cpu.rdtscp option (see internal/callgrind.GODEBUG).
+const rdtscpWarning = `GODEBUG sys/cpu: unknown cpu feature "rdtscp"`
+
+// copyWithout copies r to w, leaving out the whole lines at the start of
+// r that begin with prefix; everything from the first other line on is
+// copied as it comes (progress lines end in a carriage return, not a
+// newline).
+func copyWithout(w io.Writer, r io.Reader, prefix string) {
+	br := bufio.NewReader(r)
+	for {
+		peek, err := br.Peek(len(prefix))
+		if err != nil || string(peek) != prefix {
+			break
+		}
+		if _, err := br.ReadString('\n'); err != nil {
+			return
+		}
+	}
+	io.Copy(w, br)
 }
 
 // logTail returns the last lines of valgrind's log, for an error message.

