@@ -148,4 +148,3 @@ func medianWindow(dir, scenario, store string, m callgrind.Metric) (*callgrind.P
 	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.total, b.total) })
 	return ws[(len(ws)-1)/2].p, nil
 }
-
