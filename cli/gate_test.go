@@ -133,7 +133,7 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off"}
+	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off", "--max", "instructions/op=off", "--max", "est-cycles/op=off"}
 	for _, tc := range []struct {
 		name string
 		args []string
