@@ -42,6 +42,14 @@
 // lookup latency percentiles (p50-ns, p99-ns, p999-ns) and refreshes/s
 // (see measureChurn in churn.go for how each is measured).
 //
+// With Options.Instrument set to [Simulate], the timed ops of each sample
+// run in a window of Valgrind's callgrind instead of under the clock, and
+// the sample records instructions/op (est-cycles/op with the cache
+// simulation) beside the allocation counts, retained heap and goroutines;
+// the process must run under callgrind as "certbench run --instrument
+// simulate" starts it. How the window keeps the collector, the scheduler
+// and the runtime's background work out is on simulator in simulate.go.
+//
 // [HeapProfile] runs one sample in a separate, untimed pass with every
 // allocation recorded and returns a heap profile of it, stacks starting
 // at the store ("certbench profile" writes these files).

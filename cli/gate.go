@@ -70,11 +70,12 @@ line says which was used. Flags override the file's top-level values.
 
 Thresholds (--max UNIT=THRESHOLD, repeatable, once per unit): +N% relative to
 the base, an absolute amount with its unit (+2ms, +500us, +1KiB, +1allocs,
-+1goroutines), +0, or off. A bare number such as sec/op=10 is an error: it
-would be ten seconds, not ten percent. Built-in defaults:
++1goroutines, +1000instructions, +500cycles), +0, or off. A bare number such
+as sec/op=10 is an error: it would be ten seconds, not ten percent. Built-in
+defaults:
   allocs/op +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
-  it unless set), goroutines +0; cpu-sec/op (process CPU time per op) only
-  when the policy sets it.
+  it unless set), goroutines +0, instructions/op +0.25%, est-cycles/op +1%;
+  cpu-sec/op (process CPU time per op) only when the policy sets it.
 
 Decisions, per benchmark (scenario × store) and metric:
   - B/op, allocs/op and goroutines whose samples are all identical on each side
@@ -97,6 +98,13 @@ Decisions, per benchmark (scenario × store) and metric:
     --min-samples (4) samples on a side fails, and so do sample sizes at which
     the corrected test could never reach significance (4 a side with two or
     more benchmarks; use 6): the gate never passes for lack of data.
+  - instructions/op and est-cycles/op (certbench run --instrument simulate:
+    counted on a simulated CPU, they repeat to within a few hundredths of a
+    percent) are near-exact: identical samples are compared exactly; else the
+    medians against the threshold, with a U test at --alpha, not corrected,
+    asking only that the two sides separate (at least --min-samples a side).
+  - Files measured by different instruments (wall clock, simulated CPU: the
+    "instrument" configuration line) are refused (exit 2).
   - A benchmark or metric of BASE missing in HEAD fails unless --allow-missing;
     one only in HEAD is listed, not gated.
   - Different goos, goarch, cpu, go or gomaxprocs between the files is a
@@ -104,7 +112,11 @@ Decisions, per benchmark (scenario × store) and metric:
 
 With --base-profiles and --head-profiles (directories written by
 "certbench profile --all" with each binary), the allocation sites that grew are
-named for each allocs/op or B/op regression.
+named for each allocs/op or B/op regression; for each instructions/op
+regression, the store's functions whose instructions grew (each with the
+library code it calls), from the callgrind files in the same directories
+("certbench run --instrument simulate --callgrind-dir", or "certbench profile
+--instrument simulate").
 
 Output: the report goes to stdout, or to the file -o names; --format text
 (logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or json; --summary FILE

@@ -226,6 +226,23 @@ and certbench gate reads (a store that failed at head, not at base, fails
 the gate). --config FILE takes the sample timeout from the policy's
 gate.sample_timeout.
 
+--instrument simulate measures on a simulated CPU instead of the clock:
+certbench runs itself again under valgrind's callgrind (install valgrind;
+Debian, Ubuntu: apt-get install valgrind) and counts the instructions of each
+sample's timed ops: instructions/op, which other tenants of the machine
+cannot disturb (a window repeats its count to within a few hundredths of a
+percent), with B/op, allocs/op, retained-B and goroutines; no time is
+written. The collector is held off inside each window (after a collection
+that returns free memory to the OS), GOMAXPROCS is 1 and every benchmark
+gets an uncounted warm-up sample. --cache-sim adds callgrind's cache
+simulation and est-cycles/op (1 per instruction, 10 more per first-level
+cache miss, 100 more per last-level miss). Handshake scenarios are refused;
+startup scenarios run 1 op per sample (scenario files: simulate_ops).
+--callgrind-dir DIR keeps every sample's callgrind file, which certbench gate
+(--base-profiles/--head-profiles), certbench profile top, callgrind_annotate
+and KCachegrind read. certbench gate refuses to compare simulated results
+with wall-clock ones.
+
 --certs SOURCE runs the scenarios on your own certificates: a directory of
 PEM files, a Traefik dynamic configuration or a Kubernetes Secret list. The
 default set becomes rotate-10-of-certs, renew-1-of-certs, noop-certs,
@@ -234,6 +251,7 @@ names or the catalogue's); renewals re-sign each leaf over its own public
 key. The results record only the source's shape (certs-count, certs-keys,
 ..., certs-fingerprint lines), never a name, key or path.`,
 		Example: `  certbench run -o results.txt
+  certbench run --instrument simulate --stores optimized -o sim.txt
   certbench run --stores optimized --scenarios rotate-10-of-100,lookup-1000 --count 6 -o r.txt
   certbench run --certs /etc/traefik/certs -o mine.txt`,
 		Args: cobra.NoArgs,

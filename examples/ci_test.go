@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -44,18 +45,35 @@ const (
 	hangAtFifth        = "\tif updates++; updates == 5 {\n\t\tselect {}\n\t}\n" + updateTail + "\nvar updates int\n"
 )
 
+// moreInstructions is what the CPU-regressing head adds to the example
+// store's Update, after each certificate is indexed: a log tag built by
+// string concatenation into a fixed-size buffer on the stack, 50 times
+// (no allocation: the buffer does not escape and the tag fits). On the
+// simulated CPU it is about 0.7% of the Update's instructions in
+// rotate-10-of-100, which the gate's default threshold (+0.25%) fails and
+// no allocation count can see.
+const (
+	indexLoop        = "\t\tfor _, st := range certstore.StoresOf(c) {\n\t\t\tg.stores[st].add(cert, names)\n\t\t}\n"
+	moreInstructions = indexLoop + "\t\tvar tag [64]byte\n\t\tfor range 50 {\n\t\t\tt := append(tag[:0], \"update: \"...)\n" +
+		"\t\t\tt = append(t, names[0]...)\n\t\t\ttagLen += len(t)\n\t\t}\n"
+)
+
 // TestCIScript makes a git repository from examples/mystore, as a store
 // author's repository would be (the module in a subdirectory, certbench
-// pulled in by go.mod), and runs scripts/certbench-ci.sh on it three
-// times: a head that changes nothing the store does passes (exit 0); a
-// head that adds one allocation per refresh to the store's Update fails
-// (exit 1), and the report names the function among the allocation sites
-// that grew; a head whose Update deadlocks fails (exit 1) after the
-// policy's sample timeout, named in the summary.
+// pulled in by go.mod), and runs scripts/certbench-ci.sh on it: a head
+// that changes nothing the store does passes (exit 0); a head that adds
+// one allocation per refresh to the store's Update fails (exit 1), and the
+// report names the function among the allocation sites that grew; a head
+// whose Update deadlocks fails (exit 1) after the policy's sample timeout,
+// named in the summary. With valgrind installed, the unchanged head passes
+// with --simulate too, and a head that adds instructions but no allocation
+// to Update fails on instructions/op (simulated CPU), naming the function,
+// with allocations passing.
 //
-// The base is the same commit in all three, so the later two take the
-// first one's base binary (--base-bin): it builds four certbench binaries,
-// runs 25 short samples and waits one sample timeout (5 s), and is
+// The base is the same commit in every run, so the later ones take the
+// first one's base binary (--base-bin): it builds up to six certbench
+// binaries, runs short samples (under callgrind too, with valgrind) and
+// waits one sample timeout (5 s); it takes minutes on 2 cores and is
 // skipped under -short.
 func TestCIScript(t *testing.T) {
 	if testing.Short() {
@@ -88,6 +106,7 @@ func TestCIScript(t *testing.T) {
 	run(t, env, repo, "git", "add", ".")
 	run(t, env, repo, "git", "commit", "-q", "-m", "base")
 
+	_, valgrindErr := exec.LookPath("valgrind")
 	var lastOut string // the latest gate's output directory
 	gate := func(name string, args ...string) (int, string) {
 		t.Helper()
@@ -127,6 +146,13 @@ func TestCIScript(t *testing.T) {
 	if err := os.Chmod(baseBin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if valgrindErr == nil {
+		if code, log := gate("unchanged head, simulated CPU", "--simulate", "--base-bin", baseBin); code != 0 {
+			t.Fatalf("unchanged head, simulated CPU: exit %d, want 0\n%s", code, log)
+		}
+	} else {
+		t.Logf("valgrind not installed (%v): the simulated CPU's runs are left out", valgrindErr)
+	}
 
 	// A head with one more allocation per refresh.
 	run(t, env, repo, "git", "checkout", "-q", "-b", "alloc", "main")
@@ -146,6 +172,55 @@ func TestCIScript(t *testing.T) {
 	for _, want := range []string{"allocs/op", "mystore.(*Store).Update"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("one allocation per refresh: the report does not name %q\n%s", want, log)
+		}
+	}
+
+	if valgrindErr == nil {
+		// A head with more instructions per refresh and no more allocations.
+		run(t, env, repo, "git", "checkout", "-q", "-b", "cpu", "main")
+		if strings.Count(src, indexLoop) != 1 {
+			t.Fatalf("store.go: the indexing loop of Update (%q) is not there exactly once", indexLoop)
+		}
+		writeFile(t, filepath.Join(mod, "store.go"), strings.Replace(src, indexLoop, moreInstructions, 1)+"\nvar tagLen int\n")
+		run(t, env, repo, "git", "commit", "-q", "-am", "a tag per certificate, on the stack")
+		code, log = gate("more instructions per refresh", "--simulate", "--base-bin", baseBin)
+		if testing.Verbose() {
+			t.Logf("more instructions per refresh: output\n%s", log)
+		}
+		if code != 1 {
+			t.Fatalf("more instructions per refresh: exit %d, want 1\n%s", code, log)
+		}
+		// The simulated gate failed on instructions/op and named the
+		// function; neither gate saw an allocation regression.
+		for _, f := range []string{"sim-gate.json", "gate.json"} {
+			b := readFile(t, filepath.Join(lastOut, f))
+			var v struct {
+				Findings []struct {
+					Unit, Status string
+					Sites        []struct{ Function string }
+				}
+			}
+			if err := json.Unmarshal([]byte(b), &v); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var instr, named bool
+			for _, fd := range v.Findings {
+				if fd.Status != "regressed" {
+					continue
+				}
+				switch fd.Unit {
+				case "instructions/op":
+					instr = true
+					for _, s := range fd.Sites {
+						named = named || s.Function == "example.com/mystore.(*Store).Update"
+					}
+				case "allocs/op", "B/op":
+					t.Errorf("%s: %s regressed: the change allocates nothing", f, fd.Unit)
+				}
+			}
+			if f == "sim-gate.json" && (!instr || !named) {
+				t.Errorf("%s: instructions/op regressed %v, example.com/mystore.(*Store).Update named %v\n%s", f, instr, named, log)
+			}
 		}
 	}
 

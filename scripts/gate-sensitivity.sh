@@ -23,9 +23,26 @@
 # scenarios; the default is a fast subset), -variants=none,slow -slow=5,10,
 # -config=FILE ('' for the built-in policy), -out=DIR (keep every run's
 # files and verdicts).
+#
+# With CERTBENCH_INSTRUMENT=simulate it runs TestSensitivitySimulated
+# instead: the simulated CPU (certbench run --instrument simulate; valgrind
+# needed), RUNS runs per variant of one process per side, the two at once,
+# CERTBENCH_SIM_COUNT samples each (default 5), gated with the repository's
+# certbench.yaml. Its variants are none (A/A) and work (-work=1,0.5: extra
+# instructions per op, each a percentage of the store's own instructions/op
+# in the scenario, measured first); it prints per scenario the runs with a
+# false alarm or with the change caught on instructions/op, and the spread
+# of instructions/op over a run's samples. For example:
+#
+#   CERTBENCH_INSTRUMENT=simulate scripts/gate-sensitivity.sh 10 -variants=work -work=1,0.5 \
+#     -scenarios=rotate-10-of-100,renew-1-of-1000,noop-10000,lookup-1000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 shift || true
+if [[ ${CERTBENCH_INSTRUMENT:-wall} == simulate ]]; then
+  exec go test ./stores/variants -run '^TestSensitivitySimulated$' -count=1 -timeout 12h -v \
+    -args -sim-runs="$runs" -sim-count="${CERTBENCH_SIM_COUNT:-5}" "$@"
+fi
 exec go test ./stores/variants -run '^TestSensitivity$' -count=1 -timeout 3h -v \
   -args -runs="$runs" -count="${CERTBENCH_COUNT:-10}" "$@"

@@ -26,6 +26,19 @@
 //     scenarios run. A regression is a corrected p-value below Alpha and a
 //     median change beyond the threshold; an improvement is the mirror
 //     image.
+//   - The simulated CPU's units (instructions/op, est-cycles/op: certbench
+//     run --instrument simulate) are near-exact: a window repeats its count
+//     to within a few hundredths of a percent, whatever else the machine
+//     runs. Identical on each side, they are compared exactly; otherwise
+//     [NearExact]: the medians against the threshold (one outlier window of
+//     four or more cannot move a median), and a Mann-Whitney U test at
+//     Alpha, not corrected, that only asks the two sides to separate. A
+//     false alarm would need the medians to differ by more than a threshold
+//     set an order of magnitude above the noise, so the correction, which
+//     at 5 samples a side would leave 8 benchmarks unreachable, is not
+//     needed; where a store's own work varies as much as the threshold,
+//     the test still asks for separated samples. Ties are no problem: the
+//     test is not what decides.
 //
 // A change must be both significant and beyond its threshold: thresholds
 // say how much change matters, the test says whether the change is real.
@@ -36,9 +49,15 @@
 // unit ("+2ms", "+500us" for sec/op; "+1KiB", "+512B" for B/op and
 // retained-B; "+1allocs"; "+1goroutines"), "+0" or "off". A bare number
 // is an error ([ParseThreshold]): "sec/op: 10" would be ten seconds, not
-// ten percent. [DefaultPolicy] uses allocs/op +0%, B/op +2%, sec/op +10%,
-// retained-B +2% (retained-B/cert follows retained-B unless set) and
-// goroutines +0.
+// ten percent; instructions and cycles have amounts of their own
+// ("+1000instructions", "+500cycles"). [DefaultPolicy] uses allocs/op
+// +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
+// retained-B unless set), goroutines +0, instructions/op +0.25% and
+// est-cycles/op +1%.
+//
+// Results measured by different instruments (the clock, or the simulated
+// CPU: the "instrument" configuration line) are refused
+// ([ErrMixedInstruments]): gate each instrument's files separately.
 //
 // [ParseConfig] decodes the "gate" section of a certbench.yaml file into
 // a [Policy] (its yaml tags are the keys), including per scenario/store
