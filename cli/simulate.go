@@ -15,6 +15,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/simrand"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -63,6 +64,12 @@ func simulateConfig() []string {
 	sim := "callgrind"
 	if v := os.Getenv(callgrind.VersionEnv); v != "" {
 		sim = v + " callgrind"
+	}
+	if os.Getenv(callgrind.SeedEnv) == "fixed" {
+		sim += ", fixed start-up seed"
+		if simrand.Aligned() {
+			sim += ", random stream aligned"
+		}
 	}
 	return []string{results.InstrumentKey, bench.Simulate, results.SimulatorKey, sim}
 }
@@ -120,29 +127,50 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe, commandArgs(ctx)...)
-	if errors.Is(err, callgrind.ErrNotInstalled) || errors.Is(err, callgrind.ErrUnsupported) {
-		return usageError(err)
+	// start starts the child, its start-up seed fixed if fixed.
+	start := func(fixed bool) (*exec.Cmd, io.Reader, error) {
+		cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe, commandArgs(ctx)...)
+		if errors.Is(err, callgrind.ErrNotInstalled) || errors.Is(err, callgrind.ErrUnsupported) {
+			return nil, nil, usageError(err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		cmd.Stdout = out.Out
+		// In a process group of its own, so that a Ctrl-C at the terminal
+		// reaches only this process, which passes it on once (a second
+		// signal would make the child stop at once, without its results).
+		ownProcessGroup(cmd)
+		if isTerminal(out.ErrOut) {
+			cmd.Env = append(cmd.Env, terminalEnv+"=1")
+		}
+		if fixed {
+			cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
+		}
+		// The child's stderr passes through a filter of the warnings Go's
+		// vendored golang.org/x/sys/cpu prints at start for
+		// cpu.rdtscp=off, an option of the runtime's that it does not know.
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		if fixed {
+			err = callgrind.StartFixedSeed(cmd, callgrind.Seed)
+		} else {
+			err = cmd.Start()
+		}
+		return cmd, stderr, err
+	}
+	cmd, stderr, err := start(true)
+	if errors.Is(err, callgrind.ErrNoFixedSeed) {
+		fmt.Fprintf(out.ErrOut, "certbench: warning: %v; instruction counts of code that hashes with a per-process seed will differ between processes\n", err)
+		cmd, stderr, err = start(false)
 	}
 	if err != nil {
-		return err
-	}
-	cmd.Stdout = out.Out
-	// In a process group of its own, so that a Ctrl-C at the terminal
-	// reaches only this process, which passes it on once (a second
-	// signal would make the child stop at once, without its results).
-	ownProcessGroup(cmd)
-	if isTerminal(out.ErrOut) {
-		cmd.Env = append(cmd.Env, terminalEnv+"=1")
-	}
-	// The child's stderr passes through a filter of the warnings Go's
-	// vendored golang.org/x/sys/cpu prints at start for cpu.rdtscp=off,
-	// an option of the runtime's that it does not know.
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		return fmt.Errorf("starting valgrind: %w", err)
 	}
 	copied := make(chan struct{})

@@ -56,8 +56,13 @@ func StopInstrumentation() { call(reqStopInstr, 0) }
 // names the label (see Profile.Trigger), so that a reader can tell the
 // dumps apart; label must not contain a newline or NUL (they are
 // replaced by spaces).
-func Dump(label string) {
-	b := append([]byte(sanitize(label)), 0)
+func Dump(label string) { dump(cLabel(label)) }
+
+// cLabel returns label as the NUL-terminated bytes a dump request takes.
+func cLabel(label string) []byte { return append([]byte(sanitize(label)), 0) }
+
+// dump issues the dump request with a label made by cLabel.
+func dump(b []byte) {
 	call(reqDumpStatsAt, uintptr(unsafe.Pointer(&b[0])))
 	runtime.KeepAlive(b)
 }

@@ -148,7 +148,7 @@ func Env(environ []string, dir string) []string {
 				godebug = v + "," + GODEBUG
 			}
 			continue
-		case "GOMAXPROCS", DirEnv, VersionEnv:
+		case "GOMAXPROCS", DirEnv, VersionEnv, SeedEnv:
 			continue
 		}
 		out = append(out, kv)

@@ -22,7 +22,7 @@ type Session struct {
 	// ("valgrind-3.19.0"), or "" if unknown.
 	Version string
 
-	dumps int // dumps made so far: callgrind numbers them from 1
+	made int // windows made so far: callgrind numbers its dumps from 1
 }
 
 // ErrNotUnderCallgrind is returned (wrapped) by Open when the process
@@ -46,30 +46,47 @@ func Open() (*Session, error) {
 // Collect runs f in a window (see Window) and reads the window's dump
 // back (see Read).
 func (s *Session) Collect(label string, f func()) (*Profile, string, error) {
-	file := s.Window(label, f)
-	p, err := s.Read(label, file)
-	return p, file, err
+	w := s.NewWindow(label)
+	w.Run(f)
+	p, err := s.Read(label, w.File)
+	return p, w.File, err
 }
 
-// Window runs f with callgrind's instrumentation and collection switched
-// on, then has callgrind dump what f cost under label, and returns the
-// name of the dump's file. Costs of other threads that run meanwhile are
-// in the dump too: callgrind counts every thread while collection is on.
+// A Window is one stretch of code to measure, made by NewWindow before
+// it runs so that running it allocates nothing but what the measured code
+// does.
+type Window struct {
+	s *Session
+	// Label names the window's dump; File is the file callgrind writes it
+	// to.
+	Label, File string
+	b           []byte
+}
+
+// NewWindow prepares the next window: its label, and the name of the
+// file its dump will have. Windows must run in the order they are made.
+func (s *Session) NewWindow(label string) *Window {
+	s.made++
+	return &Window{s: s, Label: label, File: filepath.Join(s.Dir, OutFile+"."+strconv.Itoa(s.made)), b: cLabel(label)}
+}
+
+// Run runs f with callgrind's instrumentation and collection switched
+// on, then has callgrind dump what f cost, under the window's label, to
+// its File. Costs of other threads that run meanwhile are in the dump
+// too: callgrind counts every thread while collection is on.
 //
 // Switching instrumentation on discards valgrind's translations of the
 // program's code, which costs time but no counted instructions; the few
 // instructions between the requests and f are counted, the same in every
-// window.
-func (s *Session) Window(label string, f func()) string {
+// window. Run allocates nothing itself.
+func (w *Window) Run(f func()) {
 	StartInstrumentation()
 	ZeroStats()
 	ToggleCollect()
 	f()
 	ToggleCollect()
-	Dump(label)
+	dump(w.b)
 	StopInstrumentation()
-	s.dumps++
-	return filepath.Join(s.Dir, OutFile+"."+strconv.Itoa(s.dumps))
 }
 
 // Read reads the dump file of the window labelled label, checks that it

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,11 +14,23 @@ import (
 	"github.com/certbench/certbench/internal/callgrind"
 )
 
+// initSeed is drawn at initialization, after package simrand's.
+var initSeed = maphash.MakeSeed()
+
 // childEnv makes the test binary the measured program of
-// TestUnderCallgrind.
-const childEnv = "CALLGRIND_TEST_CHILD"
+// TestUnderCallgrind, seedEnv that of TestFixedSeed.
+const (
+	childEnv = "CALLGRIND_TEST_CHILD"
+	seedEnv  = "CALLGRIND_TEST_SEED"
+)
 
 func TestMain(m *testing.M) {
+	if os.Getenv(seedEnv) != "" {
+		// The runtime's random stream shows in a maphash seed drawn at
+		// package initialization, as stores draw theirs.
+		fmt.Println(maphash.String(initSeed, "x"))
+		os.Exit(0)
+	}
 	if os.Getenv(childEnv) != "" {
 		if err := child(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -143,5 +157,68 @@ func TestUnderCallgrind(t *testing.T) {
 	per := (ir[1] - ir[0]) / 100000
 	if per < 5 || per > 20 {
 		t.Errorf("windows of %v instructions: %.2f per iteration, want 5 to 20", ir, per)
+	}
+}
+
+func TestFixedSeed(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs valgrind (not under -short or -race)")
+	}
+	if !callgrind.Supported() {
+		t.Skip("client requests are implemented for amd64 only")
+	}
+	if _, _, err := callgrind.Find(""); err != nil {
+		t.Skip(err)
+	}
+	hash := func(seed *[16]byte) string {
+		t.Helper()
+		cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: t.TempDir()}, os.Args[0], "-test.run=^$")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, seedEnv+"=1")
+		if seed != nil {
+			cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
+		}
+		var out strings.Builder
+		cmd.Stdout = &out
+		if seed == nil {
+			err = cmd.Start()
+		} else {
+			err = callgrind.StartFixedSeed(cmd, *seed)
+		}
+		if errors.Is(err, callgrind.ErrNoFixedSeed) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out.String())
+	}
+	one, two := callgrind.Seed, [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	// Timing during the runtime's start-up moves its random stream by a
+	// number or two, which package simrand lines up: five processes hash
+	// alike.
+	a, c := hash(&one), hash(&two)
+	for range 4 {
+		if b := hash(&one); a == "" || a != b {
+			t.Errorf("two processes started with one seed hash differently: %q, %q", a, b)
+		}
+	}
+	if a == c {
+		t.Errorf("two seeds give the same hash %q", a)
+	}
+	if d, e := hash(nil), hash(nil); d == e {
+		t.Logf("without a fixed seed two processes hashed alike (%q): chance, or valgrind fixed the bytes", d)
+	}
+}
+
+func TestSeedMustHaveTwoHalves(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := callgrind.StartFixedSeed(cmd, [16]byte{1, 2, 3}); err == nil || cmd.Process != nil {
+		t.Errorf("a seed with a zero half: error %v, process %v", err, cmd.Process)
 	}
 }

@@ -56,7 +56,7 @@ func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Sc
 			}
 		}
 	}
-	w := bench.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind")
+	w := bench.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind, fixed start-up seed")
 	for _, sc := range scs {
 		newStore := variants.Wrap(kind, info.New)
 		if kind == variants.Work {
@@ -105,9 +105,15 @@ func simulate(t *testing.T, kind variants.Kind, scens string, count int, work ma
 	}
 	cmd.Env = append(cmd.Env, helperEnv+"="+string(kind), simulateEnv+"=1", "CERTBENCH_VARIANT_STORE="+*storeName,
 		"CERTBENCH_VARIANT_SCENARIOS="+scens, countEnv+"="+strconv.Itoa(count), workEnv+"="+strings.Join(kv, ","))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// The start-up randomness fixed, as certbench run --instrument
+	// simulate fixes it: the store's hash seed is the same in every process.
+	cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
+	if err = callgrind.StartFixedSeed(cmd, callgrind.Seed); err == nil {
+		err = cmd.Wait()
+	}
+	out := stdout.Bytes()
 	if err != nil {
 		log, _ := os.ReadFile(dir + "/" + callgrind.LogFile)
 		t.Fatalf("simulated helper %s: %v\n%s\n%s", kind, err, stderr.String(), log)

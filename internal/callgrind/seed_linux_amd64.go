@@ -1,0 +1,167 @@
+package callgrind
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+// The fixed start-up randomness.
+//
+// A Go program seeds its runtime's random generator from the 16 random
+// bytes the kernel passes in the auxiliary vector (AT_RANDOM): map seeds,
+// the hash key of maps and hash/maphash seeds all come from it. A store
+// that hashes with a process-wide seed (hash/maphash.MakeSeed at package
+// initialization) probes its tables differently in every process: the
+// optimized store's lookups vary by several percent of their instructions
+// from one process to the next, while the samples of one process agree
+// to within hundredths of a percent. Valgrind copies the 16 bytes of its
+// own auxiliary vector to the program it runs; StartFixedSeed has the
+// kernel's bytes replaced before valgrind's tool starts, and package
+// simrand lines up what timing still moves (see its doc), so that every
+// process of one binary draws the same random numbers at initialization.
+
+// auxvRandom is the auxiliary vector's key of the 16 random bytes.
+const auxvRandom = 25 // AT_RANDOM
+
+// StartFixedSeed starts cmd, a valgrind command made by Command, with the
+// start-up randomness of the program valgrind runs fixed to seed (see
+// above). It traces the valgrind launcher until it executes its tool,
+// writes seed over the tool's AT_RANDOM bytes, and lets it go. Where
+// tracing is not allowed it returns an error wrapping ErrNoFixedSeed
+// without starting anything: the caller may start cmd as it is.
+func StartFixedSeed(cmd *exec.Cmd, seed [16]byte) error {
+	if err := checkSeed(seed); err != nil {
+		return err
+	}
+	// ptrace requests must come from the thread that started the tracee.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Ptrace = true
+	if err := cmd.Start(); err != nil {
+		cmd.Process = nil
+		cmd.SysProcAttr.Ptrace = false
+		if errors.Is(err, syscall.EPERM) {
+			return fmt.Errorf("%w: %v", ErrNoFixedSeed, err)
+		}
+		return err
+	}
+	pid := cmd.Process.Pid
+	fail := func(err error) error {
+		cmd.Process.Kill()
+		syscall.PtraceDetach(pid)
+		return fmt.Errorf("callgrind: fixing the start-up seed of valgrind (pid %d): %w", pid, err)
+	}
+	// The first stop: the launcher's own exec.
+	if err := waitTrap(pid); err != nil {
+		return fail(err)
+	}
+	if err := syscall.PtraceSetOptions(pid, syscall.PTRACE_O_TRACEEXEC); err != nil {
+		return fail(err)
+	}
+	// Run the launcher (a script, then valgrind's launcher binary) to its
+	// exec of the tool, passing on any signal; the bytes are written at
+	// every exec on the way.
+	sig := 0
+	for {
+		if err := syscall.PtraceCont(pid, sig); err != nil {
+			return fail(err)
+		}
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+			return fail(err)
+		}
+		if ws.Exited() || ws.Signaled() {
+			return fmt.Errorf("callgrind: valgrind ended before starting its tool (%v)", ws)
+		}
+		sig = 0
+		if !ws.Stopped() {
+			continue
+		}
+		if ws.StopSignal() != syscall.SIGTRAP {
+			sig = int(ws.StopSignal())
+			continue
+		}
+		if ws.TrapCause() != syscall.PTRACE_EVENT_EXEC {
+			continue
+		}
+		if err := writeRandom(pid, seed); err != nil {
+			return fail(err)
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			return fail(err)
+		}
+		if isTool(exe) {
+			break
+		}
+	}
+	if err := syscall.PtraceDetach(pid); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// isTool reports whether exe is a valgrind tool binary, named
+// TOOL-ARCH-OS ("callgrind-amd64-linux").
+func isTool(exe string) bool {
+	return strings.HasSuffix(filepath.Base(exe), "-amd64-linux")
+}
+
+// ErrNoFixedSeed is wrapped by StartFixedSeed's error when the process
+// may not be traced (a container's seccomp policy, a ptrace_scope that
+// forbids it).
+var ErrNoFixedSeed = errors.New("cannot fix the start-up seed: tracing valgrind is not allowed")
+
+// waitTrap waits for pid's SIGTRAP stop.
+func waitTrap(pid int) error {
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		return err
+	}
+	if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP {
+		return fmt.Errorf("unexpected state %v at the first exec", ws)
+	}
+	return nil
+}
+
+// writeRandom writes seed over the AT_RANDOM bytes of the stopped
+// process pid.
+func writeRandom(pid int, seed [16]byte) error {
+	auxv, err := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", pid))
+	if err != nil {
+		return err
+	}
+	var addr uint64
+	for i := 0; i+16 <= len(auxv); i += 16 {
+		k, v := binary.LittleEndian.Uint64(auxv[i:]), binary.LittleEndian.Uint64(auxv[i+8:])
+		if k == auxvRandom {
+			addr = v
+			break
+		}
+		if k == 0 {
+			break
+		}
+	}
+	if addr == 0 {
+		return errors.New("no AT_RANDOM in the auxiliary vector")
+	}
+	mem, err := os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	if _, err := mem.WriteAt(seed[:], int64(addr)); err != nil {
+		return err
+	}
+	return nil
+}
