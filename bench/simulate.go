@@ -124,10 +124,12 @@ func newSimulator(keep string) (*simulator, error) {
 // callgrind counted, and the allocation counters over the window.
 func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Profile, bytes, allocs uint64, err error) {
 	var m0, m1 runtime.MemStats
+	w := sim.session.NewWindow(sim.label)
+	file := w.File
 	debug.FreeOSMemory()
 	old := debug.SetGCPercent(-1)
 	runtime.ReadMemStats(&m0)
-	file := sim.session.Window(sim.label, f)
+	w.Run(f)
 	runtime.ReadMemStats(&m1)
 	debug.SetGCPercent(old)
 	if p, err = sim.session.Read(sim.label, file); err != nil {

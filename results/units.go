@@ -72,7 +72,8 @@ const (
 	// UnitEstCycles is an estimate of CPU cycles per op from the
 	// instructions and callgrind's cache simulation: each instruction 1,
 	// each first-level cache miss (instruction fetch, data read or write)
-	// 10 more, each last-level miss 100 more. See bench's EstCycles.
+	// 10 more, each last-level miss 100 more (a last-level miss is also a
+	// first-level one: 111 in all), callgrind's fixed cache geometry.
 	UnitEstCycles = "est-cycles/op"
 )
 
@@ -305,19 +306,6 @@ func IsCount(unit string) bool { return byUnit[unit].Count }
 // clocks).
 func IsSimulated(unit string) bool {
 	return unit == UnitInstructions || unit == UnitEstCycles
-}
-
-// IsWallClock reports whether unit is measured by the clock (wall or CPU
-// time, and the rates and latencies derived from it): figures a run under
-// callgrind does not write, since the simulation slows everything down by
-// a factor of tens.
-func IsWallClock(unit string) bool {
-	switch unit {
-	case UnitNsPerOp, UnitSec, UnitCPUNsPerOp, UnitCPUSec, UnitGCCPU, UnitGCCPUSec, UnitGCFraction,
-		UnitMBPerSec, UnitBytesPerSec, UnitRefreshRate, UnitHandshakes, UnitCalmHandshakes:
-		return true
-	}
-	return false
 }
 
 // Title returns the name of unit for people ("time per op" for sec/op),

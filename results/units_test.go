@@ -47,3 +47,16 @@ func TestCPUUnit(t *testing.T) {
 		t.Errorf("Info(%q) = %+v, %v; want cpu-ns/op, lower is better, not a count", UnitCPUSec, info, ok)
 	}
 }
+
+func TestSimulatedUnits(t *testing.T) {
+	for _, u := range []string{UnitInstructions, UnitEstCycles} {
+		if !IsKnownUnit(u) || !IsSimulated(u) || IsCount(u) || Better(u) != LowerIsBetter {
+			t.Errorf("%s: known %v, simulated %v, count %v, better %d", u, IsKnownUnit(u), IsSimulated(u), IsCount(u), Better(u))
+		}
+	}
+	for _, u := range []string{UnitNsPerOp, UnitAllocs, "x/op"} {
+		if IsSimulated(u) {
+			t.Errorf("IsSimulated(%q) = true", u)
+		}
+	}
+}
