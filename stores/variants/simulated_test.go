@@ -371,6 +371,7 @@ func TestWorkAddsInstructions(t *testing.T) {
 	}
 	// Lookup windows repeat to within a few instructions per op.
 	got := (head[0]+head[1])/2 - (base[0]+base[1])/2
+	t.Logf("work of %g instructions per op: %.2f more instructions/op (base %v, head %v)", extra, got, base, head)
 	if math.Abs(got-extra) > 10 {
 		t.Errorf("work of %g instructions per op added %.2f (base %v, head %v)", extra, got, base, head)
 	}
