@@ -128,6 +128,9 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 	file := w.File
 	debug.FreeOSMemory()
 	old := debug.SetGCPercent(-1)
+	// A store that panics in f leaves the collector as it was (the
+	// window itself closes; see callgrind.Window.Run).
+	defer debug.SetGCPercent(old)
 	runtime.ReadMemStats(&m0)
 	w.Run(f)
 	runtime.ReadMemStats(&m1)

@@ -79,12 +79,25 @@ func (s *Session) NewWindow(label string) *Window {
 // program's code, which costs time but no counted instructions; the few
 // instructions between the requests and f are counted, the same in every
 // window. Run allocates nothing itself.
+//
+// If f panics, the window is closed and its dump removed before the panic
+// goes on, so that later windows count their own code alone.
 func (w *Window) Run(f func()) {
+	closed := false
+	defer func() {
+		if !closed { // f panicked
+			ToggleCollect()
+			dump(w.b)
+			StopInstrumentation()
+			os.Remove(w.File)
+		}
+	}()
 	StartInstrumentation()
 	ZeroStats()
 	ToggleCollect()
 	f()
 	ToggleCollect()
+	closed = true
 	dump(w.b)
 	StopInstrumentation()
 }
