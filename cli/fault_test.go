@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +36,16 @@ func registerFaultyStores() {
 	certstore.Register("boom", "panics in its 5th Update", variants.Panic(5, opt.New))
 	certstore.Register("hang", "blocks in its 5th Update", variants.Hang(5, nil, opt.New))
 	certstore.Register("hang1", "blocks in its first Update", func() certstore.Store { return &markHang{Store: opt.New()} })
+	// The second store the process makes panics in its 3rd Update: under
+	// the simulate instrument, the first sample's (the first store is its
+	// warm-up's), inside its callgrind window.
+	var made atomic.Int32
+	certstore.Register("boom2nd", "the second store made panics in its 3rd Update", func() certstore.Store {
+		if made.Add(1) == 2 {
+			return variants.Panic(3, opt.New)()
+		}
+		return opt.New()
+	})
 }
 
 // markHang blocks in its first Update, after creating the file

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/cli"
 	"github.com/certbench/certbench/internal/callgrind"
@@ -176,5 +177,49 @@ func TestGateNamesFunctionsFromCallgrindFiles(t *testing.T) {
 	// 5,000 more per op in the median window, not the outlier's 50,000.
 	if !strings.Contains(stdout, "+5,000  1,000  ->  6,000") {
 		t.Errorf("the report does not show the median window's growth:\n%s", stdout)
+	}
+}
+
+// TestRunSimulateStoreFault: a store that panics inside a sample's
+// callgrind window is reported and recorded as under the clock (exit 1, a
+// failure line), and the window is closed: the other store's samples,
+// measured after it in the same process, count their own instructions,
+// alike.
+func TestRunSimulateStoreFault(t *testing.T) {
+	needCallgrind(t)
+	out := filepath.Join(t.TempDir(), "sim.txt")
+	code, stderr := certbench(t, 10*time.Minute, nil, "run", "--instrument", "simulate", "-q", "--stores", "boom2nd,optimized",
+		"--scenarios", "rotate-10-of-100", "--count", "2", "--ops", "6", "-o", out)
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d (a store failed)\n%s", code, cli.ExitRegression, stderr)
+	}
+	if want := "store boom2nd, scenario rotate-10-of-100, sample 1: panic in Update"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "--- FAIL: ") || !strings.Contains(string(b), "boom2nd") {
+		t.Errorf("no failure line of boom2nd in the results:\n%s", b)
+	}
+	r := benchfmt.NewReader(strings.NewReader(string(b)), out)
+	var ir []float64
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		if v, ok := res.Value(results.UnitInstructions); ok {
+			ir = append(ir, v)
+		}
+	}
+	if len(ir) != 2 {
+		t.Fatalf("%d samples with instructions/op, want optimized's 2:\n%s", len(ir), b)
+	}
+	// A window left open by the panic would make the next one toggle
+	// collection off: next to nothing counted.
+	if ir[0] < 10000 || ir[1] < 10000 || ir[0] > ir[1]*1.01 || ir[1] > ir[0]*1.01 {
+		t.Errorf("optimized's instructions/op after the panic: %v", ir)
 	}
 }
