@@ -171,6 +171,17 @@ func TestMixedInstrumentsRefused(t *testing.T) {
 	if got := gate.InstrumentsOf(mixed); strings.Join(got, ",") != "simulate,wall" {
 		t.Errorf("InstrumentsOf = %q", got)
 	}
+	// A side whose stores all failed has no results and no instrument:
+	// the gate goes on and reports the failure, as under the clock.
+	failed := readText(t, "failed", "goos: linux\n--- FAIL: BenchmarkChurn/scenario=s1/store=x\n    panic in Update\n")
+	if got := gate.InstrumentsOf(failed); len(got) != 0 {
+		t.Errorf("InstrumentsOf(only a failure) = %q", got)
+	}
+	for _, side := range []*compare.Results{wall, sim} {
+		if _, err := gate.Evaluate(side, failed, gate.DefaultPolicy()); errors.Is(err, gate.ErrMixedInstruments) {
+			t.Errorf("%s vs a head of failures only: %v", gate.InstrumentsOf(side), err)
+		}
+	}
 	// The same instrument on both sides compares.
 	if _, err := gate.Evaluate(wall, simFile(t, "wall2", 5, nil, nil, results.InstrumentWall), gate.DefaultPolicy()); err != nil {
 		t.Errorf("wall (no line) vs wall (explicit line): %v", err)
