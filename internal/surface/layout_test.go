@@ -13,7 +13,7 @@ import (
 // package to its right, and the analyses never import the runner, a pool
 // or a store.
 var rules = []Rule{
-	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", nil},
+	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", []string{"internal/simrand"}},
 	{"certgen", "deterministic issuers, leaves and pools, the pool cache, your certificates (PEM directory, Traefik file, Secret list)", []string{"certstore"}},
 	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests", []string{"certstore", "certgen"}},
 	{"certstore/conformance", "deprecated: the old path of `conformance`", []string{"certstore", "conformance"}},
@@ -27,14 +27,15 @@ var rules = []Rule{
 	{"internal/growth", "growth curves and fitted exponents over pool sizes", []string{"results", "internal/compare"}},
 	{"internal/gate", "regression decisions and the policy file; asks an interface for grown sites", []string{"results", "internal/compare", "internal/yamlfile"}},
 	{"internal/profile", "pprof and callgrind files: top sites, diffs, blame at the store boundary", []string{"results", "internal/callgrind"}},
-	{"internal/blame", "the gate's grown sites from profile analysis: where gate and profile meet", []string{"results", "internal/gate", "internal/profile"}},
+	{"internal/blame", "the gate's grown sites from profile analysis: where gate and profile meet", []string{"results", "internal/gate", "internal/profile", "internal/callgrind"}},
 	{"internal/report", "HTML page and PNG charts", []string{"results", "internal/compare", "internal/growth", "internal/gate"}},
 	{"internal/sweep", "scenario families over pool sizes", []string{"certstore", "scenarios", "results", "bench"}},
 	{"internal/gobench", "a Go module's own `go test -bench` benchmarks at base and head, interleaved, and their grown allocation sites", []string{"results", "internal/gate", "internal/profile"}},
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/compare", "internal/gate", "internal/blame", "internal/profile", "internal/gobench", "internal/peerbuild"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
-	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", nil},
+	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand"}},
+	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by certstore so that it runs before any store's initialization)", nil},
 	{"internal/rendezvous", "processes that start timed work together (`run --sync`)", nil},
 	{"internal/golden", "golden files for tests", nil},
 	{"internal/surface", "this check: the public API against the last release, the import rules", nil},
