@@ -460,10 +460,68 @@ func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 // colour, or when the columns are the input files (report --by-file,
 // plain go test -bench results) a file's colour.
 func (r *Report) columnColor(label string) color.RGBA {
-	if r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == compare.FileKey }) {
+	if r.filesAreColumns() {
 		return r.colors.file(label)
 	}
 	return r.colors.of(label)
+}
+
+// filesAreColumns reports whether the comparison's columns are the input
+// files (report --by-file, plain go test -bench results).
+func (r *Report) filesAreColumns() bool {
+	return r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == compare.FileKey })
+}
+
+// tick returns the label a chart shows for the column label: the short
+// form fileTicks gave it, or the label itself.
+func (r *Report) tick(label string) string {
+	if t, ok := r.ticks[label]; ok {
+		return t
+	}
+	return label
+}
+
+// fileTicks shortens the labels of input files for the charts' ticks and
+// legends: each loses the leading directories all of them share, so that
+// /home/ci/run/base.txt and /home/ci/run/head.txt read base.txt and
+// head.txt instead of two long paths drawn over each other under narrow
+// bars. Labels stay whole when shortening would make two of them equal
+// or one empty; labels without a directory ("base" of base=path) are
+// kept as they are. Tables and titles keep the full labels.
+func fileTicks(labels []string) map[string]string {
+	if len(labels) == 0 {
+		return nil
+	}
+	parts := make([][]string, len(labels))
+	common := -1
+	for i, l := range labels {
+		parts[i] = strings.Split(l, "/")
+		dirs := parts[i][:len(parts[i])-1]
+		if common < 0 {
+			common = len(dirs)
+		}
+		common = min(common, len(dirs))
+		for k := 0; k < common; k++ {
+			if dirs[k] != parts[0][k] {
+				common = k
+				break
+			}
+		}
+	}
+	if common <= 0 {
+		return nil
+	}
+	ticks := make(map[string]string, len(labels))
+	seen := make(map[string]bool, len(labels))
+	for i, l := range labels {
+		t := strings.Join(parts[i][common:], "/")
+		if t == "" || seen[t] {
+			return nil
+		}
+		seen[t] = true
+		ticks[l] = t
+	}
+	return ticks
 }
 
 // newPlot returns a plot with certbench's fonts and sizes.

@@ -159,14 +159,14 @@ func (r *Report) handshakeChart(label string) *Chart {
 		line.Color, line.Width = col, vg.Points(1.6)
 		points.Color, points.Shape, points.Radius = col, draw.CircleGlyph{}, vg.Points(2.8)
 		curves.Add(line, points)
-		curves.Legend.Add(st+" under churn", line, points)
+		curves.Legend.Add(r.tick(st)+" under churn", line, points)
 		if v, ok := valueOf(calm, st); ok {
 			ring, err := plotter.NewScatter(plotter.XYs{{X: p99Index, Y: v}})
 			if err == nil {
 				ring.Color, ring.Shape, ring.Radius = col, draw.RingGlyph{}, vg.Points(4.5)
 				ring.GlyphStyle.Color = col
 				curves.Add(ring)
-				curves.Legend.Add(st+" p99 without churn", ring)
+				curves.Legend.Add(r.tick(st)+" p99 without churn", ring)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func (r *Report) handshakeChart(label string) *Chart {
 		if !ok {
 			ratio = u / c
 		}
-		shown = append(shown, st)
+		shown = append(shown, r.tick(st))
 		pairs = append(pairs, churnPair{calm: c, churn: u, ratio: ratio, color: r.columnColor(st)})
 	}
 	pp := &churnPairs{pairs: pairs, label: text.Style{Color: color.Black, Font: font.From(chartFont, 8.5), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}}
@@ -279,7 +279,7 @@ func (r *Report) peakChart() *Chart {
 			if c == nil || !finite(c.Summary.Center) {
 				continue
 			}
-			stores = append(stores, t.Columns[j].Label)
+			stores = append(stores, r.tick(t.Columns[j].Label))
 			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
 		}
 		if len(vals) == 0 {

@@ -70,6 +70,9 @@ type Report struct {
 	Gate *GateResult
 
 	colors colors
+	// ticks holds the short tick labels of input files compared as
+	// columns (fileTicks); a label not in it is shown whole.
+	ticks map[string]string
 }
 
 // Build computes the statistics of rs and makes every chart.
@@ -92,8 +95,13 @@ func Build(rs *compare.Results, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		r.Compare = rep
+		var labels []string
 		for _, c := range rep.Columns {
 			r.columnColor(c.Label)
+			labels = append(labels, c.Label)
+		}
+		if r.filesAreColumns() {
+			r.ticks = fileTicks(labels)
 		}
 	}
 	if sw != nil {
@@ -252,7 +260,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 			if c == nil {
 				continue
 			}
-			stores = append(stores, t.Columns[j].Label)
+			stores = append(stores, r.tick(t.Columns[j].Label))
 			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
 			nonzero = nonzero || c.Summary.Center != 0
 		}

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/internal/compare"
+)
+
+func TestFileTicks(t *testing.T) {
+	for _, c := range []struct {
+		labels []string
+		want   map[string]string
+	}{
+		{[]string{"/home/ci/run/base.txt", "/home/ci/run/head.txt"}, map[string]string{"/home/ci/run/base.txt": "base.txt", "/home/ci/run/head.txt": "head.txt"}},
+		{[]string{"/w/z/base.txt", "/w/a/head.txt"}, map[string]string{"/w/z/base.txt": "z/base.txt", "/w/a/head.txt": "a/head.txt"}},
+		{[]string{"testdata/old.txt", "testdata/new.txt"}, map[string]string{"testdata/old.txt": "old.txt", "testdata/new.txt": "new.txt"}},
+		{[]string{"/only/one.txt"}, map[string]string{"/only/one.txt": "one.txt"}},
+		{[]string{"base", "head"}, nil},     // labels, not paths
+		{[]string{"a/x.txt", "b.txt"}, nil}, // no directory shared
+		{[]string{"/r/x.txt", "/r/x.txt#1"}, map[string]string{"/r/x.txt": "x.txt", "/r/x.txt#1": "x.txt#1"}},
+		{nil, nil},
+	} {
+		if got := fileTicks(c.labels); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fileTicks(%q) = %v, want %v", c.labels, got, c.want)
+		}
+	}
+}
+
+// TestByFileAbsolutePaths: report --by-file on absolute paths labels each
+// bar with the file's name, in input order (base first), not with two
+// long paths drawn over each other.
+func TestByFileAbsolutePaths(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ci", "artifacts", "run")
+	var paths []string
+	// Input order base, head; their names sort the other way round.
+	for _, f := range []string{"z-base.txt", "a-head.txt"} {
+		var b strings.Builder
+		for i := range 6 {
+			fmt.Fprintf(&b, "BenchmarkChurn/scenario=renew-1-of-1000/store=optimized-2 10 %g ns/op 1000 B/op 10 allocs/op\n", 1e6+1e3*float64(i))
+		}
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	rs, err := compare.Load(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{}
+	opts.Compare.Col = compare.FileKey
+	rep, err := Build(rs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) == 0 {
+		t.Fatal("no scenario chart")
+	}
+	want := []string{"z-base.txt", "a-head.txt"}
+	for _, ch := range rep.Scenarios {
+		for _, p := range ch.panels() {
+			var got []string
+			for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+				if tk.Label != "" {
+					got = append(got, tk.Label)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %q: x ticks %q, want %q", ch.ID, p.Title.Text, got, want)
+			}
+		}
+		svg, err := ch.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(svg), dir) {
+			t.Errorf("%s: the chart still shows the directory %s", ch.ID, dir)
+		}
+	}
+}
