@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,25 @@ chains). Measure them with certbench run --certs or compare --certs.`,
 	return cmd
 }
 
+// familyAt finds the family and pool size a scenario name of the sweep's
+// naming stands for ("renew-1-of-1000": renew-1 at 1000), so that a
+// scenario name given to sweep --scenarios gets the flags to use instead.
+func familyAt(name string) (family string, size int, ok bool) {
+	for _, f := range scenarios.Families {
+		for _, sep := range []string{"-of-", "-"} {
+			rest, found := strings.CutPrefix(name, f.Name+sep)
+			if !found {
+				continue
+			}
+			n, err := strconv.Atoi(rest)
+			if err == nil && n > 0 && f.At(n).Name == name {
+				return f.Name, n, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
 // check validates the options and returns the families and stores.
 func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 	if o.Certs != "" {
@@ -122,9 +142,13 @@ func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 	}
 	var fams []scenarios.Family
 	for _, name := range o.Families {
-		f, err := scenarios.FamilyByName(strings.TrimSpace(name))
+		name = strings.TrimSpace(name)
+		f, err := scenarios.FamilyByName(name)
 		if err != nil {
-			return nil, nil, usagef("--scenarios: %v", err)
+			if fam, size, ok := familyAt(name); ok {
+				return nil, nil, usagef("--scenarios %s: sweep takes scenario families and pool sizes, not scenario names: %s is family %s at %d certificates (--scenarios %s --sizes %d)", name, name, fam, size, fam, size)
+			}
+			return nil, nil, usagef("--scenarios: %v; sweep takes families, which it makes at each of --sizes (scenario names such as rotate-10-of-100-rsa are for run and compare)", err)
 		}
 		fams = append(fams, f)
 	}

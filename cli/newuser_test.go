@@ -1,0 +1,33 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/cli"
+)
+
+// TestSweepScenarioNames: sweep --scenarios takes families; given a
+// scenario name, as run and compare take, the error names the family and
+// size it stands for and the flags that ask for it.
+func TestSweepScenarioNames(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want string
+	}{
+		{"renew-1-of-1000", "renew-1-of-1000 is family renew-1 at 1000 certificates (--scenarios renew-1 --sizes 1000)"},
+		{"noop-10000", "noop-10000 is family noop at 10000 certificates (--scenarios noop --sizes 10000)"},
+		{"rotate-10-of-100", "(--scenarios rotate-10 --sizes 100)"},
+		{"lookup-1000", "(--scenarios lookup --sizes 1000)"},
+		{"rotate-10-of-100-rsa", "scenario names such as rotate-10-of-100-rsa are for run and compare"},
+		{"renew-1-of-x", `unknown scenario family "renew-1-of-x"`},
+	} {
+		code, _, stderr := run(t, "sweep", "--scenarios", tc.name, "--sizes", "100", "--count", "1")
+		if code != cli.ExitUsage {
+			t.Errorf("%s: exit %d, want %d", tc.name, code, cli.ExitUsage)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: stderr %q does not say %q", tc.name, stderr, tc.want)
+		}
+	}
+}
