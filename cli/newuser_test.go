@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,5 +30,21 @@ func TestSweepScenarioNames(t *testing.T) {
 		if !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: stderr %q does not say %q", tc.name, stderr, tc.want)
 		}
+	}
+}
+
+// TestReportResultsGlob: every .txt file in the results folder is a result
+// file, so `certbench report results/*.txt` draws them all; the tables
+// printed from them (reference-compare.out) used to match the glob and
+// fail the command.
+func TestReportResultsGlob(t *testing.T) {
+	files, err := filepath.Glob("../results/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("results/*.txt: %v, %d files", err, len(files))
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, _, stderr := run(t, append([]string{"report", "-o", page}, files...)...)
+	if code != cli.ExitOK {
+		t.Errorf("report %s: exit %d, want 0; stderr:\n%s", strings.Join(files, " "), code, stderr)
 	}
 }

@@ -19,7 +19,7 @@ var readmeScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "noop-1000
 
 const (
 	readmePath   = "../../README.md"
-	readmeBegin  = "<!-- reference table: generated from results/reference.txt by TestReadmeTable in compare/readme_test.go -->\n"
+	readmeBegin  = "<!-- reference table: generated from results/reference.txt by TestReadmeTable in internal/compare/readme_test.go -->\n"
 	readmeEnd    = "<!-- end of reference table -->\n"
 	referenceTxt = "../../results/reference.txt"
 )
