@@ -60,7 +60,13 @@
 #                      quiet 2-core machine, at 10 in 10 of 10). The gate needs
 #                      at least 4, and 6 with two or more benchmarks.
 #   --ops N            ops per sample instead of each scenario's fixed count
-#                      (CERTBENCH_OPS; default: the scenario's)
+#                      (CERTBENCH_OPS; default: the scenario's). allocs/op
+#                      counts the runtime's own background allocations too,
+#                      which differ between processes by about ten per
+#                      sample: at a scenario's own 10 ops that blurs
+#                      allocs/op by about one, so to catch one more
+#                      allocation per refresh give more ops (200, as
+#                      examples/ci_test.go does, with its policy).
 #   --interleave HOW   scenario (default): in each round, one process per
 #                      scenario and side, a scenario's base and head back to
 #                      back (ABBA by round); round: one process per side
