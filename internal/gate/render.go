@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -185,6 +186,11 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 		flag := ""
 		if c.Differs {
 			flag = "   <- differs"
+		}
+		if !c.Differs && len(c.Base) == 1 && slices.Equal(c.Base, c.Head) {
+			// One value on both sides: say it once.
+			fmt.Fprintf(bw, "%s: %s\n", c.Key, strings.TrimSpace(c.Base[0]))
+			continue
 		}
 		fmt.Fprintf(bw, "%s: base %s, head %s%s\n", c.Key, strings.Join(c.Base, " | "), strings.Join(c.Head, " | "), flag)
 	}
