@@ -221,7 +221,7 @@ func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenar
 	var sc []scenarios.Scenario
 	if len(names) > 0 {
 		if sc, err = scenarios.ByName(names...); err != nil {
-			return nil, usagef("--scenarios: %v", err)
+			return nil, usagef("--scenarios: %v%s", err, sweepHint(names))
 		}
 	}
 	return f.ScenarioFileFlags.withFiles(sc, &f.CertsFlags)

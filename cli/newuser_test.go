@@ -48,3 +48,23 @@ func TestReportResultsGlob(t *testing.T) {
 		t.Errorf("report %s: exit %d, want 0; stderr:\n%s", strings.Join(files, " "), code, stderr)
 	}
 }
+
+// TestRunSweepScenarioHint: run and profile given a scenario name that only
+// sweep makes (a family at a size not in the catalogue) say how to get it.
+func TestRunSweepScenarioHint(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--scenarios", "rotate-10-of-1000", "--count", "1"},
+		{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-1000"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != cli.ExitUsage {
+			t.Errorf("%s: exit %d, want %d", args[0], code, cli.ExitUsage)
+		}
+		if want := "certbench sweep --scenarios rotate-10 --sizes 1000"; !strings.Contains(stderr, want) {
+			t.Errorf("%s: stderr %q does not say %q", args[0], stderr, want)
+		}
+	}
+	if code, _, stderr := run(t, "run", "--scenarios", "nosuch", "--count", "1"); code != cli.ExitUsage || strings.Contains(stderr, "sweep") {
+		t.Errorf("run --scenarios nosuch: exit %d, stderr %q; want exit 2 and no sweep hint", code, stderr)
+	}
+}

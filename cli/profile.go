@@ -191,7 +191,7 @@ func (o *ProfileOptions) jobs() ([]profileJob, error) {
 		scs2 = nil
 		if len(scs) > 0 {
 			if scs2, err = scenarios.ByName(scs...); err != nil {
-				return nil, usagef("--scenarios: %v", err)
+				return nil, usagef("--scenarios: %v%s", err, sweepHint(scs))
 			}
 		}
 	}

@@ -131,6 +131,22 @@ func familyAt(name string) (family string, size int, ok bool) {
 	return "", 0, false
 }
 
+// sweepHint points from a scenario name that is not in the catalogue but
+// is one sweep makes ("rotate-10-of-1000") to the sweep that measures it;
+// "" when no name is such.
+func sweepHint(names []string) string {
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if _, err := scenarios.ByName(n); err == nil {
+			continue
+		}
+		if fam, size, ok := familyAt(n); ok {
+			return fmt.Sprintf("; %s is not in the catalogue but sweep makes it: certbench sweep --scenarios %s --sizes %d (or write it as a scenario file, --scenario-file)", n, fam, size)
+		}
+	}
+	return ""
+}
+
 // check validates the options and returns the families and stores.
 func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 	if o.Certs != "" {
