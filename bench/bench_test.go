@@ -78,7 +78,7 @@ func TestRunWritesEveryMetric(t *testing.T) {
 		Ops:       3,
 	}
 	var buf bytes.Buffer
-	w := bench.NewWriter(&buf)
+	w := results.NewWriter(&buf)
 	var order []string
 	err := bench.Run(context.Background(), opts, func(s bench.Sample) error {
 		order = append(order, s.Store)
@@ -87,7 +87,7 @@ func TestRunWritesEveryMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteUnits(); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// Interleaved: simple, simple2, simple, simple2 per scenario.
@@ -95,6 +95,7 @@ func TestRunWritesEveryMetric(t *testing.T) {
 		t.Errorf("sample order %q, want stores interleaved", got)
 	}
 
+	text := buf.String()
 	r := benchfmt.NewReader(&buf, "results.txt")
 	n := 0
 	allocs := map[string][]float64{} // benchmark -> allocs/op of its samples
@@ -121,7 +122,7 @@ func TestRunWritesEveryMetric(t *testing.T) {
 		if v <= 0 && strings.Contains(name, "rotate") {
 			t.Errorf("%s: allocs/op %v, want > 0 for a store that parses", name, v)
 		}
-		for _, key := range []string{"goos", "goarch", "cpu", "go", "certbench-version", "gomaxprocs"} {
+		for _, key := range []string{"goos", "goarch", "cpu", "go", "gomaxprocs"} {
 			if res.GetConfig(key) == "" {
 				t.Errorf("%s: no %s configuration line", name, key)
 			}
@@ -144,6 +145,20 @@ func TestRunWritesEveryMetric(t *testing.T) {
 	}
 	if a := r.Units().GetAssumption("allocs/op"); (a == benchmath.AssumeExact) != exact {
 		t.Errorf("allocs/op assumption %v, samples %v", a, allocs)
+	}
+	// certbench reads it whole: its version (a comment line), every unit
+	// known, the closing line there.
+	set, err := results.Read(strings.NewReader(text), "results.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Warnings) != 0 {
+		t.Errorf("warnings reading a run's results: %v", set.Warnings)
+	}
+	for _, s := range set.Series {
+		if s.GetConfig(results.VersionKey) == "" {
+			t.Errorf("%s: no %s", s.Name, results.VersionKey)
+		}
 	}
 }
 

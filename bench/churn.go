@@ -16,10 +16,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// extraUnits are the units of Sample.Extra that the Writer declares a
-// direction ("better=", results.BetterName) for.
-var extraUnits = []string{results.UnitP50, results.UnitP99, results.UnitP999, results.UnitRefreshRate}
-
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
 // is timed on its own: every 7th. Reading the monotonic clock twice costs
 // about as much as a fast lookup (tens of nanoseconds), so timing every

@@ -96,11 +96,11 @@ func TestHandshakeUnderChurn(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	wr := bench.NewWriter(&buf)
+	wr := results.NewWriter(&buf)
 	if err := wr.Write(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := wr.WriteUnits(); err != nil {
+	if err := wr.Close(); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()

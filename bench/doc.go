@@ -16,13 +16,10 @@
 // [Run] interleaves stores and samples (store A, store B, A, B, ...) so that
 // drift in the machine affects every store alike, and hands each sample to a
 // callback, dropping the sample in flight when its context is cancelled;
-// [Writer] writes samples in the standard Go benchmark format, named
-// BenchmarkChurn/scenario=NAME/store=NAME-GOMAXPROCS, with values in plain
-// decimals ([FormatValue]), so benchstat, package compare and
-// regular-expression readers read them directly, and declares a count
-// "assume=exact" only when at least two samples of every benchmark agree.
-// [Merge] combines result files, recomputing those declarations from all
-// the merged samples. [Benchmark] runs the same code under go test -bench.
+// a results.Writer writes them in the standard Go benchmark format, named
+// BenchmarkChurn/scenario=NAME/store=NAME-GOMAXPROCS (package results owns
+// the result files: writing, merging, reading). [Benchmark] runs the same
+// code under go test -bench.
 //
 // The store under test is the code being changed, so Run survives it: each
 // sample runs on a goroutine of its own under a watchdog
@@ -32,8 +29,8 @@
 // with the stack (after a timeout every goroutine's, with their profiler
 // labels); Run reports it to Options.Fault, emits nothing of the sample,
 // and goes on with the other stores (after a panic) or measures nothing
-// more (after a hang: the stuck goroutine cannot be stopped). [Writer]
-// records a fault as go test records a failed benchmark
+// more (after a hang: the stuck goroutine cannot be stopped).
+// results.Writer records a fault as go test records a failed benchmark
 // (results.WriteFailure).
 //
 // HandshakeUnderChurn scenarios measure lookups made from GOMAXPROCS

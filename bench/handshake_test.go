@@ -164,11 +164,11 @@ func TestHandshakeCorrectStore(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	wr := bench.NewWriter(&buf)
+	wr := results.NewWriter(&buf)
 	if err := wr.Write(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := wr.WriteUnits(); err != nil {
+	if err := wr.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Unit handshakes/s better=higher", "Unit handshake-p99-ns better=lower", "Unit errors better=lower", "Unit gc-cpu-ns/op better=lower"} {

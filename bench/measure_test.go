@@ -67,7 +67,7 @@ func TestMeasureCountsRareAllocations(t *testing.T) {
 			t.Errorf("one 32-byte allocation every %d lookups: %v B/op, want about %v", every, s.BytesPerOp, 32*want)
 		}
 		var buf bytes.Buffer
-		if err := bench.NewWriter(&buf).Write(s); err != nil {
+		if err := results.NewWriter(&buf).Write(s); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(buf.String(), " 0 allocs/op") {
@@ -114,8 +114,8 @@ func TestRunInterrupted(t *testing.T) {
 		Ops:       3,
 	}
 	var buf bytes.Buffer
-	w := bench.NewWriter(&buf)
-	err := bench.Run(ctx, opts, w.Write)
+	w := results.NewWriter(&buf)
+	err := bench.Run(ctx, opts, func(s bench.Sample) error { return w.Write(s) })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run: %v, want context.Canceled", err)
 	}
@@ -127,7 +127,7 @@ func TestRunInterrupted(t *testing.T) {
 	if n := updates.Load(); n > 15 {
 		t.Errorf("%d updates: another sample started after the cancellation", n)
 	}
-	if err := w.WriteUnits(); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if w.Samples() != 2 {

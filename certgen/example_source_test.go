@@ -57,7 +57,7 @@ func ExampleLoad() {
 }
 
 // KeyValues gives the shape as benchmark configuration keys and values,
-// alternating, ready for bench.NewWriter.
+// alternating, ready for results.NewWriter.
 func ExampleShape_KeyValues() {
 	sh := certgen.Shape{
 		Count:       3,

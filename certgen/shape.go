@@ -109,7 +109,7 @@ func histogram(m map[string]int, numeric bool) string {
 // KeyValues returns the shape as Go benchmark-format configuration keys
 // and values, alternating, in a fixed order: certs-count, certs-keys,
 // certs-chains, certs-sans, certs-stores, certs-defaults and
-// certs-fingerprint. It fits bench.NewWriter's extra arguments.
+// certs-fingerprint. It fits results.NewWriter's extra arguments.
 func (sh Shape) KeyValues() []string {
 	return []string{
 		"certs-count", strconv.Itoa(sh.Count),

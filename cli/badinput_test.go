@@ -86,7 +86,7 @@ func TestBadValues(t *testing.T) {
 // the commands; errors are not prefixed "compare:" whatever the command.
 func TestBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	truncated := "../internal/compare/testdata/truncated.txt"
+	truncated := "../results/testdata/truncated.txt"
 	html := filepath.Join(dir, "r.html")
 	for _, tc := range []struct {
 		args []string
@@ -114,7 +114,7 @@ func TestBadFiles(t *testing.T) {
 // TestUnknownUnitWarning: a unit certbench does not know is a warning on
 // stderr, not an error.
 func TestUnknownUnitWarning(t *testing.T) {
-	file := "../internal/compare/testdata/unknown-unit.txt"
+	file := "../results/testdata/unknown-unit.txt"
 	want := "certbench: warning: " + file + ":2: unit \"al\" is not one certbench knows"
 	for _, args := range [][]string{
 		{"compare", file},

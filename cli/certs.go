@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -229,7 +229,7 @@ func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenar
 
 // warnDifferentCerts warns when the files of rs were measured on
 // different certificates: their figures do not compare.
-func warnDifferentCerts(w io.Writer, rs *compare.Results) {
+func warnDifferentCerts(w io.Writer, rs *results.Set) {
 	files, certs := gate.CertsByFile(rs)
 	if len(files) < 2 {
 		return
@@ -248,7 +248,7 @@ func warnDifferentCerts(w io.Writer, rs *compare.Results) {
 // warnDifferentScenarios warns when a scenario of the files of rs was
 // defined differently in some of them (its scenario-hash lines differ):
 // its figures do not compare.
-func warnDifferentScenarios(w io.Writer, rs *compare.Results) {
+func warnDifferentScenarios(w io.Writer, rs *results.Set) {
 	hashes := gate.ScenarioHashes(rs)
 	var differ []string
 	for _, name := range slices.Sorted(maps.Keys(hashes)) {

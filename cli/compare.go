@@ -163,7 +163,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err := opts.Selection.check(); err != nil {
 		return err
 	}
-	var results *compare.Results
+	var set *results.Set
 	var runErr error // a store under test failed in the run
 	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
 	var filters []string
@@ -173,16 +173,17 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 			return usagef("%s applies only when compare runs the benchmarks; it was given with result files", opts.RunOnlyGiven[0])
 		}
 		var err error
-		results, err = compare.Load(opts.Files...)
+		defer forAnalysis()()
+		set, err = results.Load(opts.Files...)
 		if err != nil {
 			return usageError(err)
 		}
-		printWarnings(opts.IO.ErrOut, results)
-		printFailures(opts.IO.ErrOut, results)
-		warnDifferentCerts(opts.IO.ErrOut, results)
-		warnDifferentScenarios(opts.IO.ErrOut, results)
+		printWarnings(opts.IO.ErrOut, set)
+		printFailures(opts.IO.ErrOut, set)
+		warnDifferentCerts(opts.IO.ErrOut, set)
+		warnDifferentScenarios(opts.IO.ErrOut, set)
 		from = strings.Join(opts.Files, ", ")
-		if err := opts.checkSelection(results, from); err != nil {
+		if err := opts.checkSelection(set, from); err != nil {
 			return err
 		}
 		filters = opts.selectionFilters()
@@ -192,7 +193,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 				copts.Columns = trimAll(opts.Stores)
 			}
 		} else if opts.Col == "" {
-			copts.Col = compare.FileKey
+			copts.Col = results.FileKey
 		}
 	} else {
 		if opts.Output == "-" {
@@ -212,7 +213,8 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 				return usagef("-o: %v", err)
 			}
 		}
-		results, err = compare.Read(&raw, "run")
+		defer forAnalysis()()
+		set, err = results.Read(&raw, "run")
 		if err != nil {
 			if runErr != nil {
 				return runErr // no store left a sample
@@ -222,7 +224,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		if opts.Col == "" && opts.Row == "" {
 			// The stores with samples: one that failed at its
 			// first sample of every scenario has none.
-			have := results.NameValues(resultsKeyStore)
+			have := set.NameValues(results.StoreKey)
 			for _, name := range trimAll(opts.Stores) {
 				if slices.Contains(have, name) {
 					copts.Columns = append(copts.Columns, name)
@@ -236,7 +238,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if len(filters) > 0 {
 		copts.Filter = strings.Join(filters, " ")
 	}
-	report, err := compare.Build(results, copts)
+	report, err := compare.Build(set, copts)
 	if err != nil {
 		return buildError(err, opts.givenSelection(), opts.Selection, from)
 	}
@@ -245,10 +247,6 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	}
 	return runErr
 }
-
-// resultsKeyStore is the name key of stores (results.StoreKey; the
-// package's name is taken by a local variable in runCompare).
-const resultsKeyStore = results.StoreKey
 
 // Selection are the benchstat-style grouping and selection flags of
 // compare and report.
@@ -294,7 +292,7 @@ func (s *Selection) check() error {
 
 // checkSelection reports every store of --stores and scenario of
 // --scenarios, when given, that the results do not have.
-func (o *CompareOptions) checkSelection(rs *compare.Results, from string) error {
+func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
 	for _, sel := range []struct {
 		flag, key, what string
 		given           bool

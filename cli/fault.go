@@ -11,19 +11,20 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/results"
 )
 
 // storeFaults reports the faults of the stores under test in a run (see
 // bench.StoreFault): for each, one line on stderr naming the store, the
 // scenario, the sample and the call, with the path of the file that holds
 // the stack; the stack file; and a failure record in the results
-// (bench.Writer.WriteFailure), which certbench gate reads.
+// (results.Writer.WriteFailure), which certbench gate reads.
 type storeFaults struct {
 	errOut io.Writer
 	// base names the stack files: base-KIND-STORE-SCENARIO-SAMPLE.txt
 	// (KIND panic or hang). "" makes temporary files instead.
 	base string
-	w    *bench.Writer
+	w    *results.Writer
 
 	stores  []string          // the stores that failed, in order
 	n       int               // faults

@@ -10,6 +10,7 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -23,7 +24,7 @@ func writeSide(t *testing.T, dir, side string, rounds int, failed map[int]bool) 
 	var files []string
 	for i := 1; i <= rounds; i++ {
 		var buf bytes.Buffer
-		w := bench.NewWriter(&buf, "round", fmt.Sprint(i))
+		w := results.NewWriter(&buf, "round", fmt.Sprint(i))
 		for _, store := range []string{"optimized", "boom"} {
 			if store == "boom" && failed[i] {
 				if err := w.WriteFailure("Churn/scenario=rotate-10-of-100/store=boom", "panic in Update (configuration 4 of 6)"); err != nil {
@@ -37,7 +38,7 @@ func writeSide(t *testing.T, dir, side string, rounds int, failed map[int]bool) 
 				t.Fatal(err)
 			}
 		}
-		if err := w.WriteUnits(); err != nil {
+		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%s.%d.txt", side, i))
@@ -70,17 +71,17 @@ func TestGateStoreFailed(t *testing.T) {
 		t.Errorf("merged head holds %d failures of boom, want 6:\n%s", n, data)
 	}
 	r := benchfmt.NewReader(bytes.NewReader(data), "head.txt")
-	results := 0
+	read := 0
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
 			t.Errorf("benchfmt: %v", rec)
 		case *benchfmt.Result:
-			results++
+			read++
 		}
 	}
-	if results != 6 {
-		t.Errorf("benchfmt reads %d results of the merged head, want optimized's 6", results)
+	if read != 6 {
+		t.Errorf("benchfmt reads %d results of the merged head, want optimized's 6", read)
 	}
 
 	code, out, errOut := runGate(t, "--no-config", base, head)
@@ -111,11 +112,11 @@ func TestGateStoreFailed(t *testing.T) {
 	// A head whose only store failed at its first sample has no result
 	// (only the failure, after the configuration lines).
 	var buf bytes.Buffer
-	w := bench.NewWriter(&buf)
+	w := results.NewWriter(&buf)
 	if err := w.WriteFailure("Churn/scenario=rotate-10-of-100/store=boom", "Update (configuration 4 of 6) did not return within 10m0s"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteUnits(); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	only := filepath.Join(dir, "only.txt")

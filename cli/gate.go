@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/blame"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -82,8 +82,8 @@ Decisions, per benchmark (scenario × store) and metric:
     (fixed op counts make them deterministic) are compared exactly: any change
     beyond the threshold is a regression, no test needed (>= 2 samples a side).
   - Otherwise a test decides, chosen by --test (or the policy's "test"):
-    paired: samples of BASE and HEAD with the same "round: N" configuration
-    line (certbench run --round N, as scripts/certbench-ci.sh writes) are
+    paired: samples of BASE and HEAD with the same "# round: N" comment line
+    (certbench run --round N, as scripts/certbench-ci.sh writes) are
     paired, and a Wilcoxon signed-rank test of the per-round log ratios
     head/base gives the p-value (exact up to 50 pairs; zero differences
     dropped, ties midranked); the change is the Hodges-Lehmann estimate of
@@ -204,6 +204,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 	}
 	policy.AllowDifferentCerts = policy.AllowDifferentCerts || opts.AllowDifferentCerts
 	policy.AllowDifferentScenarios = policy.AllowDifferentScenarios || opts.AllowDifferentScenarios
+	defer forAnalysis()()
 	base, head, err := loadGateFiles(opts)
 	if err != nil {
 		return err
@@ -270,12 +271,12 @@ func (o *GateOptions) check() error {
 
 // loadGateFiles reads BASE and HEAD, printing their warnings, and checks
 // that the profile folders, if any, are folders.
-func loadGateFiles(opts *GateOptions) (base, head *compare.Results, err error) {
-	base, err = compare.Load(opts.Base)
+func loadGateFiles(opts *GateOptions) (base, head *results.Set, err error) {
+	base, err = results.Load(opts.Base)
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
-	head, err = compare.Load(opts.Head)
+	head, err = results.Load(opts.Head)
 	if err != nil {
 		return nil, nil, usageError(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -26,11 +26,13 @@ func newMergeCmd(runF func(context.Context, *MergeOptions) error) *cobra.Command
 		Short: "Merge result files into one, recomputing the unit lines from all samples",
 		Long: `merge writes the results of the files, in order, as one file in the Go
 benchmark format (to stdout, or to the file -o names), each result with its
-configuration lines, followed by unit lines computed from all the merged
-samples: B/op, allocs/op and goroutines are declared "assume=exact" only if
-every benchmark has at least 2 samples and all of them are equal. Other
-unit lines of the inputs are kept; inputs that contradict each other are an
-error.
+configuration and comment lines ("# round: N", "# scenario-hash.NAME: ...",
+also from files that wrote them as configuration lines), followed by unit
+lines computed from all the merged samples and one closing line
+"# certbench-end: N results": B/op, allocs/op and goroutines are declared
+"assume=exact" only if every benchmark has at least 2 samples and all of
+them are equal. Other unit lines of the inputs are kept; inputs that
+contradict each other are an error.
 
 Use it instead of cat to combine the files of separate runs (such as one
 "certbench run --count 1" per round, as scripts/ci-compare.sh does): each
@@ -69,7 +71,7 @@ func runMerge(_ context.Context, opts *MergeOptions) error {
 		defer f.Close()
 		file, out = f, f
 	}
-	if _, err := bench.Merge(out, opts.Files...); err != nil {
+	if _, err := results.Merge(out, opts.Files...); err != nil {
 		if file != nil {
 			file.Close()
 			os.Remove(opts.Output)

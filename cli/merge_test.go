@@ -13,6 +13,7 @@ import (
 	"github.com/certbench/certbench/cli"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
@@ -28,17 +29,17 @@ func writeRounds(t *testing.T, dir, side string, bytesPerOp []float64) []string 
 	var paths []string
 	for i, b := range bytesPerOp {
 		var buf bytes.Buffer
-		w := bench.NewWriter(&buf)
+		w := results.NewWriter(&buf)
 		s := bench.Sample{Scenario: "rotate-10-of-100", Store: "optimized", Ops: 10,
 			NsPerOp: 310000 + float64((i*7919)%13)*1000, BytesPerOp: b, AllocsPerOp: 1184, Goroutines: 0,
 			RetainedBytes: 51200, RetainedPerCert: 512}
 		if err := w.Write(s); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.WriteUnits(); err != nil {
+		buf.WriteString("Unit goroutines assume=exact\nUnit B/op assume=exact\nUnit allocs/op assume=exact\n")
+		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		buf.WriteString("Unit goroutines assume=exact\nUnit B/op assume=exact\nUnit allocs/op assume=exact\n")
 		p := filepath.Join(dir, fmt.Sprintf("%s.%d.txt", side, i+1))
 		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -55,7 +56,7 @@ type verdicts struct{ compare, gate, benchmath bool }
 func judge(t *testing.T, basePath, headPath, unit string) verdicts {
 	t.Helper()
 	var v verdicts
-	rs, err := compare.Load(basePath, headPath)
+	rs, err := results.Load(basePath, headPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +70,11 @@ func judge(t *testing.T, basePath, headPath, unit string) verdicts {
 	}
 	v.compare = tb.Rows[0].Cells[1].Delta.Significant
 
-	base, err := compare.Load(basePath)
+	base, err := results.Load(basePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := compare.Load(headPath)
+	head, err := results.Load(headPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +97,11 @@ func judge(t *testing.T, basePath, headPath, unit string) verdicts {
 	// declare.
 	assumption := rs.Units.GetAssumption(unit)
 	th := &benchmath.Thresholds{CompareAlpha: 0.05}
-	values := func(rs *compare.Results) []float64 {
+	values := func(rs *results.Set) []float64 {
 		var vs []float64
-		for _, r := range rs.Results {
-			if x, ok := r.Value(unit); ok {
-				vs = append(vs, x)
+		for _, s := range rs.Series {
+			if m := s.Metric(unit); m != nil {
+				vs = append(vs, m.Values...)
 			}
 		}
 		return vs

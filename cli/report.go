@@ -1,15 +1,18 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/report"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -115,7 +118,8 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		return err
 	}
 	files := strings.Join(opts.Files, ", ")
-	rs, err := compare.Load(opts.Files...)
+	defer forAnalysis()()
+	rs, err := results.Load(opts.Files...)
 	if err != nil {
 		return usageError(err)
 	}
@@ -135,7 +139,7 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {
-		ropts.Compare.Col = compare.FileKey
+		ropts.Compare.Col = results.FileKey
 	}
 	rep, err := report.Build(rs, ropts)
 	if err != nil {
@@ -152,12 +156,8 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		}
 	}
 	out := opts.IO.Out
-	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := writeHTML(opts.Output, rep); err != nil {
 		return err
-	}
-	if err := writeFile(opts.Output, page.Bytes()); err != nil {
-		return usagef("-o: %v", err)
 	}
 	fmt.Fprintf(out, "wrote %s (%d charts)\n", opts.Output, len(rep.Charts()))
 	if opts.PNGDir != "" {
@@ -192,6 +192,40 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		if err := growth.WriteTable(out, rep.Curves); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeHTML writes the page of rep to path as it is made, not held in
+// memory (a page of hundreds of charts is tens of megabytes): into a
+// temporary file beside path, renamed to path once whole, so that a
+// failed report leaves no partial page.
+func writeHTML(path string, rep *report.Report) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // not the temporary file's name
+		}
+		return usagef("-o: %s: %v", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	err = rep.WriteHTML(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return usagef("-o: %v", err)
 	}
 	return nil
 }

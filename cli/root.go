@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -188,9 +188,9 @@ prints how many; a second Ctrl-C kills at once, and the process exits
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints the module version and the VCS revision
-		// (bench.VersionLine); results record them as the configuration
-		// lines certbench-version and certbench-revision.
-		Version: bench.VersionLine(),
+		// (results.VersionLine); results record them as the comment
+		// lines "# certbench-version" and "# certbench-revision".
+		Version: results.VersionLine(),
 	}
 	root.SetVersionTemplate("certbench {{.Version}}\n")
 	root.SetOut(stdout)

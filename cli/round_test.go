@@ -11,7 +11,6 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
@@ -21,13 +20,15 @@ func TestRunWritesRound(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	rs, err := compare.Load(out)
+	rs, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rs.Results {
-		if got := r.GetConfig(results.RoundKey); got != "7" {
-			t.Errorf("%s: round %q, want 7", r.Name, got)
+	for _, s := range rs.Series {
+		for i := range s.N {
+			if got := s.Round(i); got != "7" {
+				t.Errorf("%s: round %q, want 7", s.Name, got)
+			}
 		}
 	}
 	if code, _, errOut := run(t, "run", "--round", "1 2", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "--round") {
@@ -52,13 +53,13 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 				f = 1.06
 			}
 			var buf bytes.Buffer
-			w := bench.NewWriter(&buf, results.RoundKey, fmt.Sprint(i+1))
+			w := results.NewWriter(&buf, results.RoundKey, fmt.Sprint(i+1))
 			s := bench.Sample{Scenario: "rotate-10-of-100", Store: "optimized", Ops: 10,
 				NsPerOp: 310000 * d * f, BytesPerOp: 86000, AllocsPerOp: 1184, RetainedBytes: 51200, RetainedPerCert: 512}
 			if err := w.Write(s); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteUnits(); err != nil {
+			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
 			p := filepath.Join(dir, fmt.Sprintf("%s.%d.txt", side, i+1))
@@ -77,13 +78,13 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, side+".cat.txt"), cat[side].Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rs, err := compare.Load(filepath.Join(dir, side+".txt"))
+		rs, err := results.Load(filepath.Join(dir, side+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var rounds []string
-		for _, r := range rs.Results {
-			rounds = append(rounds, r.GetConfig(results.RoundKey))
+		for _, s := range rs.Series {
+			rounds = append(rounds, s.Rounds...)
 		}
 		if got := strings.Join(rounds, ","); got != "1,2,3,4,5,6,7,8" {
 			t.Errorf("merged %s: rounds %s, want 1..8", side, got)

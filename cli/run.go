@@ -122,9 +122,9 @@ func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
 
 // runTo measures and writes the results to out in Go benchmark format.
 // When ctx is done before the end (an interrupt), the file is still
-// complete: the samples measured so far (the one in flight is dropped)
-// and the unit lines computed from them; the error is then an
-// *interruptedError. A sample the store under test ended (a panic, or a
+// complete: the samples measured so far (the one in flight is dropped),
+// the unit lines computed from them and the closing line; the error is
+// then an *interruptedError. A sample the store under test ended (a panic, or a
 // call that did not return within the sample timeout) is reported on
 // errOut, its stack written to a file named from stacks (see stackBase),
 // and recorded in the results as a failure; the other stores go on
@@ -135,15 +135,15 @@ func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stack
 	if err != nil {
 		return err
 	}
-	w := bench.NewWriter(out, append(config, kv...)...)
+	w := results.NewWriter(out, append(config, kv...)...)
 	faults := &storeFaults{errOut: errOut, base: stacks, w: w}
 	opts.Fault = faults.report
-	err = bench.Run(ctx, opts, w.Write)
+	err = bench.Run(ctx, opts, func(s bench.Sample) error { return w.Write(s) })
 	var f *bench.StoreFault
 	if err != nil && ctx.Err() == nil && !errors.As(err, &f) {
 		return err
 	}
-	if uerr := w.WriteUnits(); uerr != nil {
+	if uerr := w.Close(); uerr != nil {
 		return uerr
 	}
 	if err != nil && ctx.Err() != nil {
@@ -158,8 +158,8 @@ type RunOptions struct {
 	BenchFlags
 	// Output is the file the results go to (-o); "" or "-" is IO.Out.
 	Output string
-	// Round, when not empty (--round), is written as the file
-	// configuration line "round: ROUND": the round of an interleaved
+	// Round, when not empty (--round), is written as the comment line
+	// "# round: ROUND" (results.RoundKey): the round of an interleaved
 	// base/head protocol, by which certbench gate pairs samples.
 	Round string
 	// Sync, when not empty (--sync), is a directory shared with
@@ -266,7 +266,7 @@ key. The results record only the source's shape (certs-count, certs-keys,
 	}
 	opts.BenchFlags.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout (stacks of a store that fails go beside it)")
-	cmd.Flags().StringVar(&opts.Round, "round", "", "write the configuration line \"round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head")
+	cmd.Flags().StringVar(&opts.Round, "round", "", "write the comment line \"# round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head (benchstat ignores it)")
 	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
 	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the `number` of processes sharing the --sync directory")
 	opts.SimulateFlags.bind(cmd)

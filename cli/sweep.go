@@ -14,9 +14,9 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/sweep"
+	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -211,7 +211,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		certgen.SetPoolCacheDir(opts.CacheDir)
 	}
 
-	results, tables := opts.IO.Out, opts.IO.ErrOut
+	out, tables := opts.IO.Out, opts.IO.ErrOut
 	var file *os.File
 	if opts.Output != "" && opts.Output != "-" {
 		f, err := os.Create(opts.Output)
@@ -220,15 +220,16 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		}
 		defer f.Close()
 		file = f
-		results, tables = f, opts.IO.Out
+		out, tables = f, opts.IO.Out
 	}
 	var raw bytes.Buffer
-	bw := bench.NewWriter(io.MultiWriter(results, &raw))
+	bw := results.NewWriter(io.MultiWriter(out, &raw))
 	faults := &storeFaults{errOut: opts.IO.ErrOut, base: stackBase(opts.Output), w: bw}
 	timeout := opts.SampleTimeout
 	if timeout == 0 {
 		timeout = -1 // no limit
 	}
+	write := func(s bench.Sample) error { return bw.Write(s) }
 	var notes []string
 	start := time.Now()
 	for _, fam := range fams {
@@ -238,7 +239,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 			sopts.Progress = opts.IO.ErrOut
 			sopts.ProgressLines = !isTerminal(opts.IO.ErrOut)
 		}
-		res, err := sweep.Run(ctx, sopts, bw.Write)
+		res, err := sweep.Run(ctx, sopts, write)
 		if res != nil {
 			notes = append(notes, res.Notes...)
 		}
@@ -246,8 +247,8 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		if err != nil && (ctx.Err() != nil || errors.As(err, &f)) {
 			// Interrupted, or stopped by a store that hung: keep
 			// the file valid, with the unit lines of the samples
-			// written.
-			if uerr := bw.WriteUnits(); uerr != nil {
+			// written and its closing line.
+			if uerr := bw.Close(); uerr != nil {
 				return uerr
 			}
 			if ctx.Err() == nil {
@@ -259,7 +260,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 			return err
 		}
 	}
-	if err := bw.WriteUnits(); err != nil {
+	if err := bw.Close(); err != nil {
 		return err
 	}
 	if file != nil {
@@ -269,7 +270,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	}
 	elapsed := time.Since(start)
 
-	rs, err := compare.Read(&raw, "sweep")
+	rs, err := results.Read(&raw, "sweep")
 	if err != nil {
 		return err
 	}

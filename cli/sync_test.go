@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // Two run processes given one --sync directory measure together and both
@@ -42,12 +42,12 @@ func TestRunSync(t *testing.T) {
 		if codes[i] != cli.ExitOK {
 			t.Fatalf("party %d: exit %d: %s", i, codes[i], errs[i])
 		}
-		rs, err := compare.Load(out)
+		rs, err := results.Load(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rs.Results) != 4 {
-			t.Errorf("party %d: %d samples, want 4", i, len(rs.Results))
+		if rs.Samples() != 4 {
+			t.Errorf("party %d: %d samples, want 4", i, rs.Samples())
 		}
 	}
 	// Two scenarios, two samples each: four points.

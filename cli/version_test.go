@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/cli"
+	"github.com/certbench/certbench/results"
 )
 
 func TestVersionFlag(t *testing.T) {
@@ -30,7 +31,7 @@ func TestLinkedRevision(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	bin := filepath.Join(t.TempDir(), "certbench")
 	build := exec.Command("go", "build", "-buildvcs=false",
-		"-ldflags", "-X github.com/certbench/certbench/bench.revision="+rev,
+		"-ldflags", "-X github.com/certbench/certbench/results.revision="+rev,
 		"-o", bin, "../cmd/certbench")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -46,7 +47,7 @@ func TestLinkedRevision(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if want := "\ncertbench-revision: " + rev + "\n"; !strings.Contains(string(out), want) {
+	if want := "\n" + results.CommentPrefix + results.RevisionKey + ": " + rev + "\n"; !strings.Contains(string(out), want) {
 		t.Errorf("run output lacks %q:\n%s", want, out)
 	}
 }

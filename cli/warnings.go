@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
 // printWarnings writes the warnings of results read from files (units
 // certbench does not know, for example) to w, one a line.
-func printWarnings(w io.Writer, rs *compare.Results) {
+func printWarnings(w io.Writer, rs *results.Set) {
 	for _, err := range rs.Warnings {
 		fmt.Fprintln(w, "certbench: warning:", err)
 	}
@@ -19,7 +18,7 @@ func printWarnings(w io.Writer, rs *compare.Results) {
 // printFailures writes to w a warning per benchmark the files record as
 // failed (a store that panicked or hung in certbench run): its samples
 // stop there.
-func printFailures(w io.Writer, rs *compare.Results) {
+func printFailures(w io.Writer, rs *results.Set) {
 	for _, f := range rs.Failures {
 		what := "benchmark " + f.Name
 		if sc, st := f.Value(results.ScenarioKey), f.Value(results.StoreKey); sc != "" && st != "" {

@@ -29,6 +29,9 @@ type Failure struct {
 	Reason string
 	// Line is the FAIL line's number in its file, from 1.
 	Line int
+	// File is the label of the input it was read from, when read by
+	// Load or Read (as in Set.Files).
+	File string
 }
 
 // Value returns the value of the sub-benchmark key in the failure's name

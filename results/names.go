@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -32,12 +33,13 @@ const (
 // File configuration keys certbench writes besides the machine's (goos,
 // goarch, cpu, go, gomaxprocs).
 const (
-	// RoundKey is the file configuration line "round: N" that
-	// "certbench run --round N" writes: the round of an interleaved
-	// base/head protocol (scripts/certbench-ci.sh) a sample was measured
-	// in. benchfmt keeps it with every result after it, so it survives
-	// concatenation and certbench merge, and the gate pairs base and head
-	// samples of the same round.
+	// RoundKey is the key of "certbench run --round N": the round of an
+	// interleaved base/head protocol (scripts/certbench-ci.sh) a sample
+	// was measured in. It applies to every result after it, so it
+	// survives concatenation and certbench merge, and the gate pairs base
+	// and head samples of the same round. Files written before it became
+	// a comment line hold it as a configuration line, "round: N"; Read
+	// takes either.
 	RoundKey = "round"
 	// InstrumentKey is the file configuration line that says how the
 	// timed ops were measured: "instrument: simulate" for a run under
@@ -50,12 +52,23 @@ const (
 	// with "instrument: simulate": instruction counts compare only
 	// between runs of one version.
 	SimulatorKey = "simulator"
-	// ScenarioHashPrefix begins the file configuration key that records
-	// the definition hash of each scenario a run measured:
-	// "scenario-hash.rotate-10-of-100: 5d0c1e2f3a4b" (see ScenarioHashKey
-	// and scenarios.Scenario.Hash). The gate compares base and head only
-	// where the hashes of a scenario agree.
+	// ScenarioHashPrefix begins the key that records the definition hash
+	// of each scenario a run measured: "scenario-hash.rotate-10-of-100:
+	// 5d0c1e2f3a4b" (see ScenarioHashKey and scenarios.Scenario.Hash).
+	// The gate compares base and head only where the hashes of a
+	// scenario agree.
 	ScenarioHashPrefix = "scenario-hash."
+	// VersionKey records the certbench version that wrote a file (see
+	// Version).
+	VersionKey = "certbench-version"
+	// RevisionKey records the VCS revision certbench was built from,
+	// when it is known (see Revision).
+	RevisionKey = "certbench-revision"
+	// EndKey is the key of the closing line a Writer writes when it is
+	// closed, "# certbench-end: 24 results": a file written by certbench
+	// that lacks it after its last result was cut short (see
+	// MissingEndWarning).
+	EndKey = "certbench-end"
 )
 
 // The instruments, as InstrumentKey lines name them.
@@ -67,6 +80,26 @@ const (
 	// allocation counters.
 	InstrumentSimulate = "simulate"
 )
+
+// CommentPrefix begins a comment line: "# " and then a configuration
+// line, "# round: 3". The Go benchmark format ignores such lines (a key
+// begins with a lower-case letter), so benchstat does not split a
+// benchmark's samples by them; Read reads them as configuration lines.
+const CommentPrefix = "# "
+
+// IsCommentKey reports whether a Writer writes the configuration key as a
+// comment line: the keys whose values differ between the samples of one
+// comparison (RoundKey, the ScenarioHashPrefix keys, which differ between
+// the files a merge joins) or between the builds of base and head
+// (VersionKey, RevisionKey), and which would make benchstat table every
+// sample, or every side, apart.
+func IsCommentKey(key string) bool {
+	switch key {
+	case RoundKey, VersionKey, RevisionKey:
+		return true
+	}
+	return strings.HasPrefix(key, ScenarioHashPrefix)
+}
 
 // ScenarioHashKey returns the configuration key of scenario's definition
 // hash.

@@ -68,7 +68,7 @@ func (s Scenario) Hash() string {
 
 // HashConfig returns the file configuration lines that record the
 // definition hash of each scenario, as key/value pairs for
-// bench.NewWriter: "scenario-hash.NAME", Hash.
+// results.NewWriter: "scenario-hash.NAME", Hash.
 func HashConfig(scs []Scenario) []string {
 	var kv []string
 	for _, s := range scs {

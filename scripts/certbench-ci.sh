@@ -15,8 +15,8 @@
 # `certbench run --count 1` per binary, in ABBA order (base first in odd
 # rounds, head first in even ones) so that drift in the machine hits both
 # sides alike. Each sample records its round (`certbench run --round N`
-# writes the configuration line "round: N"; a base binary too old for
-# --round runs without it), so that the gate pairs base and head round by
+# writes the comment line "# round: N", which benchstat ignores; a base
+# binary too old for --round runs without it), so that the gate pairs base and head round by
 # round (policy `test: auto`, the default: a Wilcoxon signed-rank test of
 # the per-round ratios, which drift between rounds does not blur; see
 # `certbench gate --help`). The head binary merges each side's per-round files
@@ -314,15 +314,16 @@ trap cleanup EXIT
 
 # build TREE OUTPUT: builds the binary of the module at TREE/DIR. The
 # default build links TREE's commit into certbench (the variable
-# bench.revision, which --version prints and results record as
+# results.revision, which --version prints and results record as
 # certbench-revision when the build info has no vcs.revision, e.g. under
-# GOFLAGS=-buildvcs=false); a --build command gets the same flags in
+# GOFLAGS=-buildvcs=false; bench.revision for a base built before it
+# moved there); a --build command gets the same flags in
 # CERTBENCH_LDFLAGS and the commit in CERTBENCH_REVISION.
 build() {
   local moddir=$1/$dir rev ldflags
   [[ -d "$moddir" ]] || { echo "no directory $dir in that tree" >>"$out/build.log"; return 1; }
   rev=$(git -C "$1" rev-parse HEAD 2>/dev/null || true)
-  ldflags="-X github.com/certbench/certbench/bench.revision=$rev"
+  ldflags="-X github.com/certbench/certbench/results.revision=$rev -X github.com/certbench/certbench/bench.revision=$rev"
   if [[ -n "$build_cmd" ]]; then
     (cd "$moddir" && CERTBENCH_BIN=$2 CERTBENCH_REVISION=$rev CERTBENCH_LDFLAGS=$ldflags bash -c "$build_cmd") >>"$out/build.log" 2>&1
   else

@@ -14,15 +14,13 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/blame"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
+	_ "github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/stores/variants"
 	pprofile "github.com/google/pprof/profile"
-
-	_ "github.com/certbench/certbench/stores/optimized"
 )
 
 // writeHeapProfile writes a heap profile in the layout bench.HeapProfile
@@ -96,11 +94,11 @@ func TestDirsNameGrownSites(t *testing.T) {
 // evaluateFiles gates head against base with the default policy.
 func evaluateFiles(t *testing.T, base, head string) *gate.Verdict {
 	t.Helper()
-	b, err := compare.Load(base)
+	b, err := results.Load(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := compare.Load(head)
+	h, err := results.Load(head)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ const (
 	// key the column projection uses; benchstat's default.
 	NameRow = ".fullname"
 	// NameCol puts one input file per column; benchstat's default.
-	NameCol = FileKey
+	NameCol = results.FileKey
 	// DefaultFilter keeps every result.
 	DefaultFilter = "*"
 	// DefaultAlpha is the significance level of comparisons.
@@ -95,7 +95,7 @@ type Options struct {
 // order, the first being the baseline), and one row per scenario and
 // store for certbench results, per benchmark (".fullname") otherwise.
 func FileOptions() Options {
-	return Options{Col: FileKey}
+	return Options{Col: results.FileKey}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -209,7 +209,8 @@ type Table struct {
 
 // A Cell summarizes the sample of one row and column.
 type Cell struct {
-	// Sample holds the measured values, sorted ascending.
+	// Sample holds the measured values, sorted ascending; they may be
+	// the results.Set's own (read-only).
 	Sample *benchmath.Sample
 
 	// Summary is the sample's center (median, or mode for exact
@@ -272,7 +273,7 @@ func (d *Delta) String() string {
 	case d.Base == 0:
 		return "?"
 	}
-	return fmt.Sprintf("%+.2f%%", d.Percent())
+	return results.FormatPercent(d.Percent())
 }
 
 // A Geomean summarizes one column of a Table.
@@ -311,9 +312,23 @@ var unitOrder = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
 
 // rawCell accumulates the values of one (unit, row, column) cell.
 type rawCell struct {
-	values  []float64
+	parts   [][]float64 // the sorted values of each series in the cell
 	residue []benchproc.Key
 	files   []string
+}
+
+// values returns the cell's values, sorted: the one series' own (shared,
+// not copied), or a sorted copy of all of them.
+func (c *rawCell) values() []float64 {
+	if len(c.parts) == 1 {
+		return c.parts[0]
+	}
+	var all []float64
+	for _, p := range c.parts {
+		all = append(all, p...)
+	}
+	slices.Sort(all)
+	return all
 }
 
 type cellKey struct {
@@ -339,10 +354,10 @@ func (w *warnings) add(msgs ...string) {
 	}
 }
 
-// Build groups results into rows and columns as opts says and computes,
-// for each unit, the summary of every cell, the comparison of every cell
-// with its row's baseline (first column) cell, and per-column geomeans.
-// It is NewBuilder, Add for every result, then Report.
+// Build groups the results of set into rows and columns as opts says and
+// computes, for each unit, the summary of every cell, the comparison of
+// every cell with its row's baseline (first column) cell, and per-column
+// geomeans. It is NewBuilder, Add for every series, then Report.
 //
 // Build returns an error wrapping ErrNoResults if no results are left
 // after filtering, and an error wrapping ErrNothingInCommon if there are
@@ -350,32 +365,38 @@ func (w *warnings) add(msgs ...string) {
 // column and another column (for example, two files with no benchmarks
 // in common). It also fails on an invalid projection, filter, Alpha or
 // Confidence, or if opts.Columns names an unknown column.
-func Build(results *Results, opts Options) (*Report, error) {
-	b, err := NewBuilder(results.Units, opts)
+func Build(set *results.Set, opts Options) (*Report, error) {
+	b, err := NewBuilder(set.Units, opts)
 	if err != nil {
 		return nil, err
 	}
-	for _, res := range results.Results {
-		b.Add(res)
+	for _, s := range set.Series {
+		b.Add(s)
 	}
 	return b.Report()
 }
 
-// A Builder accumulates results, then makes the Report of what it was
-// given, as benchstat's table builder does: NewBuilder, Add for each
-// result, then Report.
+// A Builder accumulates series of results, then makes the Report of what
+// it was given, as benchstat's table builder does: NewBuilder, Add for
+// each series, then Report.
 type Builder struct {
 	opts   Options
 	filter *benchproc.Filter
 	units  benchfmt.UnitMetadataMap
 
-	kept  []*benchfmt.Result
+	kept  []kept
 	names map[string]bool // distinct benchmark names kept
 	plain []string        // those that are not certbench's
 }
 
+// kept is a series the filter keeps, with the result benchproc projects.
+type kept struct {
+	series *results.Series
+	res    *benchfmt.Result
+}
+
 // NewBuilder returns a Builder for results with the unit metadata units
-// (Results.Units), compared as opts says. It fails on an invalid filter,
+// (Set.Units), compared as opts says. It fails on an invalid filter,
 // Alpha or Confidence; projections are checked by Report, which chooses
 // them from the results when opts leaves them empty.
 func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) {
@@ -390,14 +411,14 @@ func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) 
 	return &Builder{opts: opts, filter: filter, units: units, names: make(map[string]bool)}, nil
 }
 
-// Add adds a result, if the filter keeps it (or any of its values). The
-// Builder keeps its own copy of what it changes; res is not modified.
-func (b *Builder) Add(res *benchfmt.Result) {
-	res = valuesCopy(res)
-	if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+// Add adds a series, if the filter keeps it (or any of its units). The
+// series is not modified.
+func (b *Builder) Add(s *results.Series) {
+	res := s.Result()
+	if m, _ := b.filter.Match(res); !m.Any() {
 		return
 	}
-	b.kept = append(b.kept, res)
+	b.kept = append(b.kept, kept{s, res})
 	if name := string(res.Name); !b.names[name] {
 		b.names[name] = true
 		if !results.IsCertbench(res) {
@@ -477,7 +498,7 @@ type grid struct {
 	config           []Config
 }
 
-// group projects the kept results into rows and columns.
+// group projects the kept series into rows and columns.
 func (b *Builder) group(opts Options) (*grid, error) {
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(opts.Row, b.filter)
@@ -488,12 +509,6 @@ func (b *Builder) group(opts Options) (*grid, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column projection %q: %w", opts.Col, err)
 	}
-	// The round a sample was measured in (certbench run --round) varies
-	// within a side by design: it pairs samples, it does not tell them
-	// apart, so it is not residue to warn about (benchstat -ignore round).
-	if _, err := parser.Parse(results.RoundKey, nil); err != nil {
-		return nil, fmt.Errorf("ignoring %s: %w", results.RoundKey, err)
-	}
 	residueBy := parser.Residue()
 	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
 	var (
@@ -502,15 +517,16 @@ func (b *Builder) group(opts Options) (*grid, error) {
 		colSet   = make(map[benchproc.Key]bool)
 		cfgIndex = make(map[string]int)
 	)
-	for _, res := range b.kept {
+	for _, k := range b.kept {
 		// Projections with an explicit order ("/store@(naive optimized)")
-		// add to the filter: apply it again.
-		if ok, _ := b.filter.Apply(res); !ok || len(res.Values) == 0 {
+		// add to the filter: match again.
+		m, _ := b.filter.Match(k.res)
+		if !m.Any() {
 			continue
 		}
-		g.addConfig(res, cfgIndex)
-		row, col, residue := rowBy.Project(res), colBy.Project(res), residueBy.Project(res)
-		file := res.GetConfig(FileKey)
+		g.addConfig(k.res, cfgIndex)
+		row, col, residue := rowBy.Project(k.res), colBy.Project(k.res), residueBy.Project(k.res)
+		file := k.series.GetConfig(results.FileKey)
 		if !rowSet[row] {
 			rowSet[row] = true
 			g.rowKeys = append(g.rowKeys, row)
@@ -520,12 +536,15 @@ func (b *Builder) group(opts Options) (*grid, error) {
 			g.colKeys = append(g.colKeys, col)
 		}
 		g.pairs[[2]benchproc.Key{row, col}] = true
-		for _, v := range res.Values {
-			if !seenUnit[v.Unit] {
-				seenUnit[v.Unit] = true
-				g.units = append(g.units, v.Unit)
+		for i, metric := range k.series.Metrics {
+			if !m.Test(i) {
+				continue
 			}
-			g.add(cellKey{v.Unit, row, col}, v.Value, residue, file)
+			if !seenUnit[metric.Unit] {
+				seenUnit[metric.Unit] = true
+				g.units = append(g.units, metric.Unit)
+			}
+			g.add(cellKey{metric.Unit, row, col}, metric.Values, residue, file)
 		}
 	}
 	if len(g.cells) == 0 {
@@ -555,14 +574,14 @@ func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
 	}
 }
 
-// add appends a value to its cell.
-func (g *grid) add(k cellKey, value float64, residue benchproc.Key, file string) {
+// add adds the sorted values of a series to their cell.
+func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file string) {
 	c := g.cells[k]
 	if c == nil {
 		c = new(rawCell)
 		g.cells[k] = c
 	}
-	c.values = append(c.values, value)
+	c.parts = append(c.parts, values)
 	if !slices.Contains(c.residue, residue) {
 		c.residue = append(c.residue, residue)
 	}
@@ -695,7 +714,9 @@ func (t *Table) warnings() []string {
 }
 
 func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
-	s := benchmath.NewSample(slices.Clone(raw.values), th)
+	// Sorted already (results.Metric), so not benchmath.NewSample, which
+	// would sort the series' values in place.
+	s := &benchmath.Sample{Values: raw.values(), Thresholds: th}
 	c := &Cell{Sample: s, Summary: assumption.Summary(s, confidence)}
 	c.Warnings = appendErrors(c.Warnings, s.Warnings)
 	c.Warnings = appendErrors(c.Warnings, c.Summary.Warnings)
@@ -704,7 +725,7 @@ func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresh
 		vary = append(vary, f.Name)
 	}
 	if len(raw.files) > 1 {
-		vary = append(vary, FileKey)
+		vary = append(vary, results.FileKey)
 	}
 	if len(vary) > 0 {
 		c.Warnings = append(c.Warnings, "benchmarks vary in "+strings.Join(vary, ", "))
@@ -878,7 +899,7 @@ func projections(row, col string, plain bool) (string, string) {
 		return strings.Join(keys, ","), col
 	default:
 		if slices.Contains(projectionKeys(row), "/"+results.StoreKey) {
-			return row, FileKey
+			return row, results.FileKey
 		}
 		return row, DefaultCol
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	goldenfile "github.com/certbench/certbench/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,12 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/certbench/certbench/internal/golden"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 func mustBuild(t *testing.T, opts Options, paths ...string) *Report {
 	t.Helper()
-	rs, err := Load(paths...)
+	rs, err := results.Load(paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestSignificantDifference(t *testing.T) {
 	// Swapping the columns flips the sign.
 	opts := FileOptions()
 	opts.Columns = []string{"testdata/new.txt", "testdata/old.txt"}
-	rs, _ := Load("testdata/old.txt", "testdata/new.txt")
+	rs, _ := results.Load("testdata/old.txt", "testdata/new.txt")
 	rev, err := Build(rs, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestSignificantDifference(t *testing.T) {
 }
 
 func TestStoresAndColumnOrder(t *testing.T) {
-	rs, err := Load("testdata/stores.txt")
+	rs, err := results.Load("testdata/stores.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func bench(scenario, store string, n int, nsPerOp ...int) string {
 func TestLoadErrors(t *testing.T) {
 	t.Run("missing file", func(t *testing.T) {
 		missing := filepath.Join(t.TempDir(), "nope.txt")
-		_, err := Load("testdata/old.txt", missing)
+		_, err := results.Load("testdata/old.txt", missing)
 		if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), missing) {
 			t.Errorf("err = %v, want not-exist error naming %s", err, missing)
 		}
@@ -250,7 +251,7 @@ func TestLoadErrors(t *testing.T) {
 	t.Run("malformed line", func(t *testing.T) {
 		bad := writeFile(t, "bad.txt", "goos: linux\n"+bench("a", "naive", 2, 100)+
 			"BenchmarkChurn/scenario=a/store=naive 5 12x ns/op\n")
-		_, err := Load(bad)
+		_, err := results.Load(bad)
 		var se *benchfmt.SyntaxError
 		if err == nil || !strings.Contains(err.Error(), bad+":4:") || !errors.As(err, &se) || se.Line != 4 {
 			t.Errorf("err = %v, want syntax error at %s:4", err, bad)
@@ -258,23 +259,23 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("empty file", func(t *testing.T) {
 		empty := writeFile(t, "empty.txt", "")
-		if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), empty) || !strings.Contains(err.Error(), "no benchmark results") {
+		if _, err := results.Load(empty); err == nil || !strings.Contains(err.Error(), empty) || !strings.Contains(err.Error(), "no benchmark results") {
 			t.Errorf("err = %v, want no-results error naming %s", err, empty)
 		}
 		configOnly := writeFile(t, "config.txt", "goos: linux\nPASS\nok  \tgithub.com/x\t0.1s\n")
-		if _, err := Load(configOnly); err == nil || !strings.Contains(err.Error(), configOnly) {
+		if _, err := results.Load(configOnly); err == nil || !strings.Contains(err.Error(), configOnly) {
 			t.Errorf("err = %v, want error naming %s", err, configOnly)
 		}
 	})
 	t.Run("no files", func(t *testing.T) {
-		if _, err := Load(); err == nil {
+		if _, err := results.Load(); err == nil {
 			t.Error("no error")
 		}
 	})
 	t.Run("conflicting unit metadata", func(t *testing.T) {
 		a := writeFile(t, "a.txt", "Unit B/op assume=exact\n"+bench("a", "naive", 1, 100))
 		b := writeFile(t, "b.txt", "Unit B/op assume=nothing\n"+bench("a", "naive", 1, 100))
-		if _, err := Load(a, b); err == nil || !strings.Contains(err.Error(), b+":1") {
+		if _, err := results.Load(a, b); err == nil || !strings.Contains(err.Error(), b+":1") {
 			t.Errorf("err = %v, want conflict naming %s:1", err, b)
 		}
 	})
@@ -283,7 +284,7 @@ func TestLoadErrors(t *testing.T) {
 func TestNothingInCommon(t *testing.T) {
 	a := writeFile(t, "a.txt", bench("rotate-10-of-100", "naive", 6, 100))
 	b := writeFile(t, "b.txt", bench("lookup-1000", "naive", 6, 100))
-	rs, err := Load(a, b)
+	rs, err := results.Load(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestNothingInCommon(t *testing.T) {
 	}
 	// Two stores that never share a scenario.
 	c := writeFile(t, "c.txt", bench("x", "naive", 6, 100)+bench("y", "optimized", 6, 100))
-	rs, _ = Load(c)
+	rs, _ = results.Load(c)
 	if _, err := Build(rs, Options{}); !errors.Is(err, ErrNothingInCommon) {
 		t.Errorf("stores: err = %v, want ErrNothingInCommon", err)
 	}
@@ -359,12 +360,12 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestRead(t *testing.T) {
-	rs, err := Read(strings.NewReader(bench("a", "naive", 6, 100)+bench("a", "optimized", 6, 300)), "stdin")
+	rs, err := results.Read(strings.NewReader(bench("a", "naive", 6, 100)+bench("a", "optimized", 6, 300)), "stdin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs.Results) != 12 || !slices.Equal(rs.Files, []string{"stdin"}) || rs.Results[0].GetConfig(FileKey) != "stdin" {
-		t.Fatalf("results %d, files %q", len(rs.Results), rs.Files)
+	if rs.Samples() != 12 || !slices.Equal(rs.Files, []string{"stdin"}) || rs.Series[0].GetConfig(results.FileKey) != "stdin" {
+		t.Fatalf("results %d, files %q", rs.Samples(), rs.Files)
 	}
 	r, err := Build(rs, Options{})
 	if err != nil {
@@ -373,7 +374,7 @@ func TestRead(t *testing.T) {
 	if d := r.Tables[0].Rows[0].Cells[1].Delta; !d.Significant || d.Ratio < 2.9 || d.Ratio > 3.1 {
 		t.Errorf("delta %v ratio %v", d, d.Ratio)
 	}
-	if _, err := Read(strings.NewReader("BenchmarkX 1 1 ns/op\nBenchmarkY 1\n"), "in"); err == nil || !strings.Contains(err.Error(), "in:2:") {
+	if _, err := results.Read(strings.NewReader("BenchmarkX 1 1 ns/op\nBenchmarkY 1\n"), "in"); err == nil || !strings.Contains(err.Error(), "in:2:") {
 		t.Errorf("err = %v, want in:2", err)
 	}
 }

@@ -38,7 +38,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				if c == nil {
 					continue
 				}
-				_, ci := t.cellTexts(row, c)
+				_, ci := t.cellTexts(c)
 				rec := []string{
 					t.Unit, assumption, row.Label, t.Columns[j].Label,
 					strconv.Itoa(c.N()), csvFloat(c.Center()),

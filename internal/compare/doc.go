@@ -4,10 +4,10 @@
 //
 // # Pipeline
 //
-// Load (or Read) parses files in the standard Go benchmark format with
-// golang.org/x/perf/benchfmt, keeping each result's input label under the
-// ".file" key and the "Unit ... assume=exact" metadata. Build groups the
-// measurements with golang.org/x/perf/benchproc projections into one
+// Package results reads the files (results.Load, results.Read) into a
+// results.Set: per benchmark and configuration, the values of each unit,
+// with the input's label under the ".file" key and the "Unit ...
+// assume=exact" metadata. Build groups the measurements with golang.org/x/perf/benchproc projections into one
 // Table per unit, with rows (Options.Row, default "/scenario") and columns
 // (Options.Col, default "/store"). FileOptions instead compares input
 // files: rows "/scenario,/store", columns ".file", so a base run can be
@@ -35,17 +35,13 @@
 // and collected in Report.Warnings. A geomean row summarizes each column
 // over the rows with positive results in every column.
 //
-// Values are scaled with golang.org/x/perf/benchunit: "190.2m" sec/op,
-// "850.1Ki" B/op.
+// Text and Markdown show each value as results.Format does, scaled on its
+// own: "190 ms" sec/op, "850 KiB" B/op, "1,184" allocs/op.
 //
 // # Errors
 //
-// Load fails if a file cannot be read, has a malformed line, a value that
-// is not a finite number or is negative, a truncated last line, or no
-// benchmark results; its messages name file:line, with no package prefix.
-// It checks every value before any statistics (benchmath's Mann-Whitney U
-// test does not terminate on NaN). Units certbench does not know are read
-// with a warning in Results.Warnings. Build fails with
+// results.Load checks every value before any statistics (benchmath's
+// Mann-Whitney U test does not terminate on NaN). Build fails with
 // ErrNothingInCommon if the columns share no benchmarks, and with
 // ErrNoResults if the filter leaves nothing.
 //
@@ -76,7 +72,7 @@
 //	         "values": [0.189, ...],              // sorted samples
 //	         "center": 0.1902, "lo": 0.1885, "hi": 0.1921, // lo/hi may be null
 //	         "confidence": 0.96875,               // actual interval level
-//	         "text": "190.2m ± 1%", "center_text": "190.2m", "ci_text": "1%",
+//	         "text": "190 ms ± 1%", "center_text": "190 ms", "ci_text": "1%",
 //	         "warnings": [],
 //	         "delta": null},                      // null in the baseline column
 //	        {"column": "optimized", ...,
@@ -89,9 +85,9 @@
 //	                   "warnings": []}}]}],
 //	    "geomean": [                              // [] if none; one per column
 //	      {"column": "naive", "rows": 3, "center": 0.11, "ratio": null,
-//	       "percent": null, "text": "110.6m", "delta_text": "", "warnings": []},
+//	       "percent": null, "text": "111 ms", "delta_text": "", "warnings": []},
 //	      {"column": "optimized", "rows": 3, "center": 0.0136, "ratio": 0.1225,
-//	       "percent": -87.75, "text": "13.55m", "delta_text": "-87.75%",
+//	       "percent": -87.75, "text": "13.6 ms", "delta_text": "-87.75%",
 //	       "warnings": []}]
 //	  }, ...],
 //	  "warnings": [...]                           // same as Report.Warnings

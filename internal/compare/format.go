@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"golang.org/x/perf/benchunit"
+	"github.com/certbench/certbench/results"
 )
 
 // This file holds the formatting shared by the renderers.
@@ -13,23 +13,12 @@ import (
 // GeomeanLabel is the row label of the geomean summary row.
 const GeomeanLabel = "geomean"
 
-// Scaler returns the benchunit scaler the renderers use for row: one
-// common scale for all of the row's centers, so that they line up and
-// compare easily (for example "190.2m" and "12.34m" sec/op).
-func (t *Table) Scaler(row *Row) benchunit.Scaler {
-	var centers []float64
-	for _, c := range row.Cells {
-		if c != nil {
-			centers = append(centers, c.Center())
-		}
-	}
-	return benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
-}
-
 // cellTexts returns the formatted center and confidence interval of c
-// ("190.2m", "1%").
-func (t *Table) cellTexts(row *Row, c *Cell) (center, ci string) {
-	return t.Scaler(row).Format(c.Center()), c.Summary.PctRangeString()
+// ("190 ms", "1%"). Each center is scaled on its own (results.Format), so
+// that it keeps three significant digits however far the centers of its
+// row are apart.
+func (t *Table) cellTexts(c *Cell) (center, ci string) {
+	return results.Format(c.Center(), t.Unit), c.Summary.PctRangeString()
 }
 
 // geoTexts returns the formatted geomean center and ratio of g. Undefined
@@ -37,13 +26,10 @@ func (t *Table) cellTexts(row *Row, c *Cell) (center, ci string) {
 // ratio ("").
 func (t *Table) geoTexts(j int, g Geomean) (center, ratio string) {
 	if !math.IsNaN(g.Center) {
-		center = benchunit.Scale(g.Center, benchunit.ClassOf(t.Unit))
+		center = results.Format(g.Center, t.Unit)
 	}
 	if j > 0 {
-		ratio = "?"
-		if !math.IsNaN(g.Ratio) {
-			ratio = fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100)
-		}
+		ratio = results.FormatPercent((g.Ratio - 1) * 100)
 	}
 	return center, ratio
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // FuzzReadBuild reads arbitrary bytes as a result file and builds both
@@ -20,14 +21,16 @@ func FuzzReadBuild(f *testing.F) {
 		if len(data) > 64<<10 {
 			t.Skip("input too large")
 		}
-		rs, err := compare.Read(bytes.NewReader(data), "fuzz.txt")
+		rs, err := results.Read(bytes.NewReader(data), "fuzz.txt")
 		if err != nil {
 			return
 		}
-		for _, r := range rs.Results {
-			for _, v := range r.Values {
-				if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
-					t.Fatalf("Read accepted %s %v %s: Build would see a non-finite value", r.Name, v.Value, v.Unit)
+		for _, s := range rs.Series {
+			for _, m := range s.Metrics {
+				for _, v := range m.Values {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("Read accepted %s %v %s: Build would see a non-finite value", s.Name, v, m.Unit)
+					}
 				}
 			}
 		}

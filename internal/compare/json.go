@@ -132,7 +132,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 					jr.Cells = append(jr.Cells, nil)
 					continue
 				}
-				center, ci := t.cellTexts(row, c)
+				center, ci := t.cellTexts(c)
 				jc := &jsonCell{
 					Column:     t.Columns[j].Label,
 					N:          c.N(),

@@ -101,7 +101,7 @@ func (t *Table) writeMarkdown(w io.Writer) []string {
 				}
 				continue
 			}
-			center, _ := t.cellTexts(row, c)
+			center, _ := t.cellTexts(c)
 			if ci := ciText(c); ci != "" {
 				center += " ± " + ci
 			}

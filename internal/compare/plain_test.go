@@ -126,7 +126,7 @@ func TestPlainRowsAndColumns(t *testing.T) {
 }
 
 func TestProjectionsOnPlainFiles(t *testing.T) {
-	rs, err := Load(plainPair...)
+	rs, err := results.Load(plainPair...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestDefaultProjections(t *testing.T) {
 		{"", ".file", false, "/scenario,/store", ".file"},
 		{"", "/scenario", false, "/store", "/scenario"},
 		{"", "/scenario,/store", false, NameRow, "/scenario,/store"},
-		{"/scenario,/store", "", false, "/scenario,/store", FileKey},
+		{"/scenario,/store", "", false, "/scenario,/store", results.FileKey},
 		{".name", "", false, ".name", DefaultCol},
 		{"", "", true, NameRow, NameCol},
 		{"", "/store", true, NameRow, "/store"},
@@ -235,7 +235,7 @@ func TestDefaultProjections(t *testing.T) {
 func TestNothingInCommonNamesBenchmarks(t *testing.T) {
 	a := writeFile(t, "a.txt", "BenchmarkRefresh-2 10 100 ns/op\n")
 	b := writeFile(t, "b.txt", "BenchmarkLookup/exact-2 10 100 ns/op\n")
-	rs, err := Load(a, b)
+	rs, err := results.Load(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,21 +254,21 @@ func TestNothingInCommonNamesBenchmarks(t *testing.T) {
 }
 
 func TestNameValues(t *testing.T) {
-	rs, err := Load("testdata/mixed.txt")
+	rs, err := results.Load("testdata/mixed.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := rs.NameValues(results.StoreKey); !slices.Equal(got, []string{"naive", "optimized"}) {
 		t.Errorf("stores %q", got)
 	}
-	plain, err := Load(plainPair...)
+	plain, err := results.Load(plainPair...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := plain.NameValues(results.StoreKey); got != nil {
 		t.Errorf("plain files: stores %q, want none", got)
 	}
-	if results.IsCertbench(plain.Results[0]) || !results.IsCertbench(rs.Results[0]) {
+	if results.IsCertbench(plain.Series[0].Result()) || !results.IsCertbench(rs.Series[0].Result()) {
 		t.Error("IsCertbench is wrong")
 	}
 }

@@ -29,7 +29,7 @@ const (
 // certificate at 10,000 certificates.
 func readmeTable(t *testing.T) string {
 	t.Helper()
-	rs, err := compare.Load(referenceTxt)
+	rs, err := results.Load(referenceTxt)
 	if err != nil {
 		t.Fatal(err)
 	}

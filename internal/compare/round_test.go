@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // Samples of one side measured in different rounds (certbench run
@@ -16,7 +17,7 @@ func TestRoundIsNotResidue(t *testing.T) {
 		b.WriteString("BenchmarkChurn/scenario=s/store=naive-2 10 100 ns/op\n")
 		b.WriteString("BenchmarkChurn/scenario=s/store=optimized-2 10 50 ns/op\n")
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), "rounds.txt")
+	rs, err := results.Read(strings.NewReader(b.String()), "rounds.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

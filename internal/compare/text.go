@@ -55,7 +55,7 @@ func (t *Table) writeText(w io.Writer) []string {
 				continue
 			}
 			tc := &line[j]
-			tc.center, _ = t.cellTexts(row, c)
+			tc.center, _ = t.cellTexts(c)
 			tc.ci = ciText(c)
 			tc.cnote = fn.ref(cellNotes(c.Warnings))
 			if d := c.Delta; d != nil {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // A unit whose samples are sometimes 0 stays one table: benchfmt leaves
 // "0 ns/op" in ns/op but reads "12 ns/op" as sec/op.
 func TestZeroValuesTidiedLikeTheOthers(t *testing.T) {
 	in := "BenchmarkX-2 10 12 gc-cpu-ns/op\nBenchmarkX-2 10 0 gc-cpu-ns/op\nBenchmarkX-2 10 0 ns/op\n"
-	rs, err := compare.Read(strings.NewReader(in), "zeros.txt")
+	rs, err := results.Read(strings.NewReader(in), "zeros.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

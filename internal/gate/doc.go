@@ -4,12 +4,12 @@
 //
 // # Decision
 //
-// [Evaluate] takes two result sets (read with compare.Load) and a
+// [Evaluate] takes two result sets (read with results.Load) and a
 // [Policy]. For every benchmark (scenario × store) present on both sides
 // and every unit with a threshold, it makes one [Finding]:
 //
 //   - Counts (B/op, allocs/op, goroutines) whose samples are identical
-//     within each side, with at least [MinExactSamples] per side, are
+//     within each side, with at least [results.MinExactSamples] per side, are
 //     compared exactly: fixed op counts make them deterministic, so any
 //     difference is real and no test is needed. The change is a regression
 //     if it exceeds the threshold.
@@ -92,7 +92,7 @@
 //     warning (MixedMachines), a failure if Strict.
 //   - Inputs that cannot be compared at all (no benchmark in common) are
 //     an error wrapping [ErrInput]; unreadable or malformed files are
-//     compare.Load's errors, which name file:line.
+//     results.Load's errors, which name file:line.
 //
 // # Allocation sites
 //

@@ -41,10 +41,10 @@ const rowProjection = ".name,/scenario,/store"
 const plainRowProjection = ".fullname,/scenario,/store"
 
 // rowsFor returns the row projection for the results of both sides.
-func rowsFor(sides ...*compare.Results) string {
+func rowsFor(sides ...*results.Set) string {
 	for _, rs := range sides {
-		for _, r := range rs.Results {
-			if !results.IsCertbench(r) {
+		for _, s := range rs.Series {
+			if !results.IsCertbench(s.Result()) {
 				return plainRowProjection
 			}
 		}
@@ -88,7 +88,7 @@ var ErrInput = errors.New("gate: bad input")
 // fails the gate (StoreFailed); failed at base, it is a warning. A
 // difference in a machine key (MachineKeys) between or within the sides
 // is a warning, a failure if Strict.
-func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
+func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	p, err := p.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("gate: policy: %w", err)
@@ -102,7 +102,7 @@ func Evaluate(base, head *compare.Results, p Policy) (*Verdict, error) {
 	v := newVerdict(base, head, p)
 	failures := len(v.Problems)
 	base, head = v.checkFailures(base, head)
-	if len(v.Problems) > failures && (len(base.Results) == 0 || len(head.Results) == 0) {
+	if len(v.Problems) > failures && (len(base.Series) == 0 || len(head.Series) == 0) {
 		// Nothing left to compare once the failed benchmarks are out
 		// (a store that failed at its first sample left a side with no
 		// results): the failures are the verdict, with what else base
@@ -203,7 +203,7 @@ func listSome(items []string, max int) string {
 // newVerdict starts the verdict of head against base under p: the sides'
 // labels and configuration, and a problem if they come from different
 // machines.
-func newVerdict(base, head *compare.Results, p Policy) *Verdict {
+func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	v := &Verdict{
 		Base:   strings.Join(base.Files, ", "),
 		Head:   strings.Join(head.Files, ", "),
@@ -239,10 +239,10 @@ func newVerdict(base, head *compare.Results, p Policy) *Verdict {
 
 // comparison builds the comparison of the two sides: one row per
 // benchmark, a base and a head column.
-func (v *Verdict) comparison(base, head *compare.Results) (*compare.Report, error) {
+func (v *Verdict) comparison(base, head *results.Set) (*compare.Report, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
 		Row:     rowsFor(base, head),
-		Col:     compare.FileKey,
+		Col:     results.FileKey,
 		Columns: []string{baseLabel, headLabel},
 		Alpha:   v.Policy.Alpha,
 	})
@@ -587,18 +587,16 @@ func adjust(family []*Finding, c Correction) {
 }
 
 // merge returns base's and head's results as one set, labelled "base"
-// and "head" under compare.FileKey. Unit metadata is dropped: the gate
+// and "head" under results.FileKey. Unit metadata is dropped: the gate
 // decides itself when a count is exact (compare would otherwise trust an
 // "assume=exact" line from either side for both).
-func merge(base, head *compare.Results) *compare.Results {
-	out := &compare.Results{Units: benchfmt.UnitMetadataMap{}, Files: []string{baseLabel, headLabel}}
-	for _, s := range []struct {
-		rs    *compare.Results
-		label string
-	}{{base, baseLabel}, {head, headLabel}} {
-		out.Results = append(out.Results, compare.Relabel(s.rs, s.label)...)
+func merge(base, head *results.Set) *results.Set {
+	b, h := base.Relabel(baseLabel), head.Relabel(headLabel)
+	return &results.Set{
+		Series: append(b.Series[:len(b.Series):len(b.Series)], h.Series...),
+		Units:  benchfmt.UnitMetadataMap{},
+		Files:  []string{baseLabel, headLabel},
 	}
-	return out
 }
 
 // keyParts returns a benchmark row's display name and its scenario and
@@ -633,13 +631,13 @@ func benchLabel(k benchproc.Key) string {
 
 // configLines returns each side's file configuration, flagging machine
 // keys that differ.
-func configLines(base, head *compare.Results) []ConfigLine {
+func configLines(base, head *results.Set) []ConfigLine {
 	var keys []string
 	values := map[string]*ConfigLine{}
-	collect := func(rs *compare.Results, isBase bool) {
-		for _, r := range rs.Results {
+	collect := func(rs *results.Set, isBase bool) {
+		for _, r := range rs.Series {
 			for _, c := range r.Config {
-				if !c.File || c.Key == compare.FileKey {
+				if !c.File || c.Key == results.FileKey {
 					continue
 				}
 				l := values[c.Key]

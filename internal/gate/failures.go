@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -38,7 +37,7 @@ type sideFailures struct {
 	count  map[failKey]int
 }
 
-func failuresOf(rs *compare.Results) sideFailures {
+func failuresOf(rs *results.Set) sideFailures {
 	s := sideFailures{reason: map[failKey]string{}, count: map[failKey]int{}}
 	for _, f := range rs.Failures {
 		k := failKeyOf(f.Name)
@@ -71,7 +70,7 @@ func (s sideFailures) what(k failKey) string {
 // failure. A benchmark that failed at head and not at base is a
 // regression the change brought (a fatal StoreFailed problem); one that
 // failed at base, or at both, is a warning: it is not gated.
-func (v *Verdict) checkFailures(base, head *compare.Results) (*compare.Results, *compare.Results) {
+func (v *Verdict) checkFailures(base, head *results.Set) (*results.Set, *results.Set) {
 	bf, hf := failuresOf(base), failuresOf(head)
 	if len(bf.order) == 0 && len(hf.order) == 0 {
 		return base, head
@@ -99,31 +98,31 @@ func (v *Verdict) checkFailures(base, head *compare.Results) (*compare.Results, 
 
 // withoutFailed returns rs without the results of the failed benchmarks
 // (rs itself if it has none).
-func withoutFailed(rs *compare.Results, failed map[failKey]bool) *compare.Results {
-	keep := make([]*benchfmt.Result, 0, len(rs.Results))
-	for _, r := range rs.Results {
-		if !failed[failKeyOf(string(r.Name))] {
-			keep = append(keep, r)
+func withoutFailed(rs *results.Set, failed map[failKey]bool) *results.Set {
+	keep := make([]*results.Series, 0, len(rs.Series))
+	for _, s := range rs.Series {
+		if !failed[failKeyOf(string(s.Name))] {
+			keep = append(keep, s)
 		}
 	}
-	if len(keep) == len(rs.Results) {
+	if len(keep) == len(rs.Series) {
 		return rs
 	}
 	out := *rs
-	out.Results = keep
+	out.Series = keep
 	return &out
 }
 
 // missingBesideFailures reports, when head has no result left besides its
 // failures, the benchmarks of base missing in head (a failure unless
 // AllowMissing), as checkPresence would.
-func (v *Verdict) missingBesideFailures(base, head *compare.Results) {
-	if len(head.Results) > 0 {
+func (v *Verdict) missingBesideFailures(base, head *results.Set) {
+	if len(head.Series) > 0 {
 		return
 	}
 	var missing []string
 	seen := map[failKey]bool{}
-	for _, r := range base.Results {
+	for _, r := range base.Series {
 		if k := failKeyOf(string(r.Name)); !seen[k] {
 			seen[k] = true
 			missing = append(missing, k.String())

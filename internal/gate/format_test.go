@@ -15,18 +15,18 @@ func TestFormatValue(t *testing.T) {
 		v    float64
 		want string
 	}{
-		{UnitAllocs, 1194.5, "1,194.5"},
-		{UnitAllocs, 1217054, "1,217,054"},
-		{UnitAllocs, 2.5e7, "25,000,000"},
-		{UnitBytes, 84744, "82.8 KiB"},
-		{UnitBytes, 9.0729944e+07, "86.5 MiB"},
-		{UnitRetainedPerCert, 1283.06, "1.25 KiB"},
-		{UnitRetainedPerCert, -0.272, "-0.272 B"},
-		{UnitRetained, -11856, "-11.6 KiB"},
-		{UnitSec, 0.001566, "1.57 ms"},
-		{UnitSec, 171e-9, "171 ns"},
-		{UnitGoroutines, 0, "0"},
-		{UnitAllocs, math.NaN(), "-"},
+		{results.UnitAllocs, 1194.5, "1,194.5"},
+		{results.UnitAllocs, 1217054, "1,217,054"},
+		{results.UnitAllocs, 2.5e7, "25,000,000"},
+		{results.UnitBytes, 84744, "82.8 KiB"},
+		{results.UnitBytes, 9.0729944e+07, "86.5 MiB"},
+		{results.UnitRetainedPerCert, 1283.06, "1.25 KiB"},
+		{results.UnitRetainedPerCert, -0.272, "-0.272 B"},
+		{results.UnitRetained, -11856, "-11.6 KiB"},
+		{results.UnitSec, 0.001566, "1.57 ms"},
+		{results.UnitSec, 171e-9, "171 ns"},
+		{results.UnitGoroutines, 0, "0"},
+		{results.UnitAllocs, math.NaN(), "-"},
 	} {
 		f := &Finding{Unit: tc.unit, Base: tc.v}
 		if got := f.baseText(); got != tc.want {
@@ -41,7 +41,7 @@ func TestFormatValue(t *testing.T) {
 			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if got := siteText(UnitAllocs, 0.44); got != "0.44" {
+	if got := siteText(results.UnitAllocs, 0.44); got != "0.44" {
 		t.Errorf("siteText = %q", got)
 	}
 }

@@ -4,19 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	goldenfile "github.com/certbench/certbench/internal/golden"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
+	goldenfile "github.com/certbench/certbench/internal/golden"
+	"github.com/certbench/certbench/results"
 )
 
-func load(t *testing.T, name string) *compare.Results {
+func load(t *testing.T, name string) *results.Set {
 	t.Helper()
-	rs, err := compare.Load(filepath.Join("testdata", name))
+	rs, err := results.Load(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestTooFewSamples(t *testing.T) {
 
 func TestOneSampleIsNeverExact(t *testing.T) {
 	base, head := load(t, "base.txt"), load(t, "same.txt")
-	base.Results, head.Results = base.Results[:2], head.Results[:2] // one sample each
+	base, head = trim(base, 1, ""), trim(head, 1, "") // one sample each
 	v, err := gate.Evaluate(base, head, gate.DefaultPolicy())
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestNewInHeadIsReportedNotGated(t *testing.T) {
 
 func TestNothingInCommonIsAnInputError(t *testing.T) {
 	base := load(t, "base.txt")
-	head, err := compare.Read(strings.NewReader("BenchmarkOther 10 5 ns/op\n"), "other.txt")
+	head, err := results.Read(strings.NewReader("BenchmarkOther 10 5 ns/op\n"), "other.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestNothingInCommonIsAnInputError(t *testing.T) {
 }
 
 func TestMalformedFileNamesLine(t *testing.T) {
-	_, err := compare.Load("testdata/malformed.txt")
+	_, err := results.Load("testdata/malformed.txt")
 	if err == nil || !strings.Contains(err.Error(), "testdata/malformed.txt:8") {
 		t.Errorf("error %v, want one naming testdata/malformed.txt:8", err)
 	}
@@ -456,15 +457,7 @@ func TestMetricsMissingOrNewPerUnit(t *testing.T) {
 	// Head without retained-B: those findings are Missing (fatal).
 	base := load(t, "base.txt")
 	head := load(t, "same.txt")
-	for _, r := range head.Results {
-		var vals = r.Values[:0]
-		for _, v := range r.Values {
-			if v.Unit != "retained-B" {
-				vals = append(vals, v)
-			}
-		}
-		r.Values = vals
-	}
+	head = trim(head, head.Samples(), "retained-B")
 	v, err := gate.Evaluate(base, head, gate.DefaultPolicy())
 	if err != nil {
 		t.Fatal(err)
@@ -486,5 +479,71 @@ func TestMetricsMissingOrNewPerUnit(t *testing.T) {
 	v = evaluate(t, "base.txt", "same.txt", p)
 	if ws := v.Warnings(); len(ws) != 1 || ws[0] != "not gated (no threshold): goroutines" {
 		t.Errorf("warnings %q, want goroutines not gated", ws)
+	}
+}
+
+// trim returns rs with the first n samples of each series, without the
+// unit drop.
+func trim(rs *results.Set, n int, drop string) *results.Set {
+	out := *rs
+	out.Series = nil
+	for _, s := range rs.Series {
+		c := *s
+		c.N = min(n, s.N)
+		if c.Rounds != nil {
+			c.Rounds = c.Rounds[:c.N]
+		}
+		c.Metrics = nil
+		for _, m := range s.Metrics {
+			if m.Unit == drop {
+				continue
+			}
+			k := &results.Metric{Unit: m.Unit, OrigUnit: m.OrigUnit}
+			for i, v := range m.Values {
+				if j := m.Sample(i); j < c.N {
+					k.Values = append(k.Values, v)
+					k.Samples = append(k.Samples, int32(j))
+				}
+			}
+			c.Metrics = append(c.Metrics, k)
+		}
+		out.Series = append(out.Series, &c)
+	}
+	return &out
+}
+
+// TestOwnUnitsAreKnown: certbench's own units that the gate does not gate
+// (gc-cpu-sec/op, peak-B, gc-cycles/op, ...) are listed as not gated, not
+// as unknown units; a unit certbench does not know is.
+func TestOwnUnitsAreKnown(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=a/store=x-2 10 %d ns/op 5 B/op %d gc-cpu-ns/op 7 peak-B 0.5 gc-cycles/op 3 widgets\n", 1000+i, 100+i)
+	}
+	base, err := results.Read(strings.NewReader(b.String()), "base.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := results.Read(strings.NewReader(b.String()), "head.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := gate.Evaluate(base, head, gate.DefaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, p := range v.Problems {
+		if p.Kind == gate.NotGated {
+			msg = p.Message
+		}
+	}
+	for _, u := range []string{"gc-cpu-sec/op", "peak-B", "gc-cycles/op"} {
+		if !strings.Contains(msg, u) || strings.Contains(msg, u+" (unknown unit)") {
+			t.Errorf("%s: not-gated message %q", u, msg)
+		}
+	}
+	if !strings.Contains(msg, "widgets (unknown unit)") {
+		t.Errorf("widgets not called unknown: %q", msg)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
@@ -20,13 +19,13 @@ var ErrMixedInstruments = errors.New("measured by different instruments")
 // InstrumentsOf returns the instruments the results were measured by,
 // from their "instrument" configuration lines (results.InstrumentWall for
 // results without one), without duplicates, sorted.
-func InstrumentsOf(rs *compare.Results) []string {
+func InstrumentsOf(rs *results.Set) []string {
 	var out []string
 	if rs == nil {
 		return nil
 	}
-	for _, r := range rs.Results {
-		in := r.GetConfig(results.InstrumentKey)
+	for _, s := range rs.Series {
+		in := s.GetConfig(results.InstrumentKey)
 		if in == "" {
 			in = results.InstrumentWall
 		}
@@ -42,7 +41,7 @@ func InstrumentsOf(rs *compare.Results) []string {
 // instruments, or sides that mix them. A side with no results (every
 // store failed: only failure lines) was measured by none, and goes with
 // either.
-func checkInstruments(base, head *compare.Results) error {
+func checkInstruments(base, head *results.Set) error {
 	b, h := InstrumentsOf(base), InstrumentsOf(head)
 	if len(b) <= 1 && len(h) <= 1 && (len(b) == 0 || len(h) == 0 || b[0] == h[0]) {
 		return nil

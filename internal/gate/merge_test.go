@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 	"github.com/spf13/pflag"
 )
 
@@ -48,20 +49,20 @@ func TestResolvePolicy(t *testing.T) {
 
 	// Nothing given, no file: the built-in defaults.
 	p, err := gate.ResolvePolicy(gate.PolicyFlags{Dir: empty})
-	if err != nil || p.Source != "built-in defaults" || p.Max[gate.UnitAllocs].String() != "+0%" || p.Strict {
-		t.Errorf("defaults: %v, source %q, allocs %v, strict %v", err, p.Source, p.Max[gate.UnitAllocs], p.Strict)
+	if err != nil || p.Source != "built-in defaults" || p.Max[results.UnitAllocs].String() != "+0%" || p.Strict {
+		t.Errorf("defaults: %v, source %q, allocs %v, strict %v", err, p.Source, p.Max[results.UnitAllocs], p.Strict)
 	}
 	// The file found in Dir.
 	p, err = gate.ResolvePolicy(gate.PolicyFlags{Dir: dir})
-	if err != nil || p.Source != found+" (found in "+dir+")" || p.Max[gate.UnitAllocs].String() != "+1allocs" || !p.Strict {
-		t.Errorf("found file: %v, source %q, allocs %v, strict %v", err, p.Source, p.Max[gate.UnitAllocs], p.Strict)
+	if err != nil || p.Source != found+" (found in "+dir+")" || p.Max[results.UnitAllocs].String() != "+1allocs" || !p.Strict {
+		t.Errorf("found file: %v, source %q, allocs %v, strict %v", err, p.Source, p.Max[results.UnitAllocs], p.Strict)
 	}
 	// Flags beat the file, and are named in the source.
 	p, err = gate.ResolvePolicy(flags(t, gate.PolicyFlags{Dir: dir}, "--max", "allocs/op=+0%", "--strict=false", "--alpha", "0.01", "--min-samples", "6", "--correction", "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Max[gate.UnitAllocs].String() != "+0%" || p.Strict || p.Alpha != 0.01 || p.MinSamples != 6 || p.Correction != gate.NoCorrection {
+	if p.Max[results.UnitAllocs].String() != "+0%" || p.Strict || p.Alpha != 0.01 || p.MinSamples != 6 || p.Correction != gate.NoCorrection {
 		t.Errorf("flags over file: %+v", p)
 	}
 	if want := found + " (found in " + dir + ") with --alpha, --min-samples, --correction, --strict, --max"; p.Source != want {
@@ -81,8 +82,8 @@ func TestResolvePolicy(t *testing.T) {
 	// The file's policy is not changed by the flags applied to it.
 	p1, _ := gate.ResolvePolicy(flags(t, gate.PolicyFlags{Config: other}, "--max", "allocs/op=off", "--max", "B/op=+1KiB"))
 	p2, _ := gate.ResolvePolicy(gate.PolicyFlags{Config: other})
-	if p1.Max[gate.UnitAllocs].String() != "off" || p2.Max[gate.UnitAllocs].String() != "+0%" {
-		t.Errorf("flags leaked: %v then %v", p1.Max[gate.UnitAllocs], p2.Max[gate.UnitAllocs])
+	if p1.Max[results.UnitAllocs].String() != "off" || p2.Max[results.UnitAllocs].String() != "+0%" {
+		t.Errorf("flags leaked: %v then %v", p1.Max[results.UnitAllocs], p2.Max[results.UnitAllocs])
 	}
 
 	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off",

@@ -2,12 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchproc"
 )
@@ -52,45 +50,67 @@ func ParseTestChoice(s string) (TestChoice, error) {
 // finding's ratio (Finding.RatioLow, RatioHigh).
 const PairConfidence = 0.95
 
-// benchUnit names one metric of one benchmark.
-type benchUnit struct{ bench, unit string }
+// sideRounds indexes one side's series by benchmark (as keyParts names
+// the rows of the gate's row projection); pair reads the rounds of one
+// metric from them when a finding asks.
+type sideRounds map[string][]*results.Series
 
-// sideRounds holds one side's values by benchmark, unit and round.
-type sideRounds struct {
-	// byRound maps a metric to its values by round (several if a round
-	// repeats).
-	byRound map[benchUnit]map[string][]float64
-	// unrounded counts a metric's values that have no round.
-	unrounded map[benchUnit]int
-}
-
-// roundsOf indexes the values of rs by benchmark (as keyParts names the
-// rows of projection rows), unit and the round file configuration.
-func roundsOf(rs *compare.Results, rows string) sideRounds {
-	s := sideRounds{byRound: map[benchUnit]map[string][]float64{}, unrounded: map[benchUnit]int{}}
+// roundsOf indexes the series of rs by benchmark.
+func roundsOf(rs *results.Set, rows string) sideRounds {
+	s := sideRounds{}
 	var parser benchproc.ProjectionParser
 	proj, err := parser.Parse(rows, nil)
 	if err != nil {
 		return s // cannot happen: the projections are constants
 	}
-	for _, r := range rs.Results {
-		name, _, _ := keyParts(proj.Project(r))
-		round := r.GetConfig(results.RoundKey)
-		for _, v := range r.Values {
-			k := benchUnit{name, v.Unit}
-			if round == "" {
-				s.unrounded[k]++
-				continue
-			}
-			m := s.byRound[k]
-			if m == nil {
-				m = map[string][]float64{}
-				s.byRound[k] = m
-			}
-			m[round] = append(m[round], v.Value)
-		}
+	for _, r := range rs.Series {
+		name, _, _ := keyParts(proj.Project(r.Result()))
+		s[name] = append(s[name], r)
 	}
 	return s
+}
+
+// A roundValue is one value and its round.
+type roundValue struct {
+	round string
+	value float64
+}
+
+// byRound returns the values of bench in unit with a round, in round
+// order (compareRounds; a round may repeat), and how many have no round.
+func (s sideRounds) byRound(bench, unit string) (values []roundValue, unrounded int) {
+	for _, r := range s[bench] {
+		m := r.Metric(unit)
+		if m == nil {
+			continue
+		}
+		for i, v := range m.Values {
+			round := r.Round(m.Sample(i))
+			if round == "" {
+				unrounded++
+				continue
+			}
+			values = append(values, roundValue{round, v})
+		}
+	}
+	slices.SortStableFunc(values, func(a, b roundValue) int { return compareRounds(a.round, b.round) })
+	return values, unrounded
+}
+
+// repeated returns the first round of values (sorted) that more than one
+// value has, and how many have it.
+func repeated(values []roundValue) (string, int) {
+	for i := 0; i < len(values); {
+		j := i + 1
+		for j < len(values) && values[j].round == values[i].round {
+			j++
+		}
+		if j-i > 1 {
+			return values[i].round, j - i
+		}
+		i = j
+	}
+	return "", 0
 }
 
 // pairs holds both sides' rounds.
@@ -107,47 +127,54 @@ type pairing struct {
 // pair matches the rounds of benchmark bench in unit; baseN and headN
 // are the sample counts the comparison has, which the pairs must cover.
 func (ps pairs) pair(bench, unit string, baseN, headN int) pairing {
-	k := benchUnit{bench, unit}
-	b, h := ps.base.byRound[k], ps.head.byRound[k]
+	b, bNone := ps.base.byRound(bench, unit)
+	h, hNone := ps.head.byRound(bench, unit)
 	switch {
 	case len(b) == 0 && len(h) == 0:
 		return pairing{why: "no round keys"}
-	case len(b) == 0 || ps.base.unrounded[k] > 0:
+	case len(b) == 0 || bNone > 0:
 		return pairing{why: "base samples without a round"}
-	case len(h) == 0 || ps.head.unrounded[k] > 0:
+	case len(h) == 0 || hNone > 0:
 		return pairing{why: "head samples without a round"}
 	}
 	// In round order, so that the note names the first problem.
-	rounds := slices.SortedFunc(maps.Keys(b), compareRounds)
 	for _, side := range []struct {
-		name string
-		m    map[string][]float64
+		name   string
+		values []roundValue
 	}{{"base", b}, {"head", h}} {
-		for _, r := range slices.SortedFunc(maps.Keys(side.m), compareRounds) {
-			if n := len(side.m[r]); n != 1 {
-				return pairing{why: fmt.Sprintf("round %s has %d %s samples", r, n, side.name)}
-			}
+		if r, n := repeated(side.values); n > 0 {
+			return pairing{why: fmt.Sprintf("round %s has %d %s samples", r, n, side.name)}
 		}
 	}
-	for _, r := range rounds {
-		if len(h[r]) == 0 {
-			return pairing{why: fmt.Sprintf("round %s only in base", r)}
-		}
+	if r, ok := missingIn(b, h); ok {
+		return pairing{why: fmt.Sprintf("round %s only in base", r)}
 	}
-	for _, r := range slices.SortedFunc(maps.Keys(h), compareRounds) {
-		if len(b[r]) == 0 {
-			return pairing{why: fmt.Sprintf("round %s only in head", r)}
-		}
+	if r, ok := missingIn(h, b); ok {
+		return pairing{why: fmt.Sprintf("round %s only in head", r)}
 	}
-	if len(rounds) != baseN || len(rounds) != headN {
-		return pairing{why: fmt.Sprintf("%d rounds for %d/%d samples", len(rounds), baseN, headN)}
+	if len(b) != baseN || len(b) != headN {
+		return pairing{why: fmt.Sprintf("%d rounds for %d/%d samples", len(b), baseN, headN)}
 	}
-	p := pairing{}
-	for _, r := range rounds {
-		p.base = append(p.base, b[r][0])
-		p.head = append(p.head, h[r][0])
+	p := pairing{base: make([]float64, len(b)), head: make([]float64, len(h))}
+	for i := range b {
+		p.base[i], p.head[i] = b[i].value, h[i].value
 	}
 	return p
+}
+
+// missingIn returns the first round of a that b lacks; both are in round
+// order.
+func missingIn(a, b []roundValue) (string, bool) {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && compareRounds(b[j].round, x.round) < 0 {
+			j++
+		}
+		if j == len(b) || b[j].round != x.round {
+			return x.round, true
+		}
+	}
+	return "", false
 }
 
 // compareRounds orders rounds numerically when they are numbers.

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // bruteSignedRank is the two-sided signed-rank p-value by enumerating
@@ -156,6 +157,34 @@ func TestHodgesLehmann(t *testing.T) {
 	}
 }
 
+// TestWalshAt: every order statistic walshAt selects is the one of the
+// sorted Walsh averages, with ties, negatives and zeros.
+func TestWalshAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 3, 7, 40, 101} {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = math.Round(rng.NormFloat64()*20) / 100 // ties
+		}
+		if n > 3 {
+			d[0], d[1] = 0, math.Copysign(0, -1)
+		}
+		sorted := slices.Sorted(slices.Values(d))
+		var walsh []float64
+		for i := range sorted {
+			for j := i; j < n; j++ {
+				walsh = append(walsh, (sorted[i]+sorted[j])/2)
+			}
+		}
+		slices.Sort(walsh)
+		for k, want := range walsh {
+			if got := walshAt(sorted, k); got != want {
+				t.Fatalf("n=%d: average %d is %v, want %v", n, k, got, want)
+			}
+		}
+	}
+}
+
 // drift is a per-round machine speed factor far larger than a 5% change:
 // rounds 2 and 7 ran on a busy machine, 4 on a fast one.
 var drift = []float64{1.00, 1.30, 0.95, 0.80, 1.10, 0.90, 1.45, 1.05, 0.85, 1.20}
@@ -164,13 +193,13 @@ var drift = []float64{1.00, 1.30, 0.95, 0.80, 1.10, 0.90, 1.45, 1.05, 0.85, 1.20
 // of rotate-10-of-100 and renew-1-of-1000 on optimized, sec/op =
 // base * drift[i] * factor(i), with a "round: N" line per sample unless
 // rounds is nil (then no round keys); rounds[i] names sample i's round.
-func roundsFile(t *testing.T, name string, rounds []string, factor func(i int) float64) *compare.Results {
+func roundsFile(t *testing.T, name string, rounds []string, factor func(i int) float64) *results.Set {
 	t.Helper()
 	return roundsFileN(t, name, len(drift), rounds, factor)
 }
 
 // roundsFileN is roundsFile with the first n rounds only.
-func roundsFileN(t *testing.T, name string, n int, rounds []string, factor func(i int) float64) *compare.Results {
+func roundsFileN(t *testing.T, name string, n int, rounds []string, factor func(i int) float64) *results.Set {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("goos: linux\ngoarch: amd64\ncpu: AMD EPYC\n")
@@ -186,7 +215,7 @@ func roundsFileN(t *testing.T, name string, n int, rounds []string, factor func(
 				bench.scenario, bench.ns*drift[i]*factor(i), 0.9*bench.ns*drift[i]*factor(i))
 		}
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), name)
+	rs, err := results.Read(strings.NewReader(b.String()), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +240,8 @@ func aa(i int) float64 { return 1 + 0.02*float64(1-2*(i%2))*float64(1+i%3)/3 }
 func pairedPolicy(test TestChoice) Policy {
 	p := DefaultPolicy()
 	p.Test = test
-	p.SetMax(UnitSec, MustThreshold("+3%"))
-	p.SetMax(UnitCPU, MustThreshold("+3%"))
+	p.SetMax(results.UnitSec, MustThreshold("+3%"))
+	p.SetMax(results.UnitCPUSec, MustThreshold("+3%"))
 	return p
 }
 
@@ -244,7 +273,7 @@ func TestPairedSeesThroughDrift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, unit := range []string{UnitSec, UnitCPU} {
+		for _, unit := range []string{results.UnitSec, results.UnitCPUSec} {
 			for _, sc := range []string{"rotate-10-of-100", "renew-1-of-1000"} {
 				f := findingOf(t, v, sc, unit)
 				if f.Method != c.method || f.Status != c.status {
@@ -287,7 +316,7 @@ func TestPairedAA(t *testing.T) {
 			t.Errorf("test %s: A/A gate %s", test, v.Summary())
 		}
 		for _, f := range v.Findings {
-			if f.Unit == UnitSec && (f.Significant || (test != UnpairedTest) != (f.Method == SignedRank)) {
+			if f.Unit == results.UnitSec && (f.Significant || (test != UnpairedTest) != (f.Method == SignedRank)) {
 				t.Errorf("test %s: %s %s: %s significant=%v (%s)", test, f.Label(), f.Unit, f.Method, f.Significant, f.Note)
 			}
 		}
@@ -303,7 +332,7 @@ func TestPairingFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := findingOf(t, v, "rotate-10-of-100", UnitSec)
+	f := findingOf(t, v, "rotate-10-of-100", results.UnitSec)
 	if f.Method != UTest || !strings.Contains(f.Note, "[unpaired: round 10 only in base]") {
 		t.Errorf("mismatched rounds: %s, note %q; want the U test with a note", f.Method, f.Note)
 	}
@@ -319,7 +348,7 @@ func TestPairingFallsBack(t *testing.T) {
 	// A round twice on a side does not pair either.
 	head = roundsFile(t, "head.txt", append(numbered(9, 1), "9"), fivePercent)
 	v, _ = Evaluate(base, head, pairedPolicy(PairedTest))
-	if f := findingOf(t, v, "renew-1-of-1000", UnitSec); f.Method != UTest || !strings.Contains(f.Note, "has 2 head samples") {
+	if f := findingOf(t, v, "renew-1-of-1000", results.UnitSec); f.Method != UTest || !strings.Contains(f.Note, "has 2 head samples") {
 		t.Errorf("repeated round: %s, note %q", f.Method, f.Note)
 	}
 
@@ -328,7 +357,7 @@ func TestPairingFallsBack(t *testing.T) {
 	head = roundsFile(t, "head.txt", nil, fivePercent)
 	for _, test := range []TestChoice{AutoTest, PairedTest} {
 		v, _ := Evaluate(base, head, pairedPolicy(test))
-		f := findingOf(t, v, "rotate-10-of-100", UnitSec)
+		f := findingOf(t, v, "rotate-10-of-100", results.UnitSec)
 		noted := false
 		for _, p := range v.Problems {
 			noted = noted || p.Kind == NotPaired
@@ -350,11 +379,11 @@ func TestPairedTooFewPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := findingOf(t, v, "rotate-10-of-100", UnitSec); f.Method != UTest || !strings.Contains(f.Note, "5 non-zero pairs cannot reach p < 0.05") {
+	if f := findingOf(t, v, "rotate-10-of-100", results.UnitSec); f.Method != UTest || !strings.Contains(f.Note, "5 non-zero pairs cannot reach p < 0.05") {
 		t.Errorf("auto, 5 pairs: %s %s, note %q; want the U test", f.Method, f.Status, f.Note)
 	}
 	v, _ = Evaluate(base, head, pairedPolicy(PairedTest))
-	if f := findingOf(t, v, "rotate-10-of-100", UnitSec); f.Status != TooFewSamples || !strings.Contains(f.Note, "signed-rank test cannot reach") || !strings.Contains(f.Note, "need 7 rounds") {
+	if f := findingOf(t, v, "rotate-10-of-100", results.UnitSec); f.Status != TooFewSamples || !strings.Contains(f.Note, "signed-rank test cannot reach") || !strings.Contains(f.Note, "need 7 rounds") {
 		t.Errorf("paired, 5 pairs: %s, note %q; want too few samples", f.Status, f.Note)
 	}
 }
@@ -369,7 +398,7 @@ func TestPairsAllEqual(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := findingOf(t, v, "rotate-10-of-100", UnitSec)
+		f := findingOf(t, v, "rotate-10-of-100", results.UnitSec)
 		if !v.Passed() || f.Status != Unchanged {
 			t.Errorf("test %s: identical rounds: %s, %s (%s)", test, v.Summary(), f.Status, f.Note)
 		}
@@ -378,7 +407,7 @@ func TestPairsAllEqual(t *testing.T) {
 
 func TestTestChoicePolicy(t *testing.T) {
 	p, err := ParseConfig([]byte("gate:\n  test: paired\n  max:\n    cpu-sec/op: +3%\n"), "c.yaml")
-	if err != nil || p.Test != PairedTest || p.Max[UnitCPU] != MustThreshold("+3%") {
+	if err != nil || p.Test != PairedTest || p.Max[results.UnitCPUSec] != MustThreshold("+3%") {
 		t.Fatalf("test: paired: %v, %v", p.Test, err)
 	}
 	if _, err := ParseConfig([]byte("gate:\n  test: maybe\n"), "c.yaml"); err == nil || !strings.Contains(err.Error(), "c.yaml:2:9: gate.test") {
@@ -387,13 +416,13 @@ func TestTestChoicePolicy(t *testing.T) {
 	if _, err := ParseConfig([]byte("gate:\n  max:\n    cpu-sec/op: +1KiB\n"), "c.yaml"); err == nil {
 		t.Error("cpu-sec/op +1KiB accepted; it is a time")
 	}
-	if p, err := ParseConfig([]byte("gate:\n  max:\n    cpu-ns/op: +2us\n"), "c.yaml"); err != nil || p.Max[UnitCPU].Value != 2e-6 {
-		t.Errorf("cpu-ns/op +2us: %v, %v", p.Max[UnitCPU], err)
+	if p, err := ParseConfig([]byte("gate:\n  max:\n    cpu-ns/op: +2us\n"), "c.yaml"); err != nil || p.Max[results.UnitCPUSec].Value != 2e-6 {
+		t.Errorf("cpu-ns/op +2us: %v, %v", p.Max[results.UnitCPUSec], err)
 	}
 	if DefaultPolicy().Test != AutoTest {
 		t.Error("default test is not auto")
 	}
-	if _, ok := DefaultPolicy().Max[UnitCPU]; ok {
+	if _, ok := DefaultPolicy().Max[results.UnitCPUSec]; ok {
 		t.Error("cpu-sec/op gated by default")
 	}
 	got, err := ResolvePolicy(PolicyFlags{NoConfig: true, Set: Policy{Test: UnpairedTest}, Given: []string{"test"}})

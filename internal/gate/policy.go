@@ -18,20 +18,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The units the gate knows, as package results names them. Results may
-// carry other units; they are not gated.
-const (
-	UnitSec             = results.UnitSec
-	UnitCPU             = results.UnitCPUSec
-	UnitBytes           = results.UnitBytes
-	UnitAllocs          = results.UnitAllocs
-	UnitRetained        = results.UnitRetained
-	UnitRetainedPerCert = results.UnitRetainedPerCert
-	UnitGoroutines      = results.UnitGoroutines
-	UnitInstructions    = results.UnitInstructions
-	UnitEstCycles       = results.UnitEstCycles
-)
-
 // Units lists the units the gate can gate, in report order: every cost
 // (lower-is-better unit) package results knows, tidied ("sec/op"). The
 // default policy gates the first nine but cpu-sec/op (see DefaultPolicy);
@@ -47,11 +33,6 @@ func gateUnits() []string {
 	}
 	return out
 }
-
-// CountUnits are the units that count things a fixed number of ops did
-// (bytes, objects, goroutines). When every sample on each side has the
-// same value, the gate compares them exactly, with no statistical test.
-var CountUnits = []string{UnitBytes, UnitAllocs, UnitGoroutines}
 
 // The default thresholds of the simulated CPU's units. A window's
 // instruction count repeats to within a few hundredths of a percent
@@ -74,11 +55,6 @@ const (
 	// comparison: the Mann-Whitney U test cannot reach p < 0.05 with
 	// fewer than 4.
 	DefaultMinSamples = 4
-	// MinExactSamples is the fewest samples per side for an exact
-	// comparison: with one sample there is no evidence that the metric
-	// is deterministic. It is results's rule, which the writer applies
-	// too, so compare, gate and benchstat treat a file alike.
-	MinExactSamples = results.MinExactSamples
 )
 
 // Correction is how the p-values of one metric's tests (one per
@@ -148,13 +124,13 @@ func MeasureOf(unit string) string {
 		return ""
 	}
 	switch u := info.Tidy; {
-	case u == UnitAllocs:
+	case u == results.UnitAllocs:
 		return MeasureAllocs
-	case u == UnitGoroutines:
+	case u == results.UnitGoroutines:
 		return MeasureGoroutines
-	case u == UnitInstructions:
+	case u == results.UnitInstructions:
 		return MeasureInstructions
-	case u == UnitEstCycles:
+	case u == results.UnitEstCycles:
 		return MeasureCycles
 	case results.IsBytes(u):
 		return MeasureBytes
@@ -605,13 +581,13 @@ type Policy struct {
 func DefaultPolicy() Policy {
 	return Policy{
 		Max: Thresholds{
-			UnitAllocs:       MustThreshold("+0%"),
-			UnitBytes:        MustThreshold("+2%"),
-			UnitSec:          MustThreshold("+10%"),
-			UnitRetained:     MustThreshold("+2%"),
-			UnitGoroutines:   MustThreshold("+0"),
-			UnitInstructions: MustThreshold(DefaultInstructionsMax),
-			UnitEstCycles:    MustThreshold(DefaultEstCyclesMax),
+			results.UnitAllocs:       MustThreshold("+0%"),
+			results.UnitBytes:        MustThreshold("+2%"),
+			results.UnitSec:          MustThreshold("+10%"),
+			results.UnitRetained:     MustThreshold("+2%"),
+			results.UnitGoroutines:   MustThreshold("+0"),
+			results.UnitInstructions: MustThreshold(DefaultInstructionsMax),
+			results.UnitEstCycles:    MustThreshold(DefaultEstCyclesMax),
 		},
 		Alpha:      DefaultAlpha,
 		MinSamples: DefaultMinSamples,
@@ -663,8 +639,8 @@ func (p *Policy) Threshold(scenario, store, unit string) (Threshold, bool) {
 	if th, ok := p.explicit(scenario, store, unit); ok {
 		return th, !th.Off
 	}
-	if unit == UnitRetainedPerCert {
-		if th, ok := p.explicit(scenario, store, UnitRetained); ok {
+	if unit == results.UnitRetainedPerCert {
+		if th, ok := p.explicit(scenario, store, results.UnitRetained); ok {
 			return th, !th.Off
 		}
 	}
@@ -684,14 +660,14 @@ func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
 
 // MinSamplesFor returns the fewest samples per side with which a
 // two-sided Mann-Whitney U test can reach a p-value below alpha at all
-// (4 at alpha 0.05, 5 at 0.01), and at least MinExactSamples. A smaller
+// (4 at alpha 0.05, 5 at 0.01), and at least results.MinExactSamples. A smaller
 // MinSamples would change nothing: Evaluate reports such comparisons as
 // TooFewSamples anyway. It returns 0 if alpha is not in (0, 1).
 func MinSamplesFor(alpha float64) int {
 	if !(alpha > 0 && alpha < 1) {
 		return 0
 	}
-	n := MinExactSamples
+	n := results.MinExactSamples
 	for minP(n, n) >= alpha {
 		n++
 	}
@@ -733,14 +709,14 @@ func (p Policy) validate(strict bool) error {
 	case !(p.Alpha > 0 && p.Alpha < 1):
 		bad("alpha", "want a significance level between 0 and 1 (exclusive), such as %v", DefaultAlpha)
 	}
-	least := MinExactSamples
+	least := results.MinExactSamples
 	if strict && p.Alpha > 0 && p.Alpha < 1 {
 		least = MinSamplesFor(p.Alpha)
 	}
 	switch {
 	case p.MinSamples == 0:
 		bad("min_samples", "want at least %d%s", least, zero(DefaultMinSamples))
-	case p.MinSamples < MinExactSamples:
+	case p.MinSamples < results.MinExactSamples:
 		bad("min_samples", "want at least %d", least)
 	case p.MinSamples < least:
 		bad("min_samples", "the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", p.Alpha, least, least)

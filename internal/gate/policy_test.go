@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 )
 
 func TestParseThreshold(t *testing.T) {
@@ -173,8 +174,8 @@ func TestMinSamplesFor(t *testing.T) {
 	if a, b := gate.MinSamplesFor(0.01), gate.MinSamplesFor(gate.DefaultAlpha); a <= b {
 		t.Errorf("MinSamplesFor(0.01) = %d, not more than MinSamplesFor(0.05) = %d", a, b)
 	}
-	if got := gate.MinSamplesFor(0.99); got != gate.MinExactSamples {
-		t.Errorf("MinSamplesFor(0.99) = %d, want %d", got, gate.MinExactSamples)
+	if got := gate.MinSamplesFor(0.99); got != results.MinExactSamples {
+		t.Errorf("MinSamplesFor(0.99) = %d, want %d", got, results.MinExactSamples)
 	}
 	for _, a := range []float64{0, 1, -1} {
 		if got := gate.MinSamplesFor(a); got != 0 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -43,12 +42,12 @@ const generatedPools = "generated pools"
 // CertsOf returns the certificates the results were measured on, each as
 // "count N, fingerprint F", or "generated pools" for results without
 // certs-* configuration lines, without duplicates, sorted.
-func CertsOf(rs *compare.Results) []string {
+func CertsOf(rs *results.Set) []string {
 	var out []string
 	if rs == nil {
 		return nil
 	}
-	for _, r := range rs.Results {
+	for _, r := range rs.Series {
 		d := certsDesc(r.GetConfig(CertsCountKey), r.GetConfig(CertsFingerprintKey))
 		if !slices.Contains(out, d) {
 			out = append(out, d)
@@ -61,10 +60,10 @@ func CertsOf(rs *compare.Results) []string {
 // CertsByFile returns, for each input file of rs with results (in input
 // order), the certificates its results were measured on (see CertsOf),
 // joined with " and ".
-func CertsByFile(rs *compare.Results) (files []string, certs map[string]string) {
+func CertsByFile(rs *results.Set) (files []string, certs map[string]string) {
 	sets := map[string][]string{}
-	for _, r := range rs.Results {
-		f := r.GetConfig(compare.FileKey)
+	for _, r := range rs.Series {
+		f := r.GetConfig(results.FileKey)
 		d := certsDesc(r.GetConfig(CertsCountKey), r.GetConfig(CertsFingerprintKey))
 		if _, ok := sets[f]; !ok {
 			files = append(files, f)
@@ -97,7 +96,7 @@ func certsDesc(count, fingerprint string) string {
 // checkCerts refuses base and head measured on different certificates
 // (an error wrapping ErrDifferentCerts, naming both sides' counts and
 // fingerprints), or under p.AllowDifferentCerts reports it as a warning.
-func (v *Verdict) checkCerts(base, head *compare.Results, p Policy) error {
+func (v *Verdict) checkCerts(base, head *results.Set, p Policy) error {
 	b, h := CertsOf(base), CertsOf(head)
 	if slices.Equal(b, h) && len(b) <= 1 {
 		return nil
@@ -131,15 +130,15 @@ var ErrDifferentScenario = errors.New("scenario defined differently")
 
 // ScenarioHashes returns, for each scenario whose results record a
 // definition hash, the hashes recorded, without duplicates, sorted.
-func ScenarioHashes(rs *compare.Results) map[string][]string {
+func ScenarioHashes(rs *results.Set) map[string][]string {
 	out := map[string][]string{}
 	if rs == nil {
 		return out
 	}
 	var last *benchfmt.Config
-	for _, r := range rs.Results {
+	for _, r := range rs.Series {
 		if len(r.Config) == 0 || &r.Config[0] == last {
-			continue // results of one file share one configuration (compare.Load)
+			continue // series of one configuration share it (results.Load)
 		}
 		last = &r.Config[0]
 		for _, c := range r.Config {
@@ -160,7 +159,7 @@ func ScenarioHashes(rs *compare.Results) map[string][]string {
 // defined differently (an error wrapping ErrDifferentScenario, naming the
 // scenario and both hashes), or under p.AllowDifferentScenarios reports
 // it as a warning.
-func (v *Verdict) checkScenarios(base, head *compare.Results, p Policy) error {
+func (v *Verdict) checkScenarios(base, head *results.Set, p Policy) error {
 	b, h := ScenarioHashes(base), ScenarioHashes(head)
 	var differ []string
 	for _, name := range slices.Sorted(maps.Keys(b)) {

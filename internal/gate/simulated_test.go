@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 )
@@ -23,14 +22,14 @@ var simNoise = []float64{1, 1.0002, 0.9998, 1.0003, 0.9999, 1.0001}
 // simFile renders a result file of simulated samples: n samples of every
 // scenario, instructions/op base*(1+change[scenario])*noise, and
 // outlier[scenario][sample] multiplying that sample.
-func simFile(t *testing.T, name string, n int, change map[string]float64, outlier map[string]map[int]float64, instrument string) *compare.Results {
+func simFile(t *testing.T, name string, n int, change map[string]float64, outlier map[string]map[int]float64, instrument string) *results.Set {
 	t.Helper()
 	return readText(t, name, simText(n, change, outlier, instrument))
 }
 
-func readText(t *testing.T, name, text string) *compare.Results {
+func readText(t *testing.T, name, text string) *results.Set {
 	t.Helper()
-	rs, err := compare.Read(strings.NewReader(text), name)
+	rs, err := results.Read(strings.NewReader(text), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func simText(n int, change map[string]float64, outlier map[string]map[int]float6
 	return sb.String()
 }
 
-func simEvaluate(t *testing.T, base, head *compare.Results) *gate.Verdict {
+func simEvaluate(t *testing.T, base, head *results.Set) *gate.Verdict {
 	t.Helper()
 	v, err := gate.Evaluate(base, head, gate.DefaultPolicy())
 	if err != nil {
@@ -116,13 +115,13 @@ func TestNearExactOutlierCannotFakeARegression(t *testing.T) {
 }
 
 func TestNearExactTiesAreExact(t *testing.T) {
-	same := func(name string, change float64) *compare.Results {
+	same := func(name string, change float64) *results.Set {
 		var sb strings.Builder
 		sb.WriteString("instrument: simulate\n")
 		for range 3 {
 			fmt.Fprintf(&sb, "BenchmarkChurn/scenario=s1/store=x 10 %.1f instructions/op\n", 5000*(1+change))
 		}
-		rs, err := compare.Read(strings.NewReader(sb.String()), name)
+		rs, err := results.Read(strings.NewReader(sb.String()), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +154,7 @@ func TestMixedInstrumentsRefused(t *testing.T) {
 	mixed := readText(t, "mixed", simText(5, nil, nil, "")+simText(5, nil, nil, results.InstrumentSimulate))
 	for _, tc := range []struct {
 		name       string
-		base, head *compare.Results
+		base, head *results.Set
 	}{
 		{"wall vs simulate", wall, sim},
 		{"simulate vs wall", sim, wall},
@@ -177,7 +176,7 @@ func TestMixedInstrumentsRefused(t *testing.T) {
 	if got := gate.InstrumentsOf(failed); len(got) != 0 {
 		t.Errorf("InstrumentsOf(only a failure) = %q", got)
 	}
-	for _, side := range []*compare.Results{wall, sim} {
+	for _, side := range []*results.Set{wall, sim} {
 		if _, err := gate.Evaluate(side, failed, gate.DefaultPolicy()); errors.Is(err, gate.ErrMixedInstruments) {
 			t.Errorf("%s vs a head of failures only: %v", gate.InstrumentsOf(side), err)
 		}

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // sixRounds renders one side of an interleaved run at count 6: three
 // scenarios on two stores, every unit certbench writes for a refresh,
 // values that wander by round so that nothing is significant.
-func sixRounds(t *testing.T, name string, seed int) *compare.Results {
+func sixRounds(t *testing.T, name string, seed int) *results.Set {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("goos: linux\ngoarch: amd64\ncpu: AMD EPYC\n")
@@ -32,7 +32,7 @@ func sixRounds(t *testing.T, name string, seed int) *compare.Results {
 			}
 		}
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), name)
+	rs, err := results.Read(strings.NewReader(b.String()), name)
 	if err != nil {
 		t.Fatal(err)
 	}

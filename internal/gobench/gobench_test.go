@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
 )
 
 // tinyModule writes a module with one package whose benchmark calls
@@ -56,11 +56,11 @@ func TestRunGatesAndNamesSites(t *testing.T) {
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "example.com/tiny/other has no benchmarks") {
 		t.Errorf("notes = %q, want one saying other has no benchmarks", res.Notes)
 	}
-	b, err := compare.Load(res.Base)
+	b, err := results.Load(res.Base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := compare.Load(res.Head)
+	h, err := results.Load(res.Head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestRunGatesAndNamesSites(t *testing.T) {
 	v.AddSites(&Sites{Ctx: t.Context(), Options: opts, Result: res}, 3)
 	var allocs *gate.Finding
 	for _, f := range v.Findings {
-		if f.Unit == gate.UnitAllocs {
+		if f.Unit == results.UnitAllocs {
 			allocs = f
 		}
 	}

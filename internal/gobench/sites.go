@@ -11,6 +11,7 @@ import (
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/results"
 )
 
 // Sites names the allocation sites that grew in a regressed benchmark of
@@ -41,9 +42,9 @@ func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, er
 func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
 	var sampleType string
 	switch unit {
-	case gate.UnitAllocs:
+	case results.UnitAllocs:
 		sampleType = profile.AllocObjects
-	case gate.UnitBytes:
+	case results.UnitBytes:
 		sampleType = profile.AllocSpace
 	default:
 		return nil, fmt.Errorf("no profile sample type for %s", unit)

@@ -111,16 +111,16 @@ func (c *Curve) Sizes() []int {
 
 // Split divides results into sweep samples and the rest (with the same
 // units and files), either of which may be nil when empty.
-func Split(rs *compare.Results) (sweep, other *compare.Results) {
-	for _, r := range rs.Results {
+func Split(rs *results.Set) (sweep, other *results.Set) {
+	for _, s := range rs.Series {
 		dst := &other
-		if results.IsSweep(r) {
+		if results.IsSweep(s.Result()) {
 			dst = &sweep
 		}
 		if *dst == nil {
-			*dst = &compare.Results{Units: rs.Units, Files: rs.Files}
+			*dst = &results.Set{Units: rs.Units, Files: rs.Files}
 		}
-		(*dst).Results = append((*dst).Results, r)
+		(*dst).Series = append((*dst).Series, s)
 	}
 	return sweep, other
 }
@@ -129,7 +129,7 @@ func Split(rs *compare.Results) (sweep, other *compare.Results) {
 // that are not sweep samples are ignored): one per family, store and unit,
 // families and stores in the order first seen, units in compare's order.
 // Medians and confidence intervals come from package compare (95%).
-func Curves(rs *compare.Results) ([]Curve, error) {
+func Curves(rs *results.Set) ([]Curve, error) {
 	sw, _ := Split(rs)
 	if sw == nil {
 		return nil, errors.New("growth: no sweep results (names with /family= and /size=)")
@@ -137,7 +137,7 @@ func Curves(rs *compare.Results) ([]Curve, error) {
 	type fs struct{ family, store string }
 	var order []fs
 	seen := make(map[fs]bool)
-	for _, r := range sw.Results {
+	for _, r := range sw.Series {
 		family, _ := results.NameValue(r.Name, results.FamilyKey)
 		store, _ := results.NameValue(r.Name, results.StoreKey)
 		k := fs{family, store}

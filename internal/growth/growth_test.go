@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
@@ -87,12 +86,12 @@ func synthetic(stores map[string]float64, sizes []int, samples int) string {
 
 func TestCurves(t *testing.T) {
 	text := synthetic(map[string]float64{"slow": 2, "fast": 1}, []int{1000, 100, 10000}, 6)
-	rs, err := compare.Read(strings.NewReader(text), "synthetic")
+	rs, err := results.Read(strings.NewReader(text), "synthetic")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sw, other := Split(rs)
-	if sw == nil || other == nil || len(other.Results) != 1 {
+	if sw == nil || other == nil || other.Samples() != 1 {
 		t.Fatalf("Split: sweep %v, other %v", sw != nil, other)
 	}
 	curves, err := Curves(rs)

@@ -201,9 +201,9 @@ func improvements(v *gate.Verdict, n int) []string {
 	}
 	rank := func(f *gate.Finding) int {
 		switch f.Unit {
-		case gate.UnitAllocs:
+		case results.UnitAllocs:
 			return 0
-		case gate.UnitBytes:
+		case results.UnitBytes:
 			return 1
 		}
 		return 2

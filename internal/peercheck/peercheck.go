@@ -34,11 +34,11 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/internal/blame"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
 	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/results"
 )
 
 // DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
@@ -269,11 +269,11 @@ func (p *peer) command(ctx context.Context, stdout io.Writer, args ...string) (i
 
 // gateFiles gates two result files with the policy.
 func gateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
-	b, err := compare.Load(base)
+	b, err := results.Load(base)
 	if err != nil {
 		return nil, err
 	}
-	h, err := compare.Load(head)
+	h, err := results.Load(head)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	// Name the allocation sites of the regressions from heap profiles.
 	var scenarios []string
 	for _, f := range v.Findings {
-		if f.Status == gate.Regressed && (f.Unit == gate.UnitAllocs || f.Unit == gate.UnitBytes) && !contains(scenarios, f.Scenario) {
+		if f.Status == gate.Regressed && (f.Unit == results.UnitAllocs || f.Unit == results.UnitBytes) && !contains(scenarios, f.Scenario) {
 			scenarios = append(scenarios, f.Scenario)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/results"
 	xfont "golang.org/x/image/font"
@@ -469,7 +468,7 @@ func (r *Report) columnColor(label string) color.RGBA {
 // filesAreColumns reports whether the comparison's columns are the input
 // files (report --by-file, plain go test -bench results).
 func (r *Report) filesAreColumns() bool {
-	return r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == compare.FileKey })
+	return r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == results.FileKey })
 }
 
 // tick returns the label a chart shows for the column label: the short

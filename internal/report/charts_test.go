@@ -42,7 +42,7 @@ type panicError struct{ v any }
 func (p panicError) Error() string { return "panic" }
 
 // TestBarChartNonFinite: a non-finite median reaching a scenario chart
-// (from a library caller that skipped compare.Load's checks) makes
+// (from a library caller that skipped results.Load's checks) makes
 // rendering fail with an error, instead of spinning in the tick code (NaN)
 // or panicking in gonum/plot's log scale (+Inf).
 func TestBarChartNonFinite(t *testing.T) {

@@ -197,12 +197,12 @@ func TestByFileColours(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	rs, err := compare.Load(paths...)
+	rs, err := results.Load(paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := Options{}
-	opts.Compare.Col = compare.FileKey
+	opts.Compare.Col = results.FileKey
 	rep, err := Build(rs, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestTablesGeomeanAndZeroCurves(t *testing.T) {
 			b.WriteString("BenchmarkChurn/scenario=" + sc + "/store=optimized-2 10 1e6 ns/op 0 B/op 0 allocs/op\n")
 		}
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), "results.txt")
+	rs, err := results.Read(strings.NewReader(b.String()), "results.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

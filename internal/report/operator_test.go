@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 )
 
@@ -23,15 +23,15 @@ func operatorReport(t *testing.T) *Report {
 		fmt.Fprintf(&b, "BenchmarkChurn/scenario=renew-1-of-10000/store=naive-2 10 %g ns/op %g peak-B\n", 1e8+d, 5e7+100*d)
 		fmt.Fprintf(&b, "BenchmarkChurn/scenario=renew-1-of-10000/store=optimized-2 10 %g ns/op %g peak-B\n", 5e5+d, 2e4+100*d)
 	}
-	hs, err := compare.Load("testdata/handshake.txt")
+	hs, err := results.Load("testdata/handshake.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak, err := compare.Read(strings.NewReader(b.String()), "peak.txt")
+	peak, err := results.Read(strings.NewReader(b.String()), "peak.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := &compare.Results{Results: append(hs.Results, peak.Results...), Files: append(hs.Files, peak.Files...)}
+	rs := &results.Set{Series: append(hs.Series, peak.Series...), Files: append(hs.Files, peak.Files...)}
 	rep, err := Build(rs, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 // plainPair loads compare's plain go test -bench fixtures: a base and a
 // head run of BenchmarkRefresh, BenchmarkLookup/exact and
 // BenchmarkLookup/wildcard, 6 samples each with -benchmem.
-func plainPair(t *testing.T) *compare.Results {
+func plainPair(t *testing.T) *results.Set {
 	t.Helper()
-	rs, err := compare.Load("base=../compare/testdata/plain-base.txt", "head=../compare/testdata/plain-head.txt")
+	rs, err := results.Load("base=../compare/testdata/plain-base.txt", "head=../compare/testdata/plain-head.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestChartIDsUnique(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		b.WriteString("BenchmarkLookup/exact-2 10 100 ns/op\nBenchmarkLookup:exact-2 10 200 ns/op\n")
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), "x.txt")
+	rs, err := results.Read(strings.NewReader(b.String()), "x.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
@@ -73,7 +72,7 @@ func TestTimeUnitsHaveUnits(t *testing.T) {
 		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=naive-2 10 %d ns/op %d cpu-ns/op %d gc-cpu-ns/op\n", 75300000+i, 75300000+i, 328000+i)
 		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=optimized-2 10 %d ns/op %d cpu-ns/op %d gc-cpu-ns/op\n", 445000+i, 445000+i, 1000+i)
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), "cpu.txt")
+	rs, err := results.Read(strings.NewReader(b.String()), "cpu.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

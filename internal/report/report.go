@@ -76,8 +76,8 @@ type Report struct {
 }
 
 // Build computes the statistics of rs and makes every chart.
-func Build(rs *compare.Results, opts Options) (*Report, error) {
-	if rs == nil || len(rs.Results) == 0 {
+func Build(rs *results.Set, opts Options) (*Report, error) {
+	if rs == nil || len(rs.Series) == 0 {
 		return nil, errors.New("report: no results")
 	}
 	r := &Report{Title: opts.Title, Inputs: rs.Files, Config: configOf(rs), Gate: opts.Gate}
@@ -322,11 +322,11 @@ func safeID(s string) string {
 
 // configOf collects the file configuration of the results, without the
 // input label.
-func configOf(rs *compare.Results) []compare.Config {
+func configOf(rs *results.Set) []compare.Config {
 	var cfg []compare.Config
-	for _, res := range rs.Results {
+	for _, res := range rs.Series {
 		for _, c := range res.Config {
-			if !c.File || c.Key == compare.FileKey {
+			if !c.File || c.Key == results.FileKey {
 				continue
 			}
 			i := slices.IndexFunc(cfg, func(x compare.Config) bool { return x.Key == c.Key })

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 )
 
 // sweepResults makes a results file with a sweep (two stores, three sizes) and
 // a run (two scenarios, one with the handshake-under-churn units).
-func sweepResults(t *testing.T) *compare.Results {
+func sweepResults(t *testing.T) *results.Set {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n")
@@ -41,7 +40,7 @@ func sweepResults(t *testing.T) *compare.Results {
 		fmt.Fprintf(&b, "BenchmarkChurn/scenario=handshake-under-churn/store=optimized-2 4000000 %g ns/op 0 B/op 0 allocs/op 1270000 retained-B 1270 retained-B/cert 0 goroutines %g p50-ns %g p99-ns %g p999-ns %g refreshes/s\n", 500+d, 80+d, 400+d, 900+d, 200+d)
 	}
 	b.WriteString("Unit p50-ns better=lower\nUnit p99-ns better=lower\nUnit p999-ns better=lower\nUnit refreshes/s better=higher\n")
-	rs, err := compare.Read(strings.NewReader(b.String()), "results.txt")
+	rs, err := results.Read(strings.NewReader(b.String()), "results.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +198,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	if _, err := Build(&compare.Results{}, Options{}); err == nil {
+	if _, err := Build(&results.Set{}, Options{}); err == nil {
 		t.Error("Build of no results gave no error")
 	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
@@ -93,7 +92,7 @@ func helper(kindName string) error {
 	if os.Getenv(simulateEnv) != "" {
 		return simulatedHelper(kind, info, sc)
 	}
-	w := bench.NewWriter(os.Stdout, results.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
+	w := results.NewWriter(os.Stdout, results.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
 	newStore := variants.Wrap(kind, info.New)
 	if kind == variants.Slow {
 		pct, err := strconv.ParseFloat(os.Getenv("CERTBENCH_VARIANT_SLOW"), 64)
@@ -107,10 +106,10 @@ func helper(kindName string) error {
 		Scenarios: sc,
 		Count:     1,
 	}
-	if err := bench.Run(context.Background(), opts, w.Write); err != nil {
+	if err := bench.Run(context.Background(), opts, func(s bench.Sample) error { return w.Write(s) }); err != nil {
 		return err
 	}
-	return w.WriteUnits()
+	return w.Close()
 }
 
 // sample runs one helper process for round round and returns its output.
@@ -291,11 +290,11 @@ func TestSensitivity(t *testing.T) {
 				os.WriteFile(dir+"/base.txt", base.Bytes(), 0o644)
 				os.WriteFile(dir+"/head.txt", head.Bytes(), 0o644)
 			}
-			bres, err := compare.Read(bytes.NewReader(base.Bytes()), "base")
+			bres, err := results.Read(bytes.NewReader(base.Bytes()), "base")
 			if err != nil {
 				t.Fatal(err)
 			}
-			hres, err := compare.Read(bytes.NewReader(head.Bytes()), a.String())
+			hres, err := results.Read(bytes.NewReader(head.Bytes()), a.String())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,6 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
@@ -125,17 +124,15 @@ func simulate(t *testing.T, kind variants.Kind, scens string, count int, work ma
 // result file.
 func instructionsOf(t *testing.T, file []byte) map[string][]float64 {
 	t.Helper()
-	rs, err := compare.Read(bytes.NewReader(file), "sim")
+	rs, err := results.Read(bytes.NewReader(file), "sim")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]float64{}
-	for _, r := range rs.Results {
-		sc, _ := results.NameValue(r.Name, results.ScenarioKey)
-		for _, v := range r.Values {
-			if v.Unit == results.UnitInstructions {
-				out[sc] = append(out[sc], v.Value)
-			}
+	for _, s := range rs.Series {
+		sc, _ := results.NameValue(s.Name, results.ScenarioKey)
+		if m := s.Metric(results.UnitInstructions); m != nil {
+			out[sc] = append(out[sc], m.Values...)
 		}
 	}
 	return out
@@ -266,11 +263,11 @@ func TestSensitivitySimulated(t *testing.T) {
 				}
 				worst[k] = math.Max(worst[k], s)
 			}
-			bres, err := compare.Read(bytes.NewReader(base), "base")
+			bres, err := results.Read(bytes.NewReader(base), "base")
 			if err != nil {
 				t.Fatal(err)
 			}
-			hres, err := compare.Read(bytes.NewReader(head), a.String())
+			hres, err := results.Read(bytes.NewReader(head), a.String())
 			if err != nil {
 				t.Fatal(err)
 			}

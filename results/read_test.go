@@ -1,4 +1,4 @@
-package compare_test
+package results_test
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -48,12 +48,12 @@ func TestLoadRejectsBadValues(t *testing.T) {
 					"BenchmarkChurn/scenario=a/store=naive 10 " + tc.value + " " + unit + "\n" + goodLine
 				path := tempFile(t, "base.txt", content)
 				want := fmt.Sprintf("%s:3: %s value %s: %s", path, unit, tc.value, tc.why)
-				_, err := compare.Load(path)
-				var ve *compare.ValueError
+				_, err := results.Load(path)
+				var ve *results.ValueError
 				if err == nil || err.Error() != want || !errors.As(err, &ve) || ve.Line != 3 || ve.Unit != unit {
 					t.Errorf("Load: err = %v, want %q", err, want)
 				}
-				_, err = compare.Read(strings.NewReader(content), "in")
+				_, err = results.Read(strings.NewReader(content), "in")
 				if want := fmt.Sprintf("in:3: %s value %s: %s", unit, tc.value, tc.why); err == nil || err.Error() != want {
 					t.Errorf("Read: err = %v, want %q", err, want)
 				}
@@ -61,7 +61,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		}
 	}
 	// Negative zero is zero.
-	if _, err := compare.Read(strings.NewReader("BenchmarkX 1 -0 B/op\n"), "in"); err != nil {
+	if _, err := results.Read(strings.NewReader("BenchmarkX 1 -0 B/op\n"), "in"); err != nil {
 		t.Errorf("-0 B/op: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 // TestLoadNaNFixture is the case of the issue: one NaN sample among good
 // ones.
 func TestLoadNaNFixture(t *testing.T) {
-	_, err := compare.Load("testdata/old.txt", "testdata/nan.txt")
+	_, err := results.Load("reference.txt", "testdata/nan.txt")
 	if want := "testdata/nan.txt:4: ns/op value NaN: not a finite number"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
@@ -77,8 +77,8 @@ func TestLoadNaNFixture(t *testing.T) {
 
 func TestLoadRejectsBadIterations(t *testing.T) {
 	for _, n := range []string{"0", "-3"} {
-		_, err := compare.Read(strings.NewReader(goodLine+"BenchmarkX "+n+" 5 ns/op\n"), "in")
-		var ie *compare.IterationsError
+		_, err := results.Read(strings.NewReader(goodLine+"BenchmarkX "+n+" 5 ns/op\n"), "in")
+		var ie *results.IterationsError
 		if want := "in:2: iteration count " + n + ": want at least 1"; err == nil || err.Error() != want || !errors.As(err, &ie) {
 			t.Errorf("iterations %s: err = %v, want %q", n, err, want)
 		}
@@ -87,7 +87,7 @@ func TestLoadRejectsBadIterations(t *testing.T) {
 
 // TestLoadTruncated: a last line without its newline must parse whole.
 func TestLoadTruncated(t *testing.T) {
-	_, err := compare.Load("testdata/truncated.txt")
+	_, err := results.Load("testdata/truncated.txt")
 	if err == nil || !strings.HasPrefix(err.Error(), "testdata/truncated.txt:3: ") ||
 		!strings.Contains(err.Error(), `"al"`) || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("err = %v, want testdata/truncated.txt:3 naming unit \"al\" and truncation", err)
@@ -106,7 +106,7 @@ func TestLoadTruncated(t *testing.T) {
 		{"known unit cut to another known unit", goodLine + "BenchmarkX 10 1 B/op 5 retained-B", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := compare.Read(strings.NewReader(tc.content), "in")
+			_, err := results.Read(strings.NewReader(tc.content), "in")
 			if tc.ok && err != nil {
 				t.Errorf("err = %v, want none", err)
 			}
@@ -120,17 +120,17 @@ func TestLoadTruncated(t *testing.T) {
 // TestUnknownUnitWarnings: units certbench does not know are read, with
 // one warning per unit naming the first line.
 func TestUnknownUnitWarnings(t *testing.T) {
-	rs, err := compare.Load("testdata/unknown-unit.txt")
+	rs, err := results.Load("testdata/unknown-unit.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs.Results) != 3 {
-		t.Errorf("%d results, want 3", len(rs.Results))
+	if rs.Samples() != 3 {
+		t.Errorf("%d results, want 3", rs.Samples())
 	}
 	if len(rs.Warnings) != 2 {
 		t.Fatalf("warnings %q, want 2", rs.Warnings)
 	}
-	var uw *compare.UnknownUnitWarning
+	var uw *results.UnknownUnitWarning
 	if !errors.As(rs.Warnings[0], &uw) || uw.Unit != "al" || uw.Line != 2 || uw.Lines != 2 ||
 		!strings.HasPrefix(rs.Warnings[0].Error(), `testdata/unknown-unit.txt:2: unit "al" `) {
 		t.Errorf("first warning %q, want unit \"al\" at testdata/unknown-unit.txt:2, on 2 lines", rs.Warnings[0])
@@ -145,7 +145,7 @@ func TestUnknownUnitWarnings(t *testing.T) {
 	for _, u := range results.KnownUnits() {
 		all += " 1 " + u
 	}
-	rs, err = compare.Load("../../results/reference.txt", tempFile(t, "all.txt", all+"\n"))
+	rs, err = results.Load("reference.txt", tempFile(t, "all.txt", all+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestUnknownUnitWarningsBounded(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		fmt.Fprintf(&b, "BenchmarkX 1 5 u%d 6 same\n", i)
 	}
-	rs, err := compare.Read(strings.NewReader(b.String()), "in")
+	rs, err := results.Read(strings.NewReader(b.String()), "in")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,75 +202,84 @@ func TestLoadErrorMessages(t *testing.T) {
 		{"conflicting units", []string{a, b}, b + ":2: unit B/op"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := compare.Load(tc.args...)
+			_, err := results.Load(tc.args...)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to start with %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := compare.Load(dir); err == nil || err.Error() != dir+": is a directory, want a result file" {
+	if _, err := results.Load(dir); err == nil || err.Error() != dir+": is a directory, want a result file" {
 		t.Errorf("directory: err = %v", err)
 	}
-	if _, err := compare.Load(longFile); !errors.Is(err, bufio.ErrTooLong) {
+	if _, err := results.Load(longFile); !errors.Is(err, bufio.ErrTooLong) {
 		t.Errorf("long line: %v does not wrap bufio.ErrTooLong", err)
 	}
-	_, err := compare.Load(filepath.Join(dir, "nope.txt"))
+	_, err := results.Load(filepath.Join(dir, "nope.txt"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v does not wrap fs.ErrNotExist", err)
 	}
-	_, err = compare.Load(tempFile(t, "bad.txt", goodLine+"BenchmarkX 5 12x ns/op\n"))
+	_, err = results.Load(tempFile(t, "bad.txt", goodLine+"BenchmarkX 5 12x ns/op\n"))
 	var se *benchfmt.SyntaxError
 	if !errors.As(err, &se) || se.Line != 2 {
 		t.Errorf("malformed: %v is not a *benchfmt.SyntaxError at line 2", err)
 	}
 }
 
-// TestLoadSharesConfig: results of one file share their configuration
-// (Clone used to copy it for every result), and a configuration line in
-// the middle of a file still applies to the results after it only.
-func TestLoadSharesConfig(t *testing.T) {
-	path := tempFile(t, "cfg.txt", "goos: linux\ngoarch: amd64\n"+goodLine+goodLine+"goos: darwin\n"+goodLine+goodLine)
-	rs, err := compare.Load(path)
+// TestLoadSeries: results of one name and configuration make one series,
+// in input order; a configuration line in the middle of a file starts
+// other series, and applies to the results after it only.
+func TestLoadSeries(t *testing.T) {
+	other := strings.Replace(goodLine, "store=naive", "store=optimized", 1)
+	path := tempFile(t, "cfg.txt", "goos: linux\ngoarch: amd64\n"+goodLine+other+goodLine+"goos: darwin\n"+goodLine+goodLine)
+	rs, err := results.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rs.Results
-	if len(r) != 4 {
-		t.Fatalf("%d results", len(r))
+	if rs.Samples() != 5 || len(rs.Series) != 3 {
+		t.Fatalf("%d samples in %d series, want 5 in 3", rs.Samples(), len(rs.Series))
 	}
-	for i, want := range []string{"linux", "linux", "darwin", "darwin"} {
-		if got := r[i].GetConfig("goos"); got != want {
-			t.Errorf("result %d: goos %q, want %q", i, got, want)
+	for i, want := range []struct {
+		goos, store string
+		n           int
+	}{{"linux", "naive", 2}, {"linux", "optimized", 1}, {"darwin", "naive", 2}} {
+		s := rs.Series[i]
+		if got := s.GetConfig("goos"); got != want.goos || s.N != want.n || !strings.Contains(string(s.Name), want.store) {
+			t.Errorf("series %d: %s, goos %q, %d samples; want %s, %q, %d", i, s.Name, got, s.N, want.store, want.goos, want.n)
 		}
-		if got := r[i].GetConfig(compare.FileKey); got != path {
-			t.Errorf("result %d: %s %q, want %q", i, compare.FileKey, got, path)
+		if got := s.GetConfig(results.FileKey); got != path {
+			t.Errorf("series %d: %s %q, want %q", i, results.FileKey, got, path)
 		}
-		if _, line := r[i].Pos(); line != []int{3, 4, 6, 7}[i] {
-			t.Errorf("result %d: line %d", i, line)
+		if r := s.Result(); r.GetConfig("goos") != want.goos || string(r.Name) != string(s.Name) || len(r.Values) != 6 || r.Values[0].Unit != "sec/op" {
+			t.Errorf("series %d: Result %s %v", i, r.Name, r.Values)
 		}
 	}
-	if &r[0].Config[0] != &r[1].Config[0] || &r[2].Config[0] != &r[3].Config[0] {
-		t.Error("results with the same configuration do not share it")
+	if &rs.Series[0].Config[0] != &rs.Series[1].Config[0] {
+		t.Error("series of one configuration do not share it")
 	}
-	// Shared names and values must not alias when a caller appends.
-	n0 := append(r[0].Name, "-x"...)
-	v0 := append(r[0].Values, benchfmt.Value{Value: 1, Unit: "x"})
-	if string(r[1].Name) != string(r[0].Name) || len(r[1].Values) != 6 || r[1].Values[0].Unit != "sec/op" {
-		t.Errorf("appending to result 0's name or values changed result 1: %s %v", n0, v0)
+	m := rs.Series[0].Metric("ns/op")
+	if m == nil || m.Unit != "sec/op" || len(m.Values) != 2 || math.Abs(m.Values[0]-1e-6) > 1e-15 || fmt.Sprint(m.Samples) != "[0 1]" {
+		t.Errorf("ns/op of series 0: %+v", m)
 	}
-	// Clone gives a result that can be changed alone.
-	c := r[0].Clone()
-	c.SetConfig("goos", "plan9")
-	if r[1].GetConfig("goos") != "linux" {
-		t.Error("changing a clone changed a loaded result")
+	// Values sorted, each with its sample; a unit missing from a
+	// sample, and one given twice.
+	rs, err = results.Read(strings.NewReader("BenchmarkX 1 5 ns/op\nBenchmarkX 1 6 ns/op 9 widgets\nBenchmarkX 1 8 widgets 7 widgets\n"), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rs.Series[0].Metric("widgets")
+	if w == nil || fmt.Sprint(w.Values) != "[7 8 9]" || fmt.Sprint(w.Samples) != "[2 2 1]" {
+		t.Errorf("widgets: %+v", w)
+	}
+	if ns := rs.Series[0].Metric("sec/op"); ns == nil || len(ns.Values) != 2 || ns.Sample(1) != 1 {
+		t.Errorf("sec/op: %+v", ns)
 	}
 }
 
-// TestLoadMemory: what Load keeps stays a small multiple of the input
-// (it was over five times the input, a deep copy of the configuration per
-// result).
+// TestLoadMemory: what Load keeps is less than the input (it was over five
+// times the input, a deep copy of the configuration per result, then
+// about twice with results sharing their configuration).
 func TestLoadMemory(t *testing.T) {
-	ref, err := os.ReadFile("../../results/reference.txt")
+	ref, err := os.ReadFile("reference.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +304,7 @@ func TestLoadMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rs, err := compare.Load(path)
+	rs, err := results.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +312,8 @@ func TestLoadMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	t.Logf("Load keeps %d bytes for a %d-byte file (%.2fx)", kept, size, float64(kept)/float64(size))
-	if kept > 3*int64(size) {
-		t.Errorf("Load keeps %d bytes for %d results of a %d-byte file: more than 3 times the input", kept, len(rs.Results), size)
+	if kept > int64(size) {
+		t.Errorf("Load keeps %d bytes for %d results of a %d-byte file: more than the input", kept, rs.Samples(), size)
 	}
 	runtime.KeepAlive(rs)
 }
@@ -328,22 +337,19 @@ func withStdin(t *testing.T, content string, f func()) {
 func TestLoadStdin(t *testing.T) {
 	old := tempFile(t, "old.txt", goodLine)
 	withStdin(t, goodLine+goodLine, func() {
-		rs, err := compare.Load(old, compare.Stdin)
+		rs, err := results.Load(old, results.Stdin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rs.Results) != 3 || len(rs.Files) != 2 || rs.Files[1] != "-" {
-			t.Fatalf("%d results from files %q, want 3 from %q and \"-\"", len(rs.Results), rs.Files, old)
+		if rs.Samples() != 3 || len(rs.Files) != 2 || rs.Files[1] != "-" || len(rs.Series) != 2 {
+			t.Fatalf("%d results from files %q, want 3 from %q and \"-\"", rs.Samples(), rs.Files, old)
 		}
-		if got := rs.Results[2].GetConfig(compare.FileKey); got != "-" {
-			t.Errorf("stdin result labelled %q, want \"-\"", got)
-		}
-		if f, line := rs.Results[2].Pos(); f != compare.StdinName || line != 2 {
-			t.Errorf("stdin result at %s:%d, want %s:2", f, line, compare.StdinName)
+		if s := rs.Series[1]; s.GetConfig(results.FileKey) != "-" || s.N != 2 {
+			t.Errorf("stdin series labelled %q with %d samples, want \"-\" with 2", s.GetConfig(results.FileKey), s.N)
 		}
 	})
 	withStdin(t, goodLine, func() {
-		rs, err := compare.Load("base="+old, "head=-")
+		rs, err := results.Load("base="+old, "head=-")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,20 +358,20 @@ func TestLoadStdin(t *testing.T) {
 		}
 	})
 	withStdin(t, goodLine, func() {
-		_, err := compare.Load("-", "x=-")
+		_, err := results.Load("-", "x=-")
 		if want := "x=-: standard input given twice"; err == nil || err.Error() != want {
 			t.Errorf("stdin twice: err = %v, want %q", err, want)
 		}
 	})
 	withStdin(t, goodLine+"BenchmarkX 10 1184 al", func() {
-		_, err := compare.Load("-")
-		if want := compare.StdinName + ":2: "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "truncated") {
+		_, err := results.Load("-")
+		if want := results.StdinName + ":2: "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "truncated") {
 			t.Errorf("truncated stdin: err = %v, want it to start with %q and say truncated", err, want)
 		}
 	})
 	withStdin(t, "goos: linux\n", func() {
-		_, err := compare.Load("-")
-		if want := compare.StdinName + ": no benchmark results"; err == nil || err.Error() != want {
+		_, err := results.Load("-")
+		if want := results.StdinName + ": no benchmark results"; err == nil || err.Error() != want {
 			t.Errorf("empty stdin: err = %v, want %q", err, want)
 		}
 	})
@@ -380,11 +386,26 @@ func TestLoadLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := tempFile(t, "p.txt", goodLine)
-	rs, err := compare.Load(eq, "base="+plain, plain, plain)
+	rs, err := results.Load(eq, "base="+plain, plain, plain)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{eq, "base", plain, plain + "#1"}; !slices.Equal(rs.Files, want) {
 		t.Errorf("files %q, want %q", rs.Files, want)
+	}
+}
+
+// TestFolderHoldsResults: every *.txt in this folder is a result file, so
+// that "certbench report results/*.txt" (as README suggests) reads them
+// all; tables and notes go in .md files.
+func TestFolderHoldsResults(t *testing.T) {
+	paths, err := filepath.Glob("*.txt")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no *.txt: %v", err)
+	}
+	for _, p := range paths {
+		if _, err := results.Load(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package compare
+package results
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -82,7 +81,7 @@ func (w *UnknownUnitWarning) Error() string {
 		more = fmt.Sprintf(" (and %d more lines)", w.Lines-1)
 	}
 	return fmt.Sprintf("%s:%d: unit %q is not one certbench knows%s; known units: %s",
-		w.File, w.Line, w.Unit, more, strings.Join(results.KnownUnits(), ", "))
+		w.File, w.Line, w.Unit, more, strings.Join(KnownUnits(), ", "))
 }
 
 // maxUnitWarnings bounds the unknown-unit warnings of one input; the
@@ -145,4 +144,36 @@ func origUnit(v benchfmt.Value) string {
 		return v.OrigUnit
 	}
 	return v.Unit
+}
+
+// A MissingEndWarning says that a file written by a certbench that
+// closes its files (it has a "# certbench-version" comment line) lacks
+// the closing line after its last result: the run was cut short, or the
+// file was cut at a line boundary. Its results are read.
+type MissingEndWarning struct {
+	File    string // input name
+	Line    int    // the file's last line
+	Results int    // results read
+}
+
+// Error returns "FILE: no closing line ...".
+func (w *MissingEndWarning) Error() string {
+	return fmt.Sprintf("%s: no closing %q line after its last result (line %d): the file looks truncated; %d results read",
+		w.File, CommentPrefix+EndKey, w.Line, w.Results)
+}
+
+// An EndCountWarning says that a closing line counts other results than
+// the file holds before it (since the start or the previous closing
+// line): results were lost or added in between.
+type EndCountWarning struct {
+	File    string // input name
+	Line    int    // the closing line
+	Want    string // its count, as written
+	Results int    // results read before it
+}
+
+// Error returns "FILE:LINE: closing line says ...".
+func (w *EndCountWarning) Error() string {
+	return fmt.Sprintf("%s:%d: closing line says %q, but %d results precede it: the file was changed after it was written",
+		w.File, w.Line, w.Want, w.Results)
 }

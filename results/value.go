@@ -1,4 +1,4 @@
-package bench
+package results
 
 import (
 	"fmt"
@@ -50,14 +50,15 @@ func FormatValue(v float64) string {
 // FormatValue. Values read from a file keep their original unit (ns/op,
 // not the sec/op benchfmt's reader turns it into), as benchfmt.Writer
 // does. It fails on a value that is not a finite number and on names or
-// units the format cannot hold.
+// units the format cannot hold (with spaces; an empty name reads back as
+// one).
 func formatResult(res *benchfmt.Result) ([]byte, error) {
 	name := string(res.Name)
-	if name == "" || strings.IndexFunc(name, unicode.IsSpace) >= 0 {
-		return nil, fmt.Errorf("bench: benchmark name %q: empty or has spaces", name)
+	if strings.IndexFunc(name, unicode.IsSpace) >= 0 {
+		return nil, fmt.Errorf("results: benchmark name %q has spaces", name)
 	}
 	if res.Iters < 0 {
-		return nil, fmt.Errorf("bench: %s: negative iteration count %d", name, res.Iters)
+		return nil, fmt.Errorf("results: %s: negative iteration count %d", name, res.Iters)
 	}
 	b := make([]byte, 0, 64+len(name)+24*len(res.Values))
 	b = append(b, "Benchmark"...)
@@ -67,10 +68,10 @@ func formatResult(res *benchfmt.Result) ([]byte, error) {
 	for _, v := range res.Values {
 		val, unit := writtenValue(v)
 		if math.IsNaN(val) || math.IsInf(val, 0) {
-			return nil, fmt.Errorf("bench: %s: %s is %v, not a measurement", name, unit, val)
+			return nil, fmt.Errorf("results: %s: %s is %v, not a measurement", name, unit, val)
 		}
 		if unit == "" || strings.IndexFunc(unit, unicode.IsSpace) >= 0 {
-			return nil, fmt.Errorf("bench: %s: unit %q: empty or has spaces", name, unit)
+			return nil, fmt.Errorf("results: %s: unit %q: empty or has spaces", name, unit)
 		}
 		b = append(b, ' ')
 		b = append(b, FormatValue(val)...)

@@ -1,4 +1,4 @@
-package bench
+package results
 
 import (
 	"errors"
@@ -6,27 +6,29 @@ import (
 	"io"
 	"os"
 
-	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 // Append copies the results and unit metadata of one file in the Go
 // benchmark format (named name in errors) to w: each result line with its
-// configuration, and each "Unit" line through DeclareUnit, so that
-// WriteUnits decides exactness from every sample appended, then the
-// file's failed benchmarks (results.FailPrefix lines, with their
-// reasons). It returns the number of results appended and fails, naming
-// name:line, on a malformed line.
+// configuration (configuration and comment lines alike), and each "Unit"
+// line through DeclareUnit, so that Close decides exactness from every
+// sample appended, then the file's failed benchmarks (FailPrefix lines,
+// with their reasons). Closing lines of the input are not copied: Close
+// writes one for all. It returns the number of results appended and
+// fails, naming name:line, on a malformed line.
 func (w *Writer) Append(r io.Reader, name string) (int, error) {
-	var fails results.FailureScanner
-	rd := benchfmt.NewReader(io.TeeReader(r, &fails), name)
+	sc := newScanner(r, name)
 	n := 0
-	for rd.Scan() {
-		switch rec := rd.Result().(type) {
+	var config []benchfmt.Config
+	for sc.Scan() {
+		switch rec := sc.Record().(type) {
 		case *benchfmt.SyntaxError:
-			return n, fmt.Errorf("bench: malformed line: %w", rec)
+			return n, fmt.Errorf("results: malformed line: %w", rec)
 		case *benchfmt.Result:
-			if err := w.WriteResult(rec); err != nil {
+			config = sc.config(config[:0], rec)
+			res := &benchfmt.Result{Config: config, Name: rec.Name, Iters: rec.Iters, Values: rec.Values}
+			if err := w.WriteResult(res); err != nil {
 				f, l := rec.Pos()
 				return n, fmt.Errorf("%s:%d: %w", f, l, err)
 			}
@@ -37,11 +39,11 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 			}
 		}
 	}
-	if err := rd.Err(); err != nil {
-		return n, fmt.Errorf("bench: %s: %w", name, err)
+	if err := sc.Err(); err != nil {
+		return n, fmt.Errorf("results: %s: %w", name, err)
 	}
-	fails.Close()
-	for _, f := range fails.Failures {
+	sc.fails.Close()
+	for _, f := range sc.fails.Failures {
 		if err := w.writeFailure(f.Name, f.Reason); err != nil {
 			return n, err
 		}
@@ -50,8 +52,8 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 }
 
 // Merge writes the results of the named files, in order, to out as one
-// file, followed by unit metadata recomputed from all of them (see
-// Writer.WriteUnits): files that each hold one sample per benchmark, such
+// file, followed by unit metadata recomputed from all of them and one
+// closing line (see Writer.Close): files that each hold one sample per benchmark, such
 // as one `certbench run --count 1` per round, merge into a file that
 // declares a count exact only if every merged sample agrees. Concatenating
 // such files instead repeats each file's own unit lines, which say nothing
@@ -62,13 +64,13 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 // an earlier file's, or if the files hold no result at all.
 func Merge(out io.Writer, paths ...string) (int, error) {
 	if len(paths) == 0 {
-		return 0, errors.New("bench: merge: no input files")
+		return 0, errors.New("results: merge: no input files")
 	}
 	w := NewWriter(out)
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return w.Samples(), fmt.Errorf("bench: %w", err)
+			return w.Samples(), fmt.Errorf("results: %w", err)
 		}
 		_, err = w.Append(f, p)
 		f.Close()
@@ -77,7 +79,7 @@ func Merge(out io.Writer, paths ...string) (int, error) {
 		}
 	}
 	if w.Samples() == 0 && w.Failures() == 0 {
-		return 0, fmt.Errorf("bench: merge: no benchmark results in %d file(s)", len(paths))
+		return 0, fmt.Errorf("results: merge: no benchmark results in %d file(s)", len(paths))
 	}
-	return w.Samples(), w.WriteUnits()
+	return w.Samples(), w.Close()
 }

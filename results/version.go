@@ -1,4 +1,4 @@
-package bench
+package results
 
 import "runtime/debug"
 
@@ -6,7 +6,7 @@ import "runtime/debug"
 // info lacks one (a build with -buildvcs=false, or outside a checkout).
 // scripts/certbench-ci.sh and scripts/ci-compare.sh set it with
 //
-//	-ldflags "-X github.com/certbench/certbench/bench.revision=$(git rev-parse HEAD)"
+//	-ldflags "-X github.com/certbench/certbench/results.revision=$(git rev-parse HEAD)"
 var revision string
 
 // buildInfo is what Version, Revision and VersionLine read from the

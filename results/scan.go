@@ -1,0 +1,242 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// scanner reads one input in the Go benchmark format, with certbench's
+// comment lines: benchfmt.Reader parses the lines, and a lineFeed hands
+// them to it one at a time, so that each record benchfmt returns is read
+// with exactly the comment lines before it in effect. Read and
+// Writer.Append both read through it.
+type scanner struct {
+	feed  lineFeed
+	rd    *benchfmt.Reader
+	name  string         // the input's name in errors
+	fails FailureScanner // failed benchmarks, which benchfmt skips; Close it after the last Scan
+
+	comments []benchfmt.Config // comment keys in effect, in order
+	changed  bool              // a line other than a result or unit line since the last result
+
+	results   int  // results since the start or the last closing line
+	versioned bool // a VersionKey comment was read: the writer writes a closing line
+	ended     bool // a closing line follows the last result
+	warnings  []error
+}
+
+// newScanner returns a scanner of r, named name in errors, whose results
+// carry the internal configuration initConfig (key/value pairs).
+func newScanner(r io.Reader, name string, initConfig ...string) *scanner {
+	s := &scanner{name: name, changed: true}
+	s.feed = lineFeed{br: bufio.NewReaderSize(r, 64<<10), onLine: s.line, tee: &s.fails}
+	s.rd = benchfmt.NewReader(&s.feed, name)
+	s.rd.Reset(&s.feed, name, initConfig...)
+	return s
+}
+
+// Scan advances to the next record (see benchfmt.Reader.Scan).
+func (s *scanner) Scan() bool {
+	if !s.rd.Scan() {
+		return false
+	}
+	if _, ok := s.rd.Result().(*benchfmt.Result); ok {
+		s.results++
+		s.ended = false
+	}
+	return true
+}
+
+// Record returns the current record. A *benchfmt.Result is benchfmt's,
+// reused by the next Scan, and does not carry the comment keys (see
+// config).
+func (s *scanner) Record() benchfmt.Record { return s.rd.Result() }
+
+// Err returns the first error reading the input: a line too long for
+// benchfmt names its own line (benchfmt names the one before it).
+func (s *scanner) Err() error {
+	err := s.rd.Err()
+	if err != nil && errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%s:%d: line longer than %d KiB (%w)", s.name, s.feed.lines, bufio.MaxScanTokenSize>>10, bufio.ErrTooLong)
+	}
+	return err
+}
+
+// config appends to dst the configuration of res, the current result:
+// its configuration lines, then the comment keys in effect that it does
+// not have, all File configuration.
+func (s *scanner) config(dst []benchfmt.Config, res *benchfmt.Result) []benchfmt.Config {
+	dst = append(dst, res.Config...)
+	for _, c := range s.comments {
+		if _, ok := res.ConfigIndex(c.Key); !ok {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// comment returns the value of comment key in effect, if any.
+func (s *scanner) comment(key string) (string, bool) {
+	for _, c := range s.comments {
+		if c.Key == key {
+			return string(c.Value), true
+		}
+	}
+	return "", false
+}
+
+// line sees each line (its first chunk) before benchfmt parses it.
+func (s *scanner) line(line []byte) {
+	if bytes.HasPrefix(line, benchmarkPrefix) || bytes.HasPrefix(line, unitPrefix) {
+		return
+	}
+	s.changed = true
+	rest, ok := bytes.CutPrefix(line, []byte(CommentPrefix))
+	if !ok {
+		return
+	}
+	key, value, ok := parseConfigLine(bytes.TrimRight(rest, "\r\n"))
+	if !ok || (key != EndKey && !IsCommentKey(key)) {
+		return // another comment, ignored as the format ignores it
+	}
+	if key == EndKey {
+		s.end(value)
+		return
+	}
+	if key == VersionKey {
+		s.versioned = true
+	}
+	for i, c := range s.comments {
+		if c.Key != key {
+			continue
+		}
+		if len(value) == 0 {
+			s.comments = append(s.comments[:i], s.comments[i+1:]...)
+		} else {
+			s.comments[i].Value = append(c.Value[:0:0], value...)
+		}
+		return
+	}
+	if len(value) > 0 {
+		s.comments = append(s.comments, benchfmt.Config{Key: string(key), Value: bytes.Clone(value), File: true})
+	}
+}
+
+// end reads a closing line, "# certbench-end: N results": N must count
+// the results since the start or the previous closing line.
+func (s *scanner) end(value []byte) {
+	count, _, _ := bytes.Cut(value, []byte(" "))
+	if n, err := strconv.Atoi(string(count)); err != nil || n != s.results {
+		s.warnings = append(s.warnings, &EndCountWarning{File: s.name, Line: s.feed.lines, Want: string(value), Results: s.results})
+	}
+	s.results = 0
+	s.ended = true
+}
+
+// finish returns the warnings of the whole input, once it is read: a
+// file written by a certbench that closes its files, without its closing
+// line after the last result.
+func (s *scanner) finish(results int) []error {
+	if s.versioned && !s.ended && results > 0 {
+		s.warnings = append(s.warnings, &MissingEndWarning{File: s.name, Line: s.feed.lines, Results: results})
+	}
+	return s.warnings
+}
+
+var (
+	benchmarkPrefix = []byte("Benchmark")
+	unitPrefix      = []byte("Unit ")
+)
+
+// parseConfigLine parses "key: value" or "key:" by the Go benchmark
+// format's rule for configuration lines: the key begins with a lower-case
+// letter and has no space or upper-case letter.
+func parseConfigLine(line []byte) (key string, value []byte, ok bool) {
+	colon := -1
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if (i == 0 && !unicode.IsLower(r)) || unicode.IsSpace(r) || unicode.IsUpper(r) {
+			return "", nil, false
+		}
+		if i > 0 && r == ':' {
+			colon = i
+			break
+		}
+		i += n
+	}
+	if colon < 0 {
+		return "", nil, false
+	}
+	value = line[colon+1:]
+	if len(value) > 0 && value[0] != ' ' && value[0] != '\t' {
+		return "", nil, false
+	}
+	return string(line[:colon]), bytes.TrimLeft(value, " \t"), true
+}
+
+// lineFeed hands its input to a benchfmt.Reader one line per Read (in
+// pieces, for a line longer than the reader asks for), so that the
+// reader has parsed exactly the lines fed so far: onLine sees each line
+// just before benchfmt parses it. It also keeps what the checks of a
+// truncated last line need.
+type lineFeed struct {
+	br      *bufio.Reader
+	onLine  func([]byte)
+	tee     io.Writer // sees every byte read, as io.TeeReader
+	pending []byte    // the part of the current line not handed over yet
+	err     error     // the input's error, returned once pending is empty
+
+	lines   int      // lines begun
+	mid     bool     // the last piece read did not end its line
+	head    [16]byte // the start of the current line
+	headLen int
+}
+
+func (f *lineFeed) Read(p []byte) (int, error) {
+	if len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		chunk, err := f.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = nil
+		}
+		f.err = err
+		f.tee.Write(chunk)
+		if len(chunk) == 0 {
+			if err == nil {
+				err = io.ErrNoProgress // cannot happen: ReadSlice returns bytes or an error
+				f.err = err
+			}
+			return 0, err
+		}
+		if !f.mid {
+			f.lines++
+			f.headLen = copy(f.head[:], chunk)
+			if chunk[len(chunk)-1] == '\n' || err != nil {
+				f.onLine(chunk) // a whole line
+			} else if len(chunk) > 0 && chunk[0] != '#' {
+				f.onLine(chunk) // the start of a long line: not a comment
+			}
+		}
+		f.mid = chunk[len(chunk)-1] != '\n'
+		f.pending = chunk
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// lastUnterminated reports whether line is the input's last line and
+// ends without a newline, once the input is read to line.
+func (f *lineFeed) lastUnterminated(line int) bool {
+	return f.mid && f.err == io.EOF && line == f.lines
+}

@@ -1,0 +1,386 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// ExactUnits are the units a Writer declares "assume=exact" when their
+// samples show them to be exact: counts (IsCount), which a deterministic
+// store on a fixed op count repeats exactly.
+var ExactUnits = []string{UnitGoroutines, UnitBytes, UnitAllocs}
+
+// directedUnits are the units a Writer declares a direction ("better=")
+// for when it wrote them and no input declared one: the units benchfmt
+// has no default direction for.
+var directedUnits = []string{
+	UnitP50, UnitP99, UnitP999, UnitRefreshRate,
+	UnitCPUNsPerOp,
+	UnitInstructions, UnitEstCycles,
+	UnitHandshakes,
+	UnitHandshakeP50, UnitHandshakeP90, UnitHandshakeP99,
+	UnitHandshakeP999, UnitHandshakeMax,
+	UnitErrors,
+	UnitCalmHandshakes, UnitCalmP99,
+	UnitP50ChurnRatio, UnitP99ChurnRatio, UnitP999ChurnRatio,
+	UnitThroughputChurnRatio,
+	UnitPeak, UnitPeakPerCert, UnitMaxRSS,
+	UnitGCCPU, UnitGCFraction, UnitGCCycles,
+	UnitGCPauseP99, UnitGCPauseMax,
+}
+
+// A Sample is one measurement a Writer writes as a result line;
+// bench.Sample is one. Result returns its line with the given file
+// configuration, its name ending in "-procs" when procs > 1 as the
+// testing package names benchmarks.
+type Sample interface {
+	Result(config []benchfmt.Config, procs int) *benchfmt.Result
+}
+
+// Writer writes results in the Go benchmark format: configuration lines,
+// comment lines, result lines, then unit metadata lines and a closing
+// line (see Close).
+//
+// Configuration keys that tell samples of one comparison apart (RoundKey,
+// the ScenarioHashPrefix keys) or the builds of base and head
+// (VersionKey, RevisionKey) are written as comment lines, "# key: value"
+// (see IsCommentKey): benchstat ignores them, so that it tables every
+// sample of a benchmark together, and Read reads them back as
+// configuration.
+//
+// Values are formatted by FormatValue (plain decimals, never an
+// exponent), not by benchfmt.Writer, whose %v formatting writes large
+// values with exponents.
+type Writer struct {
+	out    io.Writer
+	buf    []byte
+	config []benchfmt.Config // the Writer's own, for Write
+	procs  int
+
+	written  []benchfmt.Config // configuration and comment lines in effect, in order
+	anyLines bool              // a result line was written
+	closed   bool
+
+	n        int                             // results written
+	failures int                             // failures written
+	units    map[string]map[string]*valueRun // written unit -> benchmark name -> its values
+	meta     []*benchfmt.UnitMetadata        // metadata declared by merged inputs, in order
+}
+
+// valueRun summarizes the values one benchmark had in one unit: how many,
+// and whether all were written the same.
+type valueRun struct {
+	first string
+	n     int
+	same  bool
+}
+
+// MachineConfig returns the configuration a Writer records by default, as
+// key/value pairs: goos, goarch, cpu, the Go version, GOMAXPROCS, the
+// certbench version (VersionKey) and, when it is known, the certbench
+// revision (RevisionKey).
+func MachineConfig() []string {
+	kv := []string{
+		"goos", runtime.GOOS,
+		"goarch", runtime.GOARCH,
+		"cpu", CPUName(),
+		"go", runtime.Version(),
+		"gomaxprocs", strconv.Itoa(runtime.GOMAXPROCS(0)),
+		VersionKey, Version(),
+	}
+	if rev := Revision(); rev != "" {
+		kv = append(kv, RevisionKey, rev)
+	}
+	return kv
+}
+
+// NewWriter returns a Writer to w. The configuration of the results it
+// writes with Write is MachineConfig followed by the extra key/value
+// pairs, in order; an extra pair whose key MachineConfig has replaces its
+// value (so "certbench-version", "v1.2.3" names another version).
+func NewWriter(w io.Writer, extra ...string) *Writer {
+	kv := MachineConfig()
+	for i := 0; i+1 < len(extra); i += 2 {
+		if j := slices.Index(kv, extra[i]); j >= 0 && j%2 == 0 {
+			kv[j+1] = extra[i+1]
+			continue
+		}
+		kv = append(kv, extra[i], extra[i+1])
+	}
+	var cfg []benchfmt.Config
+	for i := 0; i+1 < len(kv); i += 2 {
+		cfg = append(cfg, benchfmt.Config{Key: kv[i], Value: []byte(kv[i+1]), File: true})
+	}
+	return &Writer{out: w, config: cfg, procs: runtime.GOMAXPROCS(0), units: map[string]map[string]*valueRun{}}
+}
+
+// Write writes one sample as a result line, with the Writer's
+// configuration.
+func (w *Writer) Write(s Sample) error {
+	return w.WriteResult(s.Result(w.config, w.procs))
+}
+
+// WriteResult writes res as a result line, preceded by the configuration
+// and comment lines that changed since the last result (res's own
+// configuration, not the Writer's: this is how Merge keeps each input's).
+// Internal configuration (Config.File false, such as FileKey) is not
+// written. It fails on a value that is not a finite number, on a name or
+// unit the format cannot hold, and after Close.
+func (w *Writer) WriteResult(res *benchfmt.Result) error {
+	if w.closed {
+		return fmt.Errorf("results: %s: written after Close", res.Name)
+	}
+	line, err := formatResult(res)
+	if err != nil {
+		return err
+	}
+	b := w.configLines(w.buf[:0], res.Config)
+	b = append(b, line...)
+	w.buf = b[:0]
+	if _, err := w.out.Write(b); err != nil {
+		return err
+	}
+	w.anyLines = true
+	w.n++
+	name := string(res.Name)
+	for _, v := range res.Values {
+		val, unit := writtenValue(v)
+		runs := w.units[unit]
+		if runs == nil {
+			runs = map[string]*valueRun{}
+			w.units[unit] = runs
+		}
+		text := FormatValue(val)
+		if r := runs[name]; r == nil {
+			runs[name] = &valueRun{first: text, n: 1, same: true}
+		} else {
+			r.n++
+			r.same = r.same && r.first == text
+		}
+	}
+	return nil
+}
+
+// configLines appends to b the configuration and comment lines that take
+// the configuration in effect to config: keys that are gone (written
+// with an empty value, which deletes them), then keys new or changed, in
+// config's order; configuration lines first, then comment lines, the
+// block set off by blank lines as benchfmt.Writer sets it off.
+func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
+	var plain, comments []byte
+	add := func(key string, value []byte) {
+		dst := &plain
+		if IsCommentKey(key) {
+			dst = &comments
+			*dst = append(*dst, CommentPrefix...)
+		}
+		*dst = append(*dst, key...)
+		*dst = append(*dst, ':')
+		if len(value) > 0 {
+			*dst = append(*dst, ' ')
+			*dst = append(*dst, value...)
+		}
+		*dst = append(*dst, '\n')
+	}
+	kept := w.written[:0]
+	for _, have := range w.written {
+		if i := slices.IndexFunc(config, func(c benchfmt.Config) bool { return c.Key == have.Key && c.File }); i < 0 {
+			add(have.Key, nil)
+			continue
+		}
+		kept = append(kept, have)
+	}
+	w.written = kept
+	for _, c := range config {
+		if !c.File {
+			continue
+		}
+		i := slices.IndexFunc(w.written, func(h benchfmt.Config) bool { return h.Key == c.Key })
+		switch {
+		case i < 0:
+			w.written = append(w.written, benchfmt.Config{Key: c.Key, Value: slices.Clone(c.Value), File: true})
+		case bytes.Equal(w.written[i].Value, c.Value):
+			continue
+		default:
+			w.written[i].Value = append(w.written[i].Value[:0], c.Value...)
+		}
+		add(c.Key, c.Value)
+	}
+	if len(plain) == 0 && len(comments) == 0 {
+		return b
+	}
+	if w.anyLines {
+		b = append(b, '\n')
+	}
+	b = append(b, plain...)
+	b = append(b, comments...)
+	return append(b, '\n')
+}
+
+// Samples returns the number of result lines written.
+func (w *Writer) Samples() int { return w.n }
+
+// WriteFailure records that benchmark name (as a Sample names it: no
+// "Benchmark" prefix, no -GOMAXPROCS suffix, which WriteFailure adds as
+// Write does) failed, for reason (one line), in the lines go test writes
+// for a failed benchmark (see the function WriteFailure), which
+// benchstat ignores.
+//
+// Before the first result, the Writer's configuration lines are written
+// first, as they are before a result: a file whose every sample failed
+// still says where it was measured.
+func (w *Writer) WriteFailure(name, reason string) error {
+	if w.closed {
+		return fmt.Errorf("results: failure of %s written after Close", name)
+	}
+	if w.procs > 1 {
+		name += "-" + strconv.Itoa(w.procs)
+	}
+	if b := w.configLines(w.buf[:0], w.config); len(b) > 0 {
+		w.buf = b[:0]
+		if _, err := w.out.Write(b); err != nil {
+			return err
+		}
+		w.anyLines = true
+	}
+	return w.writeFailure(name, reason)
+}
+
+// writeFailure writes a failure whose name is complete.
+func (w *Writer) writeFailure(name, reason string) error {
+	if err := WriteFailure(w.out, name, reason); err != nil {
+		return err
+	}
+	w.failures++
+	return nil
+}
+
+// Failures returns the number of failures written.
+func (w *Writer) Failures() int { return w.failures }
+
+// Exact reports whether unit is exact in what the Writer wrote: every
+// benchmark written with that unit has at least MinExactSamples samples,
+// all with the same value.
+func (w *Writer) Exact(unit string) bool {
+	runs := w.units[unit]
+	if len(runs) == 0 {
+		return false
+	}
+	for _, r := range runs {
+		if r.n < MinExactSamples || !r.same {
+			return false
+		}
+	}
+	return true
+}
+
+// DeclareUnit records unit metadata read from an input (a "Unit ..."
+// line), to be written by Close. It fails if the input contradicts
+// metadata declared before for the same unit and key. "assume=exact" is
+// not taken on trust: Close writes it only if the samples written are
+// exact.
+func (w *Writer) DeclareUnit(m *benchfmt.UnitMetadata) error {
+	unit := metaUnit(m)
+	for _, have := range w.meta {
+		if metaUnit(have) == unit && have.Key == m.Key {
+			if have.Value != m.Value {
+				f, l := m.Pos()
+				hf, hl := have.Pos()
+				return fmt.Errorf("results: %s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d", f, l, unit, m.Key, m.Value, have.Key, have.Value, hf, hl)
+			}
+			return nil
+		}
+	}
+	c := *m
+	w.meta = append(w.meta, &c)
+	return nil
+}
+
+// metaUnit is the unit of a metadata line as written.
+func metaUnit(m *benchfmt.UnitMetadata) string {
+	if m.OrigUnit != "" {
+		return m.OrigUnit
+	}
+	return m.Unit
+}
+
+// declared returns the value declared for unit and key, if any.
+func (w *Writer) declared(unit, key string) (string, bool) {
+	for _, m := range w.meta {
+		if metaUnit(m) == unit && m.Key == key {
+			return m.Value, true
+		}
+	}
+	return "", false
+}
+
+// Close ends the file: it writes the unit metadata lines, then the
+// closing line "# certbench-end: N results" (EndKey), by which readers
+// tell a complete file from one cut short. Each of ExactUnits, and any
+// unit an input declared exact, is declared "assume=exact" if and only if
+// it is exact in what was written (see Exact): decided from the samples,
+// never from a single one, and for merged files from all the merged
+// samples. Other metadata declared by inputs is passed on; the units
+// benchfmt knows no direction for (latency percentiles, rates, the
+// operator-facing units) get theirs ("better=lower" or "better=higher")
+// unless an input declared one. Close does not close the underlying
+// io.Writer; calling it again does nothing.
+func (w *Writer) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var lines []*benchfmt.UnitMetadata
+	add := func(unit, key, value string) {
+		lines = append(lines, &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key}, OrigUnit: unit, Value: value})
+	}
+	candidates := slices.Clone(ExactUnits)
+	for _, m := range w.meta {
+		if u := metaUnit(m); m.Key == "assume" && m.Value == "exact" && !slices.Contains(candidates, u) {
+			candidates = append(candidates, u)
+		}
+	}
+	for _, u := range candidates {
+		if v, ok := w.declared(u, "assume"); ok && v != "exact" {
+			continue // an input declared another assumption: passed on below
+		}
+		if w.Exact(u) {
+			add(u, "assume", "exact")
+		}
+	}
+	for _, m := range w.meta {
+		if m.Key == "assume" && m.Value == "exact" {
+			continue // decided above
+		}
+		lines = append(lines, m)
+	}
+	for _, u := range directedUnits {
+		if _, ok := w.declared(u, "better"); !ok && len(w.units[u]) > 0 {
+			add(u, "better", BetterName(u))
+		}
+	}
+	var b []byte
+	for _, m := range lines {
+		b = fmt.Appendf(b, "Unit %s %s=%s\n", metaUnit(m), m.Key, m.Value)
+	}
+	b = append(b, EndLine(w.n)...)
+	_, err := w.out.Write(b)
+	return err
+}
+
+// WriteUnits is Close.
+//
+// Deprecated: use Close, which also writes the closing line.
+func (w *Writer) WriteUnits() error { return w.Close() }
+
+// EndLine returns the closing line a Writer writes after n results, with
+// its newline: "# certbench-end: 24 results".
+func EndLine(n int) string {
+	return CommentPrefix + EndKey + ": " + strconv.Itoa(n) + " results\n"
+}
