@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -69,4 +70,103 @@ BenchmarkChurn/scenario=a/store=naive-2 10 1190000 ns/op
 	// Output:
 	// Churn/scenario=a/store=naive-2 goos=linux round 2: 1.19 ms
 	// Churn/scenario=a/store=naive-2 goos=linux round 1: 1.25 ms
+}
+
+// A file certbench wrote that lost its end (the run was killed, or the
+// file was cut at a line boundary) still reads, with a warning naming the
+// file; a plain go test -bench file, which has no closing line, reads
+// without one.
+func ExampleRead_truncated() {
+	const cut = `# certbench-version: v0.1.0
+BenchmarkChurn/scenario=a/store=naive-2 10 1250000 ns/op
+`
+	set, err := results.Read(strings.NewReader(cut), "cut.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, w := range set.Warnings {
+		var missing *results.MissingEndWarning
+		if errors.As(w, &missing) {
+			fmt.Printf("%s: %d result, no closing line\n", missing.File, missing.Results)
+		}
+	}
+	plain, err := results.Read(strings.NewReader("BenchmarkX-2 10 100 ns/op\n"), "plain.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("plain go test file:", len(plain.Warnings), "warnings")
+	// Output:
+	// cut.txt: 1 result, no closing line
+	// plain go test file: 0 warnings
+}
+
+// A bad value is an error naming the file and line.
+func ExampleRead_error() {
+	_, err := results.Read(strings.NewReader("BenchmarkX-2 10 NaN ns/op\n"), "bad.txt")
+	fmt.Println(err != nil)
+	fmt.Println(strings.HasPrefix(err.Error(), "bad.txt:1:"))
+	// Output:
+	// true
+	// true
+}
+
+// Format scales each value on its own: a table cell keeps three
+// significant digits of a time or size, four of a count, however far
+// apart the values of its row are.
+func ExampleFormat() {
+	for _, c := range []struct {
+		v    float64
+		unit string
+	}{
+		{49243500, results.UnitNsPerOp},
+		{197, results.UnitNsPerOp},
+		{15851934, results.UnitBytes},
+		{0, results.UnitBytes},
+		{748.5, results.UnitAllocs},
+		{149597.4, results.UnitAllocs},
+	} {
+		fmt.Printf("%s %s\n", results.Format(c.v, c.unit), c.unit)
+	}
+	// Output:
+	// 49.2 ms ns/op
+	// 197 ns ns/op
+	// 15.1 MiB B/op
+	// 0 B B/op
+	// 748.5 allocs/op
+	// 149.6k allocs/op
+}
+
+// Join two rounds, each a file with its own closing line and unit
+// metadata, into one: the unit line is decided from both rounds'
+// samples, and one closing line counts them all.
+func ExampleWriter_Append() {
+	round1 := `# round: 1
+BenchmarkChurn/scenario=a/store=naive-2 10 1250000 ns/op 1184 allocs/op
+Unit allocs/op assume=exact
+# certbench-end: 1 results
+`
+	round2 := `# round: 2
+BenchmarkChurn/scenario=a/store=naive-2 10 1190000 ns/op 1184 allocs/op
+Unit allocs/op assume=exact
+# certbench-end: 1 results
+`
+	w := results.NewWriter(os.Stdout)
+	for i, f := range []string{round1, round2} {
+		if _, err := w.Append(strings.NewReader(f), fmt.Sprintf("round%d.txt", i+1)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// # round: 1
+	//
+	// BenchmarkChurn/scenario=a/store=naive-2 10 1250000 ns/op 1184 allocs/op
+	//
+	// # round: 2
+	//
+	// BenchmarkChurn/scenario=a/store=naive-2 10 1190000 ns/op 1184 allocs/op
+	// Unit allocs/op assume=exact
+	// # certbench-end: 2 results
 }

@@ -47,16 +47,18 @@ func IsBytes(unit string) bool {
 	return m == bytesMeasure
 }
 
-// Format returns v, a value of unit, for people: times in seconds with SI
+// Format returns v, a value of unit, for people, each value scaled on its
+// own so that a table cell keeps its significant digits however far the
+// values of its row or column are apart: times in seconds with SI
 // prefixes ("57.7 ms", "850 ns", "1.2 s"), byte sizes with binary
 // prefixes ("84.3 KiB", "512 B"), both with three significant digits in
-// the scale benchunit.CommonScale picks, trailing zeros dropped; counts in full with thousands
-// separators ("1,184"), fractional ones with one decimal from 100 up
-// ("1,194.5") and three significant digits below ("0.2", "12.5"); rates with
-// "/s" ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is
-// then in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's
-// "bytes" and "count" are understood too. NaN formats as "-", infinities
-// as "+Inf" and "-Inf".
+// the scale benchunit.CommonScale picks, trailing zeros dropped; counts
+// with four significant digits, in full below 10,000 ("1,184", "748.5",
+// "0.2") and scaled by k, M, G from there ("25.46k"); rates with "/s"
+// ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is then
+// in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's "bytes"
+// and "count" are understood too. NaN formats as "-", infinities as
+// "+Inf" and "-Inf".
 func Format(v float64, unit string) string {
 	if s, ok := nonFinite(v, "-", "Inf"); ok {
 		return s
@@ -138,25 +140,44 @@ func scaled(v float64, cls benchunit.Class) string {
 	return trimZeros(strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64)) + " " + s.Prefix
 }
 
-// count formats a count: whole numbers in full with thousands separators;
-// fractions (medians of two samples, per-op ratios) with one decimal from
-// 100 up, so that a change of a fraction of an allocation per op still
-// shows, and with three significant digits below.
+// countDigits is the number of significant digits of a count: one more
+// than of a time or size, as exact counts (allocs/op) are gated to the
+// allocation and a change of a fraction of one should still show.
+const countDigits = 4
+
+// countPrefixes scale counts from 10,000 up, as benchstat does.
+var countPrefixes = []string{"", "k", "M", "G", "T", "P", "E"}
+
+// count formats a count with countDigits significant digits, trailing
+// zeros of a fraction dropped: below 10,000 as it is, with thousands
+// separators ("8,000", "748.5", "0.2", "0.00125"); from 10,000 up scaled
+// by k, M, G, ... ("25.46k", "148.3k", "1.217M").
 func count(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case v == math.Trunc(v):
-		return thousands(strconv.FormatFloat(v, 'f', 0, 64))
-	case a >= 99.95:
-		s := trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
-		whole, frac, _ := strings.Cut(s, ".")
-		if frac != "" {
-			frac = "." + frac
-		}
-		return thousands(whole) + frac
+	if v == 0 {
+		return "0"
 	}
-	digits := max(3-int(math.Floor(math.Log10(a)))-1, 0)
-	return trimZeros(strconv.FormatFloat(v, 'f', digits, 64))
+	// Each scale rounds first, so that a value that rounds up to 10,000
+	// (or to 1,000 of a prefix) takes the next prefix.
+	prefix := 0
+	for {
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', countDigits, 64), 64)
+		limit := 1000.0
+		if prefix == 0 {
+			limit = 10000
+		}
+		if math.Abs(r) < limit || prefix == len(countPrefixes)-1 {
+			v = r
+			break
+		}
+		v /= 1000
+		prefix++
+	}
+	digits := max(countDigits-1-int(math.Floor(math.Log10(math.Abs(v)))), 0)
+	whole, frac, _ := strings.Cut(trimZeros(strconv.FormatFloat(v, 'f', digits, 64)), ".")
+	if frac != "" {
+		frac = "." + frac
+	}
+	return thousands(whole) + frac + countPrefixes[prefix]
 }
 
 // trimZeros drops the trailing zeros of a decimal fraction, and the point

@@ -15,9 +15,10 @@ func TestFormatValue(t *testing.T) {
 		v    float64
 		want string
 	}{
-		{results.UnitAllocs, 1194.5, "1,194.5"},
-		{results.UnitAllocs, 1217054, "1,217,054"},
-		{results.UnitAllocs, 2.5e7, "25,000,000"},
+		{results.UnitAllocs, 748.5, "748.5"},
+		{results.UnitAllocs, 1194.5, "1,194"},
+		{results.UnitAllocs, 1217054, "1.217M"},
+		{results.UnitAllocs, 2.5e7, "25M"},
 		{results.UnitBytes, 84744, "82.8 KiB"},
 		{results.UnitBytes, 9.0729944e+07, "86.5 MiB"},
 		{results.UnitRetainedPerCert, 1283.06, "1.25 KiB"},

@@ -171,7 +171,7 @@ func TestFormats(t *testing.T) {
 		{formatSeconds, 0.0025, "2.5 ms"}, {formatSeconds, 52.1, "52.1 s"}, {formatSeconds, 8.3e-8, "83 ns"},
 		{formatSeconds, 1.234567e-5, "12.3 µs"}, {formatSeconds, 0, "0 s"},
 		{formatBytes, 512, "512 B"}, {formatBytes, 1536, "1.5 KiB"}, {formatBytes, 12 << 20, "12 MiB"},
-		{formatCount, 140, "140"}, {formatCount, 141000, "141,000"}, {formatCount, 1.2e6, "1,200,000"},
+		{formatCount, 140, "140"}, {formatCount, 141000, "141k"}, {formatCount, 1.2e6, "1.2M"}, {formatCount, 1234, "1,234"},
 	} {
 		if got := tc.f(tc.v); got != tc.want {
 			t.Errorf("format(%v) = %q, want %q", tc.v, got, tc.want)
@@ -183,8 +183,8 @@ func TestFormats(t *testing.T) {
 			labels = append(labels, tk.Label)
 		}
 	}
-	if got := strings.Join(labels, " "); got != "100 1,000 10,000" {
-		t.Errorf("log ticks labelled %q, want 100 1,000 10,000", got)
+	if got := strings.Join(labels, " "); got != "100 1,000 10k" {
+		t.Errorf("log ticks labelled %q, want 100 1,000 10k", got)
 	}
 	labels = nil
 	for _, tk := range (logTicker{format: formatBytes, bytes: true}).Ticks(500, 5e6) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/results"
 )
 
 func TestFileTicks(t *testing.T) {
@@ -52,12 +52,12 @@ func TestByFileAbsolutePaths(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	rs, err := compare.Load(paths...)
+	rs, err := results.Load(paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := Options{}
-	opts.Compare.Col = compare.FileKey
+	opts.Compare.Col = results.FileKey
 	rep, err := Build(rs, opts)
 	if err != nil {
 		t.Fatal(err)
