@@ -3,8 +3,8 @@ package resultfmt_test
 import (
 	"testing"
 
-	"github.com/certbench/certbench/results"
 	old "github.com/certbench/certbench/resultfmt"
+	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
