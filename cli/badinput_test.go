@@ -11,6 +11,7 @@ import (
 
 	"github.com/certbench/certbench/cli"
 	"github.com/certbench/certbench/results"
+	"golang.org/x/perf/benchfmt"
 )
 
 // badInputFiles writes a base and a head result file (6 samples of two
@@ -182,4 +183,70 @@ type zeroReader struct{}
 func (zeroReader) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// TestCutFileWarning: a file certbench wrote, cut after a result line
+// (its closing line lost), reads with a warning naming the file in
+// compare, gate and report; the whole file and a plain go test -bench file
+// read without one.
+func TestCutFileWarning(t *testing.T) {
+	dir := t.TempDir()
+	var buf strings.Builder
+	w := results.NewWriter(&buf)
+	config := []benchfmt.Config{{Key: results.VersionKey, Value: []byte("v0.1.0"), File: true}}
+	for i := range 6 {
+		for j, store := range []string{"naive", "optimized"} {
+			res := &benchfmt.Result{
+				Config: config,
+				Name:   benchfmt.Name(results.ChurnName("rotate-10-of-100", store) + "-2"),
+				Iters:  5,
+				Values: []benchfmt.Value{
+					{Value: float64(1e6 * (j + 1) * (10 + i)), Unit: results.UnitNsPerOp},
+					{Value: float64(900 * (j + 1)), Unit: results.UnitAllocs},
+				},
+			}
+			if err := w.WriteResult(res); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.String()
+	end := strings.LastIndex(whole, results.CommentPrefix+results.EndKey)
+	if end < 0 {
+		t.Fatalf("written file has no closing line:\n%s", whole)
+	}
+	full := filepath.Join(dir, "full.txt")
+	cut := filepath.Join(dir, "cut.txt")
+	if err := os.WriteFile(full, []byte(whole), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cut, []byte(whole[:end]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	want := "certbench: warning: " + cut + ": no closing"
+	for _, tc := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"compare", cut}, true},
+		{[]string{"gate", "--no-config", full, cut}, true},
+		{[]string{"report", "-o", html, cut}, true},
+		{[]string{"compare", full}, false},
+		{[]string{"gate", "--no-config", full, full}, false},
+		{[]string{"compare", "testdata/old.txt"}, false},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if code == cli.ExitUsage {
+			t.Errorf("%v: exit %d, stderr %s", tc.args, code, errOut)
+		}
+		if got := strings.Contains(errOut, "no closing"); got != tc.warn {
+			t.Errorf("%v: warning %v, want %v; stderr %q", tc.args, got, tc.warn, errOut)
+		} else if tc.warn && !strings.Contains(errOut, want) {
+			t.Errorf("%v: stderr %q, want %q", tc.args, errOut, want)
+		}
+	}
 }
