@@ -23,6 +23,8 @@ var rules = []Rule{
 	{"stores/variants", "store decorators with known regressions, to measure the gate's sensitivity", []string{"certstore"}},
 	{"bench", "the runner: scenario × store, measured (clock, allocations, heap, simulated CPU), profiles captured; `bench.Benchmark`", []string{"certstore", "certgen", "scenarios", "results", "internal/profile", "internal/rendezvous", "internal/callgrind"}},
 	{"results", "result files: write, read (streaming), validate, merge; units, names, the number format", nil},
+	{"resultfmt", "deprecated: the old path of `results`' vocabulary", []string{"results"}},
+	{"internal/bigresults", "a large result file, CI-shaped, to measure the readers' memory (results/memory.md)", []string{"bench", "results"}},
 	{"internal/compare", "statistics (x/perf) and tables: text, markdown, CSV, JSON", []string{"results"}},
 	{"internal/growth", "growth curves and fitted exponents over pool sizes", []string{"results", "internal/compare"}},
 	{"internal/gate", "regression decisions and the policy file; asks an interface for grown sites", []string{"results", "internal/compare", "internal/yamlfile"}},
