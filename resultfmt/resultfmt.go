@@ -414,13 +414,8 @@ func CodeSpan(s string) string { return results.CodeSpan(s) }
 // Deprecated: use results.EscapeMarkdown.
 func EscapeMarkdown(s string) string { return results.EscapeMarkdown(s) }
 
-// Format returns v, a value of unit, for people: times in seconds with SI
-// prefixes ("57.7 ms", "850 ns", "1.2 s"), byte sizes with binary prefixes
-// ("84.3 KiB", "512 B"), both with three significant digits in the scale
-// benchunit.CommonScale picks, trailing zeros dropped; counts in full with
-// thousands separators ("1,184"), fractional ones with one decimal from 100
-// up ("1,194.5") and three significant digits below ("0.2", "12.5"); rates
-// with "/s" ("0.9/s").
+// Format returns v, a value of unit, for people, in certbench's one
+// number format.
 //
 // Deprecated: use results.Format.
 func Format(v float64, unit string) string { return results.Format(v, unit) }
