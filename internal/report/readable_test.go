@@ -110,7 +110,7 @@ func TestReadGate(t *testing.T) {
 	for _, x := range g.Thresholds {
 		th = append(th, x.Unit+" "+x.Max)
 	}
-	if got := strings.Join(th, ", "); got != "sec/op +10%, B/op +2%, allocs/op +0%, retained-B +2%, goroutines +0" {
+	if got := strings.Join(th, ", "); got != "sec/op +10%, B/op +2%, allocs/op +0%, retained-B +2%, goroutines +0, instructions/op +0.25%, est-cycles/op +1%" {
 		t.Errorf("thresholds %s", got)
 	}
 	if g.Alpha != 0.05 || g.Correction != "holm" || g.MinSamples != 4 || g.Test != "auto" {
