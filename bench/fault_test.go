@@ -243,18 +243,21 @@ func TestRunArrivesAfterAFault(t *testing.T) {
 			{Name: "a", New: newSimple},
 			{Name: "hang", New: variants.Hang(1, release, newSimple)}, // its initial configuration: before Sync
 		},
-		Scenarios:     []scenarios.Scenario{scenario(t, "rotate-10-of-100")},
-		Count:         2,
-		Ops:           2,
-		SampleTimeout: time.Second,
+		Scenarios: []scenarios.Scenario{scenario(t, "rotate-10-of-100")},
+		Count:     2,
+		Ops:       2,
+		// Store a's samples (the pool's generation and parsing included)
+		// must never reach it, even under -race on a loaded machine: at
+		// 1 s they did, and a took the fault meant for hang.
+		SampleTimeout: 5 * time.Second,
 		Sync: func(ctx context.Context, scenario, store string, sample int) error {
 			calls = append(calls, fmt.Sprintf("%s/%d", store, sample))
 			return nil
 		},
 	}
 	emitted, faults, err := runFaults(t, context.Background(), opts)
-	if !errors.As(err, new(*bench.StoreFault)) || len(faults) != 1 {
-		t.Fatalf("Run: %v, faults %v", err, faults)
+	if !errors.As(err, new(*bench.StoreFault)) || len(faults) != 1 || faults[0].Store != "hang" {
+		t.Fatalf("Run: %v, faults %v; want one, of store hang", err, faults)
 	}
 	if got := strings.Join(emitted, " "); got != "a" {
 		t.Errorf("emitted %q, want a", got)

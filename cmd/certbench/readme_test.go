@@ -28,6 +28,7 @@ func TestReadmeFirstCommands(t *testing.T) {
 		t.Fatal("README.md has no ```sh block")
 	}
 	var mainJob, tests bool
+	written := map[string]bool{} // files an earlier command writes (-o FILE)
 	for _, line := range block {
 		cmd, _, _ := strings.Cut(line, "#")
 		f := strings.Fields(cmd)
@@ -57,6 +58,21 @@ func TestReadmeFirstCommands(t *testing.T) {
 			}
 			if f[3] == "compare" {
 				mainJob = true
+			}
+			// Each input a command reads is written by a command above it:
+			// the samples of the main job are kept for the next steps.
+			if err == nil {
+				if err := c.ParseFlags(f[4:]); err != nil {
+					t.Errorf("README's first commands: %q: %v", line, err)
+				}
+				for _, in := range c.Flags().Args() {
+					if !written[in] {
+						t.Errorf("README's first commands: %q reads %s, which no command before it writes (-o %s)", line, in, in)
+					}
+				}
+				if o := c.Flags().Lookup("output"); o != nil && o.Changed {
+					written[o.Value.String()] = true
+				}
 			}
 		}
 	}

@@ -76,6 +76,11 @@ func cellNotes(msgs []string) []string {
 	return out
 }
 
+// NoteFor rewrites one of Report.Warnings as the note compare's text and
+// Markdown tables print after the tables ("" for one they drop), for other
+// renderers of a Report (certbench report's page).
+func NoteFor(warning string) string { return reportNote(warning) }
+
 // reportNote rewrites a report warning for the notes after the tables:
 // benchmath's sample-size warnings say what they mean and what to do;
 // "" drops the warning.

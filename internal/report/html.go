@@ -254,8 +254,8 @@ func geomeanRow(t *compare.Table) (row []htmlCell, why string) {
 	return row, ""
 }
 
-// withoutGeomeanWarnings returns the comparison's warnings less those
-// about the rows its geomeans leave out: the page shows a geomean row
+// withoutGeomeanWarnings returns the comparison's warnings, worded as
+// compare's notes, less those about the rows its geomeans leave out: the page shows a geomean row
 // only where no row is left out, and says in the table's note why not
 // otherwise.
 func withoutGeomeanWarnings(rep *compare.Report) []string {
@@ -267,8 +267,13 @@ func withoutGeomeanWarnings(rep *compare.Report) []string {
 	}
 	var notes []string
 	for _, w := range rep.Warnings {
-		if !slices.Contains(geo, w) {
-			notes = append(notes, w)
+		if slices.Contains(geo, w) {
+			continue
+		}
+		// As compare prints them: what a warning means and what to do,
+		// never a bare "all samples are equal" (the tables show ± 0%).
+		if n := compare.NoteFor(w); n != "" && !slices.Contains(notes, n) {
+			notes = append(notes, n)
 		}
 	}
 	return notes

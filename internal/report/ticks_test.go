@@ -87,3 +87,43 @@ func TestByFileAbsolutePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestPageNotesReadable: the page's notes are worded as compare's notes
+// (what a warning means and what to do), never benchmath's bare
+// warnings ("all samples are equal", "need >= 6 samples ...").
+func TestPageNotesReadable(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, f := range []string{"base.txt", "head.txt"} {
+		var b strings.Builder
+		for i := range 2 { // too few for an interval or a test
+			fmt.Fprintf(&b, "BenchmarkUpdate-2 100 %d ns/op 0 B/op 0 allocs/op\n", 1000+i)
+		}
+		p := filepath.Join(dir, f)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	rs, err := compare.Load(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	if err := rep.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	for _, bare := range []string{"all samples are equal", "samples for confidence interval", "samples to detect a difference"} {
+		if strings.Contains(html, bare) {
+			t.Errorf("page has benchmath's bare warning %q", bare)
+		}
+	}
+	if !strings.Contains(html, "certbench run --count 6") {
+		t.Error("page does not say how to get an interval (more samples: certbench run --count 6)")
+	}
+}
