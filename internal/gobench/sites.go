@@ -39,14 +39,9 @@ func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, er
 // GrownBenchmarkSites profiles the benchmark on both sides and names the
 // functions whose allocations grew most.
 func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
-	var sampleType string
-	switch unit {
-	case gate.UnitAllocs:
-		sampleType = profile.AllocObjects
-	case gate.UnitBytes:
-		sampleType = profile.AllocSpace
-	default:
-		return nil, fmt.Errorf("no profile sample type for %s", unit)
+	sampleType, err := profile.AllocSampleType(unit)
+	if err != nil {
+		return nil, err
 	}
 	top := topLevel(benchmark)
 	var pkg *Package
