@@ -161,14 +161,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		log = io.Discard
 	}
 	bin := filepath.Join(out, "bin", "certbench-peer")
-	buildLog, err := os.Create(filepath.Join(out, "build.log"))
-	if err != nil {
-		return nil, err
-	}
-	opts.Build.Output, opts.Build.Log = bin, buildLog
-	fmt.Fprintf(log, "peer: building %s and %s into one binary\n", opts.Build.Sides[0], opts.Build.Sides[1])
-	built, err := peerbuild.Build(ctx, opts.Build)
-	buildLog.Close()
+	built, err := build(ctx, opts.Build, bin, out, log)
 	if err != nil {
 		return nil, err
 	}
@@ -211,36 +204,59 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Gate = v
 	}
 	if !opts.NoGoBench {
-		pkgs := opts.BenchPackages
-		if len(pkgs) == 0 {
-			pkgs = DefaultBenchPackages[built.Kind.Name]
-		}
-		gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
-			Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(out, "gobench"), Log: log}
-		res, err := gobench.Run(ctx, gopts)
-		var ie *gobench.InputError
-		switch {
-		case errors.As(err, &ie):
-			rep.Skipped["gobench"] = err.Error()
-		case err != nil:
-			return nil, fmt.Errorf("the proxy's benchmarks: %w", err)
-		default:
-			rep.GoBenchRun = res
-			if res.Base == "" {
-				rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
-				break
-			}
-			v, err := gateFiles(res.Base, res.Head, policy)
-			if err != nil {
-				return nil, fmt.Errorf("gating the proxy's benchmarks: %w", err)
-			}
-			v.Base, v.Head = "gobench/base.txt", "gobench/head.txt" // in OUT: no local path in the comment
-			v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
-			rep.GoBench = v
+		if err := p.goBench(ctx, rep, opts, policy); err != nil {
+			return nil, err
 		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// build builds the binary with a store per side to bin, its log in
+// out/build.log.
+func build(ctx context.Context, opts peerbuild.Options, bin, out string, log io.Writer) (*peerbuild.Result, error) {
+	buildLog, err := os.Create(filepath.Join(out, "build.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer buildLog.Close()
+	opts.Output, opts.Log = bin, buildLog
+	fmt.Fprintf(log, "peer: building %s and %s into one binary\n", opts.Sides[0], opts.Sides[1])
+	return peerbuild.Build(ctx, opts)
+}
+
+// goBench gates the proxy's own benchmarks at both trees into rep
+// (GoBenchRun, GoBench), or says in rep.Skipped why not.
+func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	built := rep.build
+	pkgs := opts.BenchPackages
+	if len(pkgs) == 0 {
+		pkgs = DefaultBenchPackages[built.Kind.Name]
+	}
+	gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
+		Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(p.out, "gobench"), Log: p.log}
+	res, err := gobench.Run(ctx, gopts)
+	var ie *gobench.InputError
+	switch {
+	case errors.As(err, &ie):
+		rep.Skipped["gobench"] = err.Error()
+		return nil
+	case err != nil:
+		return fmt.Errorf("the proxy's benchmarks: %w", err)
+	}
+	rep.GoBenchRun = res
+	if res.Base == "" {
+		rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
+		return nil
+	}
+	v, err := gateFiles(res.Base, res.Head, policy)
+	if err != nil {
+		return fmt.Errorf("gating the proxy's benchmarks: %w", err)
+	}
+	v.Base, v.Head = "gobench/base.txt", "gobench/head.txt" // in OUT: no local path in the comment
+	v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
+	rep.GoBench = v
+	return nil
 }
 
 // peer runs the built binary.
