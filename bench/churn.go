@@ -21,12 +21,11 @@ import (
 var extraUnits = []string{results.UnitP50, results.UnitP99, results.UnitP999, results.UnitRefreshRate}
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
-// is timed on its own: every 7th. Reading the monotonic clock twice costs
-// about as much as a fast lookup (tens of nanoseconds), so timing every
-// lookup would double what is measured; timing one in seven adds a few
-// nanoseconds per lookup on average. 7 is coprime with the 1,000 distinct
-// hellos the goroutines cycle over, so every kind of hello (hit, wildcard,
-// miss) is timed in proportion.
+// is timed on its own: every 7th. Reading the clock twice costs about as
+// much as a fast lookup, so timing every lookup would double what is
+// measured. 7 is coprime with the 1,000 distinct hellos the goroutines
+// cycle over, so every kind of hello (hit, wildcard, miss) is timed in
+// proportion.
 const LatencySampleEvery = 7
 
 // MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
