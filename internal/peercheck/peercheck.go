@@ -300,7 +300,28 @@ func gateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
 // and gates head against base.
 func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) (*gate.Verdict, error) {
 	dir := filepath.Join(p.out, "scenarios")
-	raw := filepath.Join(dir, "raw")
+	files, err := p.runRounds(ctx, rep, opts, filepath.Join(dir, "raw"))
+	if err != nil {
+		return nil, err
+	}
+	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
+	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, rep.Kind.Name); err != nil {
+		return nil, err
+	}
+	v, err := gateFiles(base, head, policy)
+	if err != nil {
+		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
+	}
+	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
+	if !v.Passed() {
+		p.nameSites(ctx, v, rep, opts, dir)
+	}
+	return v, nil
+}
+
+// runRounds runs certbench's scenarios on both stores, one process a
+// round, their order alternating, and returns the rounds' files in raw.
+func (p *peer) runRounds(ctx context.Context, rep *Report, opts Options, raw string) ([]string, error) {
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		return nil, err
 	}
@@ -332,20 +353,12 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 		}
 		files = append(files, file)
 	}
-	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	kind := rep.Kind.Name
-	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, kind); err != nil {
-		return nil, err
-	}
-	v, err := gateFiles(base, head, policy)
-	if err != nil {
-		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
-	}
-	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
-	if v.Passed() {
-		return v, nil
-	}
-	// Name the allocation sites of the regressions from heap profiles.
+	return files, nil
+}
+
+// nameSites names the allocation sites of v's allocation regressions from
+// heap profiles of both stores, or adds a problem saying why not.
+func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts Options, dir string) {
 	var scenarios []string
 	for _, f := range v.Findings {
 		if f.Status == gate.Regressed && (f.Unit == gate.UnitAllocs || f.Unit == gate.UnitBytes) && !contains(scenarios, f.Scenario) {
@@ -353,7 +366,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 		}
 	}
 	if len(scenarios) == 0 {
-		return v, nil
+		return
 	}
 	fmt.Fprintf(p.log, "peer: allocation regression: profiling %s\n", strings.Join(scenarios, ","))
 	profDir := filepath.Join(dir, "profiles")
@@ -363,21 +376,20 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	}
 	if code, stderr, err := p.command(ctx, io.Discard, args...); err != nil || code != 0 {
 		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: certbench profile failed: " + strings.TrimSpace(stderr)})
-		return v, nil
+		return
 	}
 	dirs := profile.Dirs{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
 	for _, sc := range scenarios {
 		for side, st := range map[string]string{dirs.Base: rep.Base, dirs.Head: rep.Head} {
 			from := filepath.Join(profDir, profile.FileName(sc, st))
-			to := filepath.Join(side, profile.FileName(sc, kind))
+			to := filepath.Join(side, profile.FileName(sc, rep.Kind.Name))
 			if err := normalizeProfile(from, to, rep); err != nil {
 				v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
-				return v, nil
+				return
 			}
 		}
 	}
 	v.AddSites(blame.Heap{Dirs: dirs}, 5)
-	return v, nil
 }
 
 // normalizeProfile copies a heap profile with the sides' private package
