@@ -1,22 +1,12 @@
 // Package peercheck checks a pull request of a proxy that certbench has a
-// peer adapter for (Traefik, certmagic): given the base and head trees, it
+// peer adapter for (Traefik, certmagic). From the base and head trees it
 // builds one certbench binary with a store per side (package peerbuild),
-// then
-//
-//   - runs the conformance suite on both stores and reports the rules whose
-//     outcome changed (a rule the base passed and the head fails is a
-//     regression), and the head's failing rules;
-//   - runs the behaviour diff between the two stores (certbench
-//     conformance --against): every observable difference, shrunk;
-//   - gates certbench's scenarios, base store against head store, in
-//     interleaved rounds (one process per round running both stores, their
-//     order alternating), naming the allocation sites that grew from heap
-//     profiles of both stores;
-//   - gates the proxy's own go test benchmarks at both trees (package
-//     gobench);
-//
-// and writes one Markdown comment: the verdict first, then the behaviour
-// changes, then the costs. Each step writes its files into Options.Out.
+// runs the conformance suite on both (rules whose outcome changed), the
+// behaviour diff between them, certbench's scenarios gated base against
+// head in interleaved rounds (with the allocation sites that grew), and
+// the proxy's own benchmarks gated at both trees (package gobench), and
+// writes one Markdown comment: the verdict, then the behaviour changes,
+// then the costs. Each step writes its files into Options.Out.
 package peercheck
 
 import (
