@@ -116,8 +116,14 @@ func makeAtomFixtures() (*atomFixtures, error) {
 		return nil, fmt.Errorf("conformance: atomicity pool has %d distinct leaves, want %d", len(a.leaves), atomVariants*(atomCerts+len(atomStores)))
 	}
 
-	// Probes: every name (a name under each wildcard) and two misses, in
-	// every store, with what certstore.Match serves.
+	a.addProbes(names)
+	return a, nil
+}
+
+// addProbes adds the probes: every name of names (by certificate; a name
+// under each wildcard) and two misses, in every store, with what
+// certstore.Match serves.
+func (a *atomFixtures) addProbes(names [][]string) {
 	snis := []string{miss, ""}
 	for _, ns := range names {
 		for _, n := range ns {
@@ -146,7 +152,6 @@ func makeAtomFixtures() (*atomFixtures, error) {
 			a.probes = append(a.probes, atomProbe{store: st, sni: sni, want: want})
 		}
 	}
-	return a, nil
 }
 
 // classify says which variant a lookup result is, or what is wrong with it.
