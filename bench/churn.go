@@ -17,12 +17,11 @@ import (
 )
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
-// is timed on its own: every 7th. Reading the monotonic clock twice costs
-// about as much as a fast lookup (tens of nanoseconds), so timing every
-// lookup would double what is measured; timing one in seven adds a few
-// nanoseconds per lookup on average. 7 is coprime with the 1,000 distinct
-// hellos the goroutines cycle over, so every kind of hello (hit, wildcard,
-// miss) is timed in proportion.
+// is timed on its own: every 7th. Reading the clock twice costs about as
+// much as a fast lookup, so timing every lookup would double what is
+// measured. 7 is coprime with the 1,000 distinct hellos the goroutines
+// cycle over, so every kind of hello (hit, wildcard, miss) is timed in
+// proportion.
 const LatencySampleEvery = 7
 
 // MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
@@ -79,9 +78,8 @@ type churnResult struct {
 // goroutines while one more goroutine applies its configurations back to
 // back, walking them as scenarios.ChurnStep says. The window ends when the
 // lookups are done or the duration is over (each lookup goroutine makes
-// at least one lookup); the refresher then finishes
-// the refresh it is in and stops. store must hold w.Configs[0] (or any of
-// its configurations).
+// at least one lookup); the refresher then finishes the refresh it is in
+// and stops. store must hold w.Configs[0] (or any of its configurations).
 func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnResult, error) {
 	var res churnResult
 	if len(w.Hellos) == 0 || len(w.Configs) == 0 {
@@ -94,38 +92,15 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	if r.lookups < g {
 		g = max(1, r.lookups)
 	}
-	step := max(r.step, 1)
-	last := len(w.Configs) - 1
-
-	var (
-		lookupStop, refreshStop atomic.Bool
-		refreshed               atomic.Int64
-		errMu                   sync.Mutex
-		firstErr                error
-	)
-	fail := func(err error) {
-		errMu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		errMu.Unlock()
-		lookupStop.Store(true)
-	}
-
-	type perG struct {
-		n   int
-		dur time.Duration
-		lat []int64
-	}
-	results := make([]perG, g)
-	for i := range results {
+	cw := &churnWindow{store: store, w: w, r: r, per: make([]churnLookups, g)}
+	for i := range cw.per {
 		quota := r.lookups / g
 		if i < r.lookups%g {
 			quota++
 		}
-		results[i].n = quota
+		cw.per[i].n = quota
 		if r.sampleEvery > 0 {
-			results[i].lat = make([]int64, 0, min(quota/r.sampleEvery+1, max(1024, MaxLatencies/g)))
+			cw.per[i].lat = make([]int64, 0, min(quota/r.sampleEvery+1, max(1024, MaxLatencies/g)))
 		}
 	}
 
@@ -133,96 +108,138 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	var wg sync.WaitGroup
 	start := time.Now()
 	if r.duration > 0 {
-		t := time.AfterFunc(r.duration, func() { lookupStop.Store(true) })
+		t := time.AfterFunc(r.duration, func() { cw.lookupStop.Store(true) })
 		defer t.Stop()
 	}
-	go func() {
-		n := 0
-		defer func() { refreshDone <- n }()
-		defer r.ctl.catch(callRefresh)
-		for k := step; !refreshStop.Load(); k++ {
-			r.ctl.setRefresh(k)
-			err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
-			r.ctl.setRefresh(0)
-			if err != nil {
-				fail(fmt.Errorf("refresh %d: %w", k, err))
-				break
-			}
-			n++
-			refreshed.Add(1)
-		}
-	}()
-	for gi := range results {
+	// The goroutines are closures of runChurn: a frame of it stays on their
+	// stacks until they exit, for the goroutines metric to tell them from
+	// the store's (see storeStack). Hence not wg.Go either.
+	go func() { refreshDone <- cw.refresh() }()
+	for gi := range cw.per {
 		wg.Add(1)
-		// Not wg.Go: the goroutine must keep a frame of runChurn on its
-		// stack until it exits, for the goroutines metric to tell it from
-		// the store's (see storeStack).
 		go func() {
 			defer wg.Done()
-			defer r.ctl.catch(callLookup)
-			pg := &results[gi]
-			hellos := w.Hellos
-			j := gi * len(hellos) / g
-			countdown, every := 0, r.sampleEvery
-			t0 := time.Now()
-			i := 0
-			for ; i < pg.n; i++ {
-				// The duration is checked from the second lookup on:
-				// each goroutine makes at least one, however late the
-				// scheduler starts it, so that a short window on a
-				// loaded machine still has lookups to report.
-				if i&63 == 0 && (i > 0 && lookupStop.Load() || r.ctl.stopped()) {
-					break
-				}
-				h := hellos[j]
-				if j++; j == len(hellos) {
-					j = 0
-				}
-				var c *tls.Certificate
-				var err error
-				if every > 0 && countdown == 0 {
-					if len(pg.lat) == cap(pg.lat) {
-						// Full: keep every other latency, time half as
-						// often. Memory stays bounded, and no allocation
-						// falls in the window.
-						pg.lat = halve(pg.lat)
-						every *= 2
-					}
-					countdown = every
-					ts := time.Now()
-					c, err = store.Certificate(w.Store, h)
-					pg.lat = append(pg.lat, int64(time.Since(ts)))
-				} else {
-					c, err = store.Certificate(w.Store, h)
-				}
-				countdown--
-				if err != nil || c == nil {
-					fail(fmt.Errorf("lookup %q: certificate %v, error %v", h.ServerName, c != nil, err))
-					break
-				}
-			}
-			pg.dur = time.Since(t0)
-			pg.n = i
+			cw.lookup(gi)
 		}()
 	}
 	wg.Wait()
 	res.elapsed = time.Since(start)
-	res.refreshes = int(refreshed.Load())
-	refreshStop.Store(true)
+	res.refreshes = int(cw.refreshed.Load())
+	cw.refreshStop.Store(true)
 	res.applied = <-refreshDone
 
-	for _, pg := range results {
+	for _, pg := range cw.per {
 		res.lookups += int64(pg.n)
 		res.lookupTime += pg.dur
 		res.latencies = append(res.latencies, pg.lat...)
 	}
 	slices.Sort(res.latencies)
-	errMu.Lock()
-	defer errMu.Unlock()
-	if firstErr == nil && r.ctl.stopped() {
+	cw.errMu.Lock()
+	defer cw.errMu.Unlock()
+	if cw.firstErr == nil && r.ctl.stopped() {
 		return res, errStopped
 	}
-	return res, firstErr
+	return res, cw.firstErr
+}
+
+// churnWindow is the state runChurn's goroutines share.
+type churnWindow struct {
+	store certstore.Store
+	w     *scenarios.Workload
+	r     churnRun
+	per   []churnLookups // one a lookup goroutine
+
+	lookupStop, refreshStop atomic.Bool
+	refreshed               atomic.Int64
+	errMu                   sync.Mutex
+	firstErr                error
+}
+
+// churnLookups is one lookup goroutine's quota, then what it did.
+type churnLookups struct {
+	n   int           // lookups to do, then done
+	dur time.Duration // time spent doing them
+	lat []int64       // sampled latencies
+}
+
+// fail records the window's first error and ends the lookups.
+func (cw *churnWindow) fail(err error) {
+	cw.errMu.Lock()
+	if cw.firstErr == nil {
+		cw.firstErr = err
+	}
+	cw.errMu.Unlock()
+	cw.lookupStop.Store(true)
+}
+
+// refresh applies configurations from r.step on until refreshStop and
+// returns how many it applied.
+func (cw *churnWindow) refresh() (n int) {
+	r := cw.r
+	defer r.ctl.catch(callRefresh)
+	last := len(cw.w.Configs) - 1
+	for k := max(r.step, 1); !cw.refreshStop.Load(); k++ {
+		r.ctl.setRefresh(k)
+		err := cw.store.Update(cw.w.Configs[scenarios.ChurnStep(k, last)])
+		r.ctl.setRefresh(0)
+		if err != nil {
+			cw.fail(fmt.Errorf("refresh %d: %w", k, err))
+			break
+		}
+		n++
+		cw.refreshed.Add(1)
+	}
+	return n
+}
+
+// lookup does lookup goroutine gi's share, cycling over the hellos from
+// its own offset and timing every r.sampleEvery-th lookup.
+func (cw *churnWindow) lookup(gi int) {
+	r, store := cw.r, cw.store
+	defer r.ctl.catch(callLookup)
+	pg := &cw.per[gi]
+	hellos := cw.w.Hellos
+	j := gi * len(hellos) / len(cw.per)
+	countdown, every := 0, r.sampleEvery
+	t0 := time.Now()
+	i := 0
+	for ; i < pg.n; i++ {
+		// The duration is checked from the second lookup on: each
+		// goroutine makes at least one, however late the scheduler
+		// starts it, so that a short window on a loaded machine still
+		// has lookups to report.
+		if i&63 == 0 && (i > 0 && cw.lookupStop.Load() || r.ctl.stopped()) {
+			break
+		}
+		h := hellos[j]
+		if j++; j == len(hellos) {
+			j = 0
+		}
+		var c *tls.Certificate
+		var err error
+		if every > 0 && countdown == 0 {
+			if len(pg.lat) == cap(pg.lat) {
+				// Full: keep every other latency, time half as often.
+				// Memory stays bounded, and no allocation falls in the
+				// window.
+				pg.lat = halve(pg.lat)
+				every *= 2
+			}
+			countdown = every
+			ts := time.Now()
+			c, err = store.Certificate(cw.w.Store, h)
+			pg.lat = append(pg.lat, int64(time.Since(ts)))
+		} else {
+			c, err = store.Certificate(cw.w.Store, h)
+		}
+		countdown--
+		if err != nil || c == nil {
+			cw.fail(fmt.Errorf("lookup %q: certificate %v, error %v", h.ServerName, c != nil, err))
+			break
+		}
+	}
+	pg.dur = time.Since(t0)
+	pg.n = i
 }
 
 // measureChurn measures one sample of a HandshakeUnderChurn workload.
@@ -268,11 +285,7 @@ func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Wor
 	)
 	probe.run(func() {
 		defer ctl.catch(callHarness)
-		ctl.mark(callFactory, 0, 0)
-		store = newStore()
-		ctl.mark(callFirst, 0, 0)
-		if err = store.Update(w.Configs[0]); err != nil {
-			err = fmt.Errorf("initial configuration: %w", err)
+		if store, err = firstStore(newStore, w, ctl); err != nil {
 			return
 		}
 		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
@@ -353,4 +366,17 @@ func warmupRefreshes(store certstore.Store, w *scenarios.Workload, n int, ctl *s
 	}
 	runtime.ReadMemStats(&m1)
 	return float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n), float64(m1.Mallocs-m0.Mallocs) / float64(n), nil
+}
+
+// firstStore makes a store and gives it w.Configs[0], marking both calls
+// for the supervisor. The store is returned even when that Update fails,
+// for closeStore.
+func firstStore(newStore certstore.Factory, w *scenarios.Workload, ctl *sampleCtl) (certstore.Store, error) {
+	ctl.mark(callFactory, 0, 0)
+	store := newStore()
+	ctl.mark(callFirst, 0, 0)
+	if err := store.Update(w.Configs[0]); err != nil {
+		return store, fmt.Errorf("initial configuration: %w", err)
+	}
+	return store, nil
 }

@@ -17,10 +17,9 @@ import (
 
 // The on-disk pool cache.
 //
-// Generating a pool costs about 80 ms per 1,000 P-256 certificates on two
-// cores (8 s for 100,000), so pools of DiskCacheMin certificates or more are
-// kept on disk after they are first generated, in PoolCacheDir, one file per
-// PoolSpec: <dir>/<sha256(spec.String())[:16]>.pool. The cache is never
+// Generating a pool costs a key and a signature per certificate, so pools
+// of DiskCacheMin certificates or more are kept on disk after they are
+// first generated, in PoolCacheDir, one file per PoolSpec: <dir>/<sha256(spec.String())[:16]>.pool. The cache is never
 // required for correctness: a missing, unreadable, truncated or corrupted
 // file, a file made by another version of the generator, or a directory
 // that cannot be written all fall back to generating the pool (and, where

@@ -8,12 +8,10 @@
 // signatures), P-256 leaf keys are scalars derived from the seed, and
 // RSA-2048 leaves use a small set of committed keys.
 //
-// Pools of DiskCacheMin (5,000) certificates or more are kept on disk after
-// their first generation (see PoolCacheDir and LoadPool): a pool of 100,000
-// P-256 certificates takes about 8 s to generate on two idle cores (16 s of
-// CPU) and 1 to 2 s to load (about 2 s of CPU, most of it re-encoding PEM).
-// The cache is never required: a missing, corrupt or stale file is
-// regenerated.
+// Pools of DiskCacheMin certificates or more are kept on disk after their
+// first generation (see PoolCacheDir and LoadPool), since loading one costs
+// far less than generating it. The cache is never required: a missing,
+// corrupt or stale file is regenerated.
 //
 // certgen imports only certstore: the conformance suite and the scenario
 // catalogue both build on it.

@@ -175,35 +175,69 @@ const maxChain = 8
 // pairFiles pairs the certificates and keys of a directory's files.
 func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 	slices.SortFunc(files, func(a, b dirFile) int { return strings.Compare(a.rel, b.rel) })
-	type keyOcc struct {
-		file string
-		line int
-		key  *keyInfo
+	p := &dirPairing{
+		keys:      make(map[[32]byte]keyOcc),
+		bySubject: make(map[string][]*certInfo),
+		issuers:   make(map[string]bool),
 	}
-	type looseOcc struct {
-		file string
-		line int
-		cert *certInfo
+	p.findKeys(files)
+	p.findCerts(files)
+	out := p.leaves()
+	p.skipLoose()
+	for _, k := range p.keyOrder {
+		if !p.usedKeys[k.key.spki] {
+			p.skips = append(p.skips, Skip{File: k.file, Line: k.line, Reason: "private key matches no certificate"})
+		}
 	}
-	keys := make(map[[32]byte]keyOcc)
-	var keyOrder []keyOcc
+	return out, p.skips
+}
+
+// keyOcc is the first place a private key appears.
+type keyOcc struct {
+	file string
+	line int
+	key  *keyInfo
+}
+
+// looseOcc is a certificate that is neither a leaf nor after one in its
+// file.
+type looseOcc struct {
+	file string
+	line int
+	cert *certInfo
+}
+
+// dirPairing is the state of pairFiles.
+type dirPairing struct {
+	keys      map[[32]byte]keyOcc // by SPKI hash
+	keyOrder  []keyOcc
+	occs      []*leafOcc
+	loose     []looseOcc
+	bySubject map[string][]*certInfo // non-self-signed certificates
+	issuers   map[string]bool        // subjects that issued a certificate of the source
+	used      map[[32]byte]bool      // certificates served, by hash
+	usedKeys  map[[32]byte]bool      // keys served, by SPKI hash
+	skips     []Skip
+}
+
+// findKeys records the first occurrence of each private key.
+func (p *dirPairing) findKeys(files []dirFile) {
 	for _, f := range files {
 		for _, it := range f.items {
 			if it.key != nil {
-				if _, ok := keys[it.key.spki]; !ok {
-					keys[it.key.spki] = keyOcc{f.rel, it.line, it.key}
-					keyOrder = append(keyOrder, keys[it.key.spki])
+				if _, ok := p.keys[it.key.spki]; !ok {
+					p.keys[it.key.spki] = keyOcc{f.rel, it.line, it.key}
+					p.keyOrder = append(p.keyOrder, p.keys[it.key.spki])
 				}
 			}
 		}
 	}
-	var (
-		occs      []*leafOcc
-		loose     []looseOcc
-		bySubject = make(map[string][]*certInfo)
-		listed    = make(map[[32]byte]bool)
-		issuers   = make(map[string]bool) // subjects that issued a certificate of the source
-	)
+}
+
+// findCerts sorts the certificates into leaves (their key is in the
+// source) with the certificates after them in their file, and loose ones.
+func (p *dirPairing) findCerts(files []dirFile) {
+	listed := make(map[[32]byte]bool)
 	for _, f := range files {
 		var cur *leafOcc
 		for _, it := range f.items {
@@ -214,46 +248,48 @@ func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 			if !listed[ci.hash] {
 				listed[ci.hash] = true
 				if !ci.selfSigned {
-					bySubject[ci.subject] = append(bySubject[ci.subject], ci)
-					issuers[ci.issuer] = true
+					p.bySubject[ci.subject] = append(p.bySubject[ci.subject], ci)
+					p.issuers[ci.issuer] = true
 				}
 			}
-			switch _, paired := keys[ci.spki]; {
+			switch _, paired := p.keys[ci.spki]; {
 			case paired:
 				cur = &leafOcc{file: f.rel, line: it.line, cert: ci}
-				occs = append(occs, cur)
+				p.occs = append(p.occs, cur)
 			case cur != nil:
 				cur.chain = append(cur.chain, ci)
 			default:
-				loose = append(loose, looseOcc{f.rel, it.line, ci})
+				p.loose = append(p.loose, looseOcc{f.rel, it.line, ci})
 			}
 		}
 	}
-	var skips []Skip
-	// One entry per distinct leaf: the occurrence with the longest chain
-	// in its file, the first of those.
+}
+
+// leaves returns one entry per distinct leaf: the occurrence with the
+// longest chain in its file, the first of those; the others are skipped.
+func (p *dirPairing) leaves() []SourceCert {
 	best := make(map[[32]byte]*leafOcc)
-	for _, o := range occs {
+	for _, o := range p.occs {
 		if b, ok := best[o.cert.hash]; !ok || len(o.chain) > len(b.chain) {
 			best[o.cert.hash] = o
 		}
 	}
-	used := make(map[[32]byte]bool)
-	usedKeys := make(map[[32]byte]bool)
+	p.used = make(map[[32]byte]bool)
+	p.usedKeys = make(map[[32]byte]bool)
 	var out []SourceCert
-	for _, o := range occs {
+	for _, o := range p.occs {
 		b := best[o.cert.hash]
 		if b != o {
-			skips = append(skips, Skip{File: o.file, Line: o.line, Reason: "same certificate as " + posString(b.file, b.line), Ignored: true})
+			p.skips = append(p.skips, Skip{File: o.file, Line: o.line, Reason: "same certificate as " + posString(b.file, b.line), Ignored: true})
 			continue
 		}
-		chain := extendChain(o.cert, o.chain, bySubject)
-		used[o.cert.hash] = true
+		chain := extendChain(o.cert, o.chain, p.bySubject)
+		p.used[o.cert.hash] = true
 		for _, c := range chain {
-			used[c.hash] = true
+			p.used[c.hash] = true
 		}
-		k := keys[o.cert.spki]
-		usedKeys[o.cert.spki] = true
+		k := p.keys[o.cert.spki]
+		p.usedKeys[o.cert.spki] = true
 		facts := o.cert.facts
 		facts.ChainLen = 1 + len(chain)
 		out = append(out, SourceCert{
@@ -263,26 +299,26 @@ func pairFiles(files []dirFile) ([]SourceCert, []Skip) {
 			Facts:       facts,
 		})
 	}
-	for _, l := range loose {
+	return out
+}
+
+// skipLoose says why each loose certificate in no leaf's chain is not
+// served.
+func (p *dirPairing) skipLoose() {
+	for _, l := range p.loose {
 		switch {
-		case used[l.cert.hash]:
-		case l.cert.isCA && (l.cert.facts.SANs == 0 || issuers[l.cert.subject]):
-			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "CA certificate is in no leaf's chain", Ignored: true})
+		case p.used[l.cert.hash]:
+		case l.cert.isCA && (l.cert.facts.SANs == 0 || p.issuers[l.cert.subject]):
+			p.skips = append(p.skips, Skip{File: l.file, Line: l.line, Reason: "CA certificate is in no leaf's chain", Ignored: true})
 		case l.cert.isCA:
 			// A CA certificate with subject alternative names that issued
 			// nothing here is a server certificate: openssl req -x509
 			// marks the self-signed ones it makes CA:TRUE.
-			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key (a CA certificate, but with names and issuing nothing here: a self-signed server certificate)"})
+			p.skips = append(p.skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key (a CA certificate, but with names and issuing nothing here: a self-signed server certificate)"})
 		default:
-			skips = append(skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key"})
+			p.skips = append(p.skips, Skip{File: l.file, Line: l.line, Reason: "certificate has no matching private key"})
 		}
 	}
-	for _, k := range keyOrder {
-		if !usedKeys[k.key.spki] {
-			skips = append(skips, Skip{File: k.file, Line: k.line, Reason: "private key matches no certificate"})
-		}
-	}
-	return out, skips
 }
 
 // extendChain appends to a leaf's chain the issuers found in other files,

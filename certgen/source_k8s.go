@@ -33,89 +33,11 @@ type secretItem struct {
 }
 
 func loadSecrets(name string, data []byte, opts SourceOptions) (*Source, error) {
-	fail := func(off int64, format string, args ...any) error {
-		return &SourceError{File: name, Line: lineAt(data, off), Err: fmt.Errorf(format, args...)}
+	d := &secretDecoder{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	items, offsets, err := d.list()
+	if err != nil {
+		return nil, err
 	}
-	jsonErr := func(err error, dec *json.Decoder) error {
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-			return fail(off, "JSON: %s is a %s, want %s", jsonField(te.Field), te.Value, te.Type)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return fail(int64(len(data)), "JSON: unexpected end of input")
-		}
-		return fail(off, "JSON: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil {
-		return nil, jsonErr(err, dec)
-	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fail(0, "want a JSON object (kubectl get secrets -o json)")
-	}
-	var (
-		kind     string
-		haveKind bool
-		items    []secretItem
-		offsets  []int64
-	)
-	for dec.More() {
-		keyOff := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, jsonErr(err, dec)
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "kind":
-			if err := dec.Decode(&kind); err != nil {
-				return nil, jsonErr(err, dec)
-			}
-			haveKind = true
-		case "items":
-			tok, err := dec.Token()
-			if err != nil {
-				return nil, jsonErr(err, dec)
-			}
-			if d, ok := tok.(json.Delim); !ok || d != '[' {
-				if tok == nil {
-					continue // "items": null
-				}
-				return nil, fail(keyOff, "items is not a list")
-			}
-			for dec.More() {
-				off := skipSpace(data, dec.InputOffset())
-				var it secretItem
-				if err := dec.Decode(&it); err != nil {
-					return nil, jsonErr(err, dec)
-				}
-				items = append(items, it)
-				offsets = append(offsets, off)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, jsonErr(err, dec)
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, jsonErr(err, dec)
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, jsonErr(err, dec)
-	}
-	if !haveKind || (kind != "List" && kind != "SecretList") {
-		return nil, fail(0, "kind is %q, want \"List\" (as kubectl get secrets -o json prints)", kind)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fail(dec.InputOffset(), "JSON: data after the list")
-	}
-
 	src := &Source{}
 	results := make([]*SourceCert, len(items))
 	skips := make([][]Skip, len(items))
@@ -142,6 +64,110 @@ func loadSecrets(name string, data []byte, opts SourceOptions) (*Source, error) 
 		src.Stores = append(src.Stores, results[i].Stores...)
 	}
 	return src, nil
+}
+
+// secretDecoder decodes a secret list, naming the line of an error.
+type secretDecoder struct {
+	name string
+	data []byte
+	dec  *json.Decoder
+}
+
+func (d *secretDecoder) fail(off int64, format string, args ...any) error {
+	return &SourceError{File: d.name, Line: lineAt(d.data, off), Err: fmt.Errorf(format, args...)}
+}
+
+// jsonErr is a decoding error at the offset it names, or where the
+// decoder stopped.
+func (d *secretDecoder) jsonErr(err error) error {
+	off := d.dec.InputOffset()
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		return d.fail(te.Offset, "JSON: %s is a %s, want %s", jsonField(te.Field), te.Value, te.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return d.fail(int64(len(d.data)), "JSON: unexpected end of input")
+	}
+	return d.fail(off, "JSON: %v", err)
+}
+
+// list decodes the list object, one item at a time, and returns its items
+// with the offset each starts at.
+func (d *secretDecoder) list() (items []secretItem, offsets []int64, err error) {
+	dec := d.dec
+	if tok, err := dec.Token(); err != nil {
+		return nil, nil, d.jsonErr(err)
+	} else if dl, ok := tok.(json.Delim); !ok || dl != '{' {
+		return nil, nil, d.fail(0, "want a JSON object (kubectl get secrets -o json)")
+	}
+	var kind string
+	haveKind := false
+	for dec.More() {
+		keyOff := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, d.jsonErr(err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "kind":
+			if err := dec.Decode(&kind); err != nil {
+				return nil, nil, d.jsonErr(err)
+			}
+			haveKind = true
+		case "items":
+			if items, offsets, err = d.items(keyOff, items, offsets); err != nil {
+				return nil, nil, err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, d.jsonErr(err)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, d.jsonErr(err)
+	}
+	if !haveKind || (kind != "List" && kind != "SecretList") {
+		return nil, nil, d.fail(0, "kind is %q, want \"List\" (as kubectl get secrets -o json prints)", kind)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, nil, d.fail(dec.InputOffset(), "JSON: data after the list")
+	}
+	return items, offsets, nil
+}
+
+// items decodes the value of "items" (at keyOff), a list or null,
+// appending to items and offsets.
+func (d *secretDecoder) items(keyOff int64, items []secretItem, offsets []int64) ([]secretItem, []int64, error) {
+	dec := d.dec
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, d.jsonErr(err)
+	}
+	if dl, ok := tok.(json.Delim); !ok || dl != '[' {
+		if tok == nil {
+			return items, offsets, nil // "items": null
+		}
+		return nil, nil, d.fail(keyOff, "items is not a list")
+	}
+	for dec.More() {
+		off := skipSpace(d.data, dec.InputOffset())
+		var it secretItem
+		if err := dec.Decode(&it); err != nil {
+			return nil, nil, d.jsonErr(err)
+		}
+		items = append(items, it)
+		offsets = append(offsets, off)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, d.jsonErr(err)
+	}
+	return items, offsets, nil
 }
 
 // secretCert reads one TLS Secret.

@@ -267,107 +267,134 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 // planTraefik parses a configuration and lists the certificates to read,
 // without reading any file.
 func planTraefik(name string, data []byte, kind SourceKind) (*Source, []*traefikEntry, error) {
-	fail := func(err error) error {
+	tls, err := parseTraefikTLS(data, kind)
+	if err != nil {
 		var se *SourceError
 		if errors.As(err, &se) {
 			se.File = name
-			return se
+			return nil, nil, se
 		}
-		return &SourceError{File: name, Err: err}
-	}
-	tls, err := parseTraefikTLS(data, kind)
-	if err != nil {
-		return nil, nil, fail(err)
+		return nil, nil, &SourceError{File: name, Err: err}
 	}
 	src := &Source{}
 	if tls == nil {
 		src.Skipped = append(src.Skipped, Skip{File: name, Reason: "no tls section", Ignored: true})
 		return src, nil, nil
 	}
-	typeErr := func(n *tnode, where, want string) error {
-		return &SourceError{File: name, Line: n.line, Where: where, Err: fmt.Errorf("is %s, want %s", n.what(), want)}
-	}
+	pl := traefikPlan{file: name}
 	if tls.kind != 'm' {
-		return nil, nil, typeErr(tls, "tls", "a mapping")
+		return nil, nil, pl.typeErr(tls, "tls", "a mapping")
 	}
-	pair := func(n *tnode, where string) (*traefikEntry, error) {
-		if n == nil || n.kind != 'm' {
-			if n == nil {
-				n = &tnode{}
-			}
-			return nil, typeErr(n, where, "a mapping with certFile and keyFile")
+	entries, err := pl.certificates(tls.get("certificates"))
+	if err != nil {
+		return nil, nil, err
+	}
+	defaults, err := pl.stores(tls.get("stores"), src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, append(entries, defaults...), nil
+}
+
+// traefikPlan reads the tls section of a Traefik configuration file.
+type traefikPlan struct{ file string }
+
+// typeErr says that n, at where, is not the want it should be.
+func (pl traefikPlan) typeErr(n *tnode, where, want string) error {
+	return &SourceError{File: pl.file, Line: n.line, Where: where, Err: fmt.Errorf("is %s, want %s", n.what(), want)}
+}
+
+// pair reads a mapping with certFile and keyFile.
+func (pl traefikPlan) pair(n *tnode, where string) (*traefikEntry, error) {
+	if n == nil || n.kind != 'm' {
+		if n == nil {
+			n = &tnode{}
 		}
-		e := &traefikEntry{where: where, line: n.line}
-		for _, f := range []struct {
-			key string
-			dst *string
-		}{{"certFile", &e.certFile}, {"keyFile", &e.keyFile}} {
-			v := n.get(f.key)
-			if v == nil || v.kind == 0 {
-				continue
-			}
-			if v.kind != 's' {
-				return nil, typeErr(v, where+"."+f.key, "a string")
-			}
-			*f.dst = v.str
+		return nil, pl.typeErr(n, where, "a mapping with certFile and keyFile")
+	}
+	e := &traefikEntry{where: where, line: n.line}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"certFile", &e.certFile}, {"keyFile", &e.keyFile}} {
+		v := n.get(f.key)
+		if v == nil || v.kind == 0 {
+			continue
 		}
-		return e, nil
+		if v.kind != 's' {
+			return nil, pl.typeErr(v, where+"."+f.key, "a string")
+		}
+		*f.dst = v.str
+	}
+	return e, nil
+}
+
+// certificates reads tls.certificates: pairs with their stores.
+func (pl traefikPlan) certificates(certs *tnode) ([]*traefikEntry, error) {
+	if certs == nil || certs.kind == 0 {
+		return nil, nil
+	}
+	if certs.kind != 'l' {
+		return nil, pl.typeErr(certs, "tls.certificates", "a list")
 	}
 	var entries []*traefikEntry
-	if certs := tls.get("certificates"); certs != nil && certs.kind != 0 {
-		if certs.kind != 'l' {
-			return nil, nil, typeErr(certs, "tls.certificates", "a list")
+	for i, c := range certs.items {
+		where := fmt.Sprintf("tls.certificates[%d]", i)
+		e, err := pl.pair(c, where)
+		if err != nil {
+			return nil, err
 		}
-		for i, c := range certs.items {
-			where := fmt.Sprintf("tls.certificates[%d]", i)
-			e, err := pair(c, where)
-			if err != nil {
-				return nil, nil, err
+		if st := c.get("stores"); st != nil && st.kind != 0 {
+			if st.kind != 'l' {
+				return nil, pl.typeErr(st, where+".stores", "a list of store names")
 			}
-			if st := c.get("stores"); st != nil && st.kind != 0 {
-				if st.kind != 'l' {
-					return nil, nil, typeErr(st, where+".stores", "a list of store names")
-				}
-				for j, s := range st.items {
-					if s == nil || s.kind != 's' {
-						if s == nil {
-							s = &tnode{}
-						}
-						return nil, nil, typeErr(s, fmt.Sprintf("%s.stores[%d]", where, j), "a store name")
+			for j, s := range st.items {
+				if s == nil || s.kind != 's' {
+					if s == nil {
+						s = &tnode{}
 					}
-					e.stores = append(e.stores, s.str)
+					return nil, pl.typeErr(s, fmt.Sprintf("%s.stores[%d]", where, j), "a store name")
 				}
+				e.stores = append(e.stores, s.str)
 			}
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+// stores reads tls.stores: the store names go to src.Stores, and each
+// store's defaultCertificate is an entry.
+func (pl traefikPlan) stores(stores *tnode, src *Source) ([]*traefikEntry, error) {
+	if stores == nil || stores.kind == 0 {
+		return nil, nil
+	}
+	if stores.kind != 'm' {
+		return nil, pl.typeErr(stores, "tls.stores", "a mapping of store names")
+	}
+	var entries []*traefikEntry
+	for i, st := range stores.keys {
+		if st == "" {
+			return nil, &SourceError{File: pl.file, Line: stores.line, Where: "tls.stores", Err: errors.New("a store with an empty name")}
+		}
+		src.Stores = append(src.Stores, st)
+		v := stores.vals[i]
+		if v == nil || v.kind == 0 {
+			continue
+		}
+		if v.kind != 'm' {
+			return nil, pl.typeErr(v, "tls.stores."+st, "a mapping")
+		}
+		if d := v.get("defaultCertificate"); d != nil && d.kind != 0 {
+			e, err := pl.pair(d, "tls.stores."+st+".defaultCertificate")
+			if err != nil {
+				return nil, err
+			}
+			e.isDefault, e.defaultFor = true, st
 			entries = append(entries, e)
 		}
 	}
-	if stores := tls.get("stores"); stores != nil && stores.kind != 0 {
-		if stores.kind != 'm' {
-			return nil, nil, typeErr(stores, "tls.stores", "a mapping of store names")
-		}
-		for i, st := range stores.keys {
-			if st == "" {
-				return nil, nil, &SourceError{File: name, Line: stores.line, Where: "tls.stores", Err: errors.New("a store with an empty name")}
-			}
-			src.Stores = append(src.Stores, st)
-			v := stores.vals[i]
-			if v == nil || v.kind == 0 {
-				continue
-			}
-			if v.kind != 'm' {
-				return nil, nil, typeErr(v, "tls.stores."+st, "a mapping")
-			}
-			if d := v.get("defaultCertificate"); d != nil && d.kind != 0 {
-				e, err := pair(d, "tls.stores."+st+".defaultCertificate")
-				if err != nil {
-					return nil, nil, err
-				}
-				e.isDefault, e.defaultFor = true, st
-				entries = append(entries, e)
-			}
-		}
-	}
-	return src, entries, nil
+	return entries, nil
 }
 
 // load reads and pairs one entry's certificate and key.

@@ -116,8 +116,14 @@ func makeAtomFixtures() (*atomFixtures, error) {
 		return nil, fmt.Errorf("conformance: atomicity pool has %d distinct leaves, want %d", len(a.leaves), atomVariants*(atomCerts+len(atomStores)))
 	}
 
-	// Probes: every name (a name under each wildcard) and two misses, in
-	// every store, with what certstore.Match serves.
+	a.addProbes(names)
+	return a, nil
+}
+
+// addProbes adds the probes: every name of names (by certificate; a name
+// under each wildcard) and two misses, in every store, with what
+// certstore.Match serves.
+func (a *atomFixtures) addProbes(names [][]string) {
 	snis := []string{miss, ""}
 	for _, ns := range names {
 		for _, n := range ns {
@@ -146,7 +152,6 @@ func makeAtomFixtures() (*atomFixtures, error) {
 			a.probes = append(a.probes, atomProbe{store: st, sni: sni, want: want})
 		}
 	}
-	return a, nil
 }
 
 // classify says which variant a lookup result is, or what is wrong with it.
@@ -200,139 +205,158 @@ func (su *suite) testAtomicity(t rt) {
 	if err != nil {
 		t.Fatalf("conformance: making the atomicity pool: %v", err)
 	}
-	s := su.newStore(t)
-	// Each Update gets its own Config value over shared, read-only bytes.
-	cfgFor := func(k int) *certstore.Config {
-		c := *a.cfgs[k%atomVariants]
-		c.Certificates = append([]certstore.Certificate(nil), c.Certificates...)
-		return &c
-	}
-	su.mustUpdate(t, s, cfgFor(0))
+	ar := &atomRun{a: a, s: su.newStore(t), rep: &reporter{t: t}, stop: make(chan struct{})}
+	su.mustUpdate(t, ar.s, ar.cfgFor(0))
 
-	rep := &reporter{t: t}
-	var (
-		stop      = make(chan struct{})
-		ready     sync.WaitGroup
-		done      sync.WaitGroup
-		genPasses atomic.Int64
-		direct    atomic.Int64
-	)
-	stopped := func() bool {
-		select {
-		case <-stop:
-			return true
-		default:
-			return false
-		}
-	}
-	hellos := func() []*tls.ClientHelloInfo {
-		hs := make([]*tls.ClientHelloInfo, len(a.probes))
-		for i, p := range a.probes {
-			hs[i] = &tls.ClientHelloInfo{ServerName: p.sni}
-		}
-		return hs
-	}
-	guard := func(what string) {
-		if v := recover(); v != nil {
-			rep.errorf("store panicked in %s: %v", what, v)
-		}
-	}
-
-	// Generation readers: all lookups in one held generation come from one
-	// configuration.
+	var ready, done sync.WaitGroup
 	for r := range atomGenReads {
 		ready.Add(1)
-		done.Go(func() {
-			defer guard("a lookup on a held generation")
-			hs := hellos()
-			ready.Done()
-			for pass := 0; !stopped() && !rep.failed.Load(); pass++ {
-				g := s.Current()
-				first, firstAt := -1, -1
-				// Start each pass somewhere else so that every probe is
-				// compared with every other one over the run.
-				off := (pass*7 + r*13) % len(a.probes)
-				for j := range a.probes {
-					i := (off + j) % len(a.probes)
-					p := a.probes[i]
-					c, err := g.Certificate(p.store, hs[i])
-					v, problem := a.classify(c, err, p)
-					if problem != "" {
-						rep.errorf("Current().Certificate(%q, %q) on a held generation: %s", p.store, p.sni, problem)
-					}
-					if v < 0 {
-						continue
-					}
-					if first < 0 {
-						first, firstAt = v, i
-					} else if v != first {
-						q := a.probes[firstAt]
-						rep.errorf("one generation mixes two configurations: Certificate(%q, %q) served variant %d, "+
-							"but Certificate(%q, %q) on the same held generation served variant %d", p.store, p.sni, v, q.store, q.sni, first)
-						break
-					}
-				}
-				genPasses.Add(1)
-			}
-		})
+		done.Go(func() { ar.readGenerations(r, &ready) })
 	}
-	// Direct readers: every single lookup comes from some whole
-	// configuration.
 	for r := range atomDirect {
 		ready.Add(1)
-		done.Go(func() {
-			defer guard("Store.Certificate")
-			hs := hellos()
-			ready.Done()
-			for i := r; !stopped() && !rep.failed.Load(); i++ {
-				k := i % len(a.probes)
-				p := a.probes[k]
-				c, err := s.Certificate(p.store, hs[k])
-				if _, problem := a.classify(c, err, p); problem != "" {
-					rep.errorf("Store.Certificate(%q, %q) during updates: %s", p.store, p.sni, problem)
-				}
-				direct.Add(1)
-			}
-		})
+		done.Go(func() { ar.readDirect(r, &ready) })
 	}
-
-	// The writer: whole configurations, each visible once Update returns.
 	ready.Wait()
-	hs := hellos()
-	updates := 0
-	func() {
-		defer close(stop)
-		defer guard("Update or a lookup after it")
-		for k := 1; k <= atomUpdates && !rep.failed.Load(); k++ {
-			if err := s.Update(cfgFor(k)); err != nil {
-				rep.errorf("Update %d rejected a valid configuration: %v", k, err)
-				return
+	updates := ar.write()
+	done.Wait()
+	ar.rep.finish()
+	t.Logf("%d updates of %d certificates in %d stores; %d generation passes of %d lookups, %d direct lookups",
+		updates, atomCerts, len(atomStores), ar.genPasses.Load(), len(a.probes), ar.direct.Load())
+}
+
+// atomRun is one run of the atomicity check: a writer applying whole
+// configurations while readers look up.
+type atomRun struct {
+	a         *atomFixtures
+	s         certstore.Store
+	rep       *reporter
+	stop      chan struct{} // closed when the writer is done
+	genPasses atomic.Int64  // passes of the generation readers
+	direct    atomic.Int64  // lookups of the direct readers
+}
+
+// cfgFor returns configuration k: its own Config value over shared,
+// read-only bytes.
+func (ar *atomRun) cfgFor(k int) *certstore.Config {
+	c := *ar.a.cfgs[k%atomVariants]
+	c.Certificates = append([]certstore.Certificate(nil), c.Certificates...)
+	return &c
+}
+
+// going reports whether the readers go on: the writer is not done and
+// nothing failed.
+func (ar *atomRun) going() bool {
+	select {
+	case <-ar.stop:
+		return false
+	default:
+		return !ar.rep.failed.Load()
+	}
+}
+
+// hellos returns a hello a probe, made before the lookups start.
+func (ar *atomRun) hellos() []*tls.ClientHelloInfo {
+	hs := make([]*tls.ClientHelloInfo, len(ar.a.probes))
+	for i, p := range ar.a.probes {
+		hs[i] = &tls.ClientHelloInfo{ServerName: p.sni}
+	}
+	return hs
+}
+
+// guard, deferred, reports a store's panic in what.
+func (ar *atomRun) guard(what string) {
+	if v := recover(); v != nil {
+		ar.rep.errorf("store panicked in %s: %v", what, v)
+	}
+}
+
+// readGenerations is generation reader r: all lookups in one held
+// generation come from one configuration.
+func (ar *atomRun) readGenerations(r int, ready *sync.WaitGroup) {
+	defer ar.guard("a lookup on a held generation")
+	a := ar.a
+	hs := ar.hellos()
+	ready.Done()
+	for pass := 0; ar.going(); pass++ {
+		g := ar.s.Current()
+		first, firstAt := -1, -1
+		// Start each pass somewhere else so that every probe is compared
+		// with every other one over the run.
+		off := (pass*7 + r*13) % len(a.probes)
+		for j := range a.probes {
+			i := (off + j) % len(a.probes)
+			p := a.probes[i]
+			c, err := g.Certificate(p.store, hs[i])
+			v, problem := a.classify(c, err, p)
+			if problem != "" {
+				ar.rep.errorf("Current().Certificate(%q, %q) on a held generation: %s", p.store, p.sni, problem)
 			}
-			updates++
-			want := k % atomVariants
-			g := s.Current()
-			for i, p := range a.probes {
-				for _, v := range []via{{"Current().Certificate", g}, {"Store.Certificate", s}} {
-					if v.name == "Store.Certificate" && i%4 != 0 {
-						continue
-					}
-					c, err := v.l.Certificate(p.store, hs[i])
-					got, problem := a.classify(c, err, p)
-					if problem == "" && got != want {
-						problem = fmt.Sprintf("variant %d; the Update that just returned applied variant %d", got, want)
-					}
-					if problem != "" {
-						rep.errorf("right after Update %d returned, %s(%q, %q): %s", k, v.name, p.store, p.sni, problem)
-					}
+			if v < 0 {
+				continue
+			}
+			if first < 0 {
+				first, firstAt = v, i
+			} else if v != first {
+				q := a.probes[firstAt]
+				ar.rep.errorf("one generation mixes two configurations: Certificate(%q, %q) served variant %d, "+
+					"but Certificate(%q, %q) on the same held generation served variant %d", p.store, p.sni, v, q.store, q.sni, first)
+				break
+			}
+		}
+		ar.genPasses.Add(1)
+	}
+}
+
+// readDirect is direct reader r: every single lookup comes from some whole
+// configuration.
+func (ar *atomRun) readDirect(r int, ready *sync.WaitGroup) {
+	defer ar.guard("Store.Certificate")
+	hs := ar.hellos()
+	ready.Done()
+	for i := r; ar.going(); i++ {
+		k := i % len(ar.a.probes)
+		p := ar.a.probes[k]
+		c, err := ar.s.Certificate(p.store, hs[k])
+		if _, problem := ar.a.classify(c, err, p); problem != "" {
+			ar.rep.errorf("Store.Certificate(%q, %q) during updates: %s", p.store, p.sni, problem)
+		}
+		ar.direct.Add(1)
+	}
+}
+
+// write applies whole configurations, each of which must be visible once
+// Update returns, then stops the readers. It returns the updates applied.
+func (ar *atomRun) write() (updates int) {
+	defer close(ar.stop)
+	defer ar.guard("Update or a lookup after it")
+	hs := ar.hellos()
+	for k := 1; k <= atomUpdates && !ar.rep.failed.Load(); k++ {
+		if err := ar.s.Update(ar.cfgFor(k)); err != nil {
+			ar.rep.errorf("Update %d rejected a valid configuration: %v", k, err)
+			return updates
+		}
+		updates++
+		want := k % atomVariants
+		g := ar.s.Current()
+		for i, p := range ar.a.probes {
+			for _, v := range []via{{"Current().Certificate", g}, {"Store.Certificate", ar.s}} {
+				if v.name == "Store.Certificate" && i%4 != 0 {
+					continue
+				}
+				c, err := v.l.Certificate(p.store, hs[i])
+				got, problem := ar.a.classify(c, err, p)
+				if problem == "" && got != want {
+					problem = fmt.Sprintf("variant %d; the Update that just returned applied variant %d", got, want)
+				}
+				if problem != "" {
+					ar.rep.errorf("right after Update %d returned, %s(%q, %q): %s", k, v.name, p.store, p.sni, problem)
 				}
 			}
-			runtime.Gosched()
 		}
-	}()
-	done.Wait()
-	rep.finish()
-	t.Logf("%d updates of %d certificates in %d stores; %d generation passes of %d lookups, %d direct lookups",
-		updates, atomCerts, len(atomStores), genPasses.Load(), len(a.probes), direct.Load())
+		runtime.Gosched()
+	}
+	return updates
 }
 
 // Goroutine check.

@@ -490,11 +490,6 @@ func (o observations) add(p int, a Answer) {
 	}
 }
 
-// varies reports whether some position saw more than one answer.
-func (o observations) varies() bool {
-	return slices.ContainsFunc(o, func(as []Answer) bool { return len(as) > 1 })
-}
-
 // observe plays the script once on a store from f, adding its answers to
 // o, and returns the configurations and lookups it ran. Positions a store
 // that could not be made never reached get an error.

@@ -26,14 +26,13 @@ var (
 const DefaultDiffSeed = 0x5eed_ce27
 
 // DefaultDiffIterations is the number of iterations of the differential
-// pass that Run does by default: a few seconds under the race detector.
+// pass that Run does by default.
 const DefaultDiffIterations = 60
 
 // DefaultDiffTimeCap stops the default pass (no Iterations and no Duration
-// given) early for a store whose updates are slow: the naive store, which
-// generates an RSA-2048 key per store on every update, runs about 6 to 10
-// iterations in it under the race detector. The iterations it runs are
-// always the first ones of the seed, and the summary says how many.
+// given) early for a store whose updates are slow (one that generates a key
+// per update, say). The iterations it runs are always the first ones of
+// the seed, and the summary says how many.
 const DefaultDiffTimeCap = 10 * time.Second
 
 // DifferentialOptions configure a differential pass.

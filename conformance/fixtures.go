@@ -131,96 +131,134 @@ const (
 )
 
 func makeFixtures() (*fixtures, error) {
-	fx := &fixtures{certs: map[string]*cert{}, byLeaf: map[string]string{}}
-	is := certgen.NewIssuer(seed)
-	serial := uint64(1000)
-	var firstErr error
-	add := func(label string, pair certstore.KeyPair, err error) *cert {
+	m := &fixtureMaker{
+		fx:     &fixtures{certs: map[string]*cert{}, byLeaf: map[string]string{}},
+		is:     certgen.NewIssuer(seed),
+		serial: 1000,
+	}
+	m.lookupFixtures()
+	m.storeFixtures()
+	m.rejectFixtures()
+	fx := m.fx
+	noise := sha256.Sum256([]byte("certbench conformance noise"))
+	fx.pemNoise = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: bytes.Repeat(noise[:], 3)})
+
+	if m.err != nil {
+		return nil, m.err
+	}
+	fx.pems = map[string]*cert{}
+	for _, c := range fx.certs {
+		fx.pems[string(c.pair.CertPEM)] = c
+	}
+	return fx, nil
+}
+
+// fixtureMaker issues the fixtures, keeping the first error.
+type fixtureMaker struct {
+	fx     *fixtures
+	is     *certgen.Issuer
+	serial uint64
+	err    error
+}
+
+// add records pair as fixture label (or err, the first of which is kept).
+func (m *fixtureMaker) add(label string, pair certstore.KeyPair, err error) *cert {
+	fx := m.fx
+	if err == nil {
+		var c *cert
+		c, err = newCert(label, pair)
 		if err == nil {
-			var c *cert
-			c, err = newCert(label, pair)
-			if err == nil {
-				if _, dup := fx.certs[label]; dup {
-					err = fmt.Errorf("conformance: duplicate fixture label %s", label)
-				} else if other, dup := fx.byLeaf[string(c.leaf)]; dup {
-					err = fmt.Errorf("conformance: fixtures %s and %s have the same leaf", label, other)
-				} else {
-					fx.certs[label] = c
-					fx.byLeaf[string(c.leaf)] = label
-					return c
-				}
+			if _, dup := fx.certs[label]; dup {
+				err = fmt.Errorf("conformance: duplicate fixture label %s", label)
+			} else if other, dup := fx.byLeaf[string(c.leaf)]; dup {
+				err = fmt.Errorf("conformance: fixtures %s and %s have the same leaf", label, other)
+			} else {
+				fx.certs[label] = c
+				fx.byLeaf[string(c.leaf)] = label
+				return c
 			}
 		}
-		if firstErr == nil {
-			firstErr = fmt.Errorf("conformance: fixture %s: %w", label, err)
-		}
-		return nil
 	}
-	issue := func(label string, l certgen.Leaf) *cert {
-		serial++
-		l.Serial = serial
-		pair, err := is.Issue(l)
-		return add(label, pair, err)
+	if m.err == nil {
+		m.err = fmt.Errorf("conformance: fixture %s: %w", label, err)
 	}
-	dns := func(label string, names ...string) *cert {
-		return issue(label, certgen.Leaf{DNSNames: names})
-	}
+	return nil
+}
 
-	// Lookup rules.
-	dns(lWild, "*.example.com")
-	issue(lWWW, certgen.Leaf{CommonName: "www.example.com", DNSNames: []string{"www.example.com", "api.example.com"}})
-	dns(lMixed, "MiXeD.Example.NET")
-	issue(lCNOnly, certgen.Leaf{CommonName: "cn-only.example.org"})
-	issue(lIP, certgen.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10"), net.ParseIP("2001:db8::10")}})
-	dns(lDup1, "dup.example.org", "*.tie.example.org")
-	dns(lDup2, "dup.example.org", "*.tie.example.org", "second.example.org")
-	dns(lDeep, "*.deep.example.net")
-	dns(lDefault, "default.certbench.invalid")
+// issue issues l, with the next serial, as fixture label.
+func (m *fixtureMaker) issue(label string, l certgen.Leaf) *cert {
+	m.serial++
+	l.Serial = m.serial
+	pair, err := m.is.Issue(l)
+	return m.add(label, pair, err)
+}
+
+// dns issues a leaf for names as fixture label.
+func (m *fixtureMaker) dns(label string, names ...string) *cert {
+	return m.issue(label, certgen.Leaf{DNSNames: names})
+}
+
+// lookupFixtures are the certificates of the lookup rules.
+func (m *fixtureMaker) lookupFixtures() {
+	m.dns(lWild, "*.example.com")
+	m.issue(lWWW, certgen.Leaf{CommonName: "www.example.com", DNSNames: []string{"www.example.com", "api.example.com"}})
+	m.dns(lMixed, "MiXeD.Example.NET")
+	m.issue(lCNOnly, certgen.Leaf{CommonName: "cn-only.example.org"})
+	m.issue(lIP, certgen.Leaf{IPAddresses: []net.IP{net.ParseIP("192.0.2.10"), net.ParseIP("2001:db8::10")}})
+	m.dns(lDup1, "dup.example.org", "*.tie.example.org")
+	m.dns(lDup2, "dup.example.org", "*.tie.example.org", "second.example.org")
+	m.dns(lDeep, "*.deep.example.net")
+	m.dns(lDefault, "default.certbench.invalid")
 	for _, u := range unicodeLeaves {
-		issue(u.label, u.leaf)
+		m.issue(u.label, u.leaf)
 	}
+}
 
-	// Stores.
-	dns(lShared, "shared.example.com")
-	dns(lShopOnly, "shop.example.com")
-	dns(lHome, "home.example.com")
-	dns(lExplicit, "explicit.example.com")
-	dns(lSameDefault, "same.example.com")
-	dns(lSameShop, "same.example.com")
-	dns(lDefaultShop, "default-shop.certbench.invalid")
-	dns(lDefaultEmpty, "default-emptydef.certbench.invalid")
-	dns(lB1, "b1.example.com")
-	dns(lDefaultB, "default-b.certbench.invalid")
+// storeFixtures are the certificates of the several-stores rules.
+func (m *fixtureMaker) storeFixtures() {
+	m.dns(lShared, "shared.example.com")
+	m.dns(lShopOnly, "shop.example.com")
+	m.dns(lHome, "home.example.com")
+	m.dns(lExplicit, "explicit.example.com")
+	m.dns(lSameDefault, "same.example.com")
+	m.dns(lSameShop, "same.example.com")
+	m.dns(lDefaultShop, "default-shop.certbench.invalid")
+	m.dns(lDefaultEmpty, "default-emptydef.certbench.invalid")
+	m.dns(lB1, "b1.example.com")
+	m.dns(lDefaultB, "default-b.certbench.invalid")
+}
 
-	// Reject and Accept.
-	g1 := dns(lGood1, "good1.example.com")
-	dns(lGood2, "good2.example.com", "*.good.example.com")
-	dns(lGood3, "good3.example.com")
-	dns(lAfter, "after.example.com")
-	dns(lDefaultAlt, "default-alt.certbench.invalid")
-	dns(lDefaultShop2, "default-shop-alt.certbench.invalid")
+// rejectFixtures are the certificates of the Reject and Accept rules.
+func (m *fixtureMaker) rejectFixtures() {
+	fx := m.fx
+	g1 := m.dns(lGood1, "good1.example.com")
+	m.dns(lGood2, "good2.example.com", "*.good.example.com")
+	m.dns(lGood3, "good3.example.com")
+	m.dns(lAfter, "after.example.com")
+	m.dns(lDefaultAlt, "default-alt.certbench.invalid")
+	m.dns(lDefaultShop2, "default-shop-alt.certbench.invalid")
 	if g1 != nil {
 		other, err := parseKey(g1.pair.KeyPEM)
 		if err == nil {
-			issue(lMismatch, certgen.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
+			m.issue(lMismatch, certgen.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
 		} else {
-			add(lMismatch, certstore.KeyPair{}, err)
+			m.add(lMismatch, certstore.KeyPair{}, err)
 		}
 	}
-	issue(lNoNames, certgen.Leaf{})
-	issue(lExpired, certgen.Leaf{DNSNames: []string{"expired.example.com"},
+	m.issue(lNoNames, certgen.Leaf{})
+	m.issue(lExpired, certgen.Leaf{DNSNames: []string{"expired.example.com"},
 		NotBefore: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)})
-	issue(lNotYet, certgen.Leaf{DNSNames: []string{"not-yet-valid.example.com"},
+	m.issue(lNotYet, certgen.Leaf{DNSNames: []string{"not-yet-valid.example.com"},
 		NotBefore: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC)})
 	edSeed := sha256.Sum256([]byte("certbench conformance ed25519"))
-	issue(lEd25519, certgen.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
-	if c := dns(lSEC1, "sec1.example.com"); c != nil {
+	m.issue(lEd25519, certgen.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
+	if c := m.dns(lSEC1, "sec1.example.com"); c != nil {
 		pair, err := reencodeKey(c.pair)
 		delete(fx.certs, lSEC1)
 		delete(fx.byLeaf, string(c.leaf))
-		add(lSEC1, pair, err)
+		m.add(lSEC1, pair, err)
 	}
-	if c := issue(lLeafOnly, certgen.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
+	if c := m.issue(lLeafOnly, certgen.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
 		b, _ := pem.Decode(c.pair.CertPEM)
 		c.pair.CertPEM = pem.EncodeToMemory(b)
 		c.chain = c.chain[:1]
@@ -228,24 +266,12 @@ func makeFixtures() (*fixtures, error) {
 	rsaPool, err := certgen.NewPool(certgen.PoolSpec{Seed: seed, Count: 2, Key: certgen.RSA2048,
 		MaxSANs: 1, WildcardEvery: -1, Domain: "rsa.example.com"})
 	if err != nil {
-		add(lRSA, certstore.KeyPair{}, err)
+		m.add(lRSA, certstore.KeyPair{}, err)
 	} else {
-		add(lRSA, rsaPool.Certs[0].Pair, nil)
+		m.add(lRSA, rsaPool.Certs[0].Pair, nil)
 		pair, err := reencodeKey(rsaPool.Certs[1].Pair)
-		add(lPKCS1, pair, err)
+		m.add(lPKCS1, pair, err)
 	}
-
-	noise := sha256.Sum256([]byte("certbench conformance noise"))
-	fx.pemNoise = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: bytes.Repeat(noise[:], 3)})
-
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	fx.pems = map[string]*cert{}
-	for _, c := range fx.certs {
-		fx.pems[string(c.pair.CertPEM)] = c
-	}
-	return fx, nil
 }
 
 // byPEM returns the fixture whose CertPEM is certPEM.

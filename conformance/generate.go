@@ -400,43 +400,9 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 				continue
 			}
 			if a, err := netip.ParseAddr(n); err == nil {
-				add(n)
-				add(spellIP(rng, a.String()))
-				add(spellIP(rng, a.String()))
-				if a.Is4() {
-					b := a.As4()
-					b[3]++
-					add(netip.AddrFrom4(b).String())
-				} else {
-					b := a.As16()
-					b[15]++
-					add(expand(netip.AddrFrom16(b), false))
-				}
-				continue
-			}
-			add(n)
-			add(mixCase(rng, n))
-			add(strings.ToUpper(n))
-			if rest, ok := strings.CutPrefix(n, "*."); ok {
-				l := labelPool[rng.IntN(len(labelPool))]
-				add(l + "." + rest)
-				add(mixCase(rng, l+"."+rest))
-				add("z." + l + "." + rest)
-				add(rest)
+				ipProbes(rng, n, a, add)
 			} else {
-				add("z." + n)
-			}
-			if p, ok := certstore.WildcardParent(n); ok {
-				add(p)
-				if p2, ok := certstore.WildcardParent(p); ok {
-					add("z." + p2)
-				}
-			}
-			add(n + ".")
-			add(n + "x")
-			add("x" + n)
-			if len(n) > 1 {
-				add(n[:len(n)-1])
+				nameProbes(rng, n, add)
 			}
 		}
 	}
@@ -473,6 +439,52 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	}
 	rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	return ps
+}
+
+// ipProbes adds an IP address as written (n), other spellings of it and
+// its neighbour.
+func ipProbes(rng *rand.Rand, n string, a netip.Addr, add func(string)) {
+	add(n)
+	add(spellIP(rng, a.String()))
+	add(spellIP(rng, a.String()))
+	if a.Is4() {
+		b := a.As4()
+		b[3]++
+		add(netip.AddrFrom4(b).String())
+	} else {
+		b := a.As16()
+		b[15]++
+		add(expand(netip.AddrFrom16(b), false))
+	}
+}
+
+// nameProbes adds a host name as written and in other cases, names under
+// it or its wildcard, its parents, and near misses.
+func nameProbes(rng *rand.Rand, n string, add func(string)) {
+	add(n)
+	add(mixCase(rng, n))
+	add(strings.ToUpper(n))
+	if rest, ok := strings.CutPrefix(n, "*."); ok {
+		l := labelPool[rng.IntN(len(labelPool))]
+		add(l + "." + rest)
+		add(mixCase(rng, l+"."+rest))
+		add("z." + l + "." + rest)
+		add(rest)
+	} else {
+		add("z." + n)
+	}
+	if p, ok := certstore.WildcardParent(n); ok {
+		add(p)
+		if p2, ok := certstore.WildcardParent(p); ok {
+			add("z." + p2)
+		}
+	}
+	add(n + ".")
+	add(n + "x")
+	add("x" + n)
+	if len(n) > 1 {
+		add(n[:len(n)-1])
+	}
 }
 
 // sample returns n of xs, in their order.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
-	"github.com/certbench/certbench/results"
 )
 
 // maxCallees caps the library callees attached to each gate site.
@@ -47,14 +46,9 @@ var _ gate.SiteFinder = Heap{}
 // (and profile.ErrNotFound); profiles in which nothing grew give an error
 // that says so, with both totals.
 func (h Heap) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
-	var sampleType string
-	switch unit {
-	case results.UnitAllocs:
-		sampleType = profile.AllocObjects
-	case results.UnitBytes:
-		sampleType = profile.AllocSpace
-	default:
-		return nil, fmt.Errorf("no profile sample type for %s", unit)
+	sampleType, err := profile.AllocSampleType(unit)
+	if err != nil {
+		return nil, err
 	}
 	b, err := h.Dirs.CompareBoundary(scenario, store, sampleType)
 	if errors.Is(err, profile.ErrNotFound) {

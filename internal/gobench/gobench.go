@@ -1,21 +1,13 @@
 // Package gobench measures a Go module's own benchmarks (go test -bench)
-// at two trees, a pull request's base and head, the way cob and benchdiff
-// do, for certbench's gate: it builds each package's test binary in both
-// trees (go test -c), runs the two binaries interleaved in rounds with a
-// fixed iteration count (-test.benchtime=Nx -test.benchmem -test.count=1
-// per round, base first in odd rounds and head first in even ones), and
-// merges each side's rounds into one file in the Go benchmark format, each
-// sample under the configuration line "round: N" by which certbench gate
-// pairs base and head.
-//
-// After a regression of allocs/op or B/op, [Sites] runs the benchmark once
-// more on each side with -test.memprofile (every allocation recorded) and
-// names the functions whose allocations grew, as the gate does for
-// certbench's own scenarios.
-//
-// The trees are only read: binaries and results go to Options.Out, and the
-// go command runs with -mod=readonly, so a tree's go.mod and go.sum are
-// never edited.
+// at two trees, a pull request's base and head, for certbench's gate. It
+// builds each package's test binary in both trees, runs the two
+// interleaved in rounds with a fixed iteration count, and merges each
+// side's rounds into one benchmark-format file, each sample under the
+// configuration line "round: N" by which the gate pairs base and head.
+// After an allocation regression, [Sites] profiles the benchmark on each
+// side and names the functions whose allocations grew. The trees are only
+// read: output goes to Options.Out and the go command runs with
+// -mod=readonly.
 package gobench
 
 import (
@@ -96,23 +88,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Run builds, runs and merges; see the package documentation.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	if opts.Bench == "" {
-		opts.Bench = "."
-	}
-	if opts.Benchtime == "" {
-		opts.Benchtime = DefaultBenchtime
-	}
-	if !benchtimeRE.MatchString(opts.Benchtime) {
-		return nil, &InputError{fmt.Errorf("benchtime %q: want a fixed iteration count such as 100x", opts.Benchtime)}
-	}
-	if _, err := regexp.Compile(opts.Bench); err != nil {
-		return nil, &InputError{fmt.Errorf("bench %q: %w", opts.Bench, err)}
-	}
-	if opts.Rounds < 1 {
-		return nil, &InputError{fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
-	}
-	if len(opts.Packages) == 0 {
-		return nil, &InputError{errors.New("no packages")}
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	res := &Result{Benchtime: opts.Benchtime}
 	pkgs, err := listPackages(ctx, opts.Head, opts.Packages)
@@ -120,70 +97,121 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	for i, p := range pkgs {
-		for _, side := range []string{"base", "head"} {
-			tree := opts.Base
-			if side == "head" {
-				tree = opts.Head
-			}
-			bin := filepath.Join(opts.Out, "bin", side, fmt.Sprintf("%d.%s.test", i, filepath.Base(p.ImportPath)))
-			logf(opts.Log, "gobench: go test -c %s (%s)", p.ImportPath, side)
-			ok, err := buildTest(ctx, tree, p, bin)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", side, err)
-			}
-			if !ok {
-				continue
-			}
-			if side == "base" {
-				p.Base = bin
-			} else {
-				p.Head = bin
-			}
+		if err := res.prepare(ctx, opts, i, p); err != nil {
+			return nil, err
 		}
-		if p.Head == "" {
-			continue
-		}
-		names, err := listBenchmarks(ctx, p.Head, opts.Bench)
-		if err != nil {
-			return nil, fmt.Errorf("head %s: %w", p.ImportPath, err)
-		}
-		if len(names) == 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s has no benchmarks matching %q at the head", p.ImportPath, opts.Bench))
-			continue
-		}
-		if p.Base == "" {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s has no tests at the base: its benchmarks are not gated", p.ImportPath))
-			continue
-		}
-		baseNames, err := listBenchmarks(ctx, p.Base, opts.Bench)
-		if err != nil {
-			return nil, fmt.Errorf("base %s: %w", p.ImportPath, err)
-		}
-		var both, headOnly []string
-		for _, n := range names {
-			if contains(baseNames, n) {
-				both = append(both, n)
-			} else {
-				headOnly = append(headOnly, n)
-			}
-		}
-		if len(headOnly) > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: %s only at the head, not gated", p.ImportPath, strings.Join(headOnly, ", ")))
-		}
-		if len(both) == 0 {
-			continue
-		}
-		p.Benchmarks = both
-		res.Packages = append(res.Packages, p)
 	}
 	if len(res.Packages) == 0 {
 		return res, nil
 	}
-	raw := filepath.Join(opts.Out, "raw")
-	if err := os.MkdirAll(raw, 0o755); err != nil {
+	files, err := res.runRounds(ctx, opts)
+	if err != nil {
 		return nil, err
 	}
+	res.Base, res.Head = filepath.Join(opts.Out, "base.txt"), filepath.Join(opts.Out, "head.txt")
+	if err := os.WriteFile(res.Base, files[0], 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(res.Head, files[1], 0o644); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// check fills the defaults of opts and checks it.
+func (opts *Options) check() error {
+	if opts.Bench == "" {
+		opts.Bench = "."
+	}
+	if opts.Benchtime == "" {
+		opts.Benchtime = DefaultBenchtime
+	}
+	if !benchtimeRE.MatchString(opts.Benchtime) {
+		return &InputError{fmt.Errorf("benchtime %q: want a fixed iteration count such as 100x", opts.Benchtime)}
+	}
+	if _, err := regexp.Compile(opts.Bench); err != nil {
+		return &InputError{fmt.Errorf("bench %q: %w", opts.Bench, err)}
+	}
+	if opts.Rounds < 1 {
+		return &InputError{fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
+	}
+	if len(opts.Packages) == 0 {
+		return &InputError{errors.New("no packages")}
+	}
+	return nil
+}
+
+// prepare builds package p's test binary (the i-th) on both sides and adds
+// it to res.Packages with the benchmarks both sides have, or says in
+// res.Notes why it is left out.
+func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package) error {
+	for _, side := range []string{"base", "head"} {
+		tree := opts.Base
+		if side == "head" {
+			tree = opts.Head
+		}
+		bin := filepath.Join(opts.Out, "bin", side, fmt.Sprintf("%d.%s.test", i, filepath.Base(p.ImportPath)))
+		logf(opts.Log, "gobench: go test -c %s (%s)", p.ImportPath, side)
+		ok, err := buildTest(ctx, tree, p, bin)
+		if err != nil {
+			return fmt.Errorf("%s: %w", side, err)
+		}
+		if !ok {
+			continue
+		}
+		if side == "base" {
+			p.Base = bin
+		} else {
+			p.Head = bin
+		}
+	}
+	if p.Head == "" {
+		return nil
+	}
+	names, err := listBenchmarks(ctx, p.Head, opts.Bench)
+	if err != nil {
+		return fmt.Errorf("head %s: %w", p.ImportPath, err)
+	}
+	if len(names) == 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s has no benchmarks matching %q at the head", p.ImportPath, opts.Bench))
+		return nil
+	}
+	if p.Base == "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s has no tests at the base: its benchmarks are not gated", p.ImportPath))
+		return nil
+	}
+	baseNames, err := listBenchmarks(ctx, p.Base, opts.Bench)
+	if err != nil {
+		return fmt.Errorf("base %s: %w", p.ImportPath, err)
+	}
+	var both, headOnly []string
+	for _, n := range names {
+		if contains(baseNames, n) {
+			both = append(both, n)
+		} else {
+			headOnly = append(headOnly, n)
+		}
+	}
+	if len(headOnly) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s only at the head, not gated", p.ImportPath, strings.Join(headOnly, ", ")))
+	}
+	if len(both) > 0 {
+		p.Benchmarks = both
+		res.Packages = append(res.Packages, p)
+	}
+	return nil
+}
+
+// runRounds runs the rounds, interleaving the sides, keeping each raw
+// output under Out/raw, and returns each side's samples (base, head), each
+// under its "round: N" line.
+func (res *Result) runRounds(ctx context.Context, opts Options) ([2][]byte, error) {
 	var files [2][]byte
+	raw := filepath.Join(opts.Out, "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		return files, err
+	}
+	sides := [2]string{"base", "head"}
 	for r := 1; r <= opts.Rounds; r++ {
 		order := []int{0, 1}
 		if r%2 == 0 {
@@ -195,28 +223,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				if s == 1 {
 					bin = p.Head
 				}
-				logf(opts.Log, "gobench: round %d/%d %s (%s)", r, opts.Rounds, p.ImportPath, [2]string{"base", "head"}[s])
+				logf(opts.Log, "gobench: round %d/%d %s (%s)", r, opts.Rounds, p.ImportPath, sides[s])
 				out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s), p.Dir), benchArgs(p.Benchmarks, opts.Benchtime))
 				if err != nil {
-					return nil, fmt.Errorf("%s %s round %d: %w", [2]string{"base", "head"}[s], p.ImportPath, r, err)
+					return files, fmt.Errorf("%s %s round %d: %w", sides[s], p.ImportPath, r, err)
 				}
 				sample := append([]byte("round: "+strconv.Itoa(r)+"\n"), out...)
-				name := filepath.Join(raw, fmt.Sprintf("%s.%d.%d.txt", [2]string{"base", "head"}[s], pi, r))
+				name := filepath.Join(raw, fmt.Sprintf("%s.%d.%d.txt", sides[s], pi, r))
 				if err := os.WriteFile(name, sample, 0o644); err != nil {
-					return nil, err
+					return files, err
 				}
 				files[s] = append(files[s], sample...)
 			}
 		}
 	}
-	res.Base, res.Head = filepath.Join(opts.Out, "base.txt"), filepath.Join(opts.Out, "head.txt")
-	if err := os.WriteFile(res.Base, files[0], 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(res.Head, files[1], 0o644); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return files, nil
 }
 
 func treeOf(opts Options, side int) string {

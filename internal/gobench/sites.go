@@ -11,7 +11,6 @@ import (
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
-	"github.com/certbench/certbench/results"
 )
 
 // Sites names the allocation sites that grew in a regressed benchmark of
@@ -40,14 +39,9 @@ func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, er
 // GrownBenchmarkSites profiles the benchmark on both sides and names the
 // functions whose allocations grew most.
 func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
-	var sampleType string
-	switch unit {
-	case results.UnitAllocs:
-		sampleType = profile.AllocObjects
-	case results.UnitBytes:
-		sampleType = profile.AllocSpace
-	default:
-		return nil, fmt.Errorf("no profile sample type for %s", unit)
+	sampleType, err := profile.AllocSampleType(unit)
+	if err != nil {
+		return nil, err
 	}
 	top := topLevel(benchmark)
 	var pkg *Package

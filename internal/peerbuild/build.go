@@ -102,8 +102,81 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	trees, err := resolveAll(ctx, opts.Sides)
+	if err != nil {
+		return nil, err
+	}
+	kind := trees[0].kind
+	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
+	ad.files, err = goFiles(ad.dir)
+	if err != nil || len(ad.files) == 0 {
+		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
+	}
+	if ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module); err != nil {
+		return nil, err
+	}
+
+	work := opts.KeepDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "certbench-peer-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Kind: kind, Rename: map[string]string{}}
+	var mainImports []string
+	for _, t := range trees {
+		pkg, err := ad.writeSide(ctx, t, work)
+		if err != nil {
+			return nil, err
+		}
+		mainImports = append(mainImports, pkg)
+		res.Stores = append(res.Stores, t.store())
+		res.Trees = append(res.Trees, t.dir)
+		res.Rename[t.private] = kind.Module
+		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
+	}
+	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
+	if err != nil {
+		return nil, err
+	}
+	out, err := filepath.Abs(opts.Output)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	if log, err := goBuild(ctx, work, out, opts.Log); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, classify(log, work, ad.dir, kind, trees)
+	}
+	// A replacement the trees disagree on matters only if the binary
+	// links that module.
+	if len(conflicts) > 0 {
+		linked, err := linkedModules(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conflicts {
+			if linked[c.module] {
+				res.Notes = append(res.Notes, c.note)
+			}
+		}
+	}
+	return res, nil
+}
+
+// resolveAll resolves the sides: distinct names and directories, one
+// proxy.
+func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 	var trees []*tree
-	for _, s := range opts.Sides {
+	for _, s := range sides {
 		t, err := resolve(ctx, s)
 		if err != nil {
 			return nil, err
@@ -124,97 +197,56 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkDistinct(trees); err != nil {
 		return nil, err
 	}
-	kind := trees[0].kind
-	adapterDir := filepath.Join(root, filepath.FromSlash(kind.Adapter))
-	files, err := goFiles(adapterDir)
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, adapterDir)
-	}
-	roots, err := adapterImports(adapterDir, files, kind.Module)
-	if err != nil {
-		return nil, err
-	}
+	return trees, nil
+}
 
-	work := opts.KeepDir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "certbench-peer-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(work)
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
-		return nil, err
-	}
+// adapter is certbench's adapter package for a kind of proxy.
+type adapter struct {
+	dir   string   // its directory in the certbench tree
+	files []string // its Go files
+	roots []string // the proxy's packages it imports
+	kind  Kind
+}
 
-	res := &Result{Kind: kind, Rename: map[string]string{}}
-	var mainImports []string
-	for _, t := range trees {
-		pkgs, err := t.closure(roots)
-		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
-		}
-		r := &rewriter{from: kind.Module, to: t.private, pkgs: map[string]bool{}}
-		for _, p := range pkgs {
-			r.pkgs[p] = true
-		}
-		copyDir := filepath.Join(work, "tree", t.side.Name)
-		if err := t.copyPackages(copyDir, pkgs, r); err != nil {
-			return nil, fmt.Errorf("copying %s: %w", t.side, err)
-		}
-		if err := writeCopyModFile(ctx, t, copyDir); err != nil {
-			return nil, err
-		}
-		adapterOut := filepath.Join(work, "adapter", t.side.Name)
-		if err := generateAdapter(adapterDir, files, kind.Adapter, adapterOut, r, t.store()); err != nil {
-			return nil, err
-		}
-		pkg := genModule + "/adapter/" + t.side.Name
-		mainImports = append(mainImports, pkg)
-		res.Stores = append(res.Stores, t.store())
-		res.Trees = append(res.Trees, t.dir)
-		res.Rename[t.private] = kind.Module
-		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
-	}
-	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
+// writeSide copies the packages of t's tree the adapter needs into work,
+// under a private module path, and generates the adapter over them. It
+// returns the generated adapter's import path.
+func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
+	pkgs, err := t.closure(ad.roots)
 	if err != nil {
-		return nil, err
+		return "", &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
 	}
+	r := &rewriter{from: ad.kind.Module, to: t.private, pkgs: map[string]bool{}}
+	for _, p := range pkgs {
+		r.pkgs[p] = true
+	}
+	copyDir := filepath.Join(work, "tree", t.side.Name)
+	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
+		return "", fmt.Errorf("copying %s: %w", t.side, err)
+	}
+	if err := writeCopyModFile(ctx, t, copyDir); err != nil {
+		return "", err
+	}
+	adapterOut := filepath.Join(work, "adapter", t.side.Name)
+	if err := generateAdapter(ad.dir, ad.files, ad.kind.Adapter, adapterOut, r, t.store()); err != nil {
+		return "", err
+	}
+	return genModule + "/adapter/" + t.side.Name, nil
+}
 
-	out, err := filepath.Abs(opts.Output)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return nil, err
-	}
+// goBuild builds the module in work to out, copying go build's output to
+// logTo (when not nil); on failure it returns that output.
+func goBuild(ctx context.Context, work, out string, logTo io.Writer) (string, error) {
 	var log bytes.Buffer
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	cmd.Dir = work
 	cmd.Env = goEnv("GOFLAGS=-mod=mod -buildvcs=false")
 	cmd.Stdout, cmd.Stderr = &log, &log
-	runErr := cmd.Run()
-	if opts.Log != nil {
-		opts.Log.Write(log.Bytes())
+	err := cmd.Run()
+	if logTo != nil {
+		logTo.Write(log.Bytes())
 	}
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, classify(log.String(), work, adapterDir, kind, trees)
-	}
-	// A replacement the trees disagree on matters only if the binary
-	// links that module.
-	if len(conflicts) > 0 {
-		linked, err := linkedModules(ctx, out)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range conflicts {
-			if linked[c.module] {
-				res.Notes = append(res.Notes, c.note)
-			}
-		}
-	}
-	return res, nil
+	return log.String(), err
 }
 
 // conflict is a module the trees replace differently.
@@ -372,10 +404,99 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 		fmt.Fprintf(&b, "replace %s => ./tree/%s\n", t.private, t.side.Name)
 	}
 
-	// The trees' replacements, which do not apply to them as
-	// dependencies. Module replacements apply to both sides: when the
-	// trees disagree, the last side's wins and a note says so. A
-	// directory replacement is kept only when its directory exists.
+	notes := writeReplacements(&b, trees)
+	excl := map[string]bool{}
+	for _, t := range trees {
+		for _, e := range t.mod.Exclude {
+			line := e.Path + " " + e.Version
+			if !excl[line] {
+				excl[line] = true
+				fmt.Fprintf(&b, "exclude %s\n", line)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+
+	// go.sum: what certbench, the peer module and both trees have checked.
+	sumFiles := []string{filepath.Join(root, "go.sum"), filepath.Join(root, filepath.FromSlash(kind.Adapter), "..", "go.sum")}
+	for _, t := range trees {
+		sumFiles = append(sumFiles, filepath.Join(t.dir, "go.sum"))
+	}
+	if err := writeGoSum(filepath.Join(work, "go.sum"), sumFiles); err != nil {
+		return nil, err
+	}
+	return notes, writeMain(filepath.Join(work, "main.go"), kind, mainImports)
+}
+
+// writeGoSum writes the lines of the go.sum files that exist, each once,
+// sorted, to path.
+func writeGoSum(path string, sumFiles []string) error {
+	seen := map[string]bool{}
+	var lines []string
+	for _, f := range sumFiles {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !seen[l] {
+				seen[l] = true
+				lines = append(lines, l)
+			}
+		}
+	}
+	sort.Strings(lines)
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// writeMain writes the generated binary's main package: certbench's cli
+// with the sides' adapters imported for their stores.
+func writeMain(path string, kind Kind, mainImports []string) error {
+	var m strings.Builder
+	m.WriteString("// Code generated by certbench peer build. DO NOT EDIT.\n\n")
+	m.WriteString("// Command generated is certbench with one " + kind.Name + " store per side.\npackage main\n\nimport (\n\t\"os\"\n\n\t\"" + certbenchModule + "/cli\"\n")
+	for _, p := range mainImports {
+		fmt.Fprintf(&m, "\t_ %q\n", p)
+	}
+	m.WriteString(")\n\nfunc main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }\n")
+	return os.WriteFile(path, []byte(m.String()), 0o644)
+}
+
+// quotePath quotes a directory for go.mod when it needs it.
+func quotePath(p string) string {
+	if strings.ContainsAny(p, " \t\"'`\\") {
+		return fmt.Sprintf("%q", p)
+	}
+	return p
+}
+
+// versionLess compares two go versions such as "1.25" and "1.26.0".
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			fmt.Sscan(pa[i], &x)
+		}
+		if i < len(pb) {
+			fmt.Sscan(pb[i], &y)
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// writeReplacements writes the trees' replacements to b, which do not
+// apply to them as dependencies. Module replacements apply to both sides:
+// when the trees disagree, the last side's wins and a conflict says so. A
+// directory replacement is kept only when its directory exists.
+func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 	type repl struct{ side, to string }
 	chosen := map[string]repl{}
 	var order []string
@@ -410,80 +531,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 		}
 	}
 	for _, old := range order {
-		fmt.Fprintf(&b, "replace %s => %s\n", old, chosen[old].to)
+		fmt.Fprintf(b, "replace %s => %s\n", old, chosen[old].to)
 	}
-	excl := map[string]bool{}
-	for _, t := range trees {
-		for _, e := range t.mod.Exclude {
-			line := e.Path + " " + e.Version
-			if !excl[line] {
-				excl[line] = true
-				fmt.Fprintf(&b, "exclude %s\n", line)
-			}
-		}
-	}
-	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(b.String()), 0o644); err != nil {
-		return nil, err
-	}
-
-	// go.sum: what certbench, the peer module and both trees have checked.
-	sumFiles := []string{filepath.Join(root, "go.sum"), filepath.Join(root, filepath.FromSlash(kind.Adapter), "..", "go.sum")}
-	for _, t := range trees {
-		sumFiles = append(sumFiles, filepath.Join(t.dir, "go.sum"))
-	}
-	seen := map[string]bool{}
-	var lines []string
-	for _, f := range sumFiles {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" && !seen[l] {
-				seen[l] = true
-				lines = append(lines, l)
-			}
-		}
-	}
-	sort.Strings(lines)
-	if err := os.WriteFile(filepath.Join(work, "go.sum"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-
-	var m strings.Builder
-	m.WriteString("// Code generated by certbench peer build. DO NOT EDIT.\n\n")
-	m.WriteString("// Command generated is certbench with one " + kind.Name + " store per side.\npackage main\n\nimport (\n\t\"os\"\n\n\t\"" + certbenchModule + "/cli\"\n")
-	for _, p := range mainImports {
-		fmt.Fprintf(&m, "\t_ %q\n", p)
-	}
-	m.WriteString(")\n\nfunc main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }\n")
-	return notes, os.WriteFile(filepath.Join(work, "main.go"), []byte(m.String()), 0o644)
-}
-
-// quotePath quotes a directory for go.mod when it needs it.
-func quotePath(p string) string {
-	if strings.ContainsAny(p, " \t\"'`\\") {
-		return fmt.Sprintf("%q", p)
-	}
-	return p
-}
-
-// versionLess compares two go versions such as "1.25" and "1.26.0".
-func versionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			fmt.Sscan(pa[i], &x)
-		}
-		if i < len(pb) {
-			fmt.Sscan(pb[i], &y)
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
+	return notes
 }

@@ -38,6 +38,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "| %s | %s |\n", row[0], row[1])
 	}
 
+	r.writeBehaviour(bw)
+	r.writeCosts(bw)
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(bw, "\n#### Notes")
+		fmt.Fprintln(bw)
+		writeNotes(bw, r.Notes)
+	}
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s.</sub>\n", r.Count, r.Elapsed.Round(time.Second))
+	return bw.Flush()
+}
+
+// writeBehaviour writes the behaviour diff and the conformance rules
+// whose outcome changed.
+func (r *Report) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Behaviour changes")
 	fmt.Fprintln(bw)
 	switch {
@@ -51,25 +65,31 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, clip(r.Diff.Output, maxDiffLines))
 		fmt.Fprintln(bw, "```")
 	}
-	if c := r.Conformance; c != nil {
-		if len(c.Regressed) > 0 {
-			fmt.Fprintf(bw, "\nRules of the contract the base keeps and the head breaks:\n\n")
-			for _, rule := range c.Regressed {
-				msg := firstLine(c.Messages[rule])
-				if msg != "" {
-					msg = ": " + results.EscapeMarkdown(msg)
-				}
-				fmt.Fprintf(bw, "- `%s`%s\n", rule, msg)
+	c := r.Conformance
+	if c == nil {
+		return
+	}
+	if len(c.Regressed) > 0 {
+		fmt.Fprintf(bw, "\nRules of the contract the base keeps and the head breaks:\n\n")
+		for _, rule := range c.Regressed {
+			msg := firstLine(c.Messages[rule])
+			if msg != "" {
+				msg = ": " + results.EscapeMarkdown(msg)
 			}
-		}
-		if len(c.Fixed) > 0 {
-			fmt.Fprintf(bw, "\nRules the base breaks and the head keeps: %s.\n", codeList(c.Fixed))
-		}
-		if len(c.HeadFails) > 0 {
-			fmt.Fprintf(bw, "\n<details><summary>All %d rules the head breaks (of %d)</summary>\n\n%s\n\n</details>\n", len(c.HeadFails), c.Rules, codeList(c.HeadFails))
+			fmt.Fprintf(bw, "- `%s`%s\n", rule, msg)
 		}
 	}
+	if len(c.Fixed) > 0 {
+		fmt.Fprintf(bw, "\nRules the base breaks and the head keeps: %s.\n", codeList(c.Fixed))
+	}
+	if len(c.HeadFails) > 0 {
+		fmt.Fprintf(bw, "\n<details><summary>All %d rules the head breaks (of %d)</summary>\n\n%s\n\n</details>\n", len(c.HeadFails), c.Rules, codeList(c.HeadFails))
+	}
+}
 
+// writeCosts writes the gate's verdicts on certbench's scenarios and on
+// the proxy's own benchmarks.
+func (r *Report) writeCosts(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Costs: certbench's scenarios")
 	fmt.Fprintln(bw)
 	if r.Gate == nil {
@@ -94,19 +114,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if r.GoBenchRun != nil && len(r.GoBenchRun.Notes) > 0 {
 		fmt.Fprintln(bw)
-		for _, n := range r.GoBenchRun.Notes {
-			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
-		}
+		writeNotes(bw, r.GoBenchRun.Notes)
 	}
-	if len(r.Notes) > 0 {
-		fmt.Fprintln(bw, "\n#### Notes")
-		fmt.Fprintln(bw)
-		for _, n := range r.Notes {
-			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
-		}
+}
+
+// writeNotes writes notes as a list.
+func writeNotes(bw io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s.</sub>\n", r.Count, r.Elapsed.Round(time.Second))
-	return bw.Flush()
 }
 
 // headline sums the verdict up in a line.

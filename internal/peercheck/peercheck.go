@@ -1,22 +1,12 @@
 // Package peercheck checks a pull request of a proxy that certbench has a
-// peer adapter for (Traefik, certmagic): given the base and head trees, it
+// peer adapter for (Traefik, certmagic). From the base and head trees it
 // builds one certbench binary with a store per side (package peerbuild),
-// then
-//
-//   - runs the conformance suite on both stores and reports the rules whose
-//     outcome changed (a rule the base passed and the head fails is a
-//     regression), and the head's failing rules;
-//   - runs the behaviour diff between the two stores (certbench
-//     conformance --against): every observable difference, shrunk;
-//   - gates certbench's scenarios, base store against head store, in
-//     interleaved rounds (one process per round running both stores, their
-//     order alternating), naming the allocation sites that grew from heap
-//     profiles of both stores;
-//   - gates the proxy's own go test benchmarks at both trees (package
-//     gobench);
-//
-// and writes one Markdown comment: the verdict first, then the behaviour
-// changes, then the costs. Each step writes its files into Options.Out.
+// runs the conformance suite on both (rules whose outcome changed), the
+// behaviour diff between them, certbench's scenarios gated base against
+// head in interleaved rounds (with the allocation sites that grew), and
+// the proxy's own benchmarks gated at both trees (package gobench), and
+// writes one Markdown comment: the verdict, then the behaviour changes,
+// then the costs. Each step writes its files into Options.Out.
 package peercheck
 
 import (
@@ -161,14 +151,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		log = io.Discard
 	}
 	bin := filepath.Join(out, "bin", "certbench-peer")
-	buildLog, err := os.Create(filepath.Join(out, "build.log"))
-	if err != nil {
-		return nil, err
-	}
-	opts.Build.Output, opts.Build.Log = bin, buildLog
-	fmt.Fprintf(log, "peer: building %s and %s into one binary\n", opts.Build.Sides[0], opts.Build.Sides[1])
-	built, err := peerbuild.Build(ctx, opts.Build)
-	buildLog.Close()
+	built, err := build(ctx, opts.Build, bin, out, log)
 	if err != nil {
 		return nil, err
 	}
@@ -211,36 +194,59 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Gate = v
 	}
 	if !opts.NoGoBench {
-		pkgs := opts.BenchPackages
-		if len(pkgs) == 0 {
-			pkgs = DefaultBenchPackages[built.Kind.Name]
-		}
-		gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
-			Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(out, "gobench"), Log: log}
-		res, err := gobench.Run(ctx, gopts)
-		var ie *gobench.InputError
-		switch {
-		case errors.As(err, &ie):
-			rep.Skipped["gobench"] = err.Error()
-		case err != nil:
-			return nil, fmt.Errorf("the proxy's benchmarks: %w", err)
-		default:
-			rep.GoBenchRun = res
-			if res.Base == "" {
-				rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
-				break
-			}
-			v, err := gateFiles(res.Base, res.Head, policy)
-			if err != nil {
-				return nil, fmt.Errorf("gating the proxy's benchmarks: %w", err)
-			}
-			v.Base, v.Head = "gobench/base.txt", "gobench/head.txt" // in OUT: no local path in the comment
-			v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
-			rep.GoBench = v
+		if err := p.goBench(ctx, rep, opts, policy); err != nil {
+			return nil, err
 		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// build builds the binary with a store per side to bin, its log in
+// out/build.log.
+func build(ctx context.Context, opts peerbuild.Options, bin, out string, log io.Writer) (*peerbuild.Result, error) {
+	buildLog, err := os.Create(filepath.Join(out, "build.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer buildLog.Close()
+	opts.Output, opts.Log = bin, buildLog
+	fmt.Fprintf(log, "peer: building %s and %s into one binary\n", opts.Sides[0], opts.Sides[1])
+	return peerbuild.Build(ctx, opts)
+}
+
+// goBench gates the proxy's own benchmarks at both trees into rep
+// (GoBenchRun, GoBench), or says in rep.Skipped why not.
+func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	built := rep.build
+	pkgs := opts.BenchPackages
+	if len(pkgs) == 0 {
+		pkgs = DefaultBenchPackages[built.Kind.Name]
+	}
+	gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
+		Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(p.out, "gobench"), Log: p.log}
+	res, err := gobench.Run(ctx, gopts)
+	var ie *gobench.InputError
+	switch {
+	case errors.As(err, &ie):
+		rep.Skipped["gobench"] = err.Error()
+		return nil
+	case err != nil:
+		return fmt.Errorf("the proxy's benchmarks: %w", err)
+	}
+	rep.GoBenchRun = res
+	if res.Base == "" {
+		rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
+		return nil
+	}
+	v, err := gateFiles(res.Base, res.Head, policy)
+	if err != nil {
+		return fmt.Errorf("gating the proxy's benchmarks: %w", err)
+	}
+	v.Base, v.Head = "gobench/base.txt", "gobench/head.txt" // in OUT: no local path in the comment
+	v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
+	rep.GoBench = v
+	return nil
 }
 
 // peer runs the built binary.
@@ -284,7 +290,28 @@ func gateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
 // and gates head against base.
 func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) (*gate.Verdict, error) {
 	dir := filepath.Join(p.out, "scenarios")
-	raw := filepath.Join(dir, "raw")
+	files, err := p.runRounds(ctx, rep, opts, filepath.Join(dir, "raw"))
+	if err != nil {
+		return nil, err
+	}
+	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
+	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, rep.Kind.Name); err != nil {
+		return nil, err
+	}
+	v, err := gateFiles(base, head, policy)
+	if err != nil {
+		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
+	}
+	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
+	if !v.Passed() {
+		p.nameSites(ctx, v, rep, opts, dir)
+	}
+	return v, nil
+}
+
+// runRounds runs certbench's scenarios on both stores, one process a
+// round, their order alternating, and returns the rounds' files in raw.
+func (p *peer) runRounds(ctx context.Context, rep *Report, opts Options, raw string) ([]string, error) {
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		return nil, err
 	}
@@ -316,20 +343,12 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 		}
 		files = append(files, file)
 	}
-	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	kind := rep.Kind.Name
-	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, kind); err != nil {
-		return nil, err
-	}
-	v, err := gateFiles(base, head, policy)
-	if err != nil {
-		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
-	}
-	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
-	if v.Passed() {
-		return v, nil
-	}
-	// Name the allocation sites of the regressions from heap profiles.
+	return files, nil
+}
+
+// nameSites names the allocation sites of v's allocation regressions from
+// heap profiles of both stores, or adds a problem saying why not.
+func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts Options, dir string) {
 	var scenarios []string
 	for _, f := range v.Findings {
 		if f.Status == gate.Regressed && (f.Unit == results.UnitAllocs || f.Unit == results.UnitBytes) && !contains(scenarios, f.Scenario) {
@@ -337,7 +356,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 		}
 	}
 	if len(scenarios) == 0 {
-		return v, nil
+		return
 	}
 	fmt.Fprintf(p.log, "peer: allocation regression: profiling %s\n", strings.Join(scenarios, ","))
 	profDir := filepath.Join(dir, "profiles")
@@ -347,21 +366,20 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	}
 	if code, stderr, err := p.command(ctx, io.Discard, args...); err != nil || code != 0 {
 		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: certbench profile failed: " + strings.TrimSpace(stderr)})
-		return v, nil
+		return
 	}
 	dirs := profile.Dirs{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
 	for _, sc := range scenarios {
 		for side, st := range map[string]string{dirs.Base: rep.Base, dirs.Head: rep.Head} {
 			from := filepath.Join(profDir, profile.FileName(sc, st))
-			to := filepath.Join(side, profile.FileName(sc, kind))
+			to := filepath.Join(side, profile.FileName(sc, rep.Kind.Name))
 			if err := normalizeProfile(from, to, rep); err != nil {
 				v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
-				return v, nil
+				return
 			}
 		}
 	}
 	v.AddSites(blame.Heap{Dirs: dirs}, 5)
-	return v, nil
 }
 
 // normalizeProfile copies a heap profile with the sides' private package

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/results"
 	pprofile "github.com/google/pprof/profile"
 )
 
@@ -21,6 +22,19 @@ const (
 
 // heapSampleTypes are the sample types of a heap profile, in order.
 var heapSampleTypes = []string{AllocObjects, AllocSpace, InuseObjects, InuseSpace}
+
+// AllocSampleType returns the heap profile sample type that counts what a
+// per-op allocation unit (results.UnitAllocs or results.UnitBytes)
+// measures.
+func AllocSampleType(unit string) (string, error) {
+	switch unit {
+	case results.UnitAllocs:
+		return AllocObjects, nil
+	case results.UnitBytes:
+		return AllocSpace, nil
+	}
+	return "", fmt.Errorf("no profile sample type for %s", unit)
+}
 
 // Info is what a profile was taken of. Whoever captures a profile records
 // it as a comment ([SetInfo]), so that figures read back from the file can

@@ -751,46 +751,13 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 			continue
 		}
 		plotted++
-		col := cs.of(c.Store)
-		line, points, err := plotter.NewLinePoints(g)
+		fit, err := addGrowthCurve(p, c, g, withCI, cs.of(c.Store))
 		if err != nil {
 			return nil, err
 		}
-		line.Color = col
-		line.Width = vg.Points(1.6)
-		points.Color = col
-		points.Shape = draw.CircleGlyph{}
-		points.Radius = vg.Points(2.6)
-		p.Add(line, points)
-		if withCI.Len() > 0 {
-			eb, err := plotter.NewYErrorBars(withCI)
-			if err != nil {
-				return nil, err
-			}
-			eb.Color = col
-			eb.Width = vg.Points(1)
-			eb.CapWidth = vg.Points(5)
-			p.Add(eb)
-		}
-		name := c.Store
-		if c.FitErr == nil {
-			name = c.Store + ": N^" + kText(c.Fit.Exponent)
-			if len(c.Points) >= 3 && c.LastErr == nil {
-				name += " (last step N^" + kText(c.Last.Exponent) + ")"
-			}
-			lo, hi := float64(c.Points[0].Size), float64(c.Points[len(c.Points)-1].Size)
-			fit := plotter.XYs{{X: lo, Y: c.Fit.Coefficient * math.Pow(lo, c.Fit.Exponent)}, {X: hi, Y: c.Fit.Coefficient * math.Pow(hi, c.Fit.Exponent)}}
-			fl, err := plotter.NewLine(fit)
-			if err != nil {
-				return nil, err
-			}
-			fl.Color = col
-			fl.Width = vg.Points(0.8)
-			fl.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-			p.Add(fl)
+		if fit != nil {
 			ymin, ymax = math.Min(ymin, fit[0].Y), math.Max(ymax, fit[1].Y)
 		}
-		p.Legend.Add(name, line, points)
 	}
 	if plotted == 0 {
 		return nil, nil
@@ -801,4 +768,50 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 	p.X.Min, p.X.Max = xmin/1.6, xmax*1.6
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
 	return p, nil
+}
+
+// addGrowthCurve draws one store's curve on p: its points g, the error
+// bars of withCI and, when c has a fit, the fitted power law, which it
+// returns (its ends).
+func addGrowthCurve(p *plot.Plot, c *growth.Curve, g, withCI growthPoints, col color.Color) (plotter.XYs, error) {
+	line, points, err := plotter.NewLinePoints(g)
+	if err != nil {
+		return nil, err
+	}
+	line.Color = col
+	line.Width = vg.Points(1.6)
+	points.Color = col
+	points.Shape = draw.CircleGlyph{}
+	points.Radius = vg.Points(2.6)
+	p.Add(line, points)
+	if withCI.Len() > 0 {
+		eb, err := plotter.NewYErrorBars(withCI)
+		if err != nil {
+			return nil, err
+		}
+		eb.Color = col
+		eb.Width = vg.Points(1)
+		eb.CapWidth = vg.Points(5)
+		p.Add(eb)
+	}
+	name := c.Store
+	var fit plotter.XYs
+	if c.FitErr == nil {
+		name = c.Store + ": N^" + kText(c.Fit.Exponent)
+		if len(c.Points) >= 3 && c.LastErr == nil {
+			name += " (last step N^" + kText(c.Last.Exponent) + ")"
+		}
+		lo, hi := float64(c.Points[0].Size), float64(c.Points[len(c.Points)-1].Size)
+		fit = plotter.XYs{{X: lo, Y: c.Fit.Coefficient * math.Pow(lo, c.Fit.Exponent)}, {X: hi, Y: c.Fit.Coefficient * math.Pow(hi, c.Fit.Exponent)}}
+		fl, err := plotter.NewLine(fit)
+		if err != nil {
+			return nil, err
+		}
+		fl.Color = col
+		fl.Width = vg.Points(0.8)
+		fl.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(fl)
+	}
+	p.Legend.Add(name, line, points)
+	return fit, nil
 }

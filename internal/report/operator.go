@@ -103,25 +103,26 @@ func valueOf(vs []storeValue, store string) (float64, bool) {
 // the comment at the top of this file); nil when the row has no
 // percentiles under churn or no churn-free p99.
 func (r *Report) handshakeChart(label string) *Chart {
-	calm := r.rowValues(results.UnitCalmP99Sec, label)
-	churn := r.rowValues(results.UnitHandshakeP99Sec, label)
-	ratios := r.rowValues(results.UnitP99ChurnRatio, label)
-	pcts := make([][]storeValue, len(percentileUnits))
-	var stores []string
+	d := hsChartData{
+		calm:   r.rowValues(results.UnitCalmP99Sec, label),
+		churn:  r.rowValues(results.UnitHandshakeP99Sec, label),
+		ratios: r.rowValues(results.UnitP99ChurnRatio, label),
+		pcts:   make([][]storeValue, len(percentileUnits)),
+	}
 	lo, hi := math.Inf(1), 0.0
 	for i, pu := range percentileUnits {
-		pcts[i] = r.rowValues(pu.unit, label)
-		for _, sv := range pcts[i] {
-			if !slices.Contains(stores, sv.store) {
-				stores = append(stores, sv.store)
+		d.pcts[i] = r.rowValues(pu.unit, label)
+		for _, sv := range d.pcts[i] {
+			if !slices.Contains(d.stores, sv.store) {
+				d.stores = append(d.stores, sv.store)
 			}
 			lo, hi = math.Min(lo, sv.v), math.Max(hi, sv.v)
 		}
 	}
-	for _, sv := range calm {
+	for _, sv := range d.calm {
 		lo, hi = math.Min(lo, sv.v), math.Max(hi, sv.v)
 	}
-	if len(stores) == 0 || len(calm) == 0 || len(churn) == 0 {
+	if len(d.stores) == 0 || len(d.calm) == 0 || len(d.churn) == 0 {
 		return nil
 	}
 	// Keep the order of the comparison's columns (the baseline first).
@@ -129,10 +130,35 @@ func (r *Report) handshakeChart(label string) *Chart {
 		return slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == a }) -
 			slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == b })
 	}
-	slices.SortStableFunc(stores, order)
+	slices.SortStableFunc(d.stores, order)
 	ymin, ymax := lo/1.8, hi*2.2
+	curves := r.percentileCurves(&d)
+	curves.Y.Min, curves.Y.Max = ymin, ymax
+	pair := r.churnPairPlot(&d)
+	pair.Y.Min, pair.Y.Max = ymin, ymax
 
-	// Panel 1: the percentile curves under churn.
+	return withBetter([]*plot.Plot{curves, pair}, []int{results.LowerIsBetter, results.LowerIsBetter}, &Chart{
+		ID:    "operators-handshake-" + safeID(strings.TrimPrefix(label, "scenario=")),
+		Title: label + ": handshake latency, without and under churn",
+		Caption: "Left: each store's handshake latency percentiles under churn (median over the samples of each percentile; a percentile curve, " +
+			"since the results hold percentiles, not the latencies), with the p99 of the churn-free phase of the same store and process as a ring. " +
+			"Right: p99 without churn (ring) and under churn (dot) per store, with both values and the median p99-churn-ratio written above (1 means churn costs nothing). " +
+			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances.",
+		plots: [][]*plot.Plot{{curves, pair}},
+		tileW: 400, tileH: 300,
+	})
+}
+
+// hsChartData is what a handshake chart draws, per store.
+type hsChartData struct {
+	calm, churn, ratios []storeValue   // p99 without and under churn, p99-churn-ratio
+	pcts                [][]storeValue // by percentileUnits, under churn
+	stores              []string       // in the comparison's column order
+}
+
+// percentileCurves is panel 1: each store's percentile curve under churn,
+// with its churn-free p99 as a ring.
+func (r *Report) percentileCurves(d *hsChartData) *plot.Plot {
 	curves := latencyPlot("handshake latency under churn, by percentile")
 	labels := make([]string, len(percentileUnits))
 	for i, pu := range percentileUnits {
@@ -141,11 +167,11 @@ func (r *Report) handshakeChart(label string) *Chart {
 	curves.NominalX(labels...)
 	curves.X.Label.Text = "percentile of the handshakes"
 	curves.X.Min, curves.X.Max = -0.3, float64(len(percentileUnits))-0.7
-	for _, st := range stores {
+	for _, st := range d.stores {
 		col := r.columnColor(st)
 		var xys plotter.XYs
 		for i := range percentileUnits {
-			if v, ok := valueOf(pcts[i], st); ok {
+			if v, ok := valueOf(d.pcts[i], st); ok {
 				xys = append(xys, plotter.XY{X: float64(i), Y: v})
 			}
 		}
@@ -160,7 +186,7 @@ func (r *Report) handshakeChart(label string) *Chart {
 		points.Color, points.Shape, points.Radius = col, draw.CircleGlyph{}, vg.Points(2.8)
 		curves.Add(line, points)
 		curves.Legend.Add(r.tick(st)+" under churn", line, points)
-		if v, ok := valueOf(calm, st); ok {
+		if v, ok := valueOf(d.calm, st); ok {
 			ring, err := plotter.NewScatter(plotter.XYs{{X: p99Index, Y: v}})
 			if err == nil {
 				ring.Color, ring.Shape, ring.Radius = col, draw.RingGlyph{}, vg.Points(4.5)
@@ -170,19 +196,21 @@ func (r *Report) handshakeChart(label string) *Chart {
 			}
 		}
 	}
-	curves.Y.Min, curves.Y.Max = ymin, ymax
+	return curves
+}
 
-	// Panel 2: p99 without and under churn, per store.
+// churnPairPlot is panel 2: p99 without and under churn, per store.
+func (r *Report) churnPairPlot(d *hsChartData) *plot.Plot {
 	pair := latencyPlot("handshake p99: without churn → under churn")
 	var shown []string
 	var pairs []churnPair
-	for _, st := range stores {
-		c, ok1 := valueOf(calm, st)
-		u, ok2 := valueOf(churn, st)
+	for _, st := range d.stores {
+		c, ok1 := valueOf(d.calm, st)
+		u, ok2 := valueOf(d.churn, st)
 		if !ok1 || !ok2 {
 			continue
 		}
-		ratio, ok := valueOf(ratios, st)
+		ratio, ok := valueOf(d.ratios, st)
 		if !ok {
 			ratio = u / c
 		}
@@ -194,22 +222,11 @@ func (r *Report) handshakeChart(label string) *Chart {
 	pair.NominalX(shown...)
 	pair.X.Tick.Label.Font = font.From(chartFont, 9)
 	pair.X.Min, pair.X.Max = -0.5, float64(len(shown))-0.5
-	pair.Y.Min, pair.Y.Max = ymin, ymax
 	ring := draw.GlyphStyle{Color: color.Gray{Y: 0x44}, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
 	dot := draw.GlyphStyle{Color: color.Gray{Y: 0x44}, Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}
 	pair.Legend.Add("p99 without churn", glyphThumb(ring))
 	pair.Legend.Add("p99 under churn (×: median p99-churn-ratio)", glyphThumb(dot))
-
-	return withBetter([]*plot.Plot{curves, pair}, []int{results.LowerIsBetter, results.LowerIsBetter}, &Chart{
-		ID:    "operators-handshake-" + safeID(strings.TrimPrefix(label, "scenario=")),
-		Title: label + ": handshake latency, without and under churn",
-		Caption: "Left: each store's handshake latency percentiles under churn (median over the samples of each percentile; a percentile curve, " +
-			"since the results hold percentiles, not the latencies), with the p99 of the churn-free phase of the same store and process as a ring. " +
-			"Right: p99 without churn (ring) and under churn (dot) per store, with both values and the median p99-churn-ratio written above (1 means churn costs nothing). " +
-			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances.",
-		plots: [][]*plot.Plot{{curves, pair}},
-		tileW: 400, tileH: 300,
-	})
+	return pair
 }
 
 // latencyPlot returns a panel with a logarithmic latency axis.

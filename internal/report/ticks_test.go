@@ -105,7 +105,7 @@ func TestPageNotesReadable(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	rs, err := compare.Load(paths...)
+	rs, err := results.Load(paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
