@@ -105,7 +105,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
 		}
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s.</sub>\n", r.Count, r.Elapsed.Round(time.Second))
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s%s.</sub>\n", r.Count, r.Elapsed.Round(time.Second), r.phaseText())
 	return bw.Flush()
 }
 
@@ -277,4 +277,16 @@ func clip(s string, n int) string {
 		return strings.Join(lines, "\n")
 	}
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... (%d more lines in diff.txt)", len(lines)-n)
+}
+
+// phaseText lists the steps' wall times, in parentheses.
+func (r *Report) phaseText() string {
+	if len(r.Phases) == 0 {
+		return ""
+	}
+	var ps []string
+	for _, p := range r.Phases {
+		ps = append(ps, p.Name+" "+p.Elapsed.Round(time.Second).String())
+	}
+	return " (" + strings.Join(ps, ", ") + ")"
 }
