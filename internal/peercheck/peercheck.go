@@ -524,29 +524,33 @@ func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) 
 type Diff struct {
 	// Differs reports that the stores behave differently (exit 1).
 	Differs bool
-	// Output is the command's report.
+	// Output is the command's report, in Markdown.
 	Output string
 }
 
-// diff runs certbench conformance --stores BASE --against HEAD.
+// diff runs certbench conformance --stores BASE --against HEAD, its
+// report in Markdown (diff.md): a line per change, each case collapsed.
 func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff, error) {
-	var out bytes.Buffer
-	args := []string{"conformance", "--stores", base, "--against", head}
+	file := filepath.Join(p.out, "diff.md")
+	args := []string{"conformance", "--stores", base, "--against", head, "--format", "markdown", "-o", file}
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, &out, args...)
+	code, stderr, err := p.command(ctx, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(p.out, "diff.txt"), out.Bytes(), 0o644); err != nil {
-		return nil, err
+	var out []byte
+	if code == 0 || code == 1 {
+		if out, err = os.ReadFile(file); err != nil {
+			return nil, err
+		}
 	}
 	switch code {
 	case 0:
-		return &Diff{Output: out.String()}, nil
+		return &Diff{Output: string(out)}, nil
 	case 1:
-		return &Diff{Differs: true, Output: out.String()}, nil
+		return &Diff{Differs: true, Output: string(out)}, nil
 	}
 	return nil, fmt.Errorf("certbench conformance --against: exit %d: %s", code, strings.TrimSpace(stderr))
 }
