@@ -219,7 +219,7 @@ then:
 and writes one Markdown comment (-o FILE, default DIR/comment.md; also
 printed): the verdict first, then the behaviour changes, then the costs.
 Every step's files are in --dir DIR (default certbench-peer-out: build.log,
-conformance.json, diff.txt, scenarios/, gobench/).
+conformance.json, diff.md, scenarios/, gobench/).
 
 --instrument NAME is passed to certbench run (e.g. simulate, for instruction
 counts under valgrind, where the binary has that instrument).

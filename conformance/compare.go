@@ -234,7 +234,18 @@ func (cmp *comparer) candidate(c Case, kind string, it int) {
 		cmp.r.Unconfirmed++
 		return
 	}
-	v := cmp.replay(c, verifyRuns, verifyRuns, true)
+	var v *view
+	if undefaultedStores(&c) > 0 {
+		// A store that generates a default (Traefik: an RSA key on every
+		// Update) makes each of the many replays slow: the case with every
+		// default configured first, if it shows a difference too.
+		if fc := withFiller(c); invalidConfigs(&fc) == invalidConfigs(&c) {
+			v = cmp.replay(fc, verifyRuns, verifyRuns, true)
+		}
+	}
+	if v == nil {
+		v = cmp.replay(c, verifyRuns, verifyRuns, true)
+	}
 	if v == nil {
 		// Seen by chance (a store that varies between runs): after a few
 		// of these, candidates of this kind are not replayed.
@@ -278,7 +289,8 @@ func (cmp *comparer) find(kind string) *Change {
 
 // shrink shrinks a confirmed difference, then confirms the shrunk case,
 // whose shape gives the kind; nil when neither it nor the unshrunk case
-// shows the difference again. No step may make a configuration invalid.
+// shows the difference again. No step may make a configuration invalid,
+// nor leave a store without the default it had.
 // When both stores answered the same way on every run, a step is kept if
 // the stores still differ in the same kind of way, or in a kind already
 // found (a difference that shrinks to a known kind is one more instance of
@@ -292,15 +304,31 @@ func (cmp *comparer) shrink(v *view) *Change {
 	if len(v.head) > 1 {
 		nh = varyRuns
 	}
-	invalid := invalidConfigs(&v.c)
+	invalid, undefaulted := invalidConfigs(&v.c), undefaultedStores(&v.c)
+	// Defaults configureDefaults added stay out of the shrink: taken out of
+	// the case shrunk, put back into every case replayed.
+	filler := undefaulted == 0
+	start := v.c
+	if filler {
+		start = withoutFiller(v.c)
+	}
 	test := func(c Case) bool {
+		if filler {
+			c = withFiller(c)
+		}
 		if invalidConfigs(&c) > invalid {
 			return false // a step that breaks a configuration finds another difference
+		}
+		if undefaultedStores(&c) > undefaulted {
+			return false // a store that generates its default (an RSA key, Traefik) makes every replay slow
 		}
 		got := cmp.replay(c, nb, nh, false)
 		return got != nil && (nb+nh > 2 || got.kind == v.kind || cmp.find(got.kind) != nil)
 	}
-	best, note := shrinkCase(v.c, test)
+	best, note := shrinkCase(start, test)
+	if filler {
+		best = withFiller(best)
+	}
 	final := cmp.replay(best, verifyRuns, verifyRuns, true)
 	if final == nil && nb+nh > 2 {
 		// A side that varies may agree with the other for a while.
@@ -317,6 +345,25 @@ func (cmp *comparer) shrink(v *view) *Change {
 		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
 		Shrunk: note == "" || !strings.HasPrefix(note, "a smaller"), Original: countCerts(&v.c), Note: note,
 	}
+}
+
+// undefaultedStores counts the stores of c's configurations (the default
+// store and every declared one) without a configured default: a store
+// such as Traefik's generates one, an RSA key, on every Update.
+func undefaultedStores(c *Case) int {
+	n := 0
+	for k := range c.Configs {
+		cfg := &c.Configs[k]
+		if cfg.Stores[certstore.DefaultStore] == nil {
+			n++
+		}
+		for st, d := range cfg.Stores {
+			if d == nil && st != certstore.DefaultStore {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // invalidConfigs counts the configurations of c a store must reject.
@@ -426,6 +473,39 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
 }
 
+// fillerDefault is the name of the defaults configureDefaults adds: they
+// are kept while shrinking, and not counted among a case's certificates.
+const fillerDefault = "default.compare.invalid"
+
+// withoutFiller returns c without the defaults configureDefaults adds (a
+// declared store keeps its entry, without default).
+func withoutFiller(c Case) Case {
+	c = c.clone()
+	for k := range c.Configs {
+		cfg := &c.Configs[k]
+		for st, d := range cfg.Stores {
+			switch {
+			case d == nil || !slices.Equal(d.DNSNames, []string{fillerDefault}):
+			case st == certstore.DefaultStore:
+				delete(cfg.Stores, st)
+			default:
+				cfg.Stores[st] = nil
+			}
+		}
+		if len(cfg.Stores) == 0 {
+			cfg.Stores = nil
+		}
+	}
+	return c
+}
+
+// withFiller returns c with configureDefaults' defaults.
+func withFiller(c Case) Case {
+	c = c.clone()
+	configureDefaults(c.Configs)
+	return c
+}
+
 // configureDefaults gives every store of seq a configured default: stores
 // that generate a default (an RSA key, for Traefik) update much faster
 // with one, so most iterations have them and some do not.
@@ -437,7 +517,7 @@ func configureDefaults(seq []CaseConfig) {
 		}
 		for _, st := range append([]string{certstore.DefaultStore}, slices.Sorted(mapKeys(cfg.Stores))...) {
 			if cfg.Stores[st] == nil {
-				cfg.Stores[st] = &CaseCert{DNSNames: []string{"default.compare.invalid"}}
+				cfg.Stores[st] = &CaseCert{DNSNames: []string{fillerDefault}}
 			}
 		}
 	}

@@ -147,10 +147,14 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(filepath.Dir(out))
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, err
 	}
 	if log, err := goBuild(ctx, work, out, opts.Log); err != nil {
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.Remove(filepath.Dir(out)) // made above; only if empty
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -17,9 +17,6 @@ import (
 // finds its earlier comment to edit in place.
 const Marker = "<!-- certbench-peer -->"
 
-// maxDiffLines caps the behaviour diff's output quoted in the comment.
-const maxDiffLines = 60
-
 // WriteMarkdown writes the report as one pull-request comment: the
 // verdict first, then the behaviour changes, then the costs.
 func (r *Report) WriteMarkdown(w io.Writer) error {
@@ -45,7 +42,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 		writeNotes(bw, r.Notes)
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s.</sub>\n", r.Count, r.Elapsed.Round(time.Second))
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s%s.</sub>\n", r.Count, r.Elapsed.Round(time.Second), r.phaseText())
 	return bw.Flush()
 }
 
@@ -60,10 +57,8 @@ func (r *Report) writeBehaviour(bw io.Writer) {
 	case !r.Diff.Differs:
 		fmt.Fprintln(bw, "None found: the same generated cases gave the same answers on both stores.")
 	default:
-		fmt.Fprintf(bw, "`certbench conformance --stores %s --against %s` (each difference shrunk to a minimal case):\n\n", r.Base, r.Head)
-		fmt.Fprintln(bw, "```text")
-		fmt.Fprintln(bw, clip(r.Diff.Output, maxDiffLines))
-		fmt.Fprintln(bw, "```")
+		fmt.Fprintf(bw, "`certbench conformance --stores %s --against %s`: each kind of difference once, shrunk to a minimal case.\n\n", r.Base, r.Head)
+		fmt.Fprintln(bw, strings.TrimRight(r.Diff.Output, "\n"))
 	}
 	c := r.Conformance
 	if c == nil {
@@ -286,11 +281,14 @@ func codeList(list []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-// clip returns the first n lines of s, saying how many were left out.
-func clip(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= n {
-		return strings.Join(lines, "\n")
+// phaseText lists the steps' wall times, in parentheses.
+func (r *Report) phaseText() string {
+	if len(r.Phases) == 0 {
+		return ""
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... (%d more lines in diff.txt)", len(lines)-n)
+	var ps []string
+	for _, p := range r.Phases {
+		ps = append(ps, p.Name+" "+p.Elapsed.Round(time.Second).String())
+	}
+	return " (" + strings.Join(ps, ", ") + ")"
 }

@@ -97,12 +97,20 @@ type Report struct {
 	GoBenchRun  *gobench.Result
 	// Skipped says why a step did not run or gave nothing, by step.
 	Skipped map[string]string
-	// Elapsed is the wall time of Run.
+	// Elapsed is the wall time of Run; Phases its steps' wall times, in
+	// the order they ran.
 	Elapsed time.Duration
+	Phases  []Phase
 	// Count is the rounds of the gates.
 	Count int
 
 	build *peerbuild.Result
+}
+
+// A Phase is one step of Run and its wall time.
+type Phase struct {
+	Name    string
+	Elapsed time.Duration
 }
 
 // Passed reports whether nothing failed: no rule newly failing, no
@@ -143,6 +151,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(out)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
@@ -153,8 +163,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	bin := filepath.Join(out, "bin", "certbench-peer")
 	built, err := build(ctx, opts.Build, bin, out, log)
 	if err != nil {
+		cleanFailedBuild(out, created)
 		return nil, err
 	}
+	phases := []Phase{{Name: "build", Elapsed: time.Since(start)}}
+	phase := func(name string, from time.Time) {
+		d := time.Since(from)
+		phases = append(phases, Phase{Name: name, Elapsed: d})
+		fmt.Fprintf(log, "peer: %s took %v\n", name, d.Round(time.Second))
+	}
+	fmt.Fprintf(log, "peer: build took %v\n", phases[0].Elapsed.Round(time.Second))
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
@@ -168,37 +186,46 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	if !opts.NoConformance {
 		fmt.Fprintf(log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
+		t := time.Now()
 		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
 			rep.Skipped["conformance"] = err.Error()
 		}
 		rep.Conformance = c
+		phase("conformance", t)
 	}
 	if !opts.NoDiff {
 		fmt.Fprintf(log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
+		t := time.Now()
 		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
 			rep.Skipped["diff"] = err.Error()
 		}
 		rep.Diff = d
+		phase("behaviour diff", t)
 	}
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
 	if !opts.NoGate {
+		t := time.Now()
 		v, err := p.gate(ctx, rep, opts, policy)
 		if err != nil {
 			return nil, err
 		}
 		rep.Gate = v
+		phase("scenarios", t)
 	}
 	if !opts.NoGoBench {
+		t := time.Now()
 		if err := p.goBench(ctx, rep, opts, policy); err != nil {
 			return nil, err
 		}
+		phase("proxy's benchmarks", t)
 	}
 	rep.Elapsed = time.Since(start)
+	rep.Phases = phases
 	return rep, nil
 }
 
@@ -247,6 +274,21 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 	v.AddSites(&gobench.Sites{Ctx: ctx, Options: gopts, Result: res}, 5)
 	rep.GoBench = v
 	return nil
+}
+
+// cleanFailedBuild removes what Run wrote before a failed build: the
+// build log when the go command wrote nothing into it (bad input found
+// before building), and the output directory when Run made it and it is
+// empty then. A tree that does not compile keeps its build log.
+func cleanFailedBuild(out string, created bool) {
+	logFile := filepath.Join(out, "build.log")
+	if fi, err := os.Stat(logFile); err == nil && fi.Size() == 0 {
+		os.Remove(logFile)
+	}
+	os.Remove(filepath.Join(out, "bin")) // only if empty
+	if created {
+		os.Remove(out) // only if empty
+	}
 }
 
 // peer runs the built binary.
@@ -500,29 +542,33 @@ func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) 
 type Diff struct {
 	// Differs reports that the stores behave differently (exit 1).
 	Differs bool
-	// Output is the command's report.
+	// Output is the command's report, in Markdown.
 	Output string
 }
 
-// diff runs certbench conformance --stores BASE --against HEAD.
+// diff runs certbench conformance --stores BASE --against HEAD, its
+// report in Markdown (diff.md): a line per change, each case collapsed.
 func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff, error) {
-	var out bytes.Buffer
-	args := []string{"conformance", "--stores", base, "--against", head}
+	file := filepath.Join(p.out, "diff.md")
+	args := []string{"conformance", "--stores", base, "--against", head, "--format", "markdown", "-o", file}
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, &out, args...)
+	code, stderr, err := p.command(ctx, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(p.out, "diff.txt"), out.Bytes(), 0o644); err != nil {
-		return nil, err
+	var out []byte
+	if code == 0 || code == 1 {
+		if out, err = os.ReadFile(file); err != nil {
+			return nil, err
+		}
 	}
 	switch code {
 	case 0:
-		return &Diff{Output: out.String()}, nil
+		return &Diff{Output: string(out)}, nil
 	case 1:
-		return &Diff{Differs: true, Output: out.String()}, nil
+		return &Diff{Differs: true, Output: string(out)}, nil
 	}
 	return nil, fmt.Errorf("certbench conformance --against: exit %d: %s", code, strings.TrimSpace(stderr))
 }

@@ -102,10 +102,13 @@ func TestComment(t *testing.T) {
 		Conformance: &Conformance{Rules: 106, HeadFails: []string{"Lookup/FirstInConfigExact", "Reject/NoNames"},
 			Regressed: []string{"Lookup/FirstInConfigExact"},
 			Messages:  map[string][]string{"Lookup/FirstInConfigExact": {`lookup.go:30: Store.Certificate("default", "dup.example.org"): got dup2; want dup1`}}},
-		Diff:    &Diff{Differs: true, Output: "base served dup1, head serves dup2 (a tie on a shared SAN)\n"},
+		Diff: &Diff{Differs: true, Output: "**Behaviour `traefik@base` -> `traefik@head`**: 1 change(s) (12 iterations, 4000 lookups, seed 0x5eedce27).\n\n" +
+			"| # | change | what | seen |\n|--:|---|---|--:|\n" +
+			"| 1 | tie-break: varies between runs -&gt; fixed | Store.Certificate(\"default\", \"a.a\") on the generation of configuration 0 of 1: traefik@base served certificate 1 or certificate 0 (varies over 32 runs), traefik@head serves certificate 0 | 16 |\n"},
 		Gate:    v,
 		Skipped: map[string]string{"gobench": "no benchmarks at both base and head in ./pkg/tls/..."},
 		Count:   4, Elapsed: 95 * time.Second,
+		Phases: []Phase{{"build", 40 * time.Second}, {"conformance", 10 * time.Second}, {"behaviour diff", 20 * time.Second}, {"scenarios", 25 * time.Second}},
 	}
 	if rep.Passed() {
 		t.Error("Passed() with a behaviour change and a rule newly broken")
@@ -115,7 +118,7 @@ func TestComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{Marker + "\n### ❌", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.4%)", "#### Behaviour changes", "base served dup1"} {
+	for _, want := range []string{Marker + "\n### ❌", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.4%)", "#### Behaviour changes", "traefik@base served certificate 1 or certificate 0", "(build 40s, conformance 10s, behaviour diff 20s, scenarios 25s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comment lacks %q", want)
 		}
