@@ -59,6 +59,24 @@ type Package struct {
 	// Base and Head are the test binaries; Base is "" when the package has
 	// no tests at the base.
 	Base, Head string
+
+	declares bool // its test files at the head declare a Benchmark function
+}
+
+// benchFunc matches the declaration of a benchmark function.
+var benchFunc = regexp.MustCompile(`(?m)^func (Benchmark|Benchmark[^\p{Ll}]\w*)\(`)
+
+// declaresBenchmarks reports whether one of the files in dir declares a
+// benchmark function (one whose name go test runs with -bench); a file
+// it cannot read counts as declaring one, so that the build says why.
+func declaresBenchmarks(dir string, files []string) bool {
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || benchFunc.Match(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is what Run measured.
@@ -97,6 +115,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	for i, p := range pkgs {
+		if !p.declares {
+			// Building a test binary takes long; one that can list no
+			// benchmark is not worth it.
+			res.Notes = append(res.Notes, fmt.Sprintf("%s has no benchmarks at the head (its test files declare none): not built", p.ImportPath))
+			continue
+		}
 		if err := res.prepare(ctx, opts, i, p); err != nil {
 			return nil, err
 		}
@@ -301,7 +325,8 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
 		}
-		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel})
+		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel,
+			declares: declaresBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...))})
 	}
 	if len(pkgs) == 0 {
 		return nil, &InputError{fmt.Errorf("no package with tests matches %s in %s", strings.Join(patterns, " "), tree)}
