@@ -209,7 +209,7 @@ func TestRunHangingStore(t *testing.T) {
 		Scenarios:     []scenarios.Scenario{scenario(t, "rotate-10-of-100"), scenario(t, "noop-10000")},
 		Count:         3,
 		Ops:           4,
-		SampleTimeout: 2 * time.Second,
+		SampleTimeout: 10 * time.Second, // long enough for a's sample on a loaded machine
 	}
 	emitted, faults, err := runFaults(t, context.Background(), opts)
 	var f *bench.StoreFault
@@ -219,10 +219,10 @@ func TestRunHangingStore(t *testing.T) {
 	if got := strings.Join(emitted, " "); got != "a" {
 		t.Errorf("samples emitted %q, want only a's first (nothing after the hang)", got)
 	}
-	if !f.Hung() || !f.Stops() || f.Call != "Update" || f.Detail != "configuration 2 of 4" || f.Timeout != 2*time.Second || f.Sample != 1 {
+	if !f.Hung() || !f.Stops() || f.Call != "Update" || f.Detail != "configuration 2 of 4" || f.Timeout != 10*time.Second || f.Sample != 1 {
 		t.Errorf("fault %+v", f)
 	}
-	if want := "store hang, scenario rotate-10-of-100, sample 1: Update (configuration 2 of 4) did not return within 2s"; f.Error() != want {
+	if want := "store hang, scenario rotate-10-of-100, sample 1: Update (configuration 2 of 4) did not return within 10s"; f.Error() != want {
 		t.Errorf("fault\n%s\nwant\n%s", f.Error(), want)
 	}
 	label := fmt.Sprintf("%q: %q", bench.SampleLabel, f.Label)
