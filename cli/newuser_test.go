@@ -16,8 +16,8 @@ func TestSweepScenarioNames(t *testing.T) {
 		name string
 		want string
 	}{
-		{"renew-1-of-1000", "renew-1-of-1000 is family renew-1 at 1000 certificates (--scenarios renew-1 --sizes 1000)"},
-		{"noop-10000", "noop-10000 is family noop at 10000 certificates (--scenarios noop --sizes 10000)"},
+		{"renew-1-of-1000", "--scenarios: renew-1-of-1000 is a scenario, family renew-1 at 1000 certificates; sweep takes families and pool sizes (--scenarios renew-1 --sizes 1000)"},
+		{"noop-10000", "noop-10000 is a scenario, family noop at 10000 certificates"},
 		{"rotate-10-of-100", "(--scenarios rotate-10 --sizes 100)"},
 		{"lookup-1000", "(--scenarios lookup --sizes 1000)"},
 		{"rotate-10-of-100-rsa", "scenario names such as rotate-10-of-100-rsa are for run and compare"},

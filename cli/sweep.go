@@ -162,7 +162,7 @@ func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 		f, err := scenarios.FamilyByName(name)
 		if err != nil {
 			if fam, size, ok := familyAt(name); ok {
-				return nil, nil, usagef("--scenarios %s: sweep takes scenario families and pool sizes, not scenario names: %s is family %s at %d certificates (--scenarios %s --sizes %d)", name, name, fam, size, fam, size)
+				return nil, nil, usagef("--scenarios: %s is a scenario, family %s at %d certificates; sweep takes families and pool sizes (--scenarios %s --sizes %d)", name, fam, size, fam, size)
 			}
 			return nil, nil, usagef("--scenarios: %v; sweep takes families, which it makes at each of --sizes (scenario names such as rotate-10-of-100-rsa are for run and compare)", err)
 		}
