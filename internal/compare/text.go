@@ -42,13 +42,71 @@ type textCell struct {
 	delta, test, dnote string
 }
 
+// textWidths are the widths of the parts of one column group.
+type textWidths struct {
+	center, ci, cnote, delta, test, dnote int
+	left, right                           int // padding to fit the column label
+}
+
+// value is the width of "center ± ci" and its footnote mark.
+func (wd *textWidths) value() int {
+	n := wd.center + 3 + wd.ci
+	if wd.cnote > 0 {
+		n += 1 + wd.cnote
+	}
+	return n
+}
+
+// deltaPart is the width of "delta (test)" and its footnote mark.
+func (wd *textWidths) deltaPart() int {
+	n := wd.delta + 1 + wd.test
+	if wd.dnote > 0 {
+		n += 1 + wd.dnote
+	}
+	return n
+}
+
+// content is the width of column group j without label padding; only
+// groups after the baseline have a delta part.
+func (wd *textWidths) content(j int) int {
+	n := wd.value()
+	if j > 0 {
+		n += 2 + wd.deltaPart()
+	}
+	return n
+}
+
+// vsBase heads the delta part of each column group after the baseline.
+const vsBase = "vs base"
+
+// textTable is one table laid out as text: row labels, cell texts and
+// column widths.
+type textTable struct {
+	t      *Table
+	labels []string
+	grid   [][]textCell
+	w0     int // width of the label column
+	ws     []textWidths
+}
+
 // writeText writes one table and returns its footnotes.
 func (t *Table) writeText(w io.Writer) []string {
 	var fn footnotes
-	labels := make([]string, 0, len(t.Rows)+1)
-	grid := make([][]textCell, 0, len(t.Rows)+1)
+	tt := &textTable{t: t}
+	tt.fill(&fn)
+	tt.measure()
+	tt.write(w)
+	return fn.list
+}
+
+// fill turns the rows and the geomean row into cell texts, numbering
+// footnotes in reading order.
+func (tt *textTable) fill(fn *footnotes) {
+	t := tt.t
+	tt.labels = make([]string, 0, len(t.Rows)+1)
+	tt.grid = make([][]textCell, 0, len(t.Rows)+1)
 	for _, row := range t.Rows {
-		labels = append(labels, row.Label)
+		tt.labels = append(tt.labels, row.Label)
 		line := make([]textCell, len(t.Columns))
 		for j, c := range row.Cells {
 			if c == nil {
@@ -63,10 +121,10 @@ func (t *Table) writeText(w io.Writer) []string {
 				tc.dnote = fn.ref(cellNotes(d.Warnings))
 			}
 		}
-		grid = append(grid, line)
+		tt.grid = append(tt.grid, line)
 	}
 	if t.Geomean != nil {
-		labels = append(labels, GeomeanLabel)
+		tt.labels = append(tt.labels, GeomeanLabel)
 		line := make([]textCell, len(t.Columns))
 		for j, g := range t.Geomean {
 			line[j].center, line[j].delta = t.geoTexts(j, g)
@@ -76,23 +134,21 @@ func (t *Table) writeText(w io.Writer) []string {
 				line[j].dnote = fn.ref(g.Warnings)
 			}
 		}
-		grid = append(grid, line)
+		tt.grid = append(tt.grid, line)
 	}
+}
 
-	w0 := 0
-	for _, l := range labels {
-		w0 = max(w0, width(l))
+// measure sizes the label column and each column group so that the cells,
+// the unit, "vs base" and the column label all fit.
+func (tt *textTable) measure() {
+	t := tt.t
+	for _, l := range tt.labels {
+		tt.w0 = max(tt.w0, width(l))
 	}
-
-	// Per column group widths.
-	type widths struct {
-		center, ci, cnote, delta, test, dnote int
-		left, right                           int // padding to fit the column label
-	}
-	ws := make([]widths, len(t.Columns))
-	for j := range t.Columns {
-		wd := &ws[j]
-		for _, line := range grid {
+	tt.ws = make([]textWidths, len(t.Columns))
+	for j, col := range t.Columns {
+		wd := &tt.ws[j]
+		for _, line := range tt.grid {
 			tc := line[j]
 			wd.center = max(wd.center, width(tc.center))
 			wd.ci = max(wd.ci, width(tc.ci))
@@ -101,105 +157,96 @@ func (t *Table) writeText(w io.Writer) []string {
 			wd.test = max(wd.test, width(tc.test))
 			wd.dnote = max(wd.dnote, width(tc.dnote))
 		}
-	}
-	valueWidth := func(wd *widths) int {
-		n := wd.center + 3 + wd.ci // "center ± ci"
-		if wd.cnote > 0 {
-			n += 1 + wd.cnote
-		}
-		return n
-	}
-	deltaWidth := func(wd *widths) int {
-		n := wd.delta + 1 + wd.test
-		if wd.dnote > 0 {
-			n += 1 + wd.dnote
-		}
-		return n
-	}
-	const vsBase = "vs base"
-	contentWidth := func(j int) int {
-		n := valueWidth(&ws[j])
-		if j > 0 {
-			n += 2 + deltaWidth(&ws[j])
-		}
-		return n
-	}
-	for j, col := range t.Columns {
-		wd := &ws[j]
-		if n := width(t.Unit) - valueWidth(wd); n > 0 {
+		if n := width(t.Unit) - wd.value(); n > 0 {
 			wd.center += n
 		}
 		if j > 0 {
-			if n := width(vsBase) - deltaWidth(wd); n > 0 {
+			if n := width(vsBase) - wd.deltaPart(); n > 0 {
 				wd.test += n
 			}
 		}
-		if extra := width(col.Label) - contentWidth(j); extra > 0 {
+		if extra := width(col.Label) - wd.content(j); extra > 0 {
 			wd.left, wd.right = extra/2, extra-extra/2
 		}
 	}
+}
 
+// write writes the two header lines and one line per row, trimming
+// trailing spaces.
+func (tt *textTable) write(w io.Writer) {
 	var b strings.Builder
 	line := func() {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 		b.Reset()
 	}
-	// Header: column labels, then units and "vs base".
-	b.WriteString(strings.Repeat(" ", w0))
-	for j, col := range t.Columns {
+	tt.writeLabels(&b)
+	line()
+	tt.writeUnits(&b)
+	line()
+	for i, cells := range tt.grid {
+		b.WriteString(padRight(tt.labels[i], tt.w0))
+		for j, tc := range cells {
+			tt.writeCell(&b, j, tc)
+		}
+		line()
+	}
+}
+
+// writeLabels writes the header line of column labels.
+func (tt *textTable) writeLabels(b *strings.Builder) {
+	b.WriteString(strings.Repeat(" ", tt.w0))
+	for j, col := range tt.t.Columns {
+		wd := &tt.ws[j]
 		b.WriteString(" │ ")
-		b.WriteString(center(col.Label, ws[j].left+contentWidth(j)+ws[j].right))
+		b.WriteString(center(col.Label, wd.left+wd.content(j)+wd.right))
 	}
 	b.WriteString(" │")
-	line()
-	b.WriteString(strings.Repeat(" ", w0))
-	for j := range t.Columns {
-		wd := &ws[j]
+}
+
+// writeUnits writes the header line of units and "vs base".
+func (tt *textTable) writeUnits(b *strings.Builder) {
+	b.WriteString(strings.Repeat(" ", tt.w0))
+	for j := range tt.t.Columns {
+		wd := &tt.ws[j]
 		b.WriteString(" │ ")
 		b.WriteString(strings.Repeat(" ", wd.left))
-		b.WriteString(center(t.Unit, valueWidth(wd)))
+		b.WriteString(center(tt.t.Unit, wd.value()))
 		if j > 0 {
 			b.WriteString("  ")
-			b.WriteString(padRight(vsBase, deltaWidth(wd)))
+			b.WriteString(padRight(vsBase, wd.deltaPart()))
 		}
 		b.WriteString(strings.Repeat(" ", wd.right))
 	}
 	b.WriteString(" │")
-	line()
+}
 
-	// Body.
-	for i, cells := range grid {
-		b.WriteString(padRight(labels[i], w0))
-		for j, tc := range cells {
-			wd := &ws[j]
-			b.WriteString("   ")
-			b.WriteString(strings.Repeat(" ", wd.left))
-			b.WriteString(padLeft(tc.center, wd.center))
-			if tc.ci != "" {
-				b.WriteString(" ± ")
-				b.WriteString(padLeft(tc.ci, wd.ci))
-			} else {
-				b.WriteString(strings.Repeat(" ", 3+wd.ci))
-			}
-			if wd.cnote > 0 {
-				b.WriteString(" ")
-				b.WriteString(padRight(tc.cnote, wd.cnote))
-			}
-			if j > 0 {
-				b.WriteString("  ")
-				b.WriteString(padLeft(tc.delta, wd.delta))
-				b.WriteString(" ")
-				b.WriteString(padRight(tc.test, wd.test))
-				if wd.dnote > 0 {
-					b.WriteString(" ")
-					b.WriteString(padRight(tc.dnote, wd.dnote))
-				}
-			}
-			b.WriteString(strings.Repeat(" ", wd.right))
-		}
-		line()
+// writeCell writes column group j of one body row.
+func (tt *textTable) writeCell(b *strings.Builder, j int, tc textCell) {
+	wd := &tt.ws[j]
+	b.WriteString("   ")
+	b.WriteString(strings.Repeat(" ", wd.left))
+	b.WriteString(padLeft(tc.center, wd.center))
+	if tc.ci != "" {
+		b.WriteString(" ± ")
+		b.WriteString(padLeft(tc.ci, wd.ci))
+	} else {
+		b.WriteString(strings.Repeat(" ", 3+wd.ci))
 	}
-	return fn.list
+	if wd.cnote > 0 {
+		b.WriteString(" ")
+		b.WriteString(padRight(tc.cnote, wd.cnote))
+	}
+	if j > 0 {
+		b.WriteString("  ")
+		b.WriteString(padLeft(tc.delta, wd.delta))
+		b.WriteString(" ")
+		b.WriteString(padRight(tc.test, wd.test))
+		if wd.dnote > 0 {
+			b.WriteString(" ")
+			b.WriteString(padRight(tc.dnote, wd.dnote))
+		}
+	}
+	b.WriteString(strings.Repeat(" ", wd.right))
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
