@@ -337,134 +337,173 @@ const JSONSchema = "certbench.gate/v1"
 //	  "problems": [{"kind": "mixed-machines", "fatal": false, "message": "..."}]
 //	}
 func (v *Verdict) WriteJSON(w io.Writer) error {
-	type jsonSite struct {
-		Function string     `json:"function"`
-		Base     *float64   `json:"base"`
-		Head     *float64   `json:"head"`
-		Growth   *float64   `json:"growth"`
-		File     string     `json:"file,omitempty"`
-		Line     int64      `json:"line,omitempty"`
-		Callees  []jsonSite `json:"callees,omitempty"`
-	}
-	type jsonFinding struct {
-		Benchmark   string     `json:"benchmark"`
-		Scenario    string     `json:"scenario"`
-		Store       string     `json:"store"`
-		Unit        string     `json:"unit"`
-		Status      Status     `json:"status"`
-		Fatal       bool       `json:"fatal"`
-		Method      Method     `json:"method"`
-		Base        *float64   `json:"base"`
-		Head        *float64   `json:"head"`
-		Change      *float64   `json:"change"`
-		Percent     *float64   `json:"percent"`
-		BaseN       int        `json:"base_n"`
-		HeadN       int        `json:"head_n"`
-		BaseMin     *float64   `json:"base_min"`
-		BaseMax     *float64   `json:"base_max"`
-		HeadMin     *float64   `json:"head_min"`
-		HeadMax     *float64   `json:"head_max"`
-		P           *float64   `json:"p"`
-		AdjustedP   *float64   `json:"adjusted_p"`
-		Pairs       int        `json:"pairs"`
-		Ratio       *float64   `json:"ratio"`
-		RatioLow    *float64   `json:"ratio_low"`
-		RatioHigh   *float64   `json:"ratio_high"`
-		Significant bool       `json:"significant"`
-		Threshold   string     `json:"threshold"`
-		Note        string     `json:"note"`
-		Sites       []jsonSite `json:"sites"`
-	}
-	type jsonOverride struct {
-		Scenario string            `json:"scenario"`
-		Store    string            `json:"store"`
-		Max      map[string]string `json:"max"`
-	}
-	type jsonPolicy struct {
-		Max          map[string]string `json:"max"`
-		Overrides    []jsonOverride    `json:"overrides"`
-		Alpha        float64           `json:"alpha"`
-		MinSamples   int               `json:"min_samples"`
-		Correction   Correction        `json:"correction"`
-		Test         TestChoice        `json:"test"`
-		AllowMissing bool              `json:"allow_missing"`
-		Strict       bool              `json:"strict"`
-	}
-	type jsonConfig struct {
-		Key     string   `json:"key"`
-		Base    []string `json:"base"`
-		Head    []string `json:"head"`
-		Differs bool     `json:"differs"`
-	}
-	type jsonProblem struct {
-		Kind    ProblemKind `json:"kind"`
-		Fatal   bool        `json:"fatal"`
-		Message string      `json:"message"`
-	}
-	num := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return &x
-	}
-	strs := func(m map[string]Threshold) map[string]string {
-		out := map[string]string{}
-		for u, t := range m {
-			out[u] = t.String()
-		}
-		return out
-	}
-	out := struct {
-		Schema   string        `json:"schema"`
-		Passed   bool          `json:"passed"`
-		Summary  string        `json:"summary"`
-		Failures []string      `json:"failures"`
-		Base     string        `json:"base"`
-		Head     string        `json:"head"`
-		Policy   jsonPolicy    `json:"policy"`
-		Config   []jsonConfig  `json:"config"`
-		Findings []jsonFinding `json:"findings"`
-		Problems []jsonProblem `json:"problems"`
-	}{
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(newJSONVerdict(v))
+}
+
+// jsonVerdict is the top-level object of WriteJSON. Its lists are empty,
+// never null.
+type jsonVerdict struct {
+	Schema   string        `json:"schema"`
+	Passed   bool          `json:"passed"`
+	Summary  string        `json:"summary"`
+	Failures []string      `json:"failures"`
+	Base     string        `json:"base"`
+	Head     string        `json:"head"`
+	Policy   jsonPolicy    `json:"policy"`
+	Config   []jsonConfig  `json:"config"`
+	Findings []jsonFinding `json:"findings"`
+	Problems []jsonProblem `json:"problems"`
+}
+
+// jsonPolicy is the policy the verdict was judged by.
+type jsonPolicy struct {
+	Max          map[string]string `json:"max"`
+	Overrides    []jsonOverride    `json:"overrides"`
+	Alpha        float64           `json:"alpha"`
+	MinSamples   int               `json:"min_samples"`
+	Correction   Correction        `json:"correction"`
+	Test         TestChoice        `json:"test"`
+	AllowMissing bool              `json:"allow_missing"`
+	Strict       bool              `json:"strict"`
+}
+
+// jsonOverride is one Override of the policy.
+type jsonOverride struct {
+	Scenario string            `json:"scenario"`
+	Store    string            `json:"store"`
+	Max      map[string]string `json:"max"`
+}
+
+// jsonConfig is one ConfigLine.
+type jsonConfig struct {
+	Key     string   `json:"key"`
+	Base    []string `json:"base"`
+	Head    []string `json:"head"`
+	Differs bool     `json:"differs"`
+}
+
+// jsonFinding is one Finding.
+type jsonFinding struct {
+	Benchmark   string     `json:"benchmark"`
+	Scenario    string     `json:"scenario"`
+	Store       string     `json:"store"`
+	Unit        string     `json:"unit"`
+	Status      Status     `json:"status"`
+	Fatal       bool       `json:"fatal"`
+	Method      Method     `json:"method"`
+	Base        *float64   `json:"base"`
+	Head        *float64   `json:"head"`
+	Change      *float64   `json:"change"`
+	Percent     *float64   `json:"percent"`
+	BaseN       int        `json:"base_n"`
+	HeadN       int        `json:"head_n"`
+	BaseMin     *float64   `json:"base_min"`
+	BaseMax     *float64   `json:"base_max"`
+	HeadMin     *float64   `json:"head_min"`
+	HeadMax     *float64   `json:"head_max"`
+	P           *float64   `json:"p"`
+	AdjustedP   *float64   `json:"adjusted_p"`
+	Pairs       int        `json:"pairs"`
+	Ratio       *float64   `json:"ratio"`
+	RatioLow    *float64   `json:"ratio_low"`
+	RatioHigh   *float64   `json:"ratio_high"`
+	Significant bool       `json:"significant"`
+	Threshold   string     `json:"threshold"`
+	Note        string     `json:"note"`
+	Sites       []jsonSite `json:"sites"`
+}
+
+// jsonSite is one allocation Site; a callee leaves out its file, line
+// and callees.
+type jsonSite struct {
+	Function string     `json:"function"`
+	Base     *float64   `json:"base"`
+	Head     *float64   `json:"head"`
+	Growth   *float64   `json:"growth"`
+	File     string     `json:"file,omitempty"`
+	Line     int64      `json:"line,omitempty"`
+	Callees  []jsonSite `json:"callees,omitempty"`
+}
+
+// jsonProblem is one Problem.
+type jsonProblem struct {
+	Kind    ProblemKind `json:"kind"`
+	Fatal   bool        `json:"fatal"`
+	Message string      `json:"message"`
+}
+
+// newJSONVerdict converts v to its JSON form.
+func newJSONVerdict(v *Verdict) jsonVerdict {
+	out := jsonVerdict{
 		Schema: JSONSchema, Passed: v.Passed(), Summary: v.Summary(), Failures: v.Failures(),
 		Base: v.Base, Head: v.Head,
-		Policy: jsonPolicy{Max: strs(v.Policy.Max), Overrides: []jsonOverride{}, Alpha: v.Policy.Alpha, MinSamples: v.Policy.MinSamples,
-			Correction: v.Policy.Correction, Test: v.Policy.Test, AllowMissing: v.Policy.AllowMissing, Strict: v.Policy.Strict},
+		Policy: newJSONPolicy(&v.Policy),
 		Config: []jsonConfig{}, Findings: []jsonFinding{}, Problems: []jsonProblem{},
 	}
 	if out.Failures == nil {
 		out.Failures = []string{}
 	}
-	for _, o := range v.Policy.Overrides {
-		out.Policy.Overrides = append(out.Policy.Overrides, jsonOverride{o.Scenario, o.Store, strs(o.Max)})
-	}
 	for _, c := range v.Config {
 		out.Config = append(out.Config, jsonConfig{c.Key, c.Base, c.Head, c.Differs})
 	}
 	for _, f := range v.Findings {
-		jf := jsonFinding{
-			Benchmark: f.Benchmark, Scenario: f.Scenario, Store: f.Store, Unit: f.Unit,
-			Status: f.Status, Fatal: f.Fatal, Method: f.Method,
-			Base: num(f.Base), Head: num(f.Head), Change: num(f.Change()), Percent: num(f.Percent()),
-			BaseN: f.BaseN, HeadN: f.HeadN,
-			BaseMin: num(f.BaseMin), BaseMax: num(f.BaseMax), HeadMin: num(f.HeadMin), HeadMax: num(f.HeadMax),
-			P: num(f.P), AdjustedP: num(f.AdjustedP), Significant: f.Significant,
-			Pairs: f.Pairs, Ratio: num(f.Ratio), RatioLow: num(f.RatioLow), RatioHigh: num(f.RatioHigh),
-			Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
-		}
-		for _, s := range f.Sites {
-			js := jsonSite{Function: s.Function, Base: num(s.Base), Head: num(s.Head), Growth: num(s.Growth()), File: s.File, Line: s.Line}
-			for _, c := range s.Callees {
-				js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: num(c.Base), Head: num(c.Head), Growth: num(c.Growth())})
-			}
-			jf.Sites = append(jf.Sites, js)
-		}
-		out.Findings = append(out.Findings, jf)
+		out.Findings = append(out.Findings, newJSONFinding(f))
 	}
 	for _, p := range v.Problems {
 		out.Problems = append(out.Problems, jsonProblem{p.Kind, p.Fatal, p.Message})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out
+}
+
+// newJSONPolicy converts p to its JSON form, thresholds as text.
+func newJSONPolicy(p *Policy) jsonPolicy {
+	jp := jsonPolicy{
+		Max: jsonThresholds(p.Max), Overrides: []jsonOverride{}, Alpha: p.Alpha, MinSamples: p.MinSamples,
+		Correction: p.Correction, Test: p.Test, AllowMissing: p.AllowMissing, Strict: p.Strict,
+	}
+	for _, o := range p.Overrides {
+		jp.Overrides = append(jp.Overrides, jsonOverride{o.Scenario, o.Store, jsonThresholds(o.Max)})
+	}
+	return jp
+}
+
+// newJSONFinding converts f to its JSON form with its sites.
+func newJSONFinding(f *Finding) jsonFinding {
+	jf := jsonFinding{
+		Benchmark: f.Benchmark, Scenario: f.Scenario, Store: f.Store, Unit: f.Unit,
+		Status: f.Status, Fatal: f.Fatal, Method: f.Method,
+		Base: jsonNum(f.Base), Head: jsonNum(f.Head), Change: jsonNum(f.Change()), Percent: jsonNum(f.Percent()),
+		BaseN: f.BaseN, HeadN: f.HeadN,
+		BaseMin: jsonNum(f.BaseMin), BaseMax: jsonNum(f.BaseMax), HeadMin: jsonNum(f.HeadMin), HeadMax: jsonNum(f.HeadMax),
+		P: jsonNum(f.P), AdjustedP: jsonNum(f.AdjustedP), Significant: f.Significant,
+		Pairs: f.Pairs, Ratio: jsonNum(f.Ratio), RatioLow: jsonNum(f.RatioLow), RatioHigh: jsonNum(f.RatioHigh),
+		Threshold: f.Threshold.String(), Note: f.Note, Sites: []jsonSite{},
+	}
+	for _, s := range f.Sites {
+		js := jsonSite{Function: s.Function, Base: jsonNum(s.Base), Head: jsonNum(s.Head), Growth: jsonNum(s.Growth()), File: s.File, Line: s.Line}
+		for _, c := range s.Callees {
+			js.Callees = append(js.Callees, jsonSite{Function: c.Function, Base: jsonNum(c.Base), Head: jsonNum(c.Head), Growth: jsonNum(c.Growth())})
+		}
+		jf.Sites = append(jf.Sites, js)
+	}
+	return jf
+}
+
+// jsonNum is x, or nil (null) when x is NaN or infinite.
+func jsonNum(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// jsonThresholds writes each unit's threshold as text.
+func jsonThresholds(m map[string]Threshold) map[string]string {
+	out := map[string]string{}
+	for u, t := range m {
+		out[u] = t.String()
+	}
+	return out
 }
