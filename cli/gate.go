@@ -53,12 +53,122 @@ type GateOptions struct {
 }
 
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
-	opts := &GateOptions{}
-	var baseline, config string
+	g := &gateCmd{opts: &GateOptions{}}
 	cmd := &cobra.Command{
-		Use:   "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
-		Short: "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
-		Long: `gate compares two result files (from certbench run, one or more samples per
+		Use:     "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
+		Short:   "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
+		Long:    gateLong,
+		Example: gateExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.complete(cmd, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), g.opts)
+			}
+			return runGate(cmd.Context(), g.opts)
+		},
+	}
+	g.addFlags(cmd.Flags())
+	return cmd
+}
+
+// gateCmd holds the options of gate while its flags are parsed, with the
+// flags that only shape them.
+type gateCmd struct {
+	opts     *GateOptions
+	baseline string // --baseline: the base file, with HEAD the only argument
+	config   string // --config: the policy file
+}
+
+// addFlags defines gate's flags on f.
+func (g *gateCmd) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&g.baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
+	g.addPolicyFlags(f)
+	g.addOutputFlags(f)
+}
+
+// addPolicyFlags defines the policy's settings: each flag is named after
+// its policy file key (gate.FlagName) and set into opts.Policy.Set, which
+// starts from the defaults with no thresholds.
+func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
+	set := &g.opts.Policy.Set
+	*set = gate.DefaultPolicy()
+	set.Max = nil
+	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
+	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
+	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
+	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
+	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
+	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
+	f.StringVar(&g.config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
+	f.BoolVar(&g.opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
+	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
+	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
+}
+
+// addOutputFlags defines the report's format and destinations and the
+// profiles that name grown sites.
+func (g *gateCmd) addOutputFlags(f *pflag.FlagSet) {
+	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
+	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
+	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
+	f.StringVar(&g.opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all output, run --instrument simulate --callgrind-dir: a `dir`)")
+	f.StringVar(&g.opts.HeadProfiles, "head-profiles", "", "heap profiles and callgrind files of HEAD (`dir`)")
+	f.IntVar(&g.opts.Sites, "sites", 5, "`n` allocation sites (or functions, for instructions) to name per regression (with --base-profiles and --head-profiles)")
+}
+
+// complete checks the flags and arguments and fills opts from them.
+func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
+	fs := cmd.Flags()
+	for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
+		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
+			return usagef("--%s: empty file name", name)
+		}
+	}
+	if err := g.files(args); err != nil {
+		return err
+	}
+	g.policyGiven(fs)
+	g.opts.SitesGiven = fs.Changed("sites")
+	g.opts.IO = ioOf(cmd)
+	return nil
+}
+
+// files sets Base and Head from the arguments and --baseline.
+func (g *gateCmd) files(args []string) error {
+	opts := g.opts
+	switch {
+	case g.baseline != "" && len(args) == 1:
+		opts.Base, opts.Head = g.baseline, args[0]
+	case g.baseline != "":
+		return usagef("with --baseline, give exactly one HEAD file (got %d arguments)", len(args))
+	case len(args) == 2:
+		opts.Base, opts.Head = args[0], args[1]
+	default:
+		return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
+	}
+	return nil
+}
+
+// policyGiven tells opts.Policy which policy file to read and which of
+// its settings the flags gave, so that those override the file.
+func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
+	p := &g.opts.Policy
+	p.Config, p.Given = g.config, nil
+	if fs.Changed("config") && g.config == "" {
+		p.NoConfig = true
+	}
+	fs.Visit(func(f *pflag.Flag) {
+		if key := strings.ReplaceAll(f.Name, "-", "_"); gate.IsSetting(key) {
+			p.Given = append(p.Given, key)
+		}
+	})
+}
+
+// gateLong is gate's help text.
+const gateLong = `gate compares two result files (from certbench run, one or more samples per
 benchmark, ideally interleaved runs of a base and a head binary on one machine)
 and exits 1 if any metric of any benchmark regressed: a change that is both
 statistically significant and beyond its threshold.
@@ -124,74 +234,15 @@ also writes the markdown to FILE.
 
 Exit codes: 0 pass (warnings allowed), 1 the gate failed (regression or a
 failed check), 2 bad usage or input (unreadable or malformed file, bad policy
-file or flag value, unknown unit, files with no benchmark in common).`,
-		Example: `  certbench gate base.txt head.txt
+file or flag value, unknown unit, files with no benchmark in common).`
+
+// gateExample is gate's usage examples.
+const gateExample = `  certbench gate base.txt head.txt
   certbench gate --no-config base.txt head.txt
   certbench gate --baseline results/reference.txt head.txt --max sec/op=+15% --max B/op=+1KiB
   certbench gate --config certbench.yaml --format markdown base.txt head.txt
   certbench gate --test unpaired base.txt head.txt
-  certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fs := cmd.Flags()
-			for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
-				if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
-					return usagef("--%s: empty file name", name)
-				}
-			}
-			switch {
-			case baseline != "" && len(args) == 1:
-				opts.Base, opts.Head = baseline, args[0]
-			case baseline != "":
-				return usagef("with --baseline, give exactly one HEAD file (got %d arguments)", len(args))
-			case len(args) == 2:
-				opts.Base, opts.Head = args[0], args[1]
-			default:
-				return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
-			}
-			p := &opts.Policy
-			p.Config, p.Given = config, nil
-			if fs.Changed("config") && config == "" {
-				p.NoConfig = true
-			}
-			fs.Visit(func(f *pflag.Flag) { // the policy's settings given
-				if key := strings.ReplaceAll(f.Name, "-", "_"); gate.IsSetting(key) {
-					p.Given = append(p.Given, key)
-				}
-			})
-			opts.SitesGiven = fs.Changed("sites")
-			opts.IO = ioOf(cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runGate(cmd.Context(), opts)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
-	// The policy's settings: each flag is named after its policy file key
-	// (gate.FlagName) and set into opts.Policy.Set.
-	set := &opts.Policy.Set
-	*set = gate.DefaultPolicy()
-	set.Max = nil
-	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
-	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
-	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
-	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
-	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
-	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
-	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
-	f.StringVar(&config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
-	f.BoolVar(&opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
-	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
-	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
-	f.StringVar(&opts.Format, "format", "text", formatUsage("report format", gateFormats))
-	f.StringVarP(&opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
-	f.StringVar(&opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all output, run --instrument simulate --callgrind-dir: a `dir`)")
-	f.StringVar(&opts.HeadProfiles, "head-profiles", "", "heap profiles and callgrind files of HEAD (`dir`)")
-	f.IntVar(&opts.Sites, "sites", 5, "`n` allocation sites (or functions, for instructions) to name per regression (with --base-profiles and --head-profiles)")
-	return cmd
-}
+  certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
 func runGate(_ context.Context, opts *GateOptions) error {
