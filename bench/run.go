@@ -88,147 +88,200 @@ const DefaultCount = 6
 // (see MeasureContext), and Run returns an error wrapping ctx's error, so
 // that every sample emitted is complete.
 func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
-	count := opts.Count
-	if count <= 0 {
-		count = DefaultCount
+	r, err := newRunner(ctx, opts, emit)
+	if err != nil {
+		return err
+	}
+	for si, sc := range opts.Scenarios {
+		if err := r.scenario(sc); err != nil {
+			return err
+		}
+		r.prog.scenarioDone(si, sc.Name)
+		runtime.GC() // the scenario's workload is garbage now
+	}
+	r.prog.end()
+	if r.stopped != nil {
+		return r.stopped
+	}
+	return nil
+}
+
+// runner holds the state of one Run.
+type runner struct {
+	ctx     context.Context
+	opts    Options
+	emit    func(Sample) error
+	count   int           // samples per store and scenario
+	timeout time.Duration // per sample
+	sim     *simulator    // nil unless Instrument is Simulate
+	prog    *progress
+	stopped *StoreFault // the fault after which nothing more is measured
+}
+
+// newRunner checks opts and fills in their defaults.
+func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*runner, error) {
+	r := &runner{ctx: ctx, opts: opts, emit: emit, count: opts.Count, timeout: opts.SampleTimeout}
+	if r.count <= 0 {
+		r.count = DefaultCount
 	}
 	if len(opts.Stores) == 0 || len(opts.Scenarios) == 0 {
-		return fmt.Errorf("bench: nothing to run (%d stores, %d scenarios)", len(opts.Stores), len(opts.Scenarios))
+		return nil, fmt.Errorf("bench: nothing to run (%d stores, %d scenarios)", len(opts.Stores), len(opts.Scenarios))
 	}
-	timeout := opts.SampleTimeout
-	if timeout == 0 {
-		timeout = DefaultSampleTimeout
+	if r.timeout == 0 {
+		r.timeout = DefaultSampleTimeout
 	}
-	var sim *simulator
 	switch opts.Instrument {
 	case "", Wall:
 	case Simulate:
 		for _, sc := range opts.Scenarios {
 			if err := CheckSimulate(sc); err != nil {
-				return fmt.Errorf("bench: %w", err)
+				return nil, fmt.Errorf("bench: %w", err)
 			}
 		}
 		var err error
-		if sim, err = newSimulator(opts.CallgrindDir); err != nil {
-			return err
+		if r.sim, err = newSimulator(opts.CallgrindDir); err != nil {
+			return nil, err
 		}
 	default:
-		return fmt.Errorf("bench: unknown instrument %q (want %s or %s)", opts.Instrument, Wall, Simulate)
+		return nil, fmt.Errorf("bench: unknown instrument %q (want %s or %s)", opts.Instrument, Wall, Simulate)
 	}
-	prog := newProgress(opts.Progress, opts.ProgressLines, count*len(opts.Stores)*len(opts.Scenarios), len(opts.Scenarios))
-	var stopped *StoreFault // the fault after which nothing more is measured
-	// arrive makes the Sync of a sample not measured.
-	arrive := func(scenario, store string, k int) error {
-		if opts.Sync == nil {
-			return nil
+	r.prog = newProgress(opts.Progress, opts.ProgressLines, r.count*len(opts.Stores)*len(opts.Scenarios), len(opts.Scenarios))
+	return r, nil
+}
+
+// scenarioRun is the state of one scenario's samples.
+type scenarioRun struct {
+	sc      scenarios.Scenario
+	w       *scenarios.Workload // nil once Run has stopped
+	skipped map[string]bool     // stores skipped by ErrSkipStore
+	failed  map[string]bool     // stores ended by a fault
+}
+
+// scenario takes the samples of one scenario, round by round, each round
+// interleaving the stores. Once Run has stopped, or a store has failed,
+// it only arrives at the Syncs of the samples not measured.
+func (r *runner) scenario(sc scenarios.Scenario) error {
+	s := &scenarioRun{sc: sc, skipped: make(map[string]bool), failed: make(map[string]bool)}
+	if r.stopped == nil {
+		ops := r.opts.Ops
+		if r.sim != nil && ops <= 0 {
+			ops = SimulateOps(sc)
 		}
-		return opts.Sync(ctx, scenario, store, k)
+		var err error
+		if s.w, err = sc.Build(ops); err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
 	}
-	for si, sc := range opts.Scenarios {
-		var w *scenarios.Workload
-		if stopped == nil {
-			var err error
-			ops := opts.Ops
-			if sim != nil && ops <= 0 {
-				ops = SimulateOps(sc)
+	r.prog.startScenario()
+	for n := 1; n <= r.count; n++ {
+		for _, st := range r.opts.Stores {
+			if s.skipped[st.Name] {
+				continue
 			}
-			if w, err = sc.Build(ops); err != nil {
-				return fmt.Errorf("scenario %s: %w", sc.Name, err)
+			if err := r.ctx.Err(); err != nil {
+				return err
 			}
-		}
-		prog.startScenario()
-		skipped := make(map[string]bool) // by ErrSkipStore
-		failed := make(map[string]bool)  // by a fault
-		for k := 0; k < count; k++ {
-			for _, st := range opts.Stores {
-				if skipped[st.Name] {
-					continue
-				}
-				if err := ctx.Err(); err != nil {
+			if s.failed[st.Name] || r.stopped != nil {
+				if err := r.arrive(sc.Name, st.Name, n); err != nil {
 					return err
 				}
-				if failed[st.Name] || stopped != nil {
-					if err := arrive(sc.Name, st.Name, k+1); err != nil {
-						return err
-					}
-					prog.sampleDone(false)
-					continue
-				}
-				prog.sample(sc.Name, st.Name, k+1, count)
-				t0 := time.Now()
-				var sync func() error
-				if opts.Sync != nil {
-					name, n := st.Name, k+1
-					sync = func() error { return opts.Sync(ctx, sc.Name, name, n) }
-				}
-				var s Sample
-				var synced bool
-				var err error
-				if sim != nil && k == 0 {
-					// The warm-up sample (see simulator), not emitted; a
-					// fault in it is the first sample's.
-					sim.warm = true
-					_, synced, err = superviseSample(ctx, st.New, st.Name, w, nil, timeout, sim)
-					sim.warm = false
-				}
-				if err == nil {
-					if sim != nil {
-						sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d ops=%d", sc.Name, st.Name, k+1, opsOf(w))
-						sim.sample = k + 1
-					}
-					s, synced, err = superviseSample(ctx, st.New, st.Name, w, sync, timeout, sim)
-				}
-				var f *StoreFault
-				if errors.As(err, &f) {
-					f.Sample = k + 1
-					f.Name = results.ChurnName(sc.Name, st.Name)
-					if opts.Name != nil {
-						f.Name = opts.Name(sc.Name, st.Name)
-					}
-				}
-				if f != nil && opts.Fault != nil && ctx.Err() == nil {
-					prog.sampleDone(false)
-					prog.storeFailed(st.Name)
-					prog.interrupt()
-					if err := opts.Fault(f); err != nil {
-						return err
-					}
-					failed[st.Name] = true
-					if f.Stops() {
-						stopped = f
-						if opts.Sync == nil {
-							return f
-						}
-					}
-					if !synced {
-						if err := arrive(sc.Name, st.Name, k+1); err != nil {
-							return err
-						}
-					}
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				prog.sampleDone(true)
-				s.Wall = time.Since(t0)
-				if opts.Name != nil {
-					s.Name = opts.Name(sc.Name, st.Name)
-				}
-				if err := emit(s); errors.Is(err, ErrSkipStore) {
-					skipped[st.Name] = true
-				} else if err != nil {
-					return err
-				}
+				r.prog.sampleDone(false)
+				continue
+			}
+			if err := r.sample(s, st, n); err != nil {
+				return err
 			}
 		}
-		prog.scenarioDone(si, sc.Name)
-		w = nil
-		runtime.GC()
-	}
-	prog.end()
-	if stopped != nil {
-		return stopped
 	}
 	return nil
+}
+
+// sample measures sample n (from 1) of store st and emits it, or hands
+// its fault to Options.Fault.
+func (r *runner) sample(s *scenarioRun, st certstore.Info, n int) error {
+	r.prog.sample(s.sc.Name, st.Name, n, r.count)
+	t0 := time.Now()
+	smp, synced, err := r.measure(s, st, n)
+	var f *StoreFault
+	if errors.As(err, &f) {
+		f.Sample = n
+		f.Name = results.ChurnName(s.sc.Name, st.Name)
+		if r.opts.Name != nil {
+			f.Name = r.opts.Name(s.sc.Name, st.Name)
+		}
+	}
+	if f != nil && r.opts.Fault != nil && r.ctx.Err() == nil {
+		return r.fault(s, st, n, f, synced)
+	}
+	if err != nil {
+		return err
+	}
+	r.prog.sampleDone(true)
+	smp.Wall = time.Since(t0)
+	if r.opts.Name != nil {
+		smp.Name = r.opts.Name(s.sc.Name, st.Name)
+	}
+	if err := r.emit(smp); errors.Is(err, ErrSkipStore) {
+		s.skipped[st.Name] = true
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// measure runs sample n of store st under supervision. With Simulate,
+// the first sample is preceded by a warm-up sample (see simulator), not
+// returned, whose fault is the first sample's.
+func (r *runner) measure(s *scenarioRun, st certstore.Info, n int) (smp Sample, synced bool, err error) {
+	var sync func() error
+	if r.opts.Sync != nil {
+		sync = func() error { return r.opts.Sync(r.ctx, s.sc.Name, st.Name, n) }
+	}
+	if r.sim == nil {
+		return superviseSample(r.ctx, st.New, st.Name, s.w, sync, r.timeout, nil)
+	}
+	if n == 1 {
+		r.sim.warm = true
+		_, synced, err = superviseSample(r.ctx, st.New, st.Name, s.w, nil, r.timeout, r.sim)
+		r.sim.warm = false
+		if err != nil {
+			return Sample{}, synced, err
+		}
+	}
+	r.sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d ops=%d", s.sc.Name, st.Name, n, opsOf(s.w))
+	r.sim.sample = n
+	return superviseSample(r.ctx, st.New, st.Name, s.w, sync, r.timeout, r.sim)
+}
+
+// fault hands the fault f of sample n to Options.Fault and takes no more
+// samples of st in this scenario; after a fault that Stops, Run measures
+// nothing more (and returns f at once without Sync).
+func (r *runner) fault(s *scenarioRun, st certstore.Info, n int, f *StoreFault, synced bool) error {
+	r.prog.sampleDone(false)
+	r.prog.storeFailed(st.Name)
+	r.prog.interrupt()
+	if err := r.opts.Fault(f); err != nil {
+		return err
+	}
+	s.failed[st.Name] = true
+	if f.Stops() {
+		r.stopped = f
+		if r.opts.Sync == nil {
+			return f
+		}
+	}
+	if !synced {
+		// The fault came before the sample's Sync: arrive at it so that
+		// the other processes go on.
+		return r.arrive(s.sc.Name, st.Name, n)
+	}
+	return nil
+}
+
+// arrive makes the Sync of a sample not measured.
+func (r *runner) arrive(scenario, store string, n int) error {
+	if r.opts.Sync == nil {
+		return nil
+	}
+	return r.opts.Sync(r.ctx, scenario, store, n)
 }

@@ -274,6 +274,8 @@ func (p *parser) closePart() error {
 	return nil
 }
 
+// parseLine reads one line: a cost line, a header line ("key: value") or
+// a body line ("key=value"), each kind of key read by its own method.
 func (p *parser) parseLine(s string) error {
 	if s == "" || s[0] == '#' {
 		return nil
@@ -292,6 +294,35 @@ func (p *parser) parseLine(s string) error {
 	if p.jump && key != "" {
 		return fmt.Errorf("%s= line where the source position of a jump must be", key)
 	}
+	switch key {
+	case "version", "creator", "cmd", "pid", "part", "desc":
+		return p.partLine(key, val)
+	case "positions", "events", "summary", "totals":
+		return p.costFormatLine(key, val)
+	case "ob", "cob", "fl", "fi", "fe", "cfl", "cfi":
+		return p.locationLine(key, val)
+	case "fn", "cfn":
+		return p.functionLine(key, val)
+	case "calls":
+		return p.callsLine(val)
+	case "jump", "jcnd":
+		p.jump = true
+	case "thread", "event":
+		// A thread number, or an event's long name or formula ("event:
+		// CEst = Ir + ..."): not needed.
+	default:
+		// Other header lines of later formats are skipped, as the
+		// format says readers should.
+		if p.seenFn {
+			return fmt.Errorf("unknown line %q", clip(s))
+		}
+	}
+	return nil
+}
+
+// partLine reads a header line that describes the run or starts a part:
+// version, creator, cmd, pid, part or desc.
+func (p *parser) partLine(key, val string) error {
 	switch key {
 	case "version":
 		if strings.TrimSpace(val) != "1" {
@@ -322,13 +353,20 @@ func (p *parser) parseLine(s string) error {
 			p.newPart()
 		}
 		p.cur.Part = n
-	case "thread":
 	case "desc":
 		if t, ok := strings.CutPrefix(val, "Trigger: "); ok {
 			p.cur.Trigger = t
 		} else {
 			p.cur.Desc = append(p.cur.Desc, val)
 		}
+	}
+	return nil
+}
+
+// costFormatLine reads a header line about the cost columns (positions,
+// events) or the part's totals (summary, totals).
+func (p *parser) costFormatLine(key, val string) error {
+	switch key {
 	case "positions":
 		if p.seenFn || len(p.cur.Functions) > 0 {
 			return errors.New("positions: after cost lines")
@@ -354,8 +392,6 @@ func (p *parser) parseLine(s string) error {
 		}
 		p.cur.Events = f
 		p.events = f
-	case "event":
-		// An event's long name or formula ("event: CEst = Ir + ..."): not needed.
 	case "summary", "totals":
 		v, err := p.costs(strings.Fields(val))
 		if err != nil {
@@ -365,76 +401,76 @@ func (p *parser) parseLine(s string) error {
 			p.cur.Totals = v
 			p.hasTot = true
 		}
+	}
+	return nil
+}
+
+// locationLine reads a body line that names the object or file of the
+// cost lines that follow (ob, fl, fi, fe) or of a call (cob, cfl, cfi).
+// Only ob, cob and fl are kept; the others are read for their
+// compressed names.
+func (p *parser) locationLine(key, val string) error {
+	table := p.files
+	if key == "ob" || key == "cob" {
+		table = p.obs
+	}
+	name, err := p.name(table, val)
+	if err != nil {
+		return fmt.Errorf("%s=: %v", key, err)
+	}
+	switch key {
 	case "ob":
-		name, err := p.name(p.obs, val)
-		if err != nil {
-			return fmt.Errorf("ob=: %v", err)
-		}
 		p.ob = name
 	case "cob":
-		name, err := p.name(p.obs, val)
-		if err != nil {
-			return fmt.Errorf("cob=: %v", err)
-		}
 		p.cob = name
-	case "fl", "fi", "fe":
-		name, err := p.name(p.files, val)
-		if err != nil {
-			return fmt.Errorf("%s=: %v", key, err)
-		}
-		if key == "fl" {
-			p.fl = name
-		}
-	case "cfl", "cfi":
-		if _, err := p.name(p.files, val); err != nil {
-			return fmt.Errorf("%s=: %v", key, err)
-		}
-	case "fn":
-		name, err := p.name(p.fns, val)
-		if err != nil {
-			return fmt.Errorf("fn=: %v", err)
-		}
-		if p.calls >= 0 {
-			return errors.New("fn= line where the cost line of a call must be")
-		}
-		p.fn = p.function(p.ob, name)
-		if p.fn.File == "" {
-			p.fn.File = p.fl
-		}
-		p.cob, p.cfn = "", nil
-		p.seenFn = true
-	case "cfn":
-		name, err := p.name(p.fns, val)
-		if err != nil {
-			return fmt.Errorf("cfn=: %v", err)
-		}
+	case "fl":
+		p.fl = name
+	}
+	return nil
+}
+
+// functionLine reads fn= (the function of the cost lines that follow) or
+// cfn= (the callee of the next calls= line).
+func (p *parser) functionLine(key, val string) error {
+	name, err := p.name(p.fns, val)
+	if err != nil {
+		return fmt.Errorf("%s=: %v", key, err)
+	}
+	if key == "cfn" {
 		ob := p.cob
 		if ob == "" {
 			ob = p.ob
 		}
 		p.cfn = p.function(ob, name)
-	case "calls":
-		f := strings.Fields(val)
-		if len(f) < 1 {
-			return errors.New("calls=: no count")
-		}
-		n, err := strconv.ParseUint(f[0], 10, 63)
-		if err != nil {
-			return fmt.Errorf("calls=%q: not a count", clip(val))
-		}
-		if p.fn == nil || p.cfn == nil {
-			return errors.New("calls= before fn= and cfn=")
-		}
-		p.calls = int64(n)
-	case "jump", "jcnd":
-		p.jump = true
-	default:
-		// Other header lines of later formats are skipped, as the
-		// format says readers should.
-		if p.seenFn {
-			return fmt.Errorf("unknown line %q", clip(s))
-		}
+		return nil
 	}
+	if p.calls >= 0 {
+		return errors.New("fn= line where the cost line of a call must be")
+	}
+	p.fn = p.function(p.ob, name)
+	if p.fn.File == "" {
+		p.fn.File = p.fl
+	}
+	p.cob, p.cfn = "", nil
+	p.seenFn = true
+	return nil
+}
+
+// callsLine reads calls=: the next cost line is that many calls from the
+// current function to the current callee.
+func (p *parser) callsLine(val string) error {
+	f := strings.Fields(val)
+	if len(f) < 1 {
+		return errors.New("calls=: no count")
+	}
+	n, err := strconv.ParseUint(f[0], 10, 63)
+	if err != nil {
+		return fmt.Errorf("calls=%q: not a count", clip(val))
+	}
+	if p.fn == nil || p.cfn == nil {
+		return errors.New("calls= before fn= and cfn=")
+	}
+	p.calls = int64(n)
 	return nil
 }
 
