@@ -188,8 +188,10 @@ if [[ $sim_n -gt 0 ]]; then
     }' | sort)
 fi
 
-# Spread of the count metrics across all samples of all runs, per scenario.
-spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
+# Spread of the count metrics across all samples of all runs, per scenario
+# (clock runs only: CERTBENCH_INSTRUMENT=simulate makes none).
+spread=""
+[[ $n -gt 0 ]] && spread=$(cat "$out"/run-*/a.txt "$out"/run-*/b.txt | awk '
   /^Benchmark/ {
     name=$1; sub(/^BenchmarkChurn\//, "", name); sub(/-[0-9]+$/, "", name)
     for (i = 3; i < NF; i += 2) {
