@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
@@ -20,6 +21,10 @@ import (
 
 // captureMu serializes captures: runtime.MemProfileRate is process-wide.
 var captureMu sync.Mutex
+
+// captureHung is set once a capture was abandoned because its store did
+// not return; later captures in the process are refused.
+var captureHung atomic.Bool
 
 // HeapProfile profiles ops ops of scenario sc (0 means the scenario's own
 // Ops, as a sample uses) on a new store from newStore, and returns a heap
@@ -50,7 +55,8 @@ var captureMu sync.Mutex
 // HeapProfile sets runtime.MemProfileRate to 1 for its duration and
 // restores it before returning; it must not run while anything is being
 // timed. Concurrent calls are serialized. A store that panics, or does not
-// return within DefaultSampleTimeout, ends the capture with a *StoreFault.
+// return within DefaultSampleTimeout, ends the capture with a *StoreFault;
+// after a store that did not return, later calls in the process fail.
 // Recording every allocation costs a few microseconds each, so a store
 // allocating millions per sample takes minutes.
 func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
@@ -103,6 +109,10 @@ func guardedCapture(newStore certstore.Factory, w *scenarios.Workload, ops int, 
 		raw heapSnapshots
 		err error
 	}
+	if captureHung.Load() {
+		// The abandoned capture holds captureMu and the profiling rate.
+		return heapSnapshots{}, errors.New("an earlier heap profile's store did not return: profile in a new process")
+	}
 	done := make(chan result, 1)
 	go func() {
 		captureMu.Lock()
@@ -122,6 +132,7 @@ func guardedCapture(newStore certstore.Factory, w *scenarios.Workload, ops int, 
 	case r := <-done:
 		return r.raw, r.err
 	case <-timer.C:
+		captureHung.Store(true)
 		return heapSnapshots{}, &StoreFault{Call: "a store call", Detail: "heap profile", Timeout: timeout, Stack: allStacks()}
 	}
 }

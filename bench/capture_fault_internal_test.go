@@ -41,8 +41,12 @@ func TestCaptureStoreFaults(t *testing.T) {
 	if !errors.As(err, &f) || !f.Hung() || len(f.Stack) == 0 {
 		t.Fatalf("hanging store: err %v, want a hang *StoreFault with stacks", err)
 	}
+	if _, err := guardedCapture(newOptimized, w, 3, time.Minute); err == nil || !strings.Contains(err.Error(), "new process") {
+		t.Errorf("a capture after a hang: err %v, want a refusal", err)
+	}
 	captureMu.Lock() // the abandoned capture ends once released
 	captureMu.Unlock()
+	captureHung.Store(false)
 }
 
 func newOptimized() certstore.Store { return optimized.New() }
