@@ -171,6 +171,9 @@ func (r *runner) scenario(sc scenarios.Scenario) error {
 		if s.w, err = sc.Build(ops); err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
+		if r.sim != nil {
+			reseedMaps(s.w)
+		}
 	}
 	r.prog.startScenario()
 	for n := 1; n <= r.count; n++ {

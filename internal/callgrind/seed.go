@@ -17,6 +17,11 @@ var Seed = simrand.Seed
 // package simrand lines its random stream up.
 const SeedEnv = simrand.Env
 
+// Realign lines the main thread's random stream up again in a program
+// whose start-up seed is fixed, before it makes maps or seeds that must
+// agree between its processes; see simrand.Realign, which it is.
+func Realign() bool { return simrand.Realign() }
+
 // checkSeed rejects a seed the Go runtime would not take: it ignores
 // start-up bytes whose first or second eight are all zero (a C library
 // may have cleared them) and reads /dev/urandom instead.

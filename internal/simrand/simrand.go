@@ -22,12 +22,19 @@
 // the stream is at Position. It does so only when Env says the bytes are
 // Seed; otherwise, and when the numbers are not found (a Go release that
 // seeds differently), it does nothing, and Aligned reports false.
+//
+// The stream keeps moving by timing after start-up (a thread started from
+// the main thread takes a number from it), so maps made later, such as a
+// workload's, get seeds that differ between processes. When aligned, the
+// main goroutine is locked to the main thread, and Realign finds the
+// stream again and moves it to the next multiple of Step.
 package simrand
 
 import (
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
+	"runtime"
 )
 
 // Seed is the start-up randomness certbench's simulated CPU gives the
@@ -54,7 +61,17 @@ const (
 	maxSearch = 1 << 12
 )
 
-var aligned bool
+// Step is how far Realign moves the main thread's stream each time: more
+// than the runtime's own draws on the thread between two calls.
+const Step = 1 << 12
+
+var (
+	aligned bool
+	// shadow is a copy of the main thread's generator, at pos: Realign
+	// finds where the runtime has moved the real one by drawing from both.
+	shadow *rand.ChaCha8
+	pos    int
+)
 
 // Aligned reports whether the main thread's stream was moved to Position
 // at initialization.
@@ -63,6 +80,11 @@ func Aligned() bool { return aligned }
 func init() {
 	if os.Getenv(Env) == "fixed" {
 		aligned = align()
+		if aligned {
+			// Keep the main goroutine on the main thread, the one whose
+			// stream is known, so that Realign can find it again.
+			runtime.LockOSThread()
+		}
 	}
 }
 
@@ -71,22 +93,58 @@ func init() {
 // from Seed, and draws up to Position.
 func align() bool {
 	x, y := rand.Uint64(), rand.Uint64()
-	i, ok := find(x, y)
+	g, i, ok := find(x, y)
 	if !ok || i+2 > Position {
 		return false
 	}
 	for n := i + 2; n < Position; n++ {
 		rand.Uint64()
+		g.Uint64()
 	}
+	shadow, pos = g, Position
 	return true
 }
 
+// Realign moves the main thread's stream to the next multiple of Step
+// after where it is, and reports whether it could. The runtime draws one
+// number from a thread's stream for every thread it starts from there,
+// and timing decides which thread starts one, so after a while two
+// processes of one binary are no longer at the same position; a caller
+// about to make maps or seeds that must agree between processes (a
+// workload's configurations) calls Realign first, from the main goroutine
+// (package initialization locked it to the main thread). It does nothing
+// unless the stream was aligned at initialization, and reports false if
+// the stream moved further than Step since the last call, or if it was
+// called from another goroutine (whose thread's stream is unknown).
+func Realign() bool {
+	if !aligned {
+		return false
+	}
+	x, y := rand.Uint64(), rand.Uint64()
+	g := *shadow
+	prev := g.Uint64()
+	for i := pos + 1; i < pos+Step; i++ {
+		v := g.Uint64()
+		if prev == x && v == y {
+			next := (i/Step + 1) * Step
+			for n := i + 1; n < next; n++ {
+				rand.Uint64()
+				g.Uint64()
+			}
+			*shadow, pos = g, next
+			return true
+		}
+		prev = v
+	}
+	return false
+}
+
 // find returns the index of x, followed by y, in the main thread's stream
-// as the runtime seeds it from Seed: its global generator is ChaCha8
-// keyed by the start-up bytes (then zeros); after skip numbers drawn for
-// the runtime's own use, the main thread's generator is ChaCha8 keyed by
-// the next four.
-func find(x, y uint64) (int, bool) {
+// as the runtime seeds it from Seed, and a generator of that stream that
+// has drawn them: the runtime's global generator is ChaCha8 keyed by the
+// start-up bytes (then zeros); after skip numbers drawn for the runtime's
+// own use, the main thread's generator is ChaCha8 keyed by the next four.
+func find(x, y uint64) (*rand.ChaCha8, int, bool) {
 	var key [32]byte
 	copy(key[:], Seed[:])
 	for skip := 0; skip < maxSkip; skip++ {
@@ -103,10 +161,10 @@ func find(x, y uint64) (int, bool) {
 		for i := 1; i < maxSearch; i++ {
 			v := m0.Uint64()
 			if prev == x && v == y {
-				return i - 1, true
+				return m0, i - 1, true
 			}
 			prev = v
 		}
 	}
-	return 0, false
+	return nil, 0, false
 }

@@ -30,11 +30,11 @@ func stream(skip, n int) []uint64 {
 func TestFind(t *testing.T) {
 	for _, tc := range []struct{ skip, at int }{{19, 8}, {19, 9}, {0, 0}, {40, 1000}} {
 		s := stream(tc.skip, tc.at+2)
-		if i, ok := find(s[tc.at], s[tc.at+1]); !ok || i != tc.at {
+		if _, i, ok := find(s[tc.at], s[tc.at+1]); !ok || i != tc.at {
 			t.Errorf("skip %d: numbers at %d found at %d, %v", tc.skip, tc.at, i, ok)
 		}
 	}
-	if _, ok := find(1, 2); ok {
+	if _, _, ok := find(1, 2); ok {
 		t.Error("two numbers that are not in the stream were found")
 	}
 }
