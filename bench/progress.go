@@ -30,7 +30,9 @@ func newProgress(w io.Writer, lines bool, total, scenarios int) *progress {
 }
 
 // left estimates the time the samples not done yet take, from the mean
-// so far ("" before the first sample).
+// so far ("" before the first sample). Scenarios differ in cost (the
+// default set's scenarios with 10,000 certificates come after cheaper
+// ones), so the texts say it is the pace so far, not a forecast.
 func (p *progress) left() string {
 	if p.done == 0 {
 		return ""
@@ -46,7 +48,7 @@ func (p *progress) sample(scenario, store string, k, count int) {
 	}
 	eta := ""
 	if l := p.left(); l != "" {
-		eta = ", about " + l + " left"
+		eta = ", " + l + " left at this pace"
 	}
 	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", p.done+1, p.total, scenario, store, k, count, eta)
 	p.live = true
@@ -86,7 +88,7 @@ func (p *progress) scenarioDone(i int, name string) {
 	left := p.nScen - i - 1
 	tail := fmt.Sprintf("%s in all, %s", plural(p.measured, "sample"), time.Since(p.start).Round(time.Second))
 	if left > 0 {
-		tail = fmt.Sprintf("%s left, about %s", plural(left, "scenario"), p.left())
+		tail = fmt.Sprintf("%s left, %s at the pace so far", plural(left, "scenario"), p.left())
 	}
 	failed := ""
 	if len(p.failed) > 0 {

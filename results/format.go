@@ -18,9 +18,10 @@ import (
 type measure int
 
 const (
-	countMeasure measure = iota // plain numbers: "1,184", "0.2"
-	timeMeasure                 // seconds, SI prefixes: "57.7 ms"
-	bytesMeasure                // bytes, binary prefixes: "84.3 KiB"
+	countMeasure    measure = iota // plain numbers: "1,184", "0.2"
+	timeMeasure                    // seconds, SI prefixes: "57.7 ms"
+	bytesMeasure                   // bytes, binary prefixes: "84.3 KiB"
+	fractionMeasure                // shares of a whole, in percent: "6.19%"
 )
 
 // measureOf returns how values of a (tidied) unit are scaled, and the
@@ -35,6 +36,8 @@ func measureOf(unit string) (measure, string) {
 		return timeMeasure, "s"
 	case benchunit.ClassOf(unit) == benchunit.Binary:
 		return bytesMeasure, "B" + per
+	case strings.HasSuffix(unit, "-fraction"):
+		return fractionMeasure, "%"
 	}
 	return countMeasure, per
 }
@@ -55,7 +58,9 @@ func IsBytes(unit string) bool {
 // the scale benchunit.CommonScale picks, trailing zeros dropped; counts
 // with four significant digits, in full below 10,000 ("1,184", "748.5",
 // "0.2") and scaled by k, M, G from there ("25.46k"); rates with "/s"
-// ("0.9/s"). unit may be spelled as a file writes it ("ns/op": v is then
+// ("0.9/s"); fractions (units ending in "-fraction", such as
+// gc-cpu-fraction) in percent with three significant digits ("6.19%",
+// "0.429%"). unit may be spelled as a file writes it ("ns/op": v is then
 // in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's "bytes"
 // and "count" are understood too. NaN formats as "-", infinities as
 // "+Inf" and "-Inf".
@@ -71,6 +76,11 @@ func Format(v float64, unit string) string {
 		num = scaled(v, benchunit.Decimal)
 	case bytesMeasure:
 		num = scaled(v, benchunit.Binary)
+	case fractionMeasure:
+		num = trimZeros(strconv.FormatFloat(100*v, 'g', 3, 64))
+		if strings.ContainsAny(num, "e") {
+			num = trimZeros(strconv.FormatFloat(100*v, 'f', -1, 64))
+		}
 	default:
 		num = count(v)
 	}
@@ -93,7 +103,8 @@ func FormatInt(n int) string {
 
 // FormatPercent formats a change in percent with its sign and two
 // decimals ("+5.00%", "-93.51%"); changes too small to show are "<+0.01%"
-// or ">-0.01%", an undefined one "?".
+// or ">-0.01%", an undefined one "?". A growth of 1,000% or more, whose
+// percent is hard to read, is the factor instead: +35,639% is "×357.4".
 func FormatPercent(p float64) string {
 	if s, ok := nonFinite(p, "?", "inf%"); ok {
 		return s
@@ -101,6 +112,8 @@ func FormatPercent(p float64) string {
 	switch {
 	case p == 0:
 		return "0%"
+	case p >= 1000:
+		return "×" + count(1+p/100)
 	case math.Abs(p) < 0.01:
 		if p > 0 {
 			return "<+0.01%"

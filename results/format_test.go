@@ -51,6 +51,10 @@ func TestFormat(t *testing.T) {
 		{80e-9, UnitP50Sec, "80 ns"},
 		{80, UnitP50, "80 ns"},
 		{2.5, UnitMBPerSec, "2.38 MiB/s"},
+		{0.06194, UnitGCFraction, "6.19%"},
+		{0.004292, UnitGCFraction, "0.429%"},
+		{0, UnitGCFraction, "0%"},
+		{1, UnitGCFraction, "100%"},
 		{math.NaN(), UnitSec, "-"},
 		{math.Inf(1), UnitBytes, "+Inf"},
 	} {
@@ -70,7 +74,7 @@ func TestFormat(t *testing.T) {
 	if got := FormatInt(100000); got != "100,000" {
 		t.Errorf("FormatInt = %q", got)
 	}
-	for p, want := range map[float64]string{5: "+5.00%", -93.514: "-93.51%", 0.001: "<+0.01%", 0: "0%", math.NaN(): "?"} {
+	for p, want := range map[float64]string{5: "+5.00%", -93.514: "-93.51%", 35639: "×357.4", 999.99: "+999.99%", 1000: "×11", 0.001: "<+0.01%", 0: "0%", math.NaN(): "?"} {
 		if got := FormatPercent(p); got != want {
 			t.Errorf("FormatPercent(%v) = %q, want %q", p, got, want)
 		}
