@@ -233,8 +233,9 @@ func improvements(v *gate.Verdict, n int) []string {
 	return out
 }
 
-// writeVerdict writes a gate verdict's Markdown with its headings moved
-// two levels down, under the comment's own.
+// writeVerdict writes a gate verdict's Markdown under the comment's own
+// section heading, its headings as bold lines: two levels further down
+// they would be h5 and h6, which render smaller than the text.
 func writeVerdict(w io.Writer, v *gate.Verdict) {
 	var b bytes.Buffer
 	if err := v.WriteMarkdown(&b); err != nil {
@@ -242,8 +243,8 @@ func writeVerdict(w io.Writer, v *gate.Verdict) {
 		return
 	}
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		if strings.HasPrefix(line, "#") {
-			line = "##" + line
+		if text, ok := strings.CutPrefix(line, "#"); ok {
+			line = "**" + strings.TrimSpace(strings.TrimLeft(text, "#")) + "**\n"
 		}
 		io.WriteString(w, line)
 	}
