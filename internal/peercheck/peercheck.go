@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -488,17 +489,73 @@ type Conformance struct {
 	// Rules is the number of rules run.
 	Rules int
 	// HeadFails are the rules the head store fails; Regressed those of
-	// them the base passes; Fixed the rules the base fails and the head
-	// passes.
+	// them the base passes in every run; Fixed the rules the base fails
+	// and the head passes.
 	HeadFails, Regressed, Fixed []string
+	// BaseVaries are rules the head fails that the base passed in the
+	// first run but failed in a confirmation run: a base whose answers
+	// vary between processes (random tie-breaks) keeps them by chance,
+	// so they are not counted against the head.
+	BaseVaries []string
+	// BaseRuns is the number of runs of the suite on the base (1, or 1
+	// plus the confirmation runs when the head broke a rule).
+	BaseRuns int
 	// Messages are the head's failure messages of the regressed rules.
 	Messages map[string][]string
 }
 
-// conformance runs the suite on both stores.
+// baseConfirmations is how many more times the suite runs on the base
+// when the head breaks a rule the base kept in the first run.
+const baseConfirmations = 3
+
+// conformance runs the suite on both stores, and again on the base when
+// the head breaks a rule the base kept, to tell a regression from a base
+// that keeps the rule by chance.
 func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) (*Conformance, error) {
-	file := filepath.Join(p.out, "conformance.json")
-	args := []string{"conformance", "--stores", base + "," + head, "--format", "json", "-o", file}
+	doc, err := p.suite(ctx, base+","+head, "conformance.json", seed)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conformance{Rules: len(doc.Rules), BaseRuns: 1, Messages: map[string][]string{}}
+	for _, r := range doc.Rules {
+		bres, hres := r.Results[base], r.Results[head]
+		if bres == nil || hres == nil {
+			continue
+		}
+		bf, hf := bres.Result == "FAIL", hres.Result == "FAIL"
+		if hf {
+			c.HeadFails = append(c.HeadFails, r.Rule)
+		}
+		switch {
+		case hf && !bf && bres.Result == "pass":
+			c.Regressed = append(c.Regressed, r.Rule)
+			c.Messages[r.Rule] = hres.Output
+		case bf && hres.Result == "pass":
+			c.Fixed = append(c.Fixed, r.Rule)
+		}
+	}
+	for i := 1; i <= baseConfirmations && len(c.Regressed) > 0; i++ {
+		doc, err := p.suite(ctx, base, fmt.Sprintf("conformance-base-%d.json", i), seed)
+		if err != nil {
+			return nil, err
+		}
+		c.BaseRuns++
+		for _, r := range doc.Rules {
+			if res := r.Results[base]; res != nil && res.Result == "FAIL" && slices.Contains(c.Regressed, r.Rule) {
+				c.Regressed = slices.DeleteFunc(c.Regressed, func(s string) bool { return s == r.Rule })
+				c.BaseVaries = append(c.BaseVaries, r.Rule)
+				delete(c.Messages, r.Rule)
+			}
+		}
+	}
+	return c, nil
+}
+
+// suite runs certbench conformance on stores, its JSON report in file
+// (under the output directory).
+func (p *peer) suite(ctx context.Context, stores, file string, seed uint64) (*conformanceDoc, error) {
+	file = filepath.Join(p.out, file)
+	args := []string{"conformance", "--stores", stores, "--format", "json", "-o", file}
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
@@ -517,25 +574,7 @@ func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) 
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	c := &Conformance{Rules: len(doc.Rules), Messages: map[string][]string{}}
-	for _, r := range doc.Rules {
-		bres, hres := r.Results[base], r.Results[head]
-		if bres == nil || hres == nil {
-			continue
-		}
-		bf, hf := bres.Result == "FAIL", hres.Result == "FAIL"
-		if hf {
-			c.HeadFails = append(c.HeadFails, r.Rule)
-		}
-		switch {
-		case hf && !bf && bres.Result == "pass":
-			c.Regressed = append(c.Regressed, r.Rule)
-			c.Messages[r.Rule] = hres.Output
-		case bf && hres.Result == "pass":
-			c.Fixed = append(c.Fixed, r.Rule)
-		}
-	}
-	return c, nil
+	return &doc, nil
 }
 
 // Diff is the behaviour diff's outcome.
