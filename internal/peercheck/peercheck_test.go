@@ -101,7 +101,7 @@ func TestComment(t *testing.T) {
 		Labels: [2]string{"main@1111111", "HEAD@2222222"},
 		Conformance: &Conformance{Rules: 106, HeadFails: []string{"Lookup/ChainAndKey", "Lookup/FirstInConfigExact", "Reject/NoNames"},
 			Regressed: []string{"Lookup/FirstInConfigExact"}, BaseVaries: []string{"Lookup/ChainAndKey"}, BaseRuns: 4,
-			Messages:  map[string][]string{"Lookup/FirstInConfigExact": {`lookup.go:30: Store.Certificate("default", "dup.example.org"): got dup2; want dup1`}}},
+			Messages: map[string][]string{"Lookup/FirstInConfigExact": {`lookup.go:30: Store.Certificate("default", "dup.example.org"): got dup2; want dup1`}}},
 		Diff: &Diff{Differs: true, Output: "**Behaviour `traefik@base` -> `traefik@head`**: 1 change(s) (12 iterations, 4000 lookups, seed 0x5eedce27).\n\n" +
 			"| # | change | what | seen |\n|--:|---|---|--:|\n" +
 			"| 1 | tie-break: varies between runs -&gt; fixed | Store.Certificate(\"default\", \"a.a\") on the generation of configuration 0 of 1: traefik@base served certificate 1 or certificate 0 (varies over 32 runs), traefik@head serves certificate 0 | 16 |\n"},
