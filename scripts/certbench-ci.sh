@@ -114,6 +114,7 @@
 #                      cpu-sec/op in the wall-clock gate (CERTBENCH_WALL_MAX;
 #                      default +25%: time is reported, and gated only against
 #                      large changes, since instructions/op is the CPU gate;
+#                      it replaces the policy's thresholds, even "off";
 #                      "policy" keeps the policy's thresholds; per-scenario
 #                      overrides in the policy file still apply)
 #
