@@ -85,8 +85,8 @@ func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	}
 	took := time.Since(start)
 	if progress != nil {
-		fmt.Fprintf(progress, "certbench: --certs %s: %d certificates loaded in %s (%s source, stores: %d)",
-			c.Path, len(src.Certs), took.Round(time.Millisecond), src.Kind, src.Shape().Stores)
+		fmt.Fprintf(progress, "certbench: --certs %s: %s loaded in %s (%s source, stores: %d)",
+			c.Path, plural(len(src.Certs), "certificate"), took.Round(time.Millisecond), src.Kind, src.Shape().Stores)
 		if len(src.Skipped) == 0 {
 			fmt.Fprintln(progress)
 		} else {
@@ -109,7 +109,11 @@ func skippedCount(skips []certgen.Skip) string {
 			n++
 		}
 	}
-	return fmt.Sprintf("%d entries skipped (%d unusable, which --certs-strict stops on; %d not certificates)", len(skips), n, len(skips)-n)
+	entries := fmt.Sprintf("%d entries", len(skips))
+	if len(skips) == 1 {
+		entries = "1 entry"
+	}
+	return fmt.Sprintf("%s skipped (%d unusable, which --certs-strict stops on; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
 }
 
 // skipLines lists skipped entries and why, the unusable ones first:

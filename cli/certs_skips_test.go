@@ -29,8 +29,11 @@ func TestSkipLines(t *testing.T) {
 	if got := skipLines(skips); !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := skippedCount(skips); got != "6 entries skipped (2 unusable, which --certs-strict stops on; 4 not certificates)" {
+	if got := skippedCount(skips); got != "6 entries skipped (2 unusable, which --certs-strict stops on; 4 ignored: other files, duplicates, CA certificates)" {
 		t.Errorf("count: %s", got)
+	}
+	if got := skippedCount(skips[:1]); !strings.HasPrefix(got, "1 entry skipped (") {
+		t.Errorf("one skip: %q", got)
 	}
 
 	var many []certgen.Skip

@@ -222,7 +222,7 @@ func TestCertsRealWorld(t *testing.T) {
 	}
 	for _, want := range []string{
 		"2 certificates loaded",
-		"4 entries skipped (2 unusable, which --certs-strict stops on; 2 not certificates):",
+		"4 entries skipped (2 unusable, which --certs-strict stops on; 2 ignored: other files, duplicates, CA certificates):",
 		"skipped nokey.pem:1: certificate has no matching private key",
 		"skipped widgits.pem:1: certificate has no name",
 		"ignored README.txt: no PEM blocks",

@@ -254,8 +254,8 @@ func TestSignalEndsHungRun(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
 				t.Fatalf("after %v: %v, want exit status %d\n%s", tc.sig, err, tc.code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "interrupted: 1 samples kept") {
-				t.Errorf("stderr %q, want \"interrupted: 1 samples kept\"", stderr.String())
+			if !strings.Contains(stderr.String(), "interrupted: 1 sample kept") {
+				t.Errorf("stderr %q, want \"interrupted: 1 sample kept\"", stderr.String())
 			}
 			data, err := os.ReadFile(out)
 			if err != nil {

@@ -56,7 +56,7 @@ type interruptedError struct {
 }
 
 func (e *interruptedError) Error() string {
-	return fmt.Sprintf("interrupted: %d samples kept", e.kept)
+	return "interrupted: " + plural(e.kept, "sample") + " kept"
 }
 func (e *interruptedError) Unwrap() error { return e.err }
 

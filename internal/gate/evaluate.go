@@ -357,7 +357,7 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 		}
 		for _, f := range family {
 			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
-				f.unpair(fmt.Sprintf("%d non-zero pairs cannot reach p < %g after %s's correction for %d tests", f.nonZero, p.Alpha, p.Correction, len(family)))
+				f.unpair(fmt.Sprintf("%s cannot reach p < %g after %s's correction for %d tests", nonZeroPairs(f.nonZero), p.Alpha, p.Correction, len(family)))
 			}
 		}
 	}

@@ -243,7 +243,7 @@ func (f *Finding) choose(ps pairs, p Policy) {
 		return
 	}
 	if p.Test == AutoTest && res.test.N > 0 && signedRankMinP(res.test.N) >= p.Alpha && minP(f.BaseN, f.HeadN) < p.Alpha {
-		f.pairNote = fmt.Sprintf("unpaired: %d non-zero pairs cannot reach p < %g", res.test.N, p.Alpha)
+		f.pairNote = fmt.Sprintf("unpaired: %s cannot reach p < %g", nonZeroPairs(res.test.N), p.Alpha)
 		return
 	}
 	f.setPaired(res)
@@ -277,4 +277,12 @@ func (f *Finding) bestP() float64 {
 		return signedRankMinP(f.nonZero)
 	}
 	return minP(f.BaseN, f.HeadN)
+}
+
+// nonZeroPairs is "1 non-zero pair" or "N non-zero pairs".
+func nonZeroPairs(n int) string {
+	if n == 1 {
+		return "1 non-zero pair"
+	}
+	return fmt.Sprintf("%d non-zero pairs", n)
 }
