@@ -219,10 +219,7 @@ func (g *GateResult) gateTable() *htmlTable {
 			case status == "improved":
 				class = "num better"
 			}
-			change := "-"
-			if finite(f.Percent) {
-				change = results.FormatPercent(f.Percent)
-			}
+			change := gateChange(f.Base, f.Head, f.Percent, f.Unit)
 			t.Rows = append(t.Rows, []htmlCell{
 				{Text: f.Label, Class: "label"}, {Text: f.Unit, Class: "label"},
 				{Text: results.Format(f.Base, f.Unit), Class: "num"}, {Text: results.Format(f.Head, f.Unit), Class: "num"},
@@ -235,4 +232,21 @@ func (g *GateResult) gateTable() *htmlTable {
 		return nil
 	}
 	return t
+}
+
+// gateChange is a finding's change as the gate prints it, the difference
+// and its percent ("+24 B (+2.00%)"); a change from zero, which has no
+// percent, says so ("+24 B (from 0)"). It is "-" when a side is missing.
+func gateChange(base, head, percent float64, unit string) string {
+	if !finite(base) || !finite(head) {
+		return "-"
+	}
+	d := results.FormatSigned(head-base, unit)
+	switch {
+	case finite(percent):
+		return d + " (" + results.FormatPercent(percent) + ")"
+	case base == 0 && head != 0:
+		return d + " (from 0)"
+	}
+	return d
 }

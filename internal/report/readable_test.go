@@ -162,8 +162,8 @@ func TestReportShowsGate(t *testing.T) {
 		"base.txt vs head.txt: 12 comparisons: 3 regressed, 1 improved, 8 unchanged.",
 		"<th>sec/op</th>", `<td class="num">&#43;10%</td>`, "<th>goroutines</th>",
 		"p &lt; 0.05 per metric after Holm&#39;s correction",
-		`<td class="num worse">&#43;24.75%</td>`, // rotate-10-of-100 sec/op regressed
-		`<td class="num better">-30.14%</td>`,    // lookup-1000 sec/op improved
+		`<td class="num worse">&#43;248 µs (&#43;24.75%)</td>`, // rotate-10-of-100 sec/op regressed
+		`<td class="num better">-30.2 ns (-30.14%)</td>`,       // lookup-1000 sec/op improved
 		"Warnings (3)",
 	} {
 		if !strings.Contains(gate, want) {

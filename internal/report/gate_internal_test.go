@@ -1,0 +1,25 @@
+package report
+
+import (
+	"math"
+	"testing"
+)
+
+// TestGateChange checks the report's change column: the difference and
+// its percent, and a change from zero, which has no percent, named.
+func TestGateChange(t *testing.T) {
+	for _, c := range []struct {
+		base, head, pct float64
+		unit, want      string
+	}{
+		{0, 24, math.Inf(1), "B/op", "+24 B (from 0)"},
+		{0, 1, math.NaN(), "allocs/op", "+1 (from 0)"},
+		{1191, 1201, 0.8396, "allocs/op", "+10 (+0.84%)"},
+		{100e-9, 70.1e-9, -29.9, "sec/op", "-29.9 ns (-29.90%)"},
+		{math.NaN(), 3, math.NaN(), "allocs/op", "-"},
+	} {
+		if got := gateChange(c.base, c.head, c.pct, c.unit); got != c.want {
+			t.Errorf("gateChange(%v, %v, %v, %q) = %q, want %q", c.base, c.head, c.pct, c.unit, got, c.want)
+		}
+	}
+}
