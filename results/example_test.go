@@ -170,3 +170,10 @@ Unit allocs/op assume=exact
 	// Unit allocs/op assume=exact
 	// # certbench-end: 2 results
 }
+
+// FormatPair keeps a base and a head that differ from reading alike.
+func ExampleFormatPair() {
+	base, head := results.FormatPair(1328.65, 1329.05, results.UnitAllocs)
+	fmt.Println(base, "->", head)
+	// Output: 1,328.7 -> 1,329
+}

@@ -64,7 +64,23 @@ func IsBytes(unit string) bool {
 // in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's "bytes"
 // and "count" are understood too. NaN formats as "-", infinities as
 // "+Inf" and "-Inf".
-func Format(v float64, unit string) string {
+func Format(v float64, unit string) string { return formatDigits(v, unit, 0) }
+
+// FormatPair formats two values of unit as Format does, with as many more
+// significant digits (up to three) as it takes for different values to
+// read differently: a base and a head of 1,328.75 and 1,329.05 allocs/op
+// are "1,328.7" and "1,329", not "1,329" twice.
+func FormatPair(a, b float64, unit string) (string, string) {
+	for extra := 0; ; extra++ {
+		sa, sb := formatDigits(a, unit, extra), formatDigits(b, unit, extra)
+		if sa != sb || a == b || extra == 3 {
+			return sa, sb
+		}
+	}
+}
+
+// formatDigits is Format with extra more significant digits.
+func formatDigits(v float64, unit string, extra int) string {
 	if s, ok := nonFinite(v, "-", "Inf"); ok {
 		return s
 	}
@@ -73,16 +89,16 @@ func Format(v float64, unit string) string {
 	var num string
 	switch m {
 	case timeMeasure:
-		num = scaled(v, benchunit.Decimal)
+		num = scaled(v, benchunit.Decimal, extra)
 	case bytesMeasure:
-		num = scaled(v, benchunit.Binary)
+		num = scaled(v, benchunit.Binary, extra)
 	case fractionMeasure:
-		num = trimZeros(strconv.FormatFloat(100*v, 'g', 3, 64))
+		num = trimZeros(strconv.FormatFloat(100*v, 'g', 3+extra, 64))
 		if strings.ContainsAny(num, "e") {
 			num = trimZeros(strconv.FormatFloat(100*v, 'f', -1, 64))
 		}
 	default:
-		num = count(v)
+		num = count(v, countDigits+extra)
 	}
 	return num + symbol
 }
@@ -113,7 +129,7 @@ func FormatPercent(p float64) string {
 	case p == 0:
 		return "0%"
 	case p >= 1000:
-		return "×" + count(1+p/100)
+		return "×" + count(1+p/100, countDigits)
 	case math.Abs(p) < 0.01:
 		if p > 0 {
 			return "<+0.01%"
@@ -138,9 +154,9 @@ func nonFinite(v float64, nan, inf string) (string, bool) {
 }
 
 // scaled formats v with the prefix benchunit.CommonScale picks for it and
-// three significant digits, trailing zeros dropped, then a space:
-// "57.7 m", "1 m", "1.5 Ki", "512 ".
-func scaled(v float64, cls benchunit.Class) string {
+// three significant digits (plus extra), trailing zeros dropped, then a
+// space: "57.7 m", "1 m", "1.5 Ki", "512 ".
+func scaled(v float64, cls benchunit.Class, extra int) string {
 	if v == 0 {
 		return "0 "
 	}
@@ -150,7 +166,7 @@ func scaled(v float64, cls benchunit.Class) string {
 	if s.Prec > 0 {
 		s.Prec--
 	}
-	return trimZeros(strconv.FormatFloat(v/s.Factor, 'f', s.Prec, 64)) + " " + s.Prefix
+	return trimZeros(strconv.FormatFloat(v/s.Factor, 'f', max(s.Prec+extra, 0), 64)) + " " + s.Prefix
 }
 
 // countDigits is the number of significant digits of a count: one more
@@ -165,7 +181,7 @@ var countPrefixes = []string{"", "k", "M", "G", "T", "P", "E"}
 // zeros of a fraction dropped: below 10,000 as it is, with thousands
 // separators ("8,000", "748.5", "0.2", "0.00125"); from 10,000 up scaled
 // by k, M, G, ... ("25.46k", "148.3k", "1.217M").
-func count(v float64) string {
+func count(v float64, countDigits int) string {
 	if v == 0 {
 		return "0"
 	}

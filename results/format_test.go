@@ -80,3 +80,22 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatPair(t *testing.T) {
+	for _, c := range []struct {
+		a, b   float64
+		unit   string
+		wa, wb string
+	}{
+		{1328.65, 1329.05, UnitAllocs, "1,328.7", "1,329"},
+		{1184, 1201, UnitAllocs, "1,184", "1,201"},
+		{1265, 1265, UnitAllocs, "1,265", "1,265"},
+		{0.05774, 0.05771, UnitSec, "57.74 ms", "57.71 ms"},
+		{86323, 86330, UnitBytes, "84.3 KiB", "84.31 KiB"},
+		{1, 1 + 1e-12, UnitAllocs, "1", "1"},
+	} {
+		if a, b := FormatPair(c.a, c.b, c.unit); a != c.wa || b != c.wb {
+			t.Errorf("FormatPair(%v, %v, %q) = %q, %q, want %q, %q", c.a, c.b, c.unit, a, b, c.wa, c.wb)
+		}
+	}
+}

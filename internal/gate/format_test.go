@@ -42,8 +42,11 @@ func TestFormatValue(t *testing.T) {
 			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if got := siteText(results.UnitAllocs, 0.44); got != "0.44" {
-		t.Errorf("siteText = %q", got)
+	if got := pairText(results.UnitAllocs, 0.44, 0.44, 0); got != "0.44" {
+		t.Errorf("pairText = %q", got)
+	}
+	if b, h := pairText(results.UnitAllocs, 1328.65, 1329.05, 0), pairText(results.UnitAllocs, 1328.65, 1329.05, 1); b == h {
+		t.Errorf("a regressed base and head read alike: %q, %q", b, h)
 	}
 }
 

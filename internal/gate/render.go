@@ -64,9 +64,9 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites, " "))
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), s.Label())
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), pairText(f.Unit, s.Base, s.Head, 0), pairText(f.Unit, s.Base, s.Head, 1), s.Label())
 				for _, c := range s.Callees {
-					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), c.Function)
+					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), pairText(f.Unit, c.Base, c.Head, 0), pairText(f.Unit, c.Base, c.Head, 1), c.Function)
 				}
 			}
 			tw.Flush()
@@ -139,9 +139,9 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 				if w := s.Where(); w != "" {
 					where = " (" + results.EscapeMarkdown(w) + ")"
 				}
-				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", results.CodeSpan(s.Function), where, siteText(f.Unit, s.Base), siteText(f.Unit, s.Head), siteGrowth(f.Unit, s.Growth()))
+				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", results.CodeSpan(s.Function), where, pairText(f.Unit, s.Base, s.Head, 0), pairText(f.Unit, s.Base, s.Head, 1), siteGrowth(f.Unit, s.Growth()))
 				for _, c := range s.Callees {
-					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", results.CodeSpan(c.Function), siteText(f.Unit, c.Base), siteText(f.Unit, c.Head), siteGrowth(f.Unit, c.Growth()))
+					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", results.CodeSpan(c.Function), pairText(f.Unit, c.Base, c.Head, 0), pairText(f.Unit, c.Base, c.Head, 1), siteGrowth(f.Unit, c.Growth()))
 				}
 			}
 			fmt.Fprintln(bw, "\n</details>")
@@ -265,8 +265,18 @@ func (p Policy) describe() string {
 	return s
 }
 
-func (f *Finding) baseText() string { return results.Format(f.Base, f.Unit) }
-func (f *Finding) headText() string { return results.Format(f.Head, f.Unit) }
+func (f *Finding) baseText() string { return pairText(f.Unit, f.Base, f.Head, 0) }
+func (f *Finding) headText() string { return pairText(f.Unit, f.Base, f.Head, 1) }
+
+// pairText formats the base (i = 0) or the head (1) of a pair of values
+// with the digits it takes for different values to read differently.
+func pairText(unit string, base, head float64, i int) string {
+	b, h := results.FormatPair(base, head, unit)
+	if i == 0 {
+		return b
+	}
+	return h
+}
 
 // ciText formats the confidence interval of a paired finding's change
 // in percent: "[+3.1%, +7.0%]".
@@ -281,8 +291,7 @@ func (f *Finding) changeText() string {
 	return results.FormatSigned(f.Change(), f.Unit) + " (" + results.FormatPercent(f.Percent()) + ")"
 }
 
-// siteText formats a site's per-op value and siteGrowth its growth.
-func siteText(unit string, v float64) string   { return results.Format(v, unit) }
+// siteGrowth formats a site's growth per op.
 func siteGrowth(unit string, d float64) string { return results.FormatSigned(d, unit) }
 
 func (f *Finding) testText() string {
