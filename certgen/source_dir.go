@@ -283,6 +283,13 @@ func (p *dirPairing) leaves() []SourceCert {
 			p.skips = append(p.skips, Skip{File: o.file, Line: o.line, Reason: "same certificate as " + posString(b.file, b.line), Ignored: true})
 			continue
 		}
+		if o.cert.isCA && p.issuers[o.cert.subject] {
+			// A CA certificate that issued certificates here is an
+			// issuer, its key beside it or not: not a server certificate.
+			p.usedKeys[o.cert.spki] = true
+			p.skips = append(p.skips, Skip{File: o.file, Line: o.line, Reason: "CA certificate that issued certificates here (its key is here too): an issuer, not a server certificate", Ignored: true})
+			continue
+		}
 		chain := extendChain(o.cert, o.chain, p.bySubject)
 		p.used[o.cert.hash] = true
 		for _, c := range chain {
