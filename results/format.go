@@ -68,7 +68,7 @@ func Format(v float64, unit string) string { return formatDigits(v, unit, 0) }
 
 // FormatPair formats two values of unit as Format does, with as many more
 // significant digits (up to three) as it takes for different values to
-// read differently: a base and a head of 1,328.75 and 1,329.05 allocs/op
+// read differently: a base and a head of 1,328.65 and 1,329.05 allocs/op
 // are "1,328.7" and "1,329", not "1,329" twice.
 func FormatPair(a, b float64, unit string) (string, string) {
 	for extra := 0; ; extra++ {
@@ -94,7 +94,7 @@ func formatDigits(v float64, unit string, extra int) string {
 		num = scaled(v, benchunit.Binary, extra)
 	case fractionMeasure:
 		num = trimZeros(strconv.FormatFloat(100*v, 'g', 3+extra, 64))
-		if strings.ContainsAny(num, "e") {
+		if strings.Contains(num, "e") {
 			num = trimZeros(strconv.FormatFloat(100*v, 'f', -1, 64))
 		}
 	default:
