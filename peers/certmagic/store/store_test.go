@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/certgen"
 
@@ -36,7 +37,13 @@ func TestCloseStopsMaintenance(t *testing.T) {
 		}
 		stores = append(stores, s)
 	}
-	if n := maintainers(); n != before+5 {
+	// A goroutine the runtime has not run yet may not show its function:
+	// wait (bounded) for all five to have started.
+	n := maintainers()
+	for deadline := time.Now().Add(30 * time.Second); n < before+5 && time.Now().Before(deadline); n = maintainers() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n != before+5 {
 		t.Fatalf("expected a maintenance goroutine per cache: %d before the 5 caches, %d after", before, n)
 	}
 	for _, s := range stores {
