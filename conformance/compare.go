@@ -29,15 +29,18 @@ const (
 // Replays that confirm a difference: every candidate is replayed
 // verifyRuns times on each side, then up to extendRuns times when a side
 // varies, or tieRuns times when a tie is broken differently, and a side
-// that looks fixed on an answer the other varies among up to fixedRuns
-// times (see replay).
-// While shrinking, a side known to vary is replayed up to varyRuns times.
+// that gave only some of the answers the other varies among up to
+// fixedRuns times (see replay).
+// While shrinking, a side known to vary is replayed until the sides differ,
+// up to varyRuns times: map order is biased (the rarer of two answers can
+// show once in 8 runs), and a step rejected by chance leaves a name or a
+// certificate in the shrunk case; at 64 runs that is 2 in 10,000 steps.
 const (
 	verifyRuns = 8
 	extendRuns = 32
 	tieRuns    = 64
 	fixedRuns  = 128
-	varyRuns   = 10
+	varyRuns   = 64
 	// maxRefuted is how often a kind of difference may fail to reproduce
 	// before the search stops replaying candidates of that kind.
 	maxRefuted = 3
@@ -437,17 +440,21 @@ func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 			runs = more
 			p = firstDiff(ob, oh)
 		}
-		// A side that looks fixed on one of the answers the other varies
-		// among may vary too, rarely: play it until it does, or until
-		// fixedRuns runs make that unlikely.
-		if p >= 0 && len(ob[p]) == 1 && len(oh[p]) > 1 && subset(ob[p], oh[p]) {
+		// A side whose answers are some of those the other varies among
+		// (one of them, or two of three) may give the rest too, rarely:
+		// play it until it does, or until fixedRuns runs make that
+		// unlikely. After that the first difference may be at another
+		// position, which gets the same chance.
+		nbAll, nhAll := max(nb, runs), max(nh, runs)
+		for tried := map[int]bool{}; p >= 0 && !tried[p]; p = firstDiff(ob, oh) {
 			at := p
-			play(cmp.base, ob, fixedRuns-runs, func() bool { return len(ob[at]) > 1 })
-			p = firstDiff(ob, oh)
-		} else if p >= 0 && len(oh[p]) == 1 && len(ob[p]) > 1 && subset(oh[p], ob[p]) {
-			at := p
-			play(cmp.head, oh, fixedRuns-runs, func() bool { return len(oh[at]) > 1 })
-			p = firstDiff(ob, oh)
+			tried[at] = true
+			switch {
+			case len(ob[at]) < len(oh[at]) && subset(ob[at], oh[at]) && nbAll < fixedRuns:
+				nbAll += play(cmp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[at]) == len(oh[at]) })
+			case len(oh[at]) < len(ob[at]) && subset(oh[at], ob[at]) && nhAll < fixedRuns:
+				nhAll += play(cmp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[at]) == len(ob[at]) })
+			}
 		}
 	}
 	if p < 0 {

@@ -118,6 +118,50 @@ func TestCompareTraefikReleases(t *testing.T) {
 	}
 }
 
+// phasedTie returns a factory of stores that break a tie among three
+// certificates as its k-th Update says: the third wins when k%40 == rare,
+// else the first two take turns. Two factories with different phases
+// behave alike, but in 32 runs one may show the third and the other not.
+func phasedTie(rare int) certstore.Factory {
+	k := -1
+	return func() certstore.Store {
+		s := newDiffStore(bugRandomTie)
+		s.picks = func() int {
+			k++
+			if k%40 == rare {
+				return 2
+			}
+			return k % 2
+		}
+		return s
+	}
+}
+
+// TestCompareRareAnswer shows that a side giving only some of the answers
+// the other varies among is replayed until it gives the rest before the
+// two count as different, and that a side that never does still differs.
+func TestCompareRareAnswer(t *testing.T) {
+	c := Case{
+		Configs: []CaseConfig{{
+			Certs:  []CaseCert{{DNSNames: []string{"a.t"}, Variant: 1}, {DNSNames: []string{"a.t"}, Variant: 2}, {DNSNames: []string{"a.t"}, Variant: 3}},
+			Stores: map[string]*CaseCert{certstore.DefaultStore: {DNSNames: []string{fillerDefault}}},
+		}},
+		Store: certstore.DefaultStore,
+		SNI:   "a.t",
+	}
+	// base shows the third certificate in its 6th run, head in its 40th.
+	if ch, err := c.Compare(phasedTie(5), phasedTie(39), verifyRuns); err != nil || ch != nil {
+		t.Errorf("two stores that differ only in phase: %+v, %v; want no change", ch, err)
+	}
+	ch, err := c.Compare(phasedTie(5), phasedTie(-1), verifyRuns)
+	if err != nil || ch == nil {
+		t.Fatalf("a head that never serves the third certificate: %+v, %v; want a change", ch, err)
+	}
+	if len(ch.Base) != 3 || len(ch.Head) != 2 {
+		t.Errorf("base served %d certificates, head %d; want 3 and 2", len(ch.Base), len(ch.Head))
+	}
+}
+
 // TestCompareIdentical shows that two copies of a store give no change,
 // also when the store varies between runs.
 func TestCompareIdentical(t *testing.T) {

@@ -33,9 +33,10 @@ const (
 // diffStore is a correct store (maps rebuilt per Update, published with one
 // atomic pointer) unless bug says otherwise.
 type diffStore struct {
-	bug diffBug
-	mu  sync.Mutex
-	cur atomic.Pointer[diffGen]
+	bug   diffBug
+	picks func() int // with bugRandomTie: the picks, instead of random ones
+	mu    sync.Mutex
+	cur   atomic.Pointer[diffGen]
 }
 
 type diffGen struct {
@@ -76,6 +77,9 @@ func (s *diffStore) Update(cfg *certstore.Config) error {
 	g := &diffGen{bug: s.bug, stores: map[string]*diffTable{}}
 	for _, st := range cfg.StoreNames() {
 		t := &diffTable{names: map[string][]*tls.Certificate{}, pick: rand.IntN(1 << 20)}
+		if s.picks != nil {
+			t.pick = s.picks()
+		}
 		if p := cfg.Stores[st].DefaultCertificate; p != nil {
 			c, _, err := parse(p)
 			if err != nil {
