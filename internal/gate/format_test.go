@@ -42,11 +42,11 @@ func TestFormatValue(t *testing.T) {
 			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if got := pairText(results.UnitAllocs, 0.44, 0.44, 0); got != "0.44" {
-		t.Errorf("pairText = %q", got)
+	if f := (&Finding{Unit: results.UnitAllocs, Base: 0.44, Head: 0.44}); f.baseText() != "0.44" || f.headText() != "0.44" {
+		t.Errorf("equal base and head: %q, %q", f.baseText(), f.headText())
 	}
-	if b, h := pairText(results.UnitAllocs, 1328.65, 1329.05, 0), pairText(results.UnitAllocs, 1328.65, 1329.05, 1); b == h {
-		t.Errorf("a regressed base and head read alike: %q, %q", b, h)
+	if f := (&Finding{Unit: results.UnitAllocs, Base: 1328.65, Head: 1329.05}); f.baseText() == f.headText() {
+		t.Errorf("a regressed base and head read alike: %q, %q", f.baseText(), f.headText())
 	}
 }
 

@@ -64,9 +64,11 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "  %s %s grew in (%s, base -> head):\n", f.Label(), f.Unit, sitesKind(f.Sites, " "))
 			tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), pairText(f.Unit, s.Base, s.Head, 0), pairText(f.Unit, s.Base, s.Head, 1), s.Label())
+				b, h := results.FormatPair(s.Base, s.Head, f.Unit)
+				fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t %s\n", siteGrowth(f.Unit, s.Growth()), b, h, s.Label())
 				for _, c := range s.Callees {
-					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), pairText(f.Unit, c.Base, c.Head, 0), pairText(f.Unit, c.Base, c.Head, 1), c.Function)
+					b, h := results.FormatPair(c.Base, c.Head, f.Unit)
+					fmt.Fprintf(tw, "    %s\t%s\t->\t%s\t\t   %s\n", siteGrowth(f.Unit, c.Growth()), b, h, c.Function)
 				}
 			}
 			tw.Flush()
@@ -139,9 +141,11 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 				if w := s.Where(); w != "" {
 					where = " (" + results.EscapeMarkdown(w) + ")"
 				}
-				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", results.CodeSpan(s.Function), where, pairText(f.Unit, s.Base, s.Head, 0), pairText(f.Unit, s.Base, s.Head, 1), siteGrowth(f.Unit, s.Growth()))
+				b, h := results.FormatPair(s.Base, s.Head, f.Unit)
+				fmt.Fprintf(bw, "| %s%s | %s | %s | %s |\n", results.CodeSpan(s.Function), where, b, h, siteGrowth(f.Unit, s.Growth()))
 				for _, c := range s.Callees {
-					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", results.CodeSpan(c.Function), pairText(f.Unit, c.Base, c.Head, 0), pairText(f.Unit, c.Base, c.Head, 1), siteGrowth(f.Unit, c.Growth()))
+					b, h := results.FormatPair(c.Base, c.Head, f.Unit)
+					fmt.Fprintf(bw, "| &nbsp;&nbsp;↳ %s | %s | %s | %s |\n", results.CodeSpan(c.Function), b, h, siteGrowth(f.Unit, c.Growth()))
 				}
 			}
 			fmt.Fprintln(bw, "\n</details>")
@@ -265,18 +269,10 @@ func (p Policy) describe() string {
 	return s
 }
 
-func (f *Finding) baseText() string { return pairText(f.Unit, f.Base, f.Head, 0) }
-func (f *Finding) headText() string { return pairText(f.Unit, f.Base, f.Head, 1) }
-
-// pairText formats the base (i = 0) or the head (1) of a pair of values
-// with the digits it takes for different values to read differently.
-func pairText(unit string, base, head float64, i int) string {
-	b, h := results.FormatPair(base, head, unit)
-	if i == 0 {
-		return b
-	}
-	return h
-}
+// baseText and headText format a finding's base and head with the digits
+// it takes for different values to read differently (results.FormatPair).
+func (f *Finding) baseText() string { b, _ := results.FormatPair(f.Base, f.Head, f.Unit); return b }
+func (f *Finding) headText() string { _, h := results.FormatPair(f.Base, f.Head, f.Unit); return h }
 
 // ciText formats the confidence interval of a paired finding's change
 // in percent: "[+3.1%, +7.0%]".

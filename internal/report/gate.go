@@ -220,9 +220,10 @@ func (g *GateResult) gateTable() *htmlTable {
 				class = "num better"
 			}
 			change := gateChange(f.Base, f.Head, f.Percent, f.Unit)
+			base, head := results.FormatPair(f.Base, f.Head, f.Unit)
 			t.Rows = append(t.Rows, []htmlCell{
 				{Text: f.Label, Class: "label"}, {Text: f.Unit, Class: "label"},
-				{Text: results.Format(f.Base, f.Unit), Class: "num"}, {Text: results.Format(f.Head, f.Unit), Class: "num"},
+				{Text: base, Class: "num"}, {Text: head, Class: "num"},
 				{Text: change, Class: class}, {Text: f.Threshold, Class: "num"},
 				{Text: strings.ReplaceAll(f.Status, "-", " ") + ": " + f.Note},
 			})

@@ -23,3 +23,14 @@ func TestGateChange(t *testing.T) {
 		}
 	}
 }
+
+// TestGateTableValues checks that a regression whose base and head round
+// alike at the usual digits reads as two different values in the table.
+func TestGateTableValues(t *testing.T) {
+	g := &GateResult{Findings: []GateFinding{{Label: "rotate-10-of-100/mystore", Unit: "allocs/op", Status: "regressed",
+		Fatal: true, Base: 1328.65, Head: 1329.05, Percent: 0.03}}}
+	row := g.gateTable().Rows[0]
+	if base, head := row[2].Text, row[3].Text; base == head {
+		t.Errorf("base and head read alike: %q, %q", base, head)
+	}
+}
