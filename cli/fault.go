@@ -121,7 +121,7 @@ func (r *storeFaults) writeStack(f *bench.StoreFault) (string, error) {
 // build, and the stack.
 func writeStackFile(w io.Writer, f *bench.StoreFault) error {
 	fmt.Fprintf(w, "certbench: %s\n", f.Error())
-	fmt.Fprintf(w, "certbench %s, %s %s/%s, GOMAXPROCS %d\n\n", bench.VersionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "certbench %s, %s %s/%s, GOMAXPROCS %d\n\n", results.VersionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	if f.Hung() {
 		fmt.Fprintf(w, "Every goroutine's stack, %s into the sample. The sample's goroutines (the store's and the harness's\n", f.Timeout)
 		fmt.Fprintf(w, "calling it) carry the label %q: %q.\n\n", bench.SampleLabel, f.Label)

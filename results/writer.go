@@ -374,11 +374,6 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// WriteUnits is Close.
-//
-// Deprecated: use Close, which also writes the closing line.
-func (w *Writer) WriteUnits() error { return w.Close() }
-
 // EndLine returns the closing line a Writer writes after n results, with
 // its newline: "# certbench-end: 24 results".
 func EndLine(n int) string {

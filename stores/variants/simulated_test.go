@@ -55,7 +55,7 @@ func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Sc
 			}
 		}
 	}
-	w := bench.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind, fixed start-up seed")
+	w := results.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind, fixed start-up seed")
 	for _, sc := range scs {
 		newStore := variants.Wrap(kind, info.New)
 		if kind == variants.Work {
@@ -67,11 +67,11 @@ func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Sc
 			Count:      count,
 			Instrument: bench.Simulate,
 		}
-		if err := bench.Run(context.Background(), opts, w.Write); err != nil {
+		if err := bench.Run(context.Background(), opts, func(s bench.Sample) error { return w.Write(s) }); err != nil {
 			return err
 		}
 	}
-	return w.WriteUnits()
+	return w.Close()
 }
 
 // simArm is one variant measured on the simulated CPU: none, or work
