@@ -75,13 +75,13 @@ func TestUnknownFlags(t *testing.T) {
 	}
 }
 
-// -o/--output names a file in every command; profile writes its folder
-// with --dir, and its old -o DIR still works with a deprecation note.
+// -o/--output names a file in every command (profile writes its folder
+// with --dir).
 func TestOutputIsAFile(t *testing.T) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			if (f.Name == "output" || f.Shorthand == "o") && f.Deprecated == "" {
+			if f.Name == "output" || f.Shorthand == "o" {
 				if name, _ := pflag.UnquoteUsage(f); name != "file" {
 					t.Errorf("%s --%s names a %q", c.CommandPath(), f.Name, name)
 				}
@@ -92,19 +92,4 @@ func TestOutputIsAFile(t *testing.T) {
 		}
 	}
 	walk(NewRoot(io.Discard, io.Discard))
-
-	for _, args := range [][]string{{"--dir", "d1"}, {"-o", "d1"}, {"--output", "d1"}} {
-		var got *ProfileOptions
-		cmd := newProfileCmd(func(_ context.Context, o *ProfileOptions) error { got = o; return nil })
-		var errOut bytes.Buffer
-		cmd.SetErr(&errOut)
-		cmd.Flags().SetOutput(&errOut)
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil || got.Dir != "d1" {
-			t.Errorf("profile %v: %v, dir %q", args, err, got.Dir)
-		}
-		if deprecated := strings.Contains(errOut.String(), "deprecated, use --dir"); deprecated != (args[0] != "--dir") {
-			t.Errorf("profile %v: stderr %q", args, errOut.String())
-		}
-	}
 }

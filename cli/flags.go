@@ -96,19 +96,6 @@ func completeNames(cmd *cobra.Command, flag string, candidates func() []string) 
 	})
 }
 
-// deprecatedAlias adds the flag old (with the shorthand letter short, if
-// any) as a hidden, deprecated spelling of the flag name: both set the
-// same value, and using old prints a note on stderr.
-func deprecatedAlias(cmd *cobra.Command, old, short, name string) {
-	fs := cmd.Flags()
-	f := fs.Lookup(name)
-	fs.VarP(f.Value, old, short, f.Usage)
-	_ = fs.MarkDeprecated(old, "use --"+name)
-	if fn, ok := cmd.GetFlagCompletionFunc(name); ok {
-		_ = cmd.RegisterFlagCompletionFunc(old, fn)
-	}
-}
-
 // changed reports whether any of the named flags was given.
 func changed(cmd *cobra.Command, names ...string) bool {
 	for _, n := range names {

@@ -93,8 +93,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("profile", func(t *testing.T) {
 		var got *ProfileOptions
 		cmd := newProfileCmd(func(_ context.Context, o *ProfileOptions) error { got = o; return nil })
-		// The old spellings still work, as deprecated aliases.
-		if err := parse(t, cmd, "--store", "naive", "--stores", "optimized", "--scenario", "x", "--all", "-o", "d", "--top", "3"); err != nil {
+		if err := parse(t, cmd, "--stores", "naive,optimized", "--scenarios", "x", "--all", "--dir", "d", "--top", "3"); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got.Stores, []string{"naive", "optimized"}) || !reflect.DeepEqual(got.Scenarios, []string{"x"}) ||
@@ -121,10 +120,6 @@ func TestFlagsMakeOptions(t *testing.T) {
 		if !reflect.DeepEqual(got.Families, []string{"renew-1", "noop"}) || !reflect.DeepEqual(got.Sizes, []int{10, 20}) ||
 			!reflect.DeepEqual(got.MaxSize, map[string]int{"naive": 100, "optimized": 200, "x": 1}) || got.Budget != time.Minute {
 			t.Errorf("%+v", got)
-		}
-		cmd = newSweepCmd(func(_ context.Context, o *SweepOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--scenario", "noop"); err != nil || !reflect.DeepEqual(got.Families, []string{"noop"}) {
-			t.Errorf("--scenario alias: %v, %v", err, got.Families)
 		}
 		cmd = newSweepCmd(func(context.Context, *SweepOptions) error { return nil })
 		if err := parse(t, cmd, "--max-size", "naive"); err == nil || !strings.Contains(err.Error(), "--max-size") || !strings.Contains(err.Error(), "want store=size") {

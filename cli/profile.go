@@ -121,13 +121,10 @@ these files too.`,
 	opts.ProfileOutput.bind(cmd)
 	fs := cmd.Flags()
 	storesFlag(cmd, &opts.Stores, nil, "stores to profile, comma-separated `names` (see certbench list); with --all, only these")
-	deprecatedAlias(cmd, "store", "", "stores")
 	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (see certbench list); with --all, only these")
 	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
-	deprecatedAlias(cmd, "scenario", "", "scenarios")
 	fs.BoolVar(&opts.All, "all", false, "profile every registered store on every default scenario, and write an index")
 	fs.StringVar(&opts.Dir, "dir", "profiles", "write the profiles (and the index of --all) into this `dir`")
-	deprecatedAlias(cmd, "output", "o", "dir") // -o names a file in every command; here it named this folder before --dir
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
 	opts.CertsFlags.bind(cmd)

@@ -24,7 +24,7 @@ func profileRun(args ...string) (int, string, string) {
 
 func TestProfileCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "-o", dir)
+	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -76,7 +76,7 @@ func TestProfileCommand(t *testing.T) {
 
 func TestProfileAll(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "-o", dir)
+	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -126,14 +126,13 @@ func TestProfileUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"profile"}, "--store"},
-		{[]string{"profile", "--store", "optimized"}, "--scenario"},
+		{[]string{"profile"}, "--stores"},
 		{[]string{"profile", "--stores", "optimized"}, "--scenarios"},
-		{[]string{"profile", "--store", "nope", "--scenario", "rotate-10-of-100"}, "nope"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "nope"}, "nope"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--top", "0"}, "--top"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--format", "csv"}, "csv"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--ops", "-1"}, "--ops"},
+		{[]string{"profile", "--stores", "nope", "--scenarios", "rotate-10-of-100"}, "nope"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "nope"}, "nope"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--top", "0"}, "--top"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--format", "csv"}, "csv"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "-1"}, "--ops"},
 		{[]string{"profile", "diff", heap}, "2 arg"},
 		{[]string{"profile", "diff", notProfile, heap}, notProfile},
 		{[]string{"profile", "diff", heap, notProfile}, notProfile},

@@ -98,7 +98,6 @@ chains). Measure them with certbench run --certs or compare --certs.`,
 	fs := cmd.Flags()
 	fs.StringSliceVar(&opts.Families, "scenarios", []string{"renew-1"}, "scenario `families` to sweep, comma-separated: "+strings.Join(familyNames(), ", ")+" (families, not scenario names)")
 	completeNames(cmd, "scenarios", familyNames)
-	deprecatedAlias(cmd, "scenario", "", "scenarios")
 	fs.IntSliceVar(&opts.Sizes, "sizes", sweep.DefaultSizes, "pool `sizes`, comma-separated")
 	storesFlag(cmd, &opts.Stores, defaultStores(), "stores to measure, comma-separated `names`")
 	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
