@@ -81,6 +81,7 @@ func TestSignalsKeepSamples(t *testing.T) {
 				select {
 				case <-giveUp:
 					cmd.Process.Kill()
+					<-exited
 					t.Fatalf("no two samples written to -o\n%s", stderr.String())
 				case err := <-exited:
 					t.Fatalf("certbench exited before the signal: %v\n%s", err, stderr.String())
@@ -98,6 +99,7 @@ func TestSignalsKeepSamples(t *testing.T) {
 			case err = <-exited:
 			case <-time.After(5 * time.Minute):
 				cmd.Process.Kill()
+				<-exited
 				t.Fatalf("still running long after %v\n%s", tc.sig, stderr.String())
 			}
 			ee, ok := err.(*exec.ExitError)
