@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -203,15 +204,26 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		if err != nil {
 			return err
 		}
+		// -o gets each sample as it is measured, so that an interrupted
+		// run leaves the file holding every sample it counts.
 		var raw bytes.Buffer
-		runErr = runTo(ctx, bopts, &raw, opts.IO.ErrOut, stackBase(opts.Output))
-		if runErr != nil && !storeFailed(runErr) {
-			return runErr
-		}
+		out := io.Writer(&raw)
+		var file *os.File
 		if opts.Output != "" {
-			if err := writeFile(opts.Output, raw.Bytes()); err != nil {
+			if file, err = os.Create(opts.Output); err != nil {
 				return usagef("-o: %v", err)
 			}
+			defer file.Close()
+			out = io.MultiWriter(file, &raw)
+		}
+		runErr = runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
+		if file != nil {
+			if err := file.Close(); err != nil {
+				return fmt.Errorf("writing %s: %w", opts.Output, err)
+			}
+		}
+		if runErr != nil && !storeFailed(runErr) {
+			return runErr
 		}
 		defer forAnalysis()()
 		set, err = results.Read(&raw, "run")

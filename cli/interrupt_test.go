@@ -40,25 +40,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestRunSignals starts `certbench run` in a process, signals it once it
-// has written two samples, and checks the exit code (130 for SIGINT, 143
-// for SIGTERM), the message, and that the file holds only complete
-// samples, as many as the message says, with no negative value.
-func TestRunSignals(t *testing.T) {
+// TestSignalsKeepSamples starts each command that writes samples to -o
+// in a process, signals it once the file holds two samples, and checks
+// the exit code (130 for SIGINT, 143 for SIGTERM), the message, and that
+// the file holds only complete samples, as many as the message says, with
+// no negative value.
+func TestSignalsKeepSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts certbench processes")
 	}
 	for _, tc := range []struct {
+		name string
+		args string // -o FILE follows
 		sig  syscall.Signal
 		code int
 	}{
-		{syscall.SIGINT, cli.ExitInterrupted},
-		{syscall.SIGTERM, cli.ExitTerminated},
+		{"run/SIGINT", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
+		{"run/SIGTERM", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGTERM, cli.ExitTerminated},
+		{"compare/SIGINT", "compare -q --stores naive,optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
+		{"sweep/SIGINT", "sweep -q --stores optimized --scenarios renew-1 --sizes 100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
 	} {
-		t.Run(tc.sig.String(), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "results.txt")
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), mainEnv+"=run -q --stores optimized --scenarios rotate-10-of-100 --count 100000 -o "+out)
+			cmd.Env = append(os.Environ(), mainEnv+"="+tc.args+" -o "+out)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -76,7 +81,8 @@ func TestRunSignals(t *testing.T) {
 				select {
 				case <-giveUp:
 					cmd.Process.Kill()
-					t.Fatalf("no two samples written\n%s", stderr.String())
+					<-exited
+					t.Fatalf("no two samples written to -o\n%s", stderr.String())
 				case err := <-exited:
 					t.Fatalf("certbench exited before the signal: %v\n%s", err, stderr.String())
 				case <-poll.C:
@@ -93,6 +99,7 @@ func TestRunSignals(t *testing.T) {
 			case err = <-exited:
 			case <-time.After(5 * time.Minute):
 				cmd.Process.Kill()
+				<-exited
 				t.Fatalf("still running long after %v\n%s", tc.sig, stderr.String())
 			}
 			ee, ok := err.(*exec.ExitError)
@@ -114,6 +121,18 @@ func TestRunSignals(t *testing.T) {
 			}
 			if !bytes.HasSuffix(data, []byte("\n")) {
 				t.Errorf("file does not end with a complete line:\n%s", data)
+			}
+			// The results package reads back every sample counted.
+			rs, err := results.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for _, se := range rs.Series {
+				got += se.N
+			}
+			if len(rs.Warnings) > 0 || got != kept {
+				t.Errorf("results.Load: %d samples, warnings %v; stderr says %d kept", got, rs.Warnings, kept)
 			}
 		})
 	}

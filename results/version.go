@@ -2,9 +2,14 @@ package results
 
 import "runtime/debug"
 
+// modulePath is certbench's module, whose version a binary records
+// whether certbench is its main module or a dependency of a store's.
+const modulePath = "github.com/certbench/certbench"
+
 // revision is the VCS revision certbench was built from when the build
-// info lacks one (a build with -buildvcs=false, or outside a checkout).
-// scripts/certbench-ci.sh and scripts/ci-compare.sh set it with
+// info lacks one (a build with -buildvcs=false, or outside a checkout);
+// it applies only when certbench is the main module. scripts/certbench-ci.sh
+// and scripts/ci-compare.sh set it with
 //
 //	-ldflags "-X github.com/certbench/certbench/results.revision=$(git rev-parse HEAD)"
 var revision string
@@ -12,7 +17,7 @@ var revision string
 // buildInfo is what Version, Revision and VersionLine read from the
 // binary's build info and the revision variable.
 type buildInfo struct {
-	version  string // the main module's version; "" for (devel)
+	version  string // certbench's module version; "" for (devel)
 	revision string // the full VCS revision; "" when unknown
 	modified bool   // the build info says the tree had local changes
 }
@@ -26,11 +31,29 @@ func readBuildInfo() buildInfo {
 	return parseBuildInfo(bi, revision)
 }
 
-// parseBuildInfo extracts the version, the revision and the modified flag
-// from bi (nil when the binary has none); ldRevision, the revision set at
-// link time, is used when bi records no vcs.revision.
+// parseBuildInfo extracts certbench's version, revision and modified flag
+// from bi (nil when the binary has none). When certbench is the main
+// module they are the main module's version and its vcs settings, or
+// ldRevision, the revision set at link time, when bi records no
+// vcs.revision. In a store author's binary (certbench a dependency) the
+// version is that of the dependency, its replacement's when replaced, and
+// the vcs settings, which describe the author's checkout, are not used.
 func parseBuildInfo(bi *debug.BuildInfo, ldRevision string) buildInfo {
 	var b buildInfo
+	if bi != nil && bi.Main.Path != "" && bi.Main.Path != modulePath {
+		for _, d := range bi.Deps {
+			if d.Path != modulePath {
+				continue
+			}
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			if d.Version != "(devel)" {
+				b.version = d.Version
+			}
+		}
+		return b
+	}
 	if bi != nil {
 		if v := bi.Main.Version; v != "" && v != "(devel)" {
 			b.version = v
@@ -50,9 +73,9 @@ func parseBuildInfo(bi *debug.BuildInfo, ldRevision string) buildInfo {
 	return b
 }
 
-// Version returns certbench's version: the main module's version, or its
-// VCS revision (12 digits, "-dirty" with local changes) when the build
-// records none, or "devel".
+// Version returns certbench's version: its module's version (see
+// parseBuildInfo), or its VCS revision (12 digits, "-dirty" with local
+// changes) when the build records none, or "devel".
 func Version() string { return readBuildInfo().versionString() }
 
 // versionString is Version for b.

@@ -13,7 +13,18 @@ func TestParseBuildInfo(t *testing.T) {
 			{Key: "vcs.modified", Value: "true"},
 		},
 	}
-	unstamped := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	stamped.Main.Path = modulePath
+	unstamped := &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"}}
+	author := func(dep *debug.Module) *debug.BuildInfo {
+		return &debug.BuildInfo{
+			Main: debug.Module{Path: "example.com/mystore", Version: "v1.4.0"},
+			Deps: []*debug.Module{{Path: "github.com/spf13/cobra", Version: "v1.10.2"}, dep},
+			Settings: []debug.BuildSetting{
+				{Key: "vcs.revision", Value: "0a0a0a0a0a0a0a0a0a0a"},
+				{Key: "vcs.modified", Value: "true"},
+			},
+		}
+	}
 	for _, tc := range []struct {
 		name         string
 		bi           *debug.BuildInfo
@@ -26,6 +37,14 @@ func TestParseBuildInfo(t *testing.T) {
 		{"ldflags only", unstamped, "feedface0123456789", "devel (revision feedface0123456789)", "feedface0123", "feedface0123456789"},
 		{"nothing", unstamped, "", "devel", "devel", ""},
 		{"no build info", nil, "", "devel", "devel", ""},
+		// A store author's binary: the author's module is Main, its
+		// vcs settings and a link-time revision describe the author's
+		// checkout, not certbench.
+		{"dependency", author(&debug.Module{Path: modulePath, Version: "v0.3.1"}), "feed", "v0.3.1", "v0.3.1", ""},
+		{"dependency replaced", author(&debug.Module{Path: modulePath, Version: "v0.3.1",
+			Replace: &debug.Module{Path: "example.com/fork", Version: "v0.3.2-fix"}}), "", "v0.3.2-fix", "v0.3.2-fix", ""},
+		{"dependency in a directory", author(&debug.Module{Path: modulePath, Version: "v0.0.0-00010101000000-000000000000",
+			Replace: &debug.Module{Path: "../.."}}), "", "devel", "devel", ""},
 	} {
 		b := parseBuildInfo(tc.bi, tc.ld)
 		if got := b.line(); got != tc.line {
