@@ -496,7 +496,7 @@ func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int,
 
 // gcTwice collects garbage twice before a heap reading: objects freed by
 // the first cycle's finalizers and sync.Pool victim caches only go in the
-// second, and a single GC leaves retained-B noisier by a few percent.
+// second, and a single GC leaves retained-B noisier.
 func gcTwice() {
 	runtime.GC()
 	runtime.GC()

@@ -84,7 +84,7 @@ func SimulateOps(sc scenarios.Scenario) int {
 // drawn at random. Every (scenario, store) gets
 // one warm-up sample before its first measured one, outside any window:
 // the first sample of a process grows the heap and finds fresh spans, and
-// counts about 0.1% differently.
+// counts differently.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's file.

@@ -60,8 +60,8 @@ const (
 // The units of the simulated CPU (certbench run --instrument simulate):
 // the timed ops run under Valgrind's callgrind, a simulated CPU whose
 // counts other tenants of the machine cannot disturb. They are
-// near-exact, not exact: a sample repeats its count to within a few
-// hundredths of a percent (the Go runtime's map seeds and the scheduler's
+// near-exact, not exact: a sample repeats its count closely, not to the
+// instruction (the Go runtime's map seeds and the scheduler's
 // preemption checks vary a little from one window to the next). See
 // IsSimulated.
 const (

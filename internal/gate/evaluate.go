@@ -419,7 +419,7 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 
 // nearExact decides a finding of a simulated CPU's unit (see NearExact).
 // Its samples are near-deterministic: a window repeats its instruction
-// count to within a few hundredths of a percent, far below any useful
+// count closely, far below any useful
 // threshold. So the threshold decides, on the medians (one outlier window
 // per side cannot move a median of 4 or more samples), and the U test,
 // at Alpha and without correction, only guards against calling a change

@@ -35,9 +35,9 @@ func gateUnits() []string {
 }
 
 // The default thresholds of the simulated CPU's units. A window's
-// instruction count repeats to within a few hundredths of a percent
-// (README, "Gate policy"), so a threshold of a few tenths of a percent is
-// far above the noise and still below the +0.5% a change must reach to
+// instruction count repeats closely from one window to the next
+// (results/simulated-cpu.md has the figures), so a threshold of a few tenths of a percent is
+// far above the noise and still below the changes that must
 // be caught reliably. The cycle estimate adds the cache simulation's
 // misses, which vary more between windows (memory addresses differ), so
 // its threshold is wider.

@@ -44,7 +44,7 @@ const (
 	SignedRank Method = "signed-rank"
 	// NearExact: a simulated CPU's unit (results.IsSimulated:
 	// instructions/op, est-cycles/op), whose samples repeat to within a
-	// few hundredths of a percent. The medians are compared against the
+	// narrow spread (results/simulated-cpu.md). The medians are compared against the
 	// threshold, and a two-sided Mann-Whitney U test at Alpha, not
 	// corrected for multiple comparisons, says whether the samples
 	// separate: see Evaluate.

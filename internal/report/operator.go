@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// The charts of "What operators feel" (README): what a proxy's operators
+// The charts of "What operators feel" (docs/measurements.md): what a proxy's operators
 // see of a store, beyond time per refresh.
 //
 // Handshake results carry latency percentiles, not raw latencies, so the
@@ -26,7 +26,7 @@ import (
 // the tail churn bites, with the churn-free p99 marked as a ring; and
 // the p99 without and under churn per store (ring to dot, the ratio
 // written beside), the one comparison an operator asks first. A log axis
-// because the stores differ by an order of magnitude and the ratio, not
+// because stores can differ by orders of magnitude and the ratio, not
 // the difference, is what churn costs.
 
 // percentileUnits are the handshake percentiles under churn, in the
