@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -102,17 +103,13 @@ func sampleCost(sc scenarios.Scenario, ops int) float64 {
 
 // sampleCosts is the sampleCost of each scenario of opts, with the ops a
 // sample runs (simulated: SimulateOps, unless Ops overrides them).
-func sampleCosts(opts Options, simulated bool) []float64 {
-	costs := make([]float64, len(opts.Scenarios))
-	for i, sc := range opts.Scenarios {
-		ops := sc.Ops
-		switch {
-		case opts.Ops > 0:
-			ops = opts.Ops
-		case simulated:
+func sampleCosts(opts Options, simulated bool) (costs []float64) {
+	for _, sc := range opts.Scenarios {
+		ops := cmp.Or(max(opts.Ops, 0), sc.Ops)
+		if simulated && opts.Ops <= 0 {
 			ops = SimulateOps(sc)
 		}
-		costs[i] = sampleCost(sc, ops)
+		costs = append(costs, sampleCost(sc, ops))
 	}
 	return costs
 }

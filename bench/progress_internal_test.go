@@ -82,4 +82,20 @@ func TestSampleCost(t *testing.T) {
 	if c, d := sampleCost(lookup, 10), sampleCost(lookup, lookup.Ops); !(d > c) {
 		t.Errorf("lookup-1000: cost %v with 10 lookups, %v with %d: want more lookups to cost more", c, d, lookup.Ops)
 	}
+	// The ops a sample runs: --ops, else the simulated count, else the scenario's.
+	one := []scenarios.Scenario{lookup}
+	for _, tc := range []struct {
+		opts      Options
+		simulated bool
+		ops       int
+	}{
+		{Options{Scenarios: one}, false, lookup.Ops},
+		{Options{Scenarios: one, Ops: 10}, false, 10},
+		{Options{Scenarios: one, Ops: 10}, true, 10},
+		{Options{Scenarios: one}, true, SimulateOps(lookup)},
+	} {
+		if got, want := sampleCosts(tc.opts, tc.simulated)[0], sampleCost(lookup, tc.ops); got != want {
+			t.Errorf("Ops %d, simulated %v: cost %v, want %v (%d ops)", tc.opts.Ops, tc.simulated, got, want, tc.ops)
+		}
+	}
 }
