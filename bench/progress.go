@@ -40,7 +40,7 @@ func newProgress(w io.Writer, lines bool, perScenario int, costs []float64) *pro
 	return p
 }
 
-// scenarioLeft is what left knows of one scenario of a run.
+// scenarioLeft is what estimateLeft knows of one scenario of a run.
 type scenarioLeft struct {
 	cost    float64       // the cost of one sample (sampleCost), relative to the other scenarios'
 	samples int           // samples planned
@@ -49,10 +49,8 @@ type scenarioLeft struct {
 }
 
 // estimateLeft estimates the time the samples not done yet take: a
-// scenario's from the mean of its own samples done, one's with none done
-// from its cost at the time per unit of cost of all the samples done
-// (scenarios differ: the first of the default set costs a small part of
-// one with 10,000 certificates). ok is false before any sample is done.
+// scenario's at the mean of its own samples done, or with none done at
+// its cost times the time per cost of all samples done (false: none).
 func estimateLeft(scens []scenarioLeft) (left time.Duration, ok bool) {
 	var took time.Duration
 	var cost float64
@@ -74,14 +72,11 @@ func estimateLeft(scens []scenarioLeft) (left time.Duration, ok bool) {
 	return left, true
 }
 
-// Sample costs, for estimating the time a run has left: how long one
-// sample takes against another, not how long either takes. A sample's
-// time grows with its pool (the store is built from it, refreshes
-// reconfigure it, the heap measured holds it), not with its op count,
-// which the catalogue sets lower for larger pools: a sample costs a fixed
-// part as large as sampleFixed certificates of its pool, plus one per
-// certificate, plus, for lookups and handshakes, the pool again per
-// lookupsPerPool of them.
+// A sample's cost against another's, for estimateLeft, grows with its
+// pool (the store is built from it, refreshes reconfigure it, the heap
+// measured holds it), not its ops, which the catalogue lowers for larger
+// pools: sampleFixed plus one per certificate, plus the pool again per
+// lookupsPerPool lookups or handshakes.
 const (
 	sampleFixed    = 1000
 	lookupsPerPool = 20000
