@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/certbench/certbench/scenarios"
 )
 
 // progress writes Run's progress (Options.Progress): on a terminal a
@@ -16,29 +19,104 @@ type progress struct {
 	live  bool // a live line is on the terminal, not ended
 	total int  // samples planned
 	done  int  // samples measured, failed or passed over
-	nScen int  // scenarios planned
 	start time.Time
 	scen  time.Time // the current scenario's start
+
+	scens []scenarioLeft // per scenario, for left
+	cur   int            // the current scenario's index in scens
 
 	measured     int      // samples measured (not failed, not passed over)
 	scenMeasured int      // samples measured when the current scenario started
 	failed       []string // the stores that failed in the current scenario
 }
 
-func newProgress(w io.Writer, lines bool, total, scenarios int) *progress {
-	return &progress{w: w, lines: lines, total: total, nScen: scenarios, start: time.Now()}
+// newProgress returns the progress of a run of perScenario samples of
+// each of the scenarios whose samples cost costs (sampleCost).
+func newProgress(w io.Writer, lines bool, perScenario int, costs []float64) *progress {
+	p := &progress{w: w, lines: lines, total: perScenario * len(costs), start: time.Now(), cur: -1}
+	for _, c := range costs {
+		p.scens = append(p.scens, scenarioLeft{cost: c, samples: perScenario})
+	}
+	return p
 }
 
-// left estimates the time the samples not done yet take, from the mean
-// so far ("" before the first sample). Scenarios differ in cost (the
-// default set's scenarios with 10,000 certificates come after cheaper
-// ones), so the texts say it is the pace so far, not a forecast.
+// scenarioLeft is what estimateLeft knows of one scenario of a run.
+type scenarioLeft struct {
+	cost    float64       // the cost of one sample (sampleCost), relative to the other scenarios'
+	samples int           // samples planned
+	done    int           // samples done
+	took    time.Duration // the time its done samples took
+}
+
+// estimateLeft estimates the time the samples not done yet take: a
+// scenario's at the mean of its own samples done, or with none done at
+// its cost times the time per cost of all samples done (false: none).
+func estimateLeft(scens []scenarioLeft) (left time.Duration, ok bool) {
+	var took time.Duration
+	var cost float64
+	for _, s := range scens {
+		took += s.took
+		cost += float64(s.done) * s.cost
+	}
+	if cost == 0 {
+		return 0, false
+	}
+	perCost := float64(took) / cost
+	for _, s := range scens {
+		per := s.cost * perCost
+		if s.done > 0 {
+			per = float64(s.took) / float64(s.done)
+		}
+		left += time.Duration(float64(s.samples-s.done) * per)
+	}
+	return left, true
+}
+
+// A sample's cost against another's, for estimateLeft, grows with its
+// pool (the store is built from it, refreshes reconfigure it, the heap
+// measured holds it), not its ops, which the catalogue lowers for larger
+// pools: sampleFixed plus one per certificate, plus the pool again per
+// lookupsPerPool lookups or handshakes.
+const (
+	sampleFixed    = 1000
+	lookupsPerPool = 20000
+)
+
+// sampleCost is the relative cost of one sample of sc with ops ops.
+func sampleCost(sc scenarios.Scenario, ops int) float64 {
+	pool := sc.Pool.Count
+	if sc.Certs != nil {
+		pool = len(sc.Certs.Certs)
+	}
+	cost := float64(sampleFixed + pool)
+	switch sc.Kind {
+	case scenarios.Lookup, scenarios.Handshake, scenarios.HandshakeUnderChurn:
+		cost += float64(ops) * float64(pool) / lookupsPerPool
+	}
+	return cost
+}
+
+// sampleCosts is the sampleCost of each scenario of opts, with the ops a
+// sample runs (simulated: SimulateOps, unless Ops overrides them).
+func sampleCosts(opts Options, simulated bool) (costs []float64) {
+	for _, sc := range opts.Scenarios {
+		ops := cmp.Or(max(opts.Ops, 0), sc.Ops)
+		if simulated && opts.Ops <= 0 {
+			ops = SimulateOps(sc)
+		}
+		costs = append(costs, sampleCost(sc, ops))
+	}
+	return costs
+}
+
+// left is the estimate of the time left, "about 4m10s", or "" before the
+// first sample.
 func (p *progress) left() string {
-	if p.done == 0 {
+	d, ok := estimateLeft(p.scens)
+	if !ok {
 		return ""
 	}
-	d := time.Since(p.start) / time.Duration(p.done) * time.Duration(p.total-p.done)
-	return d.Round(time.Second).String()
+	return "about " + d.Round(time.Second).String()
 }
 
 // sample announces the sample about to be measured (terminal only).
@@ -48,7 +126,7 @@ func (p *progress) sample(scenario, store string, k, count int) {
 	}
 	eta := ""
 	if l := p.left(); l != "" {
-		eta = ", " + l + " left at this pace"
+		eta = ", " + l + " left"
 	}
 	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s on %s, sample %d/%d%s", p.done+1, p.total, scenario, store, k, count, eta)
 	p.live = true
@@ -57,6 +135,10 @@ func (p *progress) sample(scenario, store string, k, count int) {
 // sampleDone counts a sample done; measured, one that was measured.
 func (p *progress) sampleDone(measured bool) {
 	p.done++
+	if p.cur >= 0 {
+		p.scens[p.cur].done++
+		p.scens[p.cur].took = time.Since(p.scen)
+	}
 	if measured {
 		p.measured++
 	}
@@ -73,9 +155,10 @@ func (p *progress) interrupt() {
 	}
 }
 
-// startScenario notes the start of a scenario.
+// startScenario notes the start of the next scenario.
 func (p *progress) startScenario() {
 	p.scen, p.scenMeasured, p.failed = time.Now(), p.measured, nil
+	p.cur++
 }
 
 // scenarioDone writes, in lines mode, the line of the i-th scenario
@@ -85,16 +168,16 @@ func (p *progress) scenarioDone(i int, name string) {
 		return
 	}
 	took := time.Since(p.scen).Round(time.Second)
-	left := p.nScen - i - 1
+	left := len(p.scens) - i - 1
 	tail := fmt.Sprintf("%s in all, %s", plural(p.measured, "sample"), time.Since(p.start).Round(time.Second))
 	if left > 0 {
-		tail = fmt.Sprintf("%s left, %s at the pace so far", plural(left, "scenario"), p.left())
+		tail = fmt.Sprintf("%s left, %s", plural(left, "scenario"), p.left())
 	}
 	failed := ""
 	if len(p.failed) > 0 {
 		failed = " (failed: " + strings.Join(p.failed, ", ") + ")"
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s%s; %s\n", i+1, p.nScen, name, plural(p.measured-p.scenMeasured, "sample"), took, failed, tail)
+	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s%s; %s\n", i+1, len(p.scens), name, plural(p.measured-p.scenMeasured, "sample"), took, failed, tail)
 }
 
 // plural is "1 sample", "2 samples".

@@ -145,7 +145,7 @@ func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*run
 	default:
 		return nil, fmt.Errorf("bench: unknown instrument %q (want %s or %s)", opts.Instrument, Wall, Simulate)
 	}
-	r.prog = newProgress(opts.Progress, opts.ProgressLines, r.count*len(opts.Stores)*len(opts.Scenarios), len(opts.Scenarios))
+	r.prog = newProgress(opts.Progress, opts.ProgressLines, r.count*len(opts.Stores), sampleCosts(opts, r.sim != nil))
 	return r, nil
 }
 

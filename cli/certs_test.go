@@ -84,7 +84,7 @@ func TestRunCertsRecordsShapeOnly(t *testing.T) {
 func TestCompareCertsDefaultSet(t *testing.T) {
 	dir, names := writeCertsDir(t, 22, 7)
 	raw := filepath.Join(t.TempDir(), "raw.txt")
-	code, table, stderr := run(t, "compare", "--certs", dir, "--count", "1", "--ops", "1", "-q", "-o", raw)
+	code, table, stderr := run(t, "compare", "--certs", dir, "--stores", "naive,optimized", "--count", "1", "--ops", "1", "-q", "-o", raw)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

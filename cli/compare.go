@@ -222,14 +222,16 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 				return fmt.Errorf("writing %s: %w", opts.Output, err)
 			}
 		}
-		if runErr != nil && !storeFailed(runErr) {
+		// Interrupted, compare still tables the samples it kept.
+		var ie *interruptedError
+		if runErr != nil && !storeFailed(runErr) && !errors.As(runErr, &ie) {
 			return runErr
 		}
 		defer forAnalysis()()
 		set, err = results.Read(&raw, "run")
 		if err != nil {
 			if runErr != nil {
-				return runErr // no store left a sample
+				return runErr // no sample kept
 			}
 			return err
 		}

@@ -41,14 +41,13 @@ func familyNames() []string {
 	return names
 }
 
-// defaultStores is naive and optimized when both are registered, else every
-// registered store.
+// defaultStores is every registered store, so that a binary with a store
+// author's stores measures them too: naive then optimized first when
+// registered (the first is the baseline), then the others by name.
 func defaultStores() []string {
 	all := storeNames()
-	if slices.Contains(all, "naive") && slices.Contains(all, "optimized") {
-		return []string{"naive", "optimized"}
-	}
-	return all
+	first := slices.DeleteFunc([]string{"naive", "optimized"}, func(n string) bool { return !slices.Contains(all, n) })
+	return append(first, slices.DeleteFunc(all, func(n string) bool { return slices.Contains(first, n) })...)
 }
 
 // lookupStores returns the named stores, checking every name; flag names

@@ -54,18 +54,20 @@ func TestSignalsKeepSamples(t *testing.T) {
 		args string // -o FILE follows
 		sig  syscall.Signal
 		code int
+		out  string // on stdout after the signal
 	}{
-		{"run/SIGINT", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
-		{"run/SIGTERM", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGTERM, cli.ExitTerminated},
-		{"compare/SIGINT", "compare -q --stores naive,optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
-		{"sweep/SIGINT", "sweep -q --stores optimized --scenarios renew-1 --sizes 100 --count 100000", syscall.SIGINT, cli.ExitInterrupted},
+		{"run/SIGINT", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted, ""},
+		{"run/SIGTERM", "run -q --stores optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGTERM, cli.ExitTerminated, ""},
+		// compare tables the samples it kept.
+		{"compare/SIGINT", "compare -q --stores naive,optimized --scenarios rotate-10-of-100 --count 100000", syscall.SIGINT, cli.ExitInterrupted, "rotate-10-of-100"},
+		{"sweep/SIGINT", "sweep -q --stores optimized --scenarios renew-1 --sizes 100 --count 100000", syscall.SIGINT, cli.ExitInterrupted, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "results.txt")
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), mainEnv+"="+tc.args+" -o "+out)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +113,9 @@ func TestSignalsKeepSamples(t *testing.T) {
 				t.Fatalf("stderr %q, want \"interrupted: N samples kept\"", stderr.String())
 			}
 			kept, _ := strconv.Atoi(m[1])
+			if !strings.Contains(stdout.String(), tc.out) {
+				t.Errorf("stdout %q, want it to contain %q", stdout.String(), tc.out)
+			}
 			data, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)

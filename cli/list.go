@@ -30,8 +30,10 @@ func newListCmd(runF func(context.Context, *ListOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the registered stores and the scenarios",
-		Long: `list prints the stores registered in this binary and the scenarios (* marks
-the default set, which run, compare and profile --all use). The scenario
+		Long: `list prints the stores registered in this binary, which run, compare and
+sweep measure unless --stores names some (naive, when registered, first:
+the baseline), and the scenarios (* marks the default set, which run,
+compare and profile --all use). The scenario
 families of certbench sweep are listed in its help and in --format json.
 With --scenario-file, the files' scenarios follow, each with its
 definition and the hash results record of it: a way to check a file

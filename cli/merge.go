@@ -25,20 +25,16 @@ func newMergeCmd(runF func(context.Context, *MergeOptions) error) *cobra.Command
 		Use:   "merge FILE...",
 		Short: "Merge result files into one, recomputing the unit lines from all samples",
 		Long: `merge writes the results of the files, in order, as one file in the Go
-benchmark format (to stdout, or to the file -o names), each result with its
-configuration and comment lines ("# round: N", "# scenario-hash.NAME: ...",
-also from files that wrote them as configuration lines), followed by unit
-lines computed from all the merged samples and one closing line
-"# certbench-end: N results": B/op, allocs/op and goroutines are declared
-"assume=exact" only if every benchmark has at least 2 samples and all of
-them are equal. Other unit lines of the inputs are kept; inputs that
-contradict each other are an error.
+benchmark format (to stdout, or to the file -o names): each result with its
+configuration and comment lines, then unit lines computed from all the
+merged samples and the closing line "# certbench-end: N results".
 
-Use it instead of cat to combine the files of separate runs (such as one
-"certbench run --count 1" per round, as scripts/ci-compare.sh does): each
-count-1 file declares its counts exact, which one sample cannot show, and
-concatenated files make compare and benchstat read a count that varies
-between runs as exact.`,
+Use it instead of cat to combine separate runs (one "certbench run
+--count 1" per round): each count-1 file declares B/op, allocs/op and
+goroutines "assume=exact", which one sample cannot show; merge declares
+them so only when every benchmark has at least 2 samples, all equal.
+Other unit lines of the inputs are kept; inputs that contradict each
+other are an error.`,
 		Example: `  certbench merge -o all.txt run1.txt run2.txt`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -15,7 +15,7 @@ func TestProgressOffTerminal(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := regexp.MustCompile(`^\[1/2\] rotate-10-of-100: 2 samples in \d+s; 1 scenario left, \d+\S* at the pace so far\n` +
+	want := regexp.MustCompile(`^\[1/2\] rotate-10-of-100: 2 samples in \d+s; 1 scenario left, about \d+\S*\n` +
 		`\[2/2\] renew-1-of-1000: 2 samples in \d+s; 4 samples in all, \d+\S*\n$`)
 	if !want.MatchString(stderr) {
 		t.Errorf("stderr:\n%s\nwant lines matching\n%s", stderr, want)

@@ -182,9 +182,9 @@ compares stores or runs with benchstat's statistics.
 Exit codes: 0 success, 1 regression found (gate) or a store under test
 failed (run, compare, sweep: it panicked or hung; conformance: it broke a
 rule), 2 bad usage or input, 130 interrupted by SIGINT (Ctrl-C), 143 by
-SIGTERM: the command stopped early (run, compare and sweep keep the
-complete samples and print how many; a second Ctrl-C kills at once, and the process exits
-15 s after the first signal whatever it waits for).`,
+SIGTERM: the command stopped early, and run, compare and sweep keep the
+complete samples and print how many (a second Ctrl-C kills at once; the
+process exits 15 s after the first signal whatever it waits for).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints the module version and the VCS revision
