@@ -28,7 +28,7 @@
 //     image.
 //   - The simulated CPU's units (instructions/op, est-cycles/op: certbench
 //     run --instrument simulate) are near-exact: a window repeats its count
-//     closely (results/simulated-cpu.md), whatever else the machine
+//     to within a few hundredths of a percent, whatever else the machine
 //     runs. Identical on each side, they are compared exactly; otherwise
 //     [NearExact]: the medians against the threshold (one outlier window of
 //     four or more cannot move a median), and a Mann-Whitney U test at
@@ -115,13 +115,13 @@
 //
 // bench reads B/op and allocs/op from the process-wide runtime.MemStats
 // counters, which also count what the Go runtime allocates for itself
-// during the measured ops: in A/A runs (docs/gate-measurements.md has
-// the figures), in the
+// during the measured ops. Measured on the optimized store (A/A runs,
+// one process per sample as scripts/ci-compare.sh runs them): in the
 // first scenario of a process the runtime starts a new OS thread (M)
-// during the timed ops in some samples (runtime.newm, allocm,
-// malg, mProfStackInit), which moves allocs/op
-// by one and B/op a little; later scenarios see it
-// rarely, plus occasional small runtime allocations. So a count
+// during the timed ops in about half the samples (runtime.newm, allocm,
+// malg, mProfStackInit: about 5.5 KB in 6 objects), which moves allocs/op
+// by one and B/op by ~0.6% for a 10-op sample; later scenarios see it
+// rarely, plus occasional 10-220 byte runtime allocations. So a count
 // unit is compared exactly only when every sample agrees, and with the U
 // test otherwise: the runtime's extra objects land randomly on either side
 // and cannot make the medians of one side consistently higher.
