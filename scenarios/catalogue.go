@@ -107,7 +107,7 @@ type Scenario struct {
 	// simulated CPU (certbench run --instrument simulate) instead of Ops:
 	// a window of tens of millions of instructions averages out the Go
 	// runtime's own randomness (map seeds, which spans are reused) to
-	// a negligible spread, and one of billions takes tens of seconds
+	// hundredths of a percent, and one of billions takes tens of seconds
 	// under the simulation. It is not part of the definition hash: it
 	// only changes how many ops a simulated sample averages over.
 	SimulateOps int

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// The charts of "What operators feel" (docs/measurements.md): what a proxy's operators
+// The charts of the report's "What operators feel" (docs/measurements.md): what a proxy's operators
 // see of a store, beyond time per refresh.
 //
 // Handshake results carry latency percentiles, not raw latencies, so the
