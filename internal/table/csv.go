@@ -3,6 +3,7 @@ package table
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // with a header record, and every record's first field is the table's
 // title. A column with intervals is followed by a "± <column>" field, and
 // a table with footnotes ends each record with a "notes" field holding
-// the texts of the cell's footnotes, joined by "; ". Tables differ in
+// the texts of the row's footnotes, joined by "; ". Tables differ in
 // their number of fields (read with csv.Reader.FieldsPerRecord = -1).
 func WriteCSV(w io.Writer, p *Page) error {
 	cw := csv.NewWriter(w)
@@ -43,7 +44,9 @@ func WriteCSV(w io.Writer, p *Page) error {
 					rec = append(rec, c.Interval)
 				}
 				for _, n := range c.Notes {
-					notes = append(notes, t.Footnotes[n-1])
+					if !slices.Contains(notes, t.Footnotes[n-1]) {
+						notes = append(notes, t.Footnotes[n-1])
+					}
 				}
 			}
 			if len(t.Footnotes) > 0 {

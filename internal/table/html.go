@@ -55,7 +55,7 @@ func (t *Table) writeHTML(w io.Writer) {
 	}
 	fmt.Fprint(w, "<tr>")
 	for j, c := range t.Columns {
-		if c.Name != "" || j == 0 {
+		if !t.cont(j) {
 			fmt.Fprintf(w, `<th colspan="%d">%s</th>`, t.span(j, j+1), esc(c.Name))
 		}
 	}
@@ -67,11 +67,11 @@ func (t *Table) writeHTML(w io.Writer) {
 			fmt.Fprint(w, "<tr>")
 		}
 		for j, c := range t.Columns {
-			if c.Name == "" && j > 0 {
+			if t.cont(j) {
 				continue
 			}
 			var parts []string
-			for k := j; k < len(t.Columns) && (k == j || t.Columns[k].Name == ""); k++ {
+			for k := j; k < len(t.Columns) && (k == j || t.cont(k)); k++ {
 				if s := htmlCell(r.cell(k)); s != "" {
 					parts = append(parts, s)
 				}
@@ -103,7 +103,7 @@ func (t *Table) writeHTML(w io.Writer) {
 func (t *Table) span(start, end int) int {
 	n := 0
 	for j := start; j < end; j++ {
-		if t.Columns[j].Name != "" || j == 0 {
+		if !t.cont(j) {
 			n++
 		}
 	}

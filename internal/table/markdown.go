@@ -45,9 +45,9 @@ func (t *Table) writeMarkdown(w io.Writer, level string) {
 		fmt.Fprintf(w, "%s %s\n\n", level, results.EscapeMarkdown(t.Title))
 	}
 	var head, rule []string
-	for _, c := range t.Columns {
+	for j, c := range t.Columns {
 		switch {
-		case c.Name == "" && len(head) > 0:
+		case t.cont(j):
 			continue
 		case c.Align == Right:
 			rule = append(rule, "--:")
@@ -60,12 +60,12 @@ func (t *Table) writeMarkdown(w io.Writer, level string) {
 	mdLine(w, rule)
 	for _, r := range t.Rows {
 		var cells []string
-		for j, c := range t.Columns {
+		for j := range t.Columns {
 			s := mdCell(r.cell(j))
 			if j == 0 && r.Summary && s != "" {
 				s = "*" + s + "*"
 			}
-			if c.Name == "" && len(cells) > 0 {
+			if t.cont(j) {
 				cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + " " + s)
 				continue
 			}

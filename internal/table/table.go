@@ -103,6 +103,13 @@ func (t *Table) Note(c Cell, texts ...string) Cell {
 	return c
 }
 
+// cont reports whether column j continues the one before it: it has no
+// Name and the same Group. Text puts one space before it, Markdown and
+// HTML show its cells in the column before.
+func (t *Table) cont(j int) bool {
+	return j > 0 && t.Columns[j].Name == "" && t.Columns[j].Group == t.Columns[j-1].Group
+}
+
 // grouped reports whether any column has a Group.
 func (t *Table) grouped() bool {
 	return slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Group != "" })

@@ -57,14 +57,18 @@ func (t *Table) writeText(w io.Writer) {
 		line()
 	}
 	for j, c := range t.Columns {
+		if t.cont(j) {
+			continue
+		}
 		t.sep(&b, j, grouped, true)
+		w, end := t.nameSpan(cols, j)
 		switch {
-		case grouped && c.Align == Right:
-			b.WriteString(center(c.Name, cols[j].width))
-		case c.Align == Right:
-			b.WriteString(padLeft(c.Name, cols[j].width))
+		case end > j+1 || c.Align == Left:
+			b.WriteString(padRight(c.Name, w))
+		case grouped:
+			b.WriteString(center(c.Name, w))
 		default:
-			b.WriteString(padRight(c.Name, cols[j].width))
+			b.WriteString(padLeft(c.Name, w))
 		}
 	}
 	if grouped {
@@ -86,11 +90,12 @@ func (t *Table) writeText(w io.Writer) {
 	}
 }
 
-// measure sizes each column so that its cells and name fit, and widens
-// the last column of a group whose label is wider than its columns.
+// measure sizes each column so that its cells fit, its name over it and
+// the columns that continue it, and its group's label over the group's
+// columns (widening the last column of the span).
 func (t *Table) measure() []textCol {
 	cols := make([]textCol, len(t.Columns))
-	for j, c := range t.Columns {
+	for j := range t.Columns {
 		tc := &cols[j]
 		for _, r := range t.Rows {
 			cell := r.cell(j)
@@ -102,18 +107,41 @@ func (t *Table) measure() []textCol {
 				tc.marks = max(tc.marks, 1+width(marks(cell.Notes)))
 			}
 		}
-		tc.width = max(tc.text+tc.interval+tc.marks, width(c.Name))
+		tc.width = tc.text + tc.interval + tc.marks
+	}
+	for j, c := range t.Columns {
+		if w, end := t.nameSpan(cols, j); !t.cont(j) && width(c.Name) > w {
+			cols[end-1].width += width(c.Name) - w
+		}
 	}
 	for _, g := range t.groups() {
-		span := 2 * (g.end - g.start - 1)
-		for j := g.start; j < g.end; j++ {
-			span += cols[j].width
-		}
-		if extra := width(t.Columns[g.start].Group) - span; extra > 0 {
+		if extra := width(t.Columns[g.start].Group) - t.textSpan(cols, g); extra > 0 {
 			cols[g.end-1].width += extra
 		}
 	}
 	return cols
+}
+
+// textSpan is the width of group g's columns and the space between them.
+func (t *Table) textSpan(cols []textCol, g group) int {
+	n := cols[g.start].width
+	for j := g.start + 1; j < g.end; j++ {
+		n += cols[j].width + 2
+		if t.cont(j) {
+			n--
+		}
+	}
+	return n
+}
+
+// nameSpan returns the width of column j and the columns that continue
+// it, and the end of that run.
+func (t *Table) nameSpan(cols []textCol, j int) (w, end int) {
+	w, end = cols[j].width, j+1
+	for ; end < len(t.Columns) && t.cont(end); end++ {
+		w += 1 + cols[end].width
+	}
+	return w, end
 }
 
 // A group is a run of columns [start, end) with one Group label.
@@ -132,7 +160,8 @@ func (t *Table) groups() []group {
 }
 
 // sep writes what goes before column j: nothing before the first, "│"
-// (in header lines) or space at a group's start in a grouped table, two
+// (in header lines) or space at a group's start in a grouped table, one
+// space before a column with no Name (it continues the one before), two
 // spaces otherwise.
 func (t *Table) sep(b *strings.Builder, j int, grouped, header bool) {
 	switch {
@@ -143,6 +172,8 @@ func (t *Table) sep(b *strings.Builder, j int, grouped, header bool) {
 		} else {
 			b.WriteString("   ")
 		}
+	case t.cont(j):
+		b.WriteString(" ")
 	default:
 		b.WriteString("  ")
 	}
@@ -152,11 +183,7 @@ func (t *Table) sep(b *strings.Builder, j int, grouped, header bool) {
 func (t *Table) textGroups(b *strings.Builder, cols []textCol) {
 	for _, g := range t.groups() {
 		t.sep(b, g.start, true, true)
-		span := 2 * (g.end - g.start - 1)
-		for j := g.start; j < g.end; j++ {
-			span += cols[j].width
-		}
-		b.WriteString(center(t.Columns[g.start].Group, span))
+		b.WriteString(center(t.Columns[g.start].Group, t.textSpan(cols, g)))
 	}
 	b.WriteString(" │")
 }
