@@ -171,5 +171,3 @@ func (t *Table) RowHeader() string {
 	}
 	return strings.Join(names, "/")
 }
-
-
