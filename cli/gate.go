@@ -9,6 +9,7 @@ import (
 
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -351,7 +352,7 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 		if err != nil {
 			return usagef("--summary: %v", err)
 		}
-		err = v.WriteMarkdown(f)
+		err = table.WriteMarkdown(f, v.Page())
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -360,13 +361,13 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 		}
 	}
 	if opts.Output == "" || opts.Output == "-" {
-		return render(v, opts.Format, opts.IO.Out)
+		return writeAs(opts.Format, opts.IO.Out, v.Page(), v.JSON())
 	}
 	file, err := os.Create(opts.Output)
 	if err != nil {
 		return usagef("-o: %v", err)
 	}
-	if err := render(v, opts.Format, file); err != nil {
+	if err := writeAs(opts.Format, file, v.Page(), v.JSON()); err != nil {
 		file.Close()
 		return err
 	}

@@ -45,18 +45,22 @@ func (t *Table) writeHTML(w io.Writer) {
 	if t.Title != "" {
 		fmt.Fprintf(w, "<h3>%s</h3>\n", esc(t.Title))
 	}
-	fmt.Fprintln(w, "<table>\n<thead>")
+	if t.ID != "" {
+		fmt.Fprintf(w, "<table id=\"%s\">\n<thead>\n", esc(t.ID))
+	} else {
+		fmt.Fprintln(w, "<table>\n<thead>")
+	}
 	if t.grouped() {
 		fmt.Fprint(w, "<tr>")
 		for _, g := range t.groups() {
-			fmt.Fprintf(w, `<th colspan="%d">%s</th>`, t.span(g.start, g.end), esc(t.Columns[g.start].Group))
+			fmt.Fprintf(w, "<th%s>%s</th>", colspan(t.span(g.start, g.end)), esc(t.Columns[g.start].Group))
 		}
 		fmt.Fprintln(w, "</tr>")
 	}
 	fmt.Fprint(w, "<tr>")
 	for j, c := range t.Columns {
 		if !t.cont(j) {
-			fmt.Fprintf(w, `<th colspan="%d">%s</th>`, t.span(j, j+1), esc(c.Name))
+			fmt.Fprintf(w, "<th>%s</th>", esc(c.Name))
 		}
 	}
 	fmt.Fprintln(w, "</tr>\n</thead>\n<tbody>")
@@ -96,6 +100,13 @@ func (t *Table) writeHTML(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s</p>\n", strings.Join(notes, "<br>\n"))
 	}
+}
+
+func colspan(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(` colspan="%d"`, n)
 }
 
 // span returns the number of columns in [start, end) and the unnamed
