@@ -9,7 +9,7 @@ import (
 )
 
 // WriteHTML writes p as an HTML fragment for a page that styles it: the
-// title as <h2>, the details folded in <details>, the lines as <p>, each
+// title as <h2>, the lines as <p>, the details folded in <details>, each
 // table under an <h3> with a header row of groups (if any) and one of
 // names, footnotes and notes in <p class="notes">, and the page's notes
 // as a list. A column with no Name continues the one before it, as in
@@ -21,11 +21,11 @@ func WriteHTML(w io.Writer, p *Page) error {
 	if p.Title != "" {
 		fmt.Fprintf(bw, "<h2>%s</h2>\n", esc(p.Title))
 	}
-	if len(p.Details) > 0 {
-		fmt.Fprintf(bw, "<details><summary>Configuration</summary><pre>%s</pre></details>\n", esc(strings.Join(p.Details, "\n")))
-	}
 	for _, l := range p.Lines {
 		fmt.Fprintf(bw, "<p>%s</p>\n", esc(l))
+	}
+	if len(p.Details) > 0 {
+		fmt.Fprintf(bw, "<details><summary>Configuration</summary><pre>%s</pre></details>\n", esc(strings.Join(p.Details, "\n")))
 	}
 	for _, t := range p.Tables {
 		t.writeHTML(bw)
