@@ -107,16 +107,8 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	printWarnings(opts.IO.ErrOut, rs)
 	printFailures(opts.IO.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
-	if opts.Gate != "" {
-		f, err := os.Open(opts.Gate)
-		if err != nil {
-			return usagef("--gate: %v", err)
-		}
-		ropts.Gate, err = report.ReadGate(f)
-		f.Close()
-		if err != nil {
-			return usagef("--gate %s: %v", opts.Gate, err)
-		}
+	if ropts.Gate, err = readGate(opts.Gate); err != nil {
+		return err
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {
@@ -149,24 +141,9 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		fmt.Fprintf(out, "wrote %d PNG images to %s\n", len(paths), opts.PNGDir)
 	}
 	if opts.GrowthChart != "" {
-		if len(rep.Curves) == 0 {
-			return usagef("--growth-chart: no sweep results in %s", files)
-		}
-		fam := opts.GrowthFamily
-		if fam == "" {
-			fam = rep.Curves[0].Family
-		}
-		ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
-		if err != nil {
+		if err := writeGrowthChart(opts, rep, files); err != nil {
 			return err
 		}
-		if ch == nil {
-			return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
-		}
-		if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
-			return usageError(err)
-		}
-		fmt.Fprintf(out, "wrote %s\n", opts.GrowthChart)
 	}
 	if opts.Table && len(rep.Curves) > 0 {
 		fmt.Fprintln(out)
@@ -174,6 +151,46 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// readGate reads the gate result --gate names; nil if none.
+func readGate(path string) (*report.GateResult, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--gate: %v", err)
+	}
+	defer f.Close()
+	g, err := report.ReadGate(f)
+	if err != nil {
+		return nil, usagef("--gate %s: %v", path, err)
+	}
+	return g, nil
+}
+
+// writeGrowthChart writes the one growth chart of --growth-chart.
+func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) error {
+	if len(rep.Curves) == 0 {
+		return usagef("--growth-chart: no sweep results in %s", files)
+	}
+	fam := opts.GrowthFamily
+	if fam == "" {
+		fam = rep.Curves[0].Family
+	}
+	ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
+	if err != nil {
+		return err
+	}
+	if ch == nil {
+		return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
+	}
+	if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
+		return usageError(err)
+	}
+	fmt.Fprintf(opts.IO.Out, "wrote %s\n", opts.GrowthChart)
 	return nil
 }
 
