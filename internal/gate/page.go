@@ -121,7 +121,7 @@ func (f *Finding) changeCell(t *table.Table) table.Cell {
 // sitesTable lists the sites (or functions) of a regression that grew,
 // each line's library callees indented below it.
 func sitesTable(f *Finding) *table.Table {
-	t := table.New(fmt.Sprintf("%s that grew: %s %s (%s, base -> head)", sitesTitle(f.Unit), f.Label(), f.Unit, sitesKind(f.Sites, " ")),
+	t := table.New(fmt.Sprintf("%s that grew: %s %s (%s, base -> head)", sitesTitle(f.Unit), f.Label(), f.Unit, sitesKind(f.Sites)),
 		table.Column{Name: "growth", Align: table.Right}, table.Column{Name: "base", Align: table.Right},
 		table.Column{Name: "head", Align: table.Right}, table.Column{Name: "function"})
 	add := func(s Site, name string) {

@@ -34,13 +34,9 @@ func gateUnits() []string {
 	return out
 }
 
-// The default thresholds of the simulated CPU's units. A window's
-// instruction count repeats to within a few hundredths of a percent
-// (README, "Gate policy"), so a threshold of a few tenths of a percent is
-// far above the noise and still below the +0.5% a change must reach to
-// be caught reliably. The cycle estimate adds the cache simulation's
-// misses, which vary more between windows (memory addresses differ), so
-// its threshold is wider.
+// The default thresholds of the simulated CPU's units (docs/gate.md):
+// an instruction count repeats to within a few hundredths of a percent;
+// the cycle estimate adds cache misses, which vary more.
 const (
 	DefaultInstructionsMax = "+0.25%"
 	DefaultEstCyclesMax    = "+1%"

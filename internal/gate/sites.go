@@ -135,10 +135,10 @@ func significantSites(sites []Site, change float64) []Site {
 	return sites
 }
 
-// sitesKind says, for the renderers' headings, what the values of sites
+// sitesKind says, for the sites table's title, what the values of sites
 // are: everything below store lines when the sites are lines, the
-// functions' own allocations ("flat", then sep, then "per op") otherwise.
-func sitesKind(sites []Site, sep string) string {
+// functions' own allocations ("flat per op") otherwise.
+func sitesKind(sites []Site) string {
 	for _, s := range sites {
 		if s.Line > 0 {
 			return "per op by store line, library callees indented"
@@ -149,5 +149,5 @@ func sitesKind(sites []Site, sep string) string {
 			return "per op by store function with the library code it calls, library callees indented"
 		}
 	}
-	return "flat" + sep + "per op"
+	return "flat per op"
 }

@@ -24,30 +24,24 @@ const (
 	Missing Status = "missing"
 )
 
-// Method is how a Finding was decided.
+// Method is how a Finding was decided: the rules are in docs/gate.md.
 type Method string
 
 // The methods.
 const (
-	// Exact: every sample on each side had the same value (a count
-	// metric), so the values were compared directly.
+	// Exact: identical samples within each side, compared directly.
 	Exact Method = "exact"
-	// UTest: the medians were compared and a Mann-Whitney U test
-	// (two-sided, corrected per Policy.Correction) said whether the
-	// difference is significant.
+	// UTest: the medians, by a Mann-Whitney U test corrected per
+	// Policy.Correction.
 	UTest Method = "u-test"
-	// SignedRank: the samples paired by round (see PairedTest) and a
-	// Wilcoxon signed-rank test (two-sided, corrected per
-	// Policy.Correction) of the per-round log ratios head/base said
-	// whether the difference is significant; the change is the
-	// Hodges-Lehmann estimate of the ratio (Finding.Ratio).
+	// SignedRank: samples paired by round (see PairedTest), by a
+	// Wilcoxon signed-rank test of the log ratios head/base corrected per
+	// Policy.Correction; the change is the Hodges-Lehmann estimate
+	// (Finding.Ratio).
 	SignedRank Method = "signed-rank"
-	// NearExact: a simulated CPU's unit (results.IsSimulated:
-	// instructions/op, est-cycles/op), whose samples repeat to within a
-	// few hundredths of a percent. The medians are compared against the
-	// threshold, and a two-sided Mann-Whitney U test at Alpha, not
-	// corrected for multiple comparisons, says whether the samples
-	// separate: see Evaluate.
+	// NearExact: a simulated CPU's unit (results.IsSimulated): the
+	// medians against the threshold, and an uncorrected U test that the
+	// sides separate.
 	NearExact Method = "near-exact"
 	// NotCompared: nothing was compared (missing metric, too few
 	// samples).
@@ -257,26 +251,18 @@ func (v *Verdict) Failures() []string {
 	return out
 }
 
+// statusPhrases name one and several fatal findings of a status.
+var statusPhrases = map[Status][2]string{
+	Regressed:     {"regression", "regressions"},
+	TooFewSamples: {"metric with too few samples to decide", "metrics with too few samples to decide"},
+	Missing:       {"metric missing in head", "metrics missing in head"},
+}
+
 func statusPhrase(s Status, n int) string {
-	plural := n != 1
-	switch s {
-	case Regressed:
-		if plural {
-			return "regressions"
-		}
-		return "regression"
-	case TooFewSamples:
-		if plural {
-			return "metrics with too few samples to decide"
-		}
-		return "metric with too few samples to decide"
-	case Missing:
-		if plural {
-			return "metrics missing in head"
-		}
-		return "metric missing in head"
+	if n == 1 {
+		return statusPhrases[s][0]
 	}
-	return string(s)
+	return statusPhrases[s][1]
 }
 
 // Select returns the findings with one of the statuses.
