@@ -37,9 +37,12 @@ type Column struct {
 	// as benchstat labels a file's value and delta columns. If any
 	// column of a table has a Group, Text separates groups by "│".
 	Group string `json:"group,omitempty"`
-	// Name heads the column (under its Group, if any).
-	Name  string `json:"name"`
-	Align Align  `json:"align"`
+	// Name heads the column (under its Group, if any). A column with no
+	// Name and its predecessor's Group continues that column: Text puts
+	// one space between them, Markdown and HTML join their cells.
+	Name string `json:"name"`
+	// Align aligns the column's cells (and, in Text, its name).
+	Align Align `json:"align"`
 }
 
 // A Cell is one formatted figure or label.
@@ -51,6 +54,7 @@ type Cell struct {
 	Interval string `json:"interval,omitempty"`
 	// Notes are the numbers of the table's Footnotes the cell refers to.
 	Notes []int `json:"notes,omitempty"`
+	// Class says what the value means (better, worse, regressed).
 	Class Class `json:"class,omitempty"`
 }
 
@@ -64,9 +68,11 @@ type Row struct {
 
 // A Table is a titled grid of cells with its footnotes and notes.
 type Table struct {
+	// Title heads the table (a unit, "Regressed").
 	Title string `json:"title,omitempty"`
 	// ID, if set, is the HTML table's id, for links to it.
-	ID      string   `json:"id,omitempty"`
+	ID string `json:"id,omitempty"`
+	// Columns head the table; every row has a cell per column.
 	Columns []Column `json:"columns"`
 	Rows    []Row    `json:"rows"`
 	// Footnotes are numbered from 1 in the order cells first refer to
@@ -128,12 +134,14 @@ func (r Row) cell(j int) Cell {
 // A Page is what an analysis hands to a renderer: a title, lines before
 // the tables, the tables, and notes after them.
 type Page struct {
+	// Title heads the page ("certbench gate: PASS: ...").
 	Title string `json:"title,omitempty"`
 	// Details are lines of context (configuration) that Markdown and
 	// HTML fold away; Text prints them as they are.
 	Details []string `json:"details,omitempty"`
 	// Lines are short paragraphs shown before the tables.
-	Lines  []string `json:"lines,omitempty"`
+	Lines []string `json:"lines,omitempty"`
+	// Tables are rendered in order, each under its title.
 	Tables []*Table `json:"tables"`
 	// Notes apply to the page as a whole.
 	Notes []string `json:"notes,omitempty"`
