@@ -344,7 +344,10 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 	for _, f := range family {
 		f.Significant = f.AdjustedP < p.Alpha
 		decide(f)
-		f.Note = testNote(f, p) + ", " + f.Note
+		f.Note = f.testText() + ", " + f.Note
+		if f.pairNote != "" {
+			f.Note += " [" + f.pairNote + "]"
+		}
 	}
 	return notGated, newMetrics
 }
@@ -453,23 +456,6 @@ func decide(f *Finding) {
 	if f.Method == Exact {
 		f.Note = "exact, " + f.Note
 	}
-}
-
-func testNote(f *Finding, p Policy) string {
-	s := fmt.Sprintf("%s p=%.3f", f.Method, f.P)
-	if f.Method == SignedRank {
-		s = fmt.Sprintf("%s (%d pairs) p=%.3f", f.Method, f.Pairs, f.P)
-	}
-	if p.Correction != NoCorrection && f.AdjustedP != f.P {
-		s += fmt.Sprintf(" (%s %.3f)", p.Correction, f.AdjustedP)
-	}
-	if f.Significant {
-		s += fmt.Sprintf(" < %g", p.Alpha)
-	}
-	if f.pairNote != "" {
-		s += " [" + f.pairNote + "]"
-	}
-	return s
 }
 
 func tooFewNote(f *Finding, min int) string {

@@ -220,12 +220,13 @@ func (p Policy) describe() string {
 	return s
 }
 
-// testText says how a finding was decided: "u-test p=0.002 adj=0.004
-// n=6/6", "signed-rank p=0.001 pairs=8, 95% CI [+3.1%, +7.0%]".
+// testText says how a finding was decided: "u-test p=0.002 holm=0.004
+// n=6/6", "signed-rank p=0.001 pairs=8, 95% CI [+3.1%, +7.0%]"; it
+// starts the finding's Note.
 func (f *Finding) testText() string {
-	adj := ""
+	adj := "" // only Holm's correction adjusts p
 	if f.AdjustedP != f.P {
-		adj = fmt.Sprintf(" adj=%.3f", f.AdjustedP)
+		adj = fmt.Sprintf(" %s=%.3f", Holm, f.AdjustedP)
 	}
 	switch f.Method {
 	case Exact:
