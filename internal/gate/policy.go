@@ -389,19 +389,6 @@ func (t *Thresholds) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// MarshalYAML writes the thresholds in the order of Units, quoted.
-func (t Thresholds) MarshalYAML() (any, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	for _, u := range Units {
-		if th, ok := t[u]; ok {
-			n.Content = append(n.Content,
-				&yaml.Node{Kind: yaml.ScalarNode, Value: u},
-				&yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: th.String()})
-		}
-	}
-	return n, nil
-}
-
 // Set adds a threshold given as UNIT=THRESHOLD (see ParseMax); a unit set
 // twice is an error. It makes Thresholds a pflag.Value.
 func (t *Thresholds) Set(s string) error {
