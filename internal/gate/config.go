@@ -1,9 +1,7 @@
 package gate
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/certbench/certbench/internal/yamlfile"
 	"go.yaml.in/yaml/v3"
@@ -80,29 +78,4 @@ func ParseConfig(data []byte, name string) (Policy, error) {
 		return p, fmt.Errorf("gate: %w", err)
 	}
 	return p, nil
-}
-
-// WriteConfig writes p as a certbench.yaml "gate" section that
-// ParseConfig reads back (an override that ParseConfig would reject, one
-// with no pattern or no thresholds, is written as it is and rejected on
-// reading). The fields come in the order of Policy, thresholds in the
-// order of Units, quoted.
-func WriteConfig(w io.Writer, p Policy) error {
-	p, err := p.withDefaults()
-	if err != nil {
-		return fmt.Errorf("gate: policy: %w", err)
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(struct {
-		Gate Policy `yaml:"gate"`
-	}{p}); err != nil {
-		return fmt.Errorf("gate: policy: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("gate: policy: %w", err)
-	}
-	_, err = w.Write(b.Bytes())
-	return err
 }
