@@ -24,7 +24,7 @@ func profileRun(args ...string) (int, string, string) {
 
 func TestProfileCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "-o", dir)
+	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -55,10 +55,10 @@ func TestProfileCommand(t *testing.T) {
 	var sums []struct {
 		Ops    int `json:"ops"`
 		Tables []struct {
-			Sites []json.RawMessage `json:"sites"`
+			Funcs []json.RawMessage `json:"funcs"`
 		} `json:"tables"`
 	}
-	if err := json.Unmarshal([]byte(out), &sums); err != nil || len(sums) != 1 || sums[0].Ops != 3 || len(sums[0].Tables[0].Sites) != 2 {
+	if err := json.Unmarshal([]byte(out), &sums); err != nil || len(sums) != 1 || sums[0].Ops != 3 || len(sums[0].Tables[0].Funcs) != 2 {
 		t.Errorf("top --format json: %v\n%s", err, out)
 	}
 	diffPath := filepath.Join(dir, "diff.pb.gz")
@@ -76,7 +76,7 @@ func TestProfileCommand(t *testing.T) {
 
 func TestProfileAll(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "-o", dir)
+	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -127,13 +127,13 @@ func TestProfileUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"profile"}, "--store"},
-		{[]string{"profile", "--store", "optimized"}, "--scenario"},
+		{[]string{"profile", "--stores", "optimized"}, "--scenario"},
 		{[]string{"profile", "--stores", "optimized"}, "--scenarios"},
-		{[]string{"profile", "--store", "nope", "--scenario", "rotate-10-of-100"}, "nope"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "nope"}, "nope"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--top", "0"}, "--top"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--format", "csv"}, "csv"},
-		{[]string{"profile", "--store", "optimized", "--scenario", "rotate-10-of-100", "--ops", "-1"}, "--ops"},
+		{[]string{"profile", "--stores", "nope", "--scenarios", "rotate-10-of-100"}, "nope"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "nope"}, "nope"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--top", "0"}, "--top"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--format", "csv"}, "csv"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "-1"}, "--ops"},
 		{[]string{"profile", "diff", heap}, "2 arg"},
 		{[]string{"profile", "diff", notProfile, heap}, notProfile},
 		{[]string{"profile", "diff", heap, notProfile}, notProfile},

@@ -422,7 +422,7 @@ func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts
 			}
 		}
 	}
-	v.AddSites(blame.Heap{Dirs: dirs}, 5)
+	v.AddSites(blame.Folders{Base: dirs.Base, Head: dirs.Head}, 5)
 }
 
 // normalizeProfile copies a heap profile with the sides' private package

@@ -117,10 +117,10 @@ func writeSummaryText(w io.Writer, s *Summary) error {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "flat\tflat%%\tcum\tcum%%\t  %s\n", t.caption())
-		if len(t.Sites) == 0 {
+		if len(t.Funcs) == 0 {
 			fmt.Fprintf(tw, "\t\t\t\t  none\n")
 		}
-		for _, site := range t.Sites {
+		for _, site := range t.Funcs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n",
 				results.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
 				results.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), site.Function)
@@ -143,10 +143,10 @@ func writeSummaryMarkdown(w io.Writer, s *Summary, level int) {
 		fmt.Fprintf(w, "\n%s\n\n", t.caption())
 		fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
-		if len(t.Sites) == 0 {
+		if len(t.Funcs) == 0 {
 			fmt.Fprintln(w, "| | | | | none |")
 		}
-		for _, site := range t.Sites {
+		for _, site := range t.Funcs {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n",
 				results.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
 				results.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), results.CodeSpan(site.Function))
@@ -184,8 +184,8 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		fmt.Fprintln(w, "|:---|:---|---:|---:|---:|---:|:---|:---|")
 		for _, s := range sums {
 			top := ""
-			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Sites) > 0 {
-				top = fmt.Sprintf("%s %s", results.CodeSpan(t.Sites[0].Function), results.Format(t.Sites[0].Flat, t.Unit))
+			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Funcs) > 0 {
+				top = fmt.Sprintf("%s %s", results.CodeSpan(t.Funcs[0].Function), results.Format(t.Funcs[0].Flat, t.Unit))
 			}
 			file := ""
 			if s.File != "" {
@@ -203,12 +203,12 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 	default:
 		for _, s := range sums {
 			fmt.Fprintln(w, s.headline())
-			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Sites) > 0 {
+			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Funcs) > 0 {
 				per := ""
 				if t.PerOp {
 					per = "/op"
 				}
-				fmt.Fprintf(w, "  top site: %s %s%s\n", t.Sites[0].Function, results.Format(t.Sites[0].Flat, t.Unit), per)
+				fmt.Fprintf(w, "  top site: %s %s%s\n", t.Funcs[0].Function, results.Format(t.Funcs[0].Flat, t.Unit), per)
 			}
 			if s.File != "" {
 				fmt.Fprintf(w, "  profile: %s\n", s.File)
@@ -228,23 +228,14 @@ func (s *Summary) table(sampleType string, order Order) *Table {
 	return nil
 }
 
-// comparisonJSON is the JSON form of a Comparison: the top movers only.
-type comparisonJSON struct {
-	Sides
-	Grew   []Delta `json:"grew"`
-	Shrank []Delta `json:"shrank"`
-}
-
 // WriteComparisons renders comparisons: for each, the totals and the n
 // functions (all when n <= 0) that grew and that shrank most, by flat
-// value.
+// value (in JSON by cumulative value too: [Comparison.Top]).
 func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
 	if f == JSON {
-		out := make([]comparisonJSON, 0, len(cs))
+		out := make([]*Comparison, 0, len(cs))
 		for _, c := range cs {
-			out = append(out, comparisonJSON{Sides: c.Sides,
-				Grew: nonNil(c.Grew(n, ByFlat)), Shrank: nonNil(c.Shrank(n, ByFlat)),
-			})
+			out = append(out, c.Top(n))
 		}
 		return writeJSON(w, out)
 	}
@@ -257,13 +248,6 @@ func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
 		}
 	}
 	return nil
-}
-
-func nonNil(ds []Delta) []Delta {
-	if ds == nil {
-		return []Delta{}
-	}
-	return ds
 }
 
 // side describes one side of a comparison: "rotate-10-of-100 on naive, 10 ops".
@@ -290,8 +274,12 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 		results.FormatSigned(c.HeadTotal-c.BaseTotal, c.Unit), change)
 	groups := []struct {
 		name   string
-		deltas []Delta
+		deltas []Site
 	}{{"grew", c.Grew(n, ByFlat)}, {"shrank", c.Shrank(n, ByFlat)}}
+	cum := map[string]float64{}
+	for _, s := range c.Cum {
+		cum[s.Function] = s.Growth()
+	}
 	if f == Markdown {
 		fmt.Fprintf(w, "### %s%s\n\n%s\n", c.SampleType, per, head)
 		for _, g := range groups {
@@ -303,9 +291,9 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 			fmt.Fprintln(w, "| flat Δ | base flat | head flat | cum Δ | function |")
 			fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
 			for _, d := range g.deltas {
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", results.FormatSigned(d.Flat, c.Unit),
-					results.Format(d.BaseFlat, c.Unit), results.Format(d.HeadFlat, c.Unit),
-					results.FormatSigned(d.Cum, c.Unit), results.CodeSpan(d.Function))
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", results.FormatSigned(d.Growth(), c.Unit),
+					results.Format(d.Base, c.Unit), results.Format(d.Head, c.Unit),
+					results.FormatSigned(cum[d.Function], c.Unit), results.CodeSpan(d.Function))
 			}
 		}
 		return nil
@@ -318,9 +306,9 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 			fmt.Fprintf(tw, "\t\t\t\t  none\n")
 		}
 		for _, d := range g.deltas {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n", results.FormatSigned(d.Flat, c.Unit),
-				results.Format(d.BaseFlat, c.Unit), results.Format(d.HeadFlat, c.Unit),
-				results.FormatSigned(d.Cum, c.Unit), d.Function)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n", results.FormatSigned(d.Growth(), c.Unit),
+				results.Format(d.Base, c.Unit), results.Format(d.Head, c.Unit),
+				results.FormatSigned(cum[d.Function], c.Unit), d.Function)
 		}
 	}
 	return tw.Flush()

@@ -9,8 +9,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// Site is one function's share of one sample type of a profile.
-type Site struct {
+// Func is one function's share of one sample type of a profile.
+type Func struct {
 	// Function is the function's name as ShortName gives it.
 	Function string `json:"function"`
 	// Flat is the value of the samples whose innermost frame is the
@@ -43,8 +43,8 @@ type Table struct {
 	PerOp bool `json:"per_op"`
 	// Total is the sum over every sample, the denominator of percentages.
 	Total float64 `json:"total"`
-	// Sites are the top sites, largest first.
-	Sites []Site `json:"sites"`
+	// Funcs are the top functions, largest first.
+	Funcs []Func `json:"funcs"`
 }
 
 // TopSites returns the n (all when n <= 0) functions with the largest
@@ -163,26 +163,26 @@ func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Table {
 		order = ByFlat
 	}
 	t := &Table{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
-	sites := make([]Site, 0, len(a.cum))
+	fs := make([]Func, 0, len(a.cum))
 	for name, cum := range a.cum {
-		sites = append(sites, Site{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
+		fs = append(fs, Func{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
 	}
-	rankSites(sites, order)
-	if n > 0 && len(sites) > n {
-		sites = sites[:n]
+	rank(fs, order)
+	if n > 0 && len(fs) > n {
+		fs = fs[:n]
 	}
-	for i := range sites {
-		sites[i].Flat /= div
-		sites[i].Cum /= div
+	for i := range fs {
+		fs[i].Flat /= div
+		fs[i].Cum /= div
 	}
-	t.Sites = sites
+	t.Funcs = fs
 	return t
 }
 
-// rankSites sorts sites largest first by order, then by the other value,
-// then by name.
-func rankSites(sites []Site, order Order) {
-	slices.SortFunc(sites, func(x, y Site) int {
+// rank sorts fs largest first by order, then by the other value, then by
+// name.
+func rank(fs []Func, order Order) {
+	slices.SortFunc(fs, func(x, y Func) int {
 		kx, ky := x.Flat, y.Flat
 		ox, oy := x.Cum, y.Cum
 		if order == ByCum {
@@ -268,11 +268,7 @@ func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
 		}
 	}
 	if !found {
-		var have []string
-		for _, st := range p.SampleType {
-			have = append(have, st.Type)
-		}
-		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(have, ", "))
+		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(sampleTypes(p), ", "))
 	}
 	return sum, nil
 }
