@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchproc"
@@ -18,8 +20,9 @@ import (
 // formats are the output formats of compare.
 var formats = []string{"text", "markdown", "csv", "json"}
 
-// renderer is what compare reports and gate verdicts have in common: one
-// writer per output format. WriteCSV is optional.
+// renderer is an output with one writer per format (conformance's
+// tables); WriteCSV is optional. Compare and gate render table values
+// with writeAs.
 type renderer interface {
 	WriteText(io.Writer) error
 	WriteMarkdown(io.Writer) error
@@ -53,6 +56,26 @@ func render(r renderer, format string, w io.Writer) error {
 		if c, ok := r.(interface{ WriteCSV(io.Writer) error }); ok {
 			return c.WriteCSV(w)
 		}
+	}
+	return usagef("--format %q: not available here", format)
+}
+
+// writeAs writes page in the named format (checked with checkFormat) by
+// package table's renderers, or, for json, data as encoding/json marshals
+// it.
+func writeAs(format string, w io.Writer, page *table.Page, data any) error {
+	switch format {
+	case "text":
+		return table.WriteText(w, page)
+	case "markdown", "md":
+		return table.WriteMarkdown(w, page)
+	case "csv":
+		return table.WriteCSV(w, page)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(data)
 	}
 	return usagef("--format %q: not available here", format)
 }
@@ -242,7 +265,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err != nil {
 		return buildError(err, opts.givenSelection(), opts.Selection, from)
 	}
-	if err := render(report, opts.Format, opts.IO.Out); err != nil {
+	if err := writeAs(opts.Format, opts.IO.Out, report.Page(), report); err != nil {
 		return err
 	}
 	return runErr

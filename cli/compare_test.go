@@ -95,7 +95,13 @@ func TestCompareProjectionFlags(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("mixed: exit %d: %s", code, stderr)
 	}
-	header := strings.SplitN(out, "\n", 5)[3]
+	var header string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "│") {
+			header = l
+			break
+		}
+	}
 	if i, j := strings.Index(header, "optimized"), strings.Index(header, "naive"); i < 0 || j < i {
 		t.Errorf("mixed: header %q, want optimized then naive", header)
 	}

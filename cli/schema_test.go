@@ -77,10 +77,6 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 		codes  []int
 	}{
 		{"list", []string{"list", "--format", "json"}, []int{ExitOK}},
-		{"compare", []string{"compare", "--format", "json", "testdata/old.txt", "testdata/new.txt"}, []int{ExitOK}},
-		{"compare", []string{"compare", "--format", "json", "testdata/new.txt"}, []int{ExitOK}},
-		{"gate", []string{"gate", "--no-config", "--format", "json", "testdata/old.txt", "testdata/new.txt"}, []int{ExitOK, ExitRegression}},
-		{"gate", []string{"gate", "--no-config", "--format", "json", "testdata/old.txt", "testdata/old.txt"}, []int{ExitOK, ExitRegression}},
 	} {
 		what := strings.Join(tc.args, " ")
 		validate(t, compileSchema(t, tc.schema), what, runJSON(t, tc.args, tc.codes...))

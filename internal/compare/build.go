@@ -58,20 +58,20 @@ type Options struct {
 	// Empty means: for certbench results, the certbench name keys
 	// (/scenario, /store) that Col does not use, "/scenario" by
 	// default; for other results, NameRow (".fullname").
-	Row string
+	Row string `json:"row"`
 
 	// Col is the benchproc projection that selects a result's column,
 	// in benchstat's -col syntax, for example "/store" or ".file".
 	// Empty means: for certbench results, DefaultCol ("/store"), or
 	// ".file" if Row uses /store; for other results, NameCol (".file").
-	Col string
+	Col string `json:"col"`
 
 	// Filter is a benchproc filter expression selecting the results
 	// (or, with .unit, the measurements) to use, in benchstat's -filter
 	// syntax. The default is "*". Row and Col are chosen after
 	// filtering, so a filter that keeps only certbench results of a
 	// mixed file compares them as certbench results.
-	Filter string
+	Filter string `json:"filter"`
 
 	// Columns, if non-empty, lists column labels (as in Column.Label,
 	// e.g. "naive" or "old.txt") in the order to show them; the first
@@ -79,15 +79,15 @@ type Options struct {
 	// Columns not listed are left out. If empty, columns appear in the
 	// order they are first seen in the input and the first is the
 	// baseline.
-	Columns []string
+	Columns []string `json:"columns"`
 
 	// Alpha is the significance level: a difference is reported as
 	// significant if its p-value is below Alpha. The default is 0.05.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 
 	// Confidence is the confidence level of the interval around each
 	// median, in (0, 1). The default is 0.95.
-	Confidence float64
+	Confidence float64 `json:"confidence"`
 }
 
 // FileOptions returns the Options for comparing input files, such as a
@@ -120,111 +120,117 @@ func (o Options) withDefaults() (Options, error) {
 // A Report is the result of Build: one comparison Table per unit.
 type Report struct {
 	// Options are the options used, with defaults filled in.
-	Options Options
+	Options Options `json:"options"`
 
 	// Config lists the file configuration keys (goos, goarch, cpu, ...)
 	// of the results used, in the order first seen, with their
 	// distinct values; not the scenario-hash.* lines, which identify the
 	// scenarios' definitions rather than describe the run (certbench
 	// compare warns when they differ, certbench gate refuses).
-	Config []Config
+	Config []Config `json:"config"`
 
 	// Columns are the columns of every table, baseline first.
-	Columns []Column
+	Columns []Column `json:"columns"`
 
 	// Tables holds one table per unit: sec/op, B/op, allocs/op,
 	// retained-B, retained-B/cert, goroutines, then any other units in
 	// the order first seen.
-	Tables []*Table
+	Tables []*Table `json:"tables"`
 
 	// Warnings lists every distinct warning, about the report as a
 	// whole (such as rows missing from a column) and about individual
 	// cells (such as too few samples), in a stable order. Build never
 	// prints them; renderers show them as notes or footnotes.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // A Config is a file configuration key and its distinct values.
 type Config struct {
-	Key    string
-	Values []string
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
 }
 
 // A Column is one column of a Report: a distinct value of Options.Col.
 type Column struct {
 	// Label is the column's display name, such as "naive" or "old.txt".
-	Label string
+	Label string `json:"label"`
 	// Key is the projected column key.
-	Key benchproc.Key
+	Key benchproc.Key `json:"-"`
 }
 
 // A Row is one row of a Table: a distinct value of Options.Row.
 type Row struct {
 	// Label is the row's display name, such as "rotate-10-of-100", or
 	// "scenario=rotate-10-of-100/store=naive" for a multi-field row.
-	Label string
+	Label string `json:"label"`
 	// Key is the projected row key.
-	Key benchproc.Key
+	Key benchproc.Key `json:"-"`
 	// Cells holds one cell per column of the table, in column order;
 	// a nil Cell means the column has no results for this row.
-	Cells []*Cell
+	Cells []*Cell `json:"cells"`
 }
 
 // A Table compares the measurements of one unit across rows and columns.
 type Table struct {
 	// Unit is the measurement's unit, tidied by benchfmt (ns/op is
 	// read as sec/op).
-	Unit string
+	Unit string `json:"unit"`
 
 	// Assumption is the distributional assumption of the unit's
 	// samples: benchmath.AssumeExact for units declared
 	// "assume=exact" in the input, otherwise benchmath.AssumeNothing
 	// (median and Mann-Whitney U test).
-	Assumption benchmath.Assumption
+	Assumption benchmath.Assumption `json:"-"`
 
 	// Better is -1 if lower values are better, 1 if higher values are
 	// better and 0 if unknown, from the unit's "better" metadata or,
 	// failing that, the unit: sec/op, B/op, allocs/op, retained-B,
 	// retained-B/cert and goroutines are lower-is-better.
-	Better int
+	Better int `json:"better"`
 
 	// Columns are the table's columns (the Report's), baseline first.
-	Columns []Column
+	Columns []Column `json:"-"`
 
 	// Rows are the rows with at least one result for this unit, in
 	// the order first seen in the input.
-	Rows []*Row
+	Rows []*Row `json:"rows"`
 
 	// Geomean summarizes each column, aligned with Columns, over the
 	// rows that have results in every column, all with centers > 0. It
-	// is nil if the table has fewer than two rows or no such row.
-	Geomean []Geomean
+	// is nil if fewer than two rows are such rows: a geomean of one row
+	// is that row.
+	Geomean []Geomean `json:"geomean"`
+
+	// NoGeomean says why Geomean is nil when the table has two rows or
+	// more ("7 of 8 rows have a zero or negative center"); every
+	// renderer shows this one decision.
+	NoGeomean string `json:"no_geomean,omitempty"`
 
 	// Hidden, when not empty, says why the table carries no information
 	// and the text and Markdown renderers leave it out (saying so in one
 	// line): every sample is 0, or the unit is the process's (maxrss-B)
 	// and every row's columns ran in one process. CSV and JSON keep it.
-	Hidden string
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // A Cell summarizes the sample of one row and column.
 type Cell struct {
 	// Sample holds the measured values, sorted ascending; they may be
 	// the results.Set's own (read-only).
-	Sample *benchmath.Sample
+	Sample *benchmath.Sample `json:"-"`
 
 	// Summary is the sample's center (median, or mode for exact
 	// units) and confidence interval.
-	Summary benchmath.Summary
+	Summary benchmath.Summary `json:"-"`
 
 	// Delta compares this cell with the baseline cell of its row. It
 	// is nil in the baseline column and when the row has no baseline.
-	Delta *Delta
+	Delta *Delta `json:"delta"`
 
 	// Warnings are problems with this cell's sample or summary, such
 	// as too few samples for a confidence interval, or results that
 	// differ in configuration being mixed in one cell.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // N returns the number of samples in c.
@@ -238,23 +244,24 @@ type Delta struct {
 	// Comparison is the statistical test result: P value, sample
 	// sizes N1 (baseline) and N2, Alpha, and warnings. For exact
 	// units benchmath reports P = 0.
-	Comparison benchmath.Comparison
+	Comparison benchmath.Comparison `json:"-"`
 
 	// Base and Value are the centers of the baseline cell and this
 	// cell.
-	Base, Value float64
+	Base  float64 `json:"base"`
+	Value float64 `json:"value"`
 
 	// Ratio is Value/Base. It is 1 if both are 0 and +Inf if only
 	// Base is 0.
-	Ratio float64
+	Ratio float64 `json:"ratio"`
 
 	// Significant reports whether the difference is significant:
 	// P < Alpha, or, for exact units, whether the centers differ.
-	Significant bool
+	Significant bool `json:"significant"`
 
 	// Warnings are problems with the comparison, such as too few
 	// samples to ever reach significance at Alpha.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // Percent returns the change from Base to Value in percent,
@@ -279,17 +286,17 @@ func (d *Delta) String() string {
 // A Geomean summarizes one column of a Table.
 type Geomean struct {
 	// Center is the geometric mean of the column's centers.
-	Center float64
+	Center float64 `json:"center"`
 
 	// Ratio is the geometric mean of the column's Delta ratios, the
 	// typical change from the baseline; NaN in the baseline column.
-	Ratio float64
+	Ratio float64 `json:"ratio"`
 
 	// Rows is the number of rows the geomean is taken over.
-	Rows int
+	Rows int `json:"rows"`
 
 	// Warnings say which rows the geomean leaves out, if any.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // Table returns the table for unit (tidied, so "ns/op" finds "sec/op"),
@@ -650,7 +657,7 @@ func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Colu
 		t.Rows = append(t.Rows, row)
 	}
 	if len(t.Rows) > 0 {
-		t.Geomean = geomeans(t)
+		t.Geomean, t.NoGeomean = geomeans(t)
 		t.Hidden = g.hidden(t, columns)
 	}
 	return t
@@ -756,10 +763,11 @@ func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *De
 
 // geomeans computes t's summary row over the rows that have results in
 // every column, all with centers > 0 (a geometric mean of values including
-// 0 is undefined, and memory and goroutine counts are often 0).
-func geomeans(t *Table) []Geomean {
+// 0 is undefined, and memory and goroutine counts are often 0), or says
+// why there is none: fewer than two such rows.
+func geomeans(t *Table) ([]Geomean, string) {
 	if len(t.Rows) < 2 {
-		return nil
+		return nil, ""
 	}
 	var used []*Row
 	missing, zero := 0, 0
@@ -773,15 +781,16 @@ func geomeans(t *Table) []Geomean {
 			used = append(used, row)
 		}
 	}
-	if len(used) == 0 {
-		return nil
-	}
 	var warn []string
 	if missing > 0 {
 		warn = append(warn, fmt.Sprintf("geomean leaves out %d of %d rows, missing in some column", missing, len(t.Rows)))
 	}
 	if zero > 0 {
 		warn = append(warn, fmt.Sprintf("geomean leaves out %d of %d rows, with a zero or negative center", zero, len(t.Rows)))
+	}
+	if len(used) < 2 {
+		return nil, fmt.Sprintf("%d of %d rows have a positive center in every column, and a geomean needs two (%s)",
+			len(used), len(t.Rows), strings.Join(warn, "; "))
 	}
 	gs := make([]Geomean, len(t.Columns))
 	for j := range t.Columns {
@@ -800,7 +809,7 @@ func geomeans(t *Table) []Geomean {
 		}
 		gs[j] = g
 	}
-	return gs
+	return gs, ""
 }
 
 // geomean returns the geometric mean of xs, or NaN if xs is empty or has

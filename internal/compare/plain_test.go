@@ -68,8 +68,8 @@ func TestPlainGolden(t *testing.T) {
 			ext   string
 			write func(*bytes.Buffer) error
 		}{
-			{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
-			{"md", func(b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
+			{"txt", func(b *bytes.Buffer) error { return writeText(r, b) }},
+			{"md", func(b *bytes.Buffer) error { return writeMarkdown(r, b) }},
 		} {
 			var b bytes.Buffer
 			if err := f.write(&b); err != nil {

@@ -41,18 +41,6 @@ func (r *Report) HiddenNote() string {
 	return "not shown: " + strings.Join(parts, "; ")
 }
 
-// ciText returns the "± x" part of a cell, or "" when the interval cannot
-// be given: too few samples (unbounded), or a median of 0 with an interval
-// that is not, which no percentage can express.
-func ciText(c *Cell) string {
-	switch ci := c.Summary.PctRangeString(); ci {
-	case "∞", "?":
-		return ""
-	default:
-		return ci
-	}
-}
-
 // The benchmath warnings the renderers state once, after the tables,
 // instead of on every cell, and the one it drops.
 var (
@@ -64,9 +52,27 @@ var (
 // equal: the table already shows it (± 0%).
 const allEqual = "all samples are equal"
 
-// cellNotes returns the warnings a cell or delta footnotes: those not
-// stated once for the report.
-func cellNotes(msgs []string) []string {
+// cellNotes returns the footnotes of a cell: its warnings less those
+// stated once for the report, and why it has no interval if it has none.
+func cellNotes(c *Cell) []string {
+	notes := deltaNotes(c.Warnings)
+	for _, m := range c.Warnings {
+		if ciWarning.MatchString(m) {
+			return append(notes, reportNote(m))
+		}
+	}
+	switch c.Summary.PctRangeString() {
+	case "?":
+		notes = append(notes, "no ± interval: the median is 0 and the interval is not, which no percentage of 0 can express")
+	case "∞":
+		notes = append(notes, "no ± interval: too few samples for a confidence interval")
+	}
+	return notes
+}
+
+// deltaNotes returns the warnings a change footnotes: those not stated
+// once for the report.
+func deltaNotes(msgs []string) []string {
 	var out []string
 	for _, m := range msgs {
 		if m != allEqual && !ciWarning.MatchString(m) && !testWarning.MatchString(m) {
@@ -97,21 +103,18 @@ func reportNote(m string) string {
 	return m
 }
 
-// endNotes returns the notes after the tables: the report's warnings not
-// shown as footnotes (rewritten by reportNote), what is not shown, and,
-// when changes were tested, how significance is decided and why certbench
-// gate can disagree.
+// endNotes returns the notes after the tables: the legend, the report's
+// warnings not shown as footnotes (rewritten by reportNote), what is not
+// shown, and, when changes were tested, how significance is decided and
+// why certbench gate can disagree.
 func (r *Report) endNotes(shown map[string]bool) []string {
-	var notes []string
+	notes := []string{r.legend()}
 	seen := make(map[string]bool)
-	for _, w := range r.unreferenced(shown) {
-		if n := reportNote(w); n != "" && !seen[n] {
+	for _, w := range r.Warnings {
+		if n := reportNote(w); n != "" && !shown[w] && !ciWarning.MatchString(w) && !seen[n] {
 			seen[n] = true
 			notes = append(notes, n)
 		}
-	}
-	if r.zeroMedianInterval() {
-		notes = append(notes, "no ± interval where the median is 0 and the interval is not: it cannot be written as a percentage of 0")
 	}
 	if n := r.HiddenNote(); n != "" {
 		notes = append(notes, n)
@@ -134,21 +137,6 @@ func (r *Report) tested() bool {
 		for _, row := range t.Rows {
 			for _, c := range row.Cells {
 				if c != nil && c.Delta != nil && t.Assumption != benchmath.AssumeExact {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// zeroMedianInterval reports whether a shown cell has a median of 0 and
-// an interval that is not (benchstat's "± ?").
-func (r *Report) zeroMedianInterval() bool {
-	for _, t := range r.shownTables() {
-		for _, row := range t.Rows {
-			for _, c := range row.Cells {
-				if c != nil && c.Summary.PctRangeString() == "?" {
 					return true
 				}
 			}

@@ -8,7 +8,8 @@ import (
 )
 
 // TestShowsWhatInforms: the text and Markdown tables leave out what
-// carries no information, each kind said once after the tables: a
+// carries no information, each kind said once (a note, or one footnote
+// that the cells refer to): a
 // goroutines table of zeros; maxrss-B, the process's peak RSS, compared
 // between stores of one file (one process); an interval that cannot be
 // written as a percentage of a median of 0 (benchstat's "± ?"); and
@@ -28,10 +29,10 @@ func TestShowsWhatInforms(t *testing.T) {
 	one := writeFile(t, "one.txt", b.String())
 	r := mustBuild(t, Options{}, one)
 	var text, md bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
+	if err := writeText(r, &text); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteMarkdown(&md); err != nil {
+	if err := writeMarkdown(r, &md); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
@@ -43,7 +44,7 @@ func TestShowsWhatInforms(t *testing.T) {
 		for _, once := range []string{
 			"not shown: goroutines (0 in every sample); maxrss-B (the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process)",
 			CorrectionNote,
-			"no ± interval where the median is 0 and the interval is not: it cannot be written as a percentage of 0",
+			"no ± interval: the median is 0 and the interval is not, which no percentage of 0 can express",
 		} {
 			if n := strings.Count(out, once); n != 1 {
 				t.Errorf("%s says %q %d times, want once:\n%s", name, once, n, out)

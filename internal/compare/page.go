@@ -1,0 +1,173 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
+)
+
+// GeomeanLabel is the row label of the geomean summary row.
+const GeomeanLabel = "geomean"
+
+// vsBase heads the delta column of each column after the baseline.
+const vsBase = "vs base"
+
+// Page returns r as the renderers of package table show it: the
+// configuration as details; per shown table (Hidden empty) one column
+// group per Column with "center ± CI" and, after the baseline, the change
+// "vs base" and its test "(p=0.002 n=6)"; a geomean row; footnotes for
+// warnings and for every cell that has no interval; then the notes.
+func (r *Report) Page() *table.Page {
+	p := &table.Page{}
+	for _, c := range r.Config {
+		p.Details = append(p.Details, c.Key+": "+strings.Join(c.Values, " | "))
+	}
+	shown := make(map[string]bool)
+	for _, t := range r.shownTables() {
+		tt := t.table()
+		for _, n := range tt.Footnotes {
+			shown[n] = true
+		}
+		p.Tables = append(p.Tables, tt)
+	}
+	p.Notes = r.endNotes(shown)
+	return p
+}
+
+// table is t as a table value.
+func (t *Table) table() *table.Table {
+	cols := []table.Column{{Name: t.RowHeader()}}
+	for j, c := range t.Columns {
+		cols = append(cols, table.Column{Group: c.Label, Name: t.Unit, Align: table.Right})
+		if j > 0 {
+			cols = append(cols, table.Column{Group: c.Label, Name: vsBase, Align: table.Right}, table.Column{Group: c.Label})
+		}
+	}
+	tt := table.New(t.Unit, cols...)
+	for _, row := range t.Rows {
+		cells := []table.Cell{{Text: row.Label}}
+		texts := t.rowTexts(row)
+		for j, c := range row.Cells {
+			cell, delta, test := table.Cell{}, table.Cell{}, table.Cell{}
+			if c != nil {
+				cell = tt.Note(table.Cell{Text: texts[j], Interval: ciText(c)}, cellNotes(c)...)
+			}
+			if d := c.delta(); d != nil {
+				delta = tt.Note(table.Cell{Text: d.String(), Class: t.class(d)}, deltaNotes(d.Warnings)...)
+				test.Text = "(" + d.Comparison.String() + ")"
+			}
+			cells = append(cells, cell)
+			if j > 0 {
+				cells = append(cells, delta, test)
+			}
+		}
+		tt.Add(cells...)
+	}
+	if t.Geomean != nil {
+		cells := []table.Cell{{Text: GeomeanLabel}}
+		for j, g := range t.Geomean {
+			center := table.Cell{Text: results.Format(g.Center, t.Unit)}
+			if j == 0 {
+				cells = append(cells, tt.Note(center, g.Warnings...))
+				continue
+			}
+			ratio := tt.Note(table.Cell{Text: results.FormatPercent((g.Ratio - 1) * 100)}, g.Warnings...)
+			cells = append(cells, center, ratio, table.Cell{})
+		}
+		tt.Add(cells...).Summary = true
+	} else if t.NoGeomean != "" {
+		tt.Notes = append(tt.Notes, "no geomean row: "+t.NoGeomean)
+	}
+	return tt
+}
+
+// delta returns c's Delta; nil for a nil cell.
+func (c *Cell) delta() *Delta {
+	if c == nil {
+		return nil
+	}
+	return c.Delta
+}
+
+// rowTexts formats the centers of row's cells, each paired with the
+// baseline's (results.FormatPair) so that different centers read
+// differently; the baseline's text is the most precise of its pairings.
+func (t *Table) rowTexts(row *Row) []string {
+	texts := make([]string, len(row.Cells))
+	base := row.Cells[0]
+	for j, c := range row.Cells {
+		switch {
+		case c == nil:
+		case base == nil || j == 0:
+			texts[j] = results.Format(c.Center(), t.Unit)
+		default:
+			b, h := results.FormatPair(base.Center(), c.Center(), t.Unit)
+			texts[j] = h
+			if len(b) > len(texts[0]) {
+				texts[0] = b
+			}
+		}
+	}
+	return texts
+}
+
+// class says whether a significant change is for the better or worse.
+func (t *Table) class(d *Delta) table.Class {
+	switch {
+	case !d.Significant || d.Base == d.Value || t.Better == 0:
+		return table.Plain
+	case (d.Value < d.Base) == (t.Better < 0):
+		return table.Better
+	}
+	return table.Worse
+}
+
+// ciText returns the interval of a cell ("1%"), or "" when it cannot be
+// given: too few samples (unbounded), or a median of 0 with an interval
+// that is not, which no percentage can express.
+func ciText(c *Cell) string {
+	switch ci := c.Summary.PctRangeString(); ci {
+	case "∞", "?":
+		return ""
+	default:
+		return ci
+	}
+}
+
+// percent formats a level such as 0.95 as "95%".
+func percent(level float64) string {
+	return strconv.FormatFloat(math.Round(level*1e6)/1e4, 'f', -1, 64) + "%"
+}
+
+// legend says what the cells and changes are.
+func (r *Report) legend() string {
+	s := fmt.Sprintf("cells: median ± %s confidence interval (exact units: the value)", percent(r.Options.Confidence))
+	if len(r.Columns) > 1 {
+		s += fmt.Sprintf("; changes vs %s: shown if significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise",
+			r.Columns[0].Label, r.Options.Alpha)
+	}
+	return s
+}
+
+// RowHeader names the row fields of t for a table header, such as
+// "scenario", "scenario/store" or, for rows by .name or .fullname,
+// "benchmark". It is "" if t has no rows.
+func (t *Table) RowHeader() string {
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range t.Rows[0].Key.Projection().FlattenedFields() {
+		switch f.Name {
+		case ".name", ".fullname":
+			names = append(names, "benchmark")
+		default:
+			names = append(names, strings.TrimLeft(f.Name, "./"))
+		}
+	}
+	return strings.Join(names, "/")
+}
