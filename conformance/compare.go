@@ -26,15 +26,13 @@ const (
 	DefaultCompareTimeCap    = 3 * time.Minute
 )
 
-// Replays that confirm a difference: every candidate is replayed
-// verifyRuns times on each side, then up to extendRuns times when a side
-// varies, or tieRuns times when a tie is broken differently, and a side
-// that gave only some of the answers the other varies among up to
-// fixedRuns times (see replay).
-// While shrinking, a side known to vary is replayed until the sides differ,
-// up to varyRuns times: map order is biased (the rarer of two answers can
-// show once in 8 runs), and a step rejected by chance leaves a name or a
-// certificate in the shrunk case; at 64 runs that is 2 in 10,000 steps.
+// Replays that confirm a difference (see replay): verifyRuns on each
+// side, then extendRuns when a side varies, tieRuns when a tie is broken
+// differently, and fixedRuns for a side that gave only some of the
+// answers the other varies among. While shrinking, a side known to vary is
+// replayed until the sides differ, up to varyRuns times: map order is
+// biased, and a step rejected by chance leaves a name or a certificate in
+// the shrunk case.
 const (
 	verifyRuns = 8
 	extendRuns = 32

@@ -12,8 +12,8 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// maxShrinkChecks and maxShrinkTime bound one shrink (a replay of a slow
-// store's updates can take a second).
+// maxShrinkChecks and maxShrinkTime bound one shrink (replays of a slow
+// store's updates are slow).
 const (
 	maxShrinkChecks = 3000
 	maxShrinkTime   = 2 * time.Minute
