@@ -270,19 +270,9 @@ func (g *gen) config() CaseConfig {
 
 // addDefaults gives some declared stores a configured default.
 func (g *gen) addDefaults(cfg *CaseConfig) {
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if g.chance(50) {
 			cfg.Stores[st] = g.defaultCert(cfg)
-		}
-	}
-}
-
-func mapKeys(m map[string]*CaseCert) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -409,7 +399,7 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	for i := range cfg.Certs {
 		each(&cfg.Certs[i])
 	}
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if d := cfg.Stores[st]; d != nil {
 			each(d)
 		}
@@ -423,7 +413,7 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 		names = sample(rng, names, maxProbes)
 	}
 	stores := []string{certstore.DefaultStore}
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if st != certstore.DefaultStore {
 			stores = append(stores, st)
 		}
