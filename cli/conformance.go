@@ -135,10 +135,9 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	}
 	stores := opts.Stores
 	if len(stores) == 0 && opts.Against == "" {
-		stores = storeNames()
-	}
-	if len(stores) == 0 && opts.Against == "" {
-		return usagef("no store is registered in this binary")
+		if stores = storeNames(); len(stores) == 0 {
+			return usagef("no store is registered in this binary")
+		}
 	}
 	if opts.Against != "" && len(stores) != 1 {
 		return usagef("--against compares two stores: name the base with --stores BASE (one store), the head with --against HEAD")
@@ -146,58 +145,59 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	if _, err := lookupStores("--stores", stores); err != nil {
 		return err
 	}
+	var out renderer
+	failed := false
 	if opts.Against != "" {
-		if _, err := lookupStores("--against", []string{opts.Against}); err != nil {
-			return err
-		}
-		if stores[0] == opts.Against {
-			return usagef("--against %s: a store compared with itself", opts.Against)
-		}
-		return runComparison(ctx, opts, stores[0], opts.Against)
-	}
-	tab := &conformanceReport{Stores: stores, Seed: opts.Seed}
-	for _, name := range stores {
-		if opts.Verbose {
-			fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
-		}
-		res, err := runChild(ctx, opts, name, nil)
+		c, err := runComparison(ctx, opts, stores[0])
 		if err != nil {
 			return err
 		}
-		tab.add(name, res)
+		out, failed = c, c.Differs()
+	} else {
+		tab := &conformanceReport{Stores: stores, Seed: opts.Seed}
+		for _, name := range stores {
+			if opts.Verbose {
+				fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
+			}
+			res, err := runChild(ctx, opts, name, nil)
+			if err != nil {
+				return err
+			}
+			tab.add(name, res)
+		}
+		out, failed = tab, !tab.Passed
 	}
-	if err := writeOutput(opts, tab); err != nil {
+	if err := writeOutput(opts, out); err != nil {
 		return err
 	}
-	if !tab.Passed {
+	if failed {
 		return &exitError{code: ExitRegression, err: errSilent}
 	}
 	return nil
 }
 
-// runComparison compares base and head in a child process.
-func runComparison(ctx context.Context, opts *ConformanceOptions, base, head string) error {
+// runComparison compares base with opts.Against in a child process.
+func runComparison(ctx context.Context, opts *ConformanceOptions, base string) (*conformance.Comparison, error) {
+	head := opts.Against
+	if _, err := lookupStores("--against", []string{head}); err != nil {
+		return nil, err
+	}
+	if base == head {
+		return nil, usagef("--against %s: a store compared with itself", head)
+	}
+	var onChange func(*conformance.Change)
 	if opts.Verbose {
 		fmt.Fprintf(opts.IO.ErrOut, "conformance: comparing %s with %s\n", base, head)
+		onChange = func(ch *conformance.Change) { fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind) }
 	}
-	res, err := runChild(ctx, opts, base, func(ch *conformance.Change) {
-		if opts.Verbose {
-			fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind)
-		}
-	})
+	res, err := runChild(ctx, opts, base, onChange)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.comparison == nil {
-		return &exitError{code: ExitRegression, err: errors.New("conformance --against: the comparison's process reported no result")}
+		return nil, &exitError{code: ExitRegression, err: errors.New("conformance --against: the comparison's process reported no result")}
 	}
-	if err := writeOutput(opts, res.comparison); err != nil {
-		return err
-	}
-	if res.comparison.Differs() {
-		return &exitError{code: ExitRegression, err: errSilent}
-	}
-	return nil
+	return res.comparison, nil
 }
 
 // writeOutput renders r to -o or IO.Out.
