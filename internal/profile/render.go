@@ -112,7 +112,7 @@ func (s *Summary) page() *table.Page {
 func right(name string) table.Column { return table.Column{Name: name, Align: table.Right} }
 
 // table is t as a table value, titled "alloc_space per op, by flat".
-func (t *Table) table() *table.Table {
+func (t *Top) table() *table.Table {
 	title := t.SampleType
 	if t.PerOp {
 		title += " per op"
@@ -170,7 +170,7 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 }
 
 // table returns the summary's table of that sample type and order, or nil.
-func (s *Summary) table(sampleType string, order Order) *Table {
+func (s *Summary) table(sampleType string, order Order) *Top {
 	for _, t := range s.Tables {
 		if t.SampleType == sampleType && t.Order == order {
 			return t

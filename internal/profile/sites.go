@@ -31,8 +31,8 @@ const (
 	ByCum  Order = "cum"
 )
 
-// Table is the top sites of one sample type of a profile.
-type Table struct {
+// Top is the top functions of one sample type of a profile.
+type Top struct {
 	// SampleType and Unit name the values ("alloc_space", "bytes").
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
@@ -51,7 +51,7 @@ type Table struct {
 // values of the named sample type of p, ranked by order (ByFlat when
 // empty). With perOp the values are divided by the ops recorded in p (see
 // InfoOf); it is an error to ask for per-op values of a profile with none.
-func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Table, error) {
+func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
 	a, err := aggregate(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -158,11 +158,11 @@ func locationNames(loc *pprofile.Location) []string {
 }
 
 // table ranks the aggregated functions.
-func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Table {
+func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Top {
 	if order != ByCum {
 		order = ByFlat
 	}
-	t := &Table{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
+	t := &Top{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
 	fs := make([]Func, 0, len(a.cum))
 	for name, cum := range a.cum {
 		fs = append(fs, Func{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
@@ -225,7 +225,7 @@ type Summary struct {
 	// Tables are the top sites: per op, by flat and by cumulative value,
 	// of alloc_space then alloc_objects, then inuse_space (not per op) by
 	// flat value. Sample types the profile lacks are left out.
-	Tables []*Table `json:"tables"`
+	Tables []*Top `json:"tables"`
 }
 
 // Summarize returns the totals and the top n sites of every table of a

@@ -95,7 +95,7 @@ func synthetic(extra int64) *pprofile.Profile {
 	return b.p
 }
 
-func site(t *testing.T, tab *profile.Table, name string) profile.Func {
+func site(t *testing.T, tab *profile.Top, name string) profile.Func {
 	t.Helper()
 	for _, s := range tab.Funcs {
 		if s.Function == name {
