@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
+	pprofile "github.com/google/pprof/profile"
 )
 
 // maxCallees caps the library callees attached to each heap site.
@@ -64,16 +66,17 @@ func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site,
 	if err != nil {
 		return nil, err
 	}
-	dirs := profile.Dirs{Base: f.Base, Head: f.Head}
+	base, head, err := f.load(scenario, store)
+	if err != nil {
+		return nil, err
+	}
 	var sites []profile.Site
 	var sides profile.Sides
 	what := "function of the store"
-	b, err := dirs.CompareBoundary(scenario, store, sampleType)
+	b, err := profile.CompareBoundary(base, head, sampleType)
 	switch {
-	case errors.Is(err, profile.ErrNotFound):
-		return nil, fmt.Errorf("%w: %w", gate.ErrNoProfiles, err)
 	case errors.Is(err, profile.ErrNoStore):
-		c, err := dirs.Compare(scenario, store, sampleType)
+		c, err := profile.Compare(base, head, sampleType)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +94,22 @@ func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site,
 			what, f.Base, f.Head, sides.BaseTotal, sides.HeadTotal, sides.Unit)
 	}
 	return sites, nil
+}
+
+// load reads the base and head heap profiles of one benchmark; a side
+// without the file gives an error wrapping gate.ErrNoProfiles.
+func (f Folders) load(scenario, store string) (base, head *pprofile.Profile, err error) {
+	var ps [2]*pprofile.Profile
+	for i, dir := range []string{f.Base, f.Head} {
+		path := filepath.Join(dir, profile.FileName(scenario, store))
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%w: %s not found", gate.ErrNoProfiles, path)
+		}
+		if ps[i], err = profile.Load(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ps[0], ps[1], nil
 }
 
 // callgrindSites compares the window with the median total of each side

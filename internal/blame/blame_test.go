@@ -194,7 +194,8 @@ func scenario(t *testing.T, name string) scenarios.Scenario {
 func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *profile.Boundary) {
 	t.Helper()
 	sc := scenario(t, "rotate-10-of-100")
-	dirs := profile.Dirs{Base: t.TempDir(), Head: t.TempDir()}
+	dirs := blame.Folders{Base: t.TempDir(), Head: t.TempDir()}
+	var ps []*pprofile.Profile
 	for _, side := range []struct {
 		dir string
 		new certstore.Factory
@@ -206,12 +207,13 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 		if err := profile.Save(p, filepath.Join(side.dir, profile.FileName(sc.Name, "optimized"))); err != nil {
 			t.Fatal(err)
 		}
+		ps = append(ps, p)
 	}
-	sites, err := blame.Folders{Base: dirs.Base, Head: dirs.Head}.GrownSites(sc.Name, "optimized", results.UnitAllocs, 5)
+	sites, err := dirs.GrownSites(sc.Name, "optimized", results.UnitAllocs, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := dirs.CompareBoundary(sc.Name, "optimized", profile.AllocObjects)
+	b, err := profile.CompareBoundary(ps[0], ps[1], profile.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}

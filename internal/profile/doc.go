@@ -11,7 +11,7 @@
 // count as a comment ([Info], [InfoOf], [SetInfo]). alloc_objects can be
 // a little lower than bench's allocs/op: the runtime records tiny
 // pointer-free allocations once per 16-byte block they share. Files are
-// named by [FileName]; [Dirs] are a base and a head folder of them.
+// named by [FileName].
 //
 //   - [TopSites] and [Summarize] aggregate a sample type per function, flat
 //     and cumulative; [ShortName] shortens function names.
