@@ -143,15 +143,13 @@ func spellIP(rng *rand.Rand, s string) string {
 
 // expand writes an IPv6 address with all eight groups, zero-padded or not.
 func expand(a netip.Addr, pad bool) string {
+	if pad {
+		return a.StringExpanded()
+	}
 	b := a.As16()
 	parts := make([]string, 8)
 	for i := range parts {
-		v := uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		if pad {
-			parts[i] = fmt.Sprintf("%04x", v)
-		} else {
-			parts[i] = fmt.Sprintf("%x", v)
-		}
+		parts[i] = fmt.Sprintf("%x", uint16(b[2*i])<<8|uint16(b[2*i+1]))
 	}
 	return strings.Join(parts, ":")
 }
