@@ -127,11 +127,8 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
 	cmp.r = r
-	start := time.Now()
-	lastLog := start
-	over := func() bool { return opts.Duration > 0 && time.Since(start) >= opts.Duration }
-	for it := 0; (opts.Iterations == 0 || it < opts.Iterations) && !over(); it++ {
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
+	progress := func() string { return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes)) }
+	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, over func() bool) bool {
 		seq := generateSequence(rng)
 		vary := rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63))
 		breakConfig(vary, seq)
@@ -142,7 +139,7 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 		r.Iterations++
 		bs, err := buildAll(cmp.lc, seq)
 		if err != nil {
-			continue // a name the issuer refuses; the next iteration has others
+			return true // a name the issuer refuses; the next iteration has others
 		}
 		pos := positions(sc)
 		ob, oh := newObservations(len(pos)), newObservations(len(pos))
@@ -162,12 +159,8 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 				break // the stores now hold different configurations
 			}
 		}
-		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
-			lastLog = time.Now()
-			opts.Logf("compare: %d iterations, %d changes, %v", r.Iterations, len(r.Changes), time.Since(start).Round(time.Second))
-		}
-	}
-	r.Elapsed = time.Since(start)
+		return true
+	})
 	return r
 }
 

@@ -179,20 +179,15 @@ func (su *suite) testDifferential(t rt) {
 func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffReport {
 	opts = opts.withDefaults()
 	r := &DiffReport{Seed: opts.Seed, Planned: opts.Iterations, Known: map[string]int{}, Examples: map[string]*Divergence{}}
-	start := time.Now()
 	lc := diffLeaves()
-	lastLog := start
-	for it := 0; opts.Iterations == 0 || it < opts.Iterations; it++ {
-		if opts.Duration > 0 && time.Since(start) >= opts.Duration {
-			break
-		}
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
+	progress := func() string { return fmt.Sprintf("differential: %d iterations, %d lookups", r.Iterations, r.Lookups) }
+	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, _ func() bool) bool {
 		sc := newScript(rng, generateSequence(rng))
 		r.Iterations++
 		bs, err := buildAll(lc, sc.seq)
 		if err != nil {
 			r.Failure = &Divergence{Seed: opts.Seed, Iteration: it, Via: viaUpdate, Got: Answer{Kind: AnswerError, Err: err}, Note: "the pass could not build the configuration"}
-			break
+			return false
 		}
 		ds, nconf, nlook := sc.diverge(newStore, bs)
 		r.Configs += nconf
@@ -209,18 +204,31 @@ func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffRep
 				continue
 			}
 			r.Failure = sd
+			return false
+		}
+		return true
+	})
+	return r
+}
+
+// search runs iterations 0, 1, ... of seed, each with its own random
+// source, until the iteration bound (0: none) or duration (0: none) is
+// reached or body returns false, logging progress() every 30 s, and
+// returns the time it took. over reports whether duration is up.
+func search(seed uint64, iterations int, duration time.Duration, logf func(string, ...any), progress func() string,
+	body func(it int, rng *rand.Rand, over func() bool) bool) time.Duration {
+	start, lastLog := time.Now(), time.Now()
+	over := func() bool { return duration > 0 && time.Since(start) >= duration }
+	for it := 0; (iterations == 0 || it < iterations) && !over(); it++ {
+		if !body(it, rand.New(rand.NewPCG(seed, uint64(it))), over) {
 			break
 		}
-		if r.Failure != nil {
-			break
-		}
-		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
+		if logf != nil && time.Since(lastLog) > 30*time.Second {
 			lastLog = time.Now()
-			opts.Logf("differential: %d iterations, %d lookups, %v", r.Iterations, r.Lookups, time.Since(start).Round(time.Second))
+			logf("%s, %v", progress(), time.Since(start).Round(time.Second))
 		}
 	}
-	r.Elapsed = time.Since(start)
-	return r
+	return time.Since(start)
 }
 
 // count records a divergence that a known deviation explains; the first of
