@@ -253,7 +253,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
+		return usagef("--dir: %v", err)
 	}
 	if simulate {
 		return profileSimulated(ctx, opts, jobs, format)
