@@ -812,9 +812,9 @@ func joinShapes(ws []string) string {
 }
 
 // Compare replays c on new stores from base and head, runs times each
-// (more when a store varies between runs), and returns the first difference between their answers (an Update's
-// outcome, then the lookup), or nil when they agree. runs <= 0 means
-// DefaultCompareRuns. The error reports a case that cannot be run.
+// (0: DefaultCompareRuns; more when a store varies), and returns the first
+// difference between their answers (an Update's outcome, then the lookup),
+// or nil when they agree. The error reports a case that cannot be run.
 func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if runs <= 0 {
 		runs = DefaultCompareRuns
