@@ -108,39 +108,16 @@ func newCompareCmd(runF func(context.Context, *CompareOptions) error) *cobra.Com
 	cmd := &cobra.Command{
 		Use:   "compare [RESULTS.txt | OLD.txt NEW.txt ...]",
 		Short: "Compare stores (running them) or result files, with benchstat's statistics",
-		Long: `compare prints a table per unit to stdout: median ± 95% confidence interval
-per cell, and the change against the first column with its Mann-Whitney
-p-value ("~" when not significant), plus a geomean row.
+		Long: `compare prints a table per unit, as benchstat does: median ± 95% confidence
+interval per cell, the change against the first column with its U-test p-value
+("~" when not significant), and a geomean row.
 
-With no arguments, compare measures the named stores on the named scenarios
-(default: naive vs optimized on the default set): one row per scenario, one
-column per store. --certs SOURCE runs them on your own certificates (see
-certbench run --help). -o FILE also writes the raw results of that run (Go
-benchmark format, as certbench run writes them) to FILE; the table still
-goes to stdout.
-
-With one result file (from certbench run), compare compares the stores in it.
-With two or more, it compares the files: the first is the base, rows are
-scenario × store. --stores and --scenarios then select what is compared.
-Files from a plain go test -bench (names without /scenario= and /store=)
-compare as benchstat compares them: one row per benchmark, one column per
-file. Files measured on different certificates (their certs-count or
-certs-fingerprint lines differ) get a warning.
-The run flags (--count, --ops, -q, -o) apply only when compare runs the
-benchmarks and are an error with result files, as are --sample-timeout,
---config and --certs. A store that panics or hangs while compare runs it is
-reported as certbench run reports it (see certbench run --help); the
-table shows the other stores, and compare exits 1. A result file that
-records failed benchmarks ("--- FAIL: Benchmark..." lines) gets a
-warning per failure.
-
---row, --col and --filter group and select results as benchstat's -row, -col
-and -filter do (see golang.org/x/perf/benchproc/syntax), on any input, e.g.
-  certbench compare --col /store --filter '/scenario:rotate-10-of-100' run.txt
-  certbench compare --row .name --col /impl bench.txt
-
---format markdown fits a pull-request comment; --format json is described in
-the documentation of package compare.`,
+With no file, compare measures --stores on --scenarios; -o also writes the raw
+results. The run flags (--count, --ops, -q, -o) apply only when compare runs the
+benchmarks. With one result file it compares the stores in it; with several,
+the files (the first is the base).
+--row, --col and --filter group and select as benchstat's -row, -col, -filter.
+--format json is package compare's Report as encoding/json writes it.`,
 		Example: `  certbench compare --scenarios rotate-10-of-100 --count 6
   certbench compare results.txt
   certbench compare --format markdown base.txt head.txt`,

@@ -226,3 +226,17 @@ func TestReportPlainFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpFits: the help of compare, gate and report fits in 40 lines;
+// the gate's rules are in docs/gate.md.
+func TestHelpFits(t *testing.T) {
+	for _, c := range []string{"compare", "gate", "report"} {
+		code, out, _ := run(t, c, "--help")
+		if n := strings.Count(out, "\n"); code != cli.ExitOK || n > 40 {
+			t.Errorf("%s --help: exit %d, %d lines, want <= 40", c, code, n)
+		}
+	}
+	if _, out, _ := run(t, "gate", "--help"); !strings.Contains(out, "docs/gate.md") {
+		t.Error("gate --help does not link to docs/gate.md")
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,17 +96,17 @@ func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
 	set := &g.opts.Policy.Set
 	*set = gate.DefaultPolicy()
 	set.Max = nil
-	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` with THRESHOLD +N% | +N<amount> (+2ms, +1KiB, +1allocs, +1goroutines) | off; once per unit (e.g. --max allocs/op=+0% --max sec/op=+10%)")
+	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` (+N%, +2ms, +1KiB, +1allocs, off; docs/gate.md), once per unit")
 	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
 	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
 	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
-	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired` (paired: signed-rank test of the rounds of certbench run --round)")
+	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired`")
 	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
 	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
 	f.StringVar(&g.config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.BoolVar(&g.opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
-	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head (its scenario-hash lines differ: a scenario file or the catalogue changed) with a warning instead of refusing the files")
-	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates (certs-count or certs-fingerprint differ, see run --certs) with a warning instead of refusing them")
+	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head, with a warning")
+	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates, with a warning")
 }
 
 // addOutputFlags defines the report's format and destinations and the
@@ -114,9 +115,9 @@ func (g *gateCmd) addOutputFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&g.opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all output, run --instrument simulate --callgrind-dir: a `dir`)")
+	f.StringVar(&g.opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all: a `dir`)")
 	f.StringVar(&g.opts.HeadProfiles, "head-profiles", "", "heap profiles and callgrind files of HEAD (`dir`)")
-	f.IntVar(&g.opts.Sites, "sites", 5, "`n` allocation sites (or functions, for instructions) to name per regression (with --base-profiles and --head-profiles)")
+	f.IntVar(&g.opts.Sites, "sites", 5, "`n` allocation sites (or functions) to name per regression")
 }
 
 // complete checks the flags and arguments and fills opts from them.
@@ -167,81 +168,19 @@ func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
 	})
 }
 
-// gateLong is gate's help text.
-const gateLong = `gate compares two result files (from certbench run, one or more samples per
-benchmark, ideally interleaved runs of a base and a head binary on one machine)
-and exits 1 if any metric of any benchmark regressed: a change that is both
-statistically significant and beyond its threshold.
-
-Policy: --config FILE reads the thresholds (and per-scenario overrides) from
-FILE's "gate" section; without --config, ./certbench.yaml is read if it exists;
---no-config (or --config '') uses the built-in defaults. The report's policy
-line says which was used. Flags override the file's top-level values.
-
-Thresholds (--max UNIT=THRESHOLD, repeatable, once per unit): +N% relative to
-the base, an absolute amount with its unit (+2ms, +500us, +1KiB, +1allocs,
-+1goroutines, +1000instructions, +500cycles), +0, or off. A bare number such
-as sec/op=10 is an error: it would be ten seconds, not ten percent. Built-in
-defaults:
-  allocs/op +0%, B/op +2%, sec/op +10%, retained-B +2% (retained-B/cert follows
-  it unless set), goroutines +0, instructions/op +0.25%, est-cycles/op +1%;
-  cpu-sec/op (process CPU time per op) only when the policy sets it.
-
-Decisions, per benchmark (scenario × store) and metric:
-  - B/op, allocs/op and goroutines whose samples are all identical on each side
-    (fixed op counts make them deterministic) are compared exactly: any change
-    beyond the threshold is a regression, no test needed (>= 2 samples a side).
-  - Otherwise a test decides, chosen by --test (or the policy's "test"):
-    paired: samples of BASE and HEAD with the same "# round: N" comment line
-    (certbench run --round N, as scripts/certbench-ci.sh writes) are
-    paired, and a Wilcoxon signed-rank test of the per-round log ratios
-    head/base gives the p-value (exact up to 50 pairs; zero differences
-    dropped, ties midranked); the change is the Hodges-Lehmann estimate of
-    the ratio, with a 95% confidence interval. Machine drift between rounds
-    cancels within a pair. Benchmarks whose rounds do not pair one-to-one
-    fall back to the U test, with a warning. unpaired: the medians are
-    compared with a Mann-Whitney U test. auto (default): paired when the
-    rounds pair and enough pairs differ to reach significance, else
-    unpaired. p-values are Holm-corrected within each metric (--correction
-    none to test each at --alpha). A regression is p < alpha and beyond the
-    threshold. The report names the test of each finding. Fewer than
-    --min-samples (4) samples on a side fails, and so do sample sizes at which
-    the corrected test could never reach significance (4 a side with two or
-    more benchmarks; use 6): the gate never passes for lack of data.
-  - instructions/op and est-cycles/op (certbench run --instrument simulate:
-    counted on a simulated CPU, they repeat to within a few hundredths of a
-    percent) are near-exact: identical samples are compared exactly; else the
-    medians against the threshold, with a U test at --alpha, not corrected,
-    asking only that the two sides separate (at least --min-samples a side).
-  - Files measured by different instruments (wall clock, simulated CPU: the
-    "instrument" configuration line) are refused (exit 2).
-  - A benchmark or metric of BASE missing in HEAD fails unless --allow-missing;
-    one only in HEAD is listed, not gated.
-  - Different goos, goarch, cpu, go or gomaxprocs between the files is a
-    warning (a failure with --strict).
-
-With --base-profiles and --head-profiles (directories written by
-"certbench profile --all" with each binary), the allocation sites that grew are
-named for each allocs/op or B/op regression; for each instructions/op
-regression, the store's functions whose instructions grew (each with the
-library code it calls), from the callgrind files in the same directories
-("certbench run --instrument simulate --callgrind-dir", or "certbench profile
---instrument simulate").
-
-Output: the report goes to stdout, or to the file -o names; --format text
-(logs), markdown (PR comment, $GITHUB_STEP_SUMMARY) or json; --summary FILE
-also writes the markdown to FILE.
-
-Exit codes: 0 pass (warnings allowed), 1 the gate failed (regression or a
-failed check), 2 bad usage or input (unreadable or malformed file, bad policy
-file or flag value, unknown unit, files with no benchmark in common).`
+// gateLong is gate's help text: the rules are in docs/gate.md.
+const gateLong = `gate compares two result files (ideally interleaved rounds of a base and a head
+binary on one machine) and exits 1 if a metric of a benchmark regressed: a change
+both significant and beyond its threshold. The rules, the defaults and the policy
+file are in docs/gate.md. The policy is the "gate" section of --config FILE, or of
+./certbench.yaml if there is one (--no-config: the defaults); each flag is named
+after a key and overrides it. --base-profiles and --head-profiles (certbench
+profile --all output) name the allocation sites or functions that grew.
+Exit codes: 0 pass, 1 the gate failed, 2 bad usage or input.`
 
 // gateExample is gate's usage examples.
 const gateExample = `  certbench gate base.txt head.txt
-  certbench gate --no-config base.txt head.txt
-  certbench gate --baseline results/reference.txt head.txt --max sec/op=+15% --max B/op=+1KiB
-  certbench gate --config certbench.yaml --format markdown base.txt head.txt
-  certbench gate --test unpaired base.txt head.txt
+  certbench gate --baseline results/reference.txt head.txt --max sec/op=+15%
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
@@ -351,7 +290,7 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 		if err != nil {
 			return usagef("--summary: %v", err)
 		}
-		err = v.WriteMarkdown(f)
+		err = table.WriteMarkdown(f, v.Page())
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -360,13 +299,13 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 		}
 	}
 	if opts.Output == "" || opts.Output == "-" {
-		return render(v, opts.Format, opts.IO.Out)
+		return writeAs(opts.Format, opts.IO.Out, v.Page(), v.JSON())
 	}
 	file, err := os.Create(opts.Output)
 	if err != nil {
 		return usagef("-o: %v", err)
 	}
-	if err := render(v, opts.Format, file); err != nil {
+	if err := writeAs(opts.Format, file, v.Page(), v.JSON()); err != nil {
 		file.Close()
 		return err
 	}

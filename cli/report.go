@@ -49,33 +49,14 @@ func newReportCmd(runF func(context.Context, *ReportOptions) error) *cobra.Comma
 	cmd := &cobra.Command{
 		Use:   "report RESULTS...",
 		Short: "Write an HTML page (and PNG images) of charts and tables from result files",
-		Long: `report reads result files (from certbench run, compare -o, sweep, or go test
--bench) and writes one self-contained HTML page: no scripts and no external
-resources, charts as inline SVG. It shows
-
-  - per sweep family (certbench sweep), log-log growth curves of time,
-    allocation and retained heap against the number of certificates, one
-    line per store, with the fitted exponent k (value ≈ c·N^k);
-  - per scenario, bar charts of each metric per store: the median with
-    its 95% confidence interval (for plain go test -bench files, per
-    benchmark, one bar per file, as benchstat compares them);
-  - the comparison tables of certbench compare and the sweep's medians
-    and exponents.
-
---gate FILE shows a gate's verdict at the top of the page: the result
-of certbench gate --format json (certbench-ci.sh writes it as gate.json),
-with the thresholds and what regressed or improved.
-
-It writes the page to the file -o names (default report.html), never to
-stdout, and prints the names of the files it wrote. --png DIR also writes
-every chart as DIR/<chart>.png, for pull requests and READMEs.
---growth-chart FILE (.svg or .png) writes one small growth chart
-(--growth-family, default the first family; --growth-units, default time
-and retained heap), the picture for a README.
-
---row, --col and --filter group and select the results that are not sweep
-samples as benchstat's -row, -col and -filter do: one chart per row, one
-bar per column (--by-file is --col .file).`,
+		Long: `report reads result files (certbench run, compare -o, sweep, go test -bench)
+and writes one self-contained HTML page (-o; no scripts, charts as inline SVG):
+growth curves per sweep family with their exponent k (value ≈ c·N^k), bar
+charts per scenario (median and 95% interval per store; per file with
+--by-file), and compare's tables. --gate FILE (certbench gate --format json)
+puts the gate's verdict on top, as the gate shows it. --png DIR also writes
+every chart as a PNG, --growth-chart FILE one growth chart for a README.
+--row, --col and --filter select as benchstat's -row, -col and -filter do.`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
   certbench report --by-file --png charts base.txt head.txt
   certbench report --by-file --gate gate.json base.txt head.txt`,
@@ -126,16 +107,8 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	printWarnings(opts.IO.ErrOut, rs)
 	printFailures(opts.IO.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
-	if opts.Gate != "" {
-		f, err := os.Open(opts.Gate)
-		if err != nil {
-			return usagef("--gate: %v", err)
-		}
-		ropts.Gate, err = report.ReadGate(f)
-		f.Close()
-		if err != nil {
-			return usagef("--gate %s: %v", opts.Gate, err)
-		}
+	if ropts.Gate, err = readGate(opts.Gate); err != nil {
+		return err
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {
@@ -168,24 +141,9 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 		fmt.Fprintf(out, "wrote %d PNG images to %s\n", len(paths), opts.PNGDir)
 	}
 	if opts.GrowthChart != "" {
-		if len(rep.Curves) == 0 {
-			return usagef("--growth-chart: no sweep results in %s", files)
-		}
-		fam := opts.GrowthFamily
-		if fam == "" {
-			fam = rep.Curves[0].Family
-		}
-		ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
-		if err != nil {
+		if err := writeGrowthChart(opts, rep, files); err != nil {
 			return err
 		}
-		if ch == nil {
-			return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
-		}
-		if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
-			return usageError(err)
-		}
-		fmt.Fprintf(out, "wrote %s\n", opts.GrowthChart)
 	}
 	if opts.Table && len(rep.Curves) > 0 {
 		fmt.Fprintln(out)
@@ -193,6 +151,46 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// readGate reads the gate result --gate names; nil if none.
+func readGate(path string) (*report.GateResult, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--gate: %v", err)
+	}
+	defer f.Close()
+	g, err := report.ReadGate(f)
+	if err != nil {
+		return nil, usagef("--gate %s: %v", path, err)
+	}
+	return g, nil
+}
+
+// writeGrowthChart writes the one growth chart of --growth-chart.
+func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) error {
+	if len(rep.Curves) == 0 {
+		return usagef("--growth-chart: no sweep results in %s", files)
+	}
+	fam := opts.GrowthFamily
+	if fam == "" {
+		fam = rep.Curves[0].Family
+	}
+	ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
+	if err != nil {
+		return err
+	}
+	if ch == nil {
+		return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
+	}
+	if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
+		return usageError(err)
+	}
+	fmt.Fprintf(opts.IO.Out, "wrote %s\n", opts.GrowthChart)
 	return nil
 }
 

@@ -34,7 +34,7 @@ func TestReportGate(t *testing.T) {
 	if at < 0 || at > strings.Index(html, "<nav>") {
 		t.Fatal("the page does not open with the gate's verdict")
 	}
-	for _, want := range []string{"Gate: FAIL: 3 regressions", "<th>allocs/op</th>", "Holm&#39;s correction"} {
+	for _, want := range []string{"certbench gate: FAIL: 3 regressions", "<td>allocs/op</td>", "Holm&#39;s correction"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %s", want)
 		}

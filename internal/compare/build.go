@@ -789,8 +789,8 @@ func geomeans(t *Table) ([]Geomean, string) {
 		warn = append(warn, fmt.Sprintf("geomean leaves out %d of %d rows, with a zero or negative center", zero, len(t.Rows)))
 	}
 	if len(used) < 2 {
-		return nil, fmt.Sprintf("%d of %d rows have a positive center in every column, and a geomean needs two (%s)",
-			len(used), len(t.Rows), strings.Join(warn, "; "))
+		return nil, fmt.Sprintf("a geomean needs two rows with a positive center in every column, and %d of %d rows have one (%d with a zero or negative center, %d missing in some column)",
+			len(used), len(t.Rows), zero, missing)
 	}
 	gs := make([]Geomean, len(t.Columns))
 	for j := range t.Columns {

@@ -1,6 +1,8 @@
 // Package compare turns certbench result files into comparison tables
-// with real statistics, in the manner of benchstat, and renders them as
-// text, Markdown, CSV or JSON.
+// with real statistics, in the manner of benchstat: Build returns a
+// Report (the statistics as values), Report.Page its tables as package
+// table renders them (text, Markdown, CSV, HTML), and json.Marshal of the
+// Report is its JSON.
 //
 // # Pipeline
 //
@@ -33,10 +35,14 @@
 // at least 4 samples per side to ever reach p < 0.05, and a 95% interval
 // needs at least 6; benchmath's warnings about this are kept on the cells
 // and collected in Report.Warnings. A geomean row summarizes each column
-// over the rows with positive results in every column.
+// over the rows with positive results in every column, when there are
+// two such rows or more (Table.NoGeomean says why otherwise).
 //
-// Text and Markdown show each value as results.Format does, scaled on its
-// own: "190 ms" sec/op, "850 KiB" B/op, "1,184" allocs/op.
+// Each center is shown as results.FormatPair shows it paired with its
+// row's baseline ("190 ms" sec/op, "850 KiB" B/op, "1,184" allocs/op,
+// with more digits where two centers would read alike), so compare and
+// certbench gate show one text for one figure. A cell without a ± interval
+// refers to a footnote that says why.
 //
 // # Errors
 //
@@ -45,51 +51,10 @@
 // ErrNothingInCommon if the columns share no benchmarks, and with
 // ErrNoResults if the filter leaves nothing.
 //
-// # JSON schema
+// # JSON
 //
-// WriteJSON writes one object. Field names are stable; raw numbers are in
-// the tidied unit (seconds for sec/op, bytes for B/op); numbers that would
-// be infinite (an unbounded interval, a ratio to a zero baseline) are
-// null. "_text" and "text" fields hold the strings the text renderer
-// shows.
-//
-//	{
-//	  "schema": "certbench.compare/v1",
-//	  "options": {"row": "/scenario", "col": "/store", "filter": "*",
-//	              "columns": [], "alpha": 0.05, "confidence": 0.95},
-//	  "config": [{"key": "goos", "values": ["linux"]}, ...],
-//	  "columns": ["naive", "optimized"],          // baseline first
-//	  "tables": [{
-//	    "unit": "sec/op",
-//	    "assumption": "median",                   // or "exact"
-//	    "better": "lower",                        // "lower", "higher" or ""
-//	    "row_header": "scenario",                 // row field names
-//	    "rows": [{
-//	      "label": "rotate-10-of-100",
-//	      "key": {"/scenario": "rotate-10-of-100"},
-//	      "cells": [                              // one per column; null if none
-//	        {"column": "naive", "n": 6,
-//	         "values": [0.189, ...],              // sorted samples
-//	         "center": 0.1902, "lo": 0.1885, "hi": 0.1921, // lo/hi may be null
-//	         "confidence": 0.96875,               // actual interval level
-//	         "text": "190 ms ± 1%", "center_text": "190 ms", "ci_text": "1%",
-//	         "warnings": [],
-//	         "delta": null},                      // null in the baseline column
-//	        {"column": "optimized", ...,
-//	         "delta": {"base": 0.1902, "value": 0.0123,
-//	                   "ratio": 0.0647, "percent": -93.53, // null if base is 0
-//	                   "p": 0.0022, "alpha": 0.05, "n_base": 6, "n": 6,
-//	                   "significant": true,
-//	                   "text": "-93.53%",         // "~" if not significant
-//	                   "test": "p=0.002 n=6",     // "n=6" for exact units
-//	                   "warnings": []}}]}],
-//	    "geomean": [                              // [] if none; one per column
-//	      {"column": "naive", "rows": 3, "center": 0.11, "ratio": null,
-//	       "percent": null, "text": "111 ms", "delta_text": "", "warnings": []},
-//	      {"column": "optimized", "rows": 3, "center": 0.0136, "ratio": 0.1225,
-//	       "percent": -87.75, "text": "13.6 ms", "delta_text": "-87.75%",
-//	       "warnings": []}]
-//	  }, ...],
-//	  "warnings": [...]                           // same as Report.Warnings
-//	}
+// A Report marshals with encoding/json (certbench compare --format json):
+// the fields' tags name the keys, and each cell adds its sample (n,
+// values), center, interval bounds (null when unbounded) and texts. Raw
+// numbers are in the tidied unit (seconds for sec/op, bytes for B/op).
 package compare

@@ -25,10 +25,10 @@ func (r *Report) shownTables() []*Table {
 	return out
 }
 
-// HiddenNote says in one line which tables the text and Markdown
+// hiddenNote says in one line which tables the text and Markdown
 // renderers leave out and why ("not shown: goroutines (0 in every
 // sample)"); "" when none is.
-func (r *Report) HiddenNote() string {
+func (r *Report) hiddenNote() string {
 	var parts []string
 	for _, t := range r.Tables {
 		if t.Hidden != "" {
@@ -82,11 +82,6 @@ func deltaNotes(msgs []string) []string {
 	return out
 }
 
-// NoteFor rewrites one of Report.Warnings as the note compare's text and
-// Markdown tables print after the tables ("" for one they drop), for other
-// renderers of a Report (certbench report's page).
-func NoteFor(warning string) string { return reportNote(warning) }
-
 // reportNote rewrites a report warning for the notes after the tables:
 // benchmath's sample-size warnings say what they mean and what to do;
 // "" drops the warning.
@@ -116,7 +111,7 @@ func (r *Report) endNotes(shown map[string]bool) []string {
 			notes = append(notes, n)
 		}
 	}
-	if n := r.HiddenNote(); n != "" {
+	if n := r.hiddenNote(); n != "" {
 		notes = append(notes, n)
 	}
 	if r.tested() {

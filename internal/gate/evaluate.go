@@ -58,36 +58,14 @@ func rowsFor(sides ...*results.Set) string {
 var ErrInput = errors.New("gate: bad input")
 
 // Evaluate compares head with base under policy p and returns the
-// verdict. It fails only if p is invalid, if either side is nil, or if
-// the sides have no benchmark in common (wrapping ErrInput); everything
-// else, including missing benchmarks and too few samples, is reported in
-// the Verdict.
-//
-// For every benchmark (name, scenario and store) in both base and head,
-// and every unit with a threshold there (see Policy.Threshold):
-//
-//   - A count unit (results.IsCount: B/op, allocs/op, goroutines) whose
-//     samples are all identical on each side, with at least
-//     results.MinExactSamples per side, is exact: the two values are compared
-//     directly, any difference is significant, and it is a regression if
-//     head exceeds base by more than the threshold.
-//   - Otherwise the medians are compared and a two-sided Mann-Whitney U
-//     test (benchmath, through package compare) gives a p-value, corrected
-//     for multiple comparisons within the unit (Holm by default). It is a
-//     regression if the corrected p-value is below Alpha and the head
-//     median exceeds the base median by more than the threshold. With
-//     fewer than MinSamples samples on a side it is TooFewSamples, which
-//     fails the gate: the gate never passes for lack of data.
-//   - Improved is the mirror image: significant and better by more than
-//     the threshold.
-//
-// A benchmark of base missing in head fails the gate (MissingInHead)
-// unless AllowMissing; one only in head is reported (NewInHead). A
-// benchmark recorded as failed (a store that panicked or hung in
-// certbench run) is not compared: failed at head and not at base, it
-// fails the gate (StoreFailed); failed at base, it is a warning. A
-// difference in a machine key (MachineKeys) between or within the sides
-// is a warning, a failure if Strict.
+// verdict, by the rules of docs/gate.md: one Finding per benchmark in
+// both and metric with a threshold, and the problems with the inputs. It
+// fails only if p is invalid, if either side is nil, or if the inputs
+// cannot be gated at all: no benchmark in common or different instruments
+// (errors wrapping ErrInput), different certificates or scenario
+// definitions unless allowed (ErrDifferentCerts, ErrDifferentScenario);
+// everything else, including missing benchmarks and too few samples, is
+// reported in the Verdict.
 func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	p, err := p.withDefaults()
 	if err != nil {

@@ -1,9 +1,12 @@
 package gate
 
 import (
+	"encoding/json"
+	"io"
 	"math"
 	"testing"
 
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -30,7 +33,7 @@ func TestFormatValue(t *testing.T) {
 		{results.UnitAllocs, math.NaN(), "-"},
 	} {
 		f := &Finding{Unit: tc.unit, Base: tc.v}
-		if got := f.baseText(); got != tc.want {
+		if got := baseText(f); got != tc.want {
 			t.Errorf("baseText(%s, %v) = %q, want %q", tc.unit, tc.v, got, tc.want)
 		}
 	}
@@ -42,11 +45,11 @@ func TestFormatValue(t *testing.T) {
 			t.Errorf("FormatPercent(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if f := (&Finding{Unit: results.UnitAllocs, Base: 0.44, Head: 0.44}); f.baseText() != "0.44" || f.headText() != "0.44" {
-		t.Errorf("equal base and head: %q, %q", f.baseText(), f.headText())
+	if f := (&Finding{Unit: results.UnitAllocs, Base: 0.44, Head: 0.44}); baseText(f) != "0.44" || headText(f) != "0.44" {
+		t.Errorf("equal base and head: %q, %q", baseText(f), headText(f))
 	}
-	if f := (&Finding{Unit: results.UnitAllocs, Base: 1328.65, Head: 1329.05}); f.baseText() == f.headText() {
-		t.Errorf("a regressed base and head read alike: %q, %q", f.baseText(), f.headText())
+	if f := (&Finding{Unit: results.UnitAllocs, Base: 1328.65, Head: 1329.05}); baseText(f) == headText(f) {
+		t.Errorf("a regressed base and head read alike: %q, %q", baseText(f), headText(f))
 	}
 }
 
@@ -59,4 +62,18 @@ func TestMinP(t *testing.T) {
 			t.Errorf("minP(%d, %d) = %v, want %v", tc.n1, tc.n2, got, tc.want)
 		}
 	}
+}
+
+// baseText and headText are a finding's base and head as its table row
+// shows them.
+func baseText(f *Finding) string { return findingsTable("", []*Finding{f}).Rows[0].Cells[2].Text }
+func headText(f *Finding) string { return findingsTable("", []*Finding{f}).Rows[0].Cells[3].Text }
+
+// The renderers as certbench gate calls them.
+func writeText(v *Verdict, w io.Writer) error     { return table.WriteText(w, v.Page()) }
+func writeMarkdown(v *Verdict, w io.Writer) error { return table.WriteMarkdown(w, v.Page()) }
+func writeJSON(v *Verdict, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v.JSON())
 }

@@ -382,9 +382,9 @@ func TestGolden(t *testing.T) {
 		file  string
 		write func(*bytes.Buffer) error
 	}{
-		{"golden.txt.golden", func(b *bytes.Buffer) error { return v.WriteText(b) }},
-		{"golden.md.golden", func(b *bytes.Buffer) error { return v.WriteMarkdown(b) }},
-		{"golden.json.golden", func(b *bytes.Buffer) error { return v.WriteJSON(b) }},
+		{"golden.txt.golden", func(b *bytes.Buffer) error { return writeText(v, b) }},
+		{"golden.md.golden", func(b *bytes.Buffer) error { return writeMarkdown(v, b) }},
+		{"golden.json.golden", func(b *bytes.Buffer) error { return writeJSON(v, b) }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
@@ -399,7 +399,7 @@ func TestGolden(t *testing.T) {
 func TestJSONIsValidWithNulls(t *testing.T) {
 	v := goldenVerdict(t)
 	var b bytes.Buffer
-	if err := v.WriteJSON(&b); err != nil {
+	if err := writeJSON(v, &b); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -294,7 +294,7 @@ func TestPairedSeesThroughDrift(t *testing.T) {
 			}
 		}
 		var text strings.Builder
-		if err := v.WriteText(&text); err != nil {
+		if err := writeText(v, &text); err != nil {
 			t.Fatal(err)
 		}
 		if c.method == SignedRank && !strings.Contains(text.String(), "signed-rank p=0.002 adj=0.004 pairs=10, 95% CI [+") {

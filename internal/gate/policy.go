@@ -34,13 +34,9 @@ func gateUnits() []string {
 	return out
 }
 
-// The default thresholds of the simulated CPU's units. A window's
-// instruction count repeats to within a few hundredths of a percent
-// (README, "Gate policy"), so a threshold of a few tenths of a percent is
-// far above the noise and still below the +0.5% a change must reach to
-// be caught reliably. The cycle estimate adds the cache simulation's
-// misses, which vary more between windows (memory addresses differ), so
-// its threshold is wider.
+// The default thresholds of the simulated CPU's units (docs/gate.md):
+// an instruction count repeats to within a few hundredths of a percent;
+// the cycle estimate adds cache misses, which vary more.
 const (
 	DefaultInstructionsMax = "+0.25%"
 	DefaultEstCyclesMax    = "+1%"
@@ -91,6 +87,9 @@ type Threshold struct {
 	// empty for relative, off and zero thresholds.
 	Measure string
 }
+
+// MarshalText writes t as it reads: "+10%", "+2ms", "off".
+func (t Threshold) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // The measures of absolute thresholds, and the suffixes ParseThreshold
 // reads for them.
@@ -483,10 +482,10 @@ func CheckUnit(unit string) (string, error) {
 // An Override sets thresholds for the benchmarks whose scenario and store
 // match its patterns (path.Match globs; empty matches anything).
 type Override struct {
-	Scenario string `yaml:"scenario,omitempty"`
-	Store    string `yaml:"store,omitempty"`
+	Scenario string `yaml:"scenario,omitempty" json:"scenario,omitempty"`
+	Store    string `yaml:"store,omitempty" json:"store,omitempty"`
 	// Max maps units to their thresholds for the matching benchmarks.
-	Max Thresholds `yaml:"max,omitempty"`
+	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
 }
 
 // Matches reports whether o applies to the benchmark of scenario and
@@ -513,59 +512,59 @@ type Policy struct {
 	// Alpha is the significance level of each metric's family of tests
 	// (0 means DefaultAlpha here; a policy file or flag must give a
 	// level in (0, 1)).
-	Alpha float64 `yaml:"alpha"`
+	Alpha float64 `yaml:"alpha" json:"alpha"`
 
 	// MinSamples is the fewest samples per side for a statistical
 	// comparison (0 means DefaultMinSamples here; a policy file or flag
 	// must give at least MinSamplesFor(Alpha)). Fewer is a failure, not a
 	// pass: see Evaluate.
-	MinSamples int `yaml:"min_samples"`
+	MinSamples int `yaml:"min_samples" json:"min_samples"`
 
 	// Correction for multiple comparisons ("" means Holm).
-	Correction Correction `yaml:"correction"`
+	Correction Correction `yaml:"correction" json:"correction"`
 
 	// Test chooses the test of samples that are not exact: AutoTest
 	// ("" means AutoTest), PairedTest or UnpairedTest.
-	Test TestChoice `yaml:"test"`
+	Test TestChoice `yaml:"test" json:"test"`
 
 	// AllowMissing turns benchmarks or metrics missing from head into
 	// warnings instead of failures.
-	AllowMissing bool `yaml:"allow_missing"`
+	AllowMissing bool `yaml:"allow_missing" json:"allow_missing"`
 
 	// Strict turns a machine or Go version mismatch between base and
 	// head into a failure instead of a warning.
-	Strict bool `yaml:"strict"`
+	Strict bool `yaml:"strict" json:"strict"`
 
 	// AllowDifferentCerts gates base and head measured on different
 	// certificates (certs-count or certs-fingerprint differ, see
 	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentCerts bool `yaml:"allow_different_certs"`
+	AllowDifferentCerts bool `yaml:"allow_different_certs" json:"allow_different_certs"`
 
 	// AllowDifferentScenarios gates a scenario whose definition differs
 	// between base and head (its scenario-hash lines differ, see
 	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentScenarios bool `yaml:"allow_different_scenarios"`
+	AllowDifferentScenarios bool `yaml:"allow_different_scenarios" json:"allow_different_scenarios"`
 
 	// Max maps units to their thresholds. A unit with no threshold is
 	// not gated, except that retained-B/cert follows retained-B when it
 	// has no threshold of its own.
-	Max Thresholds `yaml:"max,omitempty"`
+	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
 
 	// Overrides refine Max for some scenarios or stores. For each
 	// benchmark and unit the last matching override that sets the unit
 	// wins; then Max.
-	Overrides []Override `yaml:"overrides,omitempty"`
+	Overrides []Override `yaml:"overrides,omitempty" json:"overrides,omitempty"`
 
 	// SampleTimeout is not the gate's: it bounds one sample of certbench
 	// run (run --config reads it; scripts/certbench-ci.sh passes its
 	// policy), after which the store under test is taken to have hung.
 	// 0 means run's default.
-	SampleTimeout time.Duration `yaml:"sample_timeout,omitempty"`
+	SampleTimeout time.Duration `yaml:"sample_timeout,omitempty" json:"sample_timeout,omitempty"`
 
 	// Source says where the policy came from, for the report's policy
 	// line ("certbench.yaml (found in the working directory)", "built-in
 	// defaults"); empty leaves it out.
-	Source string `yaml:"-"`
+	Source string `yaml:"-" json:"-"`
 }
 
 // DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,

@@ -72,7 +72,7 @@ func TestNearExactAAPasses(t *testing.T) {
 	v := simEvaluate(t, base, head)
 	if !v.Passed() {
 		var b strings.Builder
-		v.WriteText(&b)
+		writeText(v, &b)
 		t.Fatalf("A/A with near-exact noise and outliers failed:\n%s", b.String())
 	}
 	for _, sc := range simScenarios {

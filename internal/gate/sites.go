@@ -14,20 +14,20 @@ import (
 type Site struct {
 	// Function is the function's short name, such as
 	// "stores/optimized.(*Store).Update".
-	Function string
+	Function string `json:"function"`
 	// File and Line, when known, are the line of Function the site is:
 	// the site is then everything allocated below that line (a store line
 	// charged with what the library code it calls allocates), not only
 	// by the function itself. Line is 0 when unknown.
-	File string
-	Line int64
+	File string `json:"file,omitempty"`
+	Line int64  `json:"line,omitempty"`
 	// Base and Head are what the site allocated per op on each side, in
 	// the finding's unit (objects for allocs/op, bytes for B/op): the
 	// function's own (flat) allocations, or everything below the line.
-	Base, Head float64
+	Base, Head float64 `json:"-"`
 	// Callees, for a line, are the functions it called whose allocations
 	// changed most, largest growth first (their File and Line are empty).
-	Callees []Site
+	Callees []Site `json:"callees,omitempty"`
 }
 
 // Where returns "file.go:123" (the base name of File), or "" when the
@@ -135,10 +135,10 @@ func significantSites(sites []Site, change float64) []Site {
 	return sites
 }
 
-// sitesKind says, for the renderers' headings, what the values of sites
+// sitesKind says, for the sites table's title, what the values of sites
 // are: everything below store lines when the sites are lines, the
-// functions' own allocations ("flat", then sep, then "per op") otherwise.
-func sitesKind(sites []Site, sep string) string {
+// functions' own allocations ("flat per op") otherwise.
+func sitesKind(sites []Site) string {
 	for _, s := range sites {
 		if s.Line > 0 {
 			return "per op by store line, library callees indented"
@@ -149,5 +149,5 @@ func sitesKind(sites []Site, sep string) string {
 			return "per op by store function with the library code it calls, library callees indented"
 		}
 	}
-	return "flat" + sep + "per op"
+	return "flat per op"
 }

@@ -37,13 +37,13 @@ func TestStoreLineSitesRender(t *testing.T) {
 		Callees: []gate.Site{{Function: "fmt.Sprintf", Base: 0, Head: 1}},
 	}}, 3)
 	var text, md, js bytes.Buffer
-	if err := v.WriteText(&text); err != nil {
+	if err := writeText(v, &text); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.WriteMarkdown(&md); err != nil {
+	if err := writeMarkdown(v, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.WriteJSON(&js); err != nil {
+	if err := writeJSON(v, &js); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(text.String(), "\n")
@@ -53,10 +53,10 @@ func TestStoreLineSitesRender(t *testing.T) {
 			at = i
 		}
 	}
-	if at < 0 || at+1 == len(lines) || !strings.HasSuffix(lines[at+1], "   fmt.Sprintf") || !strings.Contains(lines[at+1], "+1") {
+	if at < 0 || at+1 == len(lines) || !strings.HasSuffix(lines[at+1], "  ↳ fmt.Sprintf") || !strings.Contains(lines[at+1], "+1") {
 		t.Errorf("text: no Update (update.go:47) line with fmt.Sprintf indented below it:\n%s", text.String())
 	}
-	if !strings.Contains(md.String(), "| `stores/optimized.(*Store).Update` (update.go:47) | 0 | 1 | +1 |\n| &nbsp;&nbsp;↳ `fmt.Sprintf` | 0 | 1 | +1 |") {
+	if !strings.Contains(md.String(), "| +1 | 0 | 1 | stores/optimized.(\\*Store).Update (update.go:47) |\n| +1 | 0 | 1 |   ↳ fmt.Sprintf |") {
 		t.Errorf("markdown: no Update row with fmt.Sprintf below it:\n%s", md.String())
 	}
 	var out struct {

@@ -24,30 +24,24 @@ const (
 	Missing Status = "missing"
 )
 
-// Method is how a Finding was decided.
+// Method is how a Finding was decided: the rules are in docs/gate.md.
 type Method string
 
 // The methods.
 const (
-	// Exact: every sample on each side had the same value (a count
-	// metric), so the values were compared directly.
+	// Exact: identical samples within each side, compared directly.
 	Exact Method = "exact"
-	// UTest: the medians were compared and a Mann-Whitney U test
-	// (two-sided, corrected per Policy.Correction) said whether the
-	// difference is significant.
+	// UTest: the medians, by a Mann-Whitney U test corrected per
+	// Policy.Correction.
 	UTest Method = "u-test"
-	// SignedRank: the samples paired by round (see PairedTest) and a
-	// Wilcoxon signed-rank test (two-sided, corrected per
-	// Policy.Correction) of the per-round log ratios head/base said
-	// whether the difference is significant; the change is the
-	// Hodges-Lehmann estimate of the ratio (Finding.Ratio).
+	// SignedRank: samples paired by round (see PairedTest), by a
+	// Wilcoxon signed-rank test of the log ratios head/base corrected per
+	// Policy.Correction; the change is the Hodges-Lehmann estimate
+	// (Finding.Ratio).
 	SignedRank Method = "signed-rank"
-	// NearExact: a simulated CPU's unit (results.IsSimulated:
-	// instructions/op, est-cycles/op), whose samples repeat to within a
-	// few hundredths of a percent. The medians are compared against the
-	// threshold, and a two-sided Mann-Whitney U test at Alpha, not
-	// corrected for multiple comparisons, says whether the samples
-	// separate: see Evaluate.
+	// NearExact: a simulated CPU's unit (results.IsSimulated): the
+	// medians against the threshold, and an uncorrected U test that the
+	// sides separate.
 	NearExact Method = "near-exact"
 	// NotCompared: nothing was compared (missing metric, too few
 	// samples).
@@ -59,60 +53,62 @@ type Finding struct {
 	// Benchmark is the benchmark's name without "Benchmark" and
 	// GOMAXPROCS, e.g. "Churn/scenario=rotate-10-of-100/store=optimized";
 	// Scenario and Store are its keys (empty if it has none).
-	Benchmark, Scenario, Store string
+	Benchmark string `json:"benchmark"`
+	Scenario  string `json:"scenario"`
+	Store     string `json:"store"`
 
 	// Unit is the metric, such as "allocs/op".
-	Unit string
+	Unit string `json:"unit"`
 
 	// Status is the outcome; Fatal reports whether it fails the gate.
-	Status Status
-	Fatal  bool
+	Status Status `json:"status"`
+	Fatal  bool   `json:"fatal"`
 
 	// Method says how the values were compared.
-	Method Method
+	Method Method `json:"method"`
 
 	// Base and Head are the values compared: the common value of an
 	// exact metric, otherwise the medians. NaN when missing.
-	Base, Head float64
+	Base, Head float64 `json:"-"`
 
 	// BaseN and HeadN are the numbers of samples.
-	BaseN, HeadN int
+	BaseN, HeadN int `json:"-"`
 
 	// BaseMin, BaseMax, HeadMin and HeadMax are the ranges of the
 	// samples (NaN when missing), to show the spread.
-	BaseMin, BaseMax, HeadMin, HeadMax float64
+	BaseMin, BaseMax, HeadMin, HeadMax float64 `json:"-"`
 
 	// P is the test's p-value (U or signed-rank) and AdjustedP the
 	// p-value corrected for multiple comparisons within the metric; both
 	// NaN unless Method is UTest or SignedRank.
-	P, AdjustedP float64
+	P, AdjustedP float64 `json:"-"`
 
 	// Pairs is the number of rounds paired when Method is SignedRank
 	// (zero differences included), else 0.
-	Pairs int
+	Pairs int `json:"pairs"`
 
 	// Ratio is the Hodges-Lehmann estimate of head/base from the paired
 	// rounds (the exponential of the median of the Walsh averages of the
 	// log ratios), and RatioLow and RatioHigh its distribution-free
 	// PairConfidence interval (infinite with too few pairs); NaN unless
 	// Method is SignedRank.
-	Ratio, RatioLow, RatioHigh float64
+	Ratio, RatioLow, RatioHigh float64 `json:"-"`
 
 	// Significant reports whether the difference is significant:
 	// AdjustedP < Alpha, or, for an exact metric, any difference.
-	Significant bool
+	Significant bool `json:"significant"`
 
 	// Threshold is the threshold applied.
-	Threshold Threshold
+	Threshold Threshold `json:"threshold"`
 
 	// Note says why, in a few words: "p=0.002 < 0.05", "within +10%",
 	// "not significant (p=0.31)", "base has 3 samples, need 4".
-	Note string
+	Note string `json:"note"`
 
 	// Sites are the allocation sites that grew, for a regressed
 	// allocs/op or B/op finding when profiles were given (see
 	// Verdict.AddSites).
-	Sites []Site
+	Sites []Site `json:"sites"`
 
 	uP       float64 // the U test's p-value, kept when the paired test is chosen
 	nonZero  int     // non-zero paired differences
@@ -191,39 +187,41 @@ const (
 // A Problem is something about the inputs as a whole that the verdict
 // reports besides the findings.
 type Problem struct {
-	Kind    ProblemKind
-	Fatal   bool
-	Message string
+	Kind    ProblemKind `json:"kind"`
+	Fatal   bool        `json:"fatal"`
+	Message string      `json:"message"`
 }
 
 // A Verdict is what Evaluate decided: one Finding per gated metric of
 // every benchmark, and the problems with the inputs.
 type Verdict struct {
 	// Base and Head label the inputs (their file names).
-	Base, Head string
+	Base string `json:"base"`
+	Head string `json:"head"`
 
 	// Policy is the policy applied, with defaults filled in.
-	Policy Policy
+	Policy Policy `json:"policy"`
 
 	// Config lists the machine configuration of each side.
-	Config []ConfigLine
+	Config []ConfigLine `json:"config"`
 
 	// Findings holds one finding per benchmark and gated unit, in unit
 	// order (Units) then benchmark order (as in base).
-	Findings []*Finding
+	Findings []*Finding `json:"findings"`
 
 	// Problems lists missing or new benchmarks, machine mismatches and
 	// metrics without thresholds.
-	Problems []Problem
+	Problems []Problem `json:"problems"`
 }
 
 // A ConfigLine is one configuration key's values on each side.
 type ConfigLine struct {
-	Key        string
-	Base, Head []string
+	Key  string   `json:"key"`
+	Base []string `json:"base"`
+	Head []string `json:"head"`
 	// Differs reports that the sides differ, or that a side holds
 	// several values.
-	Differs bool
+	Differs bool `json:"differs"`
 }
 
 // Passed reports whether the gate passes: no finding or problem is
@@ -253,26 +251,18 @@ func (v *Verdict) Failures() []string {
 	return out
 }
 
+// statusPhrases name one and several fatal findings of a status.
+var statusPhrases = map[Status][2]string{
+	Regressed:     {"regression", "regressions"},
+	TooFewSamples: {"metric with too few samples to decide", "metrics with too few samples to decide"},
+	Missing:       {"metric missing in head", "metrics missing in head"},
+}
+
 func statusPhrase(s Status, n int) string {
-	plural := n != 1
-	switch s {
-	case Regressed:
-		if plural {
-			return "regressions"
-		}
-		return "regression"
-	case TooFewSamples:
-		if plural {
-			return "metrics with too few samples to decide"
-		}
-		return "metric with too few samples to decide"
-	case Missing:
-		if plural {
-			return "metrics missing in head"
-		}
-		return "metric missing in head"
+	if n == 1 {
+		return statusPhrases[s][0]
 	}
-	return string(s)
+	return statusPhrases[s][1]
 }
 
 // Select returns the findings with one of the statuses.

@@ -51,10 +51,10 @@ func TestWarningsOncePerKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md, txt bytes.Buffer
-	if err := v.WriteMarkdown(&md); err != nil {
+	if err := writeMarkdown(v, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.WriteText(&txt); err != nil {
+	if err := writeText(v, &txt); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"markdown": md.String(), "text": txt.String()} {
@@ -112,16 +112,16 @@ func TestCorrectionSaid(t *testing.T) {
 			t.Fatal(err)
 		}
 		var md, txt bytes.Buffer
-		if err := v.WriteMarkdown(&md); err != nil {
+		if err := writeMarkdown(v, &md); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.WriteText(&txt); err != nil {
+		if err := writeText(v, &txt); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(txt.String(), "\ntests: "+tc.want+"\n") {
 			t.Errorf("%s: text lacks the line %q:\n%s", tc.correction, tc.want, txt.String())
 		}
-		if !strings.Contains(md.String(), "<sub>Tests: "+strings.ReplaceAll(tc.want, "<", "&lt;")+".</sub>") {
+		if !strings.Contains(md.String(), "\n\ntests: "+strings.ReplaceAll(tc.want, "<", "&lt;")+"\n\n") {
 			t.Errorf("%s: markdown lacks %q:\n%s", tc.correction, tc.want, md.String())
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -244,7 +245,7 @@ func improvements(v *gate.Verdict, n int) []string {
 // they would be h5 and h6, which render smaller than the text.
 func writeVerdict(w io.Writer, v *gate.Verdict) {
 	var b bytes.Buffer
-	if err := v.WriteMarkdown(&b); err != nil {
+	if err := table.WriteMarkdown(&b, v.Page()); err != nil {
 		fmt.Fprintf(w, "(the gate's report failed: %v)\n", err)
 		return
 	}

@@ -311,14 +311,14 @@ func TestTablesGeomeanAndZeroCurves(t *testing.T) {
 			t.Errorf("sec/op table lacks %s", want)
 		}
 	}
-	if strings.Contains(sec, "No geomean row") {
+	if strings.Contains(sec, "no geomean row") {
 		t.Error("sec/op table: a note says there is no geomean row")
 	}
 	bop := table("table-B_op")
 	if strings.Contains(bop, ">geomean<") {
 		t.Error("B/op table has a geomean row, with zeros in it")
 	}
-	if !strings.Contains(bop, "No geomean row: every row has a value of 0") {
+	if !strings.Contains(bop, "no geomean row: a geomean needs two rows with a positive center in every column, and 0 of 2 rows have one") {
 		t.Errorf("B/op table does not say why it has no geomean row:\n%s", bop)
 	}
 	if strings.Contains(page, "geomean leaves out") {

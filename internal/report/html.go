@@ -11,21 +11,8 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/internal/table"
 )
-
-// htmlCell is one cell of a table on the page.
-type htmlCell struct {
-	Text  string
-	Class string // "better", "worse", "num", "label" or ""
-	Title string // tooltip
-}
-
-// htmlTable is one table on the page.
-type htmlTable struct {
-	ID, Title, Note string
-	Header          []string
-	Rows            [][]htmlCell
-}
 
 // htmlChart is one chart on the page.
 type htmlChart struct {
@@ -38,57 +25,49 @@ type htmlChart struct {
 type htmlFamily struct {
 	Name    string
 	Chart   *htmlChart
-	Medians htmlTable
-}
-
-// htmlGate is the gate's verdict on the page.
-type htmlGate struct {
-	Passed                   bool
-	Summary, Files, Settings string
-	Thresholds               []GateThreshold
-	Failed, Warnings         []string
-	Findings                 *htmlTable
+	Medians template.HTML
 }
 
 type htmlPage struct {
 	Title     string
 	Inputs    []string
-	Gate      *htmlGate
+	Gate      *GateResult
+	GateHTML  template.HTML
 	Config    []compare.Config
 	Families  []htmlFamily
-	Exponents *htmlTable
+	Exponents template.HTML
 	// ChartsTitle heads the bar charts: "Scenarios", or "Benchmarks"
 	// when the rows are not scenarios (plain go test -bench results).
 	ChartsTitle string
 	Scenarios   []htmlChart
 	// Operators are the charts of what operators feel.
 	Operators []htmlChart
-	Tables    []htmlTable
-	Legend    string
-	Notes     []string
+	// Tables are compare's tables and notes, as certbench compare
+	// shows them.
+	Tables template.HTML
+}
+
+// fragment renders p with package table's HTML renderer.
+func fragment(p *table.Page) template.HTML {
+	var b strings.Builder
+	table.WriteHTML(&b, p) // a strings.Builder does not fail
+	return template.HTML(b.String())
 }
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS
-// and inline SVG charts, no scripts, no external resources.
+// and inline SVG charts, no scripts, no external resources. Its tables
+// are package table's values: the gate's and compare's the same as their
+// own outputs show.
 func (r *Report) WriteHTML(w io.Writer) error {
-	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios"}
+	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios", Gate: r.Gate}
 	if g := r.Gate; g != nil {
-		hg := &htmlGate{Passed: g.Passed, Summary: g.Summary, Files: g.Base + " vs " + g.Head + ": " + g.counts() + ".",
-			Settings: g.settings(), Thresholds: g.Thresholds, Findings: g.gateTable()}
-		for _, p := range g.Problems {
-			if p.Fatal {
-				hg.Failed = append(hg.Failed, p.Message)
-			} else {
-				hg.Warnings = append(hg.Warnings, p.Message)
-			}
-		}
-		page.Gate = hg
+		page.GateHTML = fragment(g.Page)
 	}
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"
 	}
 	for _, fam := range r.families() {
-		hf := htmlFamily{Name: fam, Medians: r.medianTable(fam)}
+		hf := htmlFamily{Name: fam, Medians: fragment(&table.Page{Tables: []*table.Table{r.medianTable(fam)}})}
 		for _, ch := range r.Growth {
 			if ch.ID == "growth-"+safeID(fam) {
 				hc, err := toHTML(ch)
@@ -101,40 +80,27 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		page.Families = append(page.Families, hf)
 	}
 	if len(r.Curves) > 0 {
-		t := r.exponentTable()
-		page.Exponents = &t
+		page.Exponents = fragment(&table.Page{Tables: []*table.Table{r.exponentTable()}})
 	}
-	for _, ch := range r.Operators {
-		hc, err := toHTML(ch)
-		if err != nil {
-			return err
+	for _, chs := range []struct {
+		from []*Chart
+		to   *[]htmlChart
+	}{{r.Operators, &page.Operators}, {r.Scenarios, &page.Scenarios}} {
+		for _, ch := range chs.from {
+			hc, err := toHTML(ch)
+			if err != nil {
+				return err
+			}
+			*chs.to = append(*chs.to, hc)
 		}
-		page.Operators = append(page.Operators, hc)
-	}
-	for _, ch := range r.Scenarios {
-		hc, err := toHTML(ch)
-		if err != nil {
-			return err
-		}
-		page.Scenarios = append(page.Scenarios, hc)
 	}
 	if r.Compare != nil {
-		for _, t := range r.Compare.Tables {
-			if t.Hidden == "" {
-				page.Tables = append(page.Tables, compareTable(t))
-			}
+		cp := r.Compare.Page()
+		cp.Details = nil // the page shows the configuration once
+		for _, t := range cp.Tables {
+			t.ID, t.Title = "table-"+safeID(t.Title), infoOf(t.Title).title+" ("+t.Title+")"
 		}
-		page.Notes = withoutGeomeanWarnings(r.Compare)
-		if n := r.Compare.HiddenNote(); n != "" {
-			page.Notes = append(page.Notes, n)
-		}
-		if len(r.Compare.Columns) > 1 {
-			page.Legend = fmt.Sprintf("Cells: median ± %s confidence interval (exact units: the value). "+
-				"Changes against %s are shown when significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise; "+
-				"green is better, red is worse. Each change is tested on its own, with no correction for multiple comparisons, as benchstat does: "+
-				"certbench gate applies Holm's correction per metric, so it can find unchanged what is marked here.",
-				strconv.FormatFloat(r.Compare.Options.Confidence*100, 'g', -1, 64)+"%", r.Compare.Columns[0].Label, r.Compare.Options.Alpha)
-		}
+		page.Tables = fragment(cp)
 	}
 	return pageTemplate.Execute(w, page)
 }
@@ -148,168 +114,40 @@ func toHTML(ch *Chart) (htmlChart, error) {
 	return htmlChart{ID: ch.ID, Title: ch.Title, Caption: ch.Caption, SVG: template.HTML(b), Width: w, Height: h}, nil
 }
 
-// compareTable renders one of compare's tables.
-func compareTable(t *compare.Table) htmlTable {
-	ht := htmlTable{ID: "table-" + safeID(t.Unit), Title: infoOf(t.Unit).title + " (" + t.Unit + ")"}
-	header := t.RowHeader()
-	if header == "" {
-		header = "scenario"
-	}
-	ht.Header = []string{header}
-	for j, col := range t.Columns {
-		ht.Header = append(ht.Header, col.Label)
-		if j > 0 {
-			ht.Header = append(ht.Header, "vs "+t.Columns[0].Label)
-		}
-	}
-	for _, row := range t.Rows {
-		cells := []htmlCell{{Text: row.Label, Class: "label"}}
-		format := infoOf(t.Unit).format
-		for j, c := range row.Cells {
-			if c == nil {
-				cells = append(cells, htmlCell{})
-				if j > 0 {
-					cells = append(cells, htmlCell{})
-				}
-				continue
-			}
-			cells = append(cells, htmlCell{Text: format(c.Center()) + " ± " + c.Summary.PctRangeString(), Class: "num", Title: fmt.Sprintf("n=%d", c.N())})
-			if j == 0 {
-				continue
-			}
-			d := c.Delta
-			if d == nil {
-				cells = append(cells, htmlCell{})
-				continue
-			}
-			class := "num"
-			if d.Significant && d.Base != d.Value && t.Better != 0 {
-				if (d.Value < d.Base) == (t.Better < 0) {
-					class = "num better"
-				} else {
-					class = "num worse"
-				}
-			}
-			cells = append(cells, htmlCell{Text: d.String() + " (" + d.Comparison.String() + ")", Class: class})
-		}
-		ht.Rows = append(ht.Rows, cells)
-	}
-	if row, why := geomeanRow(t); row != nil {
-		ht.Rows = append(ht.Rows, row)
-	} else if why != "" {
-		ht.Note = "No geomean row: " + why + "."
-	}
-	return ht
-}
-
-// geomeanRow returns the geomean row of t as benchstat prints it: the
-// geometric mean of each column's centers and, in the delta columns, of
-// the ratios to the baseline. It is only defined when every value is
-// positive: otherwise it returns nil and says why (nothing for a table of
-// one row, whose geomean is that row).
-func geomeanRow(t *compare.Table) (row []htmlCell, why string) {
-	if len(t.Rows) < 2 {
-		return nil, ""
-	}
-	var missing, zero []string
-	for _, r := range t.Rows {
-		switch {
-		case slices.Contains(r.Cells, nil):
-			missing = append(missing, r.Label)
-		case slices.ContainsFunc(r.Cells, func(c *compare.Cell) bool { return !(c.Center() > 0) }):
-			zero = append(zero, r.Label)
-		}
-	}
-	// rows names the rows of labels, with the verb for one or several.
-	rows := func(labels []string, one, several string) string {
-		switch {
-		case len(labels) == len(t.Rows):
-			return "every row " + one
-		case len(labels) > 3:
-			return fmt.Sprintf("%d of %d rows %s", len(labels), len(t.Rows), several)
-		case len(labels) == 1:
-			return fmt.Sprintf("1 of %d rows (%s) %s", len(t.Rows), labels[0], one)
-		}
-		return fmt.Sprintf("%d of %d rows (%s) %s", len(labels), len(t.Rows), strings.Join(labels, ", "), several)
-	}
-	var reasons []string
-	if len(zero) > 0 {
-		reasons = append(reasons, rows(zero, "has a value of 0", "have a value of 0"))
-	}
-	if len(missing) > 0 {
-		reasons = append(reasons, rows(missing, "lacks a result in some column", "lack a result in some column"))
-	}
-	if len(reasons) > 0 || len(t.Geomean) != len(t.Columns) {
-		return nil, strings.Join(append(reasons, "a geometric mean needs a positive value in every cell"), "; ")
-	}
-	format := infoOf(t.Unit).format
-	title := fmt.Sprintf("geometric mean over %d rows", len(t.Rows))
-	row = []htmlCell{{Text: compare.GeomeanLabel, Class: "label geo", Title: title}}
-	for j, g := range t.Geomean {
-		row = append(row, htmlCell{Text: format(g.Center), Class: "num geo", Title: title})
-		if j > 0 {
-			row = append(row, htmlCell{Text: fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100), Class: "num geo", Title: "geometric mean of the ratios to " + t.Columns[0].Label})
-		}
-	}
-	return row, ""
-}
-
-// withoutGeomeanWarnings returns the comparison's warnings, worded as
-// compare's notes, less those about the rows its geomeans leave out: the page shows a geomean row
-// only where no row is left out, and says in the table's note why not
-// otherwise.
-func withoutGeomeanWarnings(rep *compare.Report) []string {
-	var geo []string
-	for _, t := range rep.Tables {
-		for _, g := range t.Geomean {
-			geo = append(geo, g.Warnings...)
-		}
-	}
-	var notes []string
-	for _, w := range rep.Warnings {
-		if slices.Contains(geo, w) {
-			continue
-		}
-		// As compare prints them: what a warning means and what to do,
-		// never a bare "all samples are equal" (the tables show ± 0%).
-		if n := compare.NoteFor(w); n != "" && !slices.Contains(notes, n) {
-			notes = append(notes, n)
-		}
-	}
-	return notes
-}
-
 // exponentTable lists the fitted exponents: one row per family and unit,
 // one column per store.
-func (r *Report) exponentTable() htmlTable {
+func (r *Report) exponentTable() *table.Table {
 	stores := r.curveStores()
-	t := htmlTable{ID: "exponents", Title: "Growth exponents k (value ≈ c·N^k)",
-		Note:   "Least-squares slope of log(median) on log(N) over every size measured; in parentheses, the slope between the two largest sizes.",
-		Header: append([]string{"family", "metric"}, stores...)}
+	cols := []table.Column{{Name: "family"}, {Name: "metric"}}
+	for _, st := range stores {
+		cols = append(cols, table.Column{Name: st, Align: table.Right})
+	}
+	t := table.New("Growth exponents k (value ≈ c·N^k)", cols...)
+	t.ID = "exponents"
+	t.Notes = []string{"Least-squares slope of log(median) on log(N) over every size measured, with its R²; in parentheses, the slope between the two largest sizes."}
 	for _, fam := range r.families() {
 		for _, unit := range growth.TableUnits {
-			row := []htmlCell{{Text: fam, Class: "label"}, {Text: unit, Class: "label"}}
+			row := []table.Cell{{Text: fam}, {Text: unit}}
 			found := false
 			for _, st := range stores {
 				c := growth.Find(r.Curves, fam, st, unit)
-				if c != nil && growth.AllZero(c) {
+				switch {
+				case c != nil && growth.AllZero(c):
 					found = true
-					row = append(row, htmlCell{Text: "0 at every size", Class: "num"})
-					continue
+					row = append(row, table.Cell{Text: "0 at every size"})
+				case c == nil || c.FitErr != nil:
+					row = append(row, table.Cell{Text: "-"})
+				default:
+					found = true
+					txt := fmt.Sprintf("N^%s R²=%.3f", kText(c.Fit.Exponent), c.Fit.R2)
+					if len(c.Points) >= 3 && c.LastErr == nil {
+						txt += " (N^" + kText(c.Last.Exponent) + ")"
+					}
+					row = append(row, table.Cell{Text: txt})
 				}
-				if c == nil || c.FitErr != nil {
-					row = append(row, htmlCell{Text: "-", Class: "num"})
-					continue
-				}
-				found = true
-				txt := "N^" + kText(c.Fit.Exponent)
-				if len(c.Points) >= 3 && c.LastErr == nil {
-					txt += " (N^" + kText(c.Last.Exponent) + ")"
-				}
-				row = append(row, htmlCell{Text: txt, Class: "num", Title: fmt.Sprintf("R²=%.3f over %d sizes", c.Fit.R2, c.Fit.Points)})
 			}
 			if found {
-				t.Rows = append(t.Rows, row)
+				t.Add(row...)
 			}
 		}
 	}
@@ -318,7 +156,7 @@ func (r *Report) exponentTable() htmlTable {
 
 // medianTable lists a family's medians per size: one row per unit and
 // store.
-func (r *Report) medianTable(family string) htmlTable {
+func (r *Report) medianTable(family string) *table.Table {
 	var sizes []int
 	for _, c := range r.Curves {
 		if c.Family != family {
@@ -331,12 +169,13 @@ func (r *Report) medianTable(family string) htmlTable {
 		}
 	}
 	slices.Sort(sizes)
-	t := htmlTable{ID: "medians-" + safeID(family), Title: family + ": median (samples) per pool size",
-		Header: []string{"metric", "store"}}
+	cols := []table.Column{{Name: "metric"}, {Name: "store"}}
 	for _, s := range sizes {
-		t.Header = append(t.Header, "N = "+formatCount(float64(s)))
+		cols = append(cols, table.Column{Name: "N = " + formatCount(float64(s)), Align: table.Right})
 	}
-	t.Header = append(t.Header, "k", "k (last step)")
+	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k (last step)", Align: table.Right})
+	t := table.New(family+": median [95% CI] (samples) per pool size", cols...)
+	t.ID = "medians-" + safeID(family)
 	for _, unit := range growth.TableUnits {
 		info := infoOf(unit)
 		for _, st := range r.curveStores() {
@@ -344,19 +183,19 @@ func (r *Report) medianTable(family string) htmlTable {
 			if c == nil {
 				continue
 			}
-			row := []htmlCell{{Text: unit, Class: "label"}, {Text: st, Class: "label"}}
+			row := []table.Cell{{Text: unit}, {Text: st}}
 			for _, s := range sizes {
 				i := slices.IndexFunc(c.Points, func(p growth.Point) bool { return p.Size == s })
 				if i < 0 {
-					row = append(row, htmlCell{Text: "-", Class: "num", Title: "not measured (skipped or over budget)"})
+					row = append(row, t.Note(table.Cell{Text: "-"}, "not measured (skipped or over budget)"))
 					continue
 				}
 				p := c.Points[i]
-				title := fmt.Sprintf("n=%d", p.N)
+				cell := table.Cell{Text: fmt.Sprintf("%s (%d)", info.format(p.Center), p.N)}
 				if finite(p.Lo) && finite(p.Hi) {
-					title += fmt.Sprintf(", 95%% CI %s to %s", info.format(p.Lo), info.format(p.Hi))
+					cell.Text = fmt.Sprintf("%s [%s, %s] (%d)", info.format(p.Center), info.format(p.Lo), info.format(p.Hi), p.N)
 				}
-				row = append(row, htmlCell{Text: fmt.Sprintf("%s (%d)", info.format(p.Center), p.N), Class: "num", Title: title})
+				row = append(row, cell)
 			}
 			for _, f := range []struct {
 				fit growth.Fit
@@ -365,14 +204,14 @@ func (r *Report) medianTable(family string) htmlTable {
 				switch {
 				case growth.AllZero(c):
 					// As in the exponent table.
-					row = append(row, htmlCell{Text: "0 at every size", Class: "num"})
+					row = append(row, table.Cell{Text: "0 at every size"})
 				case f.err != nil:
-					row = append(row, htmlCell{Text: "-", Class: "num", Title: f.err.Error()})
+					row = append(row, t.Note(table.Cell{Text: "-"}, f.err.Error()))
 				default:
-					row = append(row, htmlCell{Text: kText(f.fit.Exponent), Class: "num"})
+					row = append(row, table.Cell{Text: kText(f.fit.Exponent)})
 				}
 			}
-			t.Rows = append(t.Rows, row)
+			t.Add(row...)
 		}
 	}
 	return t
@@ -407,13 +246,14 @@ figcaption { font-size: .85em; color: #555; margin-top: .3em; max-width: 60em; }
 table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: .88em; }
 th, td { border: 1px solid #d4d4d4; padding: .25em .6em; }
 th { background: #f3f3f3; text-align: center; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.label { text-align: left; white-space: nowrap; }
+td { white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.better { background: #e3f4e3; color: #155d15; }
-td.worse { background: #fbe3e3; color: #8a1414; }
-td.geo { border-top: 2px solid #999; font-weight: bold; }
-caption { text-align: left; font-weight: bold; padding: .2em 0; }
-p.note { font-size: .85em; color: #555; margin-top: -.8em; }
+td.worse, td.regressed { background: #fbe3e3; color: #8a1414; }
+tr.summary td { border-top: 2px solid #999; font-weight: bold; }
+span.ci { color: #666; }
+p.notes, ul.notes { font-size: .85em; color: #555; }
+p.notes { margin-top: -.8em; }
 pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
 section.gate { border: 2px solid; border-radius: 4px; padding: .2em 1em .6em; margin: 1em 0; }
 section.gate.pass { border-color: #2e8b2e; background: #f3fbf3; }
@@ -426,16 +266,7 @@ section.gate table { background: #fff; }
 <h1>{{.Title}}</h1>
 <p class="meta">Results from {{range $i, $f := .Inputs}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>
 {{with .Gate}}<section id="gate" class="gate {{if .Passed}}pass{{else}}fail{{end}}">
-<h2>Gate: {{.Summary}}</h2>
-<p>{{.Files}}</p>
-<table id="gate-thresholds"><caption>Thresholds: the largest change that passes</caption>
-<thead><tr>{{range .Thresholds}}<th>{{.Unit}}</th>{{end}}</tr></thead>
-<tbody><tr>{{range .Thresholds}}<td class="num">{{.Max}}</td>{{end}}</tr></tbody>
-</table>
-<p class="note">{{.Settings}}</p>
-{{with .Failed}}<h3>Failed checks</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{with .Findings}}{{template "table" .}}{{end}}
-{{with .Warnings}}<details><summary>Warnings ({{len .}})</summary><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+{{$.GateHTML}}
 </section>
 {{end}}
 {{if .Config}}<details><summary>Configuration</summary>
@@ -452,11 +283,11 @@ section.gate table { background: #fff; }
 <section id="growth">
 <h2>Growth with pool size</h2>
 <p>Each scenario family measured at several pool sizes N (certbench sweep). A store whose refresh is linear in the pool has k ≈ 1; quadratic k ≈ 2; a cost independent of the pool k ≈ 0. Constant costs (such as generating a default certificate on every refresh) flatten the small sizes, so the slope between the two largest sizes is shown too.</p>
-{{with .Exponents}}{{template "table" .}}{{end}}
+{{.Exponents}}
 {{range .Families}}
 <h3 id="growth-{{.Name}}">{{.Name}}</h3>
 {{with .Chart}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
-{{template "table" .Medians}}
+{{.Medians}}
 {{end}}
 </section>
 {{end}}
@@ -480,19 +311,9 @@ section.gate table { background: #fff; }
 {{if .Tables}}
 <section id="tables">
 <h2>Comparison tables</h2>
-{{range .Tables}}{{template "table" .}}{{end}}
-{{if .Legend}}<p class="note">{{.Legend}}</p>{{end}}
-{{if .Notes}}<h3>Notes</h3><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{.Tables}}
 </section>
 {{end}}
 </body>
 </html>
-{{define "table"}}<table id="{{.ID}}">
-<caption>{{.Title}}</caption>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr>{{range .}}<td{{if .Class}} class="{{.Class}}"{{end}}{{if .Title}} title="{{.Title}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>
-{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{end}}
 `))

@@ -44,7 +44,7 @@ func TestPlainFilesChartBenchmarks(t *testing.T) {
 		`id="scenario-Lookup_wildcard-2"`,
 		">Lookup/wildcard-2<", // in the navigation and the tables
 		"<th>benchmark</th>",  // row header of the tables
-		"<th>head</th>",       // one column (bar) per file
+		">head</th>",          // one column group (bar) per file
 		"<h2>Benchmarks</h2>",
 	} {
 		if !strings.Contains(page, want) {

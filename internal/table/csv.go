@@ -11,7 +11,8 @@ import (
 // with a header record, and every record's first field is the table's
 // title. A column with intervals is followed by a "± <column>" field, and
 // a table with footnotes ends each record with a "notes" field holding
-// the texts of the row's footnotes, joined by "; ". Tables differ in
+// the texts of the row's footnotes, joined by "; "; the table's notes
+// follow its rows, one record each ("note: ..."). Tables differ in
 // their number of fields (read with csv.Reader.FieldsPerRecord = -1).
 func WriteCSV(w io.Writer, p *Page) error {
 	cw := csv.NewWriter(w)
@@ -53,6 +54,9 @@ func WriteCSV(w io.Writer, p *Page) error {
 				rec = append(rec, strings.Join(notes, "; "))
 			}
 			cw.Write(rec)
+		}
+		for _, n := range t.Notes {
+			cw.Write([]string{t.Title, "note: " + n})
 		}
 	}
 	cw.Flush()

@@ -9,7 +9,7 @@ import (
 )
 
 // WriteHTML writes p as an HTML fragment for a page that styles it: the
-// title as <h2>, the details folded in <details>, the lines as <p>, each
+// title as <h2>, the lines as <p>, the details folded in <details>, each
 // table under an <h3> with a header row of groups (if any) and one of
 // names, footnotes and notes in <p class="notes">, and the page's notes
 // as a list. A column with no Name continues the one before it, as in
@@ -21,11 +21,11 @@ func WriteHTML(w io.Writer, p *Page) error {
 	if p.Title != "" {
 		fmt.Fprintf(bw, "<h2>%s</h2>\n", esc(p.Title))
 	}
-	if len(p.Details) > 0 {
-		fmt.Fprintf(bw, "<details><summary>Configuration</summary><pre>%s</pre></details>\n", esc(strings.Join(p.Details, "\n")))
-	}
 	for _, l := range p.Lines {
 		fmt.Fprintf(bw, "<p>%s</p>\n", esc(l))
+	}
+	if len(p.Details) > 0 {
+		fmt.Fprintf(bw, "<details><summary>Configuration</summary><pre>%s</pre></details>\n", esc(strings.Join(p.Details, "\n")))
 	}
 	for _, t := range p.Tables {
 		t.writeHTML(bw)
@@ -45,18 +45,22 @@ func (t *Table) writeHTML(w io.Writer) {
 	if t.Title != "" {
 		fmt.Fprintf(w, "<h3>%s</h3>\n", esc(t.Title))
 	}
-	fmt.Fprintln(w, "<table>\n<thead>")
+	if t.ID != "" {
+		fmt.Fprintf(w, "<table id=\"%s\">\n<thead>\n", esc(t.ID))
+	} else {
+		fmt.Fprintln(w, "<table>\n<thead>")
+	}
 	if t.grouped() {
 		fmt.Fprint(w, "<tr>")
 		for _, g := range t.groups() {
-			fmt.Fprintf(w, `<th colspan="%d">%s</th>`, t.span(g.start, g.end), esc(t.Columns[g.start].Group))
+			fmt.Fprintf(w, "<th%s>%s</th>", colspan(t.span(g.start, g.end)), esc(t.Columns[g.start].Group))
 		}
 		fmt.Fprintln(w, "</tr>")
 	}
 	fmt.Fprint(w, "<tr>")
 	for j, c := range t.Columns {
 		if !t.cont(j) {
-			fmt.Fprintf(w, `<th colspan="%d">%s</th>`, t.span(j, j+1), esc(c.Name))
+			fmt.Fprintf(w, "<th>%s</th>", esc(c.Name))
 		}
 	}
 	fmt.Fprintln(w, "</tr>\n</thead>\n<tbody>")
@@ -96,6 +100,13 @@ func (t *Table) writeHTML(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s</p>\n", strings.Join(notes, "<br>\n"))
 	}
+}
+
+func colspan(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(` colspan="%d"`, n)
 }
 
 // span returns the number of columns in [start, end) and the unnamed

@@ -10,8 +10,8 @@ import (
 )
 
 // WriteMarkdown writes p as GitHub-flavoured Markdown: the title as a
-// heading, the details folded in a <details> block, the lines as
-// paragraphs, each table under its title with footnotes in <sub>, and the
+// heading, the lines as paragraphs, the details folded in a <details>
+// block, each table under its title with footnotes in <sub>, and the
 // notes as a list. A column with no Name continues the one before it: its
 // text joins that cell after a space. Cells of a class other than Plain
 // are bold; a summary row's label is italic.
@@ -22,11 +22,11 @@ func WriteMarkdown(w io.Writer, p *Page) error {
 		fmt.Fprintf(bw, "### %s\n\n", results.EscapeMarkdown(p.Title))
 		level = "####"
 	}
-	if len(p.Details) > 0 {
-		fmt.Fprintf(bw, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n\n</details>\n\n", strings.Join(p.Details, "\n"))
-	}
 	for _, l := range p.Lines {
 		fmt.Fprintf(bw, "%s\n\n", results.EscapeMarkdown(l))
+	}
+	if len(p.Details) > 0 {
+		fmt.Fprintf(bw, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n\n</details>\n\n", strings.Join(p.Details, "\n"))
 	}
 	for _, t := range p.Tables {
 		t.writeMarkdown(bw, level)

@@ -64,7 +64,9 @@ type Row struct {
 
 // A Table is a titled grid of cells with its footnotes and notes.
 type Table struct {
-	Title   string   `json:"title,omitempty"`
+	Title string `json:"title,omitempty"`
+	// ID, if set, is the HTML table's id, for links to it.
+	ID      string   `json:"id,omitempty"`
 	Columns []Column `json:"columns"`
 	Rows    []Row    `json:"rows"`
 	// Footnotes are numbered from 1 in the order cells first refer to

@@ -8,15 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// WriteText writes p for a fixed-width font: the title, details and
-// lines, each table (benchstat's layout when its columns have groups:
+// WriteText writes p for a fixed-width font: the title, lines and
+// details, each table (benchstat's layout when its columns have groups:
 // group labels over column names, groups separated by "│"; otherwise
 // column names over two-space separated columns), its footnotes as
 // "¹ text" and notes as "note: text", then the page's notes.
 func WriteText(w io.Writer, p *Page) error {
 	bw := bufio.NewWriter(w)
 	started := false
-	for _, l := range append(append([]string{p.Title}, p.Details...), p.Lines...) {
+	for _, l := range append(append([]string{p.Title}, p.Lines...), p.Details...) {
 		if l != "" {
 			fmt.Fprintln(bw, l)
 			started = true

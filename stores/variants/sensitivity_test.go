@@ -18,6 +18,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
@@ -308,7 +309,7 @@ func TestSensitivity(t *testing.T) {
 				}
 				if *outDir != "" {
 					if f, err := os.Create(fmt.Sprintf("%s/gate-%s.txt", dir, m)); err == nil {
-						v.WriteText(f)
+						table.WriteText(f, v.Page())
 						f.Close()
 					}
 				}
