@@ -51,19 +51,19 @@ func capture(t *testing.T, newStore certstore.Factory, store string, sc scenario
 // frames (Update, its helpers) at the top of the cumulative ranking: the
 // first site, by cumulative bytes per op, in a standard-library crypto
 // package.
-func topCryptoSite(t *testing.T, p *pprofile.Profile) profile.Site {
+func topCryptoSite(t *testing.T, p *pprofile.Profile) profile.Func {
 	t.Helper()
 	tab, err := profile.TopSites(p, profile.AllocSpace, 0, profile.ByCum, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range tab.Sites {
+	for _, s := range tab.Funcs {
 		if strings.HasPrefix(s.Function, "crypto/") {
 			return s
 		}
 	}
-	t.Fatalf("no crypto site in %+v", tab.Sites)
-	return profile.Site{}
+	t.Fatalf("no crypto site in %+v", tab.Funcs)
+	return profile.Func{}
 }
 
 // total returns the sum of a sample type, per op.
@@ -266,8 +266,8 @@ func TestDiffNamesTheGrownSite(t *testing.T) {
 	if len(grew) == 0 || grew[0].Function != "bench_test.bloat" {
 		t.Fatalf("grew: %+v, want bench_test.bloat first", grew)
 	}
-	if !within(grew[0].Flat, bloatSize, 0.05) {
-		t.Errorf("bloat grew by %.0f B/op, want about %d", grew[0].Flat, bloatSize)
+	if !within(grew[0].Growth(), bloatSize, 0.05) {
+		t.Errorf("bloat grew by %.0f B/op, want about %d", grew[0].Growth(), bloatSize)
 	}
 
 	d, err := profile.Diff(base, head)
@@ -278,8 +278,8 @@ func TestDiffNamesTheGrownSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab.Sites[0].Function != "bench_test.bloat" {
-		t.Errorf("top of the diff profile: %+v, want bench_test.bloat", tab.Sites[0])
+	if tab.Funcs[0].Function != "bench_test.bloat" {
+		t.Errorf("top of the diff profile: %+v, want bench_test.bloat", tab.Funcs[0])
 	}
 }
 

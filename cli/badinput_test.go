@@ -1,9 +1,7 @@
 package cli_test
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,44 +143,6 @@ func TestRunnerUnitsKnown(t *testing.T) {
 			t.Errorf("bench writes %q, which compare does not know", u)
 		}
 	}
-}
-
-// TestProfileSizeLimit: profile top and diff refuse a profile that
-// decompresses beyond --max-profile-size, naming the file and the limit.
-func TestProfileSizeLimit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bomb.pb.gz")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gz := gzip.NewWriter(f)
-	if _, err := io.CopyN(gz, zeroReader{}, 4<<20); err != nil {
-		t.Fatal(err)
-	}
-	gz.Close()
-	f.Close()
-	for _, args := range [][]string{
-		{"profile", "top", "--max-profile-size", "1MiB", path},
-		{"profile", "diff", "--max-profile-size", "1MiB", path, path},
-	} {
-		code, _, errOut := run(t, args...)
-		if code != cli.ExitUsage || !strings.Contains(errOut, path+": profile decompresses to more than the limit of 1MiB") ||
-			!strings.Contains(errOut, "--max-profile-size") {
-			t.Errorf("%s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
-		}
-	}
-	for _, bad := range []string{"0", "lots", "-5MiB"} {
-		if code, _, errOut := run(t, "profile", "top", "--max-profile-size", bad, path); code != cli.ExitUsage || !strings.Contains(errOut, "--max-profile-size") {
-			t.Errorf("--max-profile-size %s: exit %d, stderr %q", bad, code, errOut)
-		}
-	}
-}
-
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }
 
 // TestCutFileWarning: a file certbench wrote, cut after a result line

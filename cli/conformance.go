@@ -22,11 +22,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/conformance"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/spf13/cobra"
 )
 
@@ -75,38 +75,21 @@ func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "conformance [--stores a,b] [--seed N] [--duration D] | --stores BASE --against HEAD",
 		Short: "Check stores against the contract's rules (exit 1 if one fails), or diff two stores' behaviour",
-		Long: `conformance checks each named store (default: every registered store)
-against every rule of the certstore contract, then runs the differential
-pass, which compares the store's answers with certstore.Match on random
-configurations, and prints one table to stdout (or to the file -o names): a
-row per rule, a column per store. The failures' messages follow the table in
-text output; a differential failure comes with a shrunk, ready-to-paste Go
-test case and its seed. Deviations a store declares where it registers
+		Long: `conformance checks each store (default: every registered one) against every
+rule of the certstore contract and runs the differential pass (the store's
+answers against certstore.Match on random configurations), and prints a row per
+rule, a column per store, then the failures' messages; a differential failure
+comes with a shrunk Go test case and its seed. Deviations a store declares
 (conformance.Declare) are counted under their names, not failed.
 
-With --against HEAD (and --stores BASE) it compares two stores instead,
-typically two versions of one: the same generated cases (configurations,
-some invalid; lookups on the new generation and on generations held from
-earlier updates) run on both, several times each, and every kind of
-difference is reported once, shrunk to a small case, as "base served X,
-head serves Y" (a store that varies between runs is reported as serving
-"X or Y"). The two are compared with each other, not with the contract, so
-a declared deviation hides no change.
+With --against HEAD (and --stores BASE) it runs the same generated cases on two
+stores, several times each, and reports each kind of difference once, shrunk,
+as "base served X, head serves Y" ("X or Y" for an answer that varies).
 
-Each store runs in a child process of this binary, so that a store that
-crashes or hangs fails the rule that was running instead of the command.
-
---seed, --iterations and --duration set the differential pass (by default
-60 iterations, stopped early after 10 s for slow stores) or the comparison
-(by default 200 iterations, stopped after 3 minutes); --runs sets how many
-times the comparison plays each case on each store.
-
-Exit codes: 0 every store passed every rule (with --against: no
-difference), 1 a store failed a rule (the stores differ), 2 bad usage
-(unknown store, a store compared with itself, bad format).`,
-		Example: `  certbench conformance
-  certbench conformance --stores optimized --duration 5m --seed 7
-  certbench conformance --format markdown > conformance.md
+Each store runs in a child process, so a store that crashes or hangs fails the
+rule that was running. Exit codes: 0 every rule passed (no difference), 1 a
+rule failed (the stores differ), 2 bad usage.`,
+		Example: `  certbench conformance --stores optimized --duration 5m --seed 7
   certbench conformance --stores traefik@base --against traefik@head`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -152,10 +135,9 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	}
 	stores := opts.Stores
 	if len(stores) == 0 && opts.Against == "" {
-		stores = storeNames()
-	}
-	if len(stores) == 0 && opts.Against == "" {
-		return usagef("no store is registered in this binary")
+		if stores = storeNames(); len(stores) == 0 {
+			return usagef("no store is registered in this binary")
+		}
 	}
 	if opts.Against != "" && len(stores) != 1 {
 		return usagef("--against compares two stores: name the base with --stores BASE (one store), the head with --against HEAD")
@@ -163,58 +145,59 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	if _, err := lookupStores("--stores", stores); err != nil {
 		return err
 	}
+	var out renderer
+	failed := false
 	if opts.Against != "" {
-		if _, err := lookupStores("--against", []string{opts.Against}); err != nil {
-			return err
-		}
-		if stores[0] == opts.Against {
-			return usagef("--against %s: a store compared with itself", opts.Against)
-		}
-		return runComparison(ctx, opts, stores[0], opts.Against)
-	}
-	tab := &conformanceTable{Stores: stores, Seed: opts.Seed}
-	for _, name := range stores {
-		if opts.Verbose {
-			fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
-		}
-		res, err := runChild(ctx, opts, name, nil)
+		c, err := runComparison(ctx, opts, stores[0])
 		if err != nil {
 			return err
 		}
-		tab.add(name, res)
+		out, failed = c, c.Differs()
+	} else {
+		tab := &conformanceReport{Stores: stores, Seed: opts.Seed}
+		for _, name := range stores {
+			if opts.Verbose {
+				fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
+			}
+			res, err := runChild(ctx, opts, name, nil)
+			if err != nil {
+				return err
+			}
+			tab.add(name, res)
+		}
+		out, failed = tab, !tab.Passed
 	}
-	if err := writeOutput(opts, tab); err != nil {
+	if err := writeOutput(opts, out); err != nil {
 		return err
 	}
-	if !tab.Passed() {
+	if failed {
 		return &exitError{code: ExitRegression, err: errSilent}
 	}
 	return nil
 }
 
-// runComparison compares base and head in a child process.
-func runComparison(ctx context.Context, opts *ConformanceOptions, base, head string) error {
+// runComparison compares base with opts.Against in a child process.
+func runComparison(ctx context.Context, opts *ConformanceOptions, base string) (*conformance.Comparison, error) {
+	head := opts.Against
+	if _, err := lookupStores("--against", []string{head}); err != nil {
+		return nil, err
+	}
+	if base == head {
+		return nil, usagef("--against %s: a store compared with itself", head)
+	}
+	var onChange func(*conformance.Change)
 	if opts.Verbose {
 		fmt.Fprintf(opts.IO.ErrOut, "conformance: comparing %s with %s\n", base, head)
+		onChange = func(ch *conformance.Change) { fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind) }
 	}
-	res, err := runChild(ctx, opts, base, func(ch *conformance.Change) {
-		if opts.Verbose {
-			fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind)
-		}
-	})
+	res, err := runChild(ctx, opts, base, onChange)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.comparison == nil {
-		return &exitError{code: ExitRegression, err: errors.New("conformance --against: the comparison's process reported no result")}
+		return nil, &exitError{code: ExitRegression, err: errors.New("conformance --against: the comparison's process reported no result")}
 	}
-	if err := writeOutput(opts, res.comparison); err != nil {
-		return err
-	}
-	if res.comparison.Differs() {
-		return &exitError{code: ExitRegression, err: errSilent}
-	}
-	return nil
+	return res.comparison, nil
 }
 
 // writeOutput renders r to -o or IO.Out.
@@ -411,15 +394,22 @@ func (run *childRun) add(r *conformance.RuleResult) {
 	run.results[r.Rule] = r
 }
 
-// conformanceTable is the rule x store table, the command's report.
-type conformanceTable struct {
-	Stores []string
-	Seed   uint64
-	Rules  []string
-	Cells  map[string]map[string]*ruleResult // rule -> store -> result
+// conformanceReport is the rule x store outcome, the command's report;
+// its JSON is this value.
+type conformanceReport struct {
+	Stores []string   `json:"stores"`
+	Seed   uint64     `json:"seed"`
+	Passed bool       `json:"passed"`
+	Rules  []*ruleRow `json:"rules"`
 }
 
-// ruleResult is one rule's outcome for one store as the table shows it:
+// ruleRow is one rule's outcome per store.
+type ruleRow struct {
+	Rule    string                 `json:"rule"`
+	Results map[string]*ruleResult `json:"results"`
+}
+
+// ruleResult is one rule's outcome for one store as the report shows it:
 // a failure's messages, line by line; of a passing rule, only the
 // differential pass's summary and known deviations.
 type ruleResult struct {
@@ -427,149 +417,109 @@ type ruleResult struct {
 	Output []string `json:"output,omitempty"`
 }
 
-func (t *conformanceTable) add(store string, run *childRun) {
-	if t.Cells == nil {
-		t.Cells = map[string]map[string]*ruleResult{}
-	}
+// add adds the outcomes of one store's child.
+func (r *conformanceReport) add(store string, run *childRun) {
 	for _, rule := range run.order {
-		if t.Cells[rule] == nil {
-			t.Cells[rule] = map[string]*ruleResult{}
-			t.Rules = append(t.Rules, rule)
+		i := slices.IndexFunc(r.Rules, func(row *ruleRow) bool { return row.Rule == rule })
+		if i < 0 {
+			i = len(r.Rules)
+			r.Rules = append(r.Rules, &ruleRow{Rule: rule, Results: map[string]*ruleResult{}})
 		}
-		r := run.results[rule]
-		cell := &ruleResult{Result: string(r.Result)}
-		if r.Result != conformance.Pass || rule == "Differential" {
-			for _, msg := range r.Output {
+		res := run.results[rule]
+		cell := &ruleResult{Result: string(res.Result)}
+		if res.Result != conformance.Pass || rule == "Differential" {
+			for _, msg := range res.Output {
 				cell.Output = append(cell.Output, strings.Split(strings.TrimRight(msg, "\n"), "\n")...)
 			}
 		}
 		if len(cell.Output) > 200 {
 			cell.Output = append(cell.Output[:200:200], fmt.Sprintf("... (%d more lines)", len(cell.Output)-200))
 		}
-		t.Cells[rule][store] = cell
+		r.Rules[i].Results[store] = cell
 	}
-}
-
-// Passed reports whether every store passed every rule.
-func (t *conformanceTable) Passed() bool {
-	for _, rule := range t.Rules {
-		for _, st := range t.Stores {
-			if r := t.Cells[rule][st]; r == nil || r.Result == ruleFail {
-				return false
+	r.Passed = true
+	for _, row := range r.Rules {
+		for _, st := range r.Stores {
+			if c := row.Results[st]; c == nil || c.Result == ruleFail {
+				r.Passed = false
 			}
 		}
 	}
-	return true
 }
 
-func (t *conformanceTable) cell(rule, store string) string {
-	if r := t.Cells[rule][store]; r != nil {
-		return r.Result
-	}
-	return "-"
-}
-
-// passCounts is "n / m" rules passed per store.
-func (t *conformanceTable) passCount(store string) string {
-	n, m := 0, 0
-	for _, rule := range t.Rules {
-		if r := t.Cells[rule][store]; r != nil {
-			m++
-			if r.Result == rulePass {
-				n++
+// page is the report as one table: a row per rule, a column per store,
+// and the rules passed per store.
+func (r *conformanceReport) page() *table.Page {
+	t := table.New("", table.Column{Name: "rule"})
+	passed := []table.Cell{{Text: "rules passed"}}
+	for _, st := range r.Stores {
+		t.Columns = append(t.Columns, table.Column{Name: st})
+		n, m := 0, 0
+		for _, row := range r.Rules {
+			if c := row.Results[st]; c != nil {
+				m++
+				if c.Result == rulePass {
+					n++
+				}
 			}
 		}
+		passed = append(passed, table.Cell{Text: fmt.Sprintf("%d / %d", n, m)})
 	}
-	return fmt.Sprintf("%d / %d", n, m)
+	for _, row := range r.Rules {
+		cells := []table.Cell{{Text: row.Rule}}
+		for _, st := range r.Stores {
+			c := table.Cell{Text: "-"}
+			if res := row.Results[st]; res != nil {
+				c.Text = res.Result
+				if res.Result == ruleFail {
+					c.Class = table.Worse
+				}
+			}
+			cells = append(cells, c)
+		}
+		t.Add(cells...)
+	}
+	t.Add(passed...).Summary = true
+	return &table.Page{Tables: []*table.Table{t}}
 }
 
-// WriteText writes the table and then every failure's message.
-func (t *conformanceTable) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "rule\t%s\n", strings.Join(t.Stores, "\t"))
-	for _, rule := range t.Rules {
-		row := []string{rule}
-		for _, st := range t.Stores {
-			row = append(row, t.cell(rule, st))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	row := []string{"rules passed"}
-	for _, st := range t.Stores {
-		row = append(row, t.passCount(st))
-	}
-	fmt.Fprintln(tw, strings.Join(row, "\t"))
-	if err := tw.Flush(); err != nil {
+// WriteText writes the table, the notes of the passing rules that have
+// them, and then every failure's messages.
+func (r *conformanceReport) WriteText(w io.Writer) error {
+	if err := table.WriteText(w, r.page()); err != nil {
 		return err
 	}
-	for _, st := range t.Stores {
-		for _, rule := range t.Rules {
-			if r := t.Cells[rule][st]; r != nil && r.Result != ruleFail && len(r.Output) > 0 {
-				fmt.Fprintf(w, "\n%s: %s:\n", st, rule)
-				for _, l := range r.Output {
-					fmt.Fprintln(w, "    "+l)
-				}
-			}
-		}
-	}
-	for _, st := range t.Stores {
-		for _, rule := range t.Rules {
-			if r := t.Cells[rule][st]; r != nil && r.Result == ruleFail {
-				fmt.Fprintf(w, "\n--- %s: %s\n", st, rule)
-				for _, l := range r.Output {
-					fmt.Fprintln(w, "    "+l)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// WriteMarkdown writes the table as a Markdown table (failures in bold).
-func (t *conformanceTable) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| rule |")
-	for _, st := range t.Stores {
-		fmt.Fprintf(&b, " %s |", st)
-	}
-	b.WriteString("\n|---|" + strings.Repeat(":-:|", len(t.Stores)) + "\n")
-	for _, rule := range t.Rules {
-		fmt.Fprintf(&b, "| `%s` |", rule)
-		for _, st := range t.Stores {
-			c := t.cell(rule, st)
-			if c == ruleFail {
-				c = "**FAIL**"
+	for _, failures := range []bool{false, true} {
+		for _, st := range r.Stores {
+			for _, row := range r.Rules {
+				c := row.Results[st]
+				if c == nil || (c.Result == ruleFail) != failures || len(c.Output) == 0 {
+					continue
+				}
+				if failures {
+					fmt.Fprintf(&b, "\n--- %s: %s\n", st, row.Rule)
+				} else {
+					fmt.Fprintf(&b, "\n%s: %s:\n", st, row.Rule)
+				}
+				for _, l := range c.Output {
+					b.WriteString("    " + l + "\n")
+				}
 			}
-			fmt.Fprintf(&b, " %s |", c)
 		}
-		b.WriteString("\n")
 	}
-	b.WriteString("| **rules passed** |")
-	for _, st := range t.Stores {
-		fmt.Fprintf(&b, " **%s** |", t.passCount(st))
-	}
-	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteJSON writes the stores, the rules in order with each store's result
-// and the failures' output, and whether everything passed.
-func (t *conformanceTable) WriteJSON(w io.Writer) error {
-	type rule struct {
-		Rule    string                 `json:"rule"`
-		Results map[string]*ruleResult `json:"results"`
-	}
-	doc := struct {
-		Stores []string `json:"stores"`
-		Seed   uint64   `json:"seed"`
-		Passed bool     `json:"passed"`
-		Rules  []rule   `json:"rules"`
-	}{Stores: t.Stores, Seed: t.Seed, Passed: t.Passed()}
-	for _, r := range t.Rules {
-		doc.Rules = append(doc.Rules, rule{Rule: r, Results: t.Cells[r]})
-	}
+// WriteMarkdown writes the table (failures in bold).
+func (r *conformanceReport) WriteMarkdown(w io.Writer) error {
+	return table.WriteMarkdown(w, r.page())
+}
+
+// WriteJSON writes the report.
+func (r *conformanceReport) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return enc.Encode(r)
 }

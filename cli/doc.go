@@ -6,7 +6,7 @@
 // library caller needs lives in the library: gate.ResolvePolicy (flags
 // over certbench.yaml over the defaults), bench.HeapProfile (one capture)
 // and profile.FileName (the file names profile --all writes),
-// blame.Heap (the gate.SiteFinder on two folders of profiles).
+// blame.Folders (the gate.SiteFinder on two folders of profiles).
 //
 // A binary gets its stores by importing their packages, which register
 // themselves with certstore; cmd/certbench imports the two that ship with

@@ -104,10 +104,10 @@ func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("profile diff", func(t *testing.T) {
 		var got *ProfileDiffOptions
 		cmd := newProfileDiffCmd(func(_ context.Context, o *ProfileDiffOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--type", "inuse_space", "--max-profile-size", "1MiB", "a", "b"); err != nil {
+		if err := parse(t, cmd, "--type", "inuse_space", "a", "b"); err != nil {
 			t.Fatal(err)
 		}
-		if got.Base != "a" || got.Head != "b" || got.MaxSize != "1MiB" || !reflect.DeepEqual(got.Types, []string{"inuse_space"}) {
+		if got.Base != "a" || got.Head != "b" || !reflect.DeepEqual(got.Types, []string{"inuse_space"}) {
 			t.Errorf("%+v", got)
 		}
 	})

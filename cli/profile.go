@@ -74,41 +74,16 @@ func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Com
 	cmd := &cobra.Command{
 		Use:   "profile --stores S --scenarios X [--dir DIR] | profile --all [--dir DIR]",
 		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
-		Long: `profile runs scenarios on stores once more, in a separate pass with every
-allocation recorded (runtime.MemProfileRate = 1; timed runs never use it), and
-writes DIR/<scenario>.<store>.pb.gz (--dir DIR, default profiles) for each store
-and scenario named, heap profiles go tool pprof opens:
-
-  alloc_objects, alloc_space   what the measured ops allocated (default view)
-  inuse_objects, inuse_space   what the store retains after them
-
-Fixture building, the store's initial configuration and the profiler's own work
-are excluded; stacks start at the store. The op count is recorded as a profile
-comment (go tool pprof -comments), so figures divide per op.
-
-It prints the top sites per op: flat (allocated by the function itself) and
-cumulative (anywhere on the stack), by bytes and by objects, and the largest
-retained sites.
-
---all profiles every registered store on every default scenario into DIR and
-writes DIR/index.md and DIR/index.json (files, totals, top sites), for a CI
-artifact; --stores or --scenarios narrow it.
-
---certs SOURCE profiles the scenarios on your own certificates, as
-certbench run --certs runs them (profiles are named after the scenarios,
-renew-1-of-certs.optimized.pb.gz, and hold no certificate name).
-
---instrument simulate runs one sample of each under valgrind's callgrind
-(as certbench run --instrument simulate measures it) and writes
-DIR/<scenario>.<store>.callgrind, the window of its timed ops, which
-callgrind_annotate and KCachegrind open, and prints the functions that cost
-most instructions per op: by their own instructions and including what they
-call (--cache-sim adds the cache simulation). certbench profile top reads
-these files too.`,
+		Long: `profile runs each scenario on each store once more with every allocation
+recorded (timed runs never are) and writes the heap profile
+DIR/<scenario>.<store>.pb.gz for go tool pprof: alloc_* for what the measured
+ops allocated, inuse_* for what the store retains, stacks from the store, the
+op count as a comment. It prints the top sites per op, flat and cumulative.
+--all profiles every registered store on every default scenario and writes
+DIR/index.md and DIR/index.json; --instrument simulate writes callgrind files.`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
   certbench profile --all --dir profiles
-  certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz
-  go tool pprof -top -sample_index=alloc_space profiles/rotate-10-of-100.naive.pb.gz`,
+  certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -278,7 +253,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
+		return usagef("--dir: %v", err)
 	}
 	if simulate {
 		return profileSimulated(ctx, opts, jobs, format)
@@ -310,42 +285,11 @@ func writeProfiles(opts *ProfileOptions, format profile.Format, sums []*profile.
 	return profile.WriteIndex(opts.IO.Out, format, sums)
 }
 
-// bindMaxProfileSize binds --max-profile-size, the largest profile the
-// commands that read profiles accept, to p.
-func bindMaxProfileSize(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "max-profile-size", profile.FormatSize(profile.DefaultMaxSize),
-		"largest profile to read, decompressed: a `size` in bytes, or with KiB, MiB, GiB")
-}
-
-// maxProfileBytes returns the --max-profile-size value in bytes.
-// checkRead checks the output flags and --max-profile-size of a command
-// that reads profiles.
-func (o *ProfileOutput) checkRead(maxSize string) (profile.Format, int64, error) {
-	f, err := o.check()
+// loadProfile reads a profile file; a missing, malformed or too large
+// file is bad input.
+func loadProfile(path string) (*pprofile.Profile, error) {
+	p, err := profile.Load(path)
 	if err != nil {
-		return "", 0, err
-	}
-	n, err := maxProfileBytes(maxSize)
-	return f, n, err
-}
-
-func maxProfileBytes(v string) (int64, error) {
-	n, err := profile.ParseSize(v)
-	if err != nil {
-		return 0, usagef("--max-profile-size: %v", err)
-	}
-	return n, nil
-}
-
-// loadProfile reads a profile file of at most maxSize bytes decompressed;
-// a missing, malformed or too large file is bad input.
-func loadProfile(path string, maxSize int64) (*pprofile.Profile, error) {
-	p, err := profile.LoadMax(path, maxSize)
-	if err != nil {
-		var se *profile.SizeError
-		if errors.As(err, &se) {
-			return nil, usagef("%v; raise the limit with --max-profile-size", err)
-		}
 		return nil, usageError(err)
 	}
 	return p, nil
@@ -361,8 +305,6 @@ type ProfileDiffOptions struct {
 	Types []string
 	// Output, when set, is a file for the difference as a profile.
 	Output string
-	// MaxSize is the largest profile to read, decompressed ("256MiB").
-	MaxSize string
 	ProfileOutput
 }
 
@@ -372,13 +314,9 @@ func newProfileDiffCmd(runF func(context.Context, *ProfileDiffOptions) error) *c
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
 		Short: "Show which allocation sites grew and shrank between two profiles, per op",
 		Long: `diff compares two profiles function by function, each divided by its own op
-count (as recorded by certbench profile), and lists the sites that grew and
-shrank most by flat value, with the cumulative change, on stdout. By default
-it compares alloc_space and alloc_objects (every sample type for other
-profiles).
-
--o FILE also writes the difference as a profile, as pprof -diff_base builds
-it: go tool pprof -top FILE then shows head minus base.`,
+count, and lists the sites that grew and shrank most by flat value, with the
+cumulative change. -o FILE also writes head minus base as a profile, as pprof
+-diff_base builds it.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
@@ -389,7 +327,6 @@ it: go tool pprof -top FILE then shows head minus base.`,
 		},
 	}
 	opts.ProfileOutput.bind(cmd)
-	bindMaxProfileSize(cmd, &opts.MaxSize)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "also write the difference as a profile to this `file` (.pb.gz)")
 	cmd.Flags().StringSliceVar(&opts.Types, "type", nil, "sample `types` to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
@@ -397,16 +334,16 @@ it: go tool pprof -top FILE then shows head minus base.`,
 
 // runProfileDiff compares the two profiles.
 func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
-	format, limit, err := opts.checkRead(opts.MaxSize)
+	format, err := opts.check()
 	if err != nil {
 		return err
 	}
 	basePath, headPath := opts.Base, opts.Head
-	base, err := loadProfile(basePath, limit)
+	base, err := loadProfile(basePath)
 	if err != nil {
 		return err
 	}
-	head, err := loadProfile(headPath, limit)
+	head, err := loadProfile(headPath)
 	if err != nil {
 		return err
 	}
@@ -458,8 +395,6 @@ type ProfileTopOptions struct {
 	IO IO
 	// Files are the profiles to summarize.
 	Files []string
-	// MaxSize is the largest profile to read, decompressed ("256MiB").
-	MaxSize string
 	ProfileOutput
 }
 
@@ -478,13 +413,12 @@ func newProfileTopCmd(runF func(context.Context, *ProfileTopOptions) error) *cob
 		},
 	}
 	opts.ProfileOutput.bind(cmd)
-	bindMaxProfileSize(cmd, &opts.MaxSize)
 	return cmd
 }
 
 // runProfileTop prints the top sites of each profile.
 func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
-	format, limit, err := opts.checkRead(opts.MaxSize)
+	format, err := opts.check()
 	if err != nil {
 		return err
 	}
@@ -493,7 +427,7 @@ func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
 	}
 	var sums []*profile.Summary
 	for _, path := range opts.Files {
-		p, err := loadProfile(path, limit)
+		p, err := loadProfile(path)
 		if err != nil {
 			return err
 		}

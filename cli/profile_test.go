@@ -55,10 +55,10 @@ func TestProfileCommand(t *testing.T) {
 	var sums []struct {
 		Ops    int `json:"ops"`
 		Tables []struct {
-			Sites []json.RawMessage `json:"sites"`
+			Funcs []json.RawMessage `json:"funcs"`
 		} `json:"tables"`
 	}
-	if err := json.Unmarshal([]byte(out), &sums); err != nil || len(sums) != 1 || sums[0].Ops != 3 || len(sums[0].Tables[0].Sites) != 2 {
+	if err := json.Unmarshal([]byte(out), &sums); err != nil || len(sums) != 1 || sums[0].Ops != 3 || len(sums[0].Tables[0].Funcs) != 2 {
 		t.Errorf("top --format json: %v\n%s", err, out)
 	}
 	diffPath := filepath.Join(dir, "diff.pb.gz")
@@ -80,14 +80,14 @@ func TestProfileAll(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	if !strings.Contains(out, "top site:") {
+	if !strings.Contains(out, "top site") || !strings.Contains(out, "encoding/pem.Decode") {
 		t.Errorf("output:\n%s", out)
 	}
 	index, err := os.ReadFile(filepath.Join(dir, "index.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(index), "[rotate-10-of-100.optimized.pb.gz](rotate-10-of-100.optimized.pb.gz)") {
+	if !strings.Contains(string(index), "| rotate-10-of-100.optimized.pb.gz |") {
 		t.Errorf("index.md:\n%s", index)
 	}
 	var sums []map[string]any

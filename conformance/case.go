@@ -169,6 +169,9 @@ func (c Case) clone() Case {
 	return out
 }
 
+// storeNames returns the stores cfg declares, sorted.
+func (cfg *CaseConfig) storeNames() []string { return slices.Sorted(maps.Keys(cfg.Stores)) }
+
 // declares reports whether cfg has the store.
 func (cfg *CaseConfig) declares(store string) bool {
 	if store == certstore.DefaultStore {
@@ -223,7 +226,7 @@ func (cfg *CaseConfig) build(lc *leafCache) (*built, error) {
 	}
 	if cfg.Stores != nil {
 		b.cfg.Stores = map[string]certstore.StoreConfig{}
-		for _, st := range slices.Sorted(maps.Keys(cfg.Stores)) {
+		for _, st := range cfg.storeNames() {
 			var sc certstore.StoreConfig
 			if d := cfg.Stores[st]; d != nil {
 				is, err := lc.get(d)

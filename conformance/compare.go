@@ -15,56 +15,47 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Defaults of Compare.
+// Defaults of Compare: the runs of each generated case on each store, and
+// the bounds of the default search.
 const (
-	// DefaultCompareRuns is how many times Compare plays each generated
-	// case on each store by default.
-	DefaultCompareRuns = 2
-	// DefaultCompareIterations bounds the default search, which also stops
-	// at DefaultCompareTimeCap.
+	DefaultCompareRuns       = 2
 	DefaultCompareIterations = 200
 	DefaultCompareTimeCap    = 3 * time.Minute
 )
 
-// Replays that confirm a difference: every candidate is replayed
-// verifyRuns times on each side, then up to extendRuns times when a side
-// varies, or tieRuns times when a tie is broken differently, and a side
-// that gave only some of the answers the other varies among up to
-// fixedRuns times (see replay).
-// While shrinking, a side known to vary is replayed until the sides differ,
-// up to varyRuns times: map order is biased (the rarer of two answers can
-// show once in 8 runs), and a step rejected by chance leaves a name or a
-// certificate in the shrunk case; at 64 runs that is 2 in 10,000 steps.
+// Replays that confirm a difference (see replay): verifyRuns on each
+// side, then extendRuns when a side varies, tieRuns when a tie is broken
+// differently, and fixedRuns for a side that gave only some of the
+// answers the other varies among. While shrinking, a side known to vary is
+// replayed until the sides differ, up to varyRuns times: map order is
+// biased, and a step rejected by chance leaves a name or a certificate in
+// the shrunk case.
 const (
 	verifyRuns = 8
 	extendRuns = 32
 	tieRuns    = 64
 	fixedRuns  = 128
 	varyRuns   = 64
-	// maxRefuted is how often a kind of difference may fail to reproduce
-	// before the search stops replaying candidates of that kind.
-	maxRefuted = 3
+	maxRefuted = 3 // candidates of a kind that did not reproduce before the search stops replaying that kind
 )
 
 // CompareOptions configure [Compare].
 type CompareOptions struct {
-	// Base and Head name the two stores in reports; "base" and "head"
-	// when empty.
+	// Base and Head name the two stores in reports ("base", "head").
 	Base, Head string
-	// Seed makes the cases; 0 means DefaultDiffSeed.
-	Seed uint64
-	// Iterations and Duration bound the search as in [DifferentialOptions];
-	// with neither, it runs DefaultCompareIterations, stopping early at
-	// DefaultCompareTimeCap. Shrinking a new kind of difference that was
-	// found in time finishes even past Duration.
+	// Seed makes the cases (0: DefaultDiffSeed). Iterations and Duration
+	// bound the search as in [DifferentialOptions] (by default
+	// DefaultCompareIterations, stopping at DefaultCompareTimeCap); a
+	// shrink that started in time finishes past Duration.
+	Seed       uint64
 	Iterations int
 	Duration   time.Duration
-	// Runs is how many times each generated case is played on each store
+	// Runs is how many times each case is played on each store
 	// (0: DefaultCompareRuns), so that a store whose answer varies between
 	// runs (map order) is seen to vary rather than to differ.
 	Runs int
-	// Logf, when set, receives progress lines; Found, when set, is told of
-	// each new change as it is found.
+	// Logf, when set, receives progress lines; Found is told of each new
+	// change as it is found.
 	Logf  func(format string, args ...any)
 	Found func(*Change)
 }
@@ -75,21 +66,18 @@ type Comparison struct {
 	Head string `json:"head"`
 	Seed uint64 `json:"seed"`
 	// Iterations, Configs and Lookups count what ran on the base store
-	// over all runs (the head store ran the same).
-	Iterations int `json:"iterations"`
-	Configs    int `json:"configs"`
-	Lookups    int `json:"lookups"`
-	// Planned is the iteration bound (0: none); Runs the runs per case.
-	Planned int           `json:"planned"`
-	Runs    int           `json:"runs"`
-	Elapsed time.Duration `json:"elapsed_ns"`
-	// Changes are the differences found, one of each kind, in the order
-	// they were found.
+	// over all runs (the head store ran the same); Planned is the
+	// iteration bound (0: none), Runs the runs per case.
+	Iterations int           `json:"iterations"`
+	Configs    int           `json:"configs"`
+	Lookups    int           `json:"lookups"`
+	Planned    int           `json:"planned"`
+	Runs       int           `json:"runs"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	// Changes are the differences found, one of each kind, in order.
 	Changes []*Change `json:"changes"`
-	// Unconfirmed counts differing answers of the search that were not
-	// confirmed: their case replayed alone showed no difference (a store
-	// that varies between runs, or an answer that depends on earlier
-	// lookups), or their kind had failed to reproduce before.
+	// Unconfirmed counts differing answers that replayed alone showed no
+	// difference, or whose kind had failed to reproduce before.
 	Unconfirmed int `json:"unconfirmed"`
 }
 
@@ -108,47 +96,39 @@ type Change struct {
 	Case Case   `json:"case"`
 	Via  string `json:"via"`
 	// Base and Head are the distinct answers each store gave over Runs
-	// runs of Case (more than one: the store varies between runs). For an
-	// Update, AnswerNone is an accepted configuration, AnswerError a
-	// rejected one.
+	// runs of Case (more than one: it varies). For an Update, AnswerNone
+	// is an accepted configuration, AnswerError a rejected one.
 	Base []Answer `json:"base_answers"`
 	Head []Answer `json:"head_answers"`
 	Runs int      `json:"runs"`
-	// Count is how many differing answers of this kind the search saw.
-	Count int `json:"count"`
+	// Count is how many differing answers of this kind the search saw;
 	// Seed and Iteration are where it was first seen.
+	Count     int    `json:"count"`
 	Seed      uint64 `json:"seed"`
 	Iteration int    `json:"iteration"`
-	// Shrunk reports whether Case was shrunk; Original is the number of
-	// certificates before; Note says anything else worth knowing.
+	// Shrunk reports whether Case was shrunk from Original certificates;
+	// Note says anything else worth knowing.
 	Shrunk   bool   `json:"shrunk"`
 	Original int    `json:"original"`
 	Note     string `json:"note,omitempty"`
 }
 
 // Compare plays the same generated cases (sequences of whole
-// configurations, some of them invalid, lookups on the new generation and
-// on generations held from earlier updates) on stores from base and from
-// head, and reports every kind of difference between their answers,
-// shrunk. The stores are compared with each other, not with
-// certstore.Match, so no deviation hides a change.
-//
-// Each difference of a kind not seen yet is replayed alone (more times
-// when a store varies between runs, as with map order) before it counts,
-// then shrunk; the kind is the shrunk case's shape (see Change.Kind), and a
-// difference that shrinks to a kind already found counts as one more of
-// it. The search goes on for differences of other kinds until its budget
-// ends.
+// configurations, some invalid, lookups on the new generation and on
+// generations held from earlier updates) on stores from base and head, and
+// reports every kind of difference between their answers, shrunk. The
+// stores are compared with each other, not with certstore.Match, so no
+// deviation hides a change. A difference of a kind not seen yet is
+// replayed alone before it counts, then shrunk; its kind is the shrunk
+// case's shape (see Change.Kind), and one that shrinks to a known kind
+// counts as one more of it.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
 	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
 	cmp.r = r
-	start := time.Now()
-	lastLog := start
-	over := func() bool { return opts.Duration > 0 && time.Since(start) >= opts.Duration }
-	for it := 0; (opts.Iterations == 0 || it < opts.Iterations) && !over(); it++ {
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
+	progress := func() string { return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes)) }
+	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, over func() bool) bool {
 		seq := generateSequence(rng)
 		vary := rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63))
 		breakConfig(vary, seq)
@@ -159,7 +139,7 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 		r.Iterations++
 		bs, err := buildAll(cmp.lc, seq)
 		if err != nil {
-			continue // a name the issuer refuses; the next iteration has others
+			return true // a name the issuer refuses; the next iteration has others
 		}
 		pos := positions(sc)
 		ob, oh := newObservations(len(pos)), newObservations(len(pos))
@@ -179,12 +159,8 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 				break // the stores now hold different configurations
 			}
 		}
-		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
-			lastLog = time.Now()
-			opts.Logf("compare: %d iterations, %d changes, %v", r.Iterations, len(r.Changes), time.Since(start).Round(time.Second))
-		}
-	}
-	r.Elapsed = time.Since(start)
+		return true
+	})
 	return r
 }
 
@@ -522,7 +498,7 @@ func configureDefaults(seq []CaseConfig) {
 		if cfg.Stores == nil {
 			cfg.Stores = map[string]*CaseCert{}
 		}
-		for _, st := range append([]string{certstore.DefaultStore}, slices.Sorted(mapKeys(cfg.Stores))...) {
+		for _, st := range append([]string{certstore.DefaultStore}, cfg.storeNames()...) {
 			if cfg.Stores[st] == nil {
 				cfg.Stores[st] = &CaseCert{DNSNames: []string{fillerDefault}}
 			}
@@ -836,9 +812,9 @@ func joinShapes(ws []string) string {
 }
 
 // Compare replays c on new stores from base and head, runs times each
-// (more when a store varies between runs), and returns the first difference between their answers (an Update's
-// outcome, then the lookup), or nil when they agree. runs <= 0 means
-// DefaultCompareRuns. The error reports a case that cannot be run.
+// (0: DefaultCompareRuns; more when a store varies), and returns the first
+// difference between their answers (an Update's outcome, then the lookup),
+// or nil when they agree. The error reports a case that cannot be run.
 func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if runs <= 0 {
 		runs = DefaultCompareRuns

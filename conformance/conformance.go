@@ -138,12 +138,9 @@ func (su *suite) newStore(t rt) certstore.Store {
 // The caller closes it.
 func (su *suite) openStore(t rt) certstore.Store {
 	t.Helper()
-	var s certstore.Store
-	if pe := protect("the factory", func() { s = su.factory() }); pe != nil {
-		t.Fatalf("%v", pe)
-	}
-	if s == nil {
-		t.Fatalf("the factory returned a nil store")
+	s, _, err := open(su.factory)
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 	return s
 }
@@ -197,12 +194,9 @@ func (su *suite) current(t rt, s certstore.Store) certstore.Generation {
 // lookup calls l.Certificate, failing t if it panics.
 func (su *suite) lookup(t rt, l certstore.Lookup, store, sni string) (*tls.Certificate, error) {
 	t.Helper()
-	var (
-		c   *tls.Certificate
-		err error
-	)
-	op := fmt.Sprintf("Certificate(%q, %q)", store, sni)
-	if pe := protect(op, func() { c, err = l.Certificate(store, &tls.ClientHelloInfo{ServerName: sni}) }); pe != nil {
+	c, err := lookup(l, store, sni)
+	var pe *panicError
+	if errors.As(err, &pe) {
 		t.Fatalf("%v", pe)
 	}
 	return c, err

@@ -3,54 +3,46 @@ package conformance
 import (
 	"flag"
 	"fmt"
-	"io"
+	"maps"
 	"math/rand/v2"
-	"sort"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
 )
 
-// Test flags for a longer differential pass from any store's test, e.g.
-//
-//	go test -run TestConformance/Differential ./stores/mystore -conformance.diff.duration=10m
+// Test flags for a longer differential pass from any store's test (see
+// the package documentation).
 var (
 	flagDiffSeed       = flag.Uint64("conformance.diff.seed", 0, "seed of the conformance differential pass (0: the fixed default seed)")
 	flagDiffIterations = flag.Int("conformance.diff.iterations", 0, "iterations of the conformance differential pass (0: the default, or unbounded with -conformance.diff.duration)")
 	flagDiffDuration   = flag.Duration("conformance.diff.duration", 0, "run the conformance differential pass for this long instead of a fixed number of iterations")
 )
 
-// DefaultDiffSeed is the seed of the differential pass when none is given.
-const DefaultDiffSeed = 0x5eed_ce27
-
-// DefaultDiffIterations is the number of iterations of the differential
-// pass that Run does by default.
-const DefaultDiffIterations = 60
-
-// DefaultDiffTimeCap stops the default pass (no Iterations and no Duration
-// given) early for a store whose updates are slow (one that generates a key
-// per update, say). The iterations it runs are always the first ones of
-// the seed, and the summary says how many.
-const DefaultDiffTimeCap = 10 * time.Second
+// Defaults of the differential pass. DefaultDiffTimeCap stops the default
+// pass (no Iterations and no Duration given) early for a store whose
+// updates are slow; it runs the first iterations of the seed, and the
+// summary says how many.
+const (
+	DefaultDiffSeed       = 0x5eed_ce27
+	DefaultDiffIterations = 60
+	DefaultDiffTimeCap    = 10 * time.Second
+)
 
 // DifferentialOptions configure a differential pass.
 type DifferentialOptions struct {
-	// Seed makes the configurations and lookups; 0 means DefaultDiffSeed.
-	// Iteration i of a seed is the same whatever the other options.
+	// Seed makes the configurations and lookups (0: DefaultDiffSeed);
+	// iteration i of a seed is the same whatever the other options.
 	Seed uint64
-	// Iterations bounds the number of iterations (each a sequence of one
-	// to four configurations and a few hundred lookups).
+	// Iterations bounds the iterations (each one to four configurations
+	// and a few hundred lookups); Duration, when set, stops the pass once
+	// it has run this long. With neither the pass runs
+	// DefaultDiffIterations, stopping early at DefaultDiffTimeCap.
 	Iterations int
-	// Duration, when set, also stops the pass once it has run this long
-	// (checked between iterations). With neither Iterations nor Duration
-	// the pass runs DefaultDiffIterations, stopping early at
-	// DefaultDiffTimeCap; with only Duration it runs until then.
-	Duration time.Duration
-	// Known are documented deviations of the store: a divergence one of
-	// them explains is counted and reported under its name, not as a
-	// failure.
+	Duration   time.Duration
+	// Known are documented deviations of the store: a divergence one
+	// explains is counted under its name, not failed.
 	Known []Deviation
 	// Logf, when set, receives progress lines.
 	Logf func(format string, args ...any)
@@ -60,9 +52,8 @@ type DifferentialOptions struct {
 type Deviation struct {
 	// Name says what the deviation is, for reports.
 	Name string
-	// Explains reports whether the deviation accounts for d. It is called
-	// with the divergence as found and, when that does not match, with the
-	// shrunk one; it must not modify d.
+	// Explains reports whether the deviation accounts for d (as found,
+	// then shrunk); it must not modify d.
 	Explains func(d *Divergence) bool
 }
 
@@ -80,14 +71,13 @@ type Divergence struct {
 	// Seed and Iteration are where the pass found it.
 	Seed      uint64 `json:"seed"`
 	Iteration int    `json:"iteration"`
-	// Shrunk reports whether Case was shrunk; Original is the number of
-	// certificates (over all configurations) before shrinking.
-	Shrunk   bool `json:"shrunk"`
-	Original int  `json:"original"`
-	// Known is the name of the known deviation that explains it, if any.
-	Known string `json:"known,omitempty"`
-	// Note says something about the shrinking, if anything is to be said.
-	Note string `json:"note,omitempty"`
+	// Shrunk reports whether Case was shrunk from Original certificates
+	// (over all configurations); Known names the known deviation that
+	// explains it, if any; Note says anything else of the shrink.
+	Shrunk   bool   `json:"shrunk"`
+	Original int    `json:"original"`
+	Known    string `json:"known,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Error describes the divergence in one paragraph.
@@ -102,17 +92,15 @@ func (d *Divergence) Error() string {
 
 // DiffReport is the outcome of a differential pass.
 type DiffReport struct {
-	// Seed is the seed the pass ran with.
-	Seed uint64 `json:"seed"`
-	// Iterations, Configs and Lookups count what was run.
-	Iterations int `json:"iterations"`
-	Configs    int `json:"configs"`
-	Lookups    int `json:"lookups"`
-	// Planned is the iteration bound (0: none); fewer Iterations than
-	// Planned without a Failure means the time limit stopped the pass.
-	Planned int `json:"planned"`
-	// Elapsed is how long the pass took.
-	Elapsed time.Duration `json:"elapsed_ns"`
+	// Seed is the seed the pass ran with; Iterations, Configs and Lookups
+	// count what ran; Planned is the iteration bound (0: none), fewer
+	// Iterations without a Failure meaning the time limit stopped it.
+	Seed       uint64        `json:"seed"`
+	Iterations int           `json:"iterations"`
+	Configs    int           `json:"configs"`
+	Lookups    int           `json:"lookups"`
+	Planned    int           `json:"planned"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
 	// Known counts the divergences each known deviation explained, by
 	// name; Examples holds the first (shrunk) one of each.
 	Known    map[string]int         `json:"known"`
@@ -129,7 +117,7 @@ func (r *DiffReport) Summary() string {
 		its += fmt.Sprintf(" (of %d: time limit)", r.Planned)
 	}
 	s := fmt.Sprintf("differential seed %#x: %s iterations, %d configurations, %d lookups in %v", r.Seed, its, r.Configs, r.Lookups, r.Elapsed.Round(time.Millisecond))
-	for _, name := range sortedKeys(r.Known) {
+	for _, name := range slices.Sorted(maps.Keys(r.Known)) {
 		s += fmt.Sprintf("; known deviation %q: %d", name, r.Known[name])
 	}
 	if r.Failure != nil {
@@ -138,32 +126,6 @@ func (r *DiffReport) Summary() string {
 		s += "; no divergence"
 	}
 	return s
-}
-
-// WriteText writes the summary, each known deviation's example and the
-// failure with its ready-to-paste test case.
-func (r *DiffReport) WriteText(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString(r.Summary() + "\n")
-	for _, name := range sortedKeys(r.Known) {
-		if ex := r.Examples[name]; ex != nil {
-			fmt.Fprintf(&b, "\nknown deviation %q, for example: %s\n", name, ex.Error())
-		}
-	}
-	if r.Failure != nil {
-		b.WriteString("\n" + r.Failure.Report())
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func sortedKeys(m map[string]int) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // withFlags fills the zero fields of o from the test flags.
@@ -200,7 +162,7 @@ func (su *suite) testDifferential(t rt) {
 	r := Differential(su.factory, opts)
 	su.diff = r
 	t.Logf("%s", r.Summary())
-	for _, name := range sortedKeys(r.Known) {
+	for _, name := range slices.Sorted(maps.Keys(r.Known)) {
 		if ex := r.Examples[name]; ex != nil {
 			t.Logf("known deviation %q (%d divergences), for example: %s", name, r.Known[name], ex.Error())
 		}
@@ -217,20 +179,15 @@ func (su *suite) testDifferential(t rt) {
 func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffReport {
 	opts = opts.withDefaults()
 	r := &DiffReport{Seed: opts.Seed, Planned: opts.Iterations, Known: map[string]int{}, Examples: map[string]*Divergence{}}
-	start := time.Now()
 	lc := diffLeaves()
-	lastLog := start
-	for it := 0; opts.Iterations == 0 || it < opts.Iterations; it++ {
-		if opts.Duration > 0 && time.Since(start) >= opts.Duration {
-			break
-		}
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(it)))
+	progress := func() string { return fmt.Sprintf("differential: %d iterations, %d lookups", r.Iterations, r.Lookups) }
+	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, _ func() bool) bool {
 		sc := newScript(rng, generateSequence(rng))
 		r.Iterations++
 		bs, err := buildAll(lc, sc.seq)
 		if err != nil {
 			r.Failure = &Divergence{Seed: opts.Seed, Iteration: it, Via: viaUpdate, Got: Answer{Kind: AnswerError, Err: err}, Note: "the pass could not build the configuration"}
-			break
+			return false
 		}
 		ds, nconf, nlook := sc.diverge(newStore, bs)
 		r.Configs += nconf
@@ -247,18 +204,31 @@ func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffRep
 				continue
 			}
 			r.Failure = sd
+			return false
+		}
+		return true
+	})
+	return r
+}
+
+// search runs iterations 0, 1, ... of seed, each with its own random
+// source, until the iteration bound (0: none) or duration (0: none) is
+// reached or body returns false, logging progress() every 30 s, and
+// returns the time it took. over reports whether duration is up.
+func search(seed uint64, iterations int, duration time.Duration, logf func(string, ...any), progress func() string,
+	body func(it int, rng *rand.Rand, over func() bool) bool) time.Duration {
+	start, lastLog := time.Now(), time.Now()
+	over := func() bool { return duration > 0 && time.Since(start) >= duration }
+	for it := 0; (iterations == 0 || it < iterations) && !over(); it++ {
+		if !body(it, rand.New(rand.NewPCG(seed, uint64(it))), over) {
 			break
 		}
-		if r.Failure != nil {
-			break
-		}
-		if opts.Logf != nil && time.Since(lastLog) > 30*time.Second {
+		if logf != nil && time.Since(lastLog) > 30*time.Second {
 			lastLog = time.Now()
-			opts.Logf("differential: %d iterations, %d lookups, %v", r.Iterations, r.Lookups, time.Since(start).Round(time.Second))
+			logf("%s, %v", progress(), time.Since(start).Round(time.Second))
 		}
 	}
-	r.Elapsed = time.Since(start)
-	return r
+	return time.Since(start)
 }
 
 // count records a divergence that a known deviation explains; the first of

@@ -33,11 +33,10 @@ import (
 // (comma-separated) and flags: 1 puts it first in the configuration, 2
 // makes it the configured default of the store "edge" too, 4 leaves the
 // good certificate out. A new store takes a good configuration, then the
-// one with the fuzzed pair: Update must not panic or modify its input; it
+// one with the fuzzed pair, which Update must not panic on or modify: it
 // either returns a *certstore.CertificateError and the store keeps serving
-// the good configuration, or succeeds and its lookups are
-// certstore.Match's; either way the store then takes the good
-// configuration again. Every store of the configurations has a configured
+// the good configuration, or its lookups are certstore.Match's; then the
+// store takes the good configuration again. Every store has a configured
 // default, so that a store that generates defaults stays fast to fuzz.
 func FuzzUpdate(f *testing.F, newStore certstore.Factory) {
 	for _, s := range updateSeeds(f) {
@@ -50,14 +49,13 @@ func FuzzUpdate(f *testing.F, newStore certstore.Factory) {
 
 // FuzzMatch is the body of a store's FuzzMatch target (called as
 // FuzzUpdate is). An input is a configuration as text and an SNI: one
-// certificate a line, "CN;name,name,..." (the part before the first ";",
-// if any, is the common name; a name "ip:ADDR" is an IP address), at most
-// 6 certificates of 6 names, lines that cannot be issued (a non-ASCII DNS
-// name) left out. The configuration, with a configured default, is
+// certificate a line, "CN;name,name,..." (a name "ip:ADDR" is an IP
+// address), at most 6 certificates of 6 names, lines that cannot be
+// issued left out. The configuration, with a configured default, is
 // applied to a new store; the SNI, the configuration's names in other
-// cases, with wildcards filled in, and the differential pass's lookups for
-// it are looked up and compared with certstore.Match. A divergence is
-// shrunk and reported as the differential pass reports one.
+// cases and under their wildcards, and the differential pass's lookups are
+// compared with certstore.Match, and a divergence is shrunk and reported
+// as the differential pass reports one.
 func FuzzMatch(f *testing.F, newStore certstore.Factory) {
 	for _, s := range matchSeeds {
 		f.Add(s.spec, s.sni)

@@ -143,15 +143,13 @@ func spellIP(rng *rand.Rand, s string) string {
 
 // expand writes an IPv6 address with all eight groups, zero-padded or not.
 func expand(a netip.Addr, pad bool) string {
+	if pad {
+		return a.StringExpanded()
+	}
 	b := a.As16()
 	parts := make([]string, 8)
 	for i := range parts {
-		v := uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		if pad {
-			parts[i] = fmt.Sprintf("%04x", v)
-		} else {
-			parts[i] = fmt.Sprintf("%x", v)
-		}
+		parts[i] = fmt.Sprintf("%x", uint16(b[2*i])<<8|uint16(b[2*i+1]))
 	}
 	return strings.Join(parts, ":")
 }
@@ -270,19 +268,9 @@ func (g *gen) config() CaseConfig {
 
 // addDefaults gives some declared stores a configured default.
 func (g *gen) addDefaults(cfg *CaseConfig) {
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if g.chance(50) {
 			cfg.Stores[st] = g.defaultCert(cfg)
-		}
-	}
-}
-
-func mapKeys(m map[string]*CaseCert) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -409,7 +397,7 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	for i := range cfg.Certs {
 		each(&cfg.Certs[i])
 	}
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if d := cfg.Stores[st]; d != nil {
 			each(d)
 		}
@@ -423,7 +411,7 @@ func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 		names = sample(rng, names, maxProbes)
 	}
 	stores := []string{certstore.DefaultStore}
-	for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+	for _, st := range cfg.storeNames() {
 		if st != certstore.DefaultStore {
 			stores = append(stores, st)
 		}

@@ -226,7 +226,15 @@ type acceptStep struct {
 	checks []lookupWant
 }
 
-func (su *suite) testAccept(t rt) {
+// acceptCase is an Accept rule.
+type acceptCase struct {
+	name  string
+	steps []acceptStep
+}
+
+// acceptCases are the Accept rules: unusual but valid configurations, each
+// a sequence of steps.
+func (su *suite) acceptCases() []acceptCase {
 	c := su.fx.certs
 	one := func(label string) *certstore.Config {
 		return &certstore.Config{
@@ -242,10 +250,7 @@ func (su *suite) testAccept(t rt) {
 		}
 	}
 	withDefault := map[string]certstore.StoreConfig{storeDefault: {DefaultCertificate: c[lDefault].pairPtr()}}
-	cases := []struct {
-		name  string
-		steps []acceptStep
-	}{
+	return []acceptCase{
 		{"ExpiredCertificate", []acceptStep{{one(lExpired), hit(lExpired)}}},
 		{"NotYetValidCertificate", []acceptStep{{one(lNotYet), hit(lNotYet)}}},
 		{"RSAKey", []acceptStep{{one(lRSA), hit(lRSA)}}},
@@ -309,7 +314,10 @@ func (su *suite) testAccept(t rt) {
 			}},
 		}},
 	}
-	for _, tc := range cases {
+}
+
+func (su *suite) testAccept(t rt) {
+	for _, tc := range su.acceptCases() {
 		t.Run(tc.name, func(t rt) {
 			s := su.newStore(t)
 			for i, st := range tc.steps {

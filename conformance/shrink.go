@@ -12,8 +12,8 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// maxShrinkChecks and maxShrinkTime bound one shrink (a replay of a slow
-// store's updates can take a second).
+// maxShrinkChecks and maxShrinkTime bound one shrink (replays of a slow
+// store's updates are slow).
 const (
 	maxShrinkChecks = 3000
 	maxShrinkTime   = 2 * time.Minute
@@ -166,7 +166,7 @@ func refs(c *Case) []certRef {
 		for i := range cfg.Certs {
 			rs = append(rs, certRef{k: k, i: i})
 		}
-		for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+		for _, st := range cfg.storeNames() {
 			if cfg.Stores[st] != nil {
 				rs = append(rs, certRef{k: k, store: st})
 			}
@@ -229,7 +229,7 @@ func (sh *shrinker) dropStores() bool {
 		}
 		var rs []ref
 		for k, cfg := range c.Configs {
-			for _, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+			for _, st := range cfg.storeNames() {
 				if st != c.Store {
 					rs = append(rs, ref{k, st})
 				}
@@ -464,7 +464,7 @@ func (c Case) GoString() string {
 		}
 		if cfg.Stores != nil {
 			b.WriteString("\t\t\tStores: map[string]*conformance.CaseCert{")
-			for i, st := range slices.Sorted(mapKeys(cfg.Stores)) {
+			for i, st := range cfg.storeNames() {
 				if i > 0 {
 					b.WriteString(", ")
 				}

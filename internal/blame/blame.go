@@ -1,93 +1,197 @@
 // Package blame names the code behind a regression the gate found. It is
 // where the gate (which reads no profiles) and package profile (which
-// knows nothing of the gate) meet: [Heap] implements gate.SiteFinder on
-// the heap profiles "certbench profile --all" writes for a base and a head
-// binary, so that "certbench gate --base-profiles --head-profiles" names,
-// for each allocs/op or B/op regression, the lines of the store under test
-// that allocate more. [Callgrind] does the same for instructions/op (and
-// est-cycles/op) regressions on the callgrind files of "certbench run
-// --instrument simulate --callgrind-dir", naming the store functions whose
-// instructions grew.
+// knows nothing of the gate) meet: [Folders] implements gate.SiteFinder on
+// two folders, a base's and a head's, of the heap profiles "certbench
+// profile --all" writes and of the callgrind files of "certbench run
+// --instrument simulate --callgrind-dir". For an allocs/op or B/op
+// regression it names the lines of the store under test that allocate
+// more; for instructions/op (and est-cycles/op), the store functions whose
+// instructions grew. Sites are profile.Site values.
 package blame
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/results"
+	pprofile "github.com/google/pprof/profile"
 )
 
-// maxCallees caps the library callees attached to each gate site.
+// maxCallees caps the library callees attached to each heap site.
 const maxCallees = 3
 
-// Heap finds the sites behind allocs/op and B/op regressions in the heap
-// profiles of two folders, one file per benchmark named
-// profile.FileName(scenario, store).
-type Heap struct {
-	Dirs profile.Dirs
+// Folders finds the sites behind every regression that has them in the
+// profiles of a base and a head folder: heap profiles named
+// profile.FileName(scenario, store), and callgrind files.
+type Folders struct {
+	// Base and Head are the folders of the two sides.
+	Base, Head string
 }
 
-var _ gate.SiteFinder = Heap{}
+var _ gate.SiteFinder = Folders{}
 
-// GrownSites implements gate.SiteFinder: it names the lines of the store
-// under test whose allocations per op grew most between the base and head
-// profiles of the benchmark, alloc_objects for allocs/op and alloc_space
-// for B/op. It compares at the store's boundary (see
-// profile.CompareBoundary): each line is charged with what the library
-// code it calls allocates, so allocations that moved between library
-// functions (two binaries attribute some differently) cancel, and the
-// library callees whose share changed most are attached to the site.
+// GrownSites implements gate.SiteFinder. A benchmark without profiles
+// gives an error wrapping gate.ErrNoProfiles; profiles in which nothing
+// grew give an error that says so, with both totals.
+func (f Folders) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
+	var sites []profile.Site
+	var err error
+	if results.IsSimulated(unit) {
+		sites, err = f.callgrindSites(scenario, store, unit, n)
+	} else {
+		sites, err = f.heapSites(scenario, store, unit, n)
+	}
+	return gateSites(sites), err
+}
+
+// heapSites names the lines of the store under test whose allocations per
+// op grew most, alloc_objects for allocs/op and alloc_space for B/op, at
+// the store's boundary (profile.CompareBoundary): each line is charged
+// with what the library code it calls allocates, so allocations that moved
+// between library functions (two binaries attribute some differently)
+// cancel, and the library callees whose share changed most are attached.
 // When the profiles have no frame that can be taken for the store's, it
-// names the functions whose own (flat) allocations grew, as
-// profile.Compare does.
-//
-// A benchmark without profiles gives an error wrapping gate.ErrNoProfiles
-// (and profile.ErrNotFound); profiles in which nothing grew give an error
-// that says so, with both totals.
-func (h Heap) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
+// names the functions whose own (flat) allocations grew.
+func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site, error) {
 	sampleType, err := profile.AllocSampleType(unit)
 	if err != nil {
 		return nil, err
 	}
-	b, err := h.Dirs.CompareBoundary(scenario, store, sampleType)
-	if errors.Is(err, profile.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %w", gate.ErrNoProfiles, err)
-	}
-	if errors.Is(err, profile.ErrNoStore) {
-		return h.grownFunctions(scenario, store, sampleType, n)
-	}
+	base, head, err := f.load(scenario, store)
 	if err != nil {
 		return nil, err
 	}
-	var out []gate.Site
-	for _, l := range b.Grew(n) {
-		s := gate.Site{Function: l.Function, File: l.File, Line: l.Line, Base: l.Base, Head: l.Head}
-		for _, c := range l.Callees[:min(len(l.Callees), maxCallees)] {
-			s.Callees = append(s.Callees, gate.Site{Function: c.Function, Base: c.Base, Head: c.Head})
+	var sites []profile.Site
+	var sides profile.Sides
+	what := "function of the store"
+	b, err := profile.CompareBoundary(base, head, sampleType)
+	switch {
+	case errors.Is(err, profile.ErrNoStore):
+		c, err := profile.Compare(base, head, sampleType)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, s)
+		sites, sides, what = c.Grew(n, profile.ByFlat), c.Sides, "function"
+	case err != nil:
+		return nil, err
+	default:
+		sites, sides = b.Grew(n), b.Sides
+		for i := range sites {
+			sites[i].Callees = sites[i].Callees[:min(len(sites[i].Callees), maxCallees)]
+		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the profiles show no function of the store that allocates more (base %s, head %s: %.0f and %.0f %s per op)",
-			h.Dirs.Base, h.Dirs.Head, b.BaseTotal, b.HeadTotal, b.Unit)
+	if len(sites) == 0 {
+		return nil, fmt.Errorf("the profiles show no %s that allocates more (base %s, head %s: %.0f and %.0f %s per op)",
+			what, f.Base, f.Head, sides.BaseTotal, sides.HeadTotal, sides.Unit)
 	}
-	return out, nil
+	return sites, nil
 }
 
-// grownFunctions names the functions whose flat value grew most.
-func (h Heap) grownFunctions(scenario, store, sampleType string, n int) ([]gate.Site, error) {
-	c, err := h.Dirs.Compare(scenario, store, sampleType)
+// load reads the base and head heap profiles of one benchmark; a side
+// without the file gives an error wrapping gate.ErrNoProfiles.
+func (f Folders) load(scenario, store string) (base, head *pprofile.Profile, err error) {
+	var ps [2]*pprofile.Profile
+	for i, dir := range []string{f.Base, f.Head} {
+		path := filepath.Join(dir, profile.FileName(scenario, store))
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%w: %s not found", gate.ErrNoProfiles, path)
+		}
+		if ps[i], err = profile.Load(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ps[0], ps[1], nil
+}
+
+// callgrindSites compares the window with the median total of each side
+// (an outlier window is not the one blamed) function by function at the
+// store's boundary (callgrind.Compare).
+func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]profile.Site, error) {
+	m := callgrind.Instructions
+	if unit == results.UnitEstCycles {
+		m = callgrind.EstimatedCycles
+	}
+	bp, err := medianWindow(f.Base, scenario, store, m)
 	if err != nil {
 		return nil, err
 	}
+	hp, err := medianWindow(f.Head, scenario, store, m)
+	if err != nil {
+		return nil, err
+	}
+	b, err := callgrind.Compare(bp, hp, max(bp.Ops(), 1), max(hp.Ops(), 1), m)
+	if err != nil {
+		return nil, err
+	}
+	var sites []profile.Site
+	for _, c := range b.Grew(n) {
+		s := profile.Site{Function: profile.ShortName(c.Function), Base: c.Base, Head: c.Head}
+		for _, cc := range c.Callees {
+			s.Callees = append(s.Callees, profile.Site{Function: profile.ShortName(cc.Function), Base: cc.Base, Head: cc.Head})
+		}
+		sites = append(sites, s)
+	}
+	if len(sites) == 0 {
+		return nil, fmt.Errorf("the callgrind files show no function whose %s grew (base %s, head %s: %.0f and %.0f per op)", m.Name, f.Base, f.Head, b.BaseTotal, b.HeadTotal)
+	}
+	return sites, nil
+}
+
+// gateSites converts sites to the gate's copy of their shape.
+func gateSites(sites []profile.Site) []gate.Site {
 	var out []gate.Site
-	for _, dl := range c.Grew(n, profile.ByFlat) {
-		out = append(out, gate.Site{Function: dl.Function, Base: dl.BaseFlat, Head: dl.HeadFlat})
+	for _, s := range sites {
+		out = append(out, gate.Site{Function: s.Function, File: s.File, Line: s.Line, Base: s.Base, Head: s.Head, Callees: gateSites(s.Callees)})
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the profiles show no function that allocates more (base %s, head %s: %.0f and %.0f %s per op)",
-			h.Dirs.Base, h.Dirs.Head, c.BaseTotal, c.HeadTotal, c.Unit)
+	return out
+}
+
+// medianWindow reads the benchmark's callgrind files in dir
+// (<scenario>.<store>.callgrind and <scenario>.<store>.<sample>.callgrind)
+// and returns the window whose total per op on m is the median (the lower
+// one of an even count).
+func medianWindow(dir, scenario, store string, m callgrind.Metric) (*callgrind.Profile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	type window struct {
+		p     *callgrind.Profile
+		total float64
+	}
+	var ws []window
+	prefix := scenario + "." + store + "."
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		sample, isSample := strings.CutSuffix(rest, ".callgrind")
+		if !ok || e.IsDir() || (rest != "callgrind" && (!isSample || sample == "" || strings.Trim(sample, "0123456789") != "")) {
+			continue
+		}
+		file := filepath.Join(dir, e.Name())
+		ps, err := callgrind.ParseFile(file)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			top, err := callgrind.Summarize(p, m, 0)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			ws = append(ws, window{p, top.Total})
+		}
+	}
+	if len(ws) == 0 {
+		return nil, fmt.Errorf("%w: no callgrind files for %s/%s in %s", gate.ErrNoProfiles, scenario, store, dir)
+	}
+	slices.SortStableFunc(ws, func(a, b window) int { return cmp.Compare(a.total, b.total) })
+	return ws[(len(ws)-1)/2].p, nil
 }

@@ -66,7 +66,7 @@ func TestDirsNameGrownSites(t *testing.T) {
 		pkg + "build":                  {2020, 201280},
 		"crypto/x509.parseCertificate": {6200, 460000},
 	})
-	d := blame.Heap{Dirs: profile.Dirs{Base: base, Head: head}}
+	d := blame.Folders{Base: base, Head: head}
 	sites, err := d.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestDirsNameGrownSites(t *testing.T) {
 		t.Error("sec/op sites: no error")
 	}
 	// Nothing grew: an explanation, not an empty list.
-	same := blame.Heap{Dirs: profile.Dirs{Base: base, Head: base}}
+	same := blame.Folders{Base: base, Head: base}
 	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no function") {
 		t.Errorf("identical profiles: error %v", err)
 	}
@@ -114,7 +114,7 @@ func TestDirsSitesThroughTheVerdict(t *testing.T) {
 	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
 	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
 	v := evaluateFiles(t, "../gate/testdata/base.txt", "../gate/testdata/alloc1.txt")
-	v.AddSites(blame.Heap{Dirs: profile.Dirs{Base: base, Head: head}}, 3)
+	v.AddSites(blame.Folders{Base: base, Head: head}, 3)
 	var f *gate.Finding
 	for _, fd := range v.Findings {
 		if fd.Scenario == "rotate-10-of-100" && fd.Unit == "allocs/op" {
@@ -194,7 +194,8 @@ func scenario(t *testing.T, name string) scenarios.Scenario {
 func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *profile.Boundary) {
 	t.Helper()
 	sc := scenario(t, "rotate-10-of-100")
-	dirs := profile.Dirs{Base: t.TempDir(), Head: t.TempDir()}
+	dirs := blame.Folders{Base: t.TempDir(), Head: t.TempDir()}
+	var ps []*pprofile.Profile
 	for _, side := range []struct {
 		dir string
 		new certstore.Factory
@@ -206,12 +207,13 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 		if err := profile.Save(p, filepath.Join(side.dir, profile.FileName(sc.Name, "optimized"))); err != nil {
 			t.Fatal(err)
 		}
+		ps = append(ps, p)
 	}
-	sites, err := blame.Heap{Dirs: dirs}.GrownSites(sc.Name, "optimized", results.UnitAllocs, 5)
+	sites, err := dirs.GrownSites(sc.Name, "optimized", results.UnitAllocs, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := dirs.CompareBoundary(sc.Name, "optimized", profile.AllocObjects)
+	b, err := profile.CompareBoundary(ps[0], ps[1], profile.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}

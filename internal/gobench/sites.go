@@ -99,7 +99,7 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 	per := iters + 1
 	var out []gate.Site
 	for _, d := range c.Grew(n, profile.ByFlat) {
-		out = append(out, gate.Site{Function: d.Function, Base: d.BaseFlat / per, Head: d.HeadFlat / per})
+		out = append(out, gate.Site{Function: d.Function, Base: d.Base / per, Head: d.Head / per})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("the memory profiles of %s show no function that allocates more", top)

@@ -411,7 +411,7 @@ func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts
 		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: certbench profile failed: " + strings.TrimSpace(stderr)})
 		return
 	}
-	dirs := profile.Dirs{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
+	dirs := blame.Folders{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
 	for _, sc := range scenarios {
 		for side, st := range map[string]string{dirs.Base: rep.Base, dirs.Head: rep.Head} {
 			from := filepath.Join(profDir, profile.FileName(sc, st))
@@ -422,7 +422,7 @@ func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts
 			}
 		}
 	}
-	v.AddSites(blame.Heap{Dirs: dirs}, 5)
+	v.AddSites(dirs, 5)
 }
 
 // normalizeProfile copies a heap profile with the sides' private package

@@ -3,61 +3,12 @@ package profile
 import (
 	"cmp"
 	"errors"
-	"fmt"
-	"path/filepath"
+	"math"
 	"slices"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 )
-
-// StoreLine is one line of the store under test in a boundary comparison
-// (see [CompareBoundary]): the value (bytes, objects or another cost) of
-// the calls made on that line, in the store's own code and in the
-// libraries it called, per op when the comparison is.
-type StoreLine struct {
-	// Function is the store function the line is in, as ShortName gives
-	// it; File and Line are where, as the head profile records them (the
-	// base profile's for a line that is only in base). Line is 0 when the
-	// profiles carry no line numbers.
-	Function string `json:"function"`
-	File     string `json:"file,omitempty"`
-	Line     int64  `json:"line,omitempty"`
-	// Base and Head are the whole value below the line on each side: of
-	// the store's code on the line itself and of every library call it
-	// made.
-	Base float64 `json:"base"`
-	Head float64 `json:"head"`
-	// Callees are the library functions the line called directly whose
-	// share changed, largest growth first. A cost that moved between two
-	// functions deeper in the library shows in neither: it stays under the
-	// same callee.
-	Callees []Callee `json:"callees,omitempty"`
-}
-
-// Growth returns Head - Base.
-func (l StoreLine) Growth() float64 { return l.Head - l.Base }
-
-// Where returns "file.go:123", the base name of File and Line, or "" when
-// the line is not known.
-func (l StoreLine) Where() string {
-	if l.File == "" || l.Line <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", filepath.Base(l.File), l.Line)
-}
-
-// Callee is a library function a store line called, and the value below
-// it on each side.
-type Callee struct {
-	// Function is its name as ShortName gives it.
-	Function string  `json:"function"`
-	Base     float64 `json:"base"`
-	Head     float64 `json:"head"`
-}
-
-// Growth returns Head - Base.
-func (c Callee) Growth() float64 { return c.Head - c.Base }
 
 // Boundary is what changed between two profiles at the boundary of the
 // store under test: every sample's value (an allocation, or any other
@@ -76,36 +27,20 @@ type Boundary struct {
 	// no line is charged with.
 	BaseOutside float64 `json:"base_outside"`
 	HeadOutside float64 `json:"head_outside"`
-	// Lines holds every store line whose value changed, largest growth
-	// first and largest shrink last (ties: by function, then line).
-	Lines []StoreLine `json:"lines"`
+	// Lines holds every store line whose value changed, as sites with the
+	// library functions they called directly whose share changed (a cost
+	// that moved deeper in the library shows in none), largest growth
+	// first (ties: by function, then line).
+	Lines []Site `json:"lines"`
 }
 
 // Grew returns up to n (all when n <= 0) store lines whose value grew,
 // largest growth first.
-func (b *Boundary) Grew(n int) []StoreLine {
-	return b.pick(n, 1)
-}
+func (b *Boundary) Grew(n int) []Site { return moved(b.Lines, n, 1) }
 
 // Shrank returns up to n (all when n <= 0) store lines whose value
 // shrank, largest shrink first.
-func (b *Boundary) Shrank(n int) []StoreLine {
-	return b.pick(n, -1)
-}
-
-func (b *Boundary) pick(n int, sign float64) []StoreLine {
-	var out []StoreLine
-	for _, l := range b.Lines {
-		if l.Growth()*sign > 0 {
-			out = append(out, l)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y StoreLine) int { return cmp.Compare(y.Growth()*sign, x.Growth()*sign) })
-	if n > 0 && len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
+func (b *Boundary) Shrank(n int) []Site { return moved(b.Lines, n, -1) }
 
 // ErrNoStore is returned (wrapped) by CompareBoundary when neither profile
 // has a frame that can be taken for the store's.
@@ -122,14 +57,7 @@ var ErrNoStore = errors.New("no store frames in the profiles")
 // function in head (which moves every later line of the file down) is
 // the line that grew, not the lines it moved.
 func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary, error) {
-	if err := CheckComparable(base, head); err != nil {
-		return nil, err
-	}
-	bi, err := sampleIndex(base, sampleType)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := sampleIndex(head, sampleType)
+	sides, bi, hi, bd, hd, err := newSides(base, head, sampleType)
 	if err != nil {
 		return nil, err
 	}
@@ -141,12 +69,7 @@ func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary
 	for _, p := range pkgs {
 		in[p] = true
 	}
-	b := &Boundary{Sides: Sides{SampleType: sampleType, Unit: head.SampleType[hi].Unit, Base: InfoOf(base), Head: InfoOf(head)}, StorePackages: pkgs}
-	bd, hd := 1.0, 1.0
-	if b.Base.Ops > 0 && b.Head.Ops > 0 {
-		b.PerOp = true
-		bd, hd = float64(b.Base.Ops), float64(b.Head.Ops)
-	}
+	b := &Boundary{Sides: sides, StorePackages: pkgs}
 	bs, hs := chargeLines(base, bi, in), chargeLines(head, hi, in)
 	b.BaseTotal, b.HeadTotal = float64(bs.total)/bd, float64(hs.total)/hd
 	b.BaseOutside, b.HeadOutside = float64(bs.outside)/bd, float64(hs.outside)/hd
@@ -167,15 +90,7 @@ func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary
 			}
 		}
 	}
-	slices.SortFunc(b.Lines, func(x, y StoreLine) int {
-		if r := cmp.Compare(y.Growth(), x.Growth()); r != 0 {
-			return r
-		}
-		if r := strings.Compare(x.Function, y.Function); r != 0 {
-			return r
-		}
-		return cmp.Compare(x.Line, y.Line)
-	})
+	sortSites(b.Lines)
 	return b, nil
 }
 
@@ -289,7 +204,7 @@ func alignLines(bl, hl []*chargedLine, bd, hd float64) [][2]*chargedLine {
 		b, h := float64(bl[i].total)/bd, float64(hl[j].total)/hd
 		diff := 0.0
 		if b+h > 0 {
-			diff = abs(h-b) / (abs(h) + abs(b))
+			diff = math.Abs(h-b) / (math.Abs(h) + math.Abs(b))
 		}
 		s := best[i+1][j+1]
 		return score{s.match + k, s.cost + diff}, true
@@ -352,25 +267,16 @@ func calleeMatch(x, y *chargedLine) int {
 	}
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// storeLine makes the StoreLine of a pair of aligned lines (either may be
+// storeLine makes the site of a pair of aligned lines (either may be
 // nil).
-func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) StoreLine {
-	l := StoreLine{Function: fn}
-	callees := map[string]*Callee{}
-	get := func(name string) *Callee {
-		c := callees[name]
-		if c == nil {
-			c = &Callee{Function: name}
-			callees[name] = c
+func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) Site {
+	l := Site{Function: fn}
+	callees := map[string]*Site{}
+	get := func(name string) *Site {
+		if callees[name] == nil {
+			callees[name] = &Site{Function: name}
 		}
-		return c
+		return callees[name]
 	}
 	if bl != nil {
 		l.File, l.Line, l.Base = bl.file, bl.line, float64(bl.total)/bd
@@ -389,12 +295,7 @@ func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) StoreLine {
 			l.Callees = append(l.Callees, *c)
 		}
 	}
-	slices.SortFunc(l.Callees, func(x, y Callee) int {
-		if r := cmp.Compare(y.Growth(), x.Growth()); r != 0 {
-			return r
-		}
-		return strings.Compare(x.Function, y.Function)
-	})
+	sortSites(l.Callees)
 	return l
 }
 

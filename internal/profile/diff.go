@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,81 +8,42 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// Delta is one function's values in two profiles (per op when the
-// Comparison is) and how they changed.
-type Delta struct {
-	// Function is the function's name as ShortName gives it.
-	Function string `json:"function"`
-	// Flat and Cum are head minus base: positive when the function
-	// costs more in head.
-	Flat float64 `json:"flat"`
-	Cum  float64 `json:"cum"`
-	// BaseFlat, BaseCum, HeadFlat and HeadCum are the values on each side.
-	BaseFlat float64 `json:"base_flat"`
-	BaseCum  float64 `json:"base_cum"`
-	HeadFlat float64 `json:"head_flat"`
-	HeadCum  float64 `json:"head_cum"`
-}
-
-// Sides says what a comparison of two profiles compared: the sample type
-// and its unit, what each profile was taken of, whether values are per op,
-// and each side's total. Comparison and Boundary embed it.
-type Sides struct {
-	// SampleType and Unit name the values compared.
-	SampleType string `json:"sample_type"`
-	Unit       string `json:"unit"`
-	// Base and Head are what each profile was taken of.
-	Base Info `json:"base"`
-	Head Info `json:"head"`
-	// PerOp reports that each side's values are divided by its own ops;
-	// it is false, and values are totals, unless both profiles record
-	// their ops.
-	PerOp bool `json:"per_op"`
-	// BaseTotal and HeadTotal are each side's sum over every sample.
-	BaseTotal float64 `json:"base_total"`
-	HeadTotal float64 `json:"head_total"`
-}
-
 // Comparison is what changed per function between two profiles, in one
 // sample type.
 type Comparison struct {
 	Sides
-	// Deltas holds every function whose flat or cumulative value changed,
-	// sorted by Flat, largest growth first and largest shrink last (ties:
-	// by Cum, then by name).
-	Deltas []Delta `json:"deltas"`
+	// Flat and Cum hold every function whose own (flat) or cumulative
+	// value changed, as sites, largest growth first (ties: by name).
+	Flat []Site `json:"flat"`
+	Cum  []Site `json:"cum"`
 }
 
 // Grew returns up to n (all when n <= 0) functions whose value grew,
-// largest growth first, ranked by flat or cumulative change.
-func (c *Comparison) Grew(n int, by Order) []Delta {
-	return c.pick(n, by, 1)
-}
+// largest growth first, by flat or cumulative value.
+func (c *Comparison) Grew(n int, by Order) []Site { return moved(c.sites(by), n, 1) }
 
 // Shrank returns up to n (all when n <= 0) functions whose value shrank,
-// largest shrink first, ranked by flat or cumulative change.
-func (c *Comparison) Shrank(n int, by Order) []Delta {
-	return c.pick(n, by, -1)
+// largest shrink first, by flat or cumulative value.
+func (c *Comparison) Shrank(n int, by Order) []Site { return moved(c.sites(by), n, -1) }
+
+// Top returns c with only the n functions (all when n <= 0) that grew and
+// the n that shrank most, by flat and by cumulative value.
+func (c *Comparison) Top(n int) *Comparison {
+	top := func(by Order) []Site {
+		shrank := c.Shrank(n, by)
+		slices.Reverse(shrank)
+		return append(append([]Site{}, c.Grew(n, by)...), shrank...)
+	}
+	t := *c
+	t.Flat, t.Cum = top(ByFlat), top(ByCum)
+	return &t
 }
 
-func (c *Comparison) pick(n int, by Order, sign float64) []Delta {
-	key := func(d Delta) float64 {
-		if by == ByCum {
-			return d.Cum * sign
-		}
-		return d.Flat * sign
+func (c *Comparison) sites(by Order) []Site {
+	if by == ByCum {
+		return c.Cum
 	}
-	var out []Delta
-	for _, d := range c.Deltas {
-		if key(d) > 0 {
-			out = append(out, d)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y Delta) int { return cmp.Compare(key(y), key(x)) })
-	if n > 0 && len(out) > n {
-		out = out[:n]
-	}
-	return out
+	return c.Flat
 }
 
 // SampleTypeError reports two profiles whose sample types differ, so they
@@ -127,7 +87,8 @@ func CheckComparable(base, head *pprofile.Profile) error {
 // Compare returns, per function, how the named sample type changed from
 // base to head, each side per op when both record their ops.
 func Compare(base, head *pprofile.Profile, sampleType string) (*Comparison, error) {
-	if err := CheckComparable(base, head); err != nil {
+	sides, _, _, bd, hd, err := newSides(base, head, sampleType)
+	if err != nil {
 		return nil, err
 	}
 	ab, err := aggregate(base, sampleType)
@@ -138,41 +99,31 @@ func Compare(base, head *pprofile.Profile, sampleType string) (*Comparison, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{Sides: Sides{SampleType: sampleType, Unit: ah.unit, Base: InfoOf(base), Head: InfoOf(head)}}
-	bd, hd := 1.0, 1.0
-	if c.Base.Ops > 0 && c.Head.Ops > 0 {
-		c.PerOp = true
-		bd, hd = float64(c.Base.Ops), float64(c.Head.Ops)
-	}
+	c := &Comparison{Sides: sides}
 	c.BaseTotal, c.HeadTotal = float64(ab.total)/bd, float64(ah.total)/hd
-	names := map[string]bool{}
-	for name := range ab.cum {
-		names[name] = true
-	}
-	for name := range ah.cum {
-		names[name] = true
-	}
-	for name := range names {
-		d := Delta{
-			Function: name,
-			BaseFlat: float64(ab.flat[name]) / bd, BaseCum: float64(ab.cum[name]) / bd,
-			HeadFlat: float64(ah.flat[name]) / hd, HeadCum: float64(ah.cum[name]) / hd,
-		}
-		d.Flat, d.Cum = d.HeadFlat-d.BaseFlat, d.HeadCum-d.BaseCum
-		if d.Flat != 0 || d.Cum != 0 {
-			c.Deltas = append(c.Deltas, d)
-		}
-	}
-	slices.SortFunc(c.Deltas, func(x, y Delta) int {
-		if r := cmp.Compare(y.Flat, x.Flat); r != 0 {
-			return r
-		}
-		if r := cmp.Compare(y.Cum, x.Cum); r != 0 {
-			return r
-		}
-		return strings.Compare(x.Function, y.Function)
-	})
+	c.Flat, c.Cum = changed(ab.flat, ah.flat, bd, hd), changed(ab.cum, ah.cum, bd, hd)
 	return c, nil
+}
+
+// changed returns the functions whose value differs between base and
+// head, each side divided by its divisor, sorted by sortSites.
+func changed(base, head map[string]int64, bd, hd float64) []Site {
+	var out []Site
+	add := func(name string) {
+		if s := (Site{Function: name, Base: float64(base[name]) / bd, Head: float64(head[name]) / hd}); s.Base != s.Head {
+			out = append(out, s)
+		}
+	}
+	for name := range head {
+		add(name)
+	}
+	for name := range base {
+		if _, ok := head[name]; !ok {
+			add(name)
+		}
+	}
+	sortSites(out)
+	return out
 }
 
 // Diff returns a profile of head minus base, as pprof -diff_base builds
@@ -196,7 +147,7 @@ func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 			p.PeriodType = &pprofile.ValueType{}
 		}
 	}
-	if !equalPeriodType(b.PeriodType, h.PeriodType) {
+	if b.PeriodType.Type != h.PeriodType.Type || b.PeriodType.Unit != h.PeriodType.Unit {
 		b.PeriodType = &pprofile.ValueType{Type: h.PeriodType.Type, Unit: h.PeriodType.Unit}
 	}
 	b.Scale(ratio)
@@ -212,8 +163,4 @@ func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 		"head: "+strings.TrimPrefix(hi.comment(), infoComment+" "))
 	d.DefaultSampleType = head.DefaultSampleType
 	return d, nil
-}
-
-func equalPeriodType(a, b *pprofile.ValueType) bool {
-	return a.Type == b.Type && a.Unit == b.Unit
 }

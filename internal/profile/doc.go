@@ -11,17 +11,17 @@
 // count as a comment ([Info], [InfoOf], [SetInfo]). alloc_objects can be
 // a little lower than bench's allocs/op: the runtime records tiny
 // pointer-free allocations once per 16-byte block they share. Files are
-// named by [FileName]; [Dirs] are a base and a head folder of them.
+// named by [FileName].
 //
 //   - [TopSites] and [Summarize] aggregate a sample type per function, flat
 //     and cumulative; [ShortName] shortens function names.
 //   - [Compare] says, per function, what grew and what shrank between two
-//     profiles, each per its own op count; [Diff] builds the difference as
-//     a profile, as pprof -diff_base does.
+//     profiles, each per its own op count, as [Site] values; [Diff] builds
+//     the difference as a profile, as pprof -diff_base does.
 //   - [CompareBoundary] charges every sample to the deepest frame in the
 //     store's packages ([StorePackages]), so that what moved between
 //     library functions cancels and a store line that grew is where the
 //     store's own code changed.
 //   - [WriteSummaries], [WriteComparisons] and [WriteIndex] render the
-//     results as text, markdown or JSON.
+//     results as internal/table values (text, Markdown) or JSON.
 package profile

@@ -1,23 +1,24 @@
 package profile
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 )
 
 // DefaultMaxSize is the largest profile, in bytes after decompression,
-// that Load reads: 256 MiB, far above any heap profile certbench writes
-// (a few MiB), and small enough that a gzip bomb cannot exhaust memory.
+// that Load reads: far above any heap profile certbench writes, and small
+// enough that a gzip bomb cannot exhaust memory.
 const DefaultMaxSize int64 = 256 << 20
+
+// ErrTooLarge is returned (wrapped, with the file and the limit) for a
+// profile larger than the limit it was read with.
+var ErrTooLarge = errors.New("profile larger than the limit")
 
 // Load reads a profile file in any format pprof reads (normally gzipped
 // protobuf, *.pb.gz), of at most DefaultMaxSize bytes decompressed. Its
@@ -27,15 +28,12 @@ func Load(path string) (*pprofile.Profile, error) {
 }
 
 // LoadMax is Load with a limit of maxSize bytes on the profile's size
-// after decompression (and on the file's size if it is not compressed).
-// A larger profile is a *SizeError; it is never read whole.
+// after decompression; a larger profile is an error wrapping ErrTooLarge,
+// found without reading it whole.
 func LoadMax(path string, maxSize int64) (*pprofile.Profile, error) {
-	if maxSize <= 0 {
-		return nil, fmt.Errorf("%s: profile size limit %d: want a positive size", path, maxSize)
-	}
 	data, err := readLimited(path, maxSize)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p, err := parse(data)
 	if err != nil {
@@ -44,151 +42,38 @@ func LoadMax(path string, maxSize int64) (*pprofile.Profile, error) {
 	return p, nil
 }
 
-// A SizeError is a profile larger than the limit it was read with.
-type SizeError struct {
-	File       string // the profile file
-	Limit      int64  // the limit, in bytes
-	Compressed bool   // the file is gzipped, the limit applies to its content
-}
-
-// Error names the file and the limit.
-func (e *SizeError) Error() string {
-	what := "file is larger than"
-	if e.Compressed {
-		what = "profile decompresses to more than"
-	}
-	return fmt.Sprintf("%s: %s the limit of %s (%d bytes)", e.File, what, FormatSize(e.Limit), e.Limit)
-}
-
-// gzipMagic starts every gzip stream.
-var gzipMagic = []byte{0x1f, 0x8b}
-
 // readLimited returns the content of the file at path, decompressed if it
-// is gzipped, failing with a *SizeError beyond maxSize bytes.
+// is gzipped, of at most maxSize bytes.
 func readLimited(path string, maxSize int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.IsDir() {
+		return nil, errors.New("is a directory, want a profile file")
+	}
+	var r io.Reader = f
+	gz, err := gzip.NewReader(f)
+	if err == nil {
+		defer gz.Close()
+		r = gz
+	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, want a profile file", path)
-	}
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	compressed := false
-	if head, _ := br.Peek(len(gzipMagic)); bytes.Equal(head, gzipMagic) {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not a profile: %w", path, err)
-		}
-		defer gz.Close()
-		r, compressed = gz, true
-	} else if fi.Mode().IsRegular() && fi.Size() > maxSize {
-		return nil, &SizeError{File: path, Limit: maxSize}
-	}
-	data, over, err := readAtMost(r, maxSize)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a profile: %w", path, err)
-	}
-	if over {
-		return nil, &SizeError{File: path, Limit: maxSize, Compressed: compressed}
-	}
-	if compressed && bytes.HasPrefix(data, gzipMagic) {
+	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("not a profile: %w", err)
+	case int64(len(data)) > maxSize:
+		return nil, fmt.Errorf("%w of %d bytes", ErrTooLarge, maxSize)
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
 		// pprof would decompress this layer again, with no limit.
-		return nil, fmt.Errorf("%s: not a profile: gzip inside gzip", path)
+		return nil, errors.New("not a profile: gzip inside gzip, or a broken gzip header")
 	}
 	return data, nil
-}
-
-// readAtMost reads r to its end, or until it has read more than max bytes
-// (over). It reads into chunks and joins them only at the end, so that
-// reading a stream that turns out too long never holds more than about
-// max bytes (io.ReadAll's doubling buffer would hold up to twice that).
-func readAtMost(r io.Reader, max int64) (data []byte, over bool, err error) {
-	var chunks [][]byte
-	var total int64
-	size := 64 << 10
-	for {
-		chunk := make([]byte, int(min(int64(size), max+1-total)))
-		n, err := io.ReadFull(r, chunk)
-		total += int64(n)
-		chunks = append(chunks, chunk[:n])
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			break
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		if total > max {
-			return nil, true, nil
-		}
-		size = min(2*size, 16<<20)
-	}
-	if len(chunks) == 1 {
-		return chunks[0], false, nil
-	}
-	data = make([]byte, 0, total)
-	for _, c := range chunks {
-		data = append(data, c...)
-	}
-	return data, false, nil
-}
-
-// FormatSize formats a size in bytes with binary prefixes, as ParseSize
-// reads it: "256MiB", "1.5GiB", "900B" (up to four significant digits).
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size {
-			return strconv.FormatFloat(float64(n)/float64(u.size), 'g', 4, 64) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
-
-// ParseSize parses a size in bytes: a whole number, optionally followed
-// by B, KiB, MiB or GiB (K, M and G, and KB, MB and GB, are read as the
-// binary units too), for example "268435456", "256MiB" or "1G".
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("size %q: want a number of bytes, such as 268435456 or 256MiB", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("size %q: %w", s, err)
-	}
-	var mult int64
-	switch strings.ToLower(strings.TrimSpace(t[i:])) {
-	case "", "b":
-		mult = 1
-	case "k", "kb", "ki", "kib":
-		mult = 1 << 10
-	case "m", "mb", "mi", "mib":
-		mult = 1 << 20
-	case "g", "gb", "gi", "gib":
-		mult = 1 << 30
-	default:
-		return 0, fmt.Errorf("size %q: unknown unit %q (want B, KiB, MiB or GiB)", s, strings.TrimSpace(t[i:]))
-	}
-	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("size %q: too large", s)
-	}
-	if n == 0 {
-		return 0, fmt.Errorf("size %q: want more than 0 bytes", s)
-	}
-	return n * mult, nil
 }
 
 // parse parses a profile, rejecting input that decodes to nothing.
@@ -200,14 +85,13 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 		}
 	}()
 	if len(data) == 0 {
-		return nil, fmt.Errorf("not a profile: empty file")
+		return nil, errors.New("not a profile: empty file")
 	}
-	p, err = pprofile.ParseData(data)
-	if err != nil {
+	if p, err = pprofile.ParseData(data); err != nil {
 		return nil, fmt.Errorf("not a profile: %w", err)
 	}
 	if len(p.SampleType) == 0 {
-		return nil, fmt.Errorf("not a profile: no sample types")
+		return nil, errors.New("not a profile: no sample types")
 	}
 	return p, nil
 }
@@ -219,11 +103,11 @@ func Save(p *pprofile.Profile, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	err = p.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -36,38 +36,37 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (want text, markdown or json)", s)
 }
 
-// WriteSummaries renders summaries: in text and markdown a header line
-// with the totals, then each table of top sites; in JSON an array of
-// Summary.
-func WriteSummaries(w io.Writer, f Format, sums []*Summary) error {
-	switch f {
-	case JSON:
-		return writeJSON(w, sums)
-	case Markdown:
-		for i, s := range sums {
-			if i > 0 {
-				fmt.Fprintln(w)
-			}
-			writeSummaryMarkdown(w, s, 3)
-		}
-		return nil
-	default:
-		for i, s := range sums {
-			if i > 0 {
-				fmt.Fprintln(w)
-			}
-			if err := writeSummaryText(w, s); err != nil {
-				return err
-			}
-		}
-		return nil
+// write renders v in JSON, or pages as text or Markdown (package table),
+// a blank line between two pages.
+func write(w io.Writer, f Format, v any, pages []*table.Page) error {
+	if f == JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
 	}
+	render := table.WriteText
+	if f == Markdown {
+		render = table.WriteMarkdown
+	}
+	for i, p := range pages {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := render(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// WriteSummaries renders summaries: each one's totals and its tables of
+// top sites; in JSON an array of Summary.
+func WriteSummaries(w io.Writer, f Format, sums []*Summary) error {
+	var pages []*table.Page
+	for _, s := range sums {
+		pages = append(pages, s.page())
+	}
+	return write(w, f, sums, pages)
 }
 
 // title is "scenario on store" or what is known of it.
@@ -84,13 +83,11 @@ func (info Info) title() string {
 // headline is the summary's totals in one line.
 func (s *Summary) headline() string {
 	var b strings.Builder
-	b.WriteString(s.title())
 	per := ""
 	if s.Ops > 0 {
-		fmt.Fprintf(&b, ", %d ops", s.Ops)
 		per = "/op"
 	}
-	fmt.Fprintf(&b, ": allocated %s%s in %s objects%s", results.Format(s.AllocBytes, "bytes"), per, results.Format(s.AllocObjects, "count"), per)
+	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.AllocBytes, "bytes"), per, results.Format(s.AllocObjects, "count"), per)
 	if s.MemBytes > 0 {
 		div := float64(max(s.Ops, 1))
 		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", results.Format(float64(s.MemBytes)/div, "bytes"), results.Format(float64(s.MemObjects)/div, "count"))
@@ -99,66 +96,45 @@ func (s *Summary) headline() string {
 	return b.String()
 }
 
-// caption names a table: "alloc_space per op, by flat".
-func (t *Table) caption() string {
-	c := t.SampleType
+// page is the summary: its totals, its file and its tables.
+func (s *Summary) page() *table.Page {
+	p := &table.Page{Title: side(s.Info), Lines: []string{s.headline()}}
+	if s.File != "" {
+		p.Lines = append(p.Lines, "profile: "+s.File)
+	}
+	for _, t := range s.Tables {
+		p.Tables = append(p.Tables, t.table())
+	}
+	return p
+}
+
+// right is a right-aligned column.
+func right(name string) table.Column { return table.Column{Name: name, Align: table.Right} }
+
+// table is t as a table value, titled "alloc_space per op, by flat".
+func (t *Top) table() *table.Table {
+	title := t.SampleType
 	if t.PerOp {
-		c += " per op"
+		title += " per op"
 	}
-	return c + ", by " + string(t.Order)
+	tt := table.New(title+", by "+string(t.Order), right("flat"), right("flat%"), right("cum"), right("cum%"), table.Column{Name: "function"})
+	for _, f := range t.Funcs {
+		tt.Add(cell(results.Format(f.Flat, t.Unit)), cell(percent(f.Flat, t.Total)),
+			cell(results.Format(f.Cum, t.Unit)), cell(percent(f.Cum, t.Total)), cell(f.Function))
+	}
+	if len(t.Funcs) == 0 {
+		tt.Add(cell(""), cell(""), cell(""), cell(""), cell("none"))
+	}
+	return tt
 }
 
-func writeSummaryText(w io.Writer, s *Summary) error {
-	fmt.Fprintln(w, s.headline())
-	if s.File != "" {
-		fmt.Fprintf(w, "profile: %s\n", s.File)
-	}
-	for _, t := range s.Tables {
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "flat\tflat%%\tcum\tcum%%\t  %s\n", t.caption())
-		if len(t.Sites) == 0 {
-			fmt.Fprintf(tw, "\t\t\t\t  none\n")
-		}
-		for _, site := range t.Sites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n",
-				results.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
-				results.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), site.Function)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeSummaryMarkdown(w io.Writer, s *Summary, level int) {
-	h := strings.Repeat("#", level)
-	fmt.Fprintf(w, "%s %s\n\n", h, s.title())
-	fmt.Fprintf(w, "%s\n", s.headline())
-	if s.File != "" {
-		fmt.Fprintf(w, "\nProfile: [%s](%s)\n", filepath.Base(s.File), filepath.ToSlash(s.File))
-	}
-	for _, t := range s.Tables {
-		fmt.Fprintf(w, "\n%s\n\n", t.caption())
-		fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
-		fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
-		if len(t.Sites) == 0 {
-			fmt.Fprintln(w, "| | | | | none |")
-		}
-		for _, site := range t.Sites {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n",
-				results.Format(site.Flat, t.Unit), percent(site.Flat, t.Total),
-				results.Format(site.Cum, t.Unit), percent(site.Cum, t.Total), results.CodeSpan(site.Function))
-		}
-	}
-}
+func cell(s string) table.Cell { return table.Cell{Text: s} }
 
 // WriteIndex renders the index of a folder of profiles, to be written in
-// that folder: in markdown an overview table (file, ops, allocation per op,
-// retained heap, top site) followed by every summary; in JSON an array of
-// Summary; in text a headline, the top site and the file per profile. In
-// markdown and JSON, files are named relative to the folder (base names).
+// that folder: an overview table (file, ops, allocation per op, retained
+// heap, top site), followed in Markdown by every summary; in JSON an array
+// of Summary. In Markdown and JSON, files are named relative to the folder
+// (base names).
 func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 	if f == Markdown || f == JSON {
 		local := make([]*Summary, len(sums))
@@ -171,55 +147,30 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		}
 		sums = local
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, sums)
-	case Markdown:
-		fmt.Fprintln(w, "# certbench heap profiles")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "alloc_* values are the allocations of the measured ops, shown per op; inuse_* values are what the store retains afterwards.")
-		fmt.Fprintln(w, "Open a profile with `go tool pprof -sample_index=alloc_space FILE` (or inuse_space).")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| scenario | store | ops | B/op | allocs/op | retained | top site (flat B/op) | profile |")
-		fmt.Fprintln(w, "|:---|:---|---:|---:|---:|---:|:---|:---|")
-		for _, s := range sums {
-			top := ""
-			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Sites) > 0 {
-				top = fmt.Sprintf("%s %s", results.CodeSpan(t.Sites[0].Function), results.Format(t.Sites[0].Flat, t.Unit))
-			}
-			file := ""
-			if s.File != "" {
-				file = fmt.Sprintf("[%s](%s)", s.File, s.File)
-			}
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", results.EscapeMarkdown(s.Scenario), results.EscapeMarkdown(s.Store), s.Ops,
-				results.Format(s.AllocBytes, "bytes"), results.Format(s.AllocObjects, "count"),
-				results.Format(s.RetainedBytes, "bytes"), top, file)
+	t := table.New("", table.Column{Name: "scenario"}, table.Column{Name: "store"}, right("ops"), right("B/op"),
+		right("allocs/op"), right("retained"), table.Column{Name: "top site"}, right("flat B/op"), table.Column{Name: "profile"})
+	for _, s := range sums {
+		top, flat := "", ""
+		if tab := s.table(AllocSpace, ByFlat); tab != nil && len(tab.Funcs) > 0 {
+			top, flat = tab.Funcs[0].Function, results.Format(tab.Funcs[0].Flat, tab.Unit)
 		}
-		for _, s := range sums {
-			fmt.Fprintln(w)
-			writeSummaryMarkdown(w, s, 2)
-		}
-		return nil
-	default:
-		for _, s := range sums {
-			fmt.Fprintln(w, s.headline())
-			if t := s.table(AllocSpace, ByFlat); t != nil && len(t.Sites) > 0 {
-				per := ""
-				if t.PerOp {
-					per = "/op"
-				}
-				fmt.Fprintf(w, "  top site: %s %s%s\n", t.Sites[0].Function, results.Format(t.Sites[0].Flat, t.Unit), per)
-			}
-			if s.File != "" {
-				fmt.Fprintf(w, "  profile: %s\n", s.File)
-			}
-		}
-		return nil
+		t.Add(cell(s.Scenario), cell(s.Store), cell(strconv.Itoa(s.Ops)), cell(results.Format(s.AllocBytes, "bytes")),
+			cell(results.Format(s.AllocObjects, "count")), cell(results.Format(s.RetainedBytes, "bytes")), cell(top), cell(flat), cell(s.File))
 	}
+	pages := []*table.Page{{Title: "certbench heap profiles", Tables: []*table.Table{t}, Lines: []string{
+		"alloc_* values are the allocations of the measured ops, shown per op; inuse_* values are what the store retains afterwards.",
+		"Open a profile with go tool pprof -sample_index=alloc_space FILE (or inuse_space).",
+	}}}
+	if f == Markdown {
+		for _, s := range sums {
+			pages = append(pages, s.page())
+		}
+	}
+	return write(w, f, sums, pages)
 }
 
 // table returns the summary's table of that sample type and order, or nil.
-func (s *Summary) table(sampleType string, order Order) *Table {
+func (s *Summary) table(sampleType string, order Order) *Top {
 	for _, t := range s.Tables {
 		if t.SampleType == sampleType && t.Order == order {
 			return t
@@ -228,42 +179,17 @@ func (s *Summary) table(sampleType string, order Order) *Table {
 	return nil
 }
 
-// comparisonJSON is the JSON form of a Comparison: the top movers only.
-type comparisonJSON struct {
-	Sides
-	Grew   []Delta `json:"grew"`
-	Shrank []Delta `json:"shrank"`
-}
-
 // WriteComparisons renders comparisons: for each, the totals and the n
 // functions (all when n <= 0) that grew and that shrank most, by flat
-// value.
+// value; in JSON [Comparison.Top] of each.
 func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
-	if f == JSON {
-		out := make([]comparisonJSON, 0, len(cs))
-		for _, c := range cs {
-			out = append(out, comparisonJSON{Sides: c.Sides,
-				Grew: nonNil(c.Grew(n, ByFlat)), Shrank: nonNil(c.Shrank(n, ByFlat)),
-			})
-		}
-		return writeJSON(w, out)
+	var pages []*table.Page
+	var tops []*Comparison
+	for _, c := range cs {
+		pages = append(pages, c.page(n))
+		tops = append(tops, c.Top(n))
 	}
-	for i, c := range cs {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		if err := writeComparison(w, f, c, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func nonNil(ds []Delta) []Delta {
-	if ds == nil {
-		return []Delta{}
-	}
-	return ds
+	return write(w, f, tops, pages)
 }
 
 // side describes one side of a comparison: "rotate-10-of-100 on naive, 10 ops".
@@ -275,7 +201,9 @@ func side(info Info) string {
 	return s
 }
 
-func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
+// page is the comparison's totals and its tables of the n functions that
+// grew and that shrank most by flat value.
+func (c *Comparison) page(n int) *table.Page {
 	per := ""
 	if c.PerOp {
 		per = " per op"
@@ -284,46 +212,28 @@ func writeComparison(w io.Writer, f Format, c *Comparison, n int) error {
 	if c.BaseTotal != 0 {
 		change = fmt.Sprintf("%+.1f%%", (c.HeadTotal-c.BaseTotal)/math.Abs(c.BaseTotal)*100)
 	}
-	head := fmt.Sprintf("%s%s: base (%s) %s, head (%s) %s, %s %s",
-		c.SampleType, per, side(c.Base), results.Format(c.BaseTotal, c.Unit),
-		side(c.Head), results.Format(c.HeadTotal, c.Unit),
-		results.FormatSigned(c.HeadTotal-c.BaseTotal, c.Unit), change)
-	groups := []struct {
-		name   string
-		deltas []Delta
-	}{{"grew", c.Grew(n, ByFlat)}, {"shrank", c.Shrank(n, ByFlat)}}
-	if f == Markdown {
-		fmt.Fprintf(w, "### %s%s\n\n%s\n", c.SampleType, per, head)
-		for _, g := range groups {
-			fmt.Fprintf(w, "\n%s (by flat)\n\n", g.name)
-			if len(g.deltas) == 0 {
-				fmt.Fprintln(w, "none")
-				continue
-			}
-			fmt.Fprintln(w, "| flat Δ | base flat | head flat | cum Δ | function |")
-			fmt.Fprintln(w, "|---:|---:|---:|---:|:---|")
-			for _, d := range g.deltas {
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", results.FormatSigned(d.Flat, c.Unit),
-					results.Format(d.BaseFlat, c.Unit), results.Format(d.HeadFlat, c.Unit),
-					results.FormatSigned(d.Cum, c.Unit), results.CodeSpan(d.Function))
-			}
-		}
-		return nil
+	p := &table.Page{Title: c.SampleType + per, Lines: []string{fmt.Sprintf("base (%s) %s, head (%s) %s, %s %s",
+		side(c.Base), results.Format(c.BaseTotal, c.Unit), side(c.Head), results.Format(c.HeadTotal, c.Unit),
+		results.FormatSigned(c.HeadTotal-c.BaseTotal, c.Unit), change)}}
+	cum := map[string]float64{}
+	for _, s := range c.Cum {
+		cum[s.Function] = s.Growth()
 	}
-	fmt.Fprintln(w, head)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	for _, g := range groups {
-		fmt.Fprintf(tw, "flat Δ\tbase flat\thead flat\tcum Δ\t  %s (by flat)\n", g.name)
-		if len(g.deltas) == 0 {
-			fmt.Fprintf(tw, "\t\t\t\t  none\n")
+	for _, g := range []struct {
+		name  string
+		sites []Site
+	}{{"grew", c.Grew(n, ByFlat)}, {"shrank", c.Shrank(n, ByFlat)}} {
+		t := table.New(g.name+" (by flat)", right("flat Δ"), right("base flat"), right("head flat"), right("cum Δ"), table.Column{Name: "function"})
+		for _, s := range g.sites {
+			t.Add(cell(results.FormatSigned(s.Growth(), c.Unit)), cell(results.Format(s.Base, c.Unit)),
+				cell(results.Format(s.Head, c.Unit)), cell(results.FormatSigned(cum[s.Function], c.Unit)), cell(s.Function))
 		}
-		for _, d := range g.deltas {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t  %s\n", results.FormatSigned(d.Flat, c.Unit),
-				results.Format(d.BaseFlat, c.Unit), results.Format(d.HeadFlat, c.Unit),
-				results.FormatSigned(d.Cum, c.Unit), d.Function)
+		if len(g.sites) == 0 {
+			t.Add(cell(""), cell(""), cell(""), cell(""), cell("none"))
 		}
+		p.Tables = append(p.Tables, t)
 	}
-	return tw.Flush()
+	return p
 }
 
 // percent formats v as a percentage of total.
@@ -344,15 +254,12 @@ const (
 // profiles of sums (see WriteIndex), as "certbench profile --all" leaves
 // them for a CI artifact.
 func WriteIndexFiles(dir string, sums []*Summary) error {
-	for _, idx := range []struct {
-		name   string
-		format Format
-	}{{IndexMarkdown, Markdown}, {IndexJSON, JSON}} {
+	for name, format := range map[string]Format{IndexMarkdown: Markdown, IndexJSON: JSON} {
 		var buf bytes.Buffer
-		if err := WriteIndex(&buf, idx.format, sums); err != nil {
+		if err := WriteIndex(&buf, format, sums); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, idx.name), buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// Site is one function's share of one sample type of a profile.
-type Site struct {
+// Func is one function's share of one sample type of a profile.
+type Func struct {
 	// Function is the function's name as ShortName gives it.
 	Function string `json:"function"`
 	// Flat is the value of the samples whose innermost frame is the
@@ -31,8 +31,8 @@ const (
 	ByCum  Order = "cum"
 )
 
-// Table is the top sites of one sample type of a profile.
-type Table struct {
+// Top is the top functions of one sample type of a profile.
+type Top struct {
 	// SampleType and Unit name the values ("alloc_space", "bytes").
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
@@ -43,15 +43,15 @@ type Table struct {
 	PerOp bool `json:"per_op"`
 	// Total is the sum over every sample, the denominator of percentages.
 	Total float64 `json:"total"`
-	// Sites are the top sites, largest first.
-	Sites []Site `json:"sites"`
+	// Funcs are the top functions, largest first.
+	Funcs []Func `json:"funcs"`
 }
 
 // TopSites returns the n (all when n <= 0) functions with the largest
 // values of the named sample type of p, ranked by order (ByFlat when
 // empty). With perOp the values are divided by the ops recorded in p (see
 // InfoOf); it is an error to ask for per-op values of a profile with none.
-func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Table, error) {
+func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
 	a, err := aggregate(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -158,31 +158,31 @@ func locationNames(loc *pprofile.Location) []string {
 }
 
 // table ranks the aggregated functions.
-func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Table {
+func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Top {
 	if order != ByCum {
 		order = ByFlat
 	}
-	t := &Table{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
-	sites := make([]Site, 0, len(a.cum))
+	t := &Top{SampleType: a.sampleType, Unit: a.unit, Order: order, PerOp: perOp, Total: float64(a.total) / div}
+	fs := make([]Func, 0, len(a.cum))
 	for name, cum := range a.cum {
-		sites = append(sites, Site{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
+		fs = append(fs, Func{Function: name, Flat: float64(a.flat[name]), Cum: float64(cum)})
 	}
-	rankSites(sites, order)
-	if n > 0 && len(sites) > n {
-		sites = sites[:n]
+	rank(fs, order)
+	if n > 0 && len(fs) > n {
+		fs = fs[:n]
 	}
-	for i := range sites {
-		sites[i].Flat /= div
-		sites[i].Cum /= div
+	for i := range fs {
+		fs[i].Flat /= div
+		fs[i].Cum /= div
 	}
-	t.Sites = sites
+	t.Funcs = fs
 	return t
 }
 
-// rankSites sorts sites largest first by order, then by the other value,
-// then by name.
-func rankSites(sites []Site, order Order) {
-	slices.SortFunc(sites, func(x, y Site) int {
+// rank sorts fs largest first by order, then by the other value, then by
+// name.
+func rank(fs []Func, order Order) {
+	slices.SortFunc(fs, func(x, y Func) int {
 		kx, ky := x.Flat, y.Flat
 		ox, oy := x.Cum, y.Cum
 		if order == ByCum {
@@ -225,7 +225,7 @@ type Summary struct {
 	// Tables are the top sites: per op, by flat and by cumulative value,
 	// of alloc_space then alloc_objects, then inuse_space (not per op) by
 	// flat value. Sample types the profile lacks are left out.
-	Tables []*Table `json:"tables"`
+	Tables []*Top `json:"tables"`
 }
 
 // Summarize returns the totals and the top n sites of every table of a
@@ -268,11 +268,7 @@ func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
 		}
 	}
 	if !found {
-		var have []string
-		for _, st := range p.SampleType {
-			have = append(have, st.Type)
-		}
-		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(have, ", "))
+		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(sampleTypes(p), ", "))
 	}
 	return sum, nil
 }

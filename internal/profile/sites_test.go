@@ -95,15 +95,15 @@ func synthetic(extra int64) *pprofile.Profile {
 	return b.p
 }
 
-func site(t *testing.T, tab *profile.Table, name string) profile.Site {
+func site(t *testing.T, tab *profile.Top, name string) profile.Func {
 	t.Helper()
-	for _, s := range tab.Sites {
+	for _, s := range tab.Funcs {
 		if s.Function == name {
 			return s
 		}
 	}
-	t.Fatalf("no site %s in %+v", name, tab.Sites)
-	return profile.Site{}
+	t.Fatalf("no site %s in %+v", name, tab.Funcs)
+	return profile.Func{}
 }
 
 func TestTopSitesFlatCum(t *testing.T) {
@@ -115,7 +115,7 @@ func TestTopSitesFlatCum(t *testing.T) {
 	if tab.Total != 2682 || !tab.PerOp || tab.Unit != "bytes" {
 		t.Errorf("table %+v, want total 2682 per op in bytes", tab)
 	}
-	for _, want := range []profile.Site{
+	for _, want := range []profile.Func{
 		{Function: fnNat, Flat: 2000, Cum: 2000},
 		{Function: fnKeygen, Flat: 0, Cum: 2000},
 		{Function: fnPEM, Flat: 500, Cum: 500},
@@ -129,8 +129,8 @@ func TestTopSitesFlatCum(t *testing.T) {
 			t.Errorf("site %+v, want %+v", got, want)
 		}
 	}
-	if tab.Sites[0].Function != fnNat {
-		t.Errorf("top flat site %s, want %s", tab.Sites[0].Function, fnNat)
+	if tab.Funcs[0].Function != fnNat {
+		t.Errorf("top flat site %s, want %s", tab.Funcs[0].Function, fnNat)
 	}
 
 	cum, err := profile.TopSites(p, profile.AllocObjects, 3, profile.ByCum, false)
@@ -138,7 +138,7 @@ func TestTopSitesFlatCum(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, s := range cum.Sites {
+	for _, s := range cum.Funcs {
 		names = append(names, s.Function)
 	}
 	// main and Update tie on cum and flat (20): by name; nat.make and
@@ -228,7 +228,7 @@ func TestCompareAndDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	grew := c.Grew(0, profile.ByFlat)
-	if len(grew) != 1 || grew[0].Function != fnExtra || grew[0].Flat != 300 || grew[0].BaseFlat != 0 {
+	if len(grew) != 1 || grew[0].Function != fnExtra || grew[0].Growth() != 300 || grew[0].Base != 0 {
 		t.Fatalf("grew = %+v, want only %s by 300/op", grew, fnExtra)
 	}
 	if len(c.Shrank(0, profile.ByFlat)) != 0 {
@@ -237,7 +237,7 @@ func TestCompareAndDiff(t *testing.T) {
 	if !c.PerOp || c.BaseTotal != 2682 || c.HeadTotal != 2982 {
 		t.Errorf("comparison %+v", c)
 	}
-	if g := c.Grew(1, profile.ByCum); len(g) != 1 || g[0].Cum != 300 {
+	if g := c.Grew(1, profile.ByCum); len(g) != 1 || g[0].Growth() != 300 {
 		t.Errorf("grew by cum = %+v", g)
 	}
 
@@ -249,8 +249,8 @@ func TestCompareAndDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab.Sites[0].Function != fnExtra || tab.Sites[0].Flat != 300 || tab.Total != 300 {
-		t.Errorf("diff profile top %+v total %v, want %s 300/op", tab.Sites[0], tab.Total, fnExtra)
+	if tab.Funcs[0].Function != fnExtra || tab.Funcs[0].Flat != 300 || tab.Total != 300 {
+		t.Errorf("diff profile top %+v total %v, want %s 300/op", tab.Funcs[0], tab.Total, fnExtra)
 	}
 	if n := len(base.Sample); n != 4 || base.Sample[0].Value[1] != 4000 {
 		t.Error("Diff modified base")
@@ -326,7 +326,7 @@ func TestRenderFormats(t *testing.T) {
 	if err := profile.WriteSummaries(&md, profile.Markdown, []*profile.Summary{sum}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| flat | flat% | cum | cum% | function |") || !strings.Contains(md.String(), "`math/big.nat.make`") {
+	if !strings.Contains(md.String(), "| flat | flat% | cum | cum% | function |") || !strings.Contains(md.String(), "| math/big.nat.make |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	if err := profile.WriteIndex(&js, profile.JSON, []*profile.Summary{sum}); err != nil {
