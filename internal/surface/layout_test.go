@@ -20,7 +20,7 @@ var rules = []Rule{
 	{"scenarios", "the scenario catalogue (embedded YAML), scenario files, sweep families", []string{"certstore", "certgen", "results", "internal/yamlfile"}},
 	{"stores/naive", "a model of Traefik v3's TLS manager refresh", []string{"certstore"}},
 	{"stores/optimized", "the optimized store", []string{"certstore"}},
-	{"stores/variants", "store decorators with known regressions, to measure the gate's sensitivity", []string{"certstore"}},
+	{"stores/regressions", "store decorators with known regressions, to measure the gate's sensitivity", []string{"certstore"}},
 	{"bench", "the runner: scenario × store, measured (clock, allocations, heap, simulated CPU), profiles captured; `bench.Benchmark`", []string{"certstore", "certgen", "scenarios", "results", "internal/profile", "internal/rendezvous", "internal/callgrind"}},
 	{"results", "result files: write, read (streaming), validate, merge; units, names, the number format", nil},
 	{"resultfmt", "deprecated: the old path of `results`' vocabulary", []string{"results"}},

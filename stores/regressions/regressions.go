@@ -1,4 +1,4 @@
-// Package variants wraps a certificate store with deliberate, known
+// Package regressions wraps a certificate store with deliberate, known
 // regressions, to measure how reliably certbench gate catches them (its
 // sensitivity). It is test support: no shipped binary imports it, and
 // TestSensitivity beside it (scripts/gate-sensitivity.sh) is the
@@ -28,7 +28,7 @@
 //     instructions/op first and pass that share of it. It allocates
 //     nothing.
 //   - [None] changes nothing (for A/A controls).
-package variants
+package regressions
 
 import (
 	"crypto/tls"
@@ -63,7 +63,7 @@ func Parse(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes, slow or work)", s)
+	return "", fmt.Errorf("regressions: unknown variant %q (want none, allocs, bytes, slow or work)", s)
 }
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
