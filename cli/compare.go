@@ -129,7 +129,7 @@ the documentation of package compare.`,
 			for _, fl := range []struct{ name, shown string }{
 				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
 				{"sample-timeout", "--sample-timeout"}, {"config", "--config"},
-				{"certs", "--certs"}, {"certs-strict", "--certs-strict"}, {"certs-namespaces", "--certs-namespaces"},
+				{"certs", "--certs"},
 			} {
 				if changed(cmd, fl.name) {
 					opts.RunOnlyGiven = append(opts.RunOnlyGiven, fl.shown)

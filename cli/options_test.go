@@ -122,10 +122,6 @@ func TestFlagsMakeOptions(t *testing.T) {
 			!reflect.DeepEqual(got.MaxSize, map[string]int{"naive": 100, "optimized": 200, "x": 1}) || got.Budget != time.Minute {
 			t.Errorf("%+v", got)
 		}
-		cmd = newSweepCmd(func(_ context.Context, o *SweepOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--scenario", "noop"); err != nil || !reflect.DeepEqual(got.Families, []string{"noop"}) {
-			t.Errorf("--scenario alias: %v, %v", err, got.Families)
-		}
 		cmd = newSweepCmd(func(context.Context, *SweepOptions) error { return nil })
 		if err := parse(t, cmd, "--max-size", "naive"); err == nil || !strings.Contains(err.Error(), "--max-size") || !strings.Contains(err.Error(), "want store=size") {
 			t.Errorf("bad --max-size: %v", err)
@@ -258,7 +254,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("sweep", func(t *testing.T) {
 		io, out, errOut := testIO()
-		opts := &SweepOptions{IO: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true, CacheDir: "off"}
+		opts := &SweepOptions{IO: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true}
 		if err := runSweep(ctx, opts); err != nil {
 			t.Fatal(err)
 		}

@@ -90,21 +90,22 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // LoadFile reads the scenario file path (a regular file of at most
 // MaxFileSize bytes) with ParseFile. A pool.certs source is loaded
-// relative to the file's directory, with opts.
-func LoadFile(path string, opts certgen.SourceOptions) (Scenario, error) {
+// relative to the file's directory, as pool.strict and pool.namespaces
+// say.
+func LoadFile(path string) (Scenario, error) {
 	data, err := yamlfile.ReadFile(path, "scenario file", MaxFileSize)
 	if err != nil {
 		return Scenario{}, err
 	}
-	sc, certs, err := parseFile(data, path)
+	sc, pool, err := parseFile(data, path)
 	if err != nil {
 		return Scenario{}, err
 	}
-	if certs != "" {
+	if certs := pool.Certs; certs != "" {
 		if !filepath.IsAbs(certs) {
 			certs = filepath.Join(filepath.Dir(path), certs)
 		}
-		src, err := certgen.Load(certs, opts)
+		src, err := certgen.Load(certs, certgen.SourceOptions{Strict: pool.Strict, IgnoreNamespaces: !pool.Namespaces})
 		if err != nil {
 			return Scenario{}, fmt.Errorf("scenario file %s: pool.certs: %w", path, err)
 		}
@@ -119,8 +120,8 @@ func LoadFile(path string, opts certgen.SourceOptions) (Scenario, error) {
 // A scenario whose pool is a certs: source cannot be made from the data
 // alone: ParseFile rejects it (LoadFile loads it).
 func ParseFile(data []byte, name string) (Scenario, error) {
-	sc, certs, err := parseFile(data, name)
-	if err == nil && certs != "" {
+	sc, pool, err := parseFile(data, name)
+	if err == nil && pool.Certs != "" {
 		err = fmt.Errorf("scenario file %s: pool.certs needs the file on disk: use LoadFile", name)
 	}
 	return sc, err
@@ -161,6 +162,8 @@ type poolFile struct {
 	IPEvery       int    `yaml:"ip_every"`
 	Domain        string `yaml:"domain"`
 	Certs         string `yaml:"certs"`
+	Strict        bool   `yaml:"strict"`     // with Certs: fail on an unusable entry
+	Namespaces    bool   `yaml:"namespaces"` // with Certs: a Secret list's namespaces are stores
 }
 
 type churnFile struct {
@@ -179,14 +182,14 @@ type step struct {
 	Repeat *int `yaml:"repeat"`
 }
 
-// parseFile reads a scenario and the certs: path of its pool ("" for a
+// parseFile reads a scenario and its pool as written (Certs "" for a
 // generated pool).
-func parseFile(data []byte, name string) (Scenario, string, error) {
+func parseFile(data []byte, name string) (Scenario, poolFile, error) {
 	var f file
 	if err := yamlfile.Decode(data, name, "a scenario (name, pool, churn, ops)", &f); err != nil {
-		return Scenario{}, "", &FileError{File: name, Err: err}
+		return Scenario{}, poolFile{}, &FileError{File: name, Err: err}
 	}
-	return f.scenario(), f.Pool.Certs, nil
+	return f.scenario(), *f.Pool, nil
 }
 
 // Validate checks what the types of file do not say.
@@ -290,6 +293,11 @@ func (p *poolFile) validate() error {
 			}
 		}
 		return errors.Join(errs...)
+	}
+	for key, set := range map[string]bool{"strict": p.Strict, "namespaces": p.Namespaces} {
+		if set {
+			errs = append(errs, yamlfile.KeyErrorf(key, "applies to pool.certs, a certificate source"))
+		}
 	}
 	if p.Count < 1 || p.Count > 1_000_000 {
 		bad("count", "want certificates from 1 to 1000000 (or pool.certs, a certificate source)")
