@@ -224,6 +224,45 @@ func (f *file) Validate() error {
 	}
 	lookups := kind == Lookup || kind == Handshake || kind == HandshakeUnderChurn
 	timed := kind == Handshake || kind == HandshakeUnderChurn
+	errs = append(errs, f.validateLookups(kind, lookups)...)
+	if kind != Sequence || f.Ops != 0 {
+		if f.Ops < 1 || f.Ops > 1<<30 {
+			bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
+		}
+	}
+	switch {
+	case f.SimulateOps != nil && timed:
+		errs = append(errs, yamlfile.KeyErrorf("simulate_ops", "%s scenarios do not run on the simulated CPU", kind))
+	case f.SimulateOps != nil:
+		inRange("simulate_ops", *f.SimulateOps, 1, 1<<30, "the ops in one sample on the simulated CPU")
+	}
+	switch {
+	case timed && (f.Duration <= 0 || f.Duration > time.Hour):
+		bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
+	case !timed && f.Duration != 0:
+		errs = append(errs, yamlfile.KeyErrorf("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind))
+	}
+	if kind == Handshake && len(f.Stores) == 0 {
+		bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
+	}
+	if kind == Handshake && f.Pool != nil && f.Pool.Certs != "" {
+		bad("pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
+	}
+	return errors.Join(errs...)
+}
+
+// validateLookups checks the lookup and handshake settings of a scenario
+// of kind (lookups: a kind that looks up names).
+func (f *file) validateLookups(kind Kind, lookups bool) []error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, yamlfile.Errorf(field, format, args...))
+	}
+	inRange := func(field string, v, least, most int, what string) {
+		if v < least || v > most {
+			bad(field, "want %s from %d to %d", what, least, most)
+		}
+	}
 	switch {
 	case f.Lookup == nil:
 	case !lookups:
@@ -253,30 +292,7 @@ func (f *file) Validate() error {
 			inRange("handshake.refresh_every", int(min(h.RefreshEvery, time.Hour+1)), 1, int(time.Hour), "a duration (in ns)")
 		}
 	}
-	if kind != Sequence || f.Ops != 0 {
-		if f.Ops < 1 || f.Ops > 1<<30 {
-			bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
-		}
-	}
-	switch {
-	case f.SimulateOps != nil && timed:
-		errs = append(errs, yamlfile.KeyErrorf("simulate_ops", "%s scenarios do not run on the simulated CPU", kind))
-	case f.SimulateOps != nil:
-		inRange("simulate_ops", *f.SimulateOps, 1, 1<<30, "the ops in one sample on the simulated CPU")
-	}
-	switch {
-	case timed && (f.Duration <= 0 || f.Duration > time.Hour):
-		bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
-	case !timed && f.Duration != 0:
-		errs = append(errs, yamlfile.KeyErrorf("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind))
-	}
-	if kind == Handshake && len(f.Stores) == 0 {
-		bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
-	}
-	if kind == Handshake && f.Pool != nil && f.Pool.Certs != "" {
-		bad("pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // validate checks a pool.

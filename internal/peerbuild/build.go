@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"go/version"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // certbenchModule is the certbench module path.
@@ -107,12 +110,8 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	kind := trees[0].kind
-	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
-	ad.files, err = goFiles(ad.dir)
-	if err != nil || len(ad.files) == 0 {
-		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
-	}
-	if ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module); err != nil {
+	ad, err := loadAdapter(root, kind)
+	if err != nil {
 		return nil, err
 	}
 
@@ -160,20 +159,39 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, classify(log, work, ad.dir, kind, trees)
 	}
-	// A replacement the trees disagree on matters only if the binary
-	// links that module.
-	if len(conflicts) > 0 {
-		linked, err := linkedModules(ctx, out)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range conflicts {
-			if linked[c.module] {
-				res.Notes = append(res.Notes, c.note)
-			}
+	res.Notes, err = linkedConflicts(ctx, out, conflicts)
+	return res, err
+}
+
+// loadAdapter finds the adapter of kind in the certbench checkout root.
+func loadAdapter(root string, kind Kind) (adapter, error) {
+	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
+	var err error
+	ad.files, err = goFiles(ad.dir)
+	if err != nil || len(ad.files) == 0 {
+		return ad, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
+	}
+	ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module)
+	return ad, err
+}
+
+// linkedConflicts returns the notes of the conflicts whose module the
+// binary out links: a replacement the trees disagree on matters only then.
+func linkedConflicts(ctx context.Context, out string, conflicts []conflict) ([]string, error) {
+	if len(conflicts) == 0 {
+		return nil, nil
+	}
+	linked, err := linkedModules(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, c := range conflicts {
+		if linked[c.module] {
+			notes = append(notes, c.note)
 		}
 	}
-	return res, nil
+	return notes, nil
 }
 
 // resolveAll resolves the sides: distinct names and directories, one
@@ -228,7 +246,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
 		return "", fmt.Errorf("copying %s: %w", t.side, err)
 	}
-	if err := writeCopyModFile(ctx, t, copyDir); err != nil {
+	if err := writeCopyModFile(t, copyDir); err != nil {
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
@@ -365,36 +383,34 @@ func treeSum(dir string) ([]byte, error) {
 	return h.Sum(nil), err
 }
 
-// writeCopyModFile writes the copy's go.mod (the tree's, under the
-// private module path) and go.sum.
-func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
-	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
+// writeCopyModFile writes the copy's go.mod: the tree's, under the
+// private module path.
+func writeCopyModFile(t *tree, copyDir string) error {
+	f, err := readModFile(filepath.Join(t.dir, "go.mod"))
 	if err != nil {
 		return err
 	}
-	gomod := filepath.Join(copyDir, "go.mod")
-	if err := os.WriteFile(gomod, b, 0o644); err != nil {
+	if err := f.AddModuleStmt(t.private); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", t.private, gomod)
-	cmd.Env = goEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod edit -module %s: %v: %s", t.private, err, out)
+	b, err := f.Format()
+	if err != nil {
+		return err
 	}
-	return nil
+	return os.WriteFile(filepath.Join(copyDir, "go.mod"), b, 0o644)
 }
 
 // writeBuildModule writes the build directory's go.mod, go.sum and main
 // package, and returns the replace directives the trees disagree on.
 func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]conflict, error) {
-	cb, err := readModFile(context.Background(), filepath.Join(root, "go.mod"))
+	cb, err := readModFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		return nil, err
 	}
-	goVersion := cb.Go
+	goVersion := goOf(cb)
 	for _, t := range trees {
-		if versionLess(goVersion, t.mod.Go) {
-			goVersion = t.mod.Go
+		if version.Compare("go"+goVersion, "go"+goOf(t.mod)) < 0 {
+			goVersion = goOf(t.mod)
 		}
 	}
 	var b strings.Builder
@@ -412,7 +428,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	excl := map[string]bool{}
 	for _, t := range trees {
 		for _, e := range t.mod.Exclude {
-			line := e.Path + " " + e.Version
+			line := e.Mod.Path + " " + e.Mod.Version
 			if !excl[line] {
 				excl[line] = true
 				fmt.Fprintf(&b, "exclude %s\n", line)
@@ -478,22 +494,12 @@ func quotePath(p string) string {
 	return p
 }
 
-// versionLess compares two go versions such as "1.25" and "1.26.0".
-func versionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			fmt.Sscan(pa[i], &x)
-		}
-		if i < len(pb) {
-			fmt.Sscan(pb[i], &y)
-		}
-		if x != y {
-			return x < y
-		}
+// goOf returns the go version a go.mod states ("" for none).
+func goOf(f *modfile.File) string {
+	if f.Go == nil {
+		return ""
 	}
-	return false
+	return f.Go.Version
 }
 
 // writeReplacements writes the trees' replacements to b, which do not

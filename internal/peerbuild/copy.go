@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"io/fs"
 	"os"
 	"path"
@@ -62,7 +63,7 @@ func inModule(p, mod string) bool {
 // the tree with non-test Go files; a directory with a go.mod of its own is
 // another module and is not followed.
 func (t *tree) closure(roots []string) ([]string, error) {
-	mod := t.mod.Module.Path
+	mod := t.mod.Module.Mod.Path
 	seen := map[string]bool{}
 	queue := slices.Clone(roots)
 	for len(queue) > 0 {
@@ -95,17 +96,12 @@ func (t *tree) closure(roots []string) ([]string, error) {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // pkgDir is the directory of the tree's package p.
 func (t *tree) pkgDir(p string) string {
-	rel := strings.TrimPrefix(strings.TrimPrefix(p, t.mod.Module.Path), "/")
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, t.mod.Module.Mod.Path), "/")
 	return filepath.Join(t.dir, filepath.FromSlash(rel))
 }
 
