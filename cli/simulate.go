@@ -36,7 +36,7 @@ type SimulateFlags struct {
 func (f *SimulateFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Instrument, "instrument", bench.Wall,
 		"how the timed ops are measured: `wall` (the clock) or simulate (instructions under valgrind's callgrind; certbench starts it)")
-	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (about twice as slow)")
+	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (slower)")
 }
 
 // simulate reports whether the flags ask for the simulate instrument,

@@ -104,12 +104,9 @@ type Scenario struct {
 	// allocs/op compare run to run.
 	Ops int
 	// SimulateOps, when positive, is the ops in one sample on the
-	// simulated CPU (certbench run --instrument simulate) instead of Ops:
-	// a window of tens of millions of instructions averages out the Go
-	// runtime's own randomness (map seeds, which spans are reused) to
-	// hundredths of a percent, and one of billions takes tens of seconds
-	// under the simulation. It is not part of the definition hash: it
-	// only changes how many ops a simulated sample averages over.
+	// simulated CPU instead of Ops: enough to average out the runtime's
+	// own randomness (map seeds, reused spans), few enough to be quick
+	// under the simulation. It is not part of the definition hash.
 	SimulateOps int
 	// Default reports whether the scenario is in the default set.
 	Default bool
