@@ -21,12 +21,8 @@
 //   - [Work] executes, after every Update and every lookup, a fixed
 //     number of extra instructions ([WrapWork]; a loop of
 //     [WorkLoopInstructions] instructions per iteration, exact on amd64):
-//     instructions/op of a simulated run (certbench run --instrument
-//     simulate) grows by that number, whatever the machine's load, and so
-//     does the time, by whatever those instructions take. To add a
-//     percentage of a store's own instruction count, measure the store's
-//     instructions/op first and pass that share of it. It allocates
-//     nothing.
+//     instructions/op of a simulated run grows by that number, and the
+//     time by what they take. It allocates nothing.
 //   - [None] changes nothing (for A/A controls).
 package regressions
 
