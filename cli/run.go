@@ -300,9 +300,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if err != nil {
 			return usagef("--sync: %v", err)
 		}
-		bopts.Sync = func(ctx context.Context, scenario, store string, sample int) error {
-			return d.Wait(ctx, fmt.Sprintf("%s/%s/%d", scenario, store, sample))
-		}
+		bopts.Sync = d.Sample
 	}
 	return writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
 		return runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output), config...)

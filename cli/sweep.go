@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -86,25 +85,6 @@ github.com/certbench/certbench/internal/growth.`,
 	return cmd
 }
 
-// familyAt finds the family and pool size a scenario name of the sweep's
-// naming stands for ("renew-1-of-1000": renew-1 at 1000), so that a
-// scenario name given to sweep --scenarios gets the flags to use instead.
-func familyAt(name string) (family string, size int, ok bool) {
-	for _, f := range scenarios.Families {
-		for _, sep := range []string{"-of-", "-"} {
-			rest, found := strings.CutPrefix(name, f.Name+sep)
-			if !found {
-				continue
-			}
-			n, err := strconv.Atoi(rest)
-			if err == nil && n > 0 && f.At(n).Name == name {
-				return f.Name, n, true
-			}
-		}
-	}
-	return "", 0, false
-}
-
 // sweepHint points from a scenario name that is not in the catalogue but
 // is one sweep makes ("rotate-10-of-1000") to the sweep that measures it;
 // "" when no name is such.
@@ -114,7 +94,7 @@ func sweepHint(names []string) string {
 		if _, err := scenarios.ByName(n); err == nil {
 			continue
 		}
-		if fam, size, ok := familyAt(n); ok {
+		if fam, size, ok := scenarios.FamilyAt(n); ok {
 			return fmt.Sprintf("; %s is not in the catalogue but sweep makes it: certbench sweep --scenarios %s --sizes %d (or write it as a scenario file, --scenario-file)", n, fam, size)
 		}
 	}
@@ -128,7 +108,7 @@ func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 		name = strings.TrimSpace(name)
 		f, err := scenarios.FamilyByName(name)
 		if err != nil {
-			if fam, size, ok := familyAt(name); ok {
+			if fam, size, ok := scenarios.FamilyAt(name); ok {
 				return nil, nil, usagef("--scenarios: %s is a scenario, family %s at %d certificates; sweep takes families and pool sizes (--scenarios %s --sizes %d)", name, fam, size, fam, size)
 			}
 			return nil, nil, usagef("--scenarios: %v; sweep takes families, which it makes at each of --sizes (scenario names such as rotate-10-of-100-rsa are for run and compare)", err)
