@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/certbench/certbench/results"
 )
 
 // A Top is the costliest functions of one window, per op.
@@ -156,18 +159,5 @@ func formatCount(v float64) string {
 	if v < 1000 && v > -1000 {
 		return fmt.Sprintf("%.1f", v)
 	}
-	s := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return results.FormatInt(int(math.Round(v)))
 }

@@ -35,7 +35,7 @@ var rules = []Rule{
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/compare", "internal/gate", "internal/blame", "internal/profile", "internal/gobench", "internal/peerbuild"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
-	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand"}},
+	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand", "results"}},
 	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by certstore so that it runs before any store's initialization)", nil},
 	{"internal/rendezvous", "processes that start timed work together (`run --sync`)", nil},
 	{"internal/golden", "golden files for tests", nil},
