@@ -13,6 +13,7 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Fit is a power law value ≈ Coefficient · N^Exponent fitted to a curve.
@@ -43,31 +44,13 @@ func FitPower(sizes, values []float64) (Fit, error) {
 			ly = append(ly, math.Log(values[i]))
 		}
 	}
-	n := float64(len(lx))
-	if len(lx) < 2 {
+	if len(lx) < 2 || slices.Min(lx) == slices.Max(lx) {
 		return Fit{}, ErrTooFewPoints
 	}
-	var mx, my float64
-	for i := range lx {
-		mx += lx[i]
-		my += ly[i]
-	}
-	mx /= n
-	my /= n
-	var sxx, sxy, syy float64
-	for i := range lx {
-		dx, dy := lx[i]-mx, ly[i]-my
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
-	}
-	if sxx == 0 {
-		return Fit{}, ErrTooFewPoints
-	}
-	k := sxy / sxx
-	f := Fit{Exponent: k, Coefficient: math.Exp(my - k*mx), Points: len(lx), R2: 1}
-	if syy > 0 {
-		f.R2 = sxy * sxy / (sxx * syy)
+	c, k := stat.LinearRegression(lx, ly, nil, false)
+	f := Fit{Exponent: k, Coefficient: math.Exp(c), Points: len(lx), R2: 1}
+	if slices.Min(ly) < slices.Max(ly) {
+		f.R2 = stat.RSquared(lx, ly, nil, c, k)
 	}
 	return f, nil
 }
