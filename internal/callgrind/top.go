@@ -88,6 +88,25 @@ func Summarize(p *Profile, m Metric, n int) (*Top, error) {
 	return t, nil
 }
 
+// SummarizeFile returns Summarize's Top of every part of the callgrind
+// file path, each with its File set.
+func SummarizeFile(path string, m Metric, n int) ([]*Top, error) {
+	ps, err := ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tops []*Top
+	for _, p := range ps {
+		t, err := Summarize(p, m, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t.File = path
+		tops = append(tops, t)
+	}
+	return tops, nil
+}
+
 // WriteTops writes tops as text ("text"), Markdown ("markdown") or JSON
 // ("json", an array).
 func WriteTops(w io.Writer, format string, tops []*Top) error {
