@@ -53,7 +53,6 @@ func (e *AdapterError) Error() string {
 	return b.String()
 }
 
-
 // maxProblems caps the compiler errors an error message quotes.
 const maxProblems = 10
 
