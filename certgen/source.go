@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -365,8 +364,6 @@ func (s *Source) Config() *certstore.Config {
 func certstoreCert(certPEM, keyPEM []byte, stores []string) certstore.Certificate {
 	return certstore.Certificate{KeyPair: certstore.KeyPair{CertPEM: certPEM, KeyPEM: keyPEM}, Stores: stores}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // normalizeStores drops empty names and duplicates from a certificate's
 // stores, keeping their order; a list that names only the default store

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -341,7 +342,7 @@ func extendChain(leaf *certInfo, chain []*certInfo, bySubject map[string][]*cert
 
 func posString(file string, line int) string {
 	if line > 0 {
-		return file + ":" + itoa(line)
+		return file + ":" + strconv.Itoa(line)
 	}
 	return file
 }
