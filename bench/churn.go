@@ -17,11 +17,9 @@ import (
 )
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
-// is timed on its own: every 7th. Reading the clock twice costs about as
-// much as a fast lookup, so timing every lookup would double what is
-// measured. 7 is coprime with the 1,000 distinct hellos the goroutines
-// cycle over, so every kind of hello (hit, wildcard, miss) is timed in
-// proportion.
+// is timed on its own: every 7th, since reading the clock is not cheap
+// next to a fast lookup. 7 is coprime with the ChurnHellos distinct hellos
+// the goroutines cycle over, so every kind of hello is timed in proportion.
 const LatencySampleEvery = 7
 
 // MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
