@@ -11,7 +11,8 @@
 // blocks) or the runtime's monitor thread does depends on timing. So the
 // main thread's stream is at one of a few positions when packages begin
 // to initialize, and a store seeding its hash tables from it gets one of
-// a few seeds, and its lookups count differently for each.
+// a few seeds: lookups of the optimized store differ by a few percent
+// between them.
 //
 // This package's initialization, which runs before any store's (it is
 // imported by package certstore, which every store imports), finds the
