@@ -13,7 +13,6 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Fit is a power law value ≈ Coefficient · N^Exponent fitted to a curve.
@@ -44,13 +43,31 @@ func FitPower(sizes, values []float64) (Fit, error) {
 			ly = append(ly, math.Log(values[i]))
 		}
 	}
-	if len(lx) < 2 || slices.Min(lx) == slices.Max(lx) {
+	n := float64(len(lx))
+	if len(lx) < 2 {
 		return Fit{}, ErrTooFewPoints
 	}
-	c, k := stat.LinearRegression(lx, ly, nil, false)
-	f := Fit{Exponent: k, Coefficient: math.Exp(c), Points: len(lx), R2: 1}
-	if slices.Min(ly) < slices.Max(ly) {
-		f.R2 = stat.RSquared(lx, ly, nil, c, k)
+	var mx, my float64
+	for i := range lx {
+		mx += lx[i]
+		my += ly[i]
+	}
+	mx /= n
+	my /= n
+	var sxx, sxy, syy float64
+	for i := range lx {
+		dx, dy := lx[i]-mx, ly[i]-my
+		sxx += dx * dx
+		sxy += dx * dy
+		syy += dy * dy
+	}
+	if sxx == 0 {
+		return Fit{}, ErrTooFewPoints
+	}
+	k := sxy / sxx
+	f := Fit{Exponent: k, Coefficient: math.Exp(my - k*mx), Points: len(lx), R2: 1}
+	if syy > 0 {
+		f.R2 = sxy * sxy / (sxx * syy)
 	}
 	return f, nil
 }
