@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"golang.org/x/mod/modfile"
 )
 
 // certbenchModule is the certbench module path.
@@ -246,7 +244,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
 		return "", fmt.Errorf("copying %s: %w", t.side, err)
 	}
-	if err := writeCopyModFile(t, copyDir); err != nil {
+	if err := writeCopyModFile(ctx, t, copyDir); err != nil {
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
@@ -385,32 +383,34 @@ func treeSum(dir string) ([]byte, error) {
 
 // writeCopyModFile writes the copy's go.mod: the tree's, under the
 // private module path.
-func writeCopyModFile(t *tree, copyDir string) error {
-	f, err := readModFile(filepath.Join(t.dir, "go.mod"))
+func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
+	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
 	if err != nil {
 		return err
 	}
-	if err := f.AddModuleStmt(t.private); err != nil {
+	gomod := filepath.Join(copyDir, "go.mod")
+	if err := os.WriteFile(gomod, b, 0o644); err != nil {
 		return err
 	}
-	b, err := f.Format()
-	if err != nil {
-		return err
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", t.private, gomod)
+	cmd.Env = goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit -module %s: %v: %s", t.private, err, out)
 	}
-	return os.WriteFile(filepath.Join(copyDir, "go.mod"), b, 0o644)
+	return nil
 }
 
 // writeBuildModule writes the build directory's go.mod, go.sum and main
 // package, and returns the replace directives the trees disagree on.
 func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]conflict, error) {
-	cb, err := readModFile(filepath.Join(root, "go.mod"))
+	cb, err := readModFile(context.Background(), filepath.Join(root, "go.mod"))
 	if err != nil {
 		return nil, err
 	}
-	goVersion := goOf(cb)
+	goVersion := cb.Go
 	for _, t := range trees {
-		if version.Compare("go"+goVersion, "go"+goOf(t.mod)) < 0 {
-			goVersion = goOf(t.mod)
+		if version.Compare("go"+goVersion, "go"+t.mod.Go) < 0 {
+			goVersion = t.mod.Go
 		}
 	}
 	var b strings.Builder
@@ -428,7 +428,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	excl := map[string]bool{}
 	for _, t := range trees {
 		for _, e := range t.mod.Exclude {
-			line := e.Mod.Path + " " + e.Mod.Version
+			line := e.Path + " " + e.Version
 			if !excl[line] {
 				excl[line] = true
 				fmt.Fprintf(&b, "exclude %s\n", line)
@@ -492,14 +492,6 @@ func quotePath(p string) string {
 		return fmt.Sprintf("%q", p)
 	}
 	return p
-}
-
-// goOf returns the go version a go.mod states ("" for none).
-func goOf(f *modfile.File) string {
-	if f.Go == nil {
-		return ""
-	}
-	return f.Go.Version
 }
 
 // writeReplacements writes the trees' replacements to b, which do not

@@ -63,7 +63,7 @@ func inModule(p, mod string) bool {
 // the tree with non-test Go files; a directory with a go.mod of its own is
 // another module and is not followed.
 func (t *tree) closure(roots []string) ([]string, error) {
-	mod := t.mod.Module.Mod.Path
+	mod := t.mod.Module.Path
 	seen := map[string]bool{}
 	queue := slices.Clone(roots)
 	for len(queue) > 0 {
@@ -101,7 +101,7 @@ func (t *tree) closure(roots []string) ([]string, error) {
 
 // pkgDir is the directory of the tree's package p.
 func (t *tree) pkgDir(p string) string {
-	rel := strings.TrimPrefix(strings.TrimPrefix(p, t.mod.Module.Mod.Path), "/")
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, t.mod.Module.Path), "/")
 	return filepath.Join(t.dir, filepath.FromSlash(rel))
 }
 

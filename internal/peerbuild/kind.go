@@ -3,14 +3,13 @@ package peerbuild
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"golang.org/x/mod/modfile"
 )
 
 // A Kind is a proxy that certbench has an adapter for.
@@ -99,7 +98,7 @@ var sideName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 type tree struct {
 	side Side
 	dir  string // absolute, symlinks evaluated
-	mod  *modfile.File
+	mod  *modFile
 	kind Kind
 	// private is the module path of the side's copy.
 	private string
@@ -108,17 +107,36 @@ type tree struct {
 // store is the name of the side's store.
 func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
 
-// readModFile parses the go.mod at path.
-func readModFile(path string) (*modfile.File, error) {
-	data, err := os.ReadFile(path)
+// modFile is go.mod as "go mod edit -json" prints it.
+type modFile struct {
+	Module  struct{ Path string }
+	Go      string
+	Exclude []modVersion
+	Replace []struct{ Old, New modVersion }
+}
+
+// modVersion is a module path with an optional version; in a replacement
+// a Path without version is a directory.
+type modVersion struct{ Path, Version string }
+
+// readModFile parses the go.mod at path with the go command (x/mod is not
+// a dependency of the modules that build certbench).
+func readModFile(ctx context.Context, path string) (*modFile, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
 	if err != nil {
-		return nil, err
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s: %s", path, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, fmt.Errorf("running the go command: %w", err)
 	}
-	f, err := modfile.Parse(path, data, nil)
-	if err == nil && f.Module == nil {
-		err = fmt.Errorf("%s: no module line", path)
+	var m modFile
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("%s: reading go mod edit -json: %w", path, err)
 	}
-	return f, err
+	return &m, nil
 }
 
 // resolve finds the side's directory and module, and checks that it is a
@@ -157,13 +175,13 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 	if _, err := os.Stat(gomod); err != nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: not a Go module: no go.mod in %s (give the root of a checkout of %s)", s, abs, kindList())}
 	}
-	m, err := readModFile(gomod)
+	m, err := readModFile(ctx, gomod)
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
 	}
-	k, ok := KindOf(m.Module.Mod.Path)
-	if !ok || m.Module.Mod.Path != k.Module {
-		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Mod.Path, kindList())}
+	k, ok := KindOf(m.Module.Path)
+	if !ok || m.Module.Path != k.Module {
+		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Path, kindList())}
 	}
 	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil
 }

@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/mod/modfile"
-	"golang.org/x/mod/module"
 )
 
 const fakeModule = "example.com/proxy"
@@ -48,7 +45,7 @@ func fake(t *testing.T) *tree {
 	t.Helper()
 	dir := t.TempDir()
 	writeTree(t, dir, fakeTree)
-	return &tree{side: Side{Name: "base", Tree: dir}, dir: dir, mod: &modfile.File{Module: &modfile.Module{Mod: module.Version{Path: fakeModule}}},
+	return &tree{side: Side{Name: "base", Tree: dir}, dir: dir, mod: &modFile{Module: struct{ Path string }{fakeModule}},
 		kind: Kind{Name: "proxy", Module: fakeModule, Adapter: "internal/peerbuild/testdata/adapter"}, private: "certbench.invalid/base/proxy"}
 }
 
