@@ -57,8 +57,7 @@ var captureHung atomic.Bool
 // timed. Concurrent calls are serialized. A store that panics, or does not
 // return within DefaultSampleTimeout, ends the capture with a *StoreFault;
 // after a store that did not return, later calls in the process fail.
-// Recording every allocation costs a few microseconds each, so a store
-// allocating millions per sample takes minutes.
+// Recording every allocation is slow for a store that allocates much.
 func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
 	if newStore == nil {
 		return nil, errors.New("bench: heap profile: nil store factory")

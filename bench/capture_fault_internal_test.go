@@ -10,7 +10,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 // A store that panics or hangs while its heap profile is captured ends
@@ -26,7 +26,7 @@ func TestCaptureStoreFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = guardedCapture(variants.Panic(2, newOptimized), w, 3, time.Minute)
+	_, err = guardedCapture(regressions.Panic(2, newOptimized), w, 3, time.Minute)
 	var f *StoreFault
 	if !errors.As(err, &f) || f.Hung() || f.Panic == nil || !strings.Contains(string(f.Stack), "faulty") {
 		t.Fatalf("panicking store: err %v, want a panic *StoreFault with the store's stack", err)
@@ -36,7 +36,7 @@ func TestCaptureStoreFaults(t *testing.T) {
 	}
 
 	release := make(chan struct{})
-	_, err = guardedCapture(variants.Hang(2, release, newOptimized), w, 3, 50*time.Millisecond)
+	_, err = guardedCapture(regressions.Hang(2, release, newOptimized), w, 3, 50*time.Millisecond)
 	close(release) // let the abandoned capture finish before the next test
 	if !errors.As(err, &f) || !f.Hung() || len(f.Stack) == 0 {
 		t.Fatalf("hanging store: err %v, want a hang *StoreFault with stacks", err)

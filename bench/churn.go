@@ -17,11 +17,9 @@ import (
 )
 
 // LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
-// is timed on its own: every 7th. Reading the clock twice costs about as
-// much as a fast lookup, so timing every lookup would double what is
-// measured. 7 is coprime with the 1,000 distinct hellos the goroutines
-// cycle over, so every kind of hello (hit, wildcard, miss) is timed in
-// proportion.
+// is timed on its own: every 7th, since reading the clock is not cheap
+// next to a fast lookup. 7 is coprime with the ChurnHellos distinct hellos
+// the goroutines cycle over, so every kind of hello is timed in proportion.
 const LatencySampleEvery = 7
 
 // MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
@@ -31,6 +29,23 @@ const LatencySampleEvery = 7
 // so that a sample of any length (--ops) has latencies spread over its
 // whole window in bounded memory.
 const MaxLatencies = 1 << 20
+
+// workers returns the goroutines to split n jobs over: want, or
+// GOMAXPROCS when want <= 0, but no more than n and at least 1.
+func workers(want, n int) int {
+	if want <= 0 {
+		want = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(want, n))
+}
+
+// share returns worker i's share of n jobs split over g workers.
+func share(n, g, i int) int {
+	if i < n%g {
+		return n/g + 1
+	}
+	return n / g
+}
 
 // halve keeps every other value of lat, in place.
 func halve(lat []int64) []int64 {
@@ -85,19 +100,10 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	if len(w.Hellos) == 0 || len(w.Configs) == 0 {
 		return res, fmt.Errorf("handshake-under-churn workload has no hellos or no configurations")
 	}
-	g := r.goroutines
-	if g <= 0 {
-		g = runtime.GOMAXPROCS(0)
-	}
-	if r.lookups < g {
-		g = max(1, r.lookups)
-	}
+	g := workers(r.goroutines, r.lookups)
 	cw := &churnWindow{store: store, w: w, r: r, per: make([]churnLookups, g)}
 	for i := range cw.per {
-		quota := r.lookups / g
-		if i < r.lookups%g {
-			quota++
-		}
+		quota := share(r.lookups, g, i)
 		cw.per[i].n = quota
 		if r.sampleEvery > 0 {
 			cw.per[i].lat = make([]int64, 0, min(quota/r.sampleEvery+1, max(1024, MaxLatencies/g)))

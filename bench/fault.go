@@ -12,10 +12,8 @@ import (
 )
 
 // DefaultSampleTimeout bounds the wall time of one sample when
-// Options.SampleTimeout is 0: generous, since the largest default
-// scenarios take well under a minute per sample even under -race on a
-// loaded machine, yet bounded, so that a store that deadlocks ends a CI
-// job in minutes instead of when the runner kills it.
+// Options.SampleTimeout is 0: far above what a default scenario takes, so
+// that only a store that hangs reaches it.
 const DefaultSampleTimeout = 10 * time.Minute
 
 // StopGrace is how long a sample whose context is done may take to stop
@@ -24,17 +22,13 @@ const DefaultSampleTimeout = 10 * time.Minute
 const StopGrace = 3 * time.Second
 
 // A StoreFault is the error of a sample that the store under test ended:
-// it panicked in a call the harness made (the panic is recovered, on any
-// of the sample's goroutines), or a call did not return within the
-// sample timeout. Run reports it to Options.Fault; nothing of the sample
-// is emitted.
-//
-// A panic in a goroutine the store itself started cannot be recovered by
-// the harness and still ends the process, as it would in production.
+// it panicked in a call the harness made (recovered on any of the
+// sample's goroutines), or a call did not return within the sample
+// timeout. A panic in a goroutine the store itself started still ends the
+// process, as it would in production.
 type StoreFault struct {
-	// Store and Scenario name the sample; Sample is its number (from 1)
-	// and Name its benchmark name (results.ChurnName or Options.Name),
-	// both set by Run.
+	// Store and Scenario name the sample; Run sets its number Sample
+	// (from 1) and its benchmark Name.
 	Store, Scenario string
 	Sample          int
 	Name            string
@@ -48,14 +42,12 @@ type StoreFault struct {
 	// Timeout is the sample timeout the call exceeded; 0 if it panicked.
 	Timeout time.Duration
 	// Stack is the panicking goroutine's stack, or, if the store hung,
-	// every goroutine's (runtime.Stack), with their profiler labels: the
-	// sample's goroutines carry SampleLabel=Label.
+	// every goroutine's with their profiler labels: the sample's carry
+	// SampleLabel=Label.
 	Stack []byte
-	// Label is the sample's SampleLabel value.
 	Label string
-	// Goroutines is the number of goroutines the store started that were
-	// still running when a panic ended the sample: they cannot be
-	// stopped, so Run stops as it does after a hang.
+	// Goroutines counts the store's goroutines still running when a panic
+	// ended the sample.
 	Goroutines int
 }
 
@@ -63,12 +55,10 @@ type StoreFault struct {
 func (f *StoreFault) Hung() bool { return f.Timeout > 0 }
 
 // Stops reports whether the fault ends Run's measuring: a call that did
-// not return, or a panic that left goroutines of the store running.
-// Either leaves code of the failed store in the process that cannot be
-// stopped: a goroutine that spins takes a CPU from every later sample,
-// one that waits keeps the heap it references live, which every later
-// garbage collection scans, so later samples would be measured in a
-// process they do not share with the store alone.
+// not return, or a panic that left goroutines of the store running. Code
+// of the failed store that cannot be stopped stays in the process, and
+// would disturb every later sample (a CPU it spins on, a heap it keeps
+// live).
 func (f *StoreFault) Stops() bool { return f.Hung() || f.Goroutines > 0 }
 
 // What is the call, with its detail in parentheses when there is one.

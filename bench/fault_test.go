@@ -14,7 +14,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 // runFaults runs opts, collecting the samples emitted (store/sample
@@ -44,7 +44,7 @@ func TestRunPanicInUpdate(t *testing.T) {
 	opts := bench.Options{
 		Stores: []certstore.Info{
 			{Name: "a", New: newSimple},
-			{Name: "boom", New: variants.Panic(3, newSimple)}, // the initial configuration is the first Update
+			{Name: "boom", New: regressions.Panic(3, newSimple)}, // the initial configuration is the first Update
 		},
 		Scenarios: []scenarios.Scenario{scenario(t, "rotate-10-of-100"), lookups},
 		Count:     3,
@@ -68,13 +68,13 @@ func TestRunPanicInUpdate(t *testing.T) {
 	if f.Name != "Churn/scenario=rotate-10-of-100/store=boom" {
 		t.Errorf("fault's name %q", f.Name)
 	}
-	if want := "store boom, scenario rotate-10-of-100, sample 1: panic in Update (configuration 2 of 4): variants: update 3: deliberate panic"; f.Error() != want {
+	if want := "store boom, scenario rotate-10-of-100, sample 1: panic in Update (configuration 2 of 4): regressions: update 3: deliberate panic"; f.Error() != want {
 		t.Errorf("fault\n%s\nwant\n%s", f.Error(), want)
 	}
 	if f.Reason() != "panic in Update (configuration 2 of 4)" {
 		t.Errorf("reason %q", f.Reason())
 	}
-	if !strings.Contains(string(f.Stack), "variants.(*faulty).Update") || !strings.Contains(string(f.Stack), "panic(") {
+	if !strings.Contains(string(f.Stack), "regressions.(*faulty).Update") || !strings.Contains(string(f.Stack), "panic(") {
 		t.Errorf("stack does not show the panic in the store's Update:\n%s", f.Stack)
 	}
 }
@@ -82,7 +82,7 @@ func TestRunPanicInUpdate(t *testing.T) {
 // Without Options.Fault, a fault ends Run as an error.
 func TestRunFaultWithoutHandler(t *testing.T) {
 	err := bench.Run(context.Background(), bench.Options{
-		Stores:    []certstore.Info{{Name: "boom", New: variants.Panic(1, newSimple)}},
+		Stores:    []certstore.Info{{Name: "boom", New: regressions.Panic(1, newSimple)}},
 		Scenarios: []scenarios.Scenario{scenario(t, "rotate-10-of-100")},
 		Count:     2,
 		Ops:       2,
@@ -165,7 +165,7 @@ func TestMeasurePanicInPeakPass(t *testing.T) {
 	before := debug.SetGCPercent(100)
 	debug.SetGCPercent(before)
 	// Updates 1 to 3: the initial configuration and the two timed ops.
-	_, err = bench.MeasureContext(context.Background(), variants.Panic(4, newSimple), "p", w)
+	_, err = bench.MeasureContext(context.Background(), regressions.Panic(4, newSimple), "p", w)
 	var f *bench.StoreFault
 	if !errors.As(err, &f) || f.Call != "Update" || f.Detail != "peak-heap pass" {
 		t.Fatalf("MeasureContext: %v, want a panic in the peak-heap pass", err)
@@ -187,7 +187,7 @@ func TestMeasurePanicInChurnRefresh(t *testing.T) {
 	}
 	// Update 1 is the initial configuration, 2 and 3 the warmup
 	// refreshes: 5 is the refresher's second, refresh 4.
-	_, err = bench.MeasureContext(context.Background(), variants.Panic(5, newSimple), "p", w)
+	_, err = bench.MeasureContext(context.Background(), regressions.Panic(5, newSimple), "p", w)
 	var f *bench.StoreFault
 	if !errors.As(err, &f) || f.Call != "Update" || f.Detail != fmt.Sprintf("refresh %d", 4) {
 		t.Fatalf("MeasureContext: %v, want a panic in Update (refresh 4)", err)
@@ -204,7 +204,7 @@ func TestRunHangingStore(t *testing.T) {
 	opts := bench.Options{
 		Stores: []certstore.Info{
 			{Name: "a", New: newSimple},
-			{Name: "hang", New: variants.Hang(3, release, newSimple)},
+			{Name: "hang", New: regressions.Hang(3, release, newSimple)},
 		},
 		Scenarios:     []scenarios.Scenario{scenario(t, "rotate-10-of-100"), scenario(t, "noop-10000")},
 		Count:         3,
@@ -226,7 +226,7 @@ func TestRunHangingStore(t *testing.T) {
 		t.Errorf("fault\n%s\nwant\n%s", f.Error(), want)
 	}
 	label := fmt.Sprintf("%q: %q", bench.SampleLabel, f.Label)
-	if f.Label == "" || !strings.Contains(string(f.Stack), label) || !strings.Contains(string(f.Stack), "variants.(*faulty).Update") {
+	if f.Label == "" || !strings.Contains(string(f.Stack), label) || !strings.Contains(string(f.Stack), "regressions.(*faulty).Update") {
 		t.Errorf("stack lacks the store's goroutine labelled %s:\n%s", label, f.Stack)
 	}
 }
@@ -241,7 +241,7 @@ func TestRunArrivesAfterAFault(t *testing.T) {
 	opts := bench.Options{
 		Stores: []certstore.Info{
 			{Name: "a", New: newSimple},
-			{Name: "hang", New: variants.Hang(1, release, newSimple)}, // its initial configuration: before Sync
+			{Name: "hang", New: regressions.Hang(1, release, newSimple)}, // its initial configuration: before Sync
 		},
 		Scenarios: []scenarios.Scenario{scenario(t, "rotate-10-of-100")},
 		Count:     2,
@@ -275,7 +275,7 @@ func TestRunInterruptedWhileHung(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := bench.Options{
-		Stores:        []certstore.Info{{Name: "hang", New: variants.Hang(2, release, newSimple)}},
+		Stores:        []certstore.Info{{Name: "hang", New: regressions.Hang(2, release, newSimple)}},
 		Scenarios:     []scenarios.Scenario{scenario(t, "rotate-10-of-100")},
 		Count:         1,
 		Ops:           2,

@@ -242,11 +242,7 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 	if len(w.Hellos) == 0 || len(w.Hellos) != len(w.Misses) || w.Issuer == nil {
 		return res, errors.New("handshake workload has no hellos or no issuer")
 	}
-	g := w.Scenario.Handshake.Clients
-	if g <= 0 {
-		g = runtime.GOMAXPROCS(0)
-	}
-	g = max(1, min(g, r.handshakes))
+	g := workers(w.Scenario.Handshake.Clients, r.handshakes)
 	roots := x509.NewCertPool()
 	roots.AddCert(w.Issuer)
 
@@ -270,10 +266,7 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 	var wg sync.WaitGroup
 	start := time.Now()
 	for ci := range clients {
-		quota := r.handshakes / g
-		if ci < r.handshakes%g {
-			quota++
-		}
+		quota := share(r.handshakes, g, ci)
 		pc := &clients[ci]
 		pc.lat = make([]int64, 0, min(quota, max(1024, MaxLatencies/g)))
 		pc.every = 1
@@ -510,10 +503,7 @@ func (p *hsPhases) run(store certstore.Store, w *scenarios.Workload, ctl *sample
 	sp := w.Scenario.Handshake
 	ctl.mark(callHandshakes, 0, 0)
 	server := serverConfig(store, w)
-	clients := sp.Clients
-	if clients <= 0 {
-		clients = runtime.GOMAXPROCS(0)
-	}
+	clients := workers(sp.Clients, math.MaxInt)
 	warm, err := runHandshakes(store, w, server, hsRun{handshakes: WarmupHandshakes * clients, duration: w.Scenario.Duration, ctl: ctl})
 	p.warmErrors, p.warmFirst = warm.errors, warm.firstErr
 	if err != nil {

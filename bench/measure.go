@@ -22,43 +22,31 @@ type Sample struct {
 	Ops int
 	// NsPerOp is the wall time per op in nanoseconds.
 	NsPerOp float64
-	// BytesPerOp and AllocsPerOp are the heap bytes and objects allocated
-	// in the timed window divided by Ops, unrounded (the testing package
-	// truncates them to integers): one 32-byte allocation every fifth op
-	// is 6.4 B/op and 0.2 allocs/op, not 6 and 0. They are read from the
-	// process-wide counters (runtime.MemStats), so they include anything
-	// else the process allocated during the window; 0 means nothing was
-	// allocated in the whole window. For HandshakeUnderChurn samples they
-	// are estimates (see measureChurn).
+	// BytesPerOp and AllocsPerOp are the process-wide heap bytes and
+	// objects allocated in the timed window divided by Ops, not truncated
+	// (0 means nothing was allocated in the whole window); estimates for
+	// HandshakeUnderChurn samples (see measureChurn).
 	BytesPerOp, AllocsPerOp float64
-	// RetainedBytes is the growth of the live heap, measured after a GC,
-	// from before the store was made to the end of the sample with the
-	// store still alive: what the store holds. It is 0, never negative,
-	// when the heap shrank meanwhile. RetainedPerCert divides it by the
-	// certificates in the last configuration (0 when there are none).
+	// RetainedBytes is the growth of the live heap after a GC, from before
+	// the store was made to the end of the sample (the store alive), never
+	// negative; RetainedPerCert divides it by the certificates in the last
+	// configuration (0 when there are none).
 	RetainedBytes   float64
 	RetainedPerCert float64
-	// Goroutines is the number of goroutines the store started that are
-	// still running at the end of the sample (with the store still alive).
-	// The store runs under a profiler label unique to the sample
-	// (SampleLabel), which every goroutine it starts inherits; only
-	// goroutines carrying that label are counted, so the harness's own
-	// goroutines, those of other samples, and any other goroutine of the
-	// process (a signal handler, a progress printer) never are.
+	// Goroutines counts the goroutines the store started that still run
+	// at the end of the sample: those carrying the sample's profiler label
+	// (SampleLabel), which they inherit.
 	Goroutines int
 	// Name, when set, is the benchmark name to write instead of
-	// results.ChurnName(Scenario, Store) (without the "Benchmark" prefix
-	// and the -GOMAXPROCS suffix), as certbench sweep names its samples.
+	// results.ChurnName(Scenario, Store), as sweeps name their samples.
 	Name string
-	// Wall is the wall time the whole sample took, its untimed setup and
-	// heap readings included (set by Run; never written to results).
+	// Wall is the wall time of the whole sample, setup included (set by
+	// Run; never written).
 	Wall time.Duration
-	// Extra holds measurements beyond the standard ones, written after
-	// them (the latency percentiles and refresh rate of
-	// HandshakeUnderChurn scenarios, instructions/op of Simulate samples).
+	// Extra holds the measurements beyond the standard ones, written after
+	// them.
 	Extra []benchfmt.Value
-	// Instrument is how the timed ops were measured: "" or Wall, or
-	// Simulate, whose samples have no NsPerOp (it is not written).
+	// Instrument is "" or Wall, or Simulate (no NsPerOp is written).
 	Instrument string
 }
 
@@ -67,16 +55,13 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	return MeasureContext(context.Background(), newStore, storeName, w)
 }
 
-// MeasureContext is Measure, abandoned when ctx is done: it stops the
-// timed ops at the next op (the next 256 lookups for lookup workloads)
-// and returns an error wrapping ctx's error, and no sample. A sample that
-// finished measuring after ctx was done is discarded as well: it may have
-// timed the work of whatever cancelled ctx (a signal handler). A sample
-// stuck in a store call is abandoned StopGrace after ctx is done.
-//
-// A panic in a store call the harness makes is recovered and returned as
-// a *StoreFault, with no sample; MeasureContext sets no sample timeout
-// (Run does).
+// MeasureContext is Measure, abandoned when ctx is done: the timed ops
+// stop at the next op (the next 256 lookups) and it returns an error
+// wrapping ctx's error and no sample, also for a sample that finished
+// after ctx was done (it may have timed whatever cancelled ctx). A sample
+// stuck in a store call is abandoned StopGrace after ctx is done. A panic
+// in a store call is returned as a *StoreFault; there is no sample
+// timeout (Run sets one).
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
 	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1, nil)
 	return s, err
@@ -95,6 +80,23 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 	ctl := &sampleCtl{}
 	unregister := context.AfterFunc(ctx, func() { ctl.stop.Store(true) })
 	defer unregister()
+	start := time.Now()
+	done := startSample(ctl, newStore, storeName, w, sync, sim)
+	s, err = waitSample(ctx, ctl, done, start, Sample{Scenario: w.Scenario.Name, Store: storeName}, timeout)
+	return s, ctl.synced.Load(), err
+}
+
+// sampleOutcome is what measureSample returned.
+type sampleOutcome struct {
+	s   Sample
+	err error
+}
+
+// startSample runs measureSample on a goroutine of its own, a panic on it
+// recovered into ctl, and returns the channel its outcome comes on (the
+// first fault of ctl as its error). The waits in sync do not count as the
+// sample's running time.
+func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, sim *simulator) <-chan sampleOutcome {
 	if sync != nil {
 		inner := sync
 		sync = func() error {
@@ -103,14 +105,9 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 			return inner()
 		}
 	}
-	type outcome struct {
-		s   Sample
-		err error
-	}
-	done := make(chan outcome, 1)
-	start := time.Now()
+	done := make(chan sampleOutcome, 1)
 	go func() {
-		var out outcome
+		var out sampleOutcome
 		defer func() {
 			if v := recover(); v != nil {
 				ctl.panicked(v, callHarness, debug.Stack())
@@ -122,13 +119,22 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 		}()
 		out.s, out.err = measureSample(newStore, storeName, w, ctl, sync, sim)
 	}()
+	return done
+}
 
+// waitSample waits for the outcome of the sample started at start, as
+// superviseSample says; none is the sample of no measurement, naming the
+// scenario and the store.
+func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, start time.Time, none Sample, timeout time.Duration) (Sample, error) {
 	fault := func(f *StoreFault) *StoreFault {
-		f.Store, f.Scenario = storeName, w.Scenario.Name
+		f.Store, f.Scenario = none.Store, none.Scenario
 		if l := ctl.label.Load(); l != nil {
 			f.Label = *l
 		}
 		return f
+	}
+	abandoned := func(format string, args ...any) error {
+		return fmt.Errorf("store %s, scenario %s: sample abandoned%s: %w", none.Store, none.Scenario, fmt.Sprintf(format, args...), ctx.Err())
 	}
 	var timer <-chan time.Time
 	if timeout > 0 {
@@ -145,24 +151,23 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 				if f.Label != "" {
 					f.Goroutines, _ = labelledGoroutines(f.Label)
 				}
-				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), f
+				return none, f
 			}
-			if cerr := ctx.Err(); cerr != nil {
-				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, cerr)
+			if ctx.Err() != nil {
+				return none, abandoned("")
 			}
-			return out.s, ctl.synced.Load(), out.err
+			return out.s, out.err
 		case <-ctx.Done():
 			select {
 			case <-done:
-				return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned: %w", storeName, w.Scenario.Name, ctx.Err())
+				return none, abandoned("")
 			case <-time.After(StopGrace):
 			}
 			name, detail := ctl.describe(callHarness)
-			what := name
 			if detail != "" {
-				what += " (" + detail + ")"
+				name += " (" + detail + ")"
 			}
-			return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(), fmt.Errorf("store %s, scenario %s: sample abandoned, %s had not returned %s later: %w", storeName, w.Scenario.Name, what, StopGrace, ctx.Err())
+			return none, abandoned(", %s had not returned %s later", name, StopGrace)
 		case <-timer:
 			ran, waiting := ctl.active(start)
 			if waiting || ran < timeout {
@@ -175,8 +180,7 @@ func superviseSample(ctx context.Context, newStore certstore.Factory, storeName 
 			}
 			ctl.stop.Store(true)
 			name, detail := ctl.describe(callHarness)
-			return Sample{Scenario: w.Scenario.Name, Store: storeName}, ctl.synced.Load(),
-				fault(&StoreFault{Call: name, Detail: detail, Timeout: timeout, Stack: allStacks()})
+			return none, fault(&StoreFault{Call: name, Detail: detail, Timeout: timeout, Stack: allStacks()})
 		}
 	}
 }

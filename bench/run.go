@@ -23,57 +23,44 @@ type Options struct {
 	Count int
 	// Ops overrides every scenario's ops per sample when > 0.
 	Ops int
-	// Progress, when not nil, receives a line per sample: which store,
-	// scenario and sample, and the estimated time left, each line
-	// rewriting the last (for a terminal). With ProgressLines it
-	// receives instead a line per finished scenario: its samples, how
-	// long they took, the scenarios left and the estimated time left
-	// (for a log or a file).
+	// Progress, when not nil, receives a line per sample, each rewriting
+	// the last (for a terminal), or with ProgressLines a line per finished
+	// scenario (for a log); both estimate the time left.
 	Progress      io.Writer
 	ProgressLines bool
 	// Name, when not nil, names each sample (Sample.Name) from its
-	// scenario and store, as certbench sweep names its samples with
-	// results.SweepName; nil keeps results.ChurnName.
+	// scenario and store; nil keeps results.ChurnName.
 	Name func(scenario, store string) string
 	// Sync, when not nil, is called once per sample just before its timed
-	// ops, after the store holds the workload's initial configuration
-	// (handshake workloads: before the sample's set-up), with the sample's
-	// scenario, store and number (from 1). The sample waits for it, and an
-	// error from it ends Run. certbench run --sync uses it to start the
-	// timed windows of two processes together (package rendezvous). Run
-	// also calls it for every sample it does not measure because its
-	// store failed (see Fault), so that the other processes go on.
+	// ops (handshake workloads: before the sample's set-up), with the
+	// sample's scenario, store and number (from 1); an error from it ends
+	// Run. It starts the timed windows of processes together (package
+	// rendezvous), so Run also calls it for the samples a failed store
+	// does not take.
 	Sync func(ctx context.Context, scenario, store string, sample int) error
 	// SampleTimeout bounds the wall time of one sample, its waits for
 	// Sync left out: 0 means DefaultSampleTimeout, a negative value no
 	// bound. A sample that exceeds it ends in a *StoreFault (see Fault).
 	SampleTimeout time.Duration
-	// Fault, when not nil, is called with each sample the store under
-	// test ended (a *StoreFault: a panic in a call the harness made, or a
-	// call that did not return within SampleTimeout); nothing of that
-	// sample is emitted, and an error from Fault ends Run. After a panic,
-	// Run takes no more samples of that store in that scenario and goes
-	// on. After a fault that Stops (a hang), Run measures nothing more (a
-	// goroutine stuck in a store cannot be stopped, and later samples
-	// would share the process with it), arrives at the Sync of every
-	// sample left, and returns that fault. With Fault nil, a fault ends
-	// Run like any other error.
+	// Fault, when not nil, is called with each *StoreFault; nothing of
+	// that sample is emitted, and an error from Fault ends Run. After a
+	// panic Run takes no more samples of that store in that scenario;
+	// after a fault that Stops it measures nothing more, arrives at the
+	// Sync of every sample left, and returns the fault. With Fault nil, a
+	// fault ends Run like any other error.
 	Fault func(*StoreFault) error
-	// Instrument is how the timed ops are measured: Wall ("" means Wall)
-	// or Simulate (the process must run under callgrind; see Simulate).
-	// With Simulate, every scenario must pass CheckSimulate, and
-	// scenarios run SimulateOps ops per sample unless Ops is set.
+	// Instrument is Wall ("" means Wall) or Simulate; with Simulate every
+	// scenario must pass CheckSimulate and runs SimulateOps ops per sample
+	// unless Ops is set.
 	Instrument string
-	// CallgrindDir, with Simulate, is a directory that keeps the
-	// callgrind file of every sample, named by CallgrindFileName (for
-	// blame, and for callgrind_annotate or KCachegrind). "" keeps none.
+	// CallgrindDir, with Simulate, keeps every sample's callgrind file,
+	// named by CallgrindFileName; "" keeps none.
 	CallgrindDir string
 }
 
 // ErrSkipStore, returned by Run's emit function, makes Run take no more
-// samples of that sample's store in the current scenario, and go on with
-// the others: this is how a caller gives stores fewer samples than Count
-// (certbench sweep's time budget).
+// samples of that sample's store in the current scenario (a sweep's time
+// budget).
 var ErrSkipStore = errors.New("bench: no more samples of this store")
 
 // DefaultCount is the default number of samples: enough for a 95%
@@ -81,12 +68,10 @@ var ErrSkipStore = errors.New("bench: no more samples of this store")
 const DefaultCount = 6
 
 // Run measures every scenario on every store, interleaving stores within
-// each sample round (A B A B ...), and calls emit with each sample as soon as
-// it is measured (emit may return ErrSkipStore). It stops at the first error
-// (a fault of the store under test only without Options.Fault), or when
-// ctx is done: then the sample being measured is abandoned, never emitted
-// (see MeasureContext), and Run returns an error wrapping ctx's error, so
-// that every sample emitted is complete.
+// each sample round (A B A B ...), and calls emit with each sample as soon
+// as it is measured. It stops at the first error, or when ctx is done:
+// the sample being measured is then never emitted, and Run returns an
+// error wrapping ctx's error.
 func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	r, err := newRunner(ctx, opts, emit)
 	if err != nil {

@@ -29,8 +29,8 @@ const (
 	// goroutines. Other tenants of the machine cannot disturb the counts.
 	// The process must run under callgrind as certbench run --instrument
 	// simulate starts it (internal/callgrind.Command); Run fails
-	// otherwise. No clock figure is written: under the simulation
-	// everything runs tens of times slower.
+	// otherwise. No clock figure is written: the simulation slows
+	// everything down.
 	Simulate = results.InstrumentSimulate
 )
 
@@ -55,8 +55,7 @@ func CheckSimulate(sc scenarios.Scenario) error {
 // SimulateOps returns the ops per sample of sc under the Simulate
 // instrument when no op count is given: the scenario's SimulateOps if
 // set, else for startup scenarios one (a fresh store loading thousands
-// of certificates is billions of instructions, tens of seconds under
-// callgrind), else its Ops.
+// of certificates is a long window under callgrind), else its Ops.
 func SimulateOps(sc scenarios.Scenario) int {
 	switch {
 	case sc.SimulateOps > 0:

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/certbench/certbench/certstore"
@@ -250,23 +251,11 @@ func decodePool(spec PoolSpec, data []byte) (*Pool, error) {
 			return nil, err
 		}
 		got := p.Certs[i]
-		if !bytes.Equal(got.Pair.CertPEM, want.Pair.CertPEM) || !bytes.Equal(got.Pair.KeyPEM, want.Pair.KeyPEM) || !equalStrings(got.Names, want.Names) {
+		if !bytes.Equal(got.Pair.CertPEM, want.Pair.CertPEM) || !bytes.Equal(got.Pair.KeyPEM, want.Pair.KeyPEM) || !slices.Equal(got.Names, want.Names) {
 			return nil, errBadCache
 		}
 	}
 	return p, nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // byteReader reads the cache format; the first error sticks.

@@ -3,6 +3,7 @@ package certgen
 import (
 	"bytes"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -141,7 +142,7 @@ func samePool(t *testing.T, got, want *Pool) {
 	}
 	for i := range want.Certs {
 		g, w := got.Certs[i], want.Certs[i]
-		if g.Index != w.Index || !bytes.Equal(g.Pair.CertPEM, w.Pair.CertPEM) || !bytes.Equal(g.Pair.KeyPEM, w.Pair.KeyPEM) || !equalStrings(g.Names, w.Names) {
+		if g.Index != w.Index || !bytes.Equal(g.Pair.CertPEM, w.Pair.CertPEM) || !bytes.Equal(g.Pair.KeyPEM, w.Pair.KeyPEM) || !slices.Equal(g.Names, w.Names) {
 			t.Fatalf("certificate %d differs", i)
 		}
 	}

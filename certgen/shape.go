@@ -2,6 +2,7 @@ package certgen
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,10 +88,7 @@ func histogram(m map[string]int, numeric bool) string {
 	if len(m) == 0 {
 		return "none"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(m))
 	if numeric {
 		slices.SortFunc(keys, func(a, b string) int { return bucketLow(a) - bucketLow(b) })
 	} else {

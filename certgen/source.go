@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,25 +34,19 @@ const (
 	KindAuto SourceKind = ""
 	// KindDir is a directory tree of PEM files.
 	KindDir SourceKind = "dir"
-	// KindTraefik is a Traefik dynamic configuration file whose format
-	// (YAML or TOML) is decided as for KindAuto.
-	KindTraefik SourceKind = "traefik"
-	// KindTraefikYAML is a Traefik dynamic configuration file in YAML.
+	// KindTraefik is a Traefik dynamic configuration file, YAML or TOML
+	// as for KindAuto; KindTraefikYAML and KindTraefikTOML name the format.
+	KindTraefik     SourceKind = "traefik"
 	KindTraefikYAML SourceKind = "traefik-yaml"
-	// KindTraefikTOML is a Traefik dynamic configuration file in TOML.
 	KindTraefikTOML SourceKind = "traefik-toml"
-	// KindSecrets is a Kubernetes Secret list, as `kubectl get secrets -o
-	// json` prints it.
+	// KindSecrets is a Kubernetes Secret list (kubectl get secrets -o json).
 	KindSecrets SourceKind = "k8s"
 )
 
-// Size caps used when SourceOptions leaves them zero.
+// Size caps used when SourceOptions leaves them zero: of a PEM file, and
+// of a Traefik configuration or Secret list.
 const (
-	// DefaultMaxPEMFile is the largest PEM file read (1 MiB): a directory
-	// entry, or a file a Traefik configuration names.
-	DefaultMaxPEMFile = 1 << 20
-	// DefaultMaxConfigFile is the largest Traefik configuration or Secret
-	// list read (64 MiB).
+	DefaultMaxPEMFile    = 1 << 20
 	DefaultMaxConfigFile = 64 << 20
 )
 
@@ -62,20 +55,14 @@ const (
 type SourceOptions struct {
 	// Kind is the kind of source; KindAuto detects it.
 	Kind SourceKind
-	// Strict makes Load fail on the first problem (in file order) instead
-	// of skipping it: a block that does not parse, a certificate without a
-	// key (a CA certificate with subject alternative names that issued
-	// nothing in the source is one: openssl req -x509 makes those),
-	// a certificate without a name, a key without a certificate, a refused
-	// file. Entries that are merely not certificates (files without PEM,
-	// CRLs, CSRs, duplicates, unused CA certificates, Secrets of other
-	// types) never fail.
+	// Strict makes Load fail on the first unusable entry (in file order)
+	// instead of skipping it: a block that does not parse, a certificate
+	// without a key or a name, a key without a certificate, a refused
+	// file. Entries that are not certificates (Skip.Ignored) never fail.
 	Strict bool
-	// MaxFileSize caps each PEM file read; 0 means DefaultMaxPEMFile.
-	MaxFileSize int64
-	// MaxConfigSize caps a Traefik configuration or Secret list; 0 means
-	// DefaultMaxConfigFile.
-	MaxConfigSize int64
+	// MaxFileSize and MaxConfigSize are the size caps; 0 means
+	// DefaultMaxPEMFile and DefaultMaxConfigFile.
+	MaxFileSize, MaxConfigSize int64
 	// IgnoreNamespaces puts every Secret of a Secret list in
 	// certstore.DefaultStore instead of a store named after its namespace.
 	IgnoreNamespaces bool
@@ -100,17 +87,14 @@ func (o SourceOptions) withDefaults() SourceOptions {
 // Shape use. Names stay in memory: nothing in certgen prints them.
 type CertFacts struct {
 	// KeyType is the leaf key: "rsa2048", "rsa4096", "p256", "p384",
-	// "p521", "ed25519", or "other".
+	// "p521", "ed25519", or "other"; KeyBits its size (256 for Ed25519).
 	KeyType string
-	// KeyBits is the key size in bits (256 for Ed25519).
 	KeyBits int
-	// ChainLen is the number of certificates in the chain, the leaf
-	// included.
+	// ChainLen counts the certificates of the chain, the leaf included.
 	ChainLen int
 	// SANs is the number of DNS and IP subject alternative names.
 	SANs int
-	// Names are the names the leaf is served for, as certstore.Names
-	// gives them.
+	// Names are the names the leaf is served for (certstore.Names).
 	Names []string
 	// NotAfter is the end of the leaf's validity.
 	NotAfter time.Time
@@ -121,14 +105,11 @@ type CertFacts struct {
 type SourceCert struct {
 	certstore.Certificate
 	// File is the file the leaf was read from, slash-separated and
-	// relative to the source root (the directory, or the directory of the
-	// configuration file or Secret list).
-	File string
-	// Line is the line of the leaf's PEM block or configuration entry, when
-	// known; 0 otherwise.
-	Line int
-	// Where is the position inside the file: "tls.certificates[3]",
-	// "items[7]", or "" for a directory's PEM file.
+	// relative to the source root; Line the line of its PEM block or
+	// entry (0 when unknown); Where the position inside the file
+	// ("tls.certificates[3]", "items[7]"; "" in a directory).
+	File  string
+	Line  int
 	Where string
 	// Facts are the certificate's facts.
 	Facts CertFacts
@@ -136,11 +117,9 @@ type SourceCert struct {
 
 // Skip is an entry of a source that Load did not use, and why.
 type Skip struct {
-	// File is the file, relative to the source root.
-	File string
-	// Line is the line in File, when known.
-	Line int
-	// Where is the position inside File, when it is not a line.
+	// File, Line and Where say where the entry is, as for SourceCert.
+	File  string
+	Line  int
 	Where string
 	// Reason says what is wrong. It never holds key material.
 	Reason string
@@ -162,11 +141,9 @@ func (s Skip) String() string { return s.Err().Error() }
 // root), the line or position in it when known, and what is wrong. It
 // never holds key material.
 type SourceError struct {
-	// File is the file, slash-separated and relative to the source root.
-	File string
-	// Line is the line in File, when the parser gives one; 0 otherwise.
-	Line int
-	// Where is the position inside File ("tls.certificates[2]"), if any.
+	// File, Line and Where say where the problem is, as for SourceCert.
+	File  string
+	Line  int
 	Where string
 	// Err is what is wrong.
 	Err error
@@ -387,8 +364,6 @@ func (s *Source) Config() *certstore.Config {
 func certstoreCert(certPEM, keyPEM []byte, stores []string) certstore.Certificate {
 	return certstore.Certificate{KeyPair: certstore.KeyPair{CertPEM: certPEM, KeyPEM: keyPEM}, Stores: stores}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // normalizeStores drops empty names and duplicates from a certificate's
 // stores, keeping their order; a list that names only the default store

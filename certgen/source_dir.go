@@ -6,15 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 )
 
 // A directory source: every regular file under the root, recursively, is
-// read once and parsed by GOMAXPROCS workers while the walk goes on, so a
-// directory of any size needs memory only for what is parsed (the file
-// contents are dropped as soon as a file is parsed). Then certificates and
-// keys are paired across files by public key.
+// read once and parsed by opts.Workers workers, each file's contents
+// dropped as soon as it is parsed. Then certificates and keys are paired
+// across files by public key.
 //
 // Symbolic links to files inside the root are read (once per target, so
 // Kubernetes' ..data volume layout loads each certificate once); links
@@ -37,45 +36,26 @@ func loadDir(root string, opts SourceOptions) (*Source, error) {
 		return nil, &SourceError{File: rootName, Err: err}
 	}
 	type job struct{ path, rel string }
-	type result struct {
-		file  dirFile
-		skips []Skip
-	}
-	var (
-		jobs      = make(chan job, 4*opts.Workers)
-		results   = make(chan result, 4*opts.Workers)
-		cc        = newCertCache()
-		walkSkips []Skip
-		walkErr   error
-		wg        sync.WaitGroup
-	)
-	go func() {
-		defer close(jobs)
-		walkSkips, walkErr = walkSource(rootReal, func(path, rel string) { jobs <- job{path, rel} })
-	}()
-	for w := 0; w < opts.Workers; w++ {
-		wg.Go(func() {
-			for j := range jobs {
-				data, err := readCapped(j.path, opts.MaxFileSize, "MaxFileSize")
-				if err != nil {
-					results <- result{skips: []Skip{{File: j.rel, Reason: err.Error()}}}
-					continue
-				}
-				items, skips := parseBundle(data, j.rel, cc)
-				results <- result{file: dirFile{rel: j.rel, items: items}, skips: skips}
-			}
-		})
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-	src := &Source{}
+	var jobs []job
+	walkSkips, walkErr := walkSource(rootReal, func(path, rel string) { jobs = append(jobs, job{path, rel}) })
+	cc := newCertCache()
+	parsed := make([]dirFile, len(jobs))
+	skipped := make([][]Skip, len(jobs))
+	parallel(len(jobs), opts.Workers, func(i int) {
+		j := jobs[i]
+		data, err := readCapped(j.path, opts.MaxFileSize, "MaxFileSize")
+		if err != nil {
+			skipped[i] = []Skip{{File: j.rel, Reason: err.Error()}}
+			return
+		}
+		parsed[i].rel = j.rel
+		parsed[i].items, skipped[i] = parseBundle(data, j.rel, cc)
+	})
+	src := &Source{Skipped: slices.Concat(skipped...)}
 	var files []dirFile
-	for r := range results {
-		src.Skipped = append(src.Skipped, r.skips...)
-		if len(r.file.items) > 0 {
-			files = append(files, r.file)
+	for _, f := range parsed {
+		if len(f.items) > 0 {
+			files = append(files, f)
 		}
 	}
 	if walkErr != nil {
@@ -362,7 +342,7 @@ func extendChain(leaf *certInfo, chain []*certInfo, bySubject map[string][]*cert
 
 func posString(file string, line int) string {
 	if line > 0 {
-		return file + ":" + itoa(line)
+		return file + ":" + strconv.Itoa(line)
 	}
 	return file
 }

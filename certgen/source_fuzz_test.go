@@ -25,7 +25,7 @@ func FuzzDirPairing(f *testing.F) {
 		cc := newCertCache()
 		var files []dirFile
 		for i, part := range bytes.SplitN(data, []byte{0}, 8) {
-			name := "f" + itoa(i) + ".pem"
+			name := "f" + strconv.Itoa(i) + ".pem"
 			items, skips := parseBundle(part, name, cc)
 			for _, s := range skips {
 				if s.File != name || s.Reason == "" {

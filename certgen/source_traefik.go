@@ -3,6 +3,7 @@ package certgen
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,12 +160,7 @@ func tomlTree(v any, depth int) *tnode {
 	switch v := v.(type) {
 	case map[string]any:
 		t := &tnode{kind: 'm'}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			t.keys = append(t.keys, k)
 			t.vals = append(t.vals, tomlTree(v[k], depth+1))
 		}

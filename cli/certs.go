@@ -22,13 +22,6 @@ type CertsFlags struct {
 	// a Traefik dynamic configuration (YAML or TOML) or a Kubernetes
 	// Secret list (kubectl get secrets -o json); "" means generated pools.
 	Path string
-	// Strict fails on the first entry of the source that cannot be used
-	// (--certs-strict) instead of skipping it with a note.
-	Strict bool
-	// Namespaces puts each Secret of a Secret list in a store named after
-	// its namespace (--certs-namespaces); without it every Secret is in
-	// the default store.
-	Namespaces bool
 
 	src *certgen.Source
 }
@@ -42,26 +35,7 @@ const (
 )
 
 func (c *CertsFlags) bind(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	fs.StringVar(&c.Path, "certs", "", "run on your own certificates: a `source`, a directory of PEM files, a Traefik dynamic configuration (.yaml, .toml) or a Kubernetes Secret list (.json); results record only its shape (certs-* lines)")
-	fs.BoolVar(&c.Strict, "certs-strict", false, "with --certs: fail on the first entry that cannot be used instead of skipping it")
-	fs.BoolVar(&c.Namespaces, "certs-namespaces", false, "with --certs and a Secret list: a store per namespace (default: every Secret in the default store)")
-}
-
-// given reports whether --certs was given; it rejects the --certs-*
-// flags without it, unless files (scenario files, whose pool.certs they
-// apply to) are given.
-func (c *CertsFlags) given(files bool) (bool, error) {
-	if c.Path == "" && !files {
-		switch {
-		case c.Strict:
-			return false, usagef("--certs-strict: needs --certs SOURCE (or a --scenario-file with pool.certs)")
-		case c.Namespaces:
-			return false, usagef("--certs-namespaces: needs --certs SOURCE (or a --scenario-file with pool.certs)")
-		}
-		return false, nil
-	}
-	return c.Path != "", nil
+	cmd.Flags().StringVar(&c.Path, "certs", "", "run on your own certificates: a `source`, a directory of PEM files, a Traefik dynamic configuration (.yaml, .toml) or a Kubernetes Secret list (.json); results record only its shape")
 }
 
 // load reads the source once, printing what was loaded (how many, how
@@ -72,7 +46,7 @@ func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
 		return c.src, nil
 	}
 	start := time.Now()
-	src, err := certgen.Load(c.Path, certgen.SourceOptions{Strict: c.Strict, IgnoreNamespaces: !c.Namespaces})
+	src, err := certgen.Load(c.Path, certgen.SourceOptions{IgnoreNamespaces: true})
 	if err != nil {
 		return nil, usagef("--certs %s: %v", c.Path, err)
 	}
@@ -113,7 +87,7 @@ func skippedCount(skips []certgen.Skip) string {
 	if len(skips) == 1 {
 		entries = "1 entry"
 	}
-	return fmt.Sprintf("%s skipped (%d unusable, which --certs-strict stops on; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
+	return fmt.Sprintf("%s skipped (%d unusable, which a scenario file's pool.strict stops on; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
 }
 
 // skipLines lists skipped entries and why, the unusable ones first:
@@ -205,11 +179,7 @@ func (c *CertsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.
 // given, followed by those of the scenario files; the notes of loading go
 // to stderr unless Quiet.
 func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenarios.Scenario, error) {
-	given, err := f.CertsFlags.given(len(f.ScenarioFileFlags.Files) > 0)
-	if err != nil {
-		return nil, err
-	}
-	if given {
+	if f.CertsFlags.Path != "" {
 		if len(f.ScenarioFileFlags.Files) > 0 {
 			return f.ScenarioFileFlags.withFiles(nil, &f.CertsFlags)
 		}
@@ -224,6 +194,7 @@ func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenar
 	}
 	var sc []scenarios.Scenario
 	if len(names) > 0 {
+		var err error
 		if sc, err = scenarios.ByName(names...); err != nil {
 			return nil, usagef("--scenarios: %v%s", err, sweepHint(names))
 		}

@@ -174,13 +174,11 @@ func TestCertsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--certs", missing}, "--certs " + missing + ": certgen: nosuch: does not exist"},
-		{[]string{"run", "--certs-strict"}, "--certs-strict: needs --certs"},
-		{[]string{"compare", "--certs-namespaces"}, "--certs-namespaces: needs --certs"},
 		{[]string{"run", "--certs", dir, "--scenarios", "rotate-10-of-100"}, "at least 2 certificates"},
 		{[]string{"run", "--certs", dir, "--scenarios", "handshake-1000"}, "cannot run on loaded certificates"},
 		{[]string{"run", "--certs", dir, "--scenarios", "nosuch"}, `unknown scenario "nosuch"`},
 		{[]string{"compare", "--certs", dir, "testdata/old.txt"}, "--certs applies only when compare runs"},
-		{[]string{"sweep", "--certs", dir}, "your certificates are one size"},
+		{[]string{"sweep", "--certs", dir}, "unknown flag --certs"},
 		{[]string{"profile", "--stores", "naive", "--scenarios", "nosuch", "--certs", dir}, `unknown scenario "nosuch"`},
 	} {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
@@ -212,7 +210,7 @@ func TestProfileCerts(t *testing.T) {
 // them (certgen/testdata/realworld): the one without a name and the
 // server certificate whose key is missing are refused at load time, named
 // with the reason, and the run goes on with the usable ones; with
-// --certs-strict it stops at load time, naming the first.
+// pool.strict in a scenario file it stops at load time, naming the first.
 func TestCertsRealWorld(t *testing.T) {
 	const dir = "../certgen/testdata/realworld"
 	out := filepath.Join(t.TempDir(), "out.txt")
@@ -222,7 +220,7 @@ func TestCertsRealWorld(t *testing.T) {
 	}
 	for _, want := range []string{
 		"2 certificates loaded",
-		"4 entries skipped (2 unusable, which --certs-strict stops on; 2 ignored: other files, duplicates, CA certificates):",
+		"4 entries skipped (2 unusable, which a scenario file's pool.strict stops on; 2 ignored: other files, duplicates, CA certificates):",
 		"skipped nokey.pem:1: certificate has no matching private key",
 		"skipped widgits.pem:1: certificate has no name",
 		"ignored README.txt: no PEM blocks",
@@ -240,8 +238,13 @@ func TestCertsRealWorld(t *testing.T) {
 		t.Errorf("%d samples (want 2), certs-count 2 %v:\n%s", n, strings.Contains(string(data), "certs-count: 2\n"), data)
 	}
 
-	code, _, stderr = run(t, "run", "--stores", "optimized", "--certs", dir, "--certs-strict", "--scenarios", "lookup-certs", "--count", "1", "--ops", "2", "-o", out)
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	strict := writeScenario(t, t.TempDir(), "strict.yaml", "name: strict\npool: {certs: "+abs+", strict: true}\nchurn: {kind: lookup}\nops: 2\n")
+	code, _, stderr = run(t, "run", "--stores", "optimized", "--scenario-file", strict, "--count", "1", "-o", out)
 	if code != cli.ExitUsage || !strings.Contains(stderr, "nokey.pem:1: certificate has no matching private key") || strings.Contains(stderr, "store optimized") {
-		t.Errorf("--certs-strict: exit %d, want %d at load time naming nokey.pem:\n%s", code, cli.ExitUsage, stderr)
+		t.Errorf("pool.strict: exit %d, want %d at load time naming nokey.pem:\n%s", code, cli.ExitUsage, stderr)
 	}
 }

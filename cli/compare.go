@@ -130,7 +130,7 @@ the files (the first is the base).
 			for _, fl := range []struct{ name, shown string }{
 				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
 				{"sample-timeout", "--sample-timeout"}, {"config", "--config"},
-				{"certs", "--certs"}, {"certs-strict", "--certs-strict"}, {"certs-namespaces", "--certs-namespaces"},
+				{"certs", "--certs"},
 			} {
 				if changed(cmd, fl.name) {
 					opts.RunOnlyGiven = append(opts.RunOnlyGiven, fl.shown)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 // hangMarkEnv names a file that the "hang1" store creates when its Update
@@ -33,8 +33,8 @@ func registerFaultyStores() {
 	if err != nil {
 		panic(err)
 	}
-	certstore.Register("boom", "panics in its 5th Update", variants.Panic(5, opt.New))
-	certstore.Register("hang", "blocks in its 5th Update", variants.Hang(5, nil, opt.New))
+	certstore.Register("boom", "panics in its 5th Update", regressions.Panic(5, opt.New))
+	certstore.Register("hang", "blocks in its 5th Update", regressions.Hang(5, nil, opt.New))
 	certstore.Register("hang1", "blocks in its first Update", func() certstore.Store { return &markHang{Store: opt.New()} })
 	// The second store the process makes panics in its 3rd Update: under
 	// the simulate instrument, the first sample's (the first store is its
@@ -42,7 +42,7 @@ func registerFaultyStores() {
 	var made atomic.Int32
 	certstore.Register("boom2nd", "the second store made panics in its 3rd Update", func() certstore.Store {
 		if made.Add(1) == 2 {
-			return variants.Panic(3, opt.New)()
+			return regressions.Panic(3, opt.New)()
 		}
 		return opt.New()
 	})
@@ -121,8 +121,8 @@ func TestRunStoreFaults(t *testing.T) {
 	}{
 		{
 			store: "boom",
-			line:  "certbench: store boom, scenario rotate-10-of-100, sample 1: panic in Update (configuration 4 of 6): variants: update 5: deliberate panic; stack in ",
-			stack: []string{"panic: variants: update 5: deliberate panic", "variants.(*faulty).Update", "The stack of the goroutine that panicked"},
+			line:  "certbench: store boom, scenario rotate-10-of-100, sample 1: panic in Update (configuration 4 of 6): regressions: update 5: deliberate panic; stack in ",
+			stack: []string{"panic: regressions: update 5: deliberate panic", "regressions.(*faulty).Update", "The stack of the goroutine that panicked"},
 			// The later samples of boom in the scenario are not
 			// taken; optimized's all are.
 			samples: 3,
@@ -131,7 +131,7 @@ func TestRunStoreFaults(t *testing.T) {
 			store: "hang",
 			args:  "--config POLICY", // sample_timeout: 2s, as scripts/certbench-ci.sh passes it
 			line:  "certbench: store hang, scenario rotate-10-of-100, sample 1: Update (configuration 4 of 6) did not return within 2s; stack in ",
-			stack: []string{`labels:{"certbench-sample": `, "variants.(*faulty).Update", "Every goroutine's stack, 2s into the sample"},
+			stack: []string{`labels:{"certbench-sample": `, "regressions.(*faulty).Update", "Every goroutine's stack, 2s into the sample"},
 			// Measuring stops at the hang: optimized's first sample
 			// only.
 			samples: 1,
@@ -317,7 +317,7 @@ func TestProfileStoreFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(stack), "variants.(*faulty).Update") {
+	if !strings.Contains(string(stack), "regressions.(*faulty).Update") {
 		t.Errorf("stack file lacks the store's frame:\n%s", stack)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*optimized*.pb.gz")); len(m) == 0 {

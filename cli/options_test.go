@@ -253,7 +253,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("sweep", func(t *testing.T) {
 		io, out, errOut := testIO()
-		opts := &SweepOptions{IO: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true, CacheDir: "off"}
+		opts := &SweepOptions{IO: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true}
 		if err := runSweep(ctx, opts); err != nil {
 			t.Fatal(err)
 		}

@@ -149,9 +149,8 @@ func (o *ProfileOptions) jobs() ([]profileJob, error) {
 		return nil, usagef("no store is registered")
 	}
 	scs2 := scenarios.Defaults()
-	if given, err := o.CertsFlags.given(len(o.ScenarioFileFlags.Files) > 0); err != nil {
-		return nil, err
-	} else if given {
+	var err error
+	if o.CertsFlags.Path != "" {
 		var progress io.Writer
 		if !o.Quiet {
 			progress = o.IO.ErrOut

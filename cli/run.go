@@ -52,11 +52,11 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 	storesFlag(cmd, &f.Stores, defaultStores(), "stores to measure, comma-separated `names`; the first is the baseline (see certbench list)")
 	fs.StringSliceVar(&f.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (default: the default set, see certbench list)")
 	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
-	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 4 for significance, >= 6 for a 95% interval)")
+	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 6 for a 95% interval)")
 	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
-	fs.DurationVar(&f.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (it hung; 0: no limit)")
-	fs.StringVar(&f.Config, "config", "", "policy `file` whose gate.sample_timeout applies unless --sample-timeout is given (scripts/certbench-ci.sh passes its policy)")
+	fs.DurationVar(&f.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (0: no limit)")
+	fs.StringVar(&f.Config, "config", "", "policy `file` whose gate.sample_timeout applies unless --sample-timeout is given")
 	f.CertsFlags.bind(cmd)
 	f.ScenarioFileFlags.bind(cmd)
 }
@@ -111,34 +111,42 @@ func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
 			t = p.SampleTimeout
 		}
 	}
-	switch {
-	case t < 0:
+	if t < 0 {
 		return 0, usagef("--sample-timeout %s: must not be negative (0: no limit)", t)
-	case t == 0:
-		return -1, nil
 	}
-	return t, nil
+	return noLimit(t), nil
 }
 
-// runTo measures and writes the results to out in Go benchmark format.
-// When ctx is done before the end (an interrupt), the file is still
-// complete: the samples measured so far (the one in flight is dropped),
-// the unit lines computed from them and the closing line; the error is
-// then an *interruptedError. A sample the store under test ended (a panic, or a
-// call that did not return within the sample timeout) is reported on
-// errOut, its stack written to a file named from stacks (see stackBase),
-// and recorded in the results as a failure; the other stores go on
-// (after a hang, measuring stops), and the error then has
-// ExitStoreFailed.
+// runTo measures and writes the results to out in Go benchmark format
+// (see writeSamples).
 func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stacks string, config ...string) error {
 	kv, err := resultConfig(opts.Scenarios)
 	if err != nil {
 		return err
 	}
-	w := results.NewWriter(out, append(config, kv...)...)
+	return writeSamples(ctx, out, errOut, stacks, append(config, kv...),
+		func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error {
+			opts.Fault = fault
+			return bench.Run(ctx, opts, emit)
+		})
+}
+
+// writeSamples calls measure and writes the samples it emits to out in Go
+// benchmark format, with the configuration lines config. When ctx is done
+// before the end (an interrupt), the file is still complete: the samples
+// measured so far (the one in flight is dropped), the unit lines computed
+// from them and the closing line; the error is then an
+// *interruptedError. A sample the store under test ended (a panic, or a
+// call that did not return within the sample timeout) is reported on
+// errOut, its stack written to a file named from stacks (see stackBase),
+// and recorded in the results as a failure; the other stores go on
+// (after a hang, measuring stops), and the error then has
+// ExitStoreFailed.
+func writeSamples(ctx context.Context, out, errOut io.Writer, stacks string, config []string,
+	measure func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error) error {
+	w := results.NewWriter(out, config...)
 	faults := &storeFaults{errOut: errOut, base: stacks, w: w}
-	opts.Fault = faults.report
-	err = bench.Run(ctx, opts, func(s bench.Sample) error { return w.Write(s) })
+	err := measure(faults.report, func(s bench.Sample) error { return w.Write(s) })
 	var f *bench.StoreFault
 	if err != nil && ctx.Err() == nil && !errors.As(err, &f) {
 		return err
@@ -152,6 +160,37 @@ func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stack
 	return faults.err(plural(w.Samples(), "complete sample"))
 }
 
+// writeResultsTo calls write with the file named by output (-o), or with
+// stdout when output is "" or "-", and closes the file. A store's failure
+// (storeFailed) still closes and keeps the file.
+func writeResultsTo(o IO, output string, write func(io.Writer) error) error {
+	if output == "" || output == "-" {
+		return write(o.Out)
+	}
+	file, err := os.Create(output)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	defer file.Close()
+	err = write(file)
+	if err != nil && !storeFailed(err) {
+		return err
+	}
+	if cerr := file.Close(); cerr != nil {
+		return fmt.Errorf("writing %s: %w", output, cerr)
+	}
+	return err
+}
+
+// noLimit turns a --sample-timeout of 0 (no limit) into bench.Options'
+// negative value for no limit.
+func noLimit(t time.Duration) time.Duration {
+	if t == 0 {
+		return -1
+	}
+	return t
+}
+
 // RunOptions are the options of certbench run.
 type RunOptions struct {
 	IO IO
@@ -162,12 +201,10 @@ type RunOptions struct {
 	// "# round: ROUND" (results.RoundKey): the round of an interleaved
 	// base/head protocol, by which certbench gate pairs samples.
 	Round string
-	// Sync, when not empty (--sync), is a directory shared with
-	// SyncParties-1 other certbench run processes: each sample's timed
-	// ops start when every process has reached that sample (package
-	// rendezvous). 0 SyncParties means 2.
-	Sync        string
-	SyncParties int
+	// Sync, when not empty (--sync), is a directory shared with one
+	// other certbench run process: each sample's timed ops start when
+	// both have reached that sample (package rendezvous).
+	Sync string
 	// SimulateFlags choose the simulated CPU (--instrument simulate).
 	SimulateFlags
 	// CallgrindDir, with --instrument simulate, keeps every sample's
@@ -182,77 +219,16 @@ func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
 		Use:   "run",
 		Short: "Measure stores on scenarios and write Go benchmark results",
 		Long: `run measures every named scenario on every named store, interleaving stores
-and samples, and writes the results in the Go benchmark format (readable by
-benchstat and by certbench compare and gate) to stdout, or to the file -o
-names. Names look like
-BenchmarkChurn/scenario=rotate-10-of-100/store=optimized, so
-"go tool benchstat -col /store results.txt" compares stores.
-
-B/op and allocs/op are the exact ratios (total / ops, not truncated):
-"0 allocs/op" means nothing was allocated in the whole timed window. The
-unit lines declare B/op, allocs/op and goroutines "assume=exact" only
-when every benchmark has at least 2 samples, all equal; merge per-sample
-files with certbench merge, which recomputes them.
-
---sync DIR measures side by side: every process given the same (empty)
-directory waits, before each sample's timed ops, until all --sync-parties
-of them (default 2) have reached that sample, so that a base and a head
-binary, each pinned to its own CPU, measure every sample in the same
-moments and whatever disturbs the machine disturbs both
-(scripts/certbench-ci.sh --interleave parallel). The processes must run
-the same stores, scenarios, count and ops; if they do not, or a partner
-does not arrive within 10 minutes, run fails.
-
-On SIGINT (Ctrl-C) or SIGTERM the sample in flight is dropped and the
-output keeps the samples measured so far, with their unit lines; certbench
-prints "interrupted: N samples kept" and exits 130 (SIGINT) or 143
-(SIGTERM). A sample stuck in a store call is abandoned 3 s after the
-signal, and the process exits 15 s after it whatever it waits for.
-
-A store that panics (in its factory, Update, Certificate or Close) ends
-that sample: certbench prints one line naming the store, scenario, sample
-and call, writes the panicking goroutine's stack to a file beside -o
-(FILE-panic-STORE-SCENARIO-N.txt for -o FILE.txt; a temporary file without
--o, its path printed), writes nothing of the sample, takes no more samples
-of that store in that scenario, measures the other stores, and exits 1. A
-sample that runs longer than --sample-timeout (its waits for --sync left
-out) is taken as hung: the line names the call that did not return, the
-file (-hang-) holds every goroutine's stack (the sample's carry the label
-certbench-sample), and measuring stops, since a goroutine stuck in a store
-cannot be stopped and would disturb the later samples. The results record
-each failure as go test records a failed benchmark, a "--- FAIL:
-BenchmarkChurn/..." line and the reason under it, which benchstat ignores
-and certbench gate reads (a store that failed at head, not at base, fails
-the gate). --config FILE takes the sample timeout from the policy's
-gate.sample_timeout.
-
---instrument simulate measures on a simulated CPU instead of the clock:
-certbench runs itself again under valgrind's callgrind (install valgrind;
-Debian, Ubuntu: apt-get install valgrind) and counts the instructions of each
-sample's timed ops: instructions/op, which other tenants of the machine
-cannot disturb (a window repeats its count to within a few hundredths of a
-percent), with B/op, allocs/op, retained-B and goroutines; no time is
-written. The collector is held off inside each window (after a collection
-that returns free memory to the OS), GOMAXPROCS is 1 and every benchmark
-gets an uncounted warm-up sample. --cache-sim adds callgrind's cache
-simulation and est-cycles/op (1 per instruction, 10 more per first-level
-cache miss, 100 more per last-level miss). Handshake scenarios are refused;
-startup scenarios run 1 op per sample (scenario files: simulate_ops).
---callgrind-dir DIR keeps every sample's callgrind file, which certbench gate
-(--base-profiles/--head-profiles), certbench profile top, callgrind_annotate
-and KCachegrind read. certbench gate refuses to compare simulated results
-with wall-clock ones.
-
---certs SOURCE runs the scenarios on your own certificates: a directory of
-PEM files, a Traefik dynamic configuration or a Kubernetes Secret list. The
-default set becomes rotate-10-of-certs, renew-1-of-certs, noop-certs,
-startup-certs, multistore-certs and lookup-certs (--scenarios takes these
-names or the catalogue's); renewals re-sign each leaf over its own public
-key. The results record only the source's shape (certs-count, certs-keys,
-..., certs-fingerprint lines), never a name, key or path.`,
+and samples, and writes Go benchmark results (BenchmarkChurn/scenario=S/store=N,
+read by benchstat, certbench compare and gate) to stdout or -o FILE.
+--instrument simulate counts instructions/op under valgrind's callgrind instead
+of the clock. --certs runs on your certificates (the results record only their
+shape). --sync DIR starts each sample's timed ops together with one other run
+given DIR. A store that panics or hangs fails (its stack in a file beside -o,
+exit 1); on Ctrl-C the output keeps the complete samples. More: README.md, and
+go doc github.com/certbench/certbench/bench.`,
 		Example: `  certbench run -o results.txt
   certbench run --instrument simulate --stores optimized -o sim.txt
-  certbench run --stores optimized --scenarios rotate-10-of-100,lookup-1000 --count 6 -o r.txt
   certbench run --certs /etc/traefik/certs -o mine.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -265,12 +241,12 @@ key. The results record only the source's shape (certs-count, certs-keys,
 		},
 	}
 	opts.BenchFlags.bind(cmd)
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout (stacks of a store that fails go beside it)")
-	cmd.Flags().StringVar(&opts.Round, "round", "", "write the comment line \"# round: `N`\": the round of an interleaved base/head run, by which certbench gate pairs the samples of base and head (benchstat ignores it)")
-	cmd.Flags().StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other processes given this `dir` (see --sync-parties)")
-	cmd.Flags().IntVar(&opts.SyncParties, "sync-parties", 2, "the `number` of processes sharing the --sync directory")
+	fs := cmd.Flags()
+	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
+	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
+	fs.StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other run given this `dir`")
 	opts.SimulateFlags.bind(cmd)
-	cmd.Flags().StringVar(&opts.CallgrindDir, "callgrind-dir", "", "with --instrument simulate: keep every sample's callgrind file in this `dir` (<scenario>.<store>.<sample>.callgrind)")
+	fs.StringVar(&opts.CallgrindDir, "callgrind-dir", "", "with --instrument simulate: keep every sample's callgrind file in this `dir`")
 	return cmd
 }
 
@@ -313,10 +289,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		bopts.CallgrindDir = opts.CallgrindDir
 		config = append(config, simulateConfig()...)
 	}
-	parties := opts.SyncParties
-	if parties == 0 {
-		parties = 2
-	}
 	if opts.Sync != "" {
 		// A partner waits at the next sample for one whose store hangs
 		// until that sample's timeout ends it.
@@ -324,32 +296,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if bopts.SampleTimeout > 0 {
 			wait += bopts.SampleTimeout
 		}
-		d, err := rendezvous.Open(opts.Sync, parties, wait)
+		d, err := rendezvous.Open(opts.Sync, 2, wait)
 		if err != nil {
 			return usagef("--sync: %v", err)
 		}
-		bopts.Sync = func(ctx context.Context, scenario, store string, sample int) error {
-			return d.Wait(ctx, fmt.Sprintf("%s/%s/%d", scenario, store, sample))
-		}
-	} else if parties != 2 {
-		return usagef("--sync-parties %d without --sync", parties)
+		bopts.Sync = d.Sample
 	}
-	if opts.Output == "" || opts.Output == "-" {
-		return runTo(ctx, bopts, opts.IO.Out, opts.IO.ErrOut, "", config...)
-	}
-	file, err := os.Create(opts.Output)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	defer file.Close()
-	err = runTo(ctx, bopts, file, opts.IO.ErrOut, stackBase(opts.Output), config...)
-	if err != nil && !storeFailed(err) {
-		return err
-	}
-	if cerr := file.Close(); cerr != nil {
-		return fmt.Errorf("writing %s: %w", opts.Output, cerr)
-	}
-	return err
+	return writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
+		return runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output), config...)
+	})
 }
 
 // checkRound rejects a --round that a configuration line cannot hold or

@@ -22,12 +22,11 @@ func (s *ScenarioFileFlags) bind(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("scenario-file", "yaml", "yml")
 }
 
-// load reads the scenario files. A pool.certs source in one is loaded
-// with strict (--certs-strict) and namespaces (--certs-namespaces).
-func (s *ScenarioFileFlags) load(strict, namespaces bool) ([]scenarios.Scenario, error) {
+// load reads the scenario files.
+func (s *ScenarioFileFlags) load() ([]scenarios.Scenario, error) {
 	var out []scenarios.Scenario
 	for _, path := range s.Files {
-		sc, err := scenarios.LoadFile(path, certgen.SourceOptions{Strict: strict, IgnoreNamespaces: !namespaces})
+		sc, err := scenarios.LoadFile(path)
 		if err != nil {
 			return nil, usagef("--scenario-file: %v", err)
 		}
@@ -46,7 +45,7 @@ func (s *ScenarioFileFlags) withFiles(named []scenarios.Scenario, c *CertsFlags)
 	if c.Path != "" {
 		return nil, usagef("--scenario-file with --certs: name the certificates in the scenario file (pool.certs: SOURCE)")
 	}
-	files, err := s.load(c.Strict, c.Namespaces)
+	files, err := s.load()
 	if err != nil {
 		return nil, err
 	}

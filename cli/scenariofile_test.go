@@ -113,14 +113,14 @@ func TestListScenarioFile(t *testing.T) {
 }
 
 // TestScenarioFileCerts runs a scenario file whose pool is the user's
-// certificates, with --certs-strict applying to that source; the results
+// certificates, loaded strictly (pool.strict); the results
 // record its shape and never its names or path.
 func TestScenarioFileCerts(t *testing.T) {
 	certsDir, names := writeCertsDir(t, 5, 6)
 	file := writeScenario(t, filepath.Dir(certsDir), "mine.yaml",
-		"name: mine\npool: {certs: "+filepath.Base(certsDir)+"}\nchurn: {kind: renew}\nops: 2\n")
+		"name: mine\npool: {certs: "+filepath.Base(certsDir)+", strict: true}\nchurn: {kind: renew}\nops: 2\n")
 	out := filepath.Join(t.TempDir(), "r.txt")
-	code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", file, "--certs-strict", "--count", "2", "-q", "-o", out)
+	code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", file, "--count", "2", "-q", "-o", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -36,7 +36,7 @@ type SimulateFlags struct {
 func (f *SimulateFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Instrument, "instrument", bench.Wall,
 		"how the timed ops are measured: `wall` (the clock) or simulate (instructions under valgrind's callgrind; certbench starts it)")
-	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (about twice as slow)")
+	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (slower)")
 }
 
 // simulate reports whether the flags ask for the simulate instrument,
@@ -127,44 +127,11 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		return err
 	}
 	defer os.RemoveAll(dir)
-	// start starts the child, its start-up seed fixed if fixed.
-	start := func(fixed bool) (*exec.Cmd, io.Reader, error) {
-		cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe, commandArgs(ctx)...)
-		if errors.Is(err, callgrind.ErrNotInstalled) || errors.Is(err, callgrind.ErrUnsupported) {
-			return nil, nil, usageError(err)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		cmd.Stdout = out.Out
-		// In a process group of its own, so that a Ctrl-C at the terminal
-		// reaches only this process, which passes it on once (a second
-		// signal would make the child stop at once, without its results).
-		ownProcessGroup(cmd)
-		if isTerminal(out.ErrOut) {
-			cmd.Env = append(cmd.Env, terminalEnv+"=1")
-		}
-		if fixed {
-			cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
-		}
-		// The child's stderr passes through a filter of the warnings Go's
-		// vendored golang.org/x/sys/cpu prints at start for
-		// cpu.rdtscp=off, an option of the runtime's that it does not know.
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			return nil, nil, err
-		}
-		if fixed {
-			err = callgrind.StartFixedSeed(cmd, callgrind.Seed)
-		} else {
-			err = cmd.Start()
-		}
-		return cmd, stderr, err
-	}
-	cmd, stderr, err := start(true)
+	child := callgrindChild{opts: callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe: exe, args: commandArgs(ctx), out: out}
+	cmd, stderr, err := child.start(true)
 	if errors.Is(err, callgrind.ErrNoFixedSeed) {
 		fmt.Fprintf(out.ErrOut, "certbench: warning: %v; instruction counts of code that hashes with a per-process seed will differ between processes\n", err)
-		cmd, stderr, err = start(false)
+		cmd, stderr, err = child.start(false)
 	}
 	if err != nil {
 		var ee *exitError
@@ -173,10 +140,61 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		}
 		return fmt.Errorf("starting valgrind: %w", err)
 	}
+	return waitChild(ctx, cmd, stderr, out.ErrOut, filepath.Join(dir, callgrind.LogFile))
+}
+
+// callgrindChild is the certbench process reexecUnderCallgrind starts.
+type callgrindChild struct {
+	opts callgrind.Options
+	exe  string
+	args []string
+	out  IO
+}
+
+// start starts the child, its start-up seed fixed if fixed, and returns
+// its stderr.
+func (c callgrindChild) start(fixed bool) (*exec.Cmd, io.Reader, error) {
+	cmd, err := callgrind.Command(context.Background(), c.opts, c.exe, c.args...)
+	if errors.Is(err, callgrind.ErrNotInstalled) || errors.Is(err, callgrind.ErrUnsupported) {
+		return nil, nil, usageError(err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stdout = c.out.Out
+	// In a process group of its own, so that a Ctrl-C at the terminal
+	// reaches only this process, which passes it on once (a second
+	// signal would make the child stop at once, without its results).
+	ownProcessGroup(cmd)
+	if isTerminal(c.out.ErrOut) {
+		cmd.Env = append(cmd.Env, terminalEnv+"=1")
+	}
+	if fixed {
+		cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
+	}
+	// The child's stderr passes through a filter of the warnings Go's
+	// vendored golang.org/x/sys/cpu prints at start for cpu.rdtscp=off,
+	// an option of the runtime's that it does not know.
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fixed {
+		err = callgrind.StartFixedSeed(cmd, callgrind.Seed)
+	} else {
+		err = cmd.Start()
+	}
+	return cmd, stderr, err
+}
+
+// waitChild copies the started child's stderr to errOut (rdtscpWarning
+// left out), passes ctx's signal on to it, and waits for it; its log is
+// valgrind's, quoted when valgrind itself failed.
+func waitChild(ctx context.Context, cmd *exec.Cmd, stderr io.Reader, errOut io.Writer, log string) error {
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		copyWithout(out.ErrOut, stderr, rdtscpWarning)
+		copyWithout(errOut, stderr, rdtscpWarning)
 	}()
 	done := make(chan struct{})
 	defer close(done)
@@ -193,7 +211,7 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		}
 	}()
 	<-copied // all of stderr read before Wait closes the pipe
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -202,7 +220,7 @@ func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario,
 		// The child reported its own error (or interruption).
 		return &exitError{code: exit.ExitCode(), err: errSilent}
 	case errors.As(err, &exit):
-		return fmt.Errorf("certbench under callgrind: %v%s", err, logTail(filepath.Join(dir, callgrind.LogFile)))
+		return fmt.Errorf("certbench under callgrind: %v%s", err, logTail(log))
 	}
 	return fmt.Errorf("certbench under callgrind: %w", err)
 }

@@ -28,18 +28,11 @@ func topCallgrind(w io.Writer, format profile.Format, files []string, n int) err
 		if !isCallgrindFile(path) {
 			return usagef("%s: not a callgrind file (*.callgrind, callgrind.out*); give heap profiles and callgrind files to separate commands", path)
 		}
-		ps, err := callgrind.ParseFile(path)
+		ts, err := callgrind.SummarizeFile(path, callgrind.Instructions, n)
 		if err != nil {
 			return usageError(err)
 		}
-		for _, p := range ps {
-			t, err := callgrind.Summarize(p, callgrind.Instructions, n)
-			if err != nil {
-				return usagef("%s: %v", path, err)
-			}
-			t.File = path
-			tops = append(tops, t)
-		}
+		tops = append(tops, ts...)
 	}
 	return callgrind.WriteTops(w, string(format), tops)
 }
@@ -78,16 +71,11 @@ func profileSimulated(ctx context.Context, opts *ProfileOptions, jobs []profileJ
 		if err := os.Rename(from, to); err != nil {
 			return err
 		}
-		ps, err := callgrind.ParseFile(to)
+		ts, err := callgrind.SummarizeFile(to, callgrind.Instructions, opts.Top)
 		if err != nil {
 			return err
 		}
-		t, err := callgrind.Summarize(ps[0], callgrind.Instructions, opts.Top)
-		if err != nil {
-			return err
-		}
-		t.File = to
-		tops = append(tops, t)
+		tops = append(tops, ts...)
 	}
 	return callgrind.WriteTops(opts.IO.Out, string(format), tops)
 }

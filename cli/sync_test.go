@@ -11,19 +11,12 @@ import (
 )
 
 // Two run processes given one --sync directory measure together and both
-// write complete results; a directory that is not there, or parties
-// without --sync, is bad usage.
+// write complete results; a directory that is not there is bad usage.
 func TestRunSync(t *testing.T) {
 	dir := t.TempDir()
 	sync0 := filepath.Join(dir, "sync")
 	if code, _, errOut := run(t, "run", "--sync", sync0, "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "--sync") {
 		t.Errorf("--sync to a missing directory: exit %d, %s", code, errOut)
-	}
-	if code, _, errOut := run(t, "run", "--sync-parties", "3", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "--sync-parties 3 without --sync") {
-		t.Errorf("--sync-parties alone: exit %d, %s", code, errOut)
-	}
-	if code, _, errOut := run(t, "run", "--sync", dir, "--sync-parties", "-1", "--count", "1"); code != cli.ExitUsage || !strings.Contains(errOut, "at least 1") {
-		t.Errorf("--sync-parties 0: exit %d, %s", code, errOut)
 	}
 
 	sd := t.TempDir()

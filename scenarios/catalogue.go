@@ -22,108 +22,87 @@ type Kind string
 
 // The kinds of scenario.
 const (
-	// Rotate applies a sliding window of Window certificates from the pool,
-	// moving the window by Window (cycling) on every op: every op replaces
-	// the whole set.
+	// Rotate applies a window of Window certificates of the pool, moved
+	// by Window (cycling) on every op.
 	Rotate Kind = "rotate"
 	// Renew re-applies the whole pool on every op with one more certificate
 	// renewed (same names, new key and serial), as an ACME client does.
 	Renew Kind = "renew"
-	// Noop re-applies the same whole pool on every op: an unrelated part of
-	// the proxy's configuration changed.
+	// Noop re-applies the same whole pool on every op.
 	Noop Kind = "noop"
 	// Startup loads the whole pool into a fresh store on every op.
 	Startup Kind = "startup"
-	// Lookup measures one handshake lookup per op against a store holding
-	// the whole pool, over a mix of exact hits, wildcard hits and misses.
+	// Lookup makes one lookup per op in a store holding the whole pool,
+	// over the lookup mix.
 	Lookup Kind = "lookup"
 	// HandshakeUnderChurn runs lookups from several goroutines while
-	// renew-1 refreshes run back to back, and measures lookup latency
-	// percentiles and refreshes per second (see churn.go).
+	// renew-1 refreshes run back to back (see bench's measureChurn).
 	HandshakeUnderChurn Kind = "handshake-under-churn"
-	// Handshake runs full in-process crypto/tls handshakes served by the
-	// store, clients drawing their SNI from the lookup mix and verifying
-	// the chain, so a wrong certificate is a counted error. With
-	// HandshakeSpec.Churn a second phase repeats them while renew-1
-	// refreshes run (see bench/handshake.go).
+	// Handshake runs in-process crypto/tls handshakes served by the store,
+	// verified by the clients; with HandshakeSpec.Churn a second phase
+	// repeats them under renew-1 refreshes (see bench's measureHandshake).
 	Handshake Kind = "handshake"
 )
 
 // HandshakeSpec says how a Handshake scenario's clients connect and what
 // churn runs meanwhile.
 type HandshakeSpec struct {
-	// TLS12Share is the fraction (0 to 1) of handshakes made with TLS 1.2;
-	// the others use TLS 1.3. Versions are spread evenly over the
-	// handshakes, deterministically.
+	// TLS12Share is the fraction (0 to 1) of handshakes made with TLS 1.2,
+	// spread evenly; the others use TLS 1.3.
 	TLS12Share float64 `yaml:"tls12_share"`
-	// ResumeShare is the fraction (0 to 1) of handshakes that offer a
-	// session ticket from an earlier full handshake of the same client,
-	// for a name that handshake used; the others are full handshakes.
+	// ResumeShare is the fraction (0 to 1) of handshakes that resume a
+	// session of an earlier full handshake of the same client.
 	ResumeShare float64 `yaml:"resume_share"`
 	// Clients is the number of concurrent clients; 0 means GOMAXPROCS.
 	Clients int `yaml:"clients"`
-	// Churn adds the second phase: the same handshakes while renew-1
-	// refreshes of the pool are applied.
+	// Churn adds the second phase, under renew-1 refreshes.
 	Churn bool `yaml:"churn"`
-	// RefreshEvery is the period of the churn phase's refreshes: one
-	// starts every RefreshEvery, or as soon as the previous one ends when
-	// it took longer; 0 means back to back.
+	// RefreshEvery is the period of the churn phase's refreshes (a late
+	// one starts when the previous ends); 0 means back to back.
 	RefreshEvery time.Duration `yaml:"refresh_every"`
 }
 
 // Scenario is one entry of the catalogue: a pool, the churn applied to it,
 // and how many ops make one sample.
 type Scenario struct {
-	// Name is the stable identifier used on the command line and in
-	// benchmark names.
-	Name string
-	// Description is one line for listings.
-	Description string
-	// Kind is the churn applied.
+	// Name identifies the scenario on the command line and in benchmark
+	// names; Description is one line for listings.
+	Name, Description string
+	// Kind is the churn applied to the certificate Pool.
 	Kind Kind
-	// Pool is the certificate pool.
 	Pool certgen.PoolSpec
-	// Window is the number of certificates per configuration for Rotate;
-	// 0 means the whole pool.
+	// Window is the certificates per configuration of Rotate; 0 means the
+	// whole pool.
 	Window int
-	// Stores names the stores every certificate is in, each declared with
-	// a configured default certificate; none means the default store only
-	// with no configured default.
+	// Stores names the stores every certificate is in, each with a
+	// configured default; none means the default store only.
 	Stores []string
-	// Renew is the number of certificates a Renew scenario renews per
-	// refresh, the next ones of the pool in order; 0 means 1.
+	// Renew is the certificates a Renew scenario renews per refresh, the
+	// next ones of the pool; 0 means 1.
 	Renew int
-	// Steps are the refreshes of a Sequence scenario, in order and cycled:
-	// Steps[j] certificates of the whole pool are renewed in refresh j+1
-	// (0: the refresh re-applies the previous configuration).
+	// Steps are a Sequence's refreshes, cycled: Steps[j] certificates are
+	// renewed in refresh j+1 (0: a no-op refresh).
 	Steps []int
-	// Mix is the lookup mix of Lookup, Handshake and HandshakeUnderChurn
-	// scenarios; the zero value means DefaultLookupMix.
+	// Mix is the lookup mix; the zero value means DefaultLookupMix.
 	Mix LookupMix
 	// Ops is the fixed number of ops in one sample, so that B/op and
 	// allocs/op compare run to run.
 	Ops int
 	// SimulateOps, when positive, is the ops in one sample on the
-	// simulated CPU (certbench run --instrument simulate) instead of Ops:
-	// a window of tens of millions of instructions averages out the Go
-	// runtime's own randomness (map seeds, which spans are reused) to
-	// hundredths of a percent, and one of billions takes tens of seconds
-	// under the simulation. It is not part of the definition hash: it
-	// only changes how many ops a simulated sample averages over.
+	// simulated CPU instead of Ops: enough to average out the runtime's
+	// own randomness (map seeds, reused spans), few enough to be quick
+	// under the simulation. It is not part of the definition hash.
 	SimulateOps int
 	// Default reports whether the scenario is in the default set.
 	Default bool
-	// Duration bounds one sample of a HandshakeUnderChurn scenario, whose
-	// Ops bounds the lookups; the sample ends at whichever comes first.
-	// For a Handshake scenario it bounds each phase, and Ops bounds the
-	// handshakes of each phase.
+	// Duration bounds one sample of a HandshakeUnderChurn scenario (Ops
+	// bounds its lookups), or each phase of a Handshake scenario (Ops
+	// bounds its handshakes).
 	Duration time.Duration
 	// Handshake says how the clients of a Handshake scenario connect.
 	Handshake HandshakeSpec
-	// Certs, when set, replaces the generated pool with the loaded
-	// certificates, as they are (Pool is then ignored): see WithSource,
-	// which also renames the scenario and fits its numbers to the source.
-	// Handshake scenarios cannot run on it.
+	// Certs, when set, replaces the generated pool with loaded
+	// certificates (see WithSource).
 	Certs *certgen.Source
 }
 
@@ -219,35 +198,28 @@ func Defaults() []Scenario {
 type Workload struct {
 	// Scenario is what the workload was built from.
 	Scenario Scenario
-	// Configs are applied in order: Configs[0] before timing starts (for
-	// Startup and Rotate it is the first op's predecessor), then
+	// Configs are applied in order: Configs[0] before timing starts, then
 	// Configs[1..Ops] one per timed op. Lookup workloads have one.
 	Configs []*certstore.Config
 	// FreshStore reports that every timed op applies its configuration to
 	// a new store (Startup).
 	FreshStore bool
-	// Hellos are the lookups of a Lookup workload, cycled; Store names the
-	// store they look in.
+	// Hellos are the lookups, cycled, made in the store named Store.
 	Hellos []*tls.ClientHelloInfo
-	// Store is the store lookups are made in.
-	Store string
-	// Certs is the number of certificates in the last configuration, for
-	// per-certificate figures.
+	Store  string
+	// Certs is the number of certificates in the last configuration.
 	Certs int
-	// Next is one more configuration of a refresh workload (Rotate, Renew,
-	// Noop, Startup), applied after the timed ops to measure a refresh's
-	// peak heap outside them: the configuration after Configs[len-1].
+	// Next is the configuration after the last of a refresh workload,
+	// applied after the timed ops to measure a refresh's peak heap.
 	Next *certstore.Config
-	// Issuer is the certificate of the authority that issued every
-	// certificate of a Handshake workload, which its clients trust.
+	// Issuer issued every certificate of a Handshake workload; its
+	// clients trust it.
 	Issuer *x509.Certificate
-	// DefaultLeaf is the DER of the configured default certificate of
-	// Store in a Handshake workload: what a hello that matches no
-	// certificate must be served.
+	// DefaultLeaf is the DER of Store's configured default in a Handshake
+	// workload: what a hello that matches no certificate is served.
 	DefaultLeaf []byte
-	// Misses reports, for each of Hellos of a Handshake workload, that the
-	// hello matches no certificate of the pool (by the certstore lookup
-	// rules), so the store's default is to be served.
+	// Misses reports, per hello of a Handshake workload, that it matches
+	// no certificate of the pool.
 	Misses []bool
 }
 

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/certgen"
@@ -64,6 +65,21 @@ func SweepOps(size int) int {
 		return 10
 	}
 	return max(1, min(10, 30000/size))
+}
+
+// FamilyAt finds the family and pool size a scenario name of At's naming
+// stands for ("renew-1-of-1000": renew-1 at 1000).
+func FamilyAt(name string) (family string, size int, ok bool) {
+	for _, f := range Families {
+		for _, sep := range []string{"-of-", "-"} {
+			if rest, found := strings.CutPrefix(name, f.Name+sep); found {
+				if n, err := strconv.Atoi(rest); err == nil && n > 0 && f.At(n).Name == name {
+					return f.Name, n, true
+				}
+			}
+		}
+	}
+	return "", 0, false
 }
 
 // At returns the family's scenario at a pool of size certificates, named

@@ -90,21 +90,22 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // LoadFile reads the scenario file path (a regular file of at most
 // MaxFileSize bytes) with ParseFile. A pool.certs source is loaded
-// relative to the file's directory, with opts.
-func LoadFile(path string, opts certgen.SourceOptions) (Scenario, error) {
+// relative to the file's directory, as pool.strict and pool.namespaces
+// say.
+func LoadFile(path string) (Scenario, error) {
 	data, err := yamlfile.ReadFile(path, "scenario file", MaxFileSize)
 	if err != nil {
 		return Scenario{}, err
 	}
-	sc, certs, err := parseFile(data, path)
+	sc, pool, err := parseFile(data, path)
 	if err != nil {
 		return Scenario{}, err
 	}
-	if certs != "" {
+	if certs := pool.Certs; certs != "" {
 		if !filepath.IsAbs(certs) {
 			certs = filepath.Join(filepath.Dir(path), certs)
 		}
-		src, err := certgen.Load(certs, opts)
+		src, err := certgen.Load(certs, certgen.SourceOptions{Strict: pool.Strict, IgnoreNamespaces: !pool.Namespaces})
 		if err != nil {
 			return Scenario{}, fmt.Errorf("scenario file %s: pool.certs: %w", path, err)
 		}
@@ -119,8 +120,8 @@ func LoadFile(path string, opts certgen.SourceOptions) (Scenario, error) {
 // A scenario whose pool is a certs: source cannot be made from the data
 // alone: ParseFile rejects it (LoadFile loads it).
 func ParseFile(data []byte, name string) (Scenario, error) {
-	sc, certs, err := parseFile(data, name)
-	if err == nil && certs != "" {
+	sc, pool, err := parseFile(data, name)
+	if err == nil && pool.Certs != "" {
 		err = fmt.Errorf("scenario file %s: pool.certs needs the file on disk: use LoadFile", name)
 	}
 	return sc, err
@@ -161,6 +162,8 @@ type poolFile struct {
 	IPEvery       int    `yaml:"ip_every"`
 	Domain        string `yaml:"domain"`
 	Certs         string `yaml:"certs"`
+	Strict        bool   `yaml:"strict"`     // with Certs: fail on an unusable entry
+	Namespaces    bool   `yaml:"namespaces"` // with Certs: a Secret list's namespaces are stores
 }
 
 type churnFile struct {
@@ -179,140 +182,161 @@ type step struct {
 	Repeat *int `yaml:"repeat"`
 }
 
-// parseFile reads a scenario and the certs: path of its pool ("" for a
+// parseFile reads a scenario and its pool as written (Certs "" for a
 // generated pool).
-func parseFile(data []byte, name string) (Scenario, string, error) {
+func parseFile(data []byte, name string) (Scenario, poolFile, error) {
 	var f file
 	if err := yamlfile.Decode(data, name, "a scenario (name, pool, churn, ops)", &f); err != nil {
-		return Scenario{}, "", &FileError{File: name, Err: err}
+		return Scenario{}, poolFile{}, &FileError{File: name, Err: err}
 	}
-	return f.scenario(), f.Pool.Certs, nil
+	return f.scenario(), *f.Pool, nil
 }
+
+// problems collects what a Validate method finds, as yamlfile.FieldErrors.
+type problems []error
+
+func (p *problems) bad(field, format string, args ...any) {
+	*p = append(*p, yamlfile.Errorf(field, format, args...))
+}
+
+func (p *problems) key(field, format string, args ...any) {
+	*p = append(*p, yamlfile.KeyErrorf(field, format, args...))
+}
+
+func (p *problems) inRange(field string, v, least, most int, what string) {
+	if v < least || v > most {
+		p.bad(field, "want %s from %d to %d", what, least, most)
+	}
+}
+
+func (p problems) err() error { return errors.Join(p...) }
 
 // Validate checks what the types of file do not say.
 func (f *file) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, yamlfile.Errorf(field, format, args...))
-	}
-	inRange := func(field string, v, least, most int, what string) {
-		if v < least || v > most {
-			bad(field, "want %s from %d to %d", what, least, most)
-		}
-	}
+	var errs problems
 	if !scenarioName.MatchString(f.Name) {
-		bad("name", "want 1 to 64 lower-case letters, digits, '-' or '.', starting with a letter or digit (it goes into benchmark names)")
+		errs.bad("name", "want 1 to 64 lower-case letters, digits, '-' or '.', starting with a letter or digit (it goes into benchmark names)")
 	}
 	for i, s := range f.Stores {
 		if slices.Index(f.Stores, s) != i {
-			bad(fmt.Sprintf("stores[%d]", i), "named twice")
+			errs.bad(fmt.Sprintf("stores[%d]", i), "named twice")
 		}
 	}
 	if f.Pool != nil {
 		errs = append(errs, yamlfile.Within("pool", f.Pool.validate()))
 	}
 	if f.Churn == nil {
-		return errors.Join(errs...)
+		return errs.err()
 	}
 	kind := f.Churn.Kind
 	errs = append(errs, yamlfile.Within("churn", f.Churn.validate()))
 	if !slices.Contains(fileKinds, kind) { // what else a file may hold depends on the kind
-		return errors.Join(errs...)
+		return errs.err()
 	}
 	lookups := kind == Lookup || kind == Handshake || kind == HandshakeUnderChurn
 	timed := kind == Handshake || kind == HandshakeUnderChurn
-	switch {
-	case f.Lookup == nil:
-	case !lookups:
-		errs = append(errs, yamlfile.KeyErrorf("lookup", "only lookup, handshake and handshake-under-churn scenarios look up names (churn.kind is %s)", kind))
-	case f.Lookup.Exact+f.Lookup.Wildcard+f.Lookup.Miss != 100:
-		m := f.Lookup
-		bad("lookup", "exact %d + wildcard %d + miss %d = %d: the shares are percentages and add up to 100", m.Exact, m.Wildcard, m.Miss, m.Exact+m.Wildcard+m.Miss)
-	case f.Lookup.Exact == 0:
-		bad("lookup.exact", "at least one exact name in a hundred lookups is needed")
-	}
-	if m := f.Lookup; m != nil {
-		for key, v := range map[string]int{"exact": m.Exact, "wildcard": m.Wildcard, "miss": m.Miss} {
-			inRange("lookup."+key, v, 0, 100, "percent")
-		}
-	}
-	if h := f.Handshake; h != nil {
-		if kind != Handshake {
-			errs = append(errs, yamlfile.KeyErrorf("handshake", "only handshake scenarios take handshake settings (churn.kind is %s)", kind))
-		}
-		for key, v := range map[string]float64{"tls12_share": h.TLS12Share, "resume_share": h.ResumeShare} {
-			if !(v >= 0 && v <= 1) {
-				bad("handshake."+key, "want a fraction from 0 to 1")
-			}
-		}
-		inRange("handshake.clients", h.Clients, 0, 4096, "clients (0: GOMAXPROCS)")
-		if h.RefreshEvery != 0 {
-			inRange("handshake.refresh_every", int(min(h.RefreshEvery, time.Hour+1)), 1, int(time.Hour), "a duration (in ns)")
-		}
-	}
+	errs = append(errs, f.validateLookups(kind, lookups)...)
 	if kind != Sequence || f.Ops != 0 {
 		if f.Ops < 1 || f.Ops > 1<<30 {
-			bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
+			errs.bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
 		}
 	}
 	switch {
 	case f.SimulateOps != nil && timed:
-		errs = append(errs, yamlfile.KeyErrorf("simulate_ops", "%s scenarios do not run on the simulated CPU", kind))
+		errs.key("simulate_ops", "%s scenarios do not run on the simulated CPU", kind)
 	case f.SimulateOps != nil:
-		inRange("simulate_ops", *f.SimulateOps, 1, 1<<30, "the ops in one sample on the simulated CPU")
+		errs.inRange("simulate_ops", *f.SimulateOps, 1, 1<<30, "the ops in one sample on the simulated CPU")
 	}
 	switch {
 	case timed && (f.Duration <= 0 || f.Duration > time.Hour):
-		bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
+		errs.bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
 	case !timed && f.Duration != 0:
-		errs = append(errs, yamlfile.KeyErrorf("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind))
+		errs.key("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind)
 	}
 	if kind == Handshake && len(f.Stores) == 0 {
-		bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
+		errs.bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
 	}
 	if kind == Handshake && f.Pool != nil && f.Pool.Certs != "" {
-		bad("pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
+		errs.bad("pool.certs", "handshake scenarios verify chains against the generated issuer and cannot run on loaded certificates")
 	}
-	return errors.Join(errs...)
+	return errs.err()
+}
+
+// validateLookups checks the lookup and handshake settings of a scenario
+// of kind (lookups: a kind that looks up names).
+func (f *file) validateLookups(kind Kind, lookups bool) problems {
+	var errs problems
+	switch {
+	case f.Lookup == nil:
+	case !lookups:
+		errs.key("lookup", "only lookup, handshake and handshake-under-churn scenarios look up names (churn.kind is %s)", kind)
+	case f.Lookup.Exact+f.Lookup.Wildcard+f.Lookup.Miss != 100:
+		m := f.Lookup
+		errs.bad("lookup", "exact %d + wildcard %d + miss %d = %d: the shares are percentages and add up to 100", m.Exact, m.Wildcard, m.Miss, m.Exact+m.Wildcard+m.Miss)
+	case f.Lookup.Exact == 0:
+		errs.bad("lookup.exact", "at least one exact name in a hundred lookups is needed")
+	}
+	if m := f.Lookup; m != nil {
+		for key, v := range map[string]int{"exact": m.Exact, "wildcard": m.Wildcard, "miss": m.Miss} {
+			errs.inRange("lookup."+key, v, 0, 100, "percent")
+		}
+	}
+	if h := f.Handshake; h != nil {
+		if kind != Handshake {
+			errs.key("handshake", "only handshake scenarios take handshake settings (churn.kind is %s)", kind)
+		}
+		for key, v := range map[string]float64{"tls12_share": h.TLS12Share, "resume_share": h.ResumeShare} {
+			if !(v >= 0 && v <= 1) {
+				errs.bad("handshake."+key, "want a fraction from 0 to 1")
+			}
+		}
+		errs.inRange("handshake.clients", h.Clients, 0, 4096, "clients (0: GOMAXPROCS)")
+		if h.RefreshEvery != 0 {
+			errs.inRange("handshake.refresh_every", int(min(h.RefreshEvery, time.Hour+1)), 1, int(time.Hour), "a duration (in ns)")
+		}
+	}
+	return errs
 }
 
 // validate checks a pool.
 func (p *poolFile) validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, yamlfile.Errorf(field, format, args...))
-	}
+	var errs problems
 	if p.Certs != "" {
 		for key, set := range map[string]bool{"seed": p.Seed != 0, "count": p.Count != 0, "key": p.Key != "", "max_sans": p.MaxSANs != nil,
 			"wildcard_every": p.WildcardEvery != nil, "ip_every": p.IPEvery != 0, "domain": p.Domain != ""} {
 			if set {
-				errs = append(errs, yamlfile.KeyErrorf(key, "pool.certs replaces the generated pool: leave out %s", key))
+				errs.key(key, "pool.certs replaces the generated pool: leave out %s", key)
 			}
 		}
-		return errors.Join(errs...)
+		return errs.err()
+	}
+	for key, set := range map[string]bool{"strict": p.Strict, "namespaces": p.Namespaces} {
+		if set {
+			errs.key(key, "applies to pool.certs, a certificate source")
+		}
 	}
 	if p.Count < 1 || p.Count > 1_000_000 {
-		bad("count", "want certificates from 1 to 1000000 (or pool.certs, a certificate source)")
+		errs.bad("count", "want certificates from 1 to 1000000 (or pool.certs, a certificate source)")
 	}
 	if p.Seed > 1<<31 {
-		bad("seed", "want a seed from 0 to %d", 1<<31)
+		errs.bad("seed", "want a seed from 0 to %d", 1<<31)
 	}
 	if k := certgen.KeyType(p.Key); p.Key != "" && k != certgen.P256 && k != certgen.RSA2048 && k != certgen.Mixed {
-		bad("key", "want %s, %s or %s (3 P-256 to 1 RSA-2048)", certgen.P256, certgen.RSA2048, certgen.Mixed)
+		errs.bad("key", "want %s, %s or %s (3 P-256 to 1 RSA-2048)", certgen.P256, certgen.RSA2048, certgen.Mixed)
 	}
 	if p.MaxSANs != nil && (*p.MaxSANs < 1 || *p.MaxSANs > 100) {
-		bad("max_sans", "want DNS names from 1 to 100")
+		errs.bad("max_sans", "want DNS names from 1 to 100")
 	}
 	if p.WildcardEvery != nil && (*p.WildcardEvery < 0 || *p.WildcardEvery > 1_000_000) {
-		bad("wildcard_every", "want certificates from 0 (no wildcards) to 1000000")
+		errs.bad("wildcard_every", "want certificates from 0 (no wildcards) to 1000000")
 	}
 	if p.IPEvery < 0 || p.IPEvery > 1_000_000 {
-		bad("ip_every", "want certificates from 0 (no IP SANs) to 1000000")
+		errs.bad("ip_every", "want certificates from 0 (no IP SANs) to 1000000")
 	}
 	if d := p.Domain; strings.ContainsAny(d, " /*") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".") {
-		bad("domain", "want a domain name such as example.test")
+		errs.bad("domain", "want a domain name such as example.test")
 	}
-	return errors.Join(errs...)
+	return errs.err()
 }
 
 // churnTakes are the fields of churn each kind takes besides kind.
@@ -320,68 +344,65 @@ var churnTakes = map[Kind][]string{Rotate: {"window"}, Renew: {"renew"}, Sequenc
 
 // validate checks a churn.
 func (c *churnFile) validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, yamlfile.Errorf(field, format, args...))
-	}
+	var errs problems
 	if !slices.Contains(fileKinds, c.Kind) {
 		var names []string
 		for _, k := range fileKinds {
 			names = append(names, string(k))
 		}
-		bad("kind", "want one of %s", strings.Join(names, ", "))
-		return errors.Join(errs...)
+		errs.bad("kind", "want one of %s", strings.Join(names, ", "))
+		return errs.err()
 	}
 	for key, set := range map[string]bool{"window": c.Window != 0, "renew": c.Renew != nil, "steps": c.Steps != nil, "spread": c.Spread != nil} {
 		if set && !slices.Contains(churnTakes[c.Kind], key) {
-			errs = append(errs, yamlfile.KeyErrorf(key, "a %s scenario does not take %s", c.Kind, key))
+			errs.key(key, "a %s scenario does not take %s", c.Kind, key)
 		}
 	}
 	switch c.Kind {
 	case Rotate:
 		if c.Window < 1 || c.Window > 1_000_000 {
-			bad("window", "want the certificates in each configuration, from 1 to 1000000")
+			errs.bad("window", "want the certificates in each configuration, from 1 to 1000000")
 		}
 	case Renew:
 		if c.Renew != nil && (*c.Renew < 1 || *c.Renew > 1_000_000) {
-			bad("renew", "want certificates renewed per refresh from 1 to 1000000")
+			errs.bad("renew", "want certificates renewed per refresh from 1 to 1000000")
 		}
 	case Sequence:
 		switch {
 		case c.Steps == nil && c.Spread == nil:
-			bad("steps", "a sequence needs steps or spread")
+			errs.bad("steps", "a sequence needs steps or spread")
 		case c.Steps != nil && c.Spread != nil:
-			errs = append(errs, yamlfile.KeyErrorf("spread", "give steps or spread, not both"))
+			errs.key("spread", "give steps or spread, not both")
 		}
 		total := 0
 		for i, st := range c.Steps {
 			at := fmt.Sprintf("steps[%d]", i)
 			if st.Renew == nil || *st.Renew < 0 || *st.Renew > 1_000_000 {
-				bad(at+".renew", "want the certificates renewed in this refresh, from 0 (a no-op refresh) to 1000000")
+				errs.bad(at+".renew", "want the certificates renewed in this refresh, from 0 (a no-op refresh) to 1000000")
 			}
 			repeat := 1
 			if st.Repeat != nil {
 				repeat = *st.Repeat
 			}
 			if total += repeat; repeat < 1 || repeat > MaxSteps {
-				bad(at+".repeat", "want refreshes from 1 to %d", MaxSteps)
+				errs.bad(at+".repeat", "want refreshes from 1 to %d", MaxSteps)
 			} else if total > MaxSteps {
-				bad(at+".repeat", "the steps add up to more than %d refreshes", MaxSteps)
+				errs.bad(at+".repeat", "the steps add up to more than %d refreshes", MaxSteps)
 				break
 			}
 		}
 		if sp := c.Spread; sp != nil {
 			switch {
 			case sp.Renewals == nil || sp.Refreshes == 0:
-				bad("spread", "want both renewals and refreshes, e.g. {renewals: 150, refreshes: 1440}")
+				errs.bad("spread", "want both renewals and refreshes, e.g. {renewals: 150, refreshes: 1440}")
 			case *sp.Renewals < 0 || *sp.Renewals > 1<<30:
-				bad("spread.renewals", "want certificates renewed in all from 0 to %d", 1<<30)
+				errs.bad("spread.renewals", "want certificates renewed in all from 0 to %d", 1<<30)
 			case sp.Refreshes < 1 || sp.Refreshes > MaxSteps:
-				bad("spread.refreshes", "want refreshes from 1 to %d", MaxSteps)
+				errs.bad("spread.refreshes", "want refreshes from 1 to %d", MaxSteps)
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return errs.err()
 }
 
 // scenario returns the scenario f describes, valid.

@@ -66,7 +66,7 @@ func TestScenarioFileReproducesCatalogue(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file, err := LoadFile(path, certgen.SourceOptions{})
+	file, err := LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestParseFileErrors(t *testing.T) {
 		// numbers, no empty values or lists.
 		{"yes", "name: x\ndefault: yes\npool: {count: 1}\nchurn: {kind: noop}\nops: 1\n", `f.yaml:2:10: default: want true or false, found "yes"`},
 		{"fraction", "name: x\npool: {count: 1}\nchurn: {kind: noop}\nops: 1.5\n", `f.yaml:4:6: ops: want a whole number, found "1.5"`},
-		{"no value", "name: x\npool:\nchurn: {kind: noop}\nops: 1\n", "f.yaml:2:6: pool: want a mapping (seed, count, key, max_sans, wildcard_every, ip_every, domain, certs), found nothing"},
+		{"no value", "name: x\npool:\nchurn: {kind: noop}\nops: 1\n", "f.yaml:2:6: pool: want a mapping (seed, count, key, max_sans, wildcard_every, ip_every, domain, certs, strict, namespaces), found nothing"},
 		{"empty list", "name: x\npool: {count: 1}\nstores: []\nchurn: {kind: noop}\nops: 1\n", "f.yaml:3:9: stores: empty list"},
 		{"seed negative", "name: x\npool: {count: 1, seed: -1}\nchurn: {kind: noop}\nops: 1\n", `f.yaml:2:24: pool.seed: want a whole number, found "-1"`},
 		{"max_sans 0", "name: x\npool: {count: 1, max_sans: 0}\nchurn: {kind: noop}\nops: 1\n", "f.yaml:2:28: pool.max_sans: 0: want DNS names from 1 to 100"},
@@ -307,7 +307,7 @@ func TestLoadFileCerts(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := LoadFile(path, certgen.SourceOptions{})
+	sc, err := LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,10 +324,10 @@ func TestLoadFileCerts(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(doc, "certs}", "nowhere}", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadFile(path, certgen.SourceOptions{}); err == nil || !strings.Contains(err.Error(), "mine.yaml: pool.certs:") {
+	if _, err := LoadFile(path); err == nil || !strings.Contains(err.Error(), "mine.yaml: pool.certs:") {
 		t.Errorf("missing source: %v", err)
 	}
-	if _, err := LoadFile(dir, certgen.SourceOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := LoadFile(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a directory: %v", err)
 	}
 }

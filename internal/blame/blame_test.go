@@ -19,7 +19,7 @@ import (
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 	pprofile "github.com/google/pprof/profile"
 )
 
@@ -265,7 +265,7 @@ func TestGateBlamesTheSprintfLine(t *testing.T) {
 // the gate names the variant's allocating line, with its exact growth.
 func TestGateBlamesTheAllocsVariant(t *testing.T) {
 	optimized := factory(t, "optimized")
-	sites, _ := gateSites(t, optimized, variants.Wrap(variants.Allocs, optimized))
+	sites, _ := gateSites(t, optimized, regressions.Wrap(regressions.Allocs, optimized))
 	for _, s := range sites {
 		t.Logf("%+g %s; callees %+v", s.Growth(), s.Label(), s.Callees)
 	}
@@ -276,9 +276,9 @@ func TestGateBlamesTheAllocsVariant(t *testing.T) {
 	}
 	certs := float64(len(w.Configs[1].Certificates))
 	first := sites[0]
-	line := lineOf(t, "../../stores/variants/variants.go", "sinkBlob = &blob{")
-	if first.Function != "stores/variants.(*store).Update" || filepath.Base(first.File) != "variants.go" || first.Line != line {
-		t.Fatalf("first site %s, want stores/variants.(*store).Update (variants.go:%d)", first.Label(), line)
+	line := lineOf(t, "../../stores/regressions/regressions.go", "sinkBlob = &blob{")
+	if first.Function != "stores/regressions.(*store).Update" || filepath.Base(first.File) != "regressions.go" || first.Line != line {
+		t.Fatalf("first site %s, want stores/regressions.(*store).Update (regressions.go:%d)", first.Label(), line)
 	}
 	if first.Base != 0 || first.Head != certs || len(first.Callees) != 0 {
 		t.Errorf("first site %+v, want 0 -> %g per op, allocated by the line itself", first, certs)

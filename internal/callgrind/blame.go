@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -130,12 +131,7 @@ func StorePackages(ps ...*Profile) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for pkg := range seen {
-		out = append(out, pkg)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // isStorePackage reports whether pkg can be a store's: not the standard
@@ -285,17 +281,9 @@ func sortChanges(cs []Change) {
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
-	var out []string
-	for k := range a {
-		out = append(out, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // LabelValue returns the value of key in a window label of

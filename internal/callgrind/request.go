@@ -43,8 +43,8 @@ func ToggleCollect() { call(reqToggleCollect, 0) }
 
 // StartInstrumentation and StopInstrumentation switch callgrind's
 // instrumentation (and with it the cache simulation) on and off; with
-// --instr-atstart=no, code outside the instrumented stretches runs several
-// times faster. Each switch discards valgrind's translated code, so it
+// --instr-atstart=no, code outside the instrumented stretches runs
+// faster. Each switch discards valgrind's translated code, so it
 // costs time (not counted instructions).
 func StartInstrumentation() { call(reqStartInstr, 0) }
 

@@ -66,7 +66,7 @@ type Options struct {
 	Dir string
 	// CacheSim turns on the cache simulation (events I1mr, D1mr, D1mw,
 	// ILmr, DLmr, DLmw beside Ir), with the geometry of CacheI1, CacheD1
-	// and CacheLL. It makes the run about twice as slow.
+	// and CacheLL. It slows the run down.
 	CacheSim bool
 	// Valgrind is the valgrind executable; "" looks "valgrind" up in
 	// PATH.

@@ -18,10 +18,9 @@ import (
 // bytes the kernel passes in the auxiliary vector (AT_RANDOM): map seeds,
 // the hash key of maps and hash/maphash seeds all come from it. A store
 // that hashes with a process-wide seed (hash/maphash.MakeSeed at package
-// initialization) probes its tables differently in every process: the
-// optimized store's lookups vary by several percent of their instructions
-// from one process to the next, while the samples of one process agree
-// to within hundredths of a percent. Valgrind copies the 16 bytes of its
+// initialization) probes its tables differently in every process, so its
+// instruction counts differ between processes far more than between the
+// samples of one process (results/simulated-cpu.md). Valgrind copies the 16 bytes of its
 // own auxiliary vector to the program it runs; StartFixedSeed has the
 // kernel's bytes replaced before valgrind's tool starts, and package
 // simrand lines up what timing still moves (see its doc), so that every

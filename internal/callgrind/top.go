@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/certbench/certbench/results"
 )
 
 // A Top is the costliest functions of one window, per op.
@@ -85,6 +88,25 @@ func Summarize(p *Profile, m Metric, n int) (*Top, error) {
 	return t, nil
 }
 
+// SummarizeFile returns Summarize's Top of every part of the callgrind
+// file path, each with its File set.
+func SummarizeFile(path string, m Metric, n int) ([]*Top, error) {
+	ps, err := ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tops []*Top
+	for _, p := range ps {
+		t, err := Summarize(p, m, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t.File = path
+		tops = append(tops, t)
+	}
+	return tops, nil
+}
+
 // WriteTops writes tops as text ("text"), Markdown ("markdown") or JSON
 // ("json", an array).
 func WriteTops(w io.Writer, format string, tops []*Top) error {
@@ -156,18 +178,5 @@ func formatCount(v float64) string {
 	if v < 1000 && v > -1000 {
 		return fmt.Sprintf("%.1f", v)
 	}
-	s := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return results.FormatInt(int(math.Round(v)))
 }

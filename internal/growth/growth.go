@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
@@ -246,6 +247,28 @@ func WriteTable(w io.Writer, curves []Curve) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// WriteReport writes what certbench sweep prints after a sweep: the
+// tables of WriteTable for the sweep results in rs, the sec/op Summary,
+// the notes of the sweep and how long it took.
+func WriteReport(w io.Writer, rs *results.Set, notes []string, took time.Duration) error {
+	curves, err := Curves(rs)
+	if err != nil {
+		return err
+	}
+	if err := WriteTable(w, curves); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, line := range Summary(curves, results.UnitSec) {
+		fmt.Fprintln(w, line)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	_, err = fmt.Fprintf(w, "sweep took %s\n", took.Round(time.Second))
+	return err
 }
 
 // order returns the families and the stores of curves in the order first

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"go/version"
 	"io"
 	"io/fs"
 	"os"
@@ -107,12 +108,8 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	kind := trees[0].kind
-	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
-	ad.files, err = goFiles(ad.dir)
-	if err != nil || len(ad.files) == 0 {
-		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
-	}
-	if ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module); err != nil {
+	ad, err := loadAdapter(root, kind)
+	if err != nil {
 		return nil, err
 	}
 
@@ -160,20 +157,39 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, classify(log, work, ad.dir, kind, trees)
 	}
-	// A replacement the trees disagree on matters only if the binary
-	// links that module.
-	if len(conflicts) > 0 {
-		linked, err := linkedModules(ctx, out)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range conflicts {
-			if linked[c.module] {
-				res.Notes = append(res.Notes, c.note)
-			}
+	res.Notes, err = linkedConflicts(ctx, out, conflicts)
+	return res, err
+}
+
+// loadAdapter finds the adapter of kind in the certbench checkout root.
+func loadAdapter(root string, kind Kind) (adapter, error) {
+	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
+	var err error
+	ad.files, err = goFiles(ad.dir)
+	if err != nil || len(ad.files) == 0 {
+		return ad, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
+	}
+	ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module)
+	return ad, err
+}
+
+// linkedConflicts returns the notes of the conflicts whose module the
+// binary out links: a replacement the trees disagree on matters only then.
+func linkedConflicts(ctx context.Context, out string, conflicts []conflict) ([]string, error) {
+	if len(conflicts) == 0 {
+		return nil, nil
+	}
+	linked, err := linkedModules(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, c := range conflicts {
+		if linked[c.module] {
+			notes = append(notes, c.note)
 		}
 	}
-	return res, nil
+	return notes, nil
 }
 
 // resolveAll resolves the sides: distinct names and directories, one
@@ -365,8 +381,8 @@ func treeSum(dir string) ([]byte, error) {
 	return h.Sum(nil), err
 }
 
-// writeCopyModFile writes the copy's go.mod (the tree's, under the
-// private module path) and go.sum.
+// writeCopyModFile writes the copy's go.mod: the tree's, under the
+// private module path.
 func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
 	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
 	if err != nil {
@@ -393,7 +409,7 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	}
 	goVersion := cb.Go
 	for _, t := range trees {
-		if versionLess(goVersion, t.mod.Go) {
+		if version.Compare("go"+goVersion, "go"+t.mod.Go) < 0 {
 			goVersion = t.mod.Go
 		}
 	}
@@ -476,24 +492,6 @@ func quotePath(p string) string {
 		return fmt.Sprintf("%q", p)
 	}
 	return p
-}
-
-// versionLess compares two go versions such as "1.25" and "1.26.0".
-func versionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			fmt.Sscan(pa[i], &x)
-		}
-		if i < len(pb) {
-			fmt.Sscan(pb[i], &y)
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
 }
 
 // writeReplacements writes the trees' replacements to b, which do not

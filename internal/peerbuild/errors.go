@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,7 +40,7 @@ type Problem struct {
 func (e *AdapterError) Error() string {
 	funcs := []string{}
 	for _, p := range e.Problems {
-		if !contains(funcs, p.Func) {
+		if !slices.Contains(funcs, p.Func) {
 			funcs = append(funcs, p.Func)
 		}
 	}
@@ -50,15 +51,6 @@ func (e *AdapterError) Error() string {
 		fmt.Fprintf(&b, "\n  %s (%s:%d): %s", p.Func, p.File, p.Line, p.Msg)
 	}
 	return b.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // maxProblems caps the compiler errors an error message quotes.

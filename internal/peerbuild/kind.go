@@ -109,27 +109,18 @@ func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
 
 // modFile is go.mod as "go mod edit -json" prints it.
 type modFile struct {
-	Module struct {
-		Path string
-	}
+	Module  struct{ Path string }
 	Go      string
-	Require []struct {
-		Path, Version string
-		Indirect      bool
-	}
 	Exclude []modVersion
-	Replace []struct {
-		Old, New modVersion
-	}
+	Replace []struct{ Old, New modVersion }
 }
 
 // modVersion is a module path with an optional version; in a replacement
 // a Path without version is a directory.
-type modVersion struct {
-	Path, Version string
-}
+type modVersion struct{ Path, Version string }
 
-// readModFile parses the go.mod at path with the go command.
+// readModFile parses the go.mod at path with the go command (x/mod is not
+// a dependency of the modules that build certbench).
 func readModFile(ctx context.Context, path string) (*modFile, error) {
 	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
 	cmd.Env = goEnv()

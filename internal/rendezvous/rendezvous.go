@@ -80,6 +80,12 @@ func Open(path string, parties int, timeout time.Duration) (*Dir, error) {
 // the first).
 func (d *Dir) Point() int { return d.point }
 
+// Sample is Wait at a sample (bench.Options.Sync), labelled
+// "scenario/store/sample".
+func (d *Dir) Sample(ctx context.Context, scenario, store string, sample int) error {
+	return d.Wait(ctx, fmt.Sprintf("%s/%s/%d", scenario, store, sample))
+}
+
 // Wait arrives at the next point with label (what this party is about to
 // do, e.g. "rotate-10-of-100/optimized/1") and returns when every party has
 // arrived there with the same label. It returns an error wrapping

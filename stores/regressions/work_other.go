@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package variants
+package regressions
 
 // loop runs n iterations of a short loop; the compiler decides how many
 // instructions each takes (about WorkLoopInstructions).

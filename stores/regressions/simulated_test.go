@@ -1,4 +1,4 @@
-package variants_test
+package regressions_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 var (
@@ -42,7 +42,7 @@ const (
 
 // simulatedHelper measures kind (Work with workEnv's amounts) on every
 // scenario, countEnv samples each, with the simulate instrument.
-func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Scenario) error {
+func simulatedHelper(kind regressions.Kind, info certstore.Info, scs []scenarios.Scenario) error {
 	count, err := strconv.Atoi(os.Getenv(countEnv))
 	if err != nil {
 		return fmt.Errorf("%s: %w", countEnv, err)
@@ -57,9 +57,9 @@ func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Sc
 	}
 	w := results.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind, fixed start-up seed")
 	for _, sc := range scs {
-		newStore := variants.Wrap(kind, info.New)
-		if kind == variants.Work {
-			newStore = variants.WrapWork(work[sc.Name], info.New)
+		newStore := regressions.Wrap(kind, info.New)
+		if kind == regressions.Work {
+			newStore = regressions.WrapWork(work[sc.Name], info.New)
 		}
 		opts := bench.Options{
 			Stores:     []certstore.Info{{Name: info.Name, New: newStore}},
@@ -77,12 +77,12 @@ func simulatedHelper(kind variants.Kind, info certstore.Info, scs []scenarios.Sc
 // simArm is one variant measured on the simulated CPU: none, or work
 // adding percent of the store's instructions/op.
 type simArm struct {
-	kind    variants.Kind
+	kind    regressions.Kind
 	percent float64
 }
 
 func (a simArm) String() string {
-	if a.kind == variants.Work {
+	if a.kind == regressions.Work {
 		return fmt.Sprintf("work+%g%%", a.percent)
 	}
 	return string(a.kind)
@@ -91,7 +91,7 @@ func (a simArm) String() string {
 // simulate runs one helper process under callgrind: count samples of
 // every scenario in scens on kind, with work's instructions per op for
 // Work, and returns its output.
-func simulate(t *testing.T, kind variants.Kind, scens string, count int, work map[string]float64) []byte {
+func simulate(t *testing.T, kind regressions.Kind, scens string, count int, work map[string]float64) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	cmd, err := callgrind.Command(context.Background(), callgrind.Options{Dir: dir}, os.Args[0], "-test.run=^$")
@@ -151,7 +151,7 @@ func spread(vs []float64) float64 {
 // once, each -sim-count samples of every scenario under callgrind, as
 // certbench run --instrument simulate measures them), then gate.Evaluate
 // with the policy of -config. The variants are none (A/A) and work+P%
-// for each P of -work: the store wrapped by variants.WrapWork with P% of
+// for each P of -work: the store wrapped by regressions.WrapWork with P% of
 // the store's own instructions/op in that scenario (measured once first,
 // one sample per scenario), against the same wrapper with no work. It
 // prints, per scenario, the runs with a false alarm (none: a significant
@@ -162,8 +162,8 @@ func spread(vs []float64) float64 {
 // work variant of at least +1% is caught in fewer than 90% of runs on a
 // scenario. Skipped unless -sim-runs is given; needs valgrind:
 //
-//	go test ./stores/variants -run TestSensitivitySimulated -timeout 6h -args -sim-runs=10 -scenarios=default -variants=none
-//	go test ./stores/variants -run TestSensitivitySimulated -args -sim-runs=10 -scenarios=rotate-10-of-100,renew-1-of-1000,noop-10000,lookup-1000 -variants=work -work=1,0.5
+//	go test ./stores/regressions -run TestSensitivitySimulated -timeout 6h -args -sim-runs=10 -scenarios=default -variants=none
+//	go test ./stores/regressions -run TestSensitivitySimulated -args -sim-runs=10 -scenarios=rotate-10-of-100,renew-1-of-1000,noop-10000,lookup-1000 -variants=work -work=1,0.5
 func TestSensitivitySimulated(t *testing.T) {
 	if *simRuns <= 0 {
 		t.Skip("run with -args -sim-runs=N (takes minutes to hours)")
@@ -181,12 +181,12 @@ func TestSensitivitySimulated(t *testing.T) {
 	scens := strings.Split(scen, ",")
 	var arms []simArm
 	for _, s := range strings.Split(*kindList, ",") {
-		switch k, err := variants.Parse(strings.TrimSpace(s)); {
+		switch k, err := regressions.Parse(strings.TrimSpace(s)); {
 		case err != nil:
 			t.Fatal(err)
-		case k == variants.None:
+		case k == regressions.None:
 			arms = append(arms, simArm{kind: k})
-		case k == variants.Work:
+		case k == regressions.Work:
 			for _, p := range strings.Split(*workList, ",") {
 				pct, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 				if err != nil || pct <= 0 {
@@ -211,8 +211,8 @@ func TestSensitivitySimulated(t *testing.T) {
 	// The store's own instructions/op per scenario, for the work
 	// variants' percentages.
 	own := map[string]float64{}
-	if slices.ContainsFunc(arms, func(a simArm) bool { return a.kind == variants.Work }) {
-		for sc, vs := range instructionsOf(t, simulate(t, variants.None, scen, 1, nil)) {
+	if slices.ContainsFunc(arms, func(a simArm) bool { return a.kind == regressions.Work }) {
+		for sc, vs := range instructionsOf(t, simulate(t, regressions.None, scen, 1, nil)) {
 			own[sc] = vs[0]
 		}
 	}
@@ -232,9 +232,9 @@ func TestSensitivitySimulated(t *testing.T) {
 		otherUnits[a] = map[string]int{}
 		t0 := time.Now()
 		work := map[string]float64{}
-		baseKind := variants.None
-		if a.kind == variants.Work {
-			baseKind = variants.Work // with no work: the wrapper alike on both sides
+		baseKind := regressions.None
+		if a.kind == regressions.Work {
+			baseKind = regressions.Work // with no work: the wrapper alike on both sides
 			for sc, v := range own {
 				work[sc] = v * a.percent / 100
 			}
@@ -258,7 +258,7 @@ func TestSensitivitySimulated(t *testing.T) {
 			for _, sc := range scens {
 				k := key{a, sc}
 				s := spread(append(slices.Clone(bi[sc]), hi[sc]...))
-				if a.kind == variants.Work {
+				if a.kind == regressions.Work {
 					s = math.Max(spread(bi[sc]), spread(hi[sc])) // the sides differ by the work
 				}
 				worst[k] = math.Max(worst[k], s)
@@ -280,7 +280,7 @@ func TestSensitivitySimulated(t *testing.T) {
 			}
 			var line []string
 			for _, f := range v.Findings {
-				beyond := f.Status == gate.Regressed || (a.kind == variants.None && f.Status == gate.Improved)
+				beyond := f.Status == gate.Regressed || (a.kind == regressions.None && f.Status == gate.Improved)
 				if !beyond {
 					continue
 				}
@@ -290,7 +290,7 @@ func TestSensitivitySimulated(t *testing.T) {
 				} else {
 					otherUnits[a][f.Unit]++
 				}
-				if len(examples) < 5 && a.kind == variants.None {
+				if len(examples) < 5 && a.kind == regressions.None {
 					examples = append(examples, fmt.Sprintf("%s run %d: %s %s: %s", a, r, f.Label(), f.Unit, f.Note))
 				}
 			}
@@ -335,7 +335,7 @@ func TestSensitivitySimulated(t *testing.T) {
 	fmt.Fprint(os.Stderr, "\n"+b.String())
 
 	for _, a := range arms {
-		if a.kind != variants.Work || a.percent < 1 {
+		if a.kind != regressions.Work || a.percent < 1 {
 			continue
 		}
 		for _, sc := range scens {
@@ -361,8 +361,8 @@ func TestWorkAddsInstructions(t *testing.T) {
 		t.Skip(err)
 	}
 	const scen, extra = "lookup-1000", 1000.0
-	base := instructionsOf(t, simulate(t, variants.Work, scen, 2, nil))[scen]
-	head := instructionsOf(t, simulate(t, variants.Work, scen, 2, map[string]float64{scen: extra}))[scen]
+	base := instructionsOf(t, simulate(t, regressions.Work, scen, 2, nil))[scen]
+	head := instructionsOf(t, simulate(t, regressions.Work, scen, 2, map[string]float64{scen: extra}))[scen]
 	if len(base) != 2 || len(head) != 2 {
 		t.Fatalf("samples: base %v head %v", base, head)
 	}

@@ -1,4 +1,4 @@
-package sweep
+package growth
 
 import (
 	"context"
@@ -46,19 +46,19 @@ func (s *tiny) Certificate(string, *tls.ClientHelloInfo) (*tls.Certificate, erro
 	return nil, certstore.ErrNoCertificate
 }
 
-func TestRun(t *testing.T) {
+func TestSweep(t *testing.T) {
 	fam, _ := scenarios.FamilyByName("renew-1")
 	stores := []certstore.Info{
 		{Name: "a", New: func() certstore.Store { return &tiny{} }},
 		{Name: "b", New: func() certstore.Store { return &tiny{} }},
 	}
 	var names []string
-	res, err := Run(context.Background(), Options{
-		Family:  fam,
-		Sizes:   []int{20, 5, 40},
-		Stores:  stores,
-		Count:   2,
-		MaxSize: map[string]int{"b": 20},
+	res, err := Sweep(context.Background(), SweepOptions{
+		Families: []scenarios.Family{fam},
+		Sizes:    []int{20, 5, 40},
+		Stores:   stores,
+		Count:    2,
+		MaxSize:  map[string]int{"b": 20},
 	}, func(s bench.Sample) error {
 		names = append(names, s.Name)
 		return nil
@@ -85,12 +85,12 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func TestRunBudget(t *testing.T) {
+func TestSweepBudget(t *testing.T) {
 	fam, _ := scenarios.FamilyByName("noop")
 	stores := []certstore.Info{{Name: "a", New: func() certstore.Store { return &tiny{} }}}
 	n := 0
-	res, err := Run(context.Background(), Options{
-		Family: fam, Sizes: []int{5, 50}, Stores: stores, Count: 3, Budget: time.Nanosecond,
+	res, err := Sweep(context.Background(), SweepOptions{
+		Families: []scenarios.Family{fam}, Sizes: []int{5, 50}, Stores: stores, Count: 3, Budget: time.Nanosecond,
 	}, func(bench.Sample) error { n++; return nil })
 	if err != nil {
 		t.Fatal(err)

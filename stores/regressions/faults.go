@@ -1,4 +1,4 @@
-package variants
+package regressions
 
 import (
 	"crypto/tls"
@@ -45,7 +45,7 @@ func (s *faulty) Update(cfg *certstore.Config) error {
 	s.updates++
 	if s.updates == s.at {
 		if s.panics {
-			panic(fmt.Sprintf("variants: update %d: deliberate panic", s.updates))
+			panic(fmt.Sprintf("regressions: update %d: deliberate panic", s.updates))
 		}
 		if s.release == nil {
 			select {} // for ever

@@ -1,5 +1,5 @@
 //go:build !race
 
-package variants_test
+package regressions_test
 
 const raceEnabled = false

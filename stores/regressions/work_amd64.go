@@ -1,4 +1,4 @@
-package variants
+package regressions
 
 // loop runs n iterations of WorkLoopInstructions instructions each
 // (work_amd64.s).

@@ -1,4 +1,4 @@
-package variants_test
+package regressions_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/variants"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 var (
@@ -40,12 +40,12 @@ var (
 
 // arm is one variant measured: its kind, and for Slow the percentage.
 type arm struct {
-	kind    variants.Kind
+	kind    regressions.Kind
 	percent float64
 }
 
 func (a arm) String() string {
-	if a.kind == variants.Slow {
+	if a.kind == regressions.Slow {
 		return fmt.Sprintf("slow+%g%%", a.percent)
 	}
 	return string(a.kind)
@@ -73,7 +73,7 @@ func TestMain(m *testing.M) {
 }
 
 func helper(kindName string) error {
-	kind, err := variants.Parse(kindName)
+	kind, err := regressions.Parse(kindName)
 	if err != nil {
 		return err
 	}
@@ -94,13 +94,13 @@ func helper(kindName string) error {
 		return simulatedHelper(kind, info, sc)
 	}
 	w := results.NewWriter(os.Stdout, results.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
-	newStore := variants.Wrap(kind, info.New)
-	if kind == variants.Slow {
+	newStore := regressions.Wrap(kind, info.New)
+	if kind == regressions.Slow {
 		pct, err := strconv.ParseFloat(os.Getenv("CERTBENCH_VARIANT_SLOW"), 64)
 		if err != nil {
 			return fmt.Errorf("CERTBENCH_VARIANT_SLOW: %w", err)
 		}
-		newStore = variants.WrapSlow(pct, info.New)
+		newStore = regressions.WrapSlow(pct, info.New)
 	}
 	opts := bench.Options{
 		Stores:    []certstore.Info{{Name: info.Name, New: newStore}},
@@ -147,30 +147,30 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	measure := func(k variants.Kind) bench.Sample {
+	measure := func(k regressions.Kind) bench.Sample {
 		var s bench.Sample
 		for i := 0; i < 3; i++ { // the first sample of a process pays for runtime warm-up
-			s, err = bench.Measure(variants.Wrap(k, info.New), *storeName, w)
+			s, err = bench.Measure(regressions.Wrap(k, info.New), *storeName, w)
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
 		return s
 	}
-	base := measure(variants.None)
+	base := measure(regressions.None)
 	certs := float64(len(w.Configs[1].Certificates))
 	// Exact per-op ratios carry the runtime's background allocations, a
 	// fraction of one per op, on either side.
-	if got := measure(variants.Allocs); got.AllocsPerOp < base.AllocsPerOp+certs-1 || got.AllocsPerOp > base.AllocsPerOp+certs+2 {
+	if got := measure(regressions.Allocs); got.AllocsPerOp < base.AllocsPerOp+certs-1 || got.AllocsPerOp > base.AllocsPerOp+certs+2 {
 		t.Errorf("allocs variant: %g allocs/op, want %g + %g", got.AllocsPerOp, base.AllocsPerOp, certs)
 	}
-	if got := measure(variants.Bytes); got.BytesPerOp < 1.045*base.BytesPerOp || got.BytesPerOp > 1.07*base.BytesPerOp {
+	if got := measure(regressions.Bytes); got.BytesPerOp < 1.045*base.BytesPerOp || got.BytesPerOp > 1.07*base.BytesPerOp {
 		t.Errorf("bytes variant: %g B/op, want about 5%% over %g", got.BytesPerOp, base.BytesPerOp)
 	}
 	// Per-op counts are exact ratios: the runtime's own background
 	// allocations show as a fraction of an allocation per op, but a
 	// variant that allocated would add at least one.
-	if got := measure(variants.Slow); math.Abs(got.AllocsPerOp-base.AllocsPerOp) >= 1 {
+	if got := measure(regressions.Slow); math.Abs(got.AllocsPerOp-base.AllocsPerOp) >= 1 {
 		t.Errorf("slow variant: %g allocs/op, want %g (it must only cost time)", got.AllocsPerOp, base.AllocsPerOp)
 	}
 }
@@ -185,7 +185,7 @@ func TestVariantsChangeWhatTheySay(t *testing.T) {
 // by round (signed-rank) and unpaired (U test). It is skipped unless -runs
 // is given:
 //
-//	go test ./stores/variants -run TestSensitivity -timeout 3h -args -runs=10 -scenarios=default -variants=none,slow -slow=5,10
+//	go test ./stores/regressions -run TestSensitivity -timeout 3h -args -runs=10 -scenarios=default -variants=none,slow -slow=5,10
 //
 // It prints the failure rate per variant, method and metric, and one
 // table of the time metrics per scenario: for none (A/A) the runs with a
@@ -209,11 +209,11 @@ func TestSensitivity(t *testing.T) {
 	scens := strings.Split(scen, ",")
 	var arms []arm
 	for _, s := range strings.Split(*kindList, ",") {
-		k, err := variants.Parse(strings.TrimSpace(s))
+		k, err := regressions.Parse(strings.TrimSpace(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k != variants.Slow {
+		if k != regressions.Slow {
 			arms = append(arms, arm{kind: k})
 			continue
 		}
@@ -263,9 +263,9 @@ func TestSensitivity(t *testing.T) {
 			// The base of a slow variant is the same wrapper slowed by 0%
 			// (its counter and clock readings cost the same on both sides);
 			// of the others, the store itself.
-			baseArm := arm{kind: variants.None}
-			if a.kind == variants.Slow {
-				baseArm = arm{kind: variants.Slow, percent: 0}
+			baseArm := arm{kind: regressions.None}
+			if a.kind == regressions.Slow {
+				baseArm = arm{kind: regressions.Slow, percent: 0}
 			}
 			var base, head bytes.Buffer
 			groups := []string{scen}
@@ -334,7 +334,7 @@ func TestSensitivity(t *testing.T) {
 					if !slices.Contains(timeUnits, f.Unit) {
 						continue
 					}
-					if f.Status == gate.Regressed || (a.kind == variants.None && f.Status == gate.Improved) {
+					if f.Status == gate.Regressed || (a.kind == regressions.None && f.Status == gate.Improved) {
 						caught[timeKey{cell{a, m}, f.Scenario, f.Unit}]++
 					}
 				}
@@ -372,7 +372,7 @@ func TestSensitivity(t *testing.T) {
 	fmt.Fprintln(tw, header)
 	for _, sc := range scens {
 		for _, a := range arms {
-			if a.kind != variants.None && a.kind != variants.Slow {
+			if a.kind != regressions.None && a.kind != regressions.Slow {
 				continue
 			}
 			row := sc + "\t" + a.String()
@@ -391,15 +391,15 @@ func TestSensitivity(t *testing.T) {
 	for _, a := range arms {
 		tl := tallies[cell{a, gate.AutoTest}]
 		switch a.kind {
-		case variants.Allocs:
+		case regressions.Allocs:
 			if tl.failed != *runs || tl.byUnit[results.UnitAllocs] != *runs {
 				t.Errorf("allocs variant: gate failed %d/%d runs, on allocs/op %d: want every run", tl.failed, *runs, tl.byUnit[results.UnitAllocs])
 			}
-		case variants.Bytes:
+		case regressions.Bytes:
 			if tl.failed != *runs || tl.byUnit[results.UnitBytes] != *runs {
 				t.Errorf("bytes variant: gate failed %d/%d runs, on B/op %d: want every run", tl.failed, *runs, tl.byUnit[results.UnitBytes])
 			}
-		case variants.Slow:
+		case regressions.Slow:
 			if 10*tl.byUnit[results.UnitSec] < 9**runs {
 				t.Errorf("%s variant: sec/op regression found in %d/%d runs (auto), want at least 90%%", a, tl.byUnit[results.UnitSec], *runs)
 			}

@@ -1,4 +1,4 @@
-// Package variants wraps a certificate store with deliberate, known
+// Package regressions wraps a certificate store with deliberate, known
 // regressions, to measure how reliably certbench gate catches them (its
 // sensitivity). It is test support: no shipped binary imports it, and
 // TestSensitivity beside it (scripts/gate-sensitivity.sh) is the
@@ -21,14 +21,10 @@
 //   - [Work] executes, after every Update and every lookup, a fixed
 //     number of extra instructions ([WrapWork]; a loop of
 //     [WorkLoopInstructions] instructions per iteration, exact on amd64):
-//     instructions/op of a simulated run (certbench run --instrument
-//     simulate) grows by that number, whatever the machine's load, and so
-//     does the time, by whatever those instructions take. To add a
-//     percentage of a store's own instruction count, measure the store's
-//     instructions/op first and pass that share of it. It allocates
-//     nothing.
+//     instructions/op of a simulated run grows by that number, and the
+//     time by what they take. It allocates nothing.
 //   - [None] changes nothing (for A/A controls).
-package variants
+package regressions
 
 import (
 	"crypto/tls"
@@ -63,7 +59,7 @@ func Parse(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("variants: unknown variant %q (want none, allocs, bytes, slow or work)", s)
+	return "", fmt.Errorf("regressions: unknown variant %q (want none, allocs, bytes, slow or work)", s)
 }
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.

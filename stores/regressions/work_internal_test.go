@@ -1,4 +1,4 @@
-package variants
+package regressions
 
 import (
 	"testing"

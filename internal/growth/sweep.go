@@ -1,4 +1,4 @@
-package sweep
+package growth
 
 import (
 	"context"
@@ -28,10 +28,10 @@ const FullCountUpTo = 10000
 // median that one slow sample does not decide.
 const MinCount = 3
 
-// Options says what Run measures.
-type Options struct {
-	// Family is the scenario family to sweep.
-	Family scenarios.Family
+// SweepOptions says what Sweep measures.
+type SweepOptions struct {
+	// Families are the scenario families to sweep, one after another.
+	Families []scenarios.Family
 	// Sizes are the pool sizes, run in ascending order.
 	Sizes []int
 	// Stores are measured at every size, interleaved.
@@ -58,8 +58,8 @@ type Options struct {
 	Fault         func(*bench.StoreFault) error
 }
 
-// Result is what Run reports besides the samples.
-type Result struct {
+// SweepResult is what Sweep reports besides the samples.
+type SweepResult struct {
 	// Notes list the sizes skipped and the sample counts reduced, and
 	// why, in the order they happened.
 	Notes []string
@@ -90,12 +90,16 @@ type history struct {
 	wallPerOp []float64 // wall seconds per sample, per (ops+1) refreshes
 }
 
-// Run sweeps the family over the sizes on every store and calls emit with
-// every sample as soon as it is measured (its Name set to
-// results.SweepName). It stops at the first error, or when ctx is done.
-func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Result, error) {
+// Sweep sweeps each family over the sizes on every store and calls emit
+// with every sample as soon as it is measured (its Name set to
+// results.SweepName). It stops at the first error, or when ctx is done;
+// the result then holds what was done so far.
+func Sweep(ctx context.Context, opts SweepOptions, emit func(bench.Sample) error) (*SweepResult, error) {
 	if len(opts.Stores) == 0 {
 		return nil, errors.New("sweep: no store to measure")
+	}
+	if len(opts.Families) == 0 {
+		return nil, errors.New("sweep: no family to sweep")
 	}
 	sizes := slices.Clone(opts.Sizes)
 	if len(sizes) == 0 {
@@ -106,8 +110,21 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 	if sizes[0] < 1 {
 		return nil, fmt.Errorf("sweep: pool size %d, want at least 1", sizes[0])
 	}
-	w := &sweeper{opts: opts, res: &Result{}, hist: make(map[string]*history), emit: emit}
+	res := &SweepResult{}
 	start := time.Now()
+	defer func() { res.Elapsed = time.Since(start) }()
+	for _, fam := range opts.Families {
+		if err := sweepFamily(ctx, opts, fam, sizes, res, emit); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// sweepFamily sweeps one family, adding to res.
+func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, sizes []int, res *SweepResult, emit func(bench.Sample) error) error {
+	w := &sweeper{opts: opts, fam: fam, res: res, hist: make(map[string]*history), emit: emit}
+	start, samples := time.Now(), res.Samples
 	for _, st := range opts.Stores {
 		w.hist[st.Name] = &history{}
 	}
@@ -115,28 +132,28 @@ func Run(ctx context.Context, opts Options, emit func(bench.Sample) error) (*Res
 		sizeStart, sizeSamples := time.Now(), w.res.Samples
 		measured, err := w.measure(ctx, size)
 		if err != nil {
-			return w.res, fmt.Errorf("sweep: %w", err)
+			return fmt.Errorf("sweep: %w", err)
 		}
 		if opts.Progress != nil && opts.ProgressLines && measured {
 			left := ""
 			if n := len(sizes) - si - 1; n > 0 {
 				left = fmt.Sprintf("; %d sizes left", n)
 			}
-			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", opts.Family.Name, size, w.res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
+			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", fam.Name, size, w.res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
 		}
 	}
-	w.res.Elapsed = time.Since(start)
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "%s: %d samples in %s\n", opts.Family.Name, w.res.Samples, w.res.Elapsed.Round(time.Second))
+		fmt.Fprintf(opts.Progress, "%s: %d samples in %s\n", fam.Name, res.Samples-samples, time.Since(start).Round(time.Second))
 	}
-	return w.res, nil
+	return nil
 }
 
-// sweeper is one Run: its options, what it reports, and what each store
-// measured so far.
+// sweeper is the sweep of one family: its options, what it reports, and
+// what each store measured so far.
 type sweeper struct {
-	opts Options
-	res  *Result
+	opts SweepOptions
+	fam  scenarios.Family
+	res  *SweepResult
 	hist map[string]*history
 	emit func(bench.Sample) error
 }
@@ -156,7 +173,7 @@ func (w *sweeper) note(format string, args ...any) {
 // plan returns the stores to measure at size, the samples each gets
 // within the budget, and the sample timeout there.
 func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]int, timeout time.Duration) {
-	fam := w.opts.Family.Name
+	fam := w.fam.Name
 	timeout, plan = w.opts.SampleTimeout, make(map[string]int)
 	for _, st := range w.opts.Stores {
 		if limit, ok := w.opts.MaxSize[st.Name]; ok && size > limit {
@@ -188,7 +205,7 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 // and adds what they measured to the stores' histories. It reports false
 // when no store was to be measured there.
 func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
-	sc := w.opts.Family.At(size)
+	sc := w.fam.At(size)
 	active, plan, timeout := w.plan(size, sc.Ops)
 	if len(active) == 0 {
 		return false, nil
@@ -202,7 +219,7 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 		SampleTimeout: timeout,
 		Fault:         w.opts.Fault,
 		Name: func(scenario, store string) string {
-			return results.SweepName(w.opts.Family.Name, size, scenario, store)
+			return results.SweepName(w.fam.Name, size, scenario, store)
 		},
 	}
 	if !w.opts.ProgressLines {
@@ -220,7 +237,7 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 			return bench.ErrSkipStore
 		}
 		if b := w.opts.Budget; b > 0 && spent[s.Store] > b {
-			w.note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", w.opts.Family.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), b)
+			w.note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", w.fam.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), b)
 			return bench.ErrSkipStore
 		}
 		return nil
