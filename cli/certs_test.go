@@ -198,7 +198,7 @@ func TestCertsUsageErrors(t *testing.T) {
 func TestProfileCerts(t *testing.T) {
 	dir, names := writeCertsDir(t, 25, 4)
 	out := t.TempDir()
-	code, stdout, stderr := run(t, "profile", "--stores", "optimized", "--scenarios", "renew-1-of-certs", "--certs", dir, "--ops", "1", "-o", out)
+	code, stdout, stderr := run(t, "profile", "--stores", "optimized", "--scenarios", "renew-1-of-certs", "--certs", dir, "--ops", "1", "--dir", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
