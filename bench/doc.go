@@ -31,7 +31,7 @@
 // and goes on with the other stores (after a panic) or measures nothing
 // more (after a hang: the stuck goroutine cannot be stopped).
 // results.Writer records a fault as go test records a failed benchmark
-// (results.WriteFailure).
+// (results.Writer.WriteFailure).
 //
 // HandshakeUnderChurn scenarios measure lookups made from GOMAXPROCS
 // goroutines while refreshes run back to back, bounded by the scenario's

@@ -9,16 +9,16 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// FailPrefix starts the line that records a benchmark that failed, as go
+// failPrefix starts the line that records a benchmark that failed, as go
 // test -bench writes it ("--- FAIL: BenchmarkX-2", the reason indented on
 // the lines under it). certbench run writes one for a sample its store
 // ended (a panic, or a call that did not return): no result line is
 // written for that sample. benchstat, like any reader of the Go benchmark
 // format, ignores both lines; certbench merge keeps them and certbench
-// gate and compare read them (see FailureScanner).
-const FailPrefix = "--- FAIL: Benchmark"
+// gate and compare read them (see failureScanner).
+const failPrefix = "--- FAIL: Benchmark"
 
-// A Failure is a benchmark that failed (a FailPrefix line).
+// A Failure is a benchmark that failed (a failPrefix line).
 type Failure struct {
 	// Name is the benchmark's name as benchfmt.Result.Name holds it: no
 	// "Benchmark" prefix, with the -GOMAXPROCS suffix, for example
@@ -41,22 +41,22 @@ func (f Failure) Value(key string) string {
 	return v
 }
 
-// WriteFailure writes the lines of a failed benchmark: FailPrefix and
+// WriteFailure writes the lines of a failed benchmark: failPrefix and
 // name (which, as for results, has no "Benchmark" prefix and carries the
 // -GOMAXPROCS suffix), then reason indented on one line (line breaks
 // become spaces).
-func WriteFailure(w io.Writer, name, reason string) error {
+func writeFailure(w io.Writer, name, reason string) error {
 	reason = strings.Join(strings.Fields(reason), " ")
-	_, err := fmt.Fprintf(w, "%s%s\n    %s\n", FailPrefix, name, reason)
+	_, err := fmt.Fprintf(w, "%s%s\n    %s\n", failPrefix, name, reason)
 	return err
 }
 
-// A FailureScanner collects the failures (FailPrefix lines and their
+// A failureScanner collects the failures (failPrefix lines and their
 // reasons) in the bytes written to it: tee a result file through it
 // (io.TeeReader) while benchfmt.Reader reads it, since that reader skips
 // lines that are not results, configuration or unit metadata. Call Close
 // after the last write.
-type FailureScanner struct {
+type failureScanner struct {
 	// Failures are those found so far, in file order.
 	Failures []Failure
 
@@ -66,11 +66,11 @@ type FailureScanner struct {
 	reason  bool   // the previous line was a FAIL line awaiting its reason
 }
 
-// maxFailLine bounds what a FailureScanner keeps of one line.
+// maxFailLine bounds what a failureScanner keeps of one line.
 const maxFailLine = 4096
 
 // Write implements io.Writer; it never fails.
-func (s *FailureScanner) Write(p []byte) (int, error) {
+func (s *failureScanner) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
@@ -86,14 +86,14 @@ func (s *FailureScanner) Write(p []byte) (int, error) {
 }
 
 // Close ends a last line without a newline.
-func (s *FailureScanner) Close() error {
+func (s *failureScanner) Close() error {
 	if len(s.partial) > 0 || s.long {
 		s.endLine()
 	}
 	return nil
 }
 
-func (s *FailureScanner) add(b []byte) {
+func (s *failureScanner) add(b []byte) {
 	room := maxFailLine - len(s.partial)
 	if len(b) > room {
 		b, s.long = b[:room], true
@@ -101,15 +101,15 @@ func (s *FailureScanner) add(b []byte) {
 	s.partial = append(s.partial, b...)
 }
 
-func (s *FailureScanner) endLine() {
+func (s *failureScanner) endLine() {
 	s.line++
 	line := bytes.TrimSuffix(s.partial, []byte("\r"))
 	switch {
 	case s.reason && len(line) > 0 && (line[0] == ' ' || line[0] == '\t'):
 		s.Failures[len(s.Failures)-1].Reason = string(bytes.TrimSpace(line))
 		s.reason = false
-	case bytes.HasPrefix(line, []byte(FailPrefix)) && !s.long:
-		name, _, _ := bytes.Cut(line[len(FailPrefix):], []byte(" "))
+	case bytes.HasPrefix(line, []byte(failPrefix)) && !s.long:
+		name, _, _ := bytes.Cut(line[len(failPrefix):], []byte(" "))
 		s.Failures = append(s.Failures, Failure{Name: string(name), Line: s.line})
 		s.reason = true
 	default:

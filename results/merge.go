@@ -12,8 +12,8 @@ import (
 // Append copies the results and unit metadata of one file in the Go
 // benchmark format (named name in errors) to w: each result line with its
 // configuration (configuration and comment lines alike), and each "Unit"
-// line through DeclareUnit, so that Close decides exactness from every
-// sample appended, then the file's failed benchmarks (FailPrefix lines,
+// line through declareUnit, so that Close decides exactness from every
+// sample appended, then the file's failed benchmarks (failPrefix lines,
 // with their reasons). Closing lines of the input are not copied: Close
 // writes one for all. It returns the number of results appended and
 // fails, naming name:line, on a malformed line.
@@ -34,7 +34,7 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 			}
 			n++
 		case *benchfmt.UnitMetadata:
-			if err := w.DeclareUnit(rec); err != nil {
+			if err := w.declareUnit(rec); err != nil {
 				return n, err
 			}
 		}
@@ -78,7 +78,7 @@ func Merge(out io.Writer, paths ...string) (int, error) {
 			return w.Samples(), err
 		}
 	}
-	if w.Samples() == 0 && w.Failures() == 0 {
+	if w.Samples() == 0 && w.failures == 0 {
 		return 0, fmt.Errorf("results: merge: no benchmark results in %d file(s)", len(paths))
 	}
 	return w.Samples(), w.Close()

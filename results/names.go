@@ -87,13 +87,13 @@ const (
 // benchmark's samples by them; Read reads them as configuration lines.
 const CommentPrefix = "# "
 
-// IsCommentKey reports whether a Writer writes the configuration key as a
+// isCommentKey reports whether a Writer writes the configuration key as a
 // comment line: the keys whose values differ between the samples of one
 // comparison (RoundKey, the ScenarioHashPrefix keys, which differ between
 // the files a merge joins) or between the builds of base and head
 // (VersionKey, RevisionKey), and which would make benchstat table every
 // sample, or every side, apart.
-func IsCommentKey(key string) bool {
+func isCommentKey(key string) bool {
 	switch key {
 	case RoundKey, VersionKey, RevisionKey:
 		return true

@@ -21,13 +21,13 @@ import (
 // benchproc projections and filters like any other key.
 const FileKey = ".file"
 
-// Stdin is the argument that makes Load read standard input, as
+// stdinArg is the argument that makes Load read standard input, as
 // benchfmt.Files reads it ("compare -", "gate base.txt -"). Its label is
-// "-", or the label of "label=-"; errors name it StdinName.
-const Stdin = "-"
+// "-", or the label of "label=-"; errors name it stdinName.
+const stdinArg = "-"
 
-// StdinName names standard input in the errors and warnings of Load.
-const StdinName = "<stdin>"
+// stdinName names standard input in the errors and warnings of Load.
+const stdinName = "<stdin>"
 
 // A Set is the benchmark results of one or more inputs, aggregated as
 // they are read: for each benchmark and configuration a Series of
@@ -45,16 +45,16 @@ type Set struct {
 	// Files lists the input labels in input order.
 	Files []string
 
-	// Failures are the benchmarks the inputs record as failed (FailPrefix
-	// lines: certbench run writes one for a sample its store ended, go
+	// Failures are the benchmarks the inputs record as failed ("--- FAIL:
+	// Benchmark" lines: certbench run writes one for a sample its store ended, go
 	// test for a benchmark that failed), in input order. A failed sample
 	// has no result line.
 	Failures []Failure
 
 	// Warnings are problems with the inputs that do not stop them being
 	// read, each naming file and line: a unit certbench does not know
-	// (*UnknownUnitWarning), a file cut short (*MissingEndWarning,
-	// *EndCountWarning). Callers should show them (the certbench command
+	// and a file cut short (*MissingEndWarning, or a closing line that
+	// counts other results). Callers should show them (the certbench command
 	// prints them to stderr).
 	Warnings []error
 }
@@ -227,19 +227,19 @@ func newProto(config []benchfmt.Config) *benchfmt.Result {
 // "label=path" (when no file is literally named by the whole argument)
 // labels the file at path with label instead, for example "base=old.txt".
 // A path given twice gets "#1", "#2", ... appended to its later labels.
-// The path "-" (Stdin) is standard input, which can be given once.
+// The path "-" is standard input, which can be given once.
 //
 // Load reads as it goes, keeping per benchmark and configuration the
 // values and the round of each sample (see Set): memory grows with the
-// number of values, not with the text. Comment lines ("# round: 3", see
-// IsCommentKey) are read as configuration lines.
+// number of values, not with the text. Comment lines ("# round: 3") are
+// read as configuration lines.
 //
 // Load checks every measurement before any statistics are computed. It
 // fails, with an error naming the file (and line, as "FILE:LINE: ..."),
 // if a file cannot be read or is a directory, contains a malformed
 // benchmark or unit line (the error wraps the *benchfmt.SyntaxError), a
-// value that is not a finite number or is negative (*ValueError), an
-// iteration count below one (*IterationsError), a last line without its
+// value that is not a finite number or is negative, an iteration count
+// below one, a last line without its
 // newline that is not a complete result in known units (a truncated
 // file), no benchmark results, or unit metadata that conflicts with an
 // earlier file. Units certbench does not know, and a certbench file
@@ -270,12 +270,12 @@ func Load(paths ...string) (*Set, error) {
 		} else {
 			seen[label] = 1
 		}
-		if path == Stdin {
+		if path == stdinArg {
 			if stdin {
 				return nil, fmt.Errorf("%s: standard input given twice", arg)
 			}
 			stdin = true
-			if err := set.read(os.Stdin, StdinName, label); err != nil {
+			if err := set.read(os.Stdin, stdinName, label); err != nil {
 				return nil, err
 			}
 			continue
@@ -330,7 +330,7 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			}
 			return rec
 		case *benchfmt.Result:
-			if err := CheckResult(rec); err != nil {
+			if err := checkResult(rec); err != nil {
 				return err
 			}
 			tidyZeros(rec)

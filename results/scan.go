@@ -22,7 +22,7 @@ type scanner struct {
 	feed  lineFeed
 	rd    *benchfmt.Reader
 	name  string         // the input's name in errors
-	fails FailureScanner // failed benchmarks, which benchfmt skips; Close it after the last Scan
+	fails failureScanner // failed benchmarks, which benchfmt skips; Close it after the last Scan
 
 	comments []benchfmt.Config // comment keys in effect, in order
 	changed  bool              // a line other than a result or unit line since the last result
@@ -104,7 +104,7 @@ func (s *scanner) line(line []byte) {
 		return
 	}
 	key, value, ok := parseConfigLine(bytes.TrimRight(rest, "\r\n"))
-	if !ok || (key != EndKey && !IsCommentKey(key)) {
+	if !ok || (key != EndKey && !isCommentKey(key)) {
 		return // another comment, ignored as the format ignores it
 	}
 	if key == EndKey {
@@ -135,7 +135,7 @@ func (s *scanner) line(line []byte) {
 func (s *scanner) end(value []byte) {
 	count, _, _ := bytes.Cut(value, []byte(" "))
 	if n, err := strconv.Atoi(string(count)); err != nil || n != s.results {
-		s.warnings = append(s.warnings, &EndCountWarning{File: s.name, Line: s.feed.lines, Want: string(value), Results: s.results})
+		s.warnings = append(s.warnings, &endCountWarning{File: s.name, Line: s.feed.lines, Want: string(value), Results: s.results})
 	}
 	s.results = 0
 	s.ended = true

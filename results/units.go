@@ -262,9 +262,9 @@ func Info(unit string) (UnitInfo, bool) {
 	return u, ok
 }
 
-// KnownUnits returns the units certbench knows, as result files spell
+// knownUnits returns the units certbench knows, as result files spell
 // them ("ns/op", not "sec/op"), in report order.
-func KnownUnits() []string {
+func knownUnits() []string {
 	out := make([]string, len(units))
 	for i, u := range units {
 		out[i] = u.Unit
@@ -283,9 +283,9 @@ func IsKnownUnit(unit string) bool {
 // for any other.
 func Better(unit string) int { return byUnit[unit].Better }
 
-// BetterName returns the "better" metadata value of a known unit
+// betterName returns the "better" metadata value of a known unit
 // ("lower" or "higher"), or "" for any other.
-func BetterName(unit string) string {
+func betterName(unit string) string {
 	switch Better(unit) {
 	case LowerIsBetter:
 		return "lower"

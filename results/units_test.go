@@ -15,13 +15,13 @@ func TestUnits(t *testing.T) {
 	if IsKnownUnit("ns") || IsKnownUnit("retained") {
 		t.Error("unknown units known")
 	}
-	if got := KnownUnits(); got[0] != UnitNsPerOp || slices.Contains(got, UnitSec) {
+	if got := knownUnits(); got[0] != UnitNsPerOp || slices.Contains(got, UnitSec) {
 		t.Errorf("KnownUnits = %v, want spellings as written, ns/op first", got)
 	}
 	if Better(UnitSec) != LowerIsBetter || Better(UnitRefreshRate) != HigherIsBetter || Better("x/op") != 0 {
 		t.Error("Better")
 	}
-	if BetterName(UnitP99) != "lower" || BetterName(UnitRefreshRate) != "higher" || BetterName("x") != "" {
+	if betterName(UnitP99) != "lower" || betterName(UnitRefreshRate) != "higher" || betterName("x") != "" {
 		t.Error("BetterName")
 	}
 	var counts []string

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// A ValueError is a measurement that no statistic can use: not a finite
+// A valueError is a measurement that no statistic can use: not a finite
 // number, or negative (a time, a count or a size below zero).
-type ValueError struct {
+type valueError struct {
 	File  string  // input name
 	Line  int     // line number in File, from 1
 	Unit  string  // the unit as written in the file, e.g. "ns/op"
@@ -19,7 +19,7 @@ type ValueError struct {
 }
 
 // Error returns "FILE:LINE: UNIT value V: why".
-func (e *ValueError) Error() string {
+func (e *valueError) Error() string {
 	why := "negative, a measurement cannot be below zero"
 	if math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
 		why = "not a finite number"
@@ -28,29 +28,29 @@ func (e *ValueError) Error() string {
 		strconv.FormatFloat(e.Value, 'g', -1, 64), why)
 }
 
-// An IterationsError is a benchmark line whose iteration count is below
+// An iterationsError is a benchmark line whose iteration count is below
 // one.
-type IterationsError struct {
+type iterationsError struct {
 	File  string // input name
 	Line  int    // line number in File, from 1
 	Iters int    // the iteration count as written
 }
 
 // Error returns "FILE:LINE: iteration count N: want at least 1".
-func (e *IterationsError) Error() string {
+func (e *iterationsError) Error() string {
 	return fmt.Sprintf("%s:%d: iteration count %d: want at least 1", e.File, e.Line, e.Iters)
 }
 
-// CheckResult reports the first measurement of r that statistics cannot
-// use, as a *ValueError (a NaN or infinite value, or a negative one), or
-// an iteration count below one as an *IterationsError. Load and Read call
+// checkResult reports the first measurement of r that statistics cannot
+// use, as a *valueError (a NaN or infinite value, or a negative one), or
+// an iteration count below one as an *iterationsError. Load and Read call
 // it on every result they read, before any statistics; code that builds
 // results itself can call it too. Statistics on NaN do not terminate (the
 // Mann-Whitney U test of x/perf's benchmath loops on it).
-func CheckResult(r *benchfmt.Result) error {
+func checkResult(r *benchfmt.Result) error {
 	file, line := r.Pos()
 	if r.Iters < 1 {
-		return &IterationsError{File: file, Line: line, Iters: r.Iters}
+		return &iterationsError{File: file, Line: line, Iters: r.Iters}
 	}
 	for _, v := range r.Values {
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) || v.Value < 0 {
@@ -58,16 +58,16 @@ func CheckResult(r *benchfmt.Result) error {
 			if v.OrigUnit != "" {
 				unit, value = v.OrigUnit, v.OrigValue
 			}
-			return &ValueError{File: file, Line: line, Unit: unit, Value: value}
+			return &valueError{File: file, Line: line, Unit: unit, Value: value}
 		}
 	}
 	return nil
 }
 
-// An UnknownUnitWarning says that an input uses a unit certbench does not
+// An unknownUnitWarning says that an input uses a unit certbench does not
 // know (a typo, a custom metric, or a truncated line). It is a warning:
 // the values are read and compared like any other.
-type UnknownUnitWarning struct {
+type unknownUnitWarning struct {
 	File  string // input name
 	Line  int    // first line using the unit
 	Unit  string // the unit as written
@@ -75,13 +75,13 @@ type UnknownUnitWarning struct {
 }
 
 // Error returns "FILE:LINE: unknown unit "U" ...".
-func (w *UnknownUnitWarning) Error() string {
+func (w *unknownUnitWarning) Error() string {
 	more := ""
 	if w.Lines > 1 {
 		more = fmt.Sprintf(" (and %d more lines)", w.Lines-1)
 	}
 	return fmt.Sprintf("%s:%d: unit %q is not one certbench knows%s; known units: %s",
-		w.File, w.Line, w.Unit, more, strings.Join(KnownUnits(), ", "))
+		w.File, w.Line, w.Unit, more, strings.Join(knownUnits(), ", "))
 }
 
 // maxUnitWarnings bounds the unknown-unit warnings of one input; the
@@ -95,8 +95,8 @@ const maxOtherUnits = 1000
 // unit, at most maxUnitWarnings of them.
 type unitWarnings struct {
 	file   string
-	byUnit map[string]*UnknownUnitWarning
-	list   []*UnknownUnitWarning
+	byUnit map[string]*unknownUnitWarning
+	list   []*unknownUnitWarning
 	others int // further distinct units not listed
 	seen   map[string]bool
 }
@@ -117,9 +117,9 @@ func (u *unitWarnings) add(line int, unit string) {
 		return
 	}
 	if u.byUnit == nil {
-		u.byUnit = make(map[string]*UnknownUnitWarning)
+		u.byUnit = make(map[string]*unknownUnitWarning)
 	}
-	w := &UnknownUnitWarning{File: u.file, Line: line, Unit: unit, Lines: 1}
+	w := &unknownUnitWarning{File: u.file, Line: line, Unit: unit, Lines: 1}
 	u.byUnit[unit] = w
 	u.list = append(u.list, w)
 }
@@ -162,10 +162,10 @@ func (w *MissingEndWarning) Error() string {
 		w.File, CommentPrefix+EndKey, w.Line, w.Results)
 }
 
-// An EndCountWarning says that a closing line counts other results than
+// An endCountWarning says that a closing line counts other results than
 // the file holds before it (since the start or the previous closing
 // line): results were lost or added in between.
-type EndCountWarning struct {
+type endCountWarning struct {
 	File    string // input name
 	Line    int    // the closing line
 	Want    string // its count, as written
@@ -173,7 +173,7 @@ type EndCountWarning struct {
 }
 
 // Error returns "FILE:LINE: closing line says ...".
-func (w *EndCountWarning) Error() string {
+func (w *endCountWarning) Error() string {
 	return fmt.Sprintf("%s:%d: closing line says %q, but %d results precede it: the file was changed after it was written",
 		w.File, w.Line, w.Want, w.Results)
 }

@@ -10,35 +10,35 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// ValueDigits is the number of significant digits FormatValue keeps in a
+// valueDigits is the number of significant digits formatValue keeps in a
 // value that is not an integer: enough that two per-op counts whose
 // totals differ by one allocation over a sample print differently, and
 // that ns/op keeps far more precision than timing noise.
-const ValueDigits = 9
+const valueDigits = 9
 
-// FormatValue formats a measurement the way the testing package's result
+// formatValue formats a measurement the way the testing package's result
 // lines can be read by any tool: plain decimal notation, never an
 // exponent. An integer value prints as an integer (41426675, 0); any
-// other value keeps ValueDigits significant digits, with trailing zeros
-// dropped (49.44, 0.2, 0.00125), except that values of 10^ValueDigits or
+// other value keeps valueDigits significant digits, with trailing zeros
+// dropped (49.44, 0.2, 0.00125), except that values of 10^valueDigits or
 // more are rounded to an integer. Zero prints as "0" only for an exact
 // zero: 0.00001 allocs/op prints as 0.00001, not 0.
 //
 // benchfmt.Writer formats values with %v, which writes 41426675.5 as
 // 4.14266755e+07; regular-expression based readers of benchmark output
 // (github-action-benchmark, for one) do not accept that.
-func FormatValue(v float64) string {
+func formatValue(v float64) string {
 	switch {
 	case v == 0:
 		return "0" // also for -0
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return strconv.FormatFloat(v, 'g', -1, 64)
-	case v == math.Trunc(v) || math.Abs(v) >= math.Pow10(ValueDigits):
+	case v == math.Trunc(v) || math.Abs(v) >= math.Pow10(valueDigits):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	// Round to ValueDigits significant digits, then print the shortest
+	// Round to valueDigits significant digits, then print the shortest
 	// decimal that reads back as the rounded value.
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'e', ValueDigits-1, 64), 64)
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'e', valueDigits-1, 64), 64)
 	if err != nil { // cannot happen: FormatFloat's output parses
 		r = v
 	}
@@ -47,7 +47,7 @@ func FormatValue(v float64) string {
 
 // formatResult returns res as one Go benchmark result line (with its
 // newline, without configuration lines), each value formatted by
-// FormatValue. Values read from a file keep their original unit (ns/op,
+// formatValue. Values read from a file keep their original unit (ns/op,
 // not the sec/op benchfmt's reader turns it into), as benchfmt.Writer
 // does. It fails on a value that is not a finite number and on names or
 // units the format cannot hold (with spaces; an empty name reads back as
@@ -74,7 +74,7 @@ func formatResult(res *benchfmt.Result) ([]byte, error) {
 			return nil, fmt.Errorf("results: %s: unit %q: empty or has spaces", name, unit)
 		}
 		b = append(b, ' ')
-		b = append(b, FormatValue(val)...)
+		b = append(b, formatValue(val)...)
 		b = append(b, ' ')
 		b = append(b, unit...)
 	}

@@ -11,10 +11,10 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// ExactUnits are the units a Writer declares "assume=exact" when their
+// exactUnits are the units a Writer declares "assume=exact" when their
 // samples show them to be exact: counts (IsCount), which a deterministic
 // store on a fixed op count repeats exactly.
-var ExactUnits = []string{UnitGoroutines, UnitBytes, UnitAllocs}
+var exactUnits = []string{UnitGoroutines, UnitBytes, UnitAllocs}
 
 // directedUnits are the units a Writer declares a direction ("better=")
 // for when it wrote them and no input declared one: the units benchfmt
@@ -50,11 +50,11 @@ type Sample interface {
 // Configuration keys that tell samples of one comparison apart (RoundKey,
 // the ScenarioHashPrefix keys) or the builds of base and head
 // (VersionKey, RevisionKey) are written as comment lines, "# key: value"
-// (see IsCommentKey): benchstat ignores them, so that it tables every
+// (see isCommentKey): benchstat ignores them, so that it tables every
 // sample of a benchmark together, and Read reads them back as
 // configuration.
 //
-// Values are formatted by FormatValue (plain decimals, never an
+// Values are formatted by formatValue (plain decimals, never an
 // exponent), not by benchfmt.Writer, whose %v formatting writes large
 // values with exponents.
 type Writer struct {
@@ -81,11 +81,11 @@ type valueRun struct {
 	same  bool
 }
 
-// MachineConfig returns the configuration a Writer records by default, as
+// machineConfig returns the configuration a Writer records by default, as
 // key/value pairs: goos, goarch, cpu, the Go version, GOMAXPROCS, the
 // certbench version (VersionKey) and, when it is known, the certbench
 // revision (RevisionKey).
-func MachineConfig() []string {
+func machineConfig() []string {
 	kv := []string{
 		"goos", runtime.GOOS,
 		"goarch", runtime.GOARCH,
@@ -101,11 +101,11 @@ func MachineConfig() []string {
 }
 
 // NewWriter returns a Writer to w. The configuration of the results it
-// writes with Write is MachineConfig followed by the extra key/value
-// pairs, in order; an extra pair whose key MachineConfig has replaces its
+// writes with Write is machineConfig followed by the extra key/value
+// pairs, in order; an extra pair whose key machineConfig has replaces its
 // value (so "certbench-version", "v1.2.3" names another version).
 func NewWriter(w io.Writer, extra ...string) *Writer {
-	kv := MachineConfig()
+	kv := machineConfig()
 	for i := 0; i+1 < len(extra); i += 2 {
 		if j := slices.Index(kv, extra[i]); j >= 0 && j%2 == 0 {
 			kv[j+1] = extra[i+1]
@@ -156,7 +156,7 @@ func (w *Writer) WriteResult(res *benchfmt.Result) error {
 			runs = map[string]*valueRun{}
 			w.units[unit] = runs
 		}
-		text := FormatValue(val)
+		text := formatValue(val)
 		if r := runs[name]; r == nil {
 			runs[name] = &valueRun{first: text, n: 1, same: true}
 		} else {
@@ -176,7 +176,7 @@ func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
 	var plain, comments []byte
 	add := func(key string, value []byte) {
 		dst := &plain
-		if IsCommentKey(key) {
+		if isCommentKey(key) {
 			dst = &comments
 			*dst = append(*dst, CommentPrefix...)
 		}
@@ -229,8 +229,8 @@ func (w *Writer) Samples() int { return w.n }
 // WriteFailure records that benchmark name (as a Sample names it: no
 // "Benchmark" prefix, no -GOMAXPROCS suffix, which WriteFailure adds as
 // Write does) failed, for reason (one line), in the lines go test writes
-// for a failed benchmark (see the function WriteFailure), which
-// benchstat ignores.
+// for a failed benchmark ("--- FAIL: BenchmarkNAME", the reason indented
+// on the next line), which benchstat ignores.
 //
 // Before the first result, the Writer's configuration lines are written
 // first, as they are before a result: a file whose every sample failed
@@ -254,20 +254,17 @@ func (w *Writer) WriteFailure(name, reason string) error {
 
 // writeFailure writes a failure whose name is complete.
 func (w *Writer) writeFailure(name, reason string) error {
-	if err := WriteFailure(w.out, name, reason); err != nil {
+	if err := writeFailure(w.out, name, reason); err != nil {
 		return err
 	}
 	w.failures++
 	return nil
 }
 
-// Failures returns the number of failures written.
-func (w *Writer) Failures() int { return w.failures }
-
-// Exact reports whether unit is exact in what the Writer wrote: every
+// exact reports whether unit is exact in what the Writer wrote: every
 // benchmark written with that unit has at least MinExactSamples samples,
 // all with the same value.
-func (w *Writer) Exact(unit string) bool {
+func (w *Writer) exact(unit string) bool {
 	runs := w.units[unit]
 	if len(runs) == 0 {
 		return false
@@ -280,12 +277,12 @@ func (w *Writer) Exact(unit string) bool {
 	return true
 }
 
-// DeclareUnit records unit metadata read from an input (a "Unit ..."
+// declareUnit records unit metadata read from an input (a "Unit ..."
 // line), to be written by Close. It fails if the input contradicts
 // metadata declared before for the same unit and key. "assume=exact" is
 // not taken on trust: Close writes it only if the samples written are
 // exact.
-func (w *Writer) DeclareUnit(m *benchfmt.UnitMetadata) error {
+func (w *Writer) declareUnit(m *benchfmt.UnitMetadata) error {
 	unit := metaUnit(m)
 	for _, have := range w.meta {
 		if metaUnit(have) == unit && have.Key == m.Key {
@@ -322,11 +319,11 @@ func (w *Writer) declared(unit, key string) (string, bool) {
 
 // Close ends the file: it writes the unit metadata lines, then the
 // closing line "# certbench-end: N results" (EndKey), by which readers
-// tell a complete file from one cut short. Each of ExactUnits, and any
-// unit an input declared exact, is declared "assume=exact" if and only if
-// it is exact in what was written (see Exact): decided from the samples,
-// never from a single one, and for merged files from all the merged
-// samples. Other metadata declared by inputs is passed on; the units
+// tell a complete file from one cut short. Each count (goroutines, B/op,
+// allocs/op), and any unit an input declared exact, is declared
+// "assume=exact" if and only if it is exact in what was written: decided
+// from the samples, never from a single one, and for merged files from
+// all the merged samples. Other metadata declared by inputs is passed on; the units
 // benchfmt knows no direction for (latency percentiles, rates, the
 // operator-facing units) get theirs ("better=lower" or "better=higher")
 // unless an input declared one. Close does not close the underlying
@@ -340,7 +337,7 @@ func (w *Writer) Close() error {
 	add := func(unit, key, value string) {
 		lines = append(lines, &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key}, OrigUnit: unit, Value: value})
 	}
-	candidates := slices.Clone(ExactUnits)
+	candidates := slices.Clone(exactUnits)
 	for _, m := range w.meta {
 		if u := metaUnit(m); m.Key == "assume" && m.Value == "exact" && !slices.Contains(candidates, u) {
 			candidates = append(candidates, u)
@@ -350,7 +347,7 @@ func (w *Writer) Close() error {
 		if v, ok := w.declared(u, "assume"); ok && v != "exact" {
 			continue // an input declared another assumption: passed on below
 		}
-		if w.Exact(u) {
+		if w.exact(u) {
 			add(u, "assume", "exact")
 		}
 	}
@@ -362,20 +359,20 @@ func (w *Writer) Close() error {
 	}
 	for _, u := range directedUnits {
 		if _, ok := w.declared(u, "better"); !ok && len(w.units[u]) > 0 {
-			add(u, "better", BetterName(u))
+			add(u, "better", betterName(u))
 		}
 	}
 	var b []byte
 	for _, m := range lines {
 		b = fmt.Appendf(b, "Unit %s %s=%s\n", metaUnit(m), m.Key, m.Value)
 	}
-	b = append(b, EndLine(w.n)...)
+	b = append(b, endLine(w.n)...)
 	_, err := w.out.Write(b)
 	return err
 }
 
-// EndLine returns the closing line a Writer writes after n results, with
+// endLine returns the closing line a Writer writes after n results, with
 // its newline: "# certbench-end: 24 results".
-func EndLine(n int) string {
+func endLine(n int) string {
 	return CommentPrefix + EndKey + ": " + strconv.Itoa(n) + " results\n"
 }

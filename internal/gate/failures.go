@@ -63,7 +63,7 @@ func (s sideFailures) what(k failKey) string {
 }
 
 // checkFailures reports the benchmarks recorded as failed on either side
-// (results.FailPrefix lines: certbench run writes one for a sample its
+// (results.Set.Failures: certbench run writes one for a sample its
 // store ended by panicking or hanging, go test for a failed benchmark)
 // and returns both sides without the results of those benchmarks, which
 // are not compared: they hold only the samples measured before a

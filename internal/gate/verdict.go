@@ -174,7 +174,7 @@ const (
 	// (never a failure).
 	NoSites ProblemKind = "no-sites"
 	// StoreFailed: a benchmark is recorded as failed (a store that
-	// panicked or hung in certbench run, see results.FailPrefix): at head
+	// panicked or hung in certbench run, see results.Set.Failures): at head
 	// and not at base a failure, else a warning; either way it is not
 	// compared.
 	StoreFailed ProblemKind = "store-failed"

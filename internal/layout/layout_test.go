@@ -28,14 +28,14 @@ type rule struct {
 // package to its right, and the analyses never import the runner, a pool
 // or a store.
 var rules = []rule{
-	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", []string{"internal/simrand"}},
+	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", nil},
 	{"certgen", "deterministic issuers, leaves and pools, the pool cache, your certificates (PEM directory, Traefik file, Secret list)", []string{"certstore"}},
 	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests", []string{"certstore", "certgen"}},
 	{"scenarios", "the scenario catalogue (embedded YAML), scenario files, sweep families", []string{"certstore", "certgen", "results", "internal/yamlfile"}},
 	{"stores/naive", "a model of Traefik v3's TLS manager refresh", []string{"certstore"}},
 	{"stores/optimized", "the optimized store", []string{"certstore"}},
 	{"stores/regressions", "store decorators with known regressions, to measure the gate's sensitivity", []string{"certstore"}},
-	{"bench", "the runner: scenario × store, measured (clock, allocations, heap, simulated CPU), profiles captured; `bench.Benchmark`", []string{"certstore", "certgen", "scenarios", "results", "internal/profile", "internal/rendezvous", "internal/callgrind"}},
+	{"bench", "the runner: scenario × store, measured (clock, allocations, heap, simulated CPU), profiles captured; `bench.Benchmark`", []string{"certstore", "certgen", "scenarios", "results", "internal/profile", "internal/rendezvous", "internal/callgrind", "internal/simrand"}},
 	{"results", "result files: write, read (streaming), validate, merge; units, names, the number format", nil},
 	{"internal/bigresults", "a large result file, CI-shaped, to measure the readers' memory (results/memory.md)", []string{"bench", "results"}},
 	{"internal/table", "the one table model of every output and its renderers: text, Markdown, CSV, HTML", []string{"results"}},
@@ -50,7 +50,7 @@ var rules = []rule{
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/compare", "internal/gate", "internal/table", "internal/blame", "internal/profile", "internal/gobench", "internal/peerbuild"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
 	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand", "results"}},
-	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by certstore so that it runs before any store's initialization)", nil},
+	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by bench; its initialization runs before any store's)", nil},
 	{"internal/rendezvous", "processes that start timed work together (`run --sync`)", nil},
 	{"internal/golden", "golden files for tests", nil},
 	{"internal/layout", "this check: the import rules and this table (tests only)", nil},

@@ -14,8 +14,11 @@
 // a few seeds: lookups of the optimized store differ by a few percent
 // between them.
 //
-// This package's initialization, which runs before any store's (it is
-// imported by package certstore, which every store imports), finds the
+// This package's initialization runs before any store's: the runner
+// (package bench) imports it, and it imports only a few low-level
+// standard packages, so Go's initialization order (the first package by
+// import path whose imports are initialized) runs it long before
+// crypto/x509 and so before certstore and every store. It finds the
 // position of the main thread's stream by drawing two numbers and
 // looking them up in the stream it computes from the fixed bytes (the
 // runtime's generator is ChaCha8, as math/rand/v2's), then draws until
