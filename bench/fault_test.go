@@ -295,7 +295,7 @@ func TestRunInterruptedWhileHung(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Run: %v, want it to wrap context.Canceled", err)
 		}
-	case <-time.After(bench.StopGrace + 20*time.Second):
+	case <-time.After(2 * time.Minute): // a guard: the stuck store never returns
 		t.Fatal("Run still running after the interrupt")
 	}
 }
