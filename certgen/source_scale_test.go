@@ -41,8 +41,8 @@ func writePoolDir(t testing.TB, dir string, p *Pool) {
 // TestLoadDirScale loads a directory of P-256 pairs from certgen's Pool:
 // 1,000 by default, CERTBENCH_SOURCE_SCALE=10000 (or 100000) for the
 // scale measurement. It logs the load time and the heap: the peak during
-// the load and what the result retains. At 10,000 and more without the
-// race detector, the load must take under 2 s.
+// the load and what the result retains. The 2 s target at 10,000 without
+// the race detector is read from the log, not asserted (a wall time).
 func TestLoadDirScale(t *testing.T) {
 	n := 1000
 	if s := os.Getenv("CERTBENCH_SOURCE_SCALE"); s != "" {

@@ -64,7 +64,11 @@ func TestComparePlantedChanges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, head := diffFactory(bugNone), diffFactory(tc.head)
-			r := Compare(base, head, CompareOptions{Seed: diffTestSeed, Iterations: 60})
+			iterations := 60
+			if testing.Short() {
+				iterations = 20 // -short: each is first seen by the 9th; .ci/run 60
+			}
+			r := Compare(base, head, CompareOptions{Seed: diffTestSeed, Iterations: iterations})
 			var text bytes.Buffer
 			if err := r.WriteText(&text); err != nil {
 				t.Fatal(err)
@@ -91,8 +95,14 @@ func TestComparePlantedChanges(t *testing.T) {
 // exact name loses to a wildcard whose SAN key sorts later.
 func TestCompareTraefikReleases(t *testing.T) {
 	base, head := traefikLikeFactory(false), traefikLikeFactory(true)
-	for _, seed := range []uint64{diffTestSeed, 2} {
-		r := Compare(base, head, CompareOptions{Base: "v3.6", Head: "v3.7", Seed: seed, Iterations: 60})
+	seeds, iterations := []uint64{diffTestSeed, 2}, 60
+	if testing.Short() {
+		// -short: one seed, whose changes are first seen by the 9th
+		// iteration; .ci/run both, 60 each.
+		seeds, iterations = seeds[:1], 20
+	}
+	for _, seed := range seeds {
+		r := Compare(base, head, CompareOptions{Base: "v3.6", Head: "v3.7", Seed: seed, Iterations: iterations})
 		var text bytes.Buffer
 		if err := r.WriteText(&text); err != nil {
 			t.Fatal(err)
@@ -170,7 +180,11 @@ func TestCompareIdentical(t *testing.T) {
 		"randomTie": diffFactory(bugRandomTie),
 		"traefik36": traefikLikeFactory(false),
 	} {
-		for _, seed := range []uint64{1, 2, 3} {
+		seeds := []uint64{1, 2, 3}
+		if testing.Short() {
+			seeds = seeds[:1] // -short: one run per store; .ci/run all three
+		}
+		for _, seed := range seeds {
 			r := Compare(f, f, CompareOptions{Seed: seed, Iterations: 30})
 			if r.Differs() {
 				var text bytes.Buffer

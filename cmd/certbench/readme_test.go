@@ -16,8 +16,10 @@ import (
 // the module proxy cannot serve before the first release tag), every local
 // package it names exists, every certbench subcommand it runs exists, and
 // it includes the main job (`go run ./cmd/certbench compare`) and the
-// tests. The release process the README points to is present.
+// tests (testCommand, which .ci/run runs without -short). The release
+// process the README points to is present.
 func TestReadmeFirstCommands(t *testing.T) {
+	const testCommand = "go vet ./... && go test -race -short ./..."
 	root := filepath.Join("..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -35,7 +37,7 @@ func TestReadmeFirstCommands(t *testing.T) {
 		if len(f) < 3 || f[0] != "go" {
 			continue
 		}
-		if strings.Join(f, " ") == "go vet ./... && go test -race ./..." {
+		if strings.Join(f, " ") == testCommand {
 			tests = true
 			continue
 		}
@@ -80,7 +82,14 @@ func TestReadmeFirstCommands(t *testing.T) {
 		t.Errorf("README's first commands do not run the main job (go run ./cmd/certbench compare):\n%s", strings.Join(block, "\n"))
 	}
 	if !tests {
-		t.Errorf("README's first commands do not run the tests (go vet ./... && go test -race ./...):\n%s", strings.Join(block, "\n"))
+		t.Errorf("README's first commands do not run the tests (%s):\n%s", testCommand, strings.Join(block, "\n"))
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Replace(testCommand, " -short", "", 1); !strings.Contains(string(ci), "\n"+all+"\n") {
+		t.Errorf(".ci/run does not run every test (%s)", all)
 	}
 	if !strings.Contains(string(readme), "(docs/releasing.md)") {
 		t.Error("README.md does not link to docs/releasing.md")
