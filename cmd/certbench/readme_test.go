@@ -88,6 +88,9 @@ func TestReadmeFirstCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(string(ci), "\n"+testCommand+"\n") {
+		t.Errorf(".ci/run does not run README's test command (%s)", testCommand)
+	}
 	if all := strings.Replace(testCommand, " -short", "", 1); !strings.Contains(string(ci), "\n"+all+"\n") {
 		t.Errorf(".ci/run does not run every test (%s)", all)
 	}
