@@ -113,7 +113,9 @@ func replaceEdits(ctx context.Context, root, dir, commit string, given []string)
 		return edits, nil
 	}
 	var mod struct {
-		Replace []struct{ Old, New struct{ Path, Version string } }
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
 	}
 	if err := json.Unmarshal(out, &mod); err != nil {
 		return nil, err
