@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
 	"github.com/certbench/certbench/internal/peercheck"
 	"github.com/spf13/cobra"
@@ -183,6 +183,8 @@ type PeerCheckOptions struct {
 	Dir, Comment string
 	// Check is what to check and how.
 	Check peercheck.Options
+	// Skip names the steps to skip (--skip).
+	Skip []string
 	// Config, NoConfig and Max are the gate's policy flags (--config,
 	// --no-config, --max).
 	Config   string
@@ -195,48 +197,18 @@ func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra
 	cmd := &cobra.Command{
 		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--dir DIR] [-o COMMENT.md]",
 		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
-		Long: `check compares the head of a pull request of Traefik or certmagic with its base,
-given as two local trees (checkouts; each the directory of the proxy's go.mod)
-or released versions (traefik@v3.6.12). It builds one certbench binary with
-both sides as stores KIND@base and KIND@head (as certbench peer build does),
-then:
-
-  1. conformance: the suite on both stores; a rule the base keeps and the head
-     breaks fails the check, once the base has kept it in 3 more runs (a
-     base whose answers vary keeps some rules by chance: those are listed,
-     as are the head's other broken rules);
-  2. behaviour diff: certbench conformance --stores KIND@base --against
-     KIND@head, the same generated cases on both stores, every difference
-     shrunk; any difference fails the check;
-  3. gate on certbench's scenarios (--scenarios, default
-     rotate-10-of-100,renew-1-of-1000,lookup-1000): --count rounds, each one
-     certbench run process with both stores (order alternating), gated by
-     round pairs as certbench gate does; the allocation sites that grew are
-     named from heap profiles of both stores;
-  4. gate on the proxy's own go test benchmarks (--bench-packages, default
-     ./pkg/tls/... for Traefik and . for certmagic): both trees' test binaries
-     (go test -c), --count interleaved rounds at a fixed -test.benchtime, gated
-     the same way, allocation sites from -test.memprofile;
-
-and writes one Markdown comment (-o FILE, default DIR/comment.md; also
-printed): the verdict first, then the behaviour changes, then the costs.
-Every step's files are in --dir DIR (default certbench-peer-out: build.log,
-conformance.json, diff.md, scenarios/, gobench/).
-
---instrument NAME is passed to certbench run (e.g. simulate, for instruction
-counts under valgrind, where the binary has that instrument).
-
-The trees are only read; go.mod and go.sum are never edited (the go command
-runs with -mod=readonly in them). Building fetches what the trees require
-into the module cache, as any build does.
-
-Exit codes: 0 pass, 1 a rule newly broken, a behaviour change or a cost
-regression, 2 bad input (not a Go module, not Traefik or certmagic, a tree
-that does not compile, base and head the same, an adapter that does not build
-against a tree, a bad flag).`,
+		Long: `check compares a pull request's head of Traefik or certmagic with its base (two
+trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
+binary with both as stores KIND@base and KIND@head, then runs: conformance (a
+rule the base keeps in 4 runs and the head breaks fails), the behaviour diff
+(any difference fails), the A/B protocol of certbench ab on certbench's
+scenarios, and on the proxy's own go test benchmarks, sites named after an
+allocation regression. It writes one Markdown comment (-o, default
+DIR/comment.md): verdict, behaviour changes, costs; every step's files go to
+--dir (see docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a
+behaviour change or a regression, 2 bad input.`,
 		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
-  certbench peer check --base traefik@v3.6.12 --head traefik@v3.7.13 --count 6 --dir out
-  certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --no-gobench`,
+  certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --skip gobench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -276,10 +248,7 @@ against a tree, a bad flag).`,
 	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
 	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")
 	f.StringVar(&c.Benchtime, "benchtime", "", "fixed iterations per round of the proxy's benchmarks (`Nx`; default 100x)")
-	f.BoolVar(&c.NoGoBench, "no-gobench", false, "skip the proxy's own benchmarks")
-	f.BoolVar(&c.NoConformance, "no-conformance", false, "skip the conformance suite")
-	f.BoolVar(&c.NoDiff, "no-diff", false, "skip the behaviour diff")
-	f.BoolVar(&c.NoGate, "no-gate", false, "skip the gate on certbench's scenarios")
+	f.StringSliceVar(&opts.Skip, "skip", nil, "steps to skip, comma-separated: `conformance,diff,gate,gobench`")
 	f.Uint64Var(&c.Seed, "seed", 0, "`seed` of the differential pass and the behaviour diff (0: their defaults)")
 	return cmd
 }
@@ -290,6 +259,13 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	}
 	if opts.Check.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Check.Count)
+	}
+	for _, step := range opts.Skip {
+		skip := map[string]*bool{"conformance": &opts.Check.NoConformance, "diff": &opts.Check.NoDiff, "gate": &opts.Check.NoGate, "gobench": &opts.Check.NoGoBench}[step]
+		if skip == nil {
+			return usagef("--skip %s: want conformance, diff, gate or gobench", step)
+		}
+		*skip = true
 	}
 	if opts.Check.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Check.Ops)
@@ -306,7 +282,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	rep, err := peercheck.Run(ctx, c)
 	var ie *peerbuild.InputError
 	var ae *peerbuild.AdapterError
-	var ge *gobench.InputError
+	var ge *ab.InputError
 	switch {
 	case errors.As(err, &ie), errors.As(err, &ae), errors.As(err, &ge):
 		return usageError(err)

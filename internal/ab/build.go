@@ -47,7 +47,8 @@ func (b *builder) build(ctx context.Context, tree, bin string) error {
 	}
 	cmd.Dir, cmd.Stdout, cmd.Stderr = moddir, b.log, b.log
 	if err := cmd.Run(); err != nil {
-		return inputf("cannot build %s (log: %s): %v", tree, b.log.Name(), err)
+		log, _ := os.ReadFile(b.log.Name())
+		return inputf("cannot build %s in %s: %v (log: %s)\n%s", b.main, moddir, err, b.log.Name(), tail(string(log), 20))
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return inputf("the build in %s did not write %s (log: %s)", moddir, bin, b.log.Name())
