@@ -174,8 +174,10 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.R
 // PeerCheckOptions are the options of certbench peer check.
 type PeerCheckOptions struct {
 	IO IO
-	// Base, Head and Certbench are as for peer build.
-	Base, Head, Certbench string
+	// Base, Head and Certbench are as for peer build; BaseRef, when set,
+	// makes the base the merge base of BaseRef and HEAD of Head's git
+	// repository (a temporary worktree).
+	Base, Head, Certbench, BaseRef string
 	// Labels name base and head in the comment.
 	BaseLabel, HeadLabel string
 	// Dir is the output folder (--dir); Comment the comment's file (-o,
@@ -233,6 +235,7 @@ behaviour change or a regression, 2 bad input.`,
 	c := &opts.Check
 	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod) or KIND@VERSION")
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
+	f.StringVar(&opts.BaseRef, "base-ref", "", "the base is the merge base of this git `ref` and the head tree's HEAD")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
 	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`, e.g. main@abc1234; default the tree's directory name)")
 	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
@@ -269,6 +272,20 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	}
 	if opts.Check.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Check.Ops)
+	}
+	if opts.BaseRef != "" {
+		if opts.Base != "" || opts.Head == "" {
+			return usagef("--base-ref: give --head (a tree) and no --base")
+		}
+		tree, commit, remove, err := ab.Checkout(ctx, opts.Head, opts.BaseRef)
+		if err != nil {
+			return usageError(err)
+		}
+		defer remove()
+		opts.Base = tree
+		if opts.BaseLabel == "" {
+			opts.BaseLabel = opts.BaseRef + "@" + commit[:7]
+		}
 	}
 	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
 	if err != nil {

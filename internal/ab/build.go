@@ -56,22 +56,43 @@ func (b *builder) build(ctx context.Context, tree, bin string) error {
 	return nil
 }
 
+// Checkout checks out the merge base of ref and HEAD of the git
+// repository dir is in, in a temporary worktree; it returns dir's
+// directory there, the commit, and a function that removes the worktree.
+func Checkout(ctx context.Context, dir, ref string) (tree, commit string, remove func(), err error) {
+	root, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", nil, inputf("%s is not in a git repository: %v", dir, err)
+	}
+	if commit, err = git(ctx, dir, "merge-base", ref, "HEAD"); err != nil {
+		return "", "", nil, inputf("no merge base of %s and HEAD (fetch it, or use fetch-depth: 0 in CI): %v", ref, err)
+	}
+	prefix, _ := git(ctx, dir, "rev-parse", "--show-prefix")
+	tmp, err := os.MkdirTemp("", "certbench-ab-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	wt := filepath.Join(tmp, "base")
+	remove = func() {
+		git(context.Background(), root, "worktree", "remove", "--force", wt)
+		git(context.Background(), root, "worktree", "prune")
+		os.RemoveAll(tmp)
+	}
+	if _, err := git(ctx, root, "worktree", "add", "--detach", "--quiet", wt, commit); err != nil {
+		remove()
+		return "", "", nil, err
+	}
+	return filepath.Join(wt, prefix), commit, remove, nil
+}
+
 // buildCommit builds the binary at commit in a temporary git worktree of
 // root, its go.mod edited with edits (go mod edit flags) first.
 func (b *builder) buildCommit(ctx context.Context, root, commit string, edits []string, bin string) error {
-	tmp, err := os.MkdirTemp("", "certbench-ab-")
+	tree, _, remove, err := Checkout(ctx, root, commit)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	tree := filepath.Join(tmp, "base")
-	if _, err := git(ctx, root, "worktree", "add", "--detach", "--quiet", tree, commit); err != nil {
-		return err
-	}
-	defer func() {
-		git(context.Background(), root, "worktree", "remove", "--force", tree)
-		git(context.Background(), root, "worktree", "prune")
-	}()
+	defer remove()
 	if len(edits) > 0 {
 		cmd := exec.CommandContext(ctx, "go", append([]string{"mod", "edit"}, edits...)...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = filepath.Join(tree, b.dir), b.log, b.log
