@@ -11,6 +11,17 @@
 // (ABBA), so that drift of the machine hits both sides alike. Each
 // sample carries its round ("round: N"), by which the gate pairs base
 // and head.
+//
+// Run keeps, with RunOptions.Cache (certbench ab --cache; default
+// certbench/ab under os.UserCacheDir, e.g. ~/.cache/certbench/ab), the
+// base's binary as base-KEY, KEY a hash of the base commit, the module
+// directory, main package, build command, --base-replace edits, GOOS and
+// GOARCH; and the base's merged results as results-KEY.txt, KEY a hash of
+// that key, the certbench version, stores, scenarios, count, ops and
+// interleaving. A re-run against the same base then measures only the
+// head: its rounds are paired with the cached base's, which were not
+// interleaved with them (--no-cache measures both). A base tree is not
+// cached.
 package ab
 
 import (

@@ -250,31 +250,31 @@ func key(parts ...string) string {
 // plan lists both binaries' stores and scenarios and returns those to
 // measure: the ones asked for (default the head's) that the base has.
 func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) {
-	var lists [2]struct {
-		Stores    []struct{ Name string }
-		Scenarios []struct {
-			Name    string
-			Default bool
-		}
-	}
+	var have [2][2][]string // side; stores, scenarios
+	var defaults []string   // the head's default scenarios
 	for i, bin := range r.bins {
 		var out bytes.Buffer
+		var l struct {
+			Stores, Scenarios []struct {
+				Name    string
+				Default bool
+			}
+		}
 		if code, stderr, err := Command(ctx, bin, &out, "list", "--format", "json"); err != nil || code != 0 {
 			return nil, nil, commandError(Sides[i]+" binary: certbench list --format json", code, stderr, err)
 		}
-		if err := json.Unmarshal(out.Bytes(), &lists[i]); err != nil {
+		if err := json.Unmarshal(out.Bytes(), &l); err != nil {
 			return nil, nil, inputf("%s binary: certbench list --format json: %v", Sides[i], err)
 		}
-	}
-	var have [2][2][]string // side, stores/scenarios
-	for i, l := range lists {
-		for _, s := range l.Stores {
-			have[i][0] = append(have[i][0], s.Name)
-		}
-		for _, s := range l.Scenarios {
-			have[i][1] = append(have[i][1], s.Name)
-			if i == 1 && s.Default && r.o.Scenarios == nil {
-				scenarios = append(scenarios, s.Name)
+		for k, list := range [2][]struct {
+			Name    string
+			Default bool
+		}{l.Stores, l.Scenarios} {
+			for _, x := range list {
+				have[i][k] = append(have[i][k], x.Name)
+				if i == 1 && k == 1 && x.Default {
+					defaults = append(defaults, x.Name)
+				}
 			}
 		}
 	}
@@ -283,7 +283,7 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 		want[0] = have[1][0]
 	}
 	if want[1] == nil {
-		want[1] = scenarios
+		want[1] = defaults
 	}
 	var got [2][]string
 	for k, what := range []string{"store", "scenario"} {
@@ -306,36 +306,31 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 func (r *run) resolvePolicy(ctx context.Context) error {
 	f := r.o.Policy
 	if f.Config == "" && !f.NoConfig {
-		name := filepath.ToSlash(filepath.Join(r.o.Dir, gate.DefaultConfig))
-		var base []byte
-		if r.o.BaseTree != "" {
-			base, _ = os.ReadFile(filepath.Join(r.o.BaseTree, r.o.Dir, gate.DefaultConfig))
-		} else if s, err := git(ctx, r.root, "show", r.commit+":"+name); err == nil {
+		name := filepath.Join(r.o.Dir, gate.DefaultConfig)
+		base, err := os.ReadFile(filepath.Join(r.o.BaseTree, name))
+		if r.o.BaseTree == "" {
+			var s string
+			s, err = git(ctx, r.root, "show", r.commit+":"+filepath.ToSlash(name))
 			base = []byte(s + "\n")
 		}
-		switch {
-		case base != nil:
+		f.Config = filepath.Join(r.root, name)
+		if err == nil {
 			f.Config = filepath.Join(r.out, "policy.yaml")
-			if err := os.WriteFile(f.Config, base, 0o644); err != nil {
-				return err
-			}
 			logf(r.o.Log, "ab: policy: %s from the base (a change cannot loosen its own gate)", name)
-		default:
-			f.Dir = filepath.Join(r.root, r.o.Dir)
+			err = os.WriteFile(f.Config, base, 0o644)
+		} else if _, err = os.Stat(f.Config); err != nil {
+			f.Config, err = "", nil
 		}
+		if err != nil {
+			return err
+		}
+		f.NoConfig = f.Config == ""
 	}
 	p, err := gate.ResolvePolicy(f)
 	if err != nil {
 		return &InputError{fmt.Errorf("gate policy: %w", err)}
 	}
-	r.policy = p
-	if f.Config != "" {
-		r.policyFile = f.Config
-	} else if !f.NoConfig {
-		if _, err := os.Stat(filepath.Join(f.Dir, gate.DefaultConfig)); err == nil {
-			r.policyFile = filepath.Join(f.Dir, gate.DefaultConfig)
-		}
-	}
+	r.policy, r.policyFile = p, f.Config
 	return nil
 }
 
