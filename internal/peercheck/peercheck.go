@@ -180,9 +180,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	p := &peer{bin: bin, out: out, log: log}
+	if err := p.steps(ctx, rep, opts, phase); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = time.Since(start)
+	rep.Phases = phases
+	return rep, nil
+}
 
+// steps runs the checks opts asks for into rep, phase timing each.
+func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
 	if !opts.NoConformance {
-		fmt.Fprintf(log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
+		fmt.Fprintf(p.log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
 		t := time.Now()
 		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
@@ -192,7 +201,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		phase("conformance", t)
 	}
 	if !opts.NoDiff {
-		fmt.Fprintf(log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
+		fmt.Fprintf(p.log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
 		t := time.Now()
 		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
@@ -203,13 +212,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
-		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
+		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
 	if !opts.NoGate {
 		t := time.Now()
 		v, err := p.gate(ctx, rep, opts, policy)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Gate = v
 		phase("scenarios", t)
@@ -217,13 +226,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if !opts.NoGoBench {
 		t := time.Now()
 		if err := p.goBench(ctx, rep, opts, policy); err != nil {
-			return nil, err
+			return err
 		}
 		phase("proxy's benchmarks", t)
 	}
-	rep.Elapsed = time.Since(start)
-	rep.Phases = phases
-	return rep, nil
+	return nil
 }
 
 // build builds the binary with a store per side to bin, its log in
