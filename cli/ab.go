@@ -77,12 +77,14 @@ bin/, build.log. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 func runAB(cmd *cobra.Command, o ab.RunOptions) error {
 	io := ioOf(cmd)
 	o.Log = io.ErrOut
-	if o.Policy.Config != "" {
-		abs, err := filepath.Abs(o.Policy.Config)
-		if err != nil {
-			return usageError(err)
+	for _, p := range []*string{&o.Policy.Config, &o.BaseTree} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return usageError(err)
+			}
+			*p = abs
 		}
-		o.Policy.Config = abs
 	}
 	rep, err := ab.Run(cmd.Context(), o)
 	var ie *ab.InputError
