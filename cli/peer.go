@@ -63,25 +63,14 @@ func newPeerBuildCmd(runF func(context.Context, *PeerBuildOptions) error) *cobra
 		Use:   "build --base TREE|KIND@VERSION --head TREE|KIND@VERSION -o BINARY",
 		Short: "Build a certbench binary with the proxy at base and at head as two stores",
 		Long: `build writes a certbench binary (-o) whose stores KIND@base and KIND@head run
-the peer adapter over two versions of the proxy: two local trees (checkouts,
-e.g. a pull request's base and head; each the directory of the proxy's
-go.mod) or released versions (traefik@v3.6.12, certmagic@v0.25.6, or the
-module path before the @). The kind (traefik, certmagic) is read from the
-trees' go.mod. Run the binary's commands as with any certbench:
-  BINARY run --stores traefik@base,traefik@head
-  BINARY conformance --stores traefik@head
-
-Both sides are copied (the packages the adapter reaches) into a temporary
-build directory, each under a module path of its own, so that Go links both;
-Go's minimum version selection picks one version of every other dependency
-for both. Nothing is written into the trees.
-
-When a tree's Go API differs from the adapter's, the error names the adapter
-function to change and the line, with the compiler's message.
-
-Exit codes: 0 built, 2 bad input (not a Go module, not Traefik or certmagic,
-a tree that does not compile, base and head the same, an adapter that does
-not build against a tree).`,
+the peer adapter over two versions of the proxy: two local trees (each the
+directory of the proxy's go.mod) or released versions (traefik@v3.6.12,
+certmagic@v0.25.6); the kind is read from the trees' go.mod. Both sides are
+copied into a temporary build directory under module paths of their own, so
+that Go links both; nothing is written into the trees. When a tree's Go API
+differs from the adapter's, the error names the adapter function and line.
+Exit codes: 0 built, 2 bad input (not Traefik or certmagic, a tree that does
+not compile, base and head the same, an adapter that does not build).`,
 		Example: `  certbench peer build --base ../traefik-main --head ../traefik-pr -o certbench-traefik
   certbench peer build --base traefik@v3.6.12 --head traefik@v3.7.13 -o certbench-traefik
   certbench peer build --base certmagic@v0.24.0 --head ~/src/certmagic -o certbench-certmagic`,

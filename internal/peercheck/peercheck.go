@@ -301,12 +301,6 @@ type peer struct {
 	log      io.Writer
 }
 
-// command runs the binary with args, its standard output to stdout (if
-// not nil); it returns the exit code and the error output.
-func (p *peer) command(ctx context.Context, stdout io.Writer, args ...string) (int, string, error) {
-	return ab.Command(ctx, p.bin, stdout, args...)
-}
-
 // gate runs certbench's scenarios on both stores in the A/B protocol's
 // rounds (one process per side and round), each store renamed to the
 // proxy's name, and gates head against base, naming the allocation
@@ -424,7 +418,7 @@ func (p *peer) suite(ctx context.Context, stores, file string, seed uint64) (*co
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, io.Discard, args...)
+	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -458,7 +452,7 @@ func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff,
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, io.Discard, args...)
+	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}
