@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -147,6 +148,9 @@ func (r *run) setup(ctx context.Context) error {
 	o := &r.o
 	if o.Count < 1 || o.Ops < 0 || (o.Simulate && o.SimCount < 1) {
 		return inputf("count %d, ops %d, sim-count %d: want positive counts", o.Count, o.Ops, o.SimCount)
+	}
+	if _, err := exec.LookPath("valgrind"); o.Simulate && err != nil {
+		return inputf("--simulate needs valgrind: install it (Debian, Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)")
 	}
 	root, err := git(ctx, ".", "rev-parse", "--show-toplevel")
 	if err != nil {
