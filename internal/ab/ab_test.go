@@ -71,6 +71,9 @@ func TestMeasure(t *testing.T) {
 	if err != nil || strings.Contains(string(b), "store=h") {
 		t.Errorf("round 6 (%v): store h, which did not return at head in round 5, ran again:\n%s", err, b)
 	}
+	if !reflect.DeepEqual(res.Dropped, []string{"h"}) {
+		t.Errorf("Dropped = %q, want [h]", res.Dropped)
+	}
 	if want := "store h did not return at head in round 5: left out of the later rounds on both sides"; !strings.Contains(strings.Join(res.Notes, "\n"), want) {
 		t.Errorf("notes %q lack %q", res.Notes, want)
 	}

@@ -75,8 +75,10 @@ type Result struct {
 	Verdict *gate.Verdict
 	// Base and Head are the merged results.
 	Base, Head string
-	// Notes say what was left out and why.
-	Notes []string
+	// Notes say what was left out and why; Dropped are the stores left
+	// out of later rounds after they did not return.
+	Notes   []string
+	Dropped []string
 }
 
 // hangReason is in the reason of a sample whose store did not return.
@@ -108,7 +110,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Base: filepath.Join(o.Out, "base.txt"), Head: filepath.Join(o.Out, "head.txt"), Notes: m.notes}
+	res := &Result{Base: filepath.Join(o.Out, "base.txt"), Head: filepath.Join(o.Out, "head.txt"), Notes: m.notes, Dropped: m.dropped}
 	for i, path := range []string{res.Base, res.Head} {
 		if err := m.merge(i, path); err != nil {
 			return nil, err
@@ -130,11 +132,12 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 }
 
 type measurer struct {
-	o     Options
-	raw   string
-	hung  map[string]bool // by the name in the merged results
-	notes []string
-	files [2][]string
+	o       Options
+	raw     string
+	hung    map[string]bool // by the name in the merged results
+	dropped []string
+	notes   []string
+	files   [2][]string
 }
 
 func (m *measurer) stores(side int) []string {
@@ -183,6 +186,7 @@ func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) err
 	for _, f := range set.Failures {
 		if name := m.name(s.Side, f.Value(results.StoreKey)); strings.Contains(f.Reason, hangReason) && !m.hung[name] {
 			m.hung[name] = true
+			m.dropped = append(m.dropped, name)
 			m.notes = append(m.notes, fmt.Sprintf("store %s did not return at %s in round %d: left out of the later rounds on both sides", name, Sides[s.Side], s.Round))
 		}
 	}

@@ -190,6 +190,9 @@ func (r *run) setup(ctx context.Context) error {
 func (r *run) build(ctx context.Context, b *builder) error {
 	o := &r.o
 	r.bins = [2]string{filepath.Join(r.out, "bin", "certbench-base"), filepath.Join(r.out, "bin", "certbench-head")}
+	for _, bin := range r.bins {
+		os.Remove(bin) // a build that fails must not leave an earlier binary
+	}
 	head, _ := git(ctx, r.root, "rev-parse", "--short", "HEAD")
 	r.desc[1] = "working tree at " + head
 	if st, _ := git(ctx, r.root, "status", "--porcelain", "--untracked-files=no"); st != "" {
@@ -231,12 +234,17 @@ func (r *run) build(ctx context.Context, b *builder) error {
 			r.notes = append(r.notes, "base binary from the cache ("+cached+")")
 			return nil
 		}
-		defer r.save(r.bins[0], cached)
+		if err := b.buildCommit(ctx, r.root, commit, edits, r.bins[0]); err != nil {
+			return err
+		}
+		r.save(r.bins[0], cached)
+		return nil
 	}
 	return b.buildCommit(ctx, r.root, commit, edits, r.bins[0])
 }
 
-// save copies a file into the cache, after the deferring step succeeded.
+// save copies a file into the cache (through a temporary file, so that a
+// concurrent run never reads half of it).
 func (r *run) save(from, to string) {
 	if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
 		if err := copyFile(from, to+".tmp"); err == nil {
@@ -375,7 +383,7 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 	}
 	logf(r.o.Log, "ab: stores %s; scenarios %s; %d rounds, ABBA", strings.Join(stores, ","), strings.Join(scenarios, ","), r.o.Count)
 	res, err := Measure(ctx, o)
-	if err == nil && cached != "" && o.Sides[0].Measured == "" {
+	if err == nil && cached != "" && o.Sides[0].Measured == "" && len(res.Dropped) == 0 {
 		r.save(res.Base, cached)
 	}
 	return res, err
