@@ -58,7 +58,7 @@ bin/, build.log. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 	f.IntVar(&o.Count, "count", 10, "rounds (`n` samples per side); the gate needs 6 with several benchmarks")
 	f.IntVar(&o.Ops, "ops", 0, "`n` ops per sample (0: each scenario's)")
 	f.StringVar(&interleave, "interleave", "scenario", "`how`: one process per scenario and side (scenario), or per side with every scenario (round)")
-	f.StringVarP(&o.Out, "out", "o", "certbench-out", "output `dir`")
+	f.StringVar(&o.Out, "out", "certbench-out", "output `dir`")
 	f.StringVar(&o.Policy.Config, "config", "", "gate policy `file`")
 	f.BoolVar(&o.Policy.NoConfig, "no-config", false, "the built-in gate policy")
 	f.Var(&max, "max", "a gate threshold, `UNIT=THRESHOLD`; repeatable")
