@@ -90,9 +90,13 @@ const hangReason = "did not return within"
 // regression, profiles the regressed stores and scenarios with both
 // binaries into Out/base-profiles and Out/head-profiles to name the
 // sites that grew. A store that did not return in a sample is left out
-// of the later rounds of both sides.
+// of the later rounds of both sides. An earlier run's raw/ and profiles
+// in Out are removed first.
 func Measure(ctx context.Context, o Options) (*Result, error) {
 	raw := filepath.Join(o.Out, "raw")
+	for _, old := range []string{raw, filepath.Join(o.Out, "base-profiles"), filepath.Join(o.Out, "head-profiles")} {
+		os.RemoveAll(old) // an earlier run's
+	}
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		return nil, err
 	}
