@@ -11,7 +11,7 @@ import (
 )
 
 func newABCmd() *cobra.Command {
-	o := ab.RunOptions{Log: os.Stderr}
+	var o ab.RunOptions
 	var interleave string
 	var noCache bool
 	var max gate.Thresholds
