@@ -294,7 +294,7 @@ func TestCIScriptRelativeReplace(t *testing.T) {
 	ci := func(args ...string) (int, string) {
 		t.Helper()
 		args = append([]string{script, "--stores", "mystore", "--scenarios", "lookup-1000", "--count", "4", "--ops", "100",
-			"--out", filepath.Join(t.TempDir(), "out")}, append(args, "main")...)
+			"--out", filepath.Join(t.TempDir(), "out"), "--cache", t.TempDir()}, append(args, "main")...)
 		cmd := exec.Command("bash", args...)
 		cmd.Dir, cmd.Env = mod, env
 		var log bytes.Buffer

@@ -2,12 +2,14 @@ package ab
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/internal/gate"
 )
@@ -134,5 +136,25 @@ func TestCheckout(t *testing.T) {
 	}
 	if _, _, _, err := Checkout(context.Background(), mod, "nope"); err == nil || !strings.Contains(err.Error(), "no merge base of nope") {
 		t.Errorf("Checkout of an unknown ref: %v", err)
+	}
+}
+
+// TestCacheKeepsTheNewest: saving into a full cache removes its oldest
+// files, never the one just saved.
+func TestCacheKeepsTheNewest(t *testing.T) {
+	dir, src := t.TempDir(), filepath.Join(t.TempDir(), "f")
+	os.WriteFile(src, []byte("new"), 0o644)
+	for i := range cacheFiles {
+		f := filepath.Join(dir, fmt.Sprintf("old-%02d", i))
+		os.WriteFile(f, nil, 0o644)
+		at := time.Now().Add(-time.Duration(cacheFiles-i) * time.Hour) // old-00 the oldest
+		os.Chtimes(f, at, at)
+	}
+	new(run).save(src, filepath.Join(dir, "base-x"))
+	ents, _ := os.ReadDir(dir)
+	_, errOldest := os.Stat(filepath.Join(dir, "old-00"))
+	b, _ := os.ReadFile(filepath.Join(dir, "base-x"))
+	if len(ents) != cacheFiles || errOldest == nil || string(b) != "new" {
+		t.Errorf("after save: %d files (want %d), oldest kept %v, saved %q", len(ents), cacheFiles, errOldest == nil, b)
 	}
 }

@@ -243,13 +243,26 @@ func (r *run) build(ctx context.Context, b *builder) error {
 	return b.buildCommit(ctx, r.root, commit, edits, r.bins[0])
 }
 
+// cacheFiles is how many files the cache keeps: the newest.
+const cacheFiles = 40
+
 // save copies a file into the cache (through a temporary file, so that a
-// concurrent run never reads half of it).
+// concurrent run never reads half of it) and removes the oldest files
+// beyond cacheFiles.
 func (r *run) save(from, to string) {
-	if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
-		if err := copyFile(from, to+".tmp"); err == nil {
-			os.Rename(to+".tmp", to)
+	if os.MkdirAll(filepath.Dir(to), 0o755) != nil || copyFile(from, to+".tmp") != nil || os.Rename(to+".tmp", to) != nil {
+		return
+	}
+	ents, _ := os.ReadDir(filepath.Dir(to))
+	infos := make([]os.FileInfo, 0, len(ents))
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			infos = append(infos, fi)
 		}
+	}
+	slices.SortFunc(infos, func(a, b os.FileInfo) int { return b.ModTime().Compare(a.ModTime()) })
+	for _, fi := range infos[min(len(infos), cacheFiles):] {
+		os.Remove(filepath.Join(filepath.Dir(to), fi.Name()))
 	}
 }
 
