@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,20 +64,7 @@ func render(r renderer, format string, w io.Writer) error {
 // package table's renderers, or, for json, data as encoding/json marshals
 // it.
 func writeAs(format string, w io.Writer, page *table.Page, data any) error {
-	switch format {
-	case "text":
-		return table.WriteText(w, page)
-	case "markdown", "md":
-		return table.WriteMarkdown(w, page)
-	case "csv":
-		return table.WriteCSV(w, page)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(data)
-	}
-	return usagef("--format %q: not available here", format)
+	return table.Write(w, format, page, data)
 }
 
 // CompareOptions are the options of certbench compare.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
 	"github.com/certbench/certbench/internal/peercheck"
 	"github.com/spf13/cobra"
@@ -63,25 +63,14 @@ func newPeerBuildCmd(runF func(context.Context, *PeerBuildOptions) error) *cobra
 		Use:   "build --base TREE|KIND@VERSION --head TREE|KIND@VERSION -o BINARY",
 		Short: "Build a certbench binary with the proxy at base and at head as two stores",
 		Long: `build writes a certbench binary (-o) whose stores KIND@base and KIND@head run
-the peer adapter over two versions of the proxy: two local trees (checkouts,
-e.g. a pull request's base and head; each the directory of the proxy's
-go.mod) or released versions (traefik@v3.6.12, certmagic@v0.25.6, or the
-module path before the @). The kind (traefik, certmagic) is read from the
-trees' go.mod. Run the binary's commands as with any certbench:
-  BINARY run --stores traefik@base,traefik@head
-  BINARY conformance --stores traefik@head
-
-Both sides are copied (the packages the adapter reaches) into a temporary
-build directory, each under a module path of its own, so that Go links both;
-Go's minimum version selection picks one version of every other dependency
-for both. Nothing is written into the trees.
-
-When a tree's Go API differs from the adapter's, the error names the adapter
-function to change and the line, with the compiler's message.
-
-Exit codes: 0 built, 2 bad input (not a Go module, not Traefik or certmagic,
-a tree that does not compile, base and head the same, an adapter that does
-not build against a tree).`,
+the peer adapter over two versions of the proxy: two local trees (each the
+directory of the proxy's go.mod) or released versions (traefik@v3.6.12,
+certmagic@v0.25.6); the kind is read from the trees' go.mod. Both sides are
+copied into a temporary build directory under module paths of their own, so
+that Go links both; nothing is written into the trees. When a tree's Go API
+differs from the adapter's, the error names the adapter function and line.
+Exit codes: 0 built, 2 bad input (not Traefik or certmagic, a tree that does
+not compile, base and head the same, an adapter that does not build).`,
 		Example: `  certbench peer build --base ../traefik-main --head ../traefik-pr -o certbench-traefik
   certbench peer build --base traefik@v3.6.12 --head traefik@v3.7.13 -o certbench-traefik
   certbench peer build --base certmagic@v0.24.0 --head ~/src/certmagic -o certbench-certmagic`,
@@ -174,8 +163,10 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.R
 // PeerCheckOptions are the options of certbench peer check.
 type PeerCheckOptions struct {
 	IO IO
-	// Base, Head and Certbench are as for peer build.
-	Base, Head, Certbench string
+	// Base, Head and Certbench are as for peer build; BaseRef, when set,
+	// makes the base the merge base of BaseRef and HEAD of Head's git
+	// repository (a temporary worktree).
+	Base, Head, Certbench, BaseRef string
 	// Labels name base and head in the comment.
 	BaseLabel, HeadLabel string
 	// Dir is the output folder (--dir); Comment the comment's file (-o,
@@ -183,6 +174,8 @@ type PeerCheckOptions struct {
 	Dir, Comment string
 	// Check is what to check and how.
 	Check peercheck.Options
+	// Skip names the steps to skip (--skip).
+	Skip []string
 	// Config, NoConfig and Max are the gate's policy flags (--config,
 	// --no-config, --max).
 	Config   string
@@ -195,48 +188,18 @@ func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra
 	cmd := &cobra.Command{
 		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--dir DIR] [-o COMMENT.md]",
 		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
-		Long: `check compares the head of a pull request of Traefik or certmagic with its base,
-given as two local trees (checkouts; each the directory of the proxy's go.mod)
-or released versions (traefik@v3.6.12). It builds one certbench binary with
-both sides as stores KIND@base and KIND@head (as certbench peer build does),
-then:
-
-  1. conformance: the suite on both stores; a rule the base keeps and the head
-     breaks fails the check, once the base has kept it in 3 more runs (a
-     base whose answers vary keeps some rules by chance: those are listed,
-     as are the head's other broken rules);
-  2. behaviour diff: certbench conformance --stores KIND@base --against
-     KIND@head, the same generated cases on both stores, every difference
-     shrunk; any difference fails the check;
-  3. gate on certbench's scenarios (--scenarios, default
-     rotate-10-of-100,renew-1-of-1000,lookup-1000): --count rounds, each one
-     certbench run process with both stores (order alternating), gated by
-     round pairs as certbench gate does; the allocation sites that grew are
-     named from heap profiles of both stores;
-  4. gate on the proxy's own go test benchmarks (--bench-packages, default
-     ./pkg/tls/... for Traefik and . for certmagic): both trees' test binaries
-     (go test -c), --count interleaved rounds at a fixed -test.benchtime, gated
-     the same way, allocation sites from -test.memprofile;
-
-and writes one Markdown comment (-o FILE, default DIR/comment.md; also
-printed): the verdict first, then the behaviour changes, then the costs.
-Every step's files are in --dir DIR (default certbench-peer-out: build.log,
-conformance.json, diff.md, scenarios/, gobench/).
-
---instrument NAME is passed to certbench run (e.g. simulate, for instruction
-counts under valgrind, where the binary has that instrument).
-
-The trees are only read; go.mod and go.sum are never edited (the go command
-runs with -mod=readonly in them). Building fetches what the trees require
-into the module cache, as any build does.
-
-Exit codes: 0 pass, 1 a rule newly broken, a behaviour change or a cost
-regression, 2 bad input (not a Go module, not Traefik or certmagic, a tree
-that does not compile, base and head the same, an adapter that does not build
-against a tree, a bad flag).`,
+		Long: `check compares a pull request's head of Traefik or certmagic with its base (two
+trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
+binary with both as stores KIND@base and KIND@head, then runs: conformance (a
+rule the base keeps in 4 runs and the head breaks fails), the behaviour diff
+(any difference fails), the A/B protocol of certbench ab on certbench's
+scenarios, and on the proxy's own go test benchmarks, sites named after an
+allocation regression. It writes one Markdown comment (-o, default
+DIR/comment.md): verdict, behaviour changes, costs; every step's files go to
+--dir (see docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a
+behaviour change or a regression, 2 bad input.`,
 		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
-  certbench peer check --base traefik@v3.6.12 --head traefik@v3.7.13 --count 6 --dir out
-  certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --no-gobench`,
+  certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --skip gobench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO = ioOf(cmd)
@@ -261,6 +224,7 @@ against a tree, a bad flag).`,
 	c := &opts.Check
 	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod) or KIND@VERSION")
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
+	f.StringVar(&opts.BaseRef, "base-ref", "", "the base is the merge base of this git `ref` and the head tree's HEAD")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
 	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`, e.g. main@abc1234; default the tree's directory name)")
 	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
@@ -276,10 +240,7 @@ against a tree, a bad flag).`,
 	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
 	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")
 	f.StringVar(&c.Benchtime, "benchtime", "", "fixed iterations per round of the proxy's benchmarks (`Nx`; default 100x)")
-	f.BoolVar(&c.NoGoBench, "no-gobench", false, "skip the proxy's own benchmarks")
-	f.BoolVar(&c.NoConformance, "no-conformance", false, "skip the conformance suite")
-	f.BoolVar(&c.NoDiff, "no-diff", false, "skip the behaviour diff")
-	f.BoolVar(&c.NoGate, "no-gate", false, "skip the gate on certbench's scenarios")
+	f.StringSliceVar(&opts.Skip, "skip", nil, "steps to skip, comma-separated: `conformance,diff,gate,gobench`")
 	f.Uint64Var(&c.Seed, "seed", 0, "`seed` of the differential pass and the behaviour diff (0: their defaults)")
 	return cmd
 }
@@ -291,8 +252,29 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	if opts.Check.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Check.Count)
 	}
+	for _, step := range opts.Skip {
+		skip := map[string]*bool{"conformance": &opts.Check.NoConformance, "diff": &opts.Check.NoDiff, "gate": &opts.Check.NoGate, "gobench": &opts.Check.NoGoBench}[step]
+		if skip == nil {
+			return usagef("--skip %s: want conformance, diff, gate or gobench", step)
+		}
+		*skip = true
+	}
 	if opts.Check.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Check.Ops)
+	}
+	if opts.BaseRef != "" {
+		if opts.Base != "" || opts.Head == "" {
+			return usagef("--base-ref: give --head (a tree) and no --base")
+		}
+		tree, commit, remove, err := ab.Checkout(ctx, opts.Head, opts.BaseRef)
+		if err != nil {
+			return usageError(err)
+		}
+		defer remove()
+		opts.Base = tree
+		if opts.BaseLabel == "" {
+			opts.BaseLabel = opts.BaseRef + "@" + commit[:7]
+		}
 	}
 	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
 	if err != nil {
@@ -306,7 +288,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	rep, err := peercheck.Run(ctx, c)
 	var ie *peerbuild.InputError
 	var ae *peerbuild.AdapterError
-	var ge *gobench.InputError
+	var ge *ab.InputError
 	switch {
 	case errors.As(err, &ie), errors.As(err, &ae), errors.As(err, &ge):
 		return usageError(err)

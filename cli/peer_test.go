@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,4 +128,33 @@ func TestPeerTreeDoesNotCompile(t *testing.T) {
 	want := "head tree " + head + " does not compile"
 	checkPeerBad(t, tmp, outDir, want, "build.log", "peer", "check", "--base", base, "--head", head, "--dir", outDir)
 	checkPeerBad(t, tmp, outDir, filepath.Join(head, "pkg", "tls", "tls.go")+":5", "", "peer", "build", "--base", base, "--head", head, "-o", filepath.Join(outDir, "bin"))
+}
+
+// TestPeerBaseRef: peer check --base-ref checks the merge base out in a
+// temporary git worktree and removes it again: here the branch changes
+// only a README, so the sides hold the same Go code (exit 2), and nothing
+// is left in TMPDIR. --base-ref with --base, or without --head, is bad
+// usage.
+func TestPeerBaseRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip(err)
+	}
+	tmp := t.TempDir()
+	p := peerBadTrees(t)
+	repo := p("a")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}, {"checkout", "-q", "-b", "pr"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("a change\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	outDir := filepath.Join(t.TempDir(), "out")
+	checkPeerBad(t, tmp, outDir, "hold the same Go code", "", "peer", "check", "--base-ref", "main", "--head", repo, "--dir", outDir)
+	checkPeerBad(t, tmp, outDir, "--base-ref: give --head", "", "peer", "check", "--base-ref", "main", "--base", repo, "--head", repo, "--dir", outDir)
+	checkPeerBad(t, tmp, outDir, "no merge base of nope", "", "peer", "check", "--base-ref", "nope", "--head", repo, "--dir", outDir)
 }

@@ -111,7 +111,7 @@ quiet=(--max sec/op=off --max retained-B=off)
 step "a Traefik repository: v3.6.12 on main, v3.7.13 on a branch"
 repo traefik github.com/traefik/traefik/v3 v3.6.12 v3.7.13 traefik_lookup_bench_test.go pkg/tls/certbench_lookup_bench_test.go "$work/traefik"
 step "certbench-peer.sh main on Traefik (lookup-1000, count 4; Traefik's test binaries are not built: a cold cache compiles Kubernetes' client twice)"
-check_pr traefik "$work/traefik" "$work/out-traefik" --scenarios lookup-1000 --count 4 --no-gobench "${quiet[@]}"
+check_pr traefik "$work/traefik" "$work/out-traefik" --scenarios lookup-1000 --count 4 --skip gobench "${quiet[@]}"
 # Traefik v3.7 walks SAN keys without allocating per label: fewer
 # allocations per miss than v3.6.
 grep -qE '^\| certbench.s scenarios \| ✅ 0 regressed, [1-9]' "$comment" || fail "traefik: the scenario gate shows no improvement"

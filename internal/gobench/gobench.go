@@ -21,8 +21,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/certbench/certbench/internal/ab"
 )
 
 // DefaultBenchtime is the fixed iteration count of a round.
@@ -94,16 +97,6 @@ type Result struct {
 
 var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
 
-// An InputError is bad input: a pattern that matches nothing, a bad
-// benchtime.
-type InputError struct{ Err error }
-
-// Error returns the message.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *InputError) Unwrap() error { return e.Err }
-
 // Run builds, runs and merges; see the package documentation.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
@@ -151,16 +144,16 @@ func (opts *Options) check() error {
 		opts.Benchtime = DefaultBenchtime
 	}
 	if !benchtimeRE.MatchString(opts.Benchtime) {
-		return &InputError{fmt.Errorf("benchtime %q: want a fixed iteration count such as 100x", opts.Benchtime)}
+		return &ab.InputError{Err: fmt.Errorf("benchtime %q: want a fixed iteration count such as 100x", opts.Benchtime)}
 	}
 	if _, err := regexp.Compile(opts.Bench); err != nil {
-		return &InputError{fmt.Errorf("bench %q: %w", opts.Bench, err)}
+		return &ab.InputError{Err: fmt.Errorf("bench %q: %w", opts.Bench, err)}
 	}
 	if opts.Rounds < 1 {
-		return &InputError{fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
+		return &ab.InputError{Err: fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
 	}
 	if len(opts.Packages) == 0 {
-		return &InputError{errors.New("no packages")}
+		return &ab.InputError{Err: errors.New("no packages")}
 	}
 	return nil
 }
@@ -210,7 +203,7 @@ func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package)
 	}
 	var both, headOnly []string
 	for _, n := range names {
-		if contains(baseNames, n) {
+		if slices.Contains(baseNames, n) {
 			both = append(both, n)
 		} else {
 			headOnly = append(headOnly, n)
@@ -226,42 +219,31 @@ func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package)
 	return nil
 }
 
-// runRounds runs the rounds, interleaving the sides, keeping each raw
-// output under Out/raw, and returns each side's samples (base, head), each
-// under its "round: N" line.
+// runRounds runs the rounds of the A/B protocol (ab.Rounds; a package is
+// a group), keeping each raw output under Out/raw, and returns each
+// side's samples (base, head), each under its "round: N" line.
 func (res *Result) runRounds(ctx context.Context, opts Options) ([2][]byte, error) {
 	var files [2][]byte
 	raw := filepath.Join(opts.Out, "raw")
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		return files, err
 	}
-	sides := [2]string{"base", "head"}
-	for r := 1; r <= opts.Rounds; r++ {
-		order := []int{0, 1}
-		if r%2 == 0 {
-			order = []int{1, 0}
+	err := ab.Rounds(ctx, opts.Rounds, len(res.Packages), nil, func(ctx context.Context, s ab.Sample) error {
+		p := res.Packages[s.Group]
+		bin := p.Base
+		if s.Side == 1 {
+			bin = p.Head
 		}
-		for pi, p := range res.Packages {
-			for _, s := range order {
-				bin := p.Base
-				if s == 1 {
-					bin = p.Head
-				}
-				logf(opts.Log, "gobench: round %d/%d %s (%s)", r, opts.Rounds, p.ImportPath, sides[s])
-				out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s), p.Dir), benchArgs(p.Benchmarks, opts.Benchtime))
-				if err != nil {
-					return files, fmt.Errorf("%s %s round %d: %w", sides[s], p.ImportPath, r, err)
-				}
-				sample := append([]byte("round: "+strconv.Itoa(r)+"\n"), out...)
-				name := filepath.Join(raw, fmt.Sprintf("%s.%d.%d.txt", sides[s], pi, r))
-				if err := os.WriteFile(name, sample, 0o644); err != nil {
-					return files, err
-				}
-				files[s] = append(files[s], sample...)
-			}
+		logf(opts.Log, "gobench: round %d/%d %s (%s)", s.Round, opts.Rounds, p.ImportPath, ab.Sides[s.Side])
+		out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s.Side), p.Dir), benchArgs(p.Benchmarks, opts.Benchtime))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.ImportPath, err)
 		}
-	}
-	return files, nil
+		sample := append([]byte("round: "+strconv.Itoa(s.Round)+"\n"), out...)
+		files[s.Side] = append(files[s.Side], sample...)
+		return os.WriteFile(filepath.Join(raw, s.Name()), sample, 0o644)
+	})
+	return files, err
 }
 
 func treeOf(opts Options, side int) string {
@@ -275,15 +257,6 @@ func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format+"\n", args...)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // goEnv is the environment of the go commands: read-only modules, no
@@ -301,7 +274,7 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("go list %s in %s: %v\n%s", strings.Join(patterns, " "), tree, err, strings.TrimSpace(stderr.String()))}
+		return nil, &ab.InputError{Err: fmt.Errorf("go list %s in %s: %v\n%s", strings.Join(patterns, " "), tree, err, strings.TrimSpace(stderr.String()))}
 	}
 	var pkgs []*Package
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -316,11 +289,11 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 			return nil, err
 		}
 		if p.Error != nil {
-			return nil, &InputError{fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)}
+			return nil, &ab.InputError{Err: fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)}
 		}
 		rel, err := filepath.Rel(tree, p.Dir)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return nil, &InputError{fmt.Errorf("package %s is outside the tree %s", p.ImportPath, tree)}
+			return nil, &ab.InputError{Err: fmt.Errorf("package %s is outside the tree %s", p.ImportPath, tree)}
 		}
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
@@ -329,7 +302,7 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 			declares: declaresBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...))})
 	}
 	if len(pkgs) == 0 {
-		return nil, &InputError{fmt.Errorf("no package with tests matches %s in %s", strings.Join(patterns, " "), tree)}
+		return nil, &ab.InputError{Err: fmt.Errorf("no package with tests matches %s in %s", strings.Join(patterns, " "), tree)}
 	}
 	return pkgs, nil
 }
@@ -347,7 +320,7 @@ func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, 
 	cmd.Dir, cmd.Env = tree, goEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return false, &InputError{fmt.Errorf("go test -c %s in %s does not build:\n%s", p.ImportPath, tree, tail(string(out), 15))}
+		return false, &ab.InputError{Err: fmt.Errorf("go test -c %s in %s does not build:\n%s", p.ImportPath, tree, tail(string(out), 15))}
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return false, nil // no test files

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 )
@@ -98,9 +99,9 @@ func TestRunGatesAndNamesSites(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(head, "go.mod")); string(after) != string(before) {
 		t.Errorf("the head tree's go.mod changed:\n%s", after)
 	}
-	raw, _ := os.ReadFile(filepath.Join(opts.Out, "raw", "head.0.2.txt"))
+	raw, _ := os.ReadFile(filepath.Join(opts.Out, "raw", "head.2.0.txt"))
 	if !strings.HasPrefix(string(raw), "round: 2\n") || !strings.Contains(string(raw), "BenchmarkWork") {
-		t.Errorf("raw/head.0.2.txt = %q, want round 2's BenchmarkWork", raw)
+		t.Errorf("raw/head.2.0.txt = %q, want round 2's BenchmarkWork", raw)
 	}
 }
 
@@ -117,7 +118,7 @@ func TestRunBadInput(t *testing.T) {
 	} {
 		c.opts.Out = t.TempDir()
 		_, err := Run(t.Context(), c.opts)
-		var ie *InputError
+		var ie *ab.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Run(%+v) = %v, want an *InputError with %q", c.opts, err, c.want)
 		}

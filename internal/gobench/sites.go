@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,7 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 	top := topLevel(benchmark)
 	var pkg *Package
 	for _, p := range s.Result.Packages {
-		if contains(p.Benchmarks, top) {
+		if slices.Contains(p.Benchmarks, top) {
 			pkg = p
 			break
 		}

@@ -10,26 +10,22 @@
 package peercheck
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
-	"github.com/certbench/certbench/internal/profile"
-	"github.com/certbench/certbench/results"
 )
 
 // DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
@@ -136,7 +132,7 @@ func (r *Report) Passed() bool {
 // documentation. Bad input (a side that is not a tree of a known proxy,
 // identical sides, a tree or adapter that does not build, a bad option)
 // is an error wrapping *peerbuild.InputError, *peerbuild.AdapterError or
-// *gobench.InputError.
+// *ab.InputError.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
 	if opts.Count < 1 {
@@ -184,9 +180,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	p := &peer{bin: bin, out: out, log: log}
+	if err := p.steps(ctx, rep, opts, phase); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = time.Since(start)
+	rep.Phases = phases
+	return rep, nil
+}
 
+// steps runs the checks opts asks for into rep, phase timing each.
+func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
 	if !opts.NoConformance {
-		fmt.Fprintf(log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
+		fmt.Fprintf(p.log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
 		t := time.Now()
 		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
@@ -196,7 +201,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		phase("conformance", t)
 	}
 	if !opts.NoDiff {
-		fmt.Fprintf(log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
+		fmt.Fprintf(p.log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
 		t := time.Now()
 		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
 		if err != nil {
@@ -207,13 +212,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
-		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
+		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
 	if !opts.NoGate {
 		t := time.Now()
 		v, err := p.gate(ctx, rep, opts, policy)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Gate = v
 		phase("scenarios", t)
@@ -221,13 +226,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if !opts.NoGoBench {
 		t := time.Now()
 		if err := p.goBench(ctx, rep, opts, policy); err != nil {
-			return nil, err
+			return err
 		}
 		phase("proxy's benchmarks", t)
 	}
-	rep.Elapsed = time.Since(start)
-	rep.Phases = phases
-	return rep, nil
+	return nil
 }
 
 // build builds the binary with a store per side to bin, its log in
@@ -254,7 +257,7 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 	gopts := gobench.Options{Base: built.Trees[0], Head: built.Trees[1], Packages: pkgs, Bench: opts.Bench,
 		Benchtime: opts.Benchtime, Rounds: opts.Count, Out: filepath.Join(p.out, "gobench"), Log: p.log}
 	res, err := gobench.Run(ctx, gopts)
-	var ie *gobench.InputError
+	var ie *ab.InputError
 	switch {
 	case errors.As(err, &ie):
 		rep.Skipped["gobench"] = err.Error()
@@ -267,7 +270,7 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 		rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
 		return nil
 	}
-	v, err := gateFiles(res.Base, res.Head, policy)
+	v, err := ab.GateFiles(res.Base, res.Head, policy)
 	if err != nil {
 		return fmt.Errorf("gating the proxy's benchmarks: %w", err)
 	}
@@ -298,161 +301,26 @@ type peer struct {
 	log      io.Writer
 }
 
-// command runs the binary with args, its standard output to stdout (if
-// not nil); it returns the exit code and the error output.
-func (p *peer) command(ctx context.Context, stdout io.Writer, args ...string) (int, string, error) {
-	cmd := exec.CommandContext(ctx, p.bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout = stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stderr.String(), nil
-	}
-	if err != nil {
-		return -1, stderr.String(), err
-	}
-	return 0, stderr.String(), nil
-}
-
-// gateFiles gates two result files with the policy.
-func gateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
-	b, err := results.Load(base)
-	if err != nil {
-		return nil, err
-	}
-	h, err := results.Load(head)
-	if err != nil {
-		return nil, err
-	}
-	return gate.Evaluate(b, h, policy)
-}
-
-// gate runs certbench's scenarios on both stores in interleaved rounds
-// and gates head against base.
+// gate runs certbench's scenarios on both stores in the A/B protocol's
+// rounds (one process per side and round), each store renamed to the
+// proxy's name, and gates head against base, naming the allocation
+// sites that grew.
 func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) (*gate.Verdict, error) {
-	dir := filepath.Join(p.out, "scenarios")
-	files, err := p.runRounds(ctx, rep, opts, filepath.Join(dir, "raw"))
+	side := func(store string) ab.Side {
+		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
+	}
+	var runArgs []string
+	if opts.Instrument != "" {
+		runArgs = []string{"--instrument", opts.Instrument}
+	}
+	res, err := ab.Measure(ctx, ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios,
+		Count: opts.Count, Ops: opts.Ops, ByRound: true, RunArgs: runArgs, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log})
 	if err != nil {
 		return nil, err
 	}
-	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	if err := splitSides(files, map[string]string{rep.Base: base, rep.Head: head}, rep.Kind.Name); err != nil {
-		return nil, err
-	}
-	v, err := gateFiles(base, head, policy)
-	if err != nil {
-		return nil, &peerbuild.InputError{Err: fmt.Errorf("gate: %w", err)}
-	}
-	v.Base, v.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
-	if !v.Passed() {
-		p.nameSites(ctx, v, rep, opts, dir)
-	}
-	return v, nil
-}
-
-// runRounds runs certbench's scenarios on both stores, one process a
-// round, their order alternating, and returns the rounds' files in raw.
-func (p *peer) runRounds(ctx context.Context, rep *Report, opts Options, raw string) ([]string, error) {
-	if err := os.MkdirAll(raw, 0o755); err != nil {
-		return nil, err
-	}
-	scen := strings.Join(opts.Scenarios, ",")
-	var files []string
-	for r := 1; r <= opts.Count; r++ {
-		stores := rep.Base + "," + rep.Head
-		if r%2 == 0 {
-			stores = rep.Head + "," + rep.Base
-		}
-		fmt.Fprintf(p.log, "peer: scenarios round %d/%d (%s)\n", r, opts.Count, stores)
-		file := filepath.Join(raw, fmt.Sprintf("round.%d.txt", r))
-		args := []string{"run", "-q", "--stores", stores, "--scenarios", scen, "--count", "1", "--round", strconv.Itoa(r), "-o", file}
-		if opts.Ops > 0 {
-			args = append(args, "--ops", strconv.Itoa(opts.Ops))
-		}
-		if opts.Instrument != "" {
-			args = append(args, "--instrument", opts.Instrument)
-		}
-		code, stderr, err := p.command(ctx, nil, args...)
-		if err != nil {
-			return nil, err
-		}
-		if code == 2 {
-			return nil, &peerbuild.InputError{Err: fmt.Errorf("certbench run: %s", strings.TrimSpace(stderr))}
-		}
-		if code != 0 {
-			return nil, fmt.Errorf("certbench run, round %d, exit %d: %s", r, code, strings.TrimSpace(stderr))
-		}
-		files = append(files, file)
-	}
-	return files, nil
-}
-
-// nameSites names the allocation sites of v's allocation regressions from
-// heap profiles of both stores, or adds a problem saying why not.
-func (p *peer) nameSites(ctx context.Context, v *gate.Verdict, rep *Report, opts Options, dir string) {
-	var scenarios []string
-	for _, f := range v.Findings {
-		if f.Status == gate.Regressed && (f.Unit == results.UnitAllocs || f.Unit == results.UnitBytes) && !contains(scenarios, f.Scenario) {
-			scenarios = append(scenarios, f.Scenario)
-		}
-	}
-	if len(scenarios) == 0 {
-		return
-	}
-	fmt.Fprintf(p.log, "peer: allocation regression: profiling %s\n", strings.Join(scenarios, ","))
-	profDir := filepath.Join(dir, "profiles")
-	args := []string{"profile", "--all", "-q", "--stores", rep.Base + "," + rep.Head, "--scenarios", strings.Join(scenarios, ","), "--dir", profDir}
-	if opts.Ops > 0 {
-		args = append(args, "--ops", strconv.Itoa(opts.Ops))
-	}
-	if code, stderr, err := p.command(ctx, io.Discard, args...); err != nil || code != 0 {
-		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: certbench profile failed: " + strings.TrimSpace(stderr)})
-		return
-	}
-	dirs := blame.Folders{Base: filepath.Join(dir, "base-profiles"), Head: filepath.Join(dir, "head-profiles")}
-	for _, sc := range scenarios {
-		for side, st := range map[string]string{dirs.Base: rep.Base, dirs.Head: rep.Head} {
-			from := filepath.Join(profDir, profile.FileName(sc, st))
-			to := filepath.Join(side, profile.FileName(sc, rep.Kind.Name))
-			if err := normalizeProfile(from, to, rep); err != nil {
-				v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
-				return
-			}
-		}
-	}
-	v.AddSites(dirs, 5)
-}
-
-// normalizeProfile copies a heap profile with the sides' private package
-// paths turned back into the proxy's and the adapter's, so that the base
-// and head profiles name the same functions alike.
-func normalizeProfile(from, to string, rep *Report) error {
-	p, err := profile.Load(from)
-	if err != nil {
-		return err
-	}
-	for _, fn := range p.Function {
-		fn.Name = rep.build.Normalize(fn.Name)
-		fn.SystemName = rep.build.Normalize(fn.SystemName)
-		fn.Filename = rep.build.Normalize(fn.Filename)
-	}
-	for i, c := range p.Comments {
-		p.Comments[i] = strings.NewReplacer(rep.Base, rep.Kind.Name, rep.Head, rep.Kind.Name).Replace(c)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	rep.Notes = append(rep.Notes, res.Notes...)
+	res.Verdict.Base, res.Verdict.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
+	return res.Verdict, nil
 }
 
 // label names a side without its path: a tree by its directory's name.
@@ -461,15 +329,6 @@ func label(s peerbuild.Side) string {
 		return "tree " + filepath.Base(filepath.Clean(s.Tree))
 	}
 	return s.Kind + "@" + s.Version
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // conformanceDoc is certbench conformance --format json.
@@ -559,7 +418,7 @@ func (p *peer) suite(ctx context.Context, stores, file string, seed uint64) (*co
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, io.Discard, args...)
+	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -593,7 +452,7 @@ func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff,
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
-	code, stderr, err := p.command(ctx, io.Discard, args...)
+	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
 	if err != nil {
 		return nil, err
 	}

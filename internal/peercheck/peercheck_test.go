@@ -9,72 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/internal/peerbuild"
 )
 
-// roundFiles writes n round files as one certbench run per round writes
-// them (both stores, base first in odd rounds), with the allocations per
-// op of each store.
-func roundFiles(t *testing.T, dir string, n int, allocs map[string]float64) []string {
+// sideFiles writes the merged results of n rounds of each side, as the
+// A/B protocol writes them (the store renamed to the proxy's), with the
+// allocations per op of each side.
+func sideFiles(t *testing.T, dir string, n int, allocs [2]float64) (base, head string) {
 	t.Helper()
-	var files []string
-	for r := 1; r <= n; r++ {
-		stores := []string{"traefik@base", "traefik@head"}
-		if r%2 == 0 {
-			stores[0], stores[1] = stores[1], stores[0]
-		}
+	paths := [2]string{filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")}
+	for i, path := range paths {
 		var b strings.Builder
-		fmt.Fprintf(&b, "goos: linux\ngoarch: amd64\nround: %d\n", r)
-		for _, st := range stores {
-			fmt.Fprintf(&b, "BenchmarkChurn/scenario=lookup-1000/store=%s-2 20000 %d ns/op %g allocs/op\n", st, 400000+r*1000, allocs[st])
+		b.WriteString("goos: linux\ngoarch: amd64\n")
+		for r := 1; r <= n; r++ {
+			fmt.Fprintf(&b, "round: %d\nBenchmarkChurn/scenario=lookup-1000/store=traefik-2 20000 %d ns/op %g allocs/op\n", r, 400000+r*1000, allocs[i])
 		}
 		b.WriteString("Unit allocs/op assume=exact\n")
-		f := filepath.Join(dir, fmt.Sprintf("round.%d.txt", r))
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, f)
 	}
-	return files
-}
-
-func TestSplitSides(t *testing.T) {
-	dir := t.TempDir()
-	files := roundFiles(t, dir, 2, map[string]float64{"traefik@base": 1989, "traefik@head": 748})
-	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	if err := splitSides(files, map[string]string{"traefik@base": base, "traefik@head": head}, "traefik"); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{base: "1989 allocs/op", head: "748 allocs/op"} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(b)
-		if strings.Count(s, "BenchmarkChurn/scenario=lookup-1000/store=traefik-2 ") != 2 || strings.Count(s, want) != 2 {
-			t.Errorf("%s: want 2 samples of store=traefik with %s:\n%s", path, want, s)
-		}
-		if !strings.Contains(s, "round: 1\n") || !strings.Contains(s, "round: 2\n") || !strings.Contains(s, "Unit allocs/op assume=exact") {
-			t.Errorf("%s: rounds or unit line missing:\n%s", path, s)
-		}
-		if strings.Contains(s, "@") {
-			t.Errorf("%s: a side's store name is left:\n%s", path, s)
-		}
-	}
-}
-
-func TestRenameStore(t *testing.T) {
-	for _, c := range [][3]string{
-		{"Churn/scenario=x/store=traefik@base-2", "traefik@base", "Churn/scenario=x/store=traefik-2"},
-		{"Churn/scenario=x/store=traefik@base/n=1", "traefik@base", "Churn/scenario=x/store=traefik/n=1"},
-		{"Churn/scenario=x/store=traefik@basex-2", "traefik@base", "Churn/scenario=x/store=traefik@basex-2"},
-	} {
-		if got := string(renameStore([]byte(c[0]), c[1], "traefik")); got != c[2] {
-			t.Errorf("renameStore(%q) = %q, want %q", c[0], got, c[2])
-		}
-	}
+	return paths[0], paths[1]
 }
 
 // TestComment renders a report whose gate saw lookup-1000 allocations
@@ -82,16 +40,12 @@ func TestRenameStore(t *testing.T) {
 // whose conformance shows a rule newly broken.
 func TestComment(t *testing.T) {
 	dir := t.TempDir()
-	files := roundFiles(t, dir, 4, map[string]float64{"traefik@base": 1989, "traefik@head": 748})
-	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	if err := splitSides(files, map[string]string{"traefik@base": base, "traefik@head": head}, "traefik"); err != nil {
-		t.Fatal(err)
-	}
+	base, head := sideFiles(t, dir, 4, [2]float64{1989, 748})
 	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := gateFiles(base, head, policy)
+	v, err := ab.GateFiles(base, head, policy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,380 @@
+package ab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/results"
+)
+
+// An InputError is bad input (exit code 2): a bad option, a binary that
+// rejects its arguments, results the gate cannot read.
+type InputError struct{ Err error }
+
+// Error returns the message.
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+
+// A Side is one certbench binary of a comparison.
+type Side struct {
+	// Bin is the certbench binary.
+	Bin string
+	// Stores are the stores it runs; nil is Options.Stores.
+	Stores []string
+	// As, when set, is the name of the side's one store in its merged
+	// results and profiles: peer check runs traefik@base and traefik@head
+	// of one binary and gates them as traefik.
+	As string
+	// Normalize, when set, rewrites the function and file names of the
+	// side's profiles (peer check's private package paths).
+	Normalize func(string) string
+	// Measured, when set, is a results file of this side measured
+	// before (a cached base): its rounds are not run.
+	Measured string
+}
+
+// Options configure Measure.
+type Options struct {
+	Sides [2]Side
+	// Stores and Scenarios are what to run; Count the rounds; Ops, when
+	// positive, the ops per sample instead of each scenario's.
+	Stores, Scenarios []string
+	Count, Ops        int
+	// ByRound runs one process per side and round with every scenario;
+	// by default each scenario has its own process.
+	ByRound bool
+	// RunArgs are more arguments of certbench run (--config for the
+	// sample timeout, --instrument).
+	RunArgs []string
+	// Policy is the gate's; Out the output directory; Log, when not nil,
+	// gets a line per step.
+	Policy gate.Policy
+	Out    string
+	Log    io.Writer
+}
+
+// A Result is what Measure measured and decided.
+type Result struct {
+	// Verdict is the gate's, with the allocation sites that grew.
+	Verdict *gate.Verdict
+	// Base and Head are the merged results.
+	Base, Head string
+	// Notes say what was left out and why; Dropped are the stores left
+	// out of later rounds after they did not return.
+	Notes   []string
+	Dropped []string
+}
+
+// hangReason is in the reason of a sample whose store did not return.
+const hangReason = "did not return within"
+
+// Measure runs the sides' binaries in Rounds (certbench run --count 1
+// --round N), merges each side's samples into Out/base.txt and
+// Out/head.txt (certbench merge), gates them and, after an allocation
+// regression, profiles the regressed stores and scenarios with both
+// binaries into Out/base-profiles and Out/head-profiles to name the
+// sites that grew. A store that did not return in a sample is left out
+// of the later rounds of both sides. An earlier run's raw/ and profiles
+// in Out are removed first.
+func Measure(ctx context.Context, o Options) (*Result, error) {
+	raw := filepath.Join(o.Out, "raw")
+	for _, old := range []string{raw, filepath.Join(o.Out, "base-profiles"), filepath.Join(o.Out, "head-profiles")} {
+		os.RemoveAll(old) // an earlier run's
+	}
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		return nil, err
+	}
+	groups := [][]string{o.Scenarios}
+	if !o.ByRound {
+		groups = nil
+		for _, s := range o.Scenarios {
+			groups = append(groups, []string{s})
+		}
+	}
+	m := &measurer{o: o, raw: raw, hung: map[string]bool{}}
+	err := Rounds(ctx, o.Count, len(groups), o.Log, func(ctx context.Context, s Sample) error {
+		return m.sample(ctx, s, groups[s.Group])
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Base: filepath.Join(o.Out, "base.txt"), Head: filepath.Join(o.Out, "head.txt"), Notes: m.notes, Dropped: m.dropped}
+	for i, path := range []string{res.Base, res.Head} {
+		if err := m.merge(i, path); err != nil {
+			return nil, err
+		}
+	}
+	hangs, _ := filepath.Glob(filepath.Join(raw, "*-hang-*.txt"))
+	if stacks, _ := filepath.Glob(filepath.Join(raw, "*-panic-*.txt")); len(stacks)+len(hangs) > 0 {
+		stacks = append(stacks, hangs...)
+		for i := range stacks {
+			stacks[i] = "raw/" + filepath.Base(stacks[i])
+		}
+		res.Notes = append(res.Notes, "stacks of the stores that failed, in the output directory: "+strings.Join(stacks, " "))
+	}
+	if res.Verdict, err = GateFiles(res.Base, res.Head, o.Policy); err != nil {
+		return nil, err
+	}
+	m.profile(ctx, res.Verdict)
+	return res, nil
+}
+
+type measurer struct {
+	o       Options
+	raw     string
+	hung    map[string]bool // by the name in the merged results
+	dropped []string
+	notes   []string
+	files   [2][]string
+}
+
+func (m *measurer) stores(side int) []string {
+	if s := m.o.Sides[side].Stores; s != nil {
+		return s
+	}
+	return m.o.Stores
+}
+
+// name is a side's store as the merged results name it.
+func (m *measurer) name(side int, store string) string {
+	if as := m.o.Sides[side].As; as != "" {
+		return as
+	}
+	return store
+}
+
+// sample runs one sample and drops the stores that hung in it.
+func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) error {
+	side := m.o.Sides[s.Side]
+	if side.Measured != "" {
+		return nil
+	}
+	var stores []string
+	for _, st := range m.stores(s.Side) {
+		if !m.hung[m.name(s.Side, st)] {
+			stores = append(stores, st)
+		}
+	}
+	if len(stores) == 0 {
+		return nil
+	}
+	file := filepath.Join(m.raw, s.Name())
+	args := []string{"run", "-q", "--count", "1", "--round", strconv.Itoa(s.Round),
+		"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","), "-o", file}
+	args = append(append(args, m.o.opsArgs()...), m.o.RunArgs...)
+	// 1: a store failed, recorded in the file (the gate decides).
+	if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
+		return commandError("certbench run", code, stderr, err)
+	}
+	m.files[s.Side] = append(m.files[s.Side], file)
+	set, err := results.Load(file)
+	if err != nil {
+		return &InputError{err}
+	}
+	for _, f := range set.Failures {
+		if name := m.name(s.Side, f.Value(results.StoreKey)); strings.Contains(f.Reason, hangReason) && !m.hung[name] {
+			m.hung[name] = true
+			m.dropped = append(m.dropped, name)
+			m.notes = append(m.notes, fmt.Sprintf("store %s did not return at %s in round %d: left out of the later rounds on both sides", name, Sides[s.Side], s.Round))
+		}
+	}
+	return nil
+}
+
+func (o Options) opsArgs() []string {
+	if o.Ops > 0 {
+		return []string{"--ops", strconv.Itoa(o.Ops)}
+	}
+	return nil
+}
+
+// merge writes side's merged samples to path, its store renamed to As.
+func (m *measurer) merge(side int, path string) error {
+	s := m.o.Sides[side]
+	if s.Measured != "" {
+		return copyFile(s.Measured, path)
+	}
+	var b bytes.Buffer
+	if _, err := results.Merge(&b, m.files[side]...); err != nil {
+		return &InputError{fmt.Errorf("merging the %s results: %w", Sides[side], err)}
+	}
+	out := b.Bytes()
+	if s.As != "" {
+		for _, st := range m.stores(side) {
+			out = renameStore(out, st, s.As)
+		}
+	}
+	return os.WriteFile(path, out, 0o644)
+}
+
+// renameStore renames store from to to in the benchmark names of a
+// results file.
+func renameStore(file []byte, from, to string) []byte {
+	old, repl := "/"+results.StoreKey+"="+from, "/"+results.StoreKey+"="+to
+	r := strings.NewReplacer(old+"-", repl+"-", old+"/", repl+"/", old+" ", repl+" ", old+"\t", repl+"\t", old+"\n", repl+"\n")
+	return []byte(r.Replace(string(file)))
+}
+
+// profile names the allocation sites of v's allocation regressions from
+// heap profiles of both sides, or adds a problem saying why not.
+func (m *measurer) profile(ctx context.Context, v *gate.Verdict) {
+	var stores, scenarios []string
+	for _, f := range v.Findings {
+		if f.Status == gate.Regressed && (f.Unit == results.UnitAllocs || f.Unit == results.UnitBytes) {
+			stores, scenarios = appendNew(stores, f.Store), appendNew(scenarios, f.Scenario)
+		}
+	}
+	if len(scenarios) == 0 {
+		return
+	}
+	logf(m.o.Log, "ab: allocation regression: profiling %s on %s with both sides", strings.Join(stores, ","), strings.Join(scenarios, ","))
+	dirs := [2]string{filepath.Join(m.o.Out, "base-profiles"), filepath.Join(m.o.Out, "head-profiles")}
+	for i, side := range m.o.Sides {
+		if err := m.profileSide(ctx, i, side, stores, scenarios, dirs[i]); err != nil {
+			v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
+			return
+		}
+	}
+	v.AddSites(blame.Folders{Base: dirs[0], Head: dirs[1]}, 5)
+}
+
+func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, scenarios []string, dir string) error {
+	var run []string
+	for _, st := range m.stores(i) {
+		if slices.Contains(stores, m.name(i, st)) {
+			run = append(run, st)
+		}
+	}
+	to := dir
+	if side.As != "" {
+		to = filepath.Join(m.raw, Sides[i]+"-profiles")
+	}
+	args := append([]string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(scenarios, ","), "--dir", to}, m.o.opsArgs()...)
+	if code, stderr, err := Command(ctx, side.Bin, io.Discard, args...); err != nil || code != 0 {
+		return commandError("certbench profile ("+Sides[i]+")", code, stderr, err)
+	}
+	if side.As == "" {
+		return nil
+	}
+	for _, sc := range scenarios {
+		for _, st := range run {
+			if err := renameProfile(filepath.Join(to, profile.FileName(sc, st)), filepath.Join(dir, profile.FileName(sc, side.As)), st, side); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renameProfile copies a heap profile with store renamed to side.As and
+// the names normalized, so that both sides' profiles name functions alike.
+func renameProfile(from, to, store string, side Side) error {
+	p, err := profile.Load(from)
+	if err != nil {
+		return err
+	}
+	if side.Normalize != nil {
+		for _, fn := range p.Function {
+			fn.Name, fn.SystemName, fn.Filename = side.Normalize(fn.Name), side.Normalize(fn.SystemName), side.Normalize(fn.Filename)
+		}
+	}
+	for i, c := range p.Comments {
+		p.Comments[i] = strings.ReplaceAll(c, store, side.As)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(to, b.Bytes(), 0o644)
+}
+
+// GateFiles gates two result files with the policy; what the gate
+// rejects is an InputError.
+func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
+	b, err := results.Load(base)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	h, err := results.Load(head)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	v, err := gate.Evaluate(b, h, policy)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("gate: %w", err)}
+	}
+	v.Base, v.Head = filepath.Base(base), filepath.Base(head) // no local path in a report
+	return v, nil
+}
+
+// Command runs bin with args, its standard output to stdout (if not
+// nil); it returns the exit code and the error output.
+func Command(ctx context.Context, bin string, stdout io.Writer, args ...string) (int, string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String(), nil
+	}
+	return 0, stderr.String(), err
+}
+
+// commandError says why a command failed: exit 2 is bad input.
+func commandError(what string, code int, stderr string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	err = fmt.Errorf("%s: exit %d: %s", what, code, tail(stderr, 15))
+	if code == 2 {
+		return &InputError{err}
+	}
+	return err
+}
+
+// tail returns the last n lines of s, trimmed.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}

@@ -1,0 +1,452 @@
+package ab
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Dir is the module, relative to the root of the git repository the
+	// working directory is in ("" is the working directory); Main its
+	// main package (a certbench binary); Build, when set, a bash command
+	// that builds it instead of go build (see builder.build).
+	Dir, Main, Build string
+	// BaseRef is the ref whose merge base with HEAD is the base; BaseTree,
+	// when set, is the base's tree instead (a directory of the same
+	// layout), and BaseReplace edits the base's go.mod (MODULE=DIR).
+	BaseRef, BaseTree string
+	BaseReplace       []string
+	// Stores (default every store of the head binary) and Scenarios
+	// (default its default set); Count, Ops and ByRound as for Measure.
+	Stores, Scenarios []string
+	Count, Ops        int
+	ByRound           bool
+	// Policy says which gate policy; its Config, when "", is DIR's
+	// certbench.yaml at the base, else in the working tree, else the
+	// built-in policy.
+	Policy gate.PolicyFlags
+	// Simulate adds a pass on the simulated CPU of SimCount samples per
+	// side; WallMax is then the sec/op and cpu-sec/op threshold of the
+	// clock's gate ("policy": the policy's).
+	Simulate bool
+	SimCount int
+	WallMax  string
+	// Out is the output directory; Cache, when set, the directory where
+	// base binaries and base results are kept by commit.
+	Out, Cache string
+	Log        io.Writer
+}
+
+// A Report is the outcome of Run.
+type Report struct {
+	// Wall is the clock's pass; Sim the simulated CPU's (nil without
+	// Simulate). Both nil: nothing to compare.
+	Wall, Sim *Result
+	// Summary is the Markdown report (also in Out/summary.md).
+	Summary []byte
+}
+
+// Passed reports whether no gate failed.
+func (r *Report) Passed() bool {
+	return (r.Wall == nil || r.Wall.Verdict.Passed()) && (r.Sim == nil || r.Sim.Verdict.Passed())
+}
+
+// run is one Run's state.
+type run struct {
+	o          RunOptions
+	root, out  string
+	commit     string // the base's, "" for a tree
+	bins       [2]string
+	desc       [2]string
+	binKey     string
+	notes      []string
+	policyFile string
+	policy     gate.Policy
+}
+
+// Run is the protocol on a git repository: it builds the module's
+// binary at the merge base of BaseRef and HEAD (or BaseTree) and from the
+// working tree, runs both in interleaved rounds, merges, gates with the
+// base's policy, profiles after an allocation regression, and writes in
+// Out: base.txt, head.txt, raw/, gate.txt, gate.json, summary.md,
+// base-profiles/, head-profiles/, bin/, build.log (and sim-* with
+// Simulate). With Cache, a base commit's binary and results are kept
+// there and not built or measured again.
+func Run(ctx context.Context, o RunOptions) (*Report, error) {
+	start := time.Now()
+	r := &run{o: o}
+	if err := r.setup(ctx); err != nil {
+		return nil, err
+	}
+	stores, scenarios, err := r.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	if len(stores) == 0 || len(scenarios) == 0 {
+		rep.Summary = []byte("### ⚠️ certbench gate: nothing to compare\n\nThe base has none of the stores or scenarios to measure.\n\n" + r.noteList())
+		return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+	}
+	if err := r.resolvePolicy(ctx); err != nil {
+		return nil, err
+	}
+	var summary bytes.Buffer
+	if o.Simulate {
+		if rep.Sim, err = r.simulate(ctx, stores, scenarios); err != nil {
+			return nil, err
+		}
+		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", &summary); err != nil {
+			return nil, err
+		}
+		summary.WriteString("\n")
+	}
+	if rep.Wall, err = r.measure(ctx, stores, scenarios); err != nil {
+		return nil, err
+	}
+	if err := writeReports(rep.Wall.Verdict, r.out, "", &summary); err != nil {
+		return nil, err
+	}
+	r.notes = append(r.notes, rep.Wall.Notes...)
+	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; module %s; stores %s; %d interleaved rounds; %s on %s, %d CPUs.</sub>\n\n%s",
+		r.desc[0], r.desc[1], o.Dir, strings.Join(stores, ","), o.Count, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
+	rep.Summary = summary.Bytes()
+	for _, n := range r.notes {
+		logf(o.Log, "ab: note: %s", n)
+	}
+	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+}
+
+func (r *run) noteList() string {
+	var b strings.Builder
+	for _, n := range r.notes {
+		b.WriteString("- " + n + "\n")
+	}
+	return b.String()
+}
+
+// setup finds the repository and the base, and builds both binaries.
+func (r *run) setup(ctx context.Context) error {
+	o := &r.o
+	if o.Count < 1 || o.Ops < 0 || (o.Simulate && o.SimCount < 1) {
+		return inputf("count %d, ops %d, sim-count %d: want positive counts", o.Count, o.Ops, o.SimCount)
+	}
+	if _, err := exec.LookPath("valgrind"); o.Simulate && err != nil {
+		return inputf("--simulate needs valgrind: install it (Debian, Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)")
+	}
+	root, err := git(ctx, ".", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return inputf("not in a git repository: %v", err)
+	}
+	r.root = root
+	if o.Dir == "" {
+		prefix, _ := git(ctx, ".", "rev-parse", "--show-prefix")
+		o.Dir = strings.TrimSuffix(prefix, "/")
+	}
+	if o.Dir = filepath.Clean(o.Dir); filepath.IsAbs(o.Dir) || strings.HasPrefix(o.Dir, "..") {
+		return inputf("--dir %s: want a directory inside the repository, relative to its root", o.Dir)
+	}
+	if r.out, err = filepath.Abs(o.Out); err != nil {
+		return err
+	}
+	for _, g := range []string{"base-callgrind", "head-callgrind", "sim-*", "summary.md", "gate.*"} {
+		old, _ := filepath.Glob(filepath.Join(r.out, g))
+		for _, f := range old {
+			os.RemoveAll(f)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(r.out, "bin"), 0o755); err != nil {
+		return err
+	}
+	log, err := os.Create(filepath.Join(r.out, "build.log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	b := &builder{dir: o.Dir, main: o.Main, cmd: o.Build, log: log}
+	return r.build(ctx, b)
+}
+
+// build builds the head from the working tree and the base (or takes
+// the base's binary from the cache).
+func (r *run) build(ctx context.Context, b *builder) error {
+	o := &r.o
+	r.bins = [2]string{filepath.Join(r.out, "bin", "certbench-base"), filepath.Join(r.out, "bin", "certbench-head")}
+	for _, bin := range r.bins {
+		os.Remove(bin) // a build that fails must not leave an earlier binary
+	}
+	head, _ := git(ctx, r.root, "rev-parse", "--short", "HEAD")
+	r.desc[1] = "working tree at " + head
+	if st, _ := git(ctx, r.root, "status", "--porcelain", "--untracked-files=no"); st != "" {
+		r.desc[1] += " with uncommitted changes"
+	}
+	var commit string
+	var edits []string
+	if o.BaseTree == "" {
+		if o.BaseRef == "" {
+			o.BaseRef = "main"
+			if _, err := git(ctx, r.root, "rev-parse", "--verify", "-q", "origin/main"); err == nil {
+				o.BaseRef = "origin/main"
+			}
+		}
+		var err error
+		if commit, err = git(ctx, r.root, "merge-base", o.BaseRef, "HEAD"); err != nil {
+			return inputf("no merge base of %s and HEAD (fetch it, or use fetch-depth: 0 in CI): %v", o.BaseRef, err)
+		}
+		if edits, err = replaceEdits(ctx, r.root, o.Dir, commit, o.BaseReplace); err != nil {
+			return err
+		}
+		r.commit = commit
+		r.desc[0] = commit[:min(12, len(commit))] + " (merge base of " + o.BaseRef + " and HEAD)"
+	} else {
+		r.desc[0] = "tree " + o.BaseTree
+	}
+	logf(o.Log, "ab: building head (%s) in %s", r.desc[1], o.Dir)
+	if err := b.build(ctx, r.root, r.bins[1]); err != nil {
+		return err
+	}
+	logf(o.Log, "ab: building base %s", r.desc[0])
+	if o.BaseTree != "" {
+		return b.build(ctx, o.BaseTree, r.bins[0])
+	}
+	if o.Cache != "" {
+		r.binKey = key(commit, o.Dir, o.Main, o.Build, strings.Join(edits, " "), runtime.GOOS, runtime.GOARCH)
+		cached := filepath.Join(o.Cache, "base-"+r.binKey)
+		if copyFile(cached, r.bins[0]) == nil && os.Chmod(r.bins[0], 0o755) == nil {
+			r.notes = append(r.notes, "base binary from the cache ("+cached+")")
+			return nil
+		}
+		if err := b.buildCommit(ctx, r.root, commit, edits, r.bins[0]); err != nil {
+			return err
+		}
+		r.save(r.bins[0], cached)
+		return nil
+	}
+	return b.buildCommit(ctx, r.root, commit, edits, r.bins[0])
+}
+
+// cacheFiles is how many files the cache keeps: the newest.
+const cacheFiles = 40
+
+// save copies a file into the cache (through a temporary file, so that a
+// concurrent run never reads half of it) and removes the oldest files
+// beyond cacheFiles.
+func (r *run) save(from, to string) {
+	if os.MkdirAll(filepath.Dir(to), 0o755) != nil || copyFile(from, to+".tmp") != nil || os.Rename(to+".tmp", to) != nil {
+		return
+	}
+	ents, _ := os.ReadDir(filepath.Dir(to))
+	infos := make([]os.FileInfo, 0, len(ents))
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			infos = append(infos, fi)
+		}
+	}
+	slices.SortFunc(infos, func(a, b os.FileInfo) int { return b.ModTime().Compare(a.ModTime()) })
+	for _, fi := range infos[min(len(infos), cacheFiles):] {
+		os.Remove(filepath.Join(filepath.Dir(to), fi.Name()))
+	}
+}
+
+// key is a cache key: a hash of the parts.
+func key(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:12])
+}
+
+// plan lists both binaries' stores and scenarios and returns those to
+// measure: the ones asked for (default the head's) that the base has.
+func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) {
+	var have [2][2][]string // side; stores, scenarios
+	var defaults []string   // the head's default scenarios
+	for i, bin := range r.bins {
+		var out bytes.Buffer
+		var l struct {
+			Stores, Scenarios []struct {
+				Name    string
+				Default bool
+			}
+		}
+		if code, stderr, err := Command(ctx, bin, &out, "list", "--format", "json"); err != nil || code != 0 {
+			return nil, nil, commandError(Sides[i]+" binary: certbench list --format json", code, stderr, err)
+		}
+		if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+			return nil, nil, inputf("%s binary: certbench list --format json: %v", Sides[i], err)
+		}
+		for k, list := range [2][]struct {
+			Name    string
+			Default bool
+		}{l.Stores, l.Scenarios} {
+			for _, x := range list {
+				have[i][k] = append(have[i][k], x.Name)
+				if i == 1 && k == 1 && x.Default {
+					defaults = append(defaults, x.Name)
+				}
+			}
+		}
+	}
+	want := [2][]string{r.o.Stores, r.o.Scenarios}
+	if want[0] == nil {
+		want[0] = have[1][0]
+	}
+	if want[1] == nil {
+		want[1] = defaults
+	}
+	var got [2][]string
+	for k, what := range []string{"store", "scenario"} {
+		for _, name := range want[k] {
+			switch {
+			case !slices.Contains(have[1][k], name):
+				return nil, nil, inputf("%s %s is not in the head binary (have: %s)", what, name, strings.Join(have[1][k], ","))
+			case !slices.Contains(have[0][k], name):
+				r.notes = append(r.notes, fmt.Sprintf("%s %s does not exist at the base: not gated", what, name))
+			default:
+				got[k] = append(got[k], name)
+			}
+		}
+	}
+	return got[0], got[1], nil
+}
+
+// resolvePolicy picks the policy file (the base's certbench.yaml, so that
+// a change cannot loosen its own gate) and resolves the policy.
+func (r *run) resolvePolicy(ctx context.Context) error {
+	f := r.o.Policy
+	if f.Config == "" && !f.NoConfig {
+		name := filepath.Join(r.o.Dir, gate.DefaultConfig)
+		base, err := os.ReadFile(filepath.Join(r.o.BaseTree, name))
+		if r.o.BaseTree == "" {
+			var s string
+			s, err = git(ctx, r.root, "show", r.commit+":"+filepath.ToSlash(name))
+			base = []byte(s + "\n")
+		}
+		f.Config = filepath.Join(r.root, name)
+		if err == nil {
+			f.Config = filepath.Join(r.out, "policy.yaml")
+			logf(r.o.Log, "ab: policy: %s from the base (a change cannot loosen its own gate)", name)
+			err = os.WriteFile(f.Config, base, 0o644)
+		} else if _, err = os.Stat(f.Config); err != nil {
+			f.Config, err = "", nil
+		}
+		if err != nil {
+			return err
+		}
+		f.NoConfig = f.Config == ""
+	}
+	p, err := gate.ResolvePolicy(f)
+	if err != nil {
+		return &InputError{fmt.Errorf("gate policy: %w", err)}
+	}
+	r.policy, r.policyFile = p, f.Config
+	return nil
+}
+
+// runArgs are certbench run's arguments for the policy's sample timeout.
+func (r *run) runArgs() []string {
+	if r.policyFile == "" {
+		return nil
+	}
+	return []string{"--config", r.policyFile}
+}
+
+// measure runs the clock's pass, the base's results from the cache when
+// they are there.
+func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result, error) {
+	policy := r.policy.Clone()
+	if r.o.Simulate && r.o.WallMax != "policy" {
+		th, err := gate.ParseThreshold(r.o.WallMax)
+		if err != nil {
+			return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
+		}
+		for _, u := range []string{"sec/op", "cpu-sec/op"} {
+			if err := policy.SetMax(u, th); err != nil {
+				return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
+			}
+		}
+	}
+	o := Options{Stores: stores, Scenarios: scenarios, Count: r.o.Count, Ops: r.o.Ops, ByRound: r.o.ByRound,
+		RunArgs: r.runArgs(), Policy: policy, Out: r.out, Log: r.o.Log}
+	o.Sides[0].Bin, o.Sides[1].Bin = r.bins[0], r.bins[1]
+	var cached string
+	if r.binKey != "" {
+		cached = filepath.Join(r.o.Cache, "results-"+key(r.binKey, results.Version(), strings.Join(stores, ","), strings.Join(scenarios, ","),
+			strconv.Itoa(r.o.Count), strconv.Itoa(r.o.Ops), strconv.FormatBool(r.o.ByRound))+".txt")
+		if _, err := os.Stat(cached); err == nil {
+			o.Sides[0].Measured = cached
+			r.notes = append(r.notes, "base results from the cache ("+cached+"): only the head was measured")
+		}
+	}
+	logf(r.o.Log, "ab: stores %s; scenarios %s; %d rounds, ABBA", strings.Join(stores, ","), strings.Join(scenarios, ","), r.o.Count)
+	res, err := Measure(ctx, o)
+	if err == nil && cached != "" && o.Sides[0].Measured == "" && len(res.Dropped) == 0 {
+		r.save(res.Base, cached)
+	}
+	return res, err
+}
+
+// simulate runs both sides at once on the simulated CPU (instruction
+// counts do not depend on what else runs) and gates instructions/op,
+// naming the functions that grew.
+func (r *run) simulate(ctx context.Context, stores, scenarios []string) (*Result, error) {
+	logf(r.o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", r.o.SimCount)
+	errs := make(chan error, 2)
+	for i, bin := range r.bins {
+		go func() {
+			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(r.o.SimCount),
+				"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","),
+				"--callgrind-dir", filepath.Join(r.out, Sides[i]+"-callgrind"), "-o", filepath.Join(r.out, "sim-"+Sides[i]+".txt")},
+				append(Options{Ops: r.o.Ops}.opsArgs(), r.runArgs()...)...)
+			code, stderr, err := Command(ctx, bin, nil, args...)
+			if err != nil || code > 1 {
+				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+			}
+			errs <- err
+		}()
+	}
+	if err := errors.Join(<-errs, <-errs); err != nil {
+		return nil, err
+	}
+	// The retained heap is left to the clock's pass: at a few samples a
+	// side its U test cannot decide.
+	policy := r.policy.Clone()
+	policy.SetMax("retained-B", gate.MustThreshold("off"))
+	res := &Result{Base: filepath.Join(r.out, "sim-base.txt"), Head: filepath.Join(r.out, "sim-head.txt")}
+	v, err := GateFiles(res.Base, res.Head, policy)
+	if err != nil {
+		return nil, err
+	}
+	v.AddSites(blame.Folders{Base: filepath.Join(r.out, "base-callgrind"), Head: filepath.Join(r.out, "head-callgrind")}, 5)
+	res.Verdict = v
+	return res, nil
+}
+
+// writeReports writes v as PREFIXgate.txt and PREFIXgate.json in out and
+// its Markdown to summary.
+func writeReports(v *gate.Verdict, out, prefix string, summary io.Writer) error {
+	var text, js bytes.Buffer
+	page := v.Page()
+	if err := errors.Join(table.WriteText(&text, page), table.Write(&js, "json", page, v.JSON()), table.WriteMarkdown(summary, page)); err != nil {
+		return err
+	}
+	return errors.Join(os.WriteFile(filepath.Join(out, prefix+"gate.txt"), text.Bytes(), 0o644),
+		os.WriteFile(filepath.Join(out, prefix+"gate.json"), js.Bytes(), 0o644))
+}
