@@ -243,7 +243,7 @@ func TestRunFunctions(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		if !strings.Contains(out.String(), "top site:") {
+		if !strings.Contains(out.String(), "top site") {
 			t.Errorf("output:\n%s", out.String())
 		}
 		opts.All, opts.Scenarios = false, nil
