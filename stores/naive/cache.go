@@ -18,7 +18,6 @@ type lookupCache struct {
 }
 
 // cacheItem is go-cache's Item (expiration in Unix nanoseconds).
-
 type cacheItem struct {
 	object     any
 	expiration int64

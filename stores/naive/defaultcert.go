@@ -66,7 +66,6 @@ func (r *defaultCertRand) serial() *big.Int {
 }
 
 // hostName returns "<32 hex>.<32 hex>.traefik.default", as Traefik names it.
-
 func (r *defaultCertRand) hostName() string {
 	return hex.EncodeToString(r[16:32]) + "." + hex.EncodeToString(r[32:48]) + ".traefik.default"
 }

@@ -150,7 +150,6 @@ func matchDomain(sni, name string, wildOK bool) int {
 
 // isIPAddr reports whether sni is an IP address, most names told apart
 // without paying for netip's parse error.
-
 func isIPAddr(sni string) bool {
 	if strings.IndexByte(sni, ':') < 0 {
 		for i := 0; i < len(sni); i++ {

@@ -17,7 +17,6 @@ import (
 
 // ACMEStore is the TLS-ALPN-01 store Traefik always creates, without a
 // default; hidden from lookups unless the configuration declares it.
-
 const ACMEStore = "acme-tls/1"
 
 func init() {
@@ -228,7 +227,6 @@ func appendCertificate(certs map[string]map[string]*entry, store, key string, e 
 
 // readContent models FileOrContent.Read: tried as a path (never read: the
 // contract hands over content), then copied.
-
 func readContent(content []byte) []byte {
 	if len(content) > 0 {
 		_, _ = os.Stat(string(content))
