@@ -13,7 +13,6 @@ const defaultRenew = 30 * 24 * time.Hour
 
 // generateDefault makes the default of stores without one
 // (certstore.SelfSigned) and the time from which to replace it.
-
 func generateDefault() (*entry, time.Time, error) {
 	c, err := certstore.SelfSigned()
 	if err != nil {

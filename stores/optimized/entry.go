@@ -387,7 +387,6 @@ func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
 // chain is an interned intermediate chain, shared by every entry with the
 // same text. refs counts the current generation's entries using it; at
 // zero it leaves the store's maps (held generations keep it alive).
-
 type chain struct {
 	ders [][]byte
 	keys []pairKey // internDER keys of ders, to release them

@@ -61,7 +61,6 @@ func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls
 }
 
 // find returns the certificate matching sni, or nil for the default.
-
 func (st *storeIndex) find(sni string) *tls.Certificate {
 	if sni == "" {
 		return nil

@@ -167,7 +167,6 @@ var parallelHashMin = 16384
 // parallelHashMin on, computed on every core into s.keyScratch (valid
 // until the next call; the caller holds s.mu), so that an unchanged large
 // refresh allocates nothing.
-
 func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
 	if len(certs) < parallelHashMin {
 		out := make([]pairKey, len(certs))

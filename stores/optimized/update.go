@@ -530,7 +530,6 @@ func (s *Store) first(c []*entry, store string) *entry {
 
 // buildAll fills g.stores from scratch; a name maps to the first
 // certificate claiming it (the certstore tie-break).
-
 func (s *Store) buildAll(g *generation) {
 	type builders struct {
 		exact, wild *tableBuilder[string]
