@@ -310,7 +310,6 @@ func isStorePackage(pkg string) bool {
 // packageOf returns the import path of the package of a Go symbol name
 // ("github.com/a/b.(*T).M": "github.com/a/b"), ignoring type arguments,
 // or "".
-
 func packageOf(sym string) string {
 	if i := strings.IndexByte(sym, '['); i >= 0 {
 		sym = sym[:i]

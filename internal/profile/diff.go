@@ -122,7 +122,6 @@ func changed(base, head map[string]int64, bd, hd float64) []Site {
 // Diff returns a profile of head minus base, as pprof -diff_base builds
 // it (base negated, scaled to head's ops, labelled pprof::base=true); it
 // records head's ops and modifies neither input.
-
 func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 	if err := CheckComparable(base, head); err != nil {
 		return nil, err

@@ -90,7 +90,6 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 }
 
 // Save writes p to path as a gzipped protobuf.
-
 func Save(p *pprofile.Profile, path string) error {
 	f, err := os.Create(path)
 	if err != nil {

@@ -119,7 +119,6 @@ func SetInfo(p *pprofile.Profile, info Info) {
 }
 
 // CheckHeap returns an error unless p has a Go heap profile's sample types.
-
 func CheckHeap(p *pprofile.Profile) error {
 	if p == nil {
 		return fmt.Errorf("profile: nil profile")

@@ -9,5 +9,4 @@ const (
 
 // harnessPackages are certbench's packages whose frames can start a stack
 // without being the store's.
-
 var harnessPackages = map[string]bool{modulePrefix + "bench": true, modulePrefix + "cli": true}

@@ -248,7 +248,6 @@ const (
 )
 
 // WriteIndexFiles writes dir/index.md and dir/index.json (WriteIndex).
-
 func WriteIndexFiles(dir string, sums []*Summary) error {
 	for name, format := range map[string]Format{IndexMarkdown: Markdown, IndexJSON: JSON} {
 		var buf bytes.Buffer

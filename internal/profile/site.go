@@ -92,7 +92,6 @@ type Sides struct {
 // newSides checks that base and head can be compared in sampleType and
 // returns the Sides (without totals), the sample type's index in each and
 // each side's divisor.
-
 func newSides(base, head *pprofile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
 	if err = CheckComparable(base, head); err != nil {
 		return
