@@ -244,7 +244,7 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 		if !slices.Contains(certstore.StoresOf(c), store) {
 			continue
 		}
-		fc, ok := su.fx.byPEM(c.CertPEM)
+		fc, ok := su.fx.pems[string(c.CertPEM)]
 		if !ok {
 			return "", fmt.Errorf("conformance: suite bug: configuration holds a certificate that is not a fixture")
 		}
@@ -258,7 +258,7 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 	if def == nil {
 		return generated, nil
 	}
-	fc, ok := su.fx.byPEM(def.CertPEM)
+	fc, ok := su.fx.pems[string(def.CertPEM)]
 	if !ok {
 		return "", fmt.Errorf("conformance: suite bug: configured default of %q is not a fixture", store)
 	}

@@ -156,7 +156,7 @@ func (su *suite) testLookup(t rt) {
 	t.Run("ChainAndKey", func(t rt) {
 		probes := map[string]string{lDefault: miss}
 		for _, e := range cfg.Certificates {
-			fc, _ := su.fx.byPEM(e.CertPEM)
+			fc := su.fx.pems[string(e.CertPEM)]
 			for _, n := range fc.names {
 				if n[0] == '*' {
 					n = "x" + n[1:]
