@@ -76,10 +76,8 @@ func nextName(s string, p int) (kind byte, name string, next int) {
 	return kind, s[p : p+int(n)], p + int(n)
 }
 
-// encodeNames classifies names (as certstore.Names returns them) for the
-// indexes and encodes them into one string. Names that look like IP
-// addresses but are not in canonical form are left out: no lookup can reach
-// them, since an IP SNI is compared in canonical form.
+// encodeNames classifies and encodes names into one string, leaving out
+// non-canonical IP addresses (an IP SNI is compared in canonical form).
 func encodeNames(e *entry, names []string) {
 	size := 0
 	for _, n := range names {
@@ -256,11 +254,9 @@ func leafAndKey(leafDER []byte, keyType string, keyDER []byte) (names []string, 
 	return names, key, nil
 }
 
-// publicKeyIs reports whether spki is the canonical DER
-// (x509.MarshalPKIXPublicKey) of key's public key: then crypto/x509
-// parses it, to that key. ECDSA and Ed25519 keys are compared without
-// encoding the whole key: their SubjectPublicKeyInfo is a fixed prefix
-// per curve, then the point or key bytes.
+// publicKeyIs reports whether spki is the canonical DER of key's public key
+// (then crypto/x509 parses it to that key); ECDSA and Ed25519 keys are
+// compared as a fixed prefix per curve and the key bytes.
 func publicKeyIs(key crypto.PrivateKey, spki []byte) bool {
 	var prefix, point []byte
 	switch k := key.(type) {
@@ -288,9 +284,8 @@ func publicKeyIs(key crypto.PrivateKey, spki []byte) bool {
 	return err == nil && bytes.Equal(der, spki)
 }
 
-// spkiPrefix holds, per curve, the bytes of a canonical
-// SubjectPublicKeyInfo before the key itself (TestSPKIPrefixes checks them
-// against x509.MarshalPKIXPublicKey).
+// spkiPrefix holds, per curve, a canonical SubjectPublicKeyInfo's bytes
+// before the key (TestSPKIPrefixes checks them).
 var spkiPrefix = map[string][]byte{
 	"P-256":   {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00},
 	"P-384":   {0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00},
@@ -298,9 +293,8 @@ var spkiPrefix = map[string][]byte{
 	"Ed25519": {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00},
 }
 
-// parsePrivateKey parses a private key DER, trying first the format its PEM
-// type names. It accepts exactly what crypto/tls accepts: PKCS #1 RSA,
-// PKCS #8 RSA, ECDSA or Ed25519, and SEC 1 EC keys.
+// parsePrivateKey parses a private key DER as crypto/tls does, trying first
+// the format its PEM type names.
 func parsePrivateKey(typ string, der []byte) (crypto.PrivateKey, error) {
 	pkcs1 := func() (crypto.PrivateKey, error) { return x509.ParsePKCS1PrivateKey(der) }
 	pkcs8 := func() (crypto.PrivateKey, error) {

@@ -39,9 +39,8 @@ type Store struct {
 	// keyScratch holds a large configuration's content keys (contentKeys).
 	keyScratch []pairKey
 
-	// The published configuration as the next Update needs it to find
-	// what changed. Lookups never read these; Update changes them in
-	// place, under mu, only once the new configuration has parsed.
+	// The published configuration, for the next Update to find what
+	// changed; changed in place under mu once a configuration has parsed.
 	configured  bool
 	keys        []pairKey          // content keys of Config.Certificates, in order
 	order       []*entry           // their entries

@@ -9,9 +9,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// hunk is one change between the published configuration and the new one:
-// old positions [oldLo, oldHi) are replaced by new positions
-// [newLo, newHi).
+// hunk is one change: old positions [oldLo, oldHi) become [newLo, newHi).
 type hunk struct{ oldLo, oldHi, newLo, newHi int }
 
 // rebuildLimit is the number of changed positions above which an Update
@@ -138,9 +136,8 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	return nil
 }
 
-// queueJobs returns a parse job for every new pair that the published
-// configuration does not hold, once per distinct pair: the hunks' new
-// positions (whose keys are hk, in hunk order) and the configured defaults.
+// queueJobs returns a parse job per distinct pair the published
+// configuration lacks, of the hunks' new positions (keys hk) and defaults.
 func (s *Store) queueJobs(cfg *certstore.Config, hunks []hunk, hk []pairKey, defStores []string, defKeys []pairKey) []job {
 	certs := cfg.Certificates
 	jobs := make([]job, 0, len(hk)+len(defStores))
@@ -171,9 +168,8 @@ func (s *Store) queueJobs(cfg *certstore.Config, hunks []hunk, hk []pairKey, def
 	return jobs
 }
 
-// generatedDefault returns the generated default, made once and shared by
-// every store without a configured one (nil when no store uses it). A
-// failure to make a new one keeps the one that expires.
+// generatedDefault returns the shared generated default (nil when no store
+// uses it); a failure to renew it keeps the one that expires.
 func (s *Store) generatedDefault(used bool, now time.Time) (*entry, error) {
 	if !used {
 		return nil, nil
@@ -217,8 +213,7 @@ func (s *Store) setDefaults(defStores []string, defKeys []pairKey) {
 }
 
 // publish builds the new generation's tables (in full, or from the
-// published ones and what left and arrived), sets each store's default,
-// and publishes the generation with one atomic store.
+// published ones) and defaults, and publishes it with one atomic store.
 func (s *Store) publish(full bool, gone, come []placed, generated *entry) {
 	old := s.cur.Load()
 	g := &generation{configured: true, stores: make(map[string]*storeIndex, len(s.declared))}
@@ -374,9 +369,8 @@ func (s *Store) intern(list []string) uint32 {
 	return id
 }
 
-// reintern interns the store lists of certs afresh, forgetting lists no
-// longer used, so that a store whose configurations cycle through many
-// lists does not keep them all.
+// reintern interns the store lists of certs afresh, so that lists no
+// longer used are not kept.
 func (s *Store) reintern(certs []certstore.Certificate) {
 	s.sets, s.setNames, s.setIDs = nil, s.setNames[:1], make(map[string]uint32)
 	s.setOf = nil
@@ -494,9 +488,8 @@ func (s *Store) updateTables(g, old *generation, gone, come []placed) {
 	}
 }
 
-// resolve returns the new state of key k (hash h) in the named store's
-// table t, whose claimants change by d: the claimants left after the
-// update and the first of them in configuration order.
+// resolve returns the new state of key k (hash h) in table t when its
+// claimants change by d: those left and the first in configuration order.
 func resolve[K comparable](s *Store, t *table[K], h uint64, k K, d *delta, store string) change[K] {
 	c := slices.Clone(t.claimants(h, k))
 	for _, e := range d.gone {
