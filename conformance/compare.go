@@ -618,15 +618,13 @@ func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
 		return "Update: " + updateShape(base) + " -> " + updateShape(head)
 	}
 	st := pos[p].step
-	store, sni := st.store, st.sni
-	eb, eh := effective(ob, pos, st.held), effective(oh, pos, st.held)
-	var sb, sh []shape
-	for _, a := range base {
-		sb = append(sb, shapeOf(bs, eb, store, sni, a))
+	shapes := func(as []Answer, o observations) (ss []shape) {
+		for _, a := range as {
+			ss = append(ss, shapeOf(bs, effective(o, pos, st.held), st.store, st.sni, a))
+		}
+		return ss
 	}
-	for _, a := range head {
-		sh = append(sh, shapeOf(bs, eh, store, sni, a))
-	}
+	sb, sh := shapes(base, ob), shapes(head, oh)
 	if k := tieKind(sb, sh); k != "" {
 		return k
 	}
