@@ -132,21 +132,8 @@ func (a *atomFixtures) addProbes(names [][]string) {
 		}
 	}
 	for _, st := range atomStores {
-		var stNames [][]string
-		var idx []int
-		for i := range atomCerts {
-			for _, s := range certstore.StoresOf(&a.cfgs[0].Certificates[i]) {
-				if s == st {
-					stNames = append(stNames, names[i])
-					idx = append(idx, i)
-				}
-			}
-		}
 		for _, sni := range snis {
-			want := -1
-			if m := certstore.Match(stNames, sni); m >= 0 {
-				want = idx[m]
-			}
+			want := matchIndex(a.cfgs[0].Certificates, st, sni, func(i int) []string { return names[i] })
 			a.probes = append(a.probes, atomProbe{store: st, sni: sni, want: want})
 		}
 	}
@@ -365,22 +352,16 @@ const (
 // grow. After Close, goleak.Find names what is left.
 func (su *suite) testGoroutines(t rt) {
 	c := su.fx.certs
-	cfgs := []*certstore.Config{
-		{
-			Certificates: []certstore.Certificate{c[lGood2].entry(storeDefault, storeShop)},
+	config := func(cert, def string) *certstore.Config {
+		return &certstore.Config{
+			Certificates: []certstore.Certificate{c[cert].entry(storeDefault, storeShop)},
 			Stores: map[string]certstore.StoreConfig{
-				storeDefault: {DefaultCertificate: c[lDefault].pairPtr()},
+				storeDefault: {DefaultCertificate: c[def].pairPtr()},
 				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
 			},
-		},
-		{
-			Certificates: []certstore.Certificate{c[lGood3].entry(storeDefault, storeShop)},
-			Stores: map[string]certstore.StoreConfig{
-				storeDefault: {DefaultCertificate: c[lDefaultAlt].pairPtr()},
-				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
-			},
-		},
+		}
 	}
+	cfgs := []*certstore.Config{config(lGood2, lDefault), config(lGood3, lDefaultAlt)}
 	running := goleak.IgnoreCurrent() // the goroutines from before the store
 	s := su.openStore(t)
 	closer, _ := s.(certstore.Closer)
@@ -406,12 +387,8 @@ func (su *suite) testGoroutines(t rt) {
 	if after > before+goroutineSlack {
 		var buf bytes.Buffer
 		pprof.Lookup("goroutine").WriteTo(&buf, 1)
-		dump := buf.String()
-		if len(dump) > 6000 {
-			dump = dump[:6000] + "\n..."
-		}
 		t.Errorf("goroutines grew from %d to %d over %d refreshes (allowed: %d more); goroutines now:\n%s",
-			before, after, goroutineRefreshes, goroutineSlack, dump)
+			before, after, goroutineRefreshes, goroutineSlack, clip(buf.String()))
 	}
 	if closer == nil {
 		return
@@ -421,12 +398,16 @@ func (su *suite) testGoroutines(t rt) {
 		return
 	}
 	if err := goleak.Find(running); err != nil {
-		msg := err.Error()
-		if len(msg) > 6000 {
-			msg = msg[:6000] + "\n..."
-		}
-		t.Errorf("goroutines the store started are still running after Close: %s", msg)
+		t.Errorf("goroutines the store started are still running after Close: %s", clip(err.Error()))
 	}
+}
+
+// clip cuts a goroutine dump for a failure message.
+func clip(s string) string {
+	if len(s) > 6000 {
+		return s[:6000] + "\n..."
+	}
+	return s
 }
 
 // countGoroutines returns the number of goroutines once it is at most

@@ -231,21 +231,29 @@ func (b *built) want(cfg *CaseConfig, k int, store, sni string) Answer {
 	if !cfg.declares(store) {
 		return Answer{Kind: AnswerError, Err: certstore.ErrUnknownStore}
 	}
-	var names [][]string
-	var idx []int
-	for i := range cfg.Certs {
-		if slices.Contains(certstore.StoresOf(&b.cfg.Certificates[i]), store) {
-			names = append(names, b.certs[i].names)
-			idx = append(idx, i)
-		}
-	}
-	if m := certstore.Match(names, sni); m >= 0 {
-		return Answer{Kind: AnswerCertificate, Config: k, Index: idx[m]}
+	if m := matchIndex(b.cfg.Certificates, store, sni, func(i int) []string { return b.certs[i].names }); m >= 0 {
+		return Answer{Kind: AnswerCertificate, Config: k, Index: m}
 	}
 	if _, ok := b.defaults[store]; ok {
 		return Answer{Kind: AnswerDefault, Config: k, Store: store}
 	}
 	return Answer{Kind: AnswerGenerated}
+}
+
+// matchIndex is the index in certs of the certificate certstore.Match
+// serves for sni in store (names gives a certificate's names), or -1.
+func matchIndex(certs []certstore.Certificate, store, sni string, names func(i int) []string) int {
+	var ns [][]string
+	var idx []int
+	for i := range certs {
+		if slices.Contains(certstore.StoresOf(&certs[i]), store) {
+			ns, idx = append(ns, names(i)), append(idx, i)
+		}
+	}
+	if m := certstore.Match(ns, sni); m >= 0 {
+		return idx[m]
+	}
+	return -1
 }
 
 // leafOfAnswer is the leaf DER an answer stands for, or nil.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
@@ -237,22 +236,14 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 	if !cfg.HasStore(store) {
 		return "", certstore.ErrUnknownStore
 	}
-	var names [][]string
-	var labels []string
+	fixture := func(i int) *cert { return su.fx.pems[string(cfg.Certificates[i].CertPEM)] }
 	for i := range cfg.Certificates {
-		c := &cfg.Certificates[i]
-		if !slices.Contains(certstore.StoresOf(c), store) {
-			continue
-		}
-		fc, ok := su.fx.pems[string(c.CertPEM)]
-		if !ok {
+		if fixture(i) == nil {
 			return "", fmt.Errorf("conformance: suite bug: configuration holds a certificate that is not a fixture")
 		}
-		names = append(names, fc.names)
-		labels = append(labels, fc.label)
 	}
-	if i := certstore.Match(names, sni); i >= 0 {
-		return labels[i], nil
+	if i := matchIndex(cfg.Certificates, store, sni, func(i int) []string { return fixture(i).names }); i >= 0 {
+		return fixture(i).label, nil
 	}
 	def := cfg.Stores[store].DefaultCertificate
 	if def == nil {
