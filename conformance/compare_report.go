@@ -89,8 +89,7 @@ func orVaries(ws []string, runs int) string {
 	return s
 }
 
-// Report describes the change over a few lines, with the case as a Go
-// literal to replay with Case.Compare.
+// Report describes the change, with the case as a Go literal for Case.Compare.
 func (ch *Change) Report() string { return ch.report("base", "head") }
 
 func (ch *Change) report(base, head string) string {
@@ -123,8 +122,7 @@ func indentAfterFirst(s, indent string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+indent) + "\n"
 }
 
-// WriteMarkdown writes the summary and one row per change, with each
-// case in a collapsed block.
+// WriteMarkdown writes the summary and a row per change, each case collapsed.
 func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Behaviour %s -> %s**: ", mdCode(r.Base), mdCode(r.Head))
