@@ -1,0 +1,341 @@
+package history
+
+import (
+	"cmp"
+
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/certbench/certbench/results"
+)
+
+// Defaults of Options.
+const (
+	DefaultAlpha  = 0.01
+	DefaultWindow = 30
+	DefaultLevel  = 5
+)
+
+// Options are the settings of Changes and Creep; the zero value is the
+// defaults.
+type Options struct {
+	// Alpha is the false discovery rate across all series at once
+	// (Benjamini-Hochberg); 0 means DefaultAlpha.
+	Alpha float64
+	// MinEffect is the smallest relative change reported, by unit (as
+	// benchfmt reads it, "sec/op"); a unit not in it gets
+	// DefaultMinEffect.
+	MinEffect map[string]float64
+	// Window bounds the commits on each side of a change point that its
+	// size is measured on; 0 means DefaultWindow.
+	Window int
+	// Level is how many commits Creep takes the level of a series at
+	// a commit from; 0 means DefaultLevel.
+	Level int
+}
+
+func (o Options) alpha() float64 { return cmp.Or(o.Alpha, DefaultAlpha) }
+func (o Options) window() int    { return cmp.Or(o.Window, DefaultWindow) }
+func (o Options) level() int     { return cmp.Or(o.Level, DefaultLevel) }
+func (o Options) floor(unit string) float64 {
+	if f, ok := o.MinEffect[unit]; ok {
+		return f
+	}
+	return DefaultMinEffect(unit)
+}
+
+// DefaultMinEffect returns the smallest relative change of unit that
+// Changes and Creep report: none for the counts a deterministic store
+// repeats exactly (allocs/op, B/op: any step is real), 0.01% for the
+// simulated CPU's near-exact counts, and 2% for clocks and every other
+// unit, whose level drifts with the runner's load (see the package doc).
+func DefaultMinEffect(unit string) float64 {
+	switch info, _ := results.Info(unit); {
+	case info.Count:
+		return 0
+	case results.IsSimulated(unit):
+		return 0.0001
+	}
+	return 0.02
+}
+
+// A Shift is a change of a series' level: Delta is the Hodges-Lehmann
+// estimate of after minus before (the median of all differences between
+// a per-commit median after and one before), with its 95% rank
+// (Mann-Whitney) interval [Low, High]; Before and After are the medians
+// of the per-commit medians on each side.
+type Shift struct {
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Delta  float64 `json:"delta"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+}
+
+// Relative returns Delta, Low and High as fractions of Before (0.01 is
+// +1%), and false if Before is 0.
+func (s Shift) Relative() (d, lo, hi float64, ok bool) {
+	if s.Before == 0 {
+		return 0, 0, 0, false
+	}
+	b := math.Abs(s.Before)
+	return s.Delta / b, s.Low / b, s.High / b, true
+}
+
+// large reports whether the shift is at least floor, relative, and not 0.
+func (s Shift) large(floor float64) bool {
+	return s.Delta != 0 && math.Abs(s.Delta) >= floor*math.Abs(s.Before)
+}
+
+// A ChangePoint is a step in one series.
+type ChangePoint struct {
+	Key
+	Commit   string    `json:"commit"`   // the first commit at the new level
+	Time     time.Time `json:"time"`     // its time
+	Previous string    `json:"previous"` // the commit before it in the series
+	From     string    `json:"from"`     // the first commit of the window before
+	To       string    `json:"to"`       // the last commit of the window after
+	Shift
+	P     float64 `json:"p"`     // Pettitt's p-value on the two windows together
+	Worse bool    `json:"worse"` // the change is a regression
+	// Machine, when the machine's configuration changed at the commit,
+	// says how ("go=go1.25 -> go=go1.26"): the step may be the runner's.
+	Machine string `json:"machine,omitempty"`
+}
+
+// Changes returns the change points of every series of h, by commit,
+// then key. The method and why: see the package doc.
+func Changes(h *History, opt Options) []ChangePoint {
+	type job struct {
+		y     []float64
+		p     float64
+		found []ChangePoint
+	}
+	jobs := make([]job, len(h.Keys))
+	parallel(len(jobs), func(i int, sc *scratch) {
+		y := medians(h.series[h.Keys[i]])
+		_, p := sc.pettitt(y)
+		jobs[i] = job{y: y, p: p}
+	})
+	// Benjamini-Hochberg over the series' first splits: the cutoff is
+	// r*alpha/m for the largest r whose r-th smallest p is below it.
+	ps := make([]float64, len(jobs))
+	for i := range jobs {
+		ps[i] = jobs[i].p
+	}
+	slices.Sort(ps)
+	cutoff := -1.0
+	for r := len(ps); r >= 1; r-- {
+		if c := float64(r) * opt.alpha() / float64(len(ps)); ps[r-1] <= c {
+			cutoff = c
+			break
+		}
+	}
+	parallel(len(jobs), func(i int, sc *scratch) {
+		if jobs[i].p <= cutoff {
+			jobs[i].found = changes(h, h.Keys[i], jobs[i].y, sc.segment(jobs[i].y, 0, len(jobs[i].y), cutoff, nil), opt)
+		}
+	})
+	var out []ChangePoint
+	for _, j := range jobs {
+		out = append(out, j.found...)
+	}
+	slices.SortStableFunc(out, func(a, b ChangePoint) int { return a.Time.Compare(b.Time) })
+	return out
+}
+
+// changes sizes the splits of one series (indices into its points),
+// dropping those below the unit's floor, smallest first, and sizing
+// their neighbours again without them.
+func changes(h *History, k Key, y []float64, splits []int, opt Options) []ChangePoint {
+	slices.Sort(splits)
+	pts := h.series[k]
+	for {
+		shifts := make([]Shift, len(splits))
+		drop, dropSize := -1, math.Inf(1)
+		for i, s := range splits {
+			lo, hi := 0, len(y)
+			if i > 0 {
+				lo = splits[i-1]
+			}
+			if i+1 < len(splits) {
+				hi = splits[i+1]
+			}
+			shifts[i] = shift(y[max(lo, s-opt.window()):s], y[s:min(hi, s+opt.window())])
+			if size := math.Abs(shifts[i].Delta) / math.Abs(shifts[i].Before); !shifts[i].large(opt.floor(k.Unit)) && !(size >= dropSize) {
+				drop, dropSize = i, size
+			}
+		}
+		if drop < 0 {
+			out := make([]ChangePoint, len(splits))
+			for i, s := range splits {
+				c, prev := h.Commits[pts[s].Commit], h.Commits[pts[s-1].Commit]
+				from := pts[max(0, s-opt.window())].Commit
+				if i > 0 {
+					from = pts[max(splits[i-1], s-opt.window())].Commit
+				}
+				to := pts[min(len(pts), s+opt.window())-1].Commit
+				if i+1 < len(splits) {
+					to = pts[min(splits[i+1], s+opt.window())-1].Commit
+				}
+				cp := ChangePoint{Key: k, Commit: c.Hash, Time: c.Time, Previous: prev.Hash,
+					From: h.Commits[from].Hash, To: h.Commits[to].Hash, Shift: shifts[i],
+					Worse: float64(results.Better(k.Unit))*shifts[i].Delta < 0}
+				_, cp.P = new(scratch).pettitt(y[max(0, s-opt.window()):min(len(y), s+opt.window())])
+				if prev.Machine != c.Machine {
+					cp.Machine = prev.Machine + " -> " + c.Machine
+				}
+				out[i] = cp
+			}
+			return out
+		}
+		splits = slices.Delete(splits, drop, drop+1)
+	}
+}
+
+// shift measures the change from before to after (see Shift).
+func shift(before, after []float64) Shift {
+	d := make([]float64, 0, len(before)*len(after))
+	for _, a := range after {
+		for _, b := range before {
+			d = append(d, a-b)
+		}
+	}
+	slices.Sort(d)
+	n, m := float64(len(before)), float64(len(after))
+	// The 95% interval of a Hodges-Lehmann shift: the order statistics
+	// of the differences at the Mann-Whitney U test's critical count
+	// (normal approximation, with continuity correction).
+	k := int(math.Floor(n*m/2 - 0.5 - 1.96*math.Sqrt(n*m*(n+m+1)/12)))
+	k = max(0, min(k, len(d)/2))
+	return Shift{Before: median(before), After: median(after), Delta: median(d), Low: d[k], High: d[len(d)-1-k]}
+}
+
+// medians returns the median of each point.
+func medians(pts []Point) []float64 {
+	y := make([]float64, len(pts))
+	for i, p := range pts {
+		y[i] = median(p.Values)
+	}
+	return y
+}
+
+// median returns the median of sorted values.
+func median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	return (v[(n-1)/2] + v[n/2]) / 2
+}
+
+// scratch is one worker's buffers.
+type scratch struct {
+	idx   []int
+	ranks []float64
+}
+
+// pettitt returns the split of y that Pettitt's rank test finds, the
+// index of the first value after it, and the test's p-value: with
+// midranks r, U_t = sum_{i<t} (2r_i - n - 1) compares every value before
+// t with every value after it, and K = max |U_t| has p ~= 2
+// exp(-6K^2/(n^3+n^2)) (Pettitt 1979), conservative with ties.
+func (sc *scratch) pettitt(y []float64) (int, float64) {
+	n := len(y)
+	if n < 2 {
+		return 0, 1
+	}
+	sc.idx = sc.idx[:0]
+	for i := range n {
+		sc.idx = append(sc.idx, i)
+	}
+	sort.Slice(sc.idx, func(a, b int) bool { return y[sc.idx[a]] < y[sc.idx[b]] })
+	sc.ranks = slices.Grow(sc.ranks[:0], n)[:n]
+	for i := 0; i < n; {
+		j := i
+		for j < n && y[sc.idx[j]] == y[sc.idx[i]] {
+			j++
+		}
+		for t := i; t < j; t++ {
+			sc.ranks[sc.idx[t]] = float64(i+j+1) / 2 // midrank of i+1..j
+		}
+		i = j
+	}
+	var u, best float64
+	tau := 0
+	for t := 1; t < n; t++ {
+		u += 2*sc.ranks[t-1] - float64(n) - 1
+		if math.Abs(u) > best {
+			best, tau = math.Abs(u), t
+		}
+	}
+	fn := float64(n)
+	return tau, min(1, 2*math.Exp(-6*best*best/(fn*fn*fn+fn*fn)))
+}
+
+// segment appends the splits of y[lo:hi] at p <= cutoff, by binary
+// segmentation: split where Pettitt's test finds, and test each side.
+func (sc *scratch) segment(y []float64, lo, hi int, cutoff float64, splits []int) []int {
+	t, p := sc.pettitt(y[lo:hi])
+	if t == 0 || p > cutoff {
+		return splits
+	}
+	t = sc.locate(y[lo:hi], t)
+	splits = append(splits, lo+t)
+	splits = sc.segment(y, lo, lo+t, cutoff, splits)
+	return sc.segment(y, lo+t, hi, cutoff, splits)
+}
+
+// locate returns where near t, within DefaultWindow, the step of y is:
+// the split of least absolute deviation from each side's median. The
+// rank statistic's argmax says that there is a step and about where, but
+// leans towards the middle of y (a few commits' order within one level
+// can outweigh a step's); the deviations are least at the step itself.
+func (sc *scratch) locate(y []float64, t int) int {
+	a, b := max(0, t-DefaultWindow), min(len(y), t+DefaultWindow)
+	best, bestCost := t, math.Inf(1)
+	for u := a + 1; u < b; u++ {
+		c := sc.deviation(y[a:u]) + sc.deviation(y[u:b])
+		if c < bestCost || (c == bestCost && abs(u-t) < abs(best-t)) {
+			best, bestCost = u, c
+		}
+	}
+	return best
+}
+
+// deviation returns the sum of the absolute deviations of v from its
+// median.
+func (sc *scratch) deviation(v []float64) float64 {
+	sc.ranks = append(sc.ranks[:0], v...)
+	slices.Sort(sc.ranks)
+	m, d := median(sc.ranks), 0.0
+	for _, x := range v {
+		d += math.Abs(x - m)
+	}
+	return d
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// parallel calls f(i) for i in [0, n) on GOMAXPROCS workers.
+func parallel(n int, f func(int, *scratch)) {
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			var sc scratch
+			for i := range next {
+				f(i, &sc)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,252 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Configuration keys Add writes at the top of each stored file, ahead of
+// the machine's configuration lines.
+const (
+	CommitKey     = "commit"      // the commit the results are of
+	CommitTimeKey = "commit-time" // its committer time, RFC 3339
+)
+
+// GitPrefix marks a location in a git repository: "git:refs/notes/certbench".
+const GitPrefix = "git:"
+
+// A Store is where a history is kept: a directory of result files, or a
+// ref of a git repository whose tree holds them (see Open). A stored file
+// is named COMMIT-HASH.txt, HASH the start of its SHA-256, so two adds
+// never choose one name for different contents, and adding one file
+// twice stores it once.
+type Store interface {
+	// Put stores one file under name unless a file of that name is
+	// stored; it never changes or removes a stored file.
+	Put(ctx context.Context, name string, data []byte) error
+	// Files returns every stored file, by name.
+	Files(ctx context.Context) (map[string][]byte, error)
+	// String names the store as the user gave it.
+	String() string
+}
+
+// Open returns the store at loc: "git:REF" is REF in the git repository
+// of the working directory (dir, if not empty), anything else a
+// directory, created on the first Put.
+func Open(loc, dir string) (Store, error) {
+	if ref, ok := strings.CutPrefix(loc, GitPrefix); ok {
+		if !strings.HasPrefix(ref, "refs/") {
+			return nil, fmt.Errorf("--history %s: want git:refs/..., a full ref name", loc)
+		}
+		return &gitStore{ref: ref, dir: dir}, nil
+	}
+	if loc == "" {
+		return nil, errors.New("--history: empty location")
+	}
+	return dirStore(loc), nil
+}
+
+// FileName returns the name a file of commit with data is stored under.
+func FileName(commit string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return commit + "-" + hex.EncodeToString(sum[:6]) + ".txt"
+}
+
+// dirStore keeps the files in a directory.
+type dirStore string
+
+func (d dirStore) String() string { return string(d) }
+
+// Put writes a temporary file and links it to its name: link fails if
+// the name exists, so a stored file is never overwritten, and a reader
+// never sees half a file.
+func (d dirStore) Put(_ context.Context, name string, data []byte) error {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(string(d), ".add-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	err = os.Link(tmp.Name(), filepath.Join(string(d), name))
+	if errors.Is(err, os.ErrExist) {
+		return nil // the same name is the same content
+	}
+	return err
+}
+
+func (d dirStore) Files(context.Context) (map[string][]byte, error) {
+	ents, err := os.ReadDir(string(d))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(ents))
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".txt") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(string(d), e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = b
+	}
+	return out, nil
+}
+
+// gitStore keeps the files in the tree of a ref's commit, one commit per
+// add whose parent is the ref's previous commit.
+type gitStore struct{ ref, dir string }
+
+func (g *gitStore) String() string { return GitPrefix + g.ref }
+
+// git runs git with stdin and returns its trimmed output.
+func (g *gitStore) git(ctx context.Context, stdin []byte, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.dir
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// head returns the ref's commit, or "" if the ref does not exist.
+func (g *gitStore) head(ctx context.Context) (string, error) {
+	out, err := g.git(ctx, nil, "for-each-ref", "--format=%(objectname)", g.ref)
+	return out, err
+}
+
+// maxRetries bounds the compare-and-swap retries of Put.
+const maxRetries = 50
+
+// Put writes the blob, a tree of the ref's tree plus it (git mktree), a
+// commit of that tree whose parent is the ref's commit, and moves the ref
+// from that parent to the new commit (git update-ref NEW OLD): a
+// compare-and-swap, so an add that raced another and lost starts again
+// from the winner's commit instead of dropping its files.
+func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
+	blob, err := g.git(ctx, data, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return err
+	}
+	for try := 0; try < maxRetries; try++ {
+		old, err := g.head(ctx)
+		if err != nil {
+			return err
+		}
+		var entries string
+		if old != "" {
+			if entries, err = g.git(ctx, nil, "ls-tree", "--full-tree", old); err != nil {
+				return err
+			}
+			if strings.Contains(entries, "\t"+name+"\n") || strings.HasSuffix(entries, "\t"+name) {
+				return nil // stored already
+			}
+			entries += "\n"
+		}
+		entries += "100644 blob " + blob + "\t" + name + "\n"
+		tree, err := g.git(ctx, []byte(entries), "mktree")
+		if err != nil {
+			return err
+		}
+		args := []string{"-c", "user.name=certbench", "-c", "user.email=certbench@localhost", "commit-tree", tree, "-m", "certbench history add " + name}
+		if old != "" {
+			args = append(args, "-p", old)
+		}
+		commit, err := g.git(ctx, nil, args...)
+		if err != nil {
+			return err
+		}
+		want := old
+		if want == "" {
+			want = strings.Repeat("0", len(commit)) // the ref must not exist yet
+		}
+		if _, err := g.git(ctx, nil, "update-ref", g.ref, commit, want); err == nil {
+			return nil
+		}
+		if now, _ := g.head(ctx); now == old {
+			return fmt.Errorf("%s: cannot update the ref", g) // not a lost race
+		}
+		time.Sleep(time.Duration(rand.IntN(20*(try+1))) * time.Millisecond)
+	}
+	return fmt.Errorf("%s: %d adds in a row lost a race with another add", g, maxRetries)
+}
+
+// Files reads the ref's tree in one git cat-file --batch.
+func (g *gitStore) Files(ctx context.Context) (map[string][]byte, error) {
+	head, err := g.head(ctx)
+	if err != nil || head == "" {
+		if err == nil {
+			err = fmt.Errorf("%s: no such ref", g)
+		}
+		return nil, err
+	}
+	list, err := g.git(ctx, nil, "ls-tree", "--full-tree", head)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	var req bytes.Buffer
+	for _, line := range strings.Split(list, "\n") {
+		meta, name, ok := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		names = append(names, name)
+		req.WriteString(f[2] + "\n")
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir, cmd.Stdin = g.dir, &req
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	files := make(map[string][]byte, len(names))
+	for _, name := range names {
+		hdr, rest, ok := bytes.Cut(out, []byte("\n"))
+		var oid, typ string
+		var size int
+		if !ok {
+			return nil, fmt.Errorf("%s: git cat-file: output cut short at %s", g, name)
+		}
+		if _, err := fmt.Sscan(string(hdr), &oid, &typ, &size); err != nil || size+1 > len(rest) {
+			return nil, fmt.Errorf("%s: git cat-file: bad header %q for %s", g, hdr, name)
+		}
+		files[name], out = rest[:size], rest[size+1:]
+	}
+	return files, nil
+}
+
+// CommitTime returns the committer time of commit in the git repository
+// of dir ("" for the working directory).
+func CommitTime(ctx context.Context, dir, commit string) (time.Time, error) {
+	g := &gitStore{dir: dir}
+	out, err := g.git(ctx, nil, "log", "-1", "--format=%cI", commit, "--")
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339, out)
+}
