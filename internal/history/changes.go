@@ -241,9 +241,11 @@ type scratch struct {
 
 // pettitt returns the split of y that Pettitt's rank test finds, the
 // index of the first value after it, and the test's p-value: with
-// midranks r, U_t = sum_{i<t} (2r_i - n - 1) compares every value before
-// t with every value after it, and K = max |U_t| has p ~= 2
-// exp(-6K^2/(n^3+n^2)) (Pettitt 1979), conservative with ties.
+// midranks r and scores s_i = 2r_i - n - 1, U_t = sum_{i<t} s_i compares
+// every value before t with every value after it, and K = max |U_t| has
+// p ~= 2 exp(-2K^2 / sum s_i^2), the Brownian bridge's tail (Pettitt
+// 1979) with the scores' own variance, which ties reduce: without ties
+// it is 2 exp(-6K^2/(n^3-n)).
 func (sc *scratch) pettitt(y []float64) (int, float64) {
 	n := len(y)
 	if n < 2 {
@@ -265,16 +267,20 @@ func (sc *scratch) pettitt(y []float64) (int, float64) {
 		}
 		i = j
 	}
-	var u, best float64
+	var u, best, ss float64
 	tau := 0
-	for t := 1; t < n; t++ {
-		u += 2*sc.ranks[t-1] - float64(n) - 1
-		if math.Abs(u) > best {
+	for t := 1; t <= n; t++ {
+		score := 2*sc.ranks[t-1] - float64(n) - 1
+		u += score
+		ss += score * score
+		if t < n && math.Abs(u) > best {
 			best, tau = math.Abs(u), t
 		}
 	}
-	fn := float64(n)
-	return tau, min(1, 2*math.Exp(-6*best*best/(fn*fn*fn+fn*fn)))
+	if best == 0 {
+		return 0, 1 // all values tie
+	}
+	return tau, min(1, 2*math.Exp(-2*best*best/ss))
 }
 
 // segment appends the splits of y[lo:hi] at p <= cutoff, by binary

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -48,7 +49,8 @@ func short(c string) string { return c[:min(len(c), 10)] }
 // when its level before was 0.
 func relative(s Shift, unit string) string {
 	if d, lo, hi, ok := s.Relative(); ok {
-		return fmt.Sprintf("%s [%s, %s]", results.FormatPercent(d), results.FormatPercent(lo), results.FormatPercent(hi))
+		// Three decimals: near-exact series step by hundredths of a percent.
+		return fmt.Sprintf("%+.3f%% [%+.3f%%, %+.3f%%]", 100*d, 100*lo, 100*hi)
 	}
 	return fmt.Sprintf("%s [%s, %s]", results.FormatSigned(s.Delta, unit), results.FormatSigned(s.Low, unit), results.FormatSigned(s.High, unit))
 }
@@ -134,4 +136,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "")
 	return err
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

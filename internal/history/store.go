@@ -250,3 +250,9 @@ func CommitTime(ctx context.Context, dir, commit string) (time.Time, error) {
 	}
 	return time.Parse(time.RFC3339, out)
 }
+
+// Resolve returns the full hash of the commit name (a hash, tag or
+// branch) in the git repository of dir.
+func Resolve(ctx context.Context, dir, name string) (string, error) {
+	return (&gitStore{dir: dir}).git(ctx, nil, "rev-parse", "--verify", "--end-of-options", name+"^{commit}")
+}
