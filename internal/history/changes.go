@@ -173,14 +173,14 @@ func changes(h *History, k Key, y []float64, splits []int, opt Options) []Change
 		if drop < 0 {
 			out := make([]ChangePoint, len(splits))
 			for i, s := range splits {
-				c, prev := h.Commits[pts[s].Commit], h.Commits[pts[s-1].Commit]
-				from := pts[max(0, s-opt.window())].Commit
+				c, prev := h.Commits[pts.commit[s]], h.Commits[pts.commit[s-1]]
+				from := pts.commit[max(0, s-opt.window())]
 				if i > 0 {
-					from = pts[max(splits[i-1], s-opt.window())].Commit
+					from = pts.commit[max(splits[i-1], s-opt.window())]
 				}
-				to := pts[min(len(pts), s+opt.window())-1].Commit
+				to := pts.commit[min(pts.len(), s+opt.window())-1]
 				if i+1 < len(splits) {
-					to = pts[min(splits[i+1], s+opt.window())-1].Commit
+					to = pts.commit[min(splits[i+1], s+opt.window())-1]
 				}
 				cp := ChangePoint{Key: k, Commit: c.Hash, Time: c.Time, Previous: prev.Hash,
 					From: h.Commits[from].Hash, To: h.Commits[to].Hash, Shift: shifts[i],
@@ -216,10 +216,10 @@ func shift(before, after []float64) Shift {
 }
 
 // medians returns the median of each point.
-func medians(pts []Point) []float64 {
-	y := make([]float64, len(pts))
-	for i, p := range pts {
-		y[i] = median(p.Values)
+func medians(t *track) []float64 {
+	y := make([]float64, t.len())
+	for i := range y {
+		y[i] = median(t.vals[t.off[i]:t.off[i+1]])
 	}
 	return y
 }

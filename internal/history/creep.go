@@ -36,10 +36,10 @@ func Creep(h *History, since string, changes []ChangePoint, opt Options) ([]Drif
 	for _, k := range h.Keys {
 		pts := h.series[k]
 		s := 0
-		for s < len(pts) && pts[s].Commit < ci {
+		for s < pts.len() && int(pts.commit[s]) < ci {
 			s++
 		}
-		if s == len(pts) {
+		if s == pts.len() {
 			continue // the series starts after since
 		}
 		y := medians(pts)
@@ -48,9 +48,9 @@ func Creep(h *History, since string, changes []ChangePoint, opt Options) ([]Drif
 		if len(head) == 0 {
 			continue
 		}
-		d := Drift{Key: k, Since: h.Commits[pts[s].Commit].Hash, Head: h.Commits[pts[len(pts)-1].Commit].Hash, Shift: shift(base, head)}
+		d := Drift{Key: k, Since: h.Commits[pts.commit[s]].Hash, Head: h.Commits[pts.commit[pts.len()-1]].Hash, Shift: shift(base, head)}
 		for _, c := range changes {
-			if c.Key == k && h.Index(c.Commit) >= pts[s].Commit {
+			if c.Key == k && h.Index(c.Commit) >= int(pts.commit[s]) {
 				d.Changes++
 			}
 		}

@@ -92,7 +92,7 @@ func (g gen) write(tb testing.TB, dir string) {
 // history returns the history in memory, without files: many seeds.
 func (g gen) history() *History {
 	r := rand.New(rand.NewPCG(g.seed, 1))
-	h := &History{series: map[Key][]Point{}}
+	h := &History{series: map[Key]*track{}}
 	for c := range g.commits {
 		h.Commits = append(h.Commits, Commit{Hash: commitName(c), Time: t0.Add(time.Duration(c) * time.Hour)})
 	}
@@ -112,7 +112,14 @@ func (g gen) history() *History {
 					}
 				}
 				slices.Sort(v)
-				h.series[k] = append(h.series[k], Point{Commit: c, Values: v})
+				tr := h.series[k]
+				if tr == nil {
+					tr = &track{off: []int32{0}}
+					h.series[k] = tr
+				}
+				tr.commit = append(tr.commit, int32(c))
+				tr.vals = append(tr.vals, v...)
+				tr.off = append(tr.off, int32(len(tr.vals)))
 			}
 		}
 	}

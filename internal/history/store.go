@@ -1,12 +1,14 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 
 	"math/rand/v2"
 	"os"
@@ -35,8 +37,9 @@ type Store interface {
 	// Put stores one file under name unless a file of that name is
 	// stored; it never changes or removes a stored file.
 	Put(ctx context.Context, name string, data []byte) error
-	// Files returns every stored file, by name.
-	Files(ctx context.Context) (map[string][]byte, error)
+	// Walk calls f with each stored file, in no set order, and stops at
+	// f's first error.
+	Walk(ctx context.Context, f func(name string, data []byte) error) error
 	// String names the store as the user gave it.
 	String() string
 }
@@ -94,23 +97,24 @@ func (d dirStore) Put(_ context.Context, name string, data []byte) error {
 	return err
 }
 
-func (d dirStore) Files(context.Context) (map[string][]byte, error) {
+func (d dirStore) Walk(_ context.Context, f func(string, []byte) error) error {
 	ents, err := os.ReadDir(string(d))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[string][]byte, len(ents))
 	for _, e := range ents {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".txt") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(string(d), e.Name()))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[e.Name()] = b
+		if err := f(e.Name(), b); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // gitStore keeps the files in the tree of a ref's commit, one commit per
@@ -194,50 +198,58 @@ func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
 	return fmt.Errorf("%s: %d adds in a row lost a race with another add", g, maxRetries)
 }
 
-// Files reads the ref's tree in one git cat-file --batch.
-func (g *gitStore) Files(ctx context.Context) (map[string][]byte, error) {
+// Walk reads the ref's tree in one git cat-file --batch, a file at a time.
+func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error {
 	head, err := g.head(ctx)
 	if err != nil || head == "" {
 		if err == nil {
 			err = fmt.Errorf("%s: no such ref", g)
 		}
-		return nil, err
+		return err
 	}
 	list, err := g.git(ctx, nil, "ls-tree", "--full-tree", head)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var names []string
 	var req bytes.Buffer
 	for _, line := range strings.Split(list, "\n") {
 		meta, name, ok := strings.Cut(line, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" || !strings.HasSuffix(name, ".txt") {
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || fields[1] != "blob" || !strings.HasSuffix(name, ".txt") {
 			continue
 		}
 		names = append(names, name)
-		req.WriteString(f[2] + "\n")
+		req.WriteString(fields[2] + "\n")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
 	cmd.Dir, cmd.Stdin = g.dir, &req
-	out, err := cmd.Output()
+	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
+		return err
 	}
-	files := make(map[string][]byte, len(names))
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %v", err)
+	}
+	defer cmd.Wait()
+	br := bufio.NewReader(pipe)
 	for _, name := range names {
-		hdr, rest, ok := bytes.Cut(out, []byte("\n"))
 		var oid, typ string
 		var size int
-		if !ok {
-			return nil, fmt.Errorf("%s: git cat-file: output cut short at %s", g, name)
+		if _, err := fmt.Fscanln(br, &oid, &typ, &size); err != nil {
+			return fmt.Errorf("%s: git cat-file: %s: %v", g, name, err)
 		}
-		if _, err := fmt.Sscan(string(hdr), &oid, &typ, &size); err != nil || size+1 > len(rest) {
-			return nil, fmt.Errorf("%s: git cat-file: bad header %q for %s", g, hdr, name)
+		data := make([]byte, size+1) // the content and its newline
+		if _, err := io.ReadFull(br, data); err != nil {
+			return fmt.Errorf("%s: git cat-file: %s: %v", g, name, err)
 		}
-		files[name], out = rest[:size], rest[size+1:]
+		if err := f(name, data[:size]); err != nil {
+			return err
+		}
 	}
-	return files, nil
+	return nil
 }
 
 // CommitTime returns the committer time of commit in the git repository
