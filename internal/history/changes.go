@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -219,7 +218,7 @@ func shift(before, after []float64) Shift {
 func medians(t *track) []float64 {
 	y := make([]float64, t.len())
 	for i := range y {
-		y[i] = median(t.vals[t.off[i]:t.off[i+1]])
+		y[i] = median(t.vals[i])
 	}
 	return y
 }
@@ -255,7 +254,7 @@ func (sc *scratch) pettitt(y []float64) (int, float64) {
 	for i := range n {
 		sc.idx = append(sc.idx, i)
 	}
-	sort.Slice(sc.idx, func(a, b int) bool { return y[sc.idx[a]] < y[sc.idx[b]] })
+	slices.SortFunc(sc.idx, func(a, b int) int { return cmp.Compare(y[a], y[b]) })
 	sc.ranks = slices.Grow(sc.ranks[:0], n)[:n]
 	for i := 0; i < n; {
 		j := i

@@ -114,12 +114,11 @@ func (g gen) history() *History {
 				slices.Sort(v)
 				tr := h.series[k]
 				if tr == nil {
-					tr = &track{off: []int32{0}}
+					tr = &track{}
 					h.series[k] = tr
 				}
 				tr.commit = append(tr.commit, int32(c))
-				tr.vals = append(tr.vals, v...)
-				tr.off = append(tr.off, int32(len(tr.vals)))
+				tr.vals = append(tr.vals, v)
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/results"
+	"golang.org/x/perf/benchfmt"
 )
 
 // A Commit is one commit of a history.
@@ -46,26 +47,22 @@ type History struct {
 	series  map[Key]*track
 }
 
-// A track is one series, flat: the samples of point i are
-// vals[off[i]:off[i+1]], at commit commit[i]. Ten thousand commits of
-// two hundred series are two million points: no slice per point.
+// A track is one series: the samples of point i, at commit commit[i],
+// are vals[i], a part of the one array of its file's values: ten
+// thousand commits of two hundred series are two million points, and no
+// allocation each.
 type track struct {
 	commit []int32
-	off    []int32
-	vals   []float64
+	vals   [][]float64
 }
 
 func (t *track) len() int { return len(t.commit) }
-
-func (t *track) point(i int) Point {
-	return Point{Commit: int(t.commit[i]), Values: t.vals[t.off[i]:t.off[i+1]:t.off[i+1]]}
-}
 
 // points returns the points from i on.
 func (t *track) points(i int) []Point {
 	out := make([]Point, 0, t.len()-i)
 	for ; i < t.len(); i++ {
-		out = append(out, t.point(i))
+		out = append(out, Point{Commit: int(t.commit[i]), Values: t.vals[i]})
 	}
 	return out
 }
@@ -152,8 +149,9 @@ func Load(ctx context.Context, st Store) (*History, error) {
 	)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
+			w := &worker{names: map[string]*named{}}
 			for f := range next {
-				r, err := l.read(st.String()+"/"+f.name, f.data)
+				r, err := l.read(w, st.String()+"/"+f.name, f.data)
 				mu.Lock()
 				if err != nil && len(errs) == 0 {
 					close(cancel)
@@ -188,39 +186,36 @@ func Load(ctx context.Context, st Store) (*History, error) {
 }
 
 // build lays the files, in commit order, out as tracks, sized first so
-// that no track grows by copying; each file is dropped once laid out.
+// that no track grows by copying.
 func (l *loader) build(files []*loaded) *History {
 	h := &History{series: make(map[Key]*track, len(l.keys))}
 	tracks := make([]track, len(l.keys))
-	points, vals := make([]int, len(l.keys)), make([]int, len(l.keys))
+	points := make([]int, len(l.keys))
 	for _, f := range files {
-		for i, id := range f.keys {
+		for _, id := range f.keys {
 			points[id]++
-			vals[id] += int(f.n[i])
 		}
 	}
 	for id := range tracks {
-		tracks[id] = track{commit: make([]int32, 0, points[id]), off: make([]int32, 1, points[id]+1), vals: make([]float64, 0, vals[id])}
+		tracks[id] = track{commit: make([]int32, 0, points[id]), vals: make([][]float64, 0, points[id])}
 	}
-	for fi, f := range files {
+	for _, f := range files {
 		if n := len(h.Commits); n == 0 || h.Commits[n-1].Hash != f.commit.Hash {
 			h.Commits = append(h.Commits, f.commit)
 		}
 		ci := int32(len(h.Commits) - 1)
 		off := 0
 		for i, id := range f.keys {
-			t, v := &tracks[id], f.vals[off:off+int(f.n[i])]
+			t, v := &tracks[id], f.vals[off:off+int(f.n[i]):off+int(f.n[i])]
 			off += len(v)
-			t.vals = append(t.vals, v...)
 			if n := t.len(); n > 0 && t.commit[n-1] == ci { // a second file of the commit
-				slices.Sort(t.vals[t.off[n-1]:])
-				t.off[n] = int32(len(t.vals))
+				t.vals[n-1] = append(t.vals[n-1], v...) // a copy: v's capacity is clipped
+				slices.Sort(t.vals[n-1])
 				continue
 			}
 			t.commit = append(t.commit, ci)
-			t.off = append(t.off, int32(len(t.vals)))
+			t.vals = append(t.vals, v)
 		}
-		files[fi] = nil
 	}
 	h.Keys = l.keys
 	for id, k := range l.keys {
@@ -232,48 +227,121 @@ func (l *loader) build(files []*loaded) *History {
 	return h
 }
 
-// read reads one stored file.
-func (l *loader) read(name string, data []byte) (*loaded, error) {
-	set, err := results.Read(bytes.NewReader(data), name)
-	if err != nil {
+// A worker is one goroutine of Load, with its caches: per benchmark
+// name as written, its name in Keys and the series of its units, and
+// per series its order in the file being read (-1: not in it yet).
+type worker struct {
+	names map[string]*named
+	order []int32
+}
+
+type named struct {
+	bench string
+	units []string
+	ids   []int32
+}
+
+// read reads one stored file with benchfmt's reader and results'
+// checks of every value: Add checked the file whole (Check) when it was
+// stored, so the rest of results.Read's work (its series, rounds and
+// warnings) is not needed again, and ten thousand files read in a
+// second.
+func (l *loader) read(w *worker, name string, data []byte) (*loaded, error) {
+	f := &loaded{}
+	var keys []int32 // per value read, its series' order in the file
+	var vals []float64
+	defer func() {
+		for _, id := range f.keys {
+			w.order[id] = -1
+		}
+	}()
+	rd := benchfmt.NewReader(bytes.NewReader(data), name)
+	for rd.Scan() {
+		var res *benchfmt.Result
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		case *benchfmt.Result:
+			res = rec
+		default:
+			continue
+		}
+		if err := results.CheckResult(res); err != nil {
+			return nil, err
+		}
+		if f.commit.Hash == "" {
+			if err := f.commit.read(name, res); err != nil {
+				return nil, err
+			}
+		}
+		nm := w.names[string(res.Name)]
+		if nm == nil {
+			nm = &named{bench: benchmark(string(res.Name))}
+			w.names[string(res.Name)] = nm
+		}
+		for j, v := range res.Values {
+			if j >= len(nm.units) || nm.units[j] != v.Unit {
+				nm.units = append(nm.units[:j], v.Unit)
+				nm.ids = append(nm.ids[:j], l.id(Key{Benchmark: nm.bench, Unit: v.Unit}))
+			}
+			id := nm.ids[j]
+			for int(id) >= len(w.order) {
+				w.order = append(w.order, -1)
+			}
+			if w.order[id] < 0 {
+				w.order[id] = int32(len(f.keys))
+				f.keys = append(f.keys, id)
+			}
+			keys, vals = append(keys, w.order[id]), append(vals, v.Value)
+		}
+	}
+	if err := rd.Err(); err != nil {
 		return nil, err
 	}
-	f := &loaded{}
-	s0 := set.Series[0]
-	f.commit.Hash = s0.GetConfig(CommitKey)
-	base := name[strings.LastIndex(name, "/")+1:]
-	if f.commit.Hash == "" || !strings.HasPrefix(base, f.commit.Hash+"-") {
-		return nil, fmt.Errorf("%s: its %q line (%q) does not name the commit of its file name", name, CommitKey, f.commit.Hash)
+	if f.commit.Hash == "" {
+		return nil, fmt.Errorf("%s: no results", name)
 	}
-	if f.commit.Time, err = time.Parse(time.RFC3339, s0.GetConfig(CommitTimeKey)); err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", name, CommitTimeKey, err)
+	// Lay the values out by series, each series' sorted.
+	f.n = make([]int32, len(f.keys))
+	for _, k := range keys {
+		f.n[k]++
+	}
+	start := make([]int32, len(f.keys)+1)
+	for i, n := range f.n {
+		start[i+1] = start[i] + n
+	}
+	f.vals = make([]float64, len(vals))
+	next := slices.Clone(start[:len(f.keys)])
+	for i, k := range keys {
+		f.vals[next[k]] = vals[i]
+		next[k]++
+	}
+	for i := range f.keys {
+		slices.Sort(f.vals[start[i]:start[i+1]])
+	}
+	return f, nil
+}
+
+// read sets c from the configuration of res, the first result of the
+// stored file name.
+func (c *Commit) read(name string, res *benchfmt.Result) error {
+	c.Hash = res.GetConfig(CommitKey)
+	base := name[strings.LastIndex(name, "/")+1:]
+	if c.Hash == "" || !strings.HasPrefix(base, c.Hash+"-") {
+		return fmt.Errorf("%s: its %q line (%q) does not name the commit of its file name", name, CommitKey, c.Hash)
+	}
+	var err error
+	if c.Time, err = time.Parse(time.RFC3339, res.GetConfig(CommitTimeKey)); err != nil {
+		return fmt.Errorf("%s: %s: %v", name, CommitTimeKey, err)
 	}
 	var m []string
 	for _, k := range machineKeys {
-		if v := s0.GetConfig(k); v != "" {
+		if v := res.GetConfig(k); v != "" {
 			m = append(m, k+"="+v)
 		}
 	}
-	f.commit.Machine = strings.Join(m, " ")
-	// A series read in two configurations is one series here: gather
-	// each key's values.
-	byKey := map[int32][]float64{}
-	for _, s := range set.Series {
-		for _, met := range s.Metrics {
-			id := l.id(Key{Benchmark: benchmark(s.Name.String()), Unit: met.Unit})
-			if _, ok := byKey[id]; !ok {
-				f.keys = append(f.keys, id)
-			}
-			byKey[id] = append(byKey[id], met.Values...)
-		}
-	}
-	for _, id := range f.keys {
-		v := byKey[id]
-		slices.Sort(v)
-		f.n = append(f.n, int32(len(v)))
-		f.vals = append(f.vals, v...)
-	}
-	return f, nil
+	c.Machine = strings.Join(m, " ")
+	return nil
 }
 
 // benchmark returns a benchmark name without its GOMAXPROCS suffix
