@@ -3,13 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/certbench/certbench/internal/history"
 	"github.com/spf13/cobra"
-	"golang.org/x/perf/benchunit"
 )
 
 // HistoryOptions are the options of certbench history add and changes.
@@ -48,7 +45,6 @@ input. The method and its false-alarm rate: docs/history.md.`
 func newHistoryCmd(runF func(context.Context, *HistoryOptions, string) error) *cobra.Command {
 	opts := &HistoryOptions{}
 	var at string
-	var minEffect []string
 	run := func(sub string) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			opts.IO, opts.Files = ioOf(cmd), args
@@ -61,16 +57,6 @@ func newHistoryCmd(runF func(context.Context, *HistoryOptions, string) error) *c
 					return usagef("--time %q: want RFC 3339, 2026-01-02T15:04:05Z", at)
 				}
 				opts.Time = t
-			}
-			opts.Stats.MinEffect = map[string]float64{}
-			for _, m := range minEffect {
-				unit, v, ok := strings.Cut(m, "=")
-				f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-				if !ok || err != nil || f < 0 || !strings.HasSuffix(v, "%") {
-					return usagef("--min-effect %q: want UNIT=PERCENT%%, as ns/op=2%%", m)
-				}
-				_, tidy := benchunit.Tidy(1, unit)
-				opts.Stats.MinEffect[tidy] = f / 100
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts, sub)
@@ -96,7 +82,6 @@ func newHistoryCmd(runF func(context.Context, *HistoryOptions, string) error) *c
 	changes.Flags().StringVar(&opts.Since, "since", "", "also report each series' drift from this `commit` on")
 	changes.Flags().StringVar(&opts.Format, "format", "text", formatUsage("output format", []string{"text", "markdown", "json"}))
 	changes.Flags().Float64Var(&opts.Stats.Alpha, "alpha", history.DefaultAlpha, "false discovery `rate` across all series")
-	changes.Flags().StringSliceVar(&minEffect, "min-effect", nil, "smallest change reported, `UNIT=P%` (default: 0 for counts, 0.01% simulated CPU, 2% others)")
 	cmd.AddCommand(add, changes)
 	return cmd
 }

@@ -2,7 +2,6 @@ package history
 
 import (
 	"cmp"
-
 	"math"
 	"runtime"
 	"slices"
@@ -12,11 +11,13 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// Defaults of Options.
 const (
-	DefaultAlpha  = 0.01
-	DefaultWindow = 30
-	DefaultLevel  = 5
+	// DefaultAlpha is the false discovery rate of Options' zero value.
+	DefaultAlpha = 0.01
+	// window bounds the commits on each side of a change point that its
+	// size is measured on; level is how many commits Creep takes the
+	// level of a series at a commit from.
+	window, level = 30, 5
 )
 
 // Options are the settings of Changes and Creep; the zero value is the
@@ -29,17 +30,10 @@ type Options struct {
 	// benchfmt reads it, "sec/op"); a unit not in it gets
 	// DefaultMinEffect.
 	MinEffect map[string]float64
-	// Window bounds the commits on each side of a change point that its
-	// size is measured on; 0 means DefaultWindow.
-	Window int
-	// Level is how many commits Creep takes the level of a series at
-	// a commit from; 0 means DefaultLevel.
-	Level int
 }
 
 func (o Options) alpha() float64 { return cmp.Or(o.Alpha, DefaultAlpha) }
-func (o Options) window() int    { return cmp.Or(o.Window, DefaultWindow) }
-func (o Options) level() int     { return cmp.Or(o.Level, DefaultLevel) }
+
 func (o Options) floor(unit string) float64 {
 	if f, ok := o.MinEffect[unit]; ok {
 		return f
@@ -99,7 +93,7 @@ type ChangePoint struct {
 	From     string    `json:"from"`     // the first commit of the window before
 	To       string    `json:"to"`       // the last commit of the window after
 	Shift
-	P     float64 `json:"p"`     // Pettitt's p-value on the two windows together
+	P     float64 `json:"p"`     // Pettitt's p-value on the two windows
 	Worse bool    `json:"worse"` // the change is a regression
 	// Machine, when the machine's configuration changed at the commit,
 	// says how ("go=go1.25 -> go=go1.26"): the step may be the runner's.
@@ -115,9 +109,9 @@ func Changes(h *History, opt Options) []ChangePoint {
 		found []ChangePoint
 	}
 	jobs := make([]job, len(h.Keys))
-	parallel(len(jobs), func(i int, sc *scratch) {
+	parallel(len(jobs), func(i int) {
 		y := medians(h.series[h.Keys[i]])
-		_, p := sc.pettitt(y)
+		_, p := pettitt(y)
 		jobs[i] = job{y: y, p: p}
 	})
 	// Benjamini-Hochberg over the series' first splits: the cutoff is
@@ -134,9 +128,9 @@ func Changes(h *History, opt Options) []ChangePoint {
 			break
 		}
 	}
-	parallel(len(jobs), func(i int, sc *scratch) {
+	parallel(len(jobs), func(i int) {
 		if jobs[i].p <= cutoff {
-			jobs[i].found = changes(h, h.Keys[i], jobs[i].y, sc.segment(jobs[i].y, 0, len(jobs[i].y), cutoff, nil), opt)
+			jobs[i].found = changes(h, h.Keys[i], jobs[i].y, segment(jobs[i].y, 0, len(jobs[i].y), cutoff, nil), opt)
 		}
 	})
 	var out []ChangePoint
@@ -148,52 +142,42 @@ func Changes(h *History, opt Options) []ChangePoint {
 }
 
 // changes sizes the splits of one series (indices into its points),
-// dropping those below the unit's floor, smallest first, and sizing
-// their neighbours again without them.
+// dropping one below the unit's floor at a time and sizing its
+// neighbours again without it.
 func changes(h *History, k Key, y []float64, splits []int, opt Options) []ChangePoint {
 	slices.Sort(splits)
-	pts := h.series[k]
-	for {
-		shifts := make([]Shift, len(splits))
-		drop, dropSize := -1, math.Inf(1)
-		for i, s := range splits {
-			lo, hi := 0, len(y)
-			if i > 0 {
-				lo = splits[i-1]
-			}
-			if i+1 < len(splits) {
-				hi = splits[i+1]
-			}
-			shifts[i] = shift(y[max(lo, s-opt.window()):s], y[s:min(hi, s+opt.window())])
-			if size := math.Abs(shifts[i].Delta) / math.Abs(shifts[i].Before); !shifts[i].large(opt.floor(k.Unit)) && !(size >= dropSize) {
-				drop, dropSize = i, size
-			}
+	t, w := h.series[k], window
+	window := func(i int) (a, s, b int) { // the windows around split i: [a, s) and [s, b)
+		a, s, b = 0, splits[i], len(y)
+		if i > 0 {
+			a = splits[i-1]
 		}
-		if drop < 0 {
-			out := make([]ChangePoint, len(splits))
-			for i, s := range splits {
-				c, prev := h.Commits[pts.commit[s]], h.Commits[pts.commit[s-1]]
-				from := pts.commit[max(0, s-opt.window())]
-				if i > 0 {
-					from = pts.commit[max(splits[i-1], s-opt.window())]
-				}
-				to := pts.commit[min(pts.len(), s+opt.window())-1]
-				if i+1 < len(splits) {
-					to = pts.commit[min(splits[i+1], s+opt.window())-1]
-				}
-				cp := ChangePoint{Key: k, Commit: c.Hash, Time: c.Time, Previous: prev.Hash,
-					From: h.Commits[from].Hash, To: h.Commits[to].Hash, Shift: shifts[i],
-					Worse: float64(results.Better(k.Unit))*shifts[i].Delta < 0}
-				_, cp.P = new(scratch).pettitt(y[max(0, s-opt.window()):min(len(y), s+opt.window())])
-				if prev.Machine != c.Machine {
-					cp.Machine = prev.Machine + " -> " + c.Machine
-				}
-				out[i] = cp
-			}
-			return out
+		if i+1 < len(splits) {
+			b = splits[i+1]
 		}
-		splits = slices.Delete(splits, drop, drop+1)
+		return max(a, s-w), s, min(b, s+w)
 	}
+	for i := 0; i < len(splits); {
+		a, s, b := window(i)
+		if shift(y[a:s], y[s:b]).large(opt.floor(k.Unit)) {
+			i++
+			continue
+		}
+		splits, i = slices.Delete(splits, i, i+1), 0
+	}
+	out := make([]ChangePoint, len(splits))
+	for i := range splits {
+		a, s, b := window(i)
+		c, prev := h.Commits[t.commit[s]], h.Commits[t.commit[s-1]]
+		_, p := pettitt(y[a:b])
+		out[i] = ChangePoint{Key: k, Commit: c.Hash, Time: c.Time, Previous: prev.Hash, From: h.Commits[t.commit[a]].Hash,
+			To: h.Commits[t.commit[b-1]].Hash, Shift: shift(y[a:s], y[s:b]), P: p}
+		out[i].Worse = float64(results.Better(k.Unit))*out[i].Delta < 0
+		if prev.Machine != c.Machine {
+			out[i].Machine = prev.Machine + " -> " + c.Machine
+		}
+	}
+	return out
 }
 
 // shift measures the change from before to after (see Shift).
@@ -232,12 +216,6 @@ func median(v []float64) float64 {
 	return (v[(n-1)/2] + v[n/2]) / 2
 }
 
-// scratch is one worker's buffers.
-type scratch struct {
-	idx   []int
-	ranks []float64
-}
-
 // pettitt returns the split of y that Pettitt's rank test finds, the
 // index of the first value after it, and the test's p-value: with
 // midranks r and scores s_i = 2r_i - n - 1, U_t = sum_{i<t} s_i compares
@@ -245,31 +223,30 @@ type scratch struct {
 // p ~= 2 exp(-2K^2 / sum s_i^2), the Brownian bridge's tail (Pettitt
 // 1979) with the scores' own variance, which ties reduce: without ties
 // it is 2 exp(-6K^2/(n^3-n)).
-func (sc *scratch) pettitt(y []float64) (int, float64) {
+func pettitt(y []float64) (int, float64) {
 	n := len(y)
 	if n < 2 {
 		return 0, 1
 	}
-	sc.idx = sc.idx[:0]
-	for i := range n {
-		sc.idx = append(sc.idx, i)
+	idx, ranks := make([]int, n), make([]float64, n)
+	for i := range idx {
+		idx[i] = i
 	}
-	slices.SortFunc(sc.idx, func(a, b int) int { return cmp.Compare(y[a], y[b]) })
-	sc.ranks = slices.Grow(sc.ranks[:0], n)[:n]
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(y[a], y[b]) })
 	for i := 0; i < n; {
 		j := i
-		for j < n && y[sc.idx[j]] == y[sc.idx[i]] {
+		for j < n && y[idx[j]] == y[idx[i]] {
 			j++
 		}
 		for t := i; t < j; t++ {
-			sc.ranks[sc.idx[t]] = float64(i+j+1) / 2 // midrank of i+1..j
+			ranks[idx[t]] = float64(i+j+1) / 2 // midrank of i+1..j
 		}
 		i = j
 	}
 	var u, best, ss float64
 	tau := 0
 	for t := 1; t <= n; t++ {
-		score := 2*sc.ranks[t-1] - float64(n) - 1
+		score := 2*ranks[t-1] - float64(n) - 1
 		u += score
 		ss += score * score
 		if t < n && math.Abs(u) > best {
@@ -284,27 +261,27 @@ func (sc *scratch) pettitt(y []float64) (int, float64) {
 
 // segment appends the splits of y[lo:hi] at p <= cutoff, by binary
 // segmentation: split where Pettitt's test finds, and test each side.
-func (sc *scratch) segment(y []float64, lo, hi int, cutoff float64, splits []int) []int {
-	t, p := sc.pettitt(y[lo:hi])
+func segment(y []float64, lo, hi int, cutoff float64, splits []int) []int {
+	t, p := pettitt(y[lo:hi])
 	if t == 0 || p > cutoff {
 		return splits
 	}
-	t = sc.locate(y[lo:hi], t)
+	t = locate(y[lo:hi], t)
 	splits = append(splits, lo+t)
-	splits = sc.segment(y, lo, lo+t, cutoff, splits)
-	return sc.segment(y, lo+t, hi, cutoff, splits)
+	splits = segment(y, lo, lo+t, cutoff, splits)
+	return segment(y, lo+t, hi, cutoff, splits)
 }
 
-// locate returns where near t, within DefaultWindow, the step of y is:
+// locate returns where near t, within window, the step of y is:
 // the split of least absolute deviation from each side's median. The
 // rank statistic's argmax says that there is a step and about where, but
 // leans towards the middle of y (a few commits' order within one level
 // can outweigh a step's); the deviations are least at the step itself.
-func (sc *scratch) locate(y []float64, t int) int {
-	a, b := max(0, t-DefaultWindow), min(len(y), t+DefaultWindow)
+func locate(y []float64, t int) int {
+	a, b := max(0, t-window), min(len(y), t+window)
 	best, bestCost := t, math.Inf(1)
 	for u := a + 1; u < b; u++ {
-		c := sc.deviation(y[a:u]) + sc.deviation(y[u:b])
+		c := deviation(y[a:u]) + deviation(y[u:b])
 		if c < bestCost || (c == bestCost && abs(u-t) < abs(best-t)) {
 			best, bestCost = u, c
 		}
@@ -314,10 +291,8 @@ func (sc *scratch) locate(y []float64, t int) int {
 
 // deviation returns the sum of the absolute deviations of v from its
 // median.
-func (sc *scratch) deviation(v []float64) float64 {
-	sc.ranks = append(sc.ranks[:0], v...)
-	slices.Sort(sc.ranks)
-	m, d := median(sc.ranks), 0.0
+func deviation(v []float64) float64 {
+	m, d := median(slices.Sorted(slices.Values(v))), 0.0
 	for _, x := range v {
 		d += math.Abs(x - m)
 	}
@@ -327,14 +302,13 @@ func (sc *scratch) deviation(v []float64) float64 {
 func abs(x int) int { return max(x, -x) }
 
 // parallel calls f(i) for i in [0, n) on GOMAXPROCS workers.
-func parallel(n int, f func(int, *scratch)) {
+func parallel(n int, f func(int)) {
 	var wg sync.WaitGroup
 	next := make(chan int, 64)
 	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var sc scratch
 			for i := range next {
-				f(i, &sc)
+				f(i)
 			}
 		})
 	}

@@ -43,8 +43,8 @@ func Creep(h *History, since string, changes []ChangePoint, opt Options) ([]Drif
 			continue // the series starts after since
 		}
 		y := medians(pts)
-		base := y[max(0, s-opt.level()):max(s, 1)]
-		head := y[max(s+1, len(y)-opt.level()):]
+		base := y[max(0, s-level):max(s, 1)]
+		head := y[max(s+1, len(y)-level):]
 		if len(head) == 0 {
 			continue
 		}

@@ -58,30 +58,21 @@ type track struct {
 
 func (t *track) len() int { return len(t.commit) }
 
-// points returns the points from i on.
-func (t *track) points(i int) []Point {
-	out := make([]Point, 0, t.len()-i)
-	for ; i < t.len(); i++ {
+// Recent returns the points of k at the last n commits that have it,
+// oldest first: the history a head is judged against (n < 0: all).
+func (h *History) Recent(k Key, n int) []Point {
+	t := h.series[k]
+	if t == nil {
+		return nil
+	}
+	if n < 0 {
+		n = t.len()
+	}
+	var out []Point
+	for i := max(0, t.len()-n); i < t.len(); i++ {
 		out = append(out, Point{Commit: int(t.commit[i]), Values: t.vals[i]})
 	}
 	return out
-}
-
-// Series returns every point of k, in commit order.
-func (h *History) Series(k Key) []Point {
-	if t := h.series[k]; t != nil {
-		return t.points(0)
-	}
-	return nil
-}
-
-// Recent returns the points of k at the last n commits that have it,
-// oldest first: the history a head is judged against.
-func (h *History) Recent(k Key, n int) []Point {
-	if t := h.series[k]; t != nil {
-		return t.points(max(0, t.len()-n))
-	}
-	return nil
 }
 
 // Index returns the index of the commit whose hash is, or starts with,

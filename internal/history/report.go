@@ -87,55 +87,51 @@ func (r *Report) rows() (changes, creep [][]string) {
 }
 
 // summary is the report's first line.
-func (r *Report) summary() string {
+func (r *Report) summary(drifted int) string {
 	s := fmt.Sprintf("%d change points in %d series over %d commits (false discovery rate %g)", len(r.Changes), r.Series, r.Commits, r.Alpha)
 	if r.First != nil {
 		s += fmt.Sprintf(", %s (%s) to %s (%s)", short(r.First.Hash), r.First.Time.Format("2006-01-02"), short(r.Last.Hash), r.Last.Time.Format("2006-01-02"))
+	}
+	if len(r.Creep) > 0 {
+		s += fmt.Sprintf("; %d series drifted since %s", drifted, short(r.Creep[0].Since))
 	}
 	return s
 }
 
 // WriteText writes the report as aligned text.
-func (r *Report) WriteText(w io.Writer) error {
+func (r *Report) WriteText(w io.Writer) error { return r.write(w, false) }
+
+// WriteMarkdown writes the report as Markdown tables.
+func (r *Report) WriteMarkdown(w io.Writer) error { return r.write(w, true) }
+
+func (r *Report) write(w io.Writer, md bool) error {
 	changes, creep := r.rows()
-	fmt.Fprintf(w, "%s: %s\n", r.Store, r.summary())
+	if md {
+		fmt.Fprintf(w, "**History %s**: %s\n", results.CodeSpan(r.Store), r.summary(len(creep)-1))
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", r.Store, r.summary(len(creep)-1))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range [][][]string{changes, creep} {
 		if len(t) == 1 {
 			continue
 		}
 		fmt.Fprintln(tw)
-		for _, row := range t {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-	}
-	if len(r.Creep) > 0 && len(creep) == 1 {
-		fmt.Fprintln(tw, "\nno series drifted since", short(r.Creep[0].Since))
-	}
-	return tw.Flush()
-}
-
-// WriteMarkdown writes the report as Markdown tables.
-func (r *Report) WriteMarkdown(w io.Writer) error {
-	changes, creep := r.rows()
-	fmt.Fprintf(w, "**History %s**: %s\n", results.CodeSpan(r.Store), r.summary())
-	for i, t := range [][][]string{changes, creep} {
-		if len(t) == 1 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s\n\n", []string{"Change points:", "Drift:"}[i])
 		for j, row := range t {
+			if !md {
+				fmt.Fprintln(tw, strings.Join(row, "\t"))
+				continue
+			}
 			for k := range row {
 				row[k] = results.EscapeMarkdown(row[k])
 			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			fmt.Fprintf(tw, "| %s |\n", strings.Join(row, " | "))
 			if j == 0 {
-				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(row)))
+				fmt.Fprintf(tw, "|%s\n", strings.Repeat("---|", len(row)))
 			}
 		}
 	}
-	_, err := io.WriteString(w, "")
-	return err
+	return tw.Flush()
 }
 
 // WriteJSON writes the report as indented JSON.

@@ -1,8 +1,9 @@
 package history
 
 import (
-	"bufio"
+	"archive/tar"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -198,58 +199,47 @@ func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
 	return fmt.Errorf("%s: %d adds in a row lost a race with another add", g, maxRetries)
 }
 
-// Walk reads the ref's tree in one git cat-file --batch, a file at a time.
+// Walk reads the ref's tree as one tar stream (git archive).
 func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error {
-	head, err := g.head(ctx)
-	if err != nil || head == "" {
-		if err == nil {
-			err = fmt.Errorf("%s: no such ref", g)
-		}
-		return err
-	}
-	list, err := g.git(ctx, nil, "ls-tree", "--full-tree", head)
-	if err != nil {
-		return err
-	}
-	var names []string
-	var req bytes.Buffer
-	for _, line := range strings.Split(list, "\n") {
-		meta, name, ok := strings.Cut(line, "\t")
-		fields := strings.Fields(meta)
-		if !ok || len(fields) != 3 || fields[1] != "blob" || !strings.HasSuffix(name, ".txt") {
-			continue
-		}
-		names = append(names, name)
-		req.WriteString(fields[2] + "\n")
+	if head, err := g.head(ctx); err != nil || head == "" {
+		return cmp.Or(err, fmt.Errorf("%s: no such ref", g))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir, cmd.Stdin = g.dir, &req
+	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", g.ref)
+	var errb bytes.Buffer
+	cmd.Dir, cmd.Stderr = g.dir, &errb
 	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
+	if err == nil {
+		err = cmd.Start()
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %v", err)
+	if err != nil {
+		return fmt.Errorf("git archive: %v", err)
 	}
 	defer cmd.Wait()
-	br := bufio.NewReader(pipe)
-	for _, name := range names {
-		var oid, typ string
-		var size int
-		if _, err := fmt.Fscanln(br, &oid, &typ, &size); err != nil {
-			return fmt.Errorf("%s: git cat-file: %s: %v", g, name, err)
+	tr := tar.NewReader(pipe)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			if err := cmd.Wait(); err != nil {
+				return fmt.Errorf("%s: git archive: %v: %s", g, err, strings.TrimSpace(errb.String()))
+			}
+			return nil
 		}
-		data := make([]byte, size+1) // the content and its newline
-		if _, err := io.ReadFull(br, data); err != nil {
-			return fmt.Errorf("%s: git cat-file: %s: %v", g, name, err)
+		if err != nil {
+			return fmt.Errorf("%s: git archive: %v", g, err)
 		}
-		if err := f(name, data[:size]); err != nil {
+		if hdr.Typeflag != tar.TypeReg || !strings.HasSuffix(hdr.Name, ".txt") {
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err == nil {
+			err = f(hdr.Name, data)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // CommitTime returns the committer time of commit in the git repository

@@ -62,7 +62,7 @@ func TestHistoryConcurrentGitAdds(t *testing.T) {
 		t.Fatalf("after %d concurrent adds, %d commits stored: %v", n, len(h.Commits), h.Commits)
 	}
 	for _, k := range h.Keys {
-		if pts := h.Series(k); len(pts) != n || len(pts[0].Values) != 2 {
+		if pts := h.Recent(k, -1); len(pts) != n || len(pts[0].Values) != 2 {
 			t.Fatalf("%v: %d points, want %d of 2 samples", k, len(pts), n)
 		}
 	}
