@@ -133,7 +133,7 @@ func Load(ctx context.Context, st Store) (*History, error) {
 	var (
 		mu     sync.Mutex
 		out    []*loaded
-		errs   []error
+		first  error // the first file's error
 		wg     sync.WaitGroup
 		next   = make(chan file, 16)
 		cancel = make(chan struct{})
@@ -144,10 +144,11 @@ func Load(ctx context.Context, st Store) (*History, error) {
 			for f := range next {
 				r, err := l.read(w, st.String()+"/"+f.name, f.data)
 				mu.Lock()
-				if err != nil && len(errs) == 0 {
+				if err != nil && first == nil {
+					first = err
 					close(cancel)
 				}
-				out, errs = append(out, r), append(errs, err)
+				out = append(out, r)
 				mu.Unlock()
 			}
 		})
@@ -162,12 +163,7 @@ func Load(ctx context.Context, st Store) (*History, error) {
 	})
 	close(next)
 	wg.Wait()
-	for _, e := range errs { // the first file's error, not the walk's stop
-		if e != nil {
-			return nil, e
-		}
-	}
-	if err != nil {
+	if err = cmp.Or(first, err); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *loaded) int {
