@@ -220,6 +220,10 @@ func (l *loader) build(files []*loaded) *History {
 type worker struct {
 	names map[string]*named
 	order []int32
+	in    bytes.Reader
+	rd    *benchfmt.Reader // reused, with keys and vals: garbage is what a large history costs
+	keys  []int32
+	vals  []float64
 }
 
 type named struct {
@@ -235,14 +239,19 @@ type named struct {
 // second.
 func (l *loader) read(w *worker, name string, data []byte) (*loaded, error) {
 	f := &loaded{}
-	var keys []int32 // per value read, its series' order in the file
-	var vals []float64
+	keys, vals := w.keys[:0], w.vals[:0] // per value read, its series' order in the file, and the value
+	defer func() { w.keys, w.vals = keys, vals }()
 	defer func() {
 		for _, id := range f.keys {
 			w.order[id] = -1
 		}
 	}()
-	rd := benchfmt.NewReader(bytes.NewReader(data), name)
+	w.in.Reset(data)
+	if w.rd == nil {
+		w.rd = benchfmt.NewReader(&w.in, name)
+	}
+	rd := w.rd
+	rd.Reset(&w.in, name)
 	for rd.Scan() {
 		var res *benchfmt.Result
 		switch rec := rd.Result().(type) {
