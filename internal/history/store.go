@@ -156,6 +156,7 @@ func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	var lost error
 	for try := 0; try < maxRetries; try++ {
 		old, err := g.head(ctx)
 		if err != nil {
@@ -188,15 +189,12 @@ func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
 		if want == "" {
 			want = strings.Repeat("0", len(commit)) // the ref must not exist yet
 		}
-		if _, err := g.git(ctx, nil, "update-ref", g.ref, commit, want); err == nil {
+		if _, lost = g.git(ctx, nil, "update-ref", g.ref, commit, want); lost == nil {
 			return nil
-		}
-		if now, _ := g.head(ctx); now == old {
-			return fmt.Errorf("%s: cannot update the ref", g) // not a lost race
 		}
 		time.Sleep(time.Duration(rand.IntN(20*(try+1))) * time.Millisecond)
 	}
-	return fmt.Errorf("%s: %d adds in a row lost a race with another add", g, maxRetries)
+	return fmt.Errorf("%s: %d tries, each lost a race with another add: %w", g, maxRetries, lost)
 }
 
 // Walk reads the ref's tree as one tar stream (git archive).
@@ -216,7 +214,6 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 	if err != nil {
 		return fmt.Errorf("git archive: %v", err)
 	}
-	defer cmd.Wait()
 	tr := tar.NewReader(pipe)
 	for {
 		hdr, err := tr.Next()
@@ -227,6 +224,7 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 			return nil
 		}
 		if err != nil {
+			cmd.Wait()
 			return fmt.Errorf("%s: git archive: %v", g, err)
 		}
 		if hdr.Typeflag != tar.TypeReg || !strings.HasSuffix(hdr.Name, ".txt") {
@@ -237,6 +235,8 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 			err = f(hdr.Name, data)
 		}
 		if err != nil {
+			cancel()
+			cmd.Wait()
 			return err
 		}
 	}
