@@ -22,7 +22,7 @@ func historyRun(t *testing.T, allocs float64) string {
 	var buf bytes.Buffer
 	w := results.NewWriter(&buf)
 	for range 3 {
-		w.WriteResult(&benchfmt.Result{Name: benchfmt.Name(results.ChurnName("rotate", "naive")), Iters: 1, Values: []benchfmt.Value{
+		w.WriteResult(&benchfmt.Result{Config: []benchfmt.Config{{Key: results.VersionKey, Value: []byte("v0.0.0-test"), File: true}}, Name: benchfmt.Name(results.ChurnName("rotate", "naive")), Iters: 1, Values: []benchfmt.Value{
 			{Value: allocs, Unit: "allocs/op"}, {Value: 1e6, Unit: "ns/op"}}})
 	}
 	w.Close()

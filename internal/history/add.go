@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"time"
 
@@ -19,8 +18,9 @@ var commitRE = regexp.MustCompile(`^[0-9A-Za-z._]{1,64}$`)
 // Check reads the result file at path as Add would store it and reports
 // why it may not be: unreadable or malformed (results.Load's errors, with
 // file and line), cut short (no closing "# certbench-end" line, or one
-// that counts other results: results' warnings), foreign (no certbench
-// result, named benchmark/scenario=/store=), or carrying its own commit.
+// that counts other results: results' warnings), foreign (a result not
+// named NAME/scenario=S/store=T or without the certbench-version line
+// that makes a cut detectable), or carrying its own commit.
 func Check(path string) error {
 	set, err := results.Load(path)
 	if err != nil {
@@ -33,18 +33,9 @@ func Check(path string) error {
 			return fmt.Errorf("refused: %w", w)
 		}
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	if !bytes.HasPrefix(lines[len(lines)-1], []byte(results.CommentPrefix+results.EndKey+":")) {
-		return fmt.Errorf("%s:%d: refused: the last line is not %q: a file certbench wrote ends with it; this one is cut short or was not written by certbench",
-			path, len(lines), results.CommentPrefix+results.EndKey+": N results")
-	}
 	for _, s := range set.Series {
-		if !results.IsCertbench(s.Result()) {
-			return fmt.Errorf("%s: refused: benchmark %s is not a certbench result (want NAME/scenario=S/store=T)", path, s.Name.Full())
+		if !results.IsCertbench(s.Result()) || s.GetConfig(results.VersionKey) == "" {
+			return fmt.Errorf("%s: refused: benchmark %s is not a certbench result (want NAME/scenario=S/store=T, with a certbench-version line)", path, s.Name.Full())
 		}
 		if c := s.GetConfig(CommitKey); c != "" {
 			return fmt.Errorf("%s: refused: it has a %q line already (%s): it is a stored file, not a run's", path, CommitKey, c)

@@ -57,7 +57,7 @@ func (g gen) value(r *rand.Rand, c, s int, unit string) float64 {
 func (g gen) run(r *rand.Rand, c int) []byte {
 	var buf bytes.Buffer
 	w := results.NewWriter(&buf)
-	cfg := []benchfmt.Config{{Key: "goos", Value: []byte("linux"), File: true}, {Key: "cpu", Value: []byte("test"), File: true}}
+	cfg := []benchfmt.Config{{Key: "goos", Value: []byte("linux"), File: true}, {Key: "cpu", Value: []byte("test"), File: true}, {Key: results.VersionKey, Value: []byte("v0.0.0-test"), File: true}}
 	for s := range g.scenarios {
 		for range g.samples {
 			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(results.ChurnName(fmt.Sprintf("s%02d", s), "naive")), Iters: 1}

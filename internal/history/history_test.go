@@ -182,10 +182,11 @@ func TestHistoryAddRefuses(t *testing.T) {
 	}
 	lines := strings.SplitAfter(string(run), "\n")
 	for _, tc := range []struct{ name, data, want string }{
-		{"truncated", strings.Join(lines[:len(lines)-3], ""), "last line is not"},
+		{"truncated", strings.Join(lines[:len(lines)-3], ""), "truncated"},
 		{"miscounted", strings.Replace(string(run), "2 results", "3 results", 1), "closing line says"},
 		{"foreign", "BenchmarkFoo 1 5 ns/op\n# certbench-end: 1 results\n", "not a certbench result"},
 		{"stored", string(stored(0, run)), "stored file"},
+		{"unversioned", "BenchmarkChurn/scenario=a/store=b 1 5 ns/op\n# certbench-end: 1 results\n", "certbench-version"},
 		{"malformed", strings.Replace(string(run), "allocs/op", "allocs/op x", 1), "bad.txt:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
