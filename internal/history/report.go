@@ -58,7 +58,7 @@ func relative(s Shift, unit string) string {
 // rows returns the report's tables: a header row, then a row per
 // change point; and the same for the drifts that are significant.
 func (r *Report) rows() (changes, creep [][]string) {
-	changes = [][]string{{"commit", "benchmark", "unit", "change [95% CI]", "before -> after", "around", "note"}}
+	changes = [][]string{{"commit", "benchmark", "unit", "change [95% CI]", "before → after", "around", "note"}}
 	for _, c := range r.Changes {
 		note := ""
 		if c.Worse {
@@ -69,9 +69,9 @@ func (r *Report) rows() (changes, creep [][]string) {
 		}
 		b, a := results.FormatPair(c.Before, c.After, c.Unit)
 		changes = append(changes, []string{short(c.Commit), c.Benchmark, c.Unit, relative(c.Shift, c.Unit),
-			b + " -> " + a, short(c.From) + ".." + short(c.Previous) + " | " + short(c.Commit) + ".." + short(c.To), note})
+			b + " → " + a, short(c.From) + ".." + short(c.Previous) + " | " + short(c.Commit) + ".." + short(c.To), note})
 	}
-	creep = [][]string{{"since", "benchmark", "unit", "drift [95% CI]", "then -> now", "change points", "note"}}
+	creep = [][]string{{"since", "benchmark", "unit", "drift [95% CI]", "then → now", "change points", "note"}}
 	for _, d := range r.Creep {
 		if !d.Significant {
 			continue
@@ -81,7 +81,7 @@ func (r *Report) rows() (changes, creep [][]string) {
 			note = "worse"
 		}
 		b, a := results.FormatPair(d.Before, d.After, d.Unit)
-		creep = append(creep, []string{short(d.Since), d.Benchmark, d.Unit, relative(d.Shift, d.Unit), b + " -> " + a, fmt.Sprint(d.Changes), note})
+		creep = append(creep, []string{short(d.Since), d.Benchmark, d.Unit, relative(d.Shift, d.Unit), b + " → " + a, fmt.Sprint(d.Changes), note})
 	}
 	return changes, creep
 }
