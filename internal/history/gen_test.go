@@ -25,6 +25,10 @@ type gen struct {
 	step func(c, s int, unit string) float64
 	// sigma overrides the noise of the clock units (lognormal sigma).
 	sigma float64
+	// load, if not 0, makes the level of the clock units wander from
+	// commit to commit as a loaded runner's does (history only): an AR(1)
+	// of the log level, coefficient 0.8, with this innovation.
+	load float64
 }
 
 // t0 is the first commit's time.
@@ -101,10 +105,18 @@ func (g gen) history() *History {
 			_, tidy := benchunit.Tidy(1, u)
 			k := Key{Benchmark: results.ChurnName(fmt.Sprintf("s%02d", s), "naive"), Unit: tidy}
 			h.Keys = append(h.Keys, k)
+			info, _ := results.Info(u)
+			ar := 0.0
 			for c := range g.commits {
+				if g.load != 0 { // else the same draws as without load
+					ar = 0.8*ar + g.load*r.NormFloat64()
+				}
 				v := make([]float64, g.samples)
 				for i := range v {
 					v[i] = g.value(r, c, s, u)
+					if !info.Count && !results.IsSimulated(u) {
+						v[i] *= math.Exp(ar)
+					}
 				}
 				if tidy != u {
 					for i := range v {
