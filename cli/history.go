@@ -95,6 +95,9 @@ func runHistoryAdd(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if full, err := history.Resolve(ctx, "", opts.Commit); err == nil {
+		opts.Commit = full // HEAD, a tag or a short hash of the repository here
+	}
 	if opts.Time.IsZero() {
 		if opts.Time, err = history.CommitTime(ctx, "", opts.Commit); err != nil {
 			return usagef("--commit %s: no time from git (%v): give --time", opts.Commit, err)
@@ -120,7 +123,7 @@ func runHistoryChanges(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if full, err := history.Resolve(ctx, "", opts.Since); opts.Since != "" && err == nil {
+	if full, err := history.Resolve(ctx, "", opts.Since); err == nil {
 		opts.Since = full // a tag or branch of the repository here
 	}
 	h, err := history.Load(ctx, st)

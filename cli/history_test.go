@@ -99,4 +99,17 @@ func TestHistoryAddConcurrentAndChanges(t *testing.T) {
 		t.Errorf("history changes after a refused add: exit %d:\n%s", code, out.String())
 	}
 	t.Log(out.String())
+
+	// --commit HEAD is the repository's commit, with its time.
+	if out, err := exec.Command("git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v: %s", err, out)
+	}
+	head, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	dir := filepath.Join(t.TempDir(), "h")
+	if code := cli.Main([]string{"history", "add", "--history", dir, "--commit", "HEAD", files[0]}, &out, &errb); code != 0 {
+		t.Fatalf("history add --commit HEAD: exit %d: %s", code, errb.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, strings.TrimSpace(string(head))+"-*.txt")); len(m) != 1 {
+		t.Errorf("history add --commit HEAD stored no file named by HEAD's hash %s", head)
+	}
 }

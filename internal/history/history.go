@@ -75,15 +75,16 @@ func (h *History) Recent(k Key, n int) []Point {
 	return out
 }
 
-// Index returns the index of the commit whose hash is, or starts with,
-// hash, or -1.
+// Index returns the index of the commit whose hash is hash, or starts
+// with it, or is the start of it (a history of short hashes, a full one
+// asked), or -1.
 func (h *History) Index(hash string) int {
 	found := -1
 	for i, c := range h.Commits {
 		if c.Hash == hash {
 			return i
 		}
-		if hash != "" && strings.HasPrefix(c.Hash, hash) {
+		if hash != "" && (strings.HasPrefix(c.Hash, hash) || strings.HasPrefix(hash, c.Hash)) {
 			found = i
 		}
 	}

@@ -256,5 +256,8 @@ func CommitTime(ctx context.Context, dir, commit string) (time.Time, error) {
 // Resolve returns the full hash of the commit name (a hash, tag or
 // branch) in the git repository of dir.
 func Resolve(ctx context.Context, dir, name string) (string, error) {
+	if name == "" {
+		return "", errors.New("no commit")
+	}
 	return (&gitStore{dir: dir}).git(ctx, nil, "rev-parse", "--verify", "--end-of-options", name+"^{commit}")
 }
