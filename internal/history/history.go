@@ -48,9 +48,8 @@ type History struct {
 }
 
 // A track is one series: the samples of point i, at commit commit[i],
-// are vals[i], a part of the one array of its file's values: ten
-// thousand commits of two hundred series are two million points, and no
-// allocation each.
+// are vals[i], a part of the one array of its file's values (no
+// allocation per point).
 type track struct {
 	commit []int32
 	vals   [][]float64
@@ -94,8 +93,8 @@ func (h *History) Index(hash string) int {
 // machineKeys are the configuration lines Commit.Machine sums up.
 var machineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs"}
 
-// loaded is one stored file, read: for each of its series (keys, ids
-// into the loader's keys) n[i] sorted values, one after the other in vals.
+// loaded is one stored file, read: n[i] sorted values of series keys[i]
+// (ids into the loader's keys), one series after the other in vals.
 type loaded struct {
 	commit Commit
 	keys   []int32
@@ -235,9 +234,7 @@ type named struct {
 
 // read reads one stored file with benchfmt's reader and results'
 // checks of every value: Add checked the file whole (Check) when it was
-// stored, so the rest of results.Read's work (its series, rounds and
-// warnings) is not needed again, and ten thousand files read in a
-// second.
+// stored, so the rest of results.Read's work is not needed again.
 func (l *loader) read(w *worker, name string, data []byte) (*loaded, error) {
 	f := &loaded{}
 	keys, vals := w.keys[:0], w.vals[:0] // per value read, its series' order in the file, and the value
