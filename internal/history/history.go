@@ -128,8 +128,9 @@ func Load(ctx context.Context, st Store) (*History, error) {
 	l := &loader{ids: map[Key]int32{}}
 	type file struct {
 		name string
-		data []byte
+		data *[]byte // from bufs: the walk's data is the walk's
 	}
+	bufs := sync.Pool{New: func() any { return new([]byte) }}
 	var (
 		mu     sync.Mutex
 		out    []*loaded
@@ -142,7 +143,8 @@ func Load(ctx context.Context, st Store) (*History, error) {
 		wg.Go(func() {
 			w := &worker{names: map[string]*named{}}
 			for f := range next {
-				r, err := l.read(w, st.String()+"/"+f.name, f.data)
+				r, err := l.read(w, st.String()+"/"+f.name, *f.data)
+				bufs.Put(f.data)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
@@ -155,7 +157,7 @@ func Load(ctx context.Context, st Store) (*History, error) {
 	}
 	err := st.Walk(ctx, func(name string, data []byte) error {
 		select {
-		case next <- file{name, data}:
+		case next <- file{name, copyTo(bufs.Get().(*[]byte), data)}:
 			return nil
 		case <-cancel:
 			return errors.New("stopped")
@@ -346,4 +348,10 @@ func benchmark(name string) string {
 		return name
 	}
 	return name[:i]
+}
+
+// copyTo copies data to *buf, reused, and returns buf.
+func copyTo(buf *[]byte, data []byte) *[]byte {
+	*buf = append((*buf)[:0], data...)
+	return buf
 }

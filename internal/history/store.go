@@ -39,7 +39,7 @@ type Store interface {
 	// stored; it never changes or removes a stored file.
 	Put(ctx context.Context, name string, data []byte) error
 	// Walk calls f with each stored file, in no set order, and stops at
-	// f's first error.
+	// f's first error. data is only f's until it returns.
 	Walk(ctx context.Context, f func(name string, data []byte) error) error
 	// String names the store as the user gave it.
 	String() string
@@ -99,6 +99,7 @@ func (d dirStore) Put(_ context.Context, name string, data []byte) error {
 }
 
 func (d dirStore) Walk(_ context.Context, f func(string, []byte) error) error {
+	var buf []byte
 	ents, err := os.ReadDir(string(d))
 	if err != nil {
 		return err
@@ -107,11 +108,16 @@ func (d dirStore) Walk(_ context.Context, f func(string, []byte) error) error {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".txt") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(string(d), e.Name()))
+		file, err := os.Open(filepath.Join(string(d), e.Name()))
 		if err != nil {
 			return err
 		}
-		if err := f(e.Name(), b); err != nil {
+		buf, err = readAll(buf, file)
+		file.Close()
+		if err == nil {
+			err = f(e.Name(), buf)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -215,6 +221,7 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 		return fmt.Errorf("git archive: %v", err)
 	}
 	tr := tar.NewReader(pipe)
+	var buf []byte
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -230,9 +237,9 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 		if hdr.Typeflag != tar.TypeReg || !strings.HasSuffix(hdr.Name, ".txt") {
 			continue
 		}
-		data, err := io.ReadAll(tr)
+		buf, err = readAll(buf, tr)
 		if err == nil {
-			err = f(hdr.Name, data)
+			err = f(hdr.Name, buf)
 		}
 		if err != nil {
 			cancel()
@@ -260,4 +267,11 @@ func Resolve(ctx context.Context, dir, name string) (string, error) {
 		return "", errors.New("no commit")
 	}
 	return (&gitStore{dir: dir}).git(ctx, nil, "rev-parse", "--verify", "--end-of-options", name+"^{commit}")
+}
+
+// readAll reads r into buf, reused.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	b := bytes.NewBuffer(buf[:0])
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
