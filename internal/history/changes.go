@@ -98,6 +98,7 @@ type ChangePoint struct {
 	// Machine, when the machine's configuration changed at the commit,
 	// says how ("go=go1.25 -> go=go1.26"): the step may be the runner's.
 	Machine string `json:"machine,omitempty"`
+	at      int    // the index of Commit in History.Commits
 }
 
 // Changes returns the change points of every series of h, by commit,
@@ -171,7 +172,7 @@ func changes(h *History, k Key, y []float64, splits []int, opt Options) []Change
 		c, prev := h.Commits[t.commit[s]], h.Commits[t.commit[s-1]]
 		_, p := pettitt(y[a:b])
 		out[i] = ChangePoint{Key: k, Commit: c.Hash, Time: c.Time, Previous: prev.Hash, From: h.Commits[t.commit[a]].Hash,
-			To: h.Commits[t.commit[b-1]].Hash, Shift: shift(y[a:s], y[s:b]), P: p}
+			To: h.Commits[t.commit[b-1]].Hash, Shift: shift(y[a:s], y[s:b]), P: p, at: int(t.commit[s])}
 		out[i].Worse = float64(results.Better(k.Unit))*out[i].Delta < 0
 		if prev.Machine != c.Machine {
 			out[i].Machine = prev.Machine + " -> " + c.Machine

@@ -40,7 +40,7 @@ func Creep(h *History, since string, changes []ChangePoint, opt Options) ([]Drif
 			s++
 		}
 		if s == pts.len() {
-			continue // the series starts after since
+			continue // no point from since on
 		}
 		y := medians(pts)
 		base := y[max(0, s-level):max(s, 1)]
@@ -50,7 +50,7 @@ func Creep(h *History, since string, changes []ChangePoint, opt Options) ([]Drif
 		}
 		d := Drift{Key: k, Since: h.Commits[pts.commit[s]].Hash, Head: h.Commits[pts.commit[pts.len()-1]].Hash, Shift: shift(base, head)}
 		for _, c := range changes {
-			if c.Key == k && h.Index(c.Commit) >= int(pts.commit[s]) {
+			if c.Key == k && c.at >= int(pts.commit[s]) {
 				d.Changes++
 			}
 		}
