@@ -131,7 +131,7 @@ func Changes(h *History, opt Options) []ChangePoint {
 	}
 	parallel(len(jobs), func(i int) {
 		if jobs[i].p <= cutoff {
-			jobs[i].found = changes(h, h.Keys[i], jobs[i].y, segment(jobs[i].y, 0, len(jobs[i].y), cutoff, nil), opt)
+			jobs[i].found = changes(h, h.Keys[i], jobs[i].y, segment(jobs[i].y, 0, len(jobs[i].y), cutoff, opt.floor(h.Keys[i].Unit), nil), opt)
 		}
 	})
 	var out []ChangePoint
@@ -260,17 +260,21 @@ func pettitt(y []float64) (int, float64) {
 	return tau, min(1, 2*math.Exp(-2*best*best/ss))
 }
 
-// segment appends the splits of y[lo:hi] at p <= cutoff, by binary
-// segmentation: split where Pettitt's test finds, and test each side.
-func segment(y []float64, lo, hi int, cutoff float64, splits []int) []int {
+// segment appends the splits of y[lo:hi] at p <= cutoff that move the
+// level by floor, by binary segmentation: split where Pettitt's test
+// finds, and test each side.
+func segment(y []float64, lo, hi int, cutoff, floor float64, splits []int) []int {
 	t, p := pettitt(y[lo:hi])
 	if t == 0 || p > cutoff {
 		return splits
 	}
-	t = locate(y[lo:hi], t)
-	splits = append(splits, lo+t)
-	splits = segment(y, lo, lo+t, cutoff, splits)
-	return segment(y, lo+t, hi, cutoff, splits)
+	s := lo + locate(y[lo:hi], t)
+	if !shift(y[max(lo, s-window):s], y[s:min(hi, s+window)]).large(floor) {
+		return splits // a step too small to report: and a series that creeps by less each commit would split at every one
+	}
+	splits = append(splits, s)
+	splits = segment(y, lo, s, cutoff, floor, splits)
+	return segment(y, s, hi, cutoff, floor, splits)
 }
 
 // locate returns where near t, within window, the step of y is:
