@@ -102,7 +102,7 @@ type ChangePoint struct {
 }
 
 // Changes returns the change points of every series of h, by commit,
-// then key. The method and why: see the package doc.
+// then key. The method and why: docs/history.md.
 func Changes(h *History, opt Options) []ChangePoint {
 	type job struct {
 		y     []float64
