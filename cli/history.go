@@ -9,23 +9,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// HistoryOptions are the options of certbench history add and changes.
+// HistoryOptions are the options of certbench history add and changes:
+// the store (a directory or git:REF), add's commit, its time (zero: from
+// git) and files, and changes' --since commit ("": no drift), format and
+// statistics.
 type HistoryOptions struct {
-	IO IO
-	// History is the store: a directory, or git:REF in the working
-	// directory's repository.
-	History string
-	// Commit and Time are add's commit and its time ("" and zero: from git).
-	Commit string
-	Time   time.Time
-	// Files are add's result files.
-	Files []string
-	// Since is the commit changes reports the drift from ("": none).
-	Since string
-	// Format is changes' output format.
-	Format string
-	// Stats are the statistics' settings.
-	Stats history.Options
+	IO                     IO
+	History, Commit, Since string
+	Time                   time.Time
+	Files                  []string
+	Format                 string
+	Stats                  history.Options
 }
 
 const historyLong = `history keeps every commit's results and finds where each benchmark and

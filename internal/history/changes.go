@@ -20,15 +20,12 @@ const (
 	window, level = 30, 5
 )
 
-// Options are the settings of Changes and Creep; the zero value is the
-// defaults.
+// Options are the settings of Changes and Creep: the false discovery
+// rate across all series at once (0: DefaultAlpha), and the smallest
+// relative change reported by unit as benchfmt reads it ("sec/op"; a
+// unit not in it: DefaultMinEffect).
 type Options struct {
-	// Alpha is the false discovery rate across all series at once
-	// (Benjamini-Hochberg); 0 means DefaultAlpha.
-	Alpha float64
-	// MinEffect is the smallest relative change reported, by unit (as
-	// benchfmt reads it, "sec/op"); a unit not in it gets
-	// DefaultMinEffect.
+	Alpha     float64
 	MinEffect map[string]float64
 }
 

@@ -16,8 +16,6 @@ type Report struct {
 	Store   string        `json:"history"`
 	Commits int           `json:"commits"`
 	Series  int           `json:"series"`
-	First   *Commit       `json:"first,omitempty"`
-	Last    *Commit       `json:"last,omitempty"`
 	Alpha   float64       `json:"alpha"`
 	Changes []ChangePoint `json:"changes"`
 	Creep   []Drift       `json:"creep,omitempty"`
@@ -27,9 +25,6 @@ type Report struct {
 // drift of every series from that commit on.
 func NewReport(h *History, store, since string, opt Options) (*Report, error) {
 	r := &Report{Store: store, Commits: len(h.Commits), Series: len(h.Keys), Alpha: opt.alpha(), Changes: Changes(h, opt)}
-	if n := len(h.Commits); n > 0 {
-		r.First, r.Last = &h.Commits[0], &h.Commits[n-1]
-	}
 	if r.Changes == nil {
 		r.Changes = []ChangePoint{}
 	}
@@ -89,9 +84,6 @@ func (r *Report) rows() (changes, creep [][]string) {
 // summary is the report's first line.
 func (r *Report) summary(drifted int) string {
 	s := fmt.Sprintf("%d change points in %d series over %d commits (false discovery rate %g)", len(r.Changes), r.Series, r.Commits, r.Alpha)
-	if r.First != nil {
-		s += fmt.Sprintf(", %s (%s) to %s (%s)", short(r.First.Hash), r.First.Time.Format("2006-01-02"), short(r.Last.Hash), r.Last.Time.Format("2006-01-02"))
-	}
 	if len(r.Creep) > 0 {
 		s += fmt.Sprintf("; %d series drifted since %s", drifted, short(r.Creep[0].Since))
 	}

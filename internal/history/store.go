@@ -55,9 +55,6 @@ func Open(loc, dir string) (Store, error) {
 		}
 		return &gitStore{ref: ref, dir: dir}, nil
 	}
-	if loc == "" {
-		return nil, errors.New("--history: empty location")
-	}
 	return dirStore(loc), nil
 }
 
