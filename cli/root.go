@@ -197,7 +197,7 @@ process exits 15 s after the first signal whatever it waits for).`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(flagError(c, err)) })
 	root.AddCommand(newListCmd(nil), newRunCmd(nil), newMergeCmd(nil), newCompareCmd(nil), newProfileCmd(nil), newGateCmd(nil), newSweepCmd(nil), newReportCmd(nil))
-	root.AddCommand(newConformanceCmd(nil), newPeerCmd(), newABCmd())
+	root.AddCommand(newConformanceCmd(nil), newPeerCmd(), newABCmd(), newHistoryCmd(nil))
 	// pflag's notes on deprecated flags go to stderr: cobra would print
 	// them to stdout, into the results of run or sweep.
 	var quiet func(*cobra.Command)
