@@ -107,6 +107,10 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	kind := trees[0].kind
+	if err := chooseVariants(kind, trees); err != nil {
+		return nil, err
+	}
+	planIsolation(trees)
 	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
 	ad.files, err = goFiles(ad.dir)
 	if err != nil || len(ad.files) == 0 {
@@ -136,10 +140,13 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		mainImports = append(mainImports, pkg)
 		res.Stores = append(res.Stores, t.store())
 		res.Trees = append(res.Trees, t.dir)
-		res.Rename[t.private] = kind.Module
+		res.Rename[t.private] = t.module()
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
 	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
+	if err == nil {
+		err = appendIsolated(work, trees)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +196,7 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 			if o.side.Name == t.side.Name {
 				return nil, &InputError{Err: fmt.Errorf("two sides named %s", t.side.Name)}
 			}
-			if o.kind != t.kind {
+			if o.kind.Name != t.kind.Name {
 				return nil, &InputError{Err: fmt.Errorf("%s is %s but %s is %s: build one proxy at a time", o.side, o.kind.Module, t.side, t.kind.Module)}
 			}
 			if o.dir == t.dir {
@@ -216,13 +223,20 @@ type adapter struct {
 // under a private module path, and generates the adapter over them. It
 // returns the generated adapter's import path.
 func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
-	pkgs, err := t.closure(ad.roots)
+	files, roots, err := ad.forTree(t)
+	if err != nil {
+		return "", err
+	}
+	pkgs, err := t.closure(roots)
 	if err != nil {
 		return "", &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
 	}
-	r := &rewriter{from: ad.kind.Module, to: t.private, pkgs: map[string]bool{}}
+	r := &rewriter{from: t.module(), to: t.private, pkgs: map[string]bool{}}
 	for _, p := range pkgs {
 		r.pkgs[p] = true
+	}
+	if r.deps, err = t.isolate(ctx, pkgs, work); err != nil {
+		return "", err
 	}
 	copyDir := filepath.Join(work, "tree", t.side.Name)
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
@@ -232,7 +246,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
-	if err := generateAdapter(ad.dir, ad.files, ad.kind.Adapter, adapterOut, r, t.store()); err != nil {
+	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r.as(ad.kind.Module), t.store()); err != nil {
 		return "", err
 	}
 	return genModule + "/adapter/" + t.side.Name, nil
