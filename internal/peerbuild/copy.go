@@ -336,7 +336,7 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 		if err != nil {
 			return err
 		}
-		var extra []edit
+		extra := buildLineEdits(src) // chosen already (variant.go)
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {

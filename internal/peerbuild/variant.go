@@ -298,6 +298,24 @@ func buildConstraintHolds(src []byte, tags []string) (bool, error) {
 	return true, nil
 }
 
+// buildLineEdits blanks the //go:build line of a Go file's header (its
+// line stays, empty): the adapter's files for a tree are chosen by
+// selectFiles, and one go build builds every side's.
+func buildLineEdits(src []byte) []edit {
+	off := 0
+	for _, line := range strings.SplitAfter(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(t) {
+			return []edit{{start: off, end: off + len(strings.TrimRight(line, "\r\n"))}}
+		}
+		off += len(line)
+	}
+	return nil
+}
+
 // module is the tree's module path.
 func (t *tree) module() string {
 	if t.mod == nil {
