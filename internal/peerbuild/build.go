@@ -53,6 +53,9 @@ type Result struct {
 	// Trees are the sides' directories (a released version's in the module
 	// cache), in the order of Options.Sides.
 	Trees []string
+	// Labels name what each tree is (traefik@v3.6.12, traefik@c1ef74297,
+	// else its directory's name; label.go), in the order of Options.Sides.
+	Labels []string
 	// Rename maps the module path of each side's copy to the proxy's
 	// module path, and the generated adapter packages to the adapter's
 	// package: Normalize applies it to a function or file name, so that
@@ -140,6 +143,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		mainImports = append(mainImports, pkg)
 		res.Stores = append(res.Stores, t.store())
 		res.Trees = append(res.Trees, t.dir)
+		res.Labels = append(res.Labels, t.label(ctx))
 		res.Rename[t.private] = t.module()
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}

@@ -177,10 +177,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
-	for i, s := range rep.Sides {
+	for i := range rep.Sides {
 		rep.Labels[i] = opts.Labels[i]
 		if rep.Labels[i] == "" {
-			rep.Labels[i] = label(s)
+			rep.Labels[i] = built.Labels[i]
 		}
 	}
 	p := &peer{bin: bin, out: out, log: log}
@@ -453,14 +453,6 @@ func normalizeProfile(from, to string, rep *Report) error {
 		return err
 	}
 	return f.Close()
-}
-
-// label names a side without its path: a tree by its directory's name.
-func label(s peerbuild.Side) string {
-	if s.Tree != "" {
-		return "tree " + filepath.Base(filepath.Clean(s.Tree))
-	}
-	return s.Kind + "@" + s.Version
 }
 
 func contains(list []string, s string) bool {
