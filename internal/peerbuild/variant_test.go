@@ -124,3 +124,22 @@ func TestUnnamed(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildLineEdits(t *testing.T) {
+	for _, src := range []string{
+		"// Old API.\n\n//go:build old_api\n\npackage store\n",
+		"//go:build old_api\r\n\r\npackage store\r\n",
+		"package store\n\n//go:build never\n",
+	} {
+		got := string(applyEdits([]byte(src), buildLineEdits([]byte(src))))
+		if header, _, _ := strings.Cut(got, "package"); strings.Contains(header, "go:build") {
+			t.Errorf("%q: build line kept: %q", src, got)
+		}
+		if strings.Count(got, "\n") != strings.Count(src, "\n") || !strings.Contains(got, "package store") {
+			t.Errorf("%q: lines changed: %q", src, got)
+		}
+		if strings.Contains(src, "never") && got != src {
+			t.Errorf("%q: a comment after the package clause changed: %q", src, got)
+		}
+	}
+}
