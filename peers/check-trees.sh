@@ -176,7 +176,7 @@ expect_bad "tls.NewManager: base and head declare func NewManager(ocspConfig *OC
 step "bad input: an API change outside the probed calls (a field the adapter sets), on both sides"
 field=$work/field
 cp -R "$v37" "$field"
-sed -i 's/\bDefaultCertificate\b/FallbackCertificate/g' "$field"/pkg/tls/*.go
+sed -i 's/\bDefaultCertificate\b/FallbackCertificate/g; s/generate\.FallbackCertificate/generate.DefaultCertificate/g' "$field"/pkg/tls/*.go
 field2=$work/field2
 cp -R "$field" "$field2"
 printf 'package tls\n' >"$field2/pkg/tls/other.go"
