@@ -144,7 +144,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		res.Stores = append(res.Stores, t.store())
 		res.Trees = append(res.Trees, t.dir)
 		res.Labels = append(res.Labels, t.label(ctx))
-		res.Rename[t.private] = t.module()
+		res.Rename[t.private] = kind.Module // v2 too: profiles of both sides compare
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
 	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
