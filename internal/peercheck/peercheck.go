@@ -323,15 +323,6 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	return res.Verdict, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // conformanceDoc is certbench conformance --format json.
 type conformanceDoc struct {
 	Stores []string `json:"stores"`
