@@ -29,22 +29,17 @@ type htmlFamily struct {
 }
 
 type htmlPage struct {
-	Title     string
-	Inputs    []string
-	Gate      *GateResult
-	GateHTML  template.HTML
-	Config    []compare.Config
-	Families  []htmlFamily
-	Exponents template.HTML
-	// ChartsTitle heads the bar charts: "Scenarios", or "Benchmarks"
-	// when the rows are not scenarios (plain go test -bench results).
-	ChartsTitle string
+	Title       string
+	Inputs      []string
+	Gate        *GateResult
+	GateHTML    template.HTML
+	Config      []compare.Config
+	Families    []htmlFamily
+	Exponents   template.HTML
+	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
-	// Operators are the charts of what operators feel.
-	Operators []htmlChart
-	// Tables are compare's tables and notes, as certbench compare
-	// shows them.
-	Tables template.HTML
+	Operators   []htmlChart
+	Tables      template.HTML // compare's page
 }
 
 // fragment renders p with package table's HTML renderer.
@@ -54,10 +49,8 @@ func fragment(p *table.Page) template.HTML {
 	return template.HTML(b.String())
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS
-// and inline SVG charts, no scripts, no external resources. Its tables
-// are package table's values: the gate's and compare's the same as their
-// own outputs show.
+// WriteHTML writes the report as one self-contained HTML page, its
+// tables the gate's and compare's own table values.
 func (r *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios", Gate: r.Gate}
 	if g := r.Gate; g != nil {
@@ -114,8 +107,7 @@ func toHTML(ch *Chart) (htmlChart, error) {
 	return htmlChart{ID: ch.ID, Title: ch.Title, Caption: ch.Caption, SVG: template.HTML(b), Width: w, Height: h}, nil
 }
 
-// exponentTable lists the fitted exponents: one row per family and unit,
-// one column per store.
+// exponentTable lists the fitted exponents by family, unit and store.
 func (r *Report) exponentTable() *table.Table {
 	stores := r.curveStores()
 	cols := []table.Column{{Name: "family"}, {Name: "metric"}}
@@ -154,8 +146,7 @@ func (r *Report) exponentTable() *table.Table {
 	return t
 }
 
-// medianTable lists a family's medians per size: one row per unit and
-// store.
+// medianTable lists a family's medians per size, by unit and store.
 func (r *Report) medianTable(family string) *table.Table {
 	var sizes []int
 	for _, c := range r.Curves {
@@ -203,7 +194,6 @@ func (r *Report) medianTable(family string) *table.Table {
 			}{{c.Fit, c.FitErr}, {c.Last, c.LastErr}} {
 				switch {
 				case growth.AllZero(c):
-					// As in the exponent table.
 					row = append(row, table.Cell{Text: "0 at every size"})
 				case f.err != nil:
 					row = append(row, t.Note(table.Cell{Text: "-"}, f.err.Error()))
