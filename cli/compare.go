@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -164,80 +165,34 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err := opts.Selection.check(); err != nil {
 		return err
 	}
-	var set *results.Set
-	var runErr error // a store under test failed in the run
 	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
+	var set *results.Set
 	var filters []string
+	var runErr error // a store under test failed in the run
 	from := "the run"
 	if len(opts.Files) > 0 {
 		if len(opts.RunOnlyGiven) > 0 {
 			return usagef("%s applies only when compare runs the benchmarks; it was given with result files", opts.RunOnlyGiven[0])
 		}
-		var err error
-		defer forAnalysis()()
-		set, err = results.Load(opts.Files...)
-		if err != nil {
-			return usageError(err)
-		}
-		printWarnings(opts.IO.ErrOut, set)
-		printFailures(opts.IO.ErrOut, set)
-		warnDifferentCerts(opts.IO.ErrOut, set)
-		warnDifferentScenarios(opts.IO.ErrOut, set)
 		from = strings.Join(opts.Files, ", ")
-		if err := opts.checkSelection(set, from); err != nil {
+		defer forAnalysis()()
+		var err error
+		if set, filters, err = opts.loadFiles(&copts, from); err != nil {
 			return err
-		}
-		filters = opts.selectionFilters()
-		if len(opts.Files) == 1 {
-			// One file: compare the stores it holds.
-			if opts.StoresGiven && opts.Col == "" && opts.Row == "" {
-				copts.Columns = trimAll(opts.Stores)
-			}
-		} else if opts.Col == "" {
-			copts.Col = results.FileKey
 		}
 	} else {
-		if opts.Output == "-" {
-			return usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
-		}
-		bopts, err := opts.options(opts.IO.ErrOut)
-		if err != nil {
+		raw, err := opts.runStores(ctx)
+		if raw == nil {
 			return err
 		}
-		// -o gets each sample as it is measured, so that an interrupted
-		// run leaves the file holding every sample it counts.
-		var raw bytes.Buffer
-		out := io.Writer(&raw)
-		var file *os.File
-		if opts.Output != "" {
-			if file, err = os.Create(opts.Output); err != nil {
-				return usagef("-o: %v", err)
-			}
-			defer file.Close()
-			out = io.MultiWriter(file, &raw)
-		}
-		runErr = runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
-		if file != nil {
-			if err := file.Close(); err != nil {
-				return fmt.Errorf("writing %s: %w", opts.Output, err)
-			}
-		}
-		// Interrupted, compare still tables the samples it kept.
-		var ie *interruptedError
-		if runErr != nil && !storeFailed(runErr) && !errors.As(runErr, &ie) {
-			return runErr
-		}
+		runErr = err
 		defer forAnalysis()()
-		set, err = results.Read(&raw, "run")
-		if err != nil {
-			if runErr != nil {
-				return runErr // no sample kept
-			}
-			return err
+		if set, err = results.Read(raw, "run"); err != nil {
+			return cmp.Or(runErr, err) // with runErr, no sample kept
 		}
 		if opts.Col == "" && opts.Row == "" {
-			// The stores with samples: one that failed at its
-			// first sample of every scenario has none.
+			// The stores with samples: one that failed at its first
+			// sample of every scenario has none.
 			have := set.NameValues(results.StoreKey)
 			for _, name := range trimAll(opts.Stores) {
 				if slices.Contains(have, name) {
@@ -249,9 +204,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if opts.Filter != "" {
 		filters = append(filters, "("+opts.Filter+")")
 	}
-	if len(filters) > 0 {
-		copts.Filter = strings.Join(filters, " ")
-	}
+	copts.Filter = strings.Join(filters, " ")
 	report, err := compare.Build(set, copts)
 	if err != nil {
 		return buildError(err, opts.givenSelection(), opts.Selection, from)
@@ -260,6 +213,64 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 		return err
 	}
 	return runErr
+}
+
+// loadFiles reads the result files, warns about them, checks --stores and
+// --scenarios against them and sets copts for them; filters select what
+// --stores and --scenarios name.
+func (opts *CompareOptions) loadFiles(copts *compare.Options, from string) (set *results.Set, filters []string, err error) {
+	if set, err = results.Load(opts.Files...); err != nil {
+		return nil, nil, usageError(err)
+	}
+	printWarnings(opts.IO.ErrOut, set)
+	printFailures(opts.IO.ErrOut, set)
+	warnDifferentCerts(opts.IO.ErrOut, set)
+	warnDifferentScenarios(opts.IO.ErrOut, set)
+	if err := opts.checkSelection(set, from); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(opts.Files) > 1 && opts.Col == "":
+		copts.Col = results.FileKey
+	case len(opts.Files) == 1 && opts.StoresGiven && opts.Col == "" && opts.Row == "":
+		copts.Columns = trimAll(opts.Stores) // the stores of one file
+	}
+	return set, opts.selectionFilters(), nil
+}
+
+// runStores runs the benchmarks, -o getting each sample as it is
+// measured, and returns the samples; raw is nil if there is nothing to
+// table. An interrupted run, or one in which a store failed, keeps its
+// samples and returns its error with them.
+func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, err error) {
+	if opts.Output == "-" {
+		return nil, usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
+	}
+	bopts, err := opts.options(opts.IO.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	raw = new(bytes.Buffer)
+	out := io.Writer(raw)
+	var file *os.File
+	if opts.Output != "" {
+		if file, err = os.Create(opts.Output); err != nil {
+			return nil, usagef("-o: %v", err)
+		}
+		defer file.Close()
+		out = io.MultiWriter(file, raw)
+	}
+	runErr := runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", opts.Output, err)
+		}
+	}
+	var ie *interruptedError
+	if runErr != nil && !storeFailed(runErr) && !errors.As(runErr, &ie) {
+		return nil, runErr
+	}
+	return raw, runErr
 }
 
 // Selection are the benchstat-style grouping and selection flags of
@@ -282,15 +293,9 @@ func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string
 // check parses the projections and filter, so that a mistake is reported
 // against the flag.
 func (s *Selection) check() error {
-	filter, err := benchproc.NewFilter("*")
-	if s.Filter != "" {
-		filter, err = benchproc.NewFilter(s.Filter)
-		if err != nil {
-			return usagef("--filter %q: %v", s.Filter, err)
-		}
-	}
+	filter, err := benchproc.NewFilter(cmp.Or(s.Filter, "*"))
 	if err != nil {
-		return err
+		return usagef("--filter %q: %v", s.Filter, err)
 	}
 	var parser benchproc.ProjectionParser
 	for _, p := range []struct{ flag, val string }{{"--row", s.Row}, {"--col", s.Col}} {
