@@ -22,9 +22,8 @@ import (
 // formats are the output formats of compare.
 var formats = []string{"text", "markdown", "csv", "json"}
 
-// renderer is an output with one writer per format (conformance's
-// tables); WriteCSV is optional. Compare and gate render table values
-// with writeAs.
+// renderer is an output with a writer per format (conformance's);
+// WriteCSV is optional.
 type renderer interface {
 	WriteText(io.Writer) error
 	WriteMarkdown(io.Writer) error
@@ -39,8 +38,7 @@ func checkFormat(format string, valid []string) error {
 	return usagef("--format %q: want one of %s", format, strings.Join(valid, ", "))
 }
 
-// formatUsage is the usage of a --format flag with the valid formats as
-// its value's name in the help.
+// formatUsage is a --format flag's usage, naming the valid formats.
 func formatUsage(what string, valid []string) string {
 	return what + ": `" + strings.Join(valid, "|") + "`"
 }
@@ -62,9 +60,8 @@ func render(r renderer, format string, w io.Writer) error {
 	return usagef("--format %q: not available here", format)
 }
 
-// writeAs writes page in the named format (checked with checkFormat) by
-// package table's renderers, or, for json, data as encoding/json marshals
-// it.
+// writeAs writes page in a checked format by package table, or for json
+// data as encoding/json marshals it.
 func writeAs(format string, w io.Writer, page *table.Page, data any) error {
 	switch format {
 	case "text":
@@ -85,23 +82,18 @@ func writeAs(format string, w io.Writer, page *table.Page, data any) error {
 // CompareOptions are the options of certbench compare.
 type CompareOptions struct {
 	IO IO
-	// Files are the result files to compare; none means run the
-	// benchmarks of BenchFlags and compare the stores.
+	// Files are the result files; none runs BenchFlags' benchmarks.
 	Files []string
 	BenchFlags
-	// StoresGiven and ScenariosGiven report --stores and --scenarios
-	// given explicitly: with Files they select what is compared.
+	// StoresGiven and ScenariosGiven: with Files they select.
 	StoresGiven, ScenariosGiven bool
-	// RunOnlyGiven lists the flags given that only a run uses, as errors
-	// show them ("--count", "-o/--output"): with Files they are an error.
+	// RunOnlyGiven lists the run-only flags given ("--count"), an error
+	// with Files.
 	RunOnlyGiven []string
-	// Format is the table's format on IO.Out: text, markdown, csv or json.
-	Format string
-	// Output, when compare runs the benchmarks, is a file for the run's
-	// raw results (-o).
+	Format       string
+	// Output is a file for a run's raw results (-o).
 	Output string
-	// Alpha is the significance level, in (0, 1).
-	Alpha float64
+	Alpha  float64
 	Selection
 }
 
@@ -273,14 +265,10 @@ func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, e
 	return raw, runErr
 }
 
-// Selection are the benchstat-style grouping and selection flags of
-// compare and report.
+// Selection are the benchstat-style flags of compare and report: --row
+// and --col projections and a --filter ("" the defaults).
 type Selection struct {
-	// Row and Col are benchproc projections (--row, --col); "" is the
-	// command's default.
-	Row, Col string
-	// Filter is a benchproc filter (--filter); "" keeps everything.
-	Filter string
+	Row, Col, Filter string
 }
 
 func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string) {
@@ -309,8 +297,8 @@ func (s *Selection) check() error {
 	return nil
 }
 
-// checkSelection reports every store of --stores and scenario of
-// --scenarios, when given, that the results do not have.
+// checkSelection reports the stores and scenarios given that the results
+// do not have.
 func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
 	for _, sel := range []struct {
 		flag, key, what string
@@ -354,8 +342,8 @@ func (o *CompareOptions) givenSelection() []string {
 	return given
 }
 
-// selectionFilters turns --stores and --scenarios, when given explicitly,
-// into benchproc filter terms for comparing files.
+// selectionFilters turns --stores and --scenarios, if given, into filter
+// terms.
 func (o *CompareOptions) selectionFilters() []string {
 	var parts []string
 	if o.StoresGiven {
@@ -367,9 +355,8 @@ func (o *CompareOptions) selectionFilters() []string {
 	return parts
 }
 
-// buildError turns an error of compare.Build into one in the user's words:
-// which flags selected nothing. given are the selecting flags other than
-// sel's, as the user wrote them.
+// buildError says which flags selected nothing; given are the selecting
+// flags other than sel's, as written.
 func buildError(err error, given []string, sel Selection, from string) error {
 	switch {
 	case errors.Is(err, compare.ErrNoResults):
