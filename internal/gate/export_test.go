@@ -48,3 +48,20 @@ func (t Thresholds) MarshalYAML() (any, error) {
 	}
 	return n, nil
 }
+
+// SetMax sets the top-level threshold of unit, as --max does, failing if
+// the unit is unknown or th does not fit it.
+func (p *Policy) SetMax(unit string, th Threshold) error {
+	unit, err := CheckUnit(unit)
+	if err != nil {
+		return err
+	}
+	if err := th.check(unit); err != nil {
+		return err
+	}
+	if p.Max == nil {
+		p.Max = Thresholds{}
+	}
+	p.Max[unit] = th
+	return nil
+}

@@ -142,8 +142,8 @@ var thresholdSyntax = regexp.MustCompile(`^\+?((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(
 
 // ParseThreshold parses a threshold as docs/gate.md writes it ("+10%",
 // "+2ms", "+4KiB", "+1allocs", "+0", "off"). Whether an absolute amount
-// fits a unit is checked where the threshold is set (Policy.SetMax,
-// ParseMax, ParseConfig).
+// fits a unit is checked where the threshold is set (ParseMax,
+// ParseConfig).
 func ParseThreshold(s string) (Threshold, error) {
 	return parseThreshold("", s)
 }
@@ -488,23 +488,6 @@ func (p Policy) Clone() Policy {
 		q.Overrides[i].Max = maps.Clone(q.Overrides[i].Max)
 	}
 	return q
-}
-
-// SetMax sets the top-level threshold of unit, as --max does, failing if
-// the unit is unknown or th does not fit it.
-func (p *Policy) SetMax(unit string, th Threshold) error {
-	unit, err := CheckUnit(unit)
-	if err != nil {
-		return err
-	}
-	if err := th.check(unit); err != nil {
-		return err
-	}
-	if p.Max == nil {
-		p.Max = Thresholds{}
-	}
-	p.Max[unit] = th
-	return nil
 }
 
 // Threshold returns the threshold of unit for the benchmark of scenario
