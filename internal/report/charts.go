@@ -111,32 +111,24 @@ func (c *Chart) notes() (chart string, panel map[*plot.Plot]string) {
 	if len(ps) == 0 {
 		return "", nil
 	}
-	var chartParts []string
-	perPanel := make(map[*plot.Plot][]string)
+	join := func(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }
 	for _, note := range []func(*plot.Plot) string{c.betterNote, scaleNote} {
-		same := true
-		for _, p := range ps[1:] {
-			same = same && note(p) == note(ps[0])
-		}
-		if same {
+		if !slices.ContainsFunc(ps, func(p *plot.Plot) bool { return note(p) != note(ps[0]) }) {
 			if n := note(ps[0]); n != "" {
-				chartParts = append(chartParts, n)
+				chart = join(chart, n)
 			}
 			continue
 		}
 		for _, p := range ps {
 			if n := note(p); n != "" {
-				perPanel[p] = append(perPanel[p], n)
+				if panel == nil {
+					panel = make(map[*plot.Plot]string)
+				}
+				panel[p] = join(panel[p], n)
 			}
 		}
 	}
-	if len(perPanel) > 0 {
-		panel = make(map[*plot.Plot]string, len(perPanel))
-		for p, parts := range perPanel {
-			panel[p] = strings.Join(parts, "; ")
-		}
-	}
-	return strings.Join(chartParts, "; "), panel
+	return chart, panel
 }
 
 // legendHeight returns the height of p's legend, 0 if it has no entries.
@@ -170,13 +162,18 @@ func (c *Chart) header() vg.Length {
 	return titleHeight
 }
 
+// cols returns the number of columns of panels.
+func (c *Chart) cols() int {
+	n := 0
+	for _, row := range c.plots {
+		n = max(n, len(row))
+	}
+	return n
+}
+
 // Size returns the chart's width and height.
 func (c *Chart) Size() (w, h vg.Length) {
-	cols := 0
-	for _, row := range c.plots {
-		cols = max(cols, len(row))
-	}
-	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
+	return vg.Length(c.cols()) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
 }
 
 // panelLayout is where one panel goes on the chart's canvas.
@@ -222,13 +219,9 @@ func yLabelWidth(p *plot.Plot) vg.Length {
 func (c *Chart) layout(dc draw.Canvas) []panelLayout {
 	body := dc
 	body.Max.Y -= c.header()
-	cols := 0
-	for _, row := range c.plots {
-		cols = max(cols, len(row))
-	}
 	_, panelNotes := c.notes()
 	foot := c.footer()
-	tiles := draw.Tiles{Rows: len(c.plots), Cols: cols, PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
+	tiles := draw.Tiles{Rows: len(c.plots), Cols: c.cols(), PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
 	var out []panelLayout
 	// Not plot.Align, which would move titles of narrower axes out of line.
 	for j, row := range c.plots {
@@ -521,11 +514,9 @@ type bars struct {
 // dotRadius is the radius of a dot on a logarithmic axis.
 const dotRadius = 4
 
+// finite returns v's interval if it can be drawn.
 func (b *bars) finite(v barValue) (lo, hi float64, ok bool) {
-	if math.IsInf(v.lo, 0) || math.IsInf(v.hi, 0) || math.IsNaN(v.lo) || math.IsNaN(v.hi) || v.hi <= v.lo {
-		return 0, 0, false
-	}
-	if b.log && v.lo <= 0 {
+	if !finite(v.lo) || !finite(v.hi) || v.hi <= v.lo || (b.log && v.lo <= 0) {
 		return 0, 0, false
 	}
 	return v.lo, v.hi, true
@@ -540,16 +531,15 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 			// No range: the chart's axis check reports it.
 			return xmin, xmax, math.NaN(), math.NaN()
 		}
-		t := v.center
-		if _, hi, ok := b.finite(v); ok {
-			t = math.Max(t, hi)
-		}
-		top = math.Max(top, t)
+		top = math.Max(top, v.center)
 		if v.center > 0 {
 			bottom = math.Min(bottom, v.center)
 		}
-		if lo, _, ok := b.finite(v); ok && lo > 0 {
-			bottom = math.Min(bottom, lo)
+		if lo, hi, ok := b.finite(v); ok {
+			top = math.Max(top, hi)
+			if lo > 0 {
+				bottom = math.Min(bottom, lo)
+			}
 		}
 	}
 	if top <= 0 {
