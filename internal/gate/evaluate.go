@@ -455,27 +455,19 @@ func reachable(family []*Finding, p Policy) []*Finding {
 			out = append(out, f)
 			continue
 		}
+		need, bestOf, what := max(f.BaseN, f.HeadN), func(n int) float64 { return minP(n, n) }, "samples a side"
+		f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
 		if f.Method == SignedRank {
-			need := f.nonZero
-			for signedRankMinP(need)*float64(m) >= p.Alpha && need < 1000 {
-				need++
-			}
+			need, bestOf, what = f.nonZero, signedRankMinP, "rounds that differ"
 			f.Note = fmt.Sprintf("with %d non-zero pairs the signed-rank test cannot reach p < %g", f.nonZero, p.Alpha)
-			if m > 1 {
-				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
-			}
-			f.Note += fmt.Sprintf(" (best p %.3f); need %d rounds that differ", best, need)
-		} else {
-			need := max(f.BaseN, f.HeadN)
-			for minP(need, need)*float64(m) >= p.Alpha && need < 1000 {
-				need++
-			}
-			f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
-			if m > 1 {
-				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
-			}
-			f.Note += fmt.Sprintf(" (best p %.3f); need %d samples a side", best, need)
 		}
+		for bestOf(need)*float64(m) >= p.Alpha && need < 1000 {
+			need++
+		}
+		if m > 1 {
+			f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+		}
+		f.Note += fmt.Sprintf(" (best p %.3f); need %d %s", best, need, what)
 		f.Status, f.Fatal, f.Method = TooFewSamples, true, NotCompared
 		f.P = math.NaN()
 	}
