@@ -402,7 +402,7 @@ func (b *Builder) group(opts Options) (*grid, error) {
 		seenUnit = make(map[string]bool)
 		rowSet   = make(map[benchproc.Key]bool)
 		colSet   = make(map[benchproc.Key]bool)
-		cfgIndex = make(map[string]int)
+		matched  []*results.Series
 	)
 	for _, k := range b.kept {
 		// Projections with an explicit order ("/store@(naive optimized)")
@@ -411,7 +411,7 @@ func (b *Builder) group(opts Options) (*grid, error) {
 		if !m.Any() {
 			continue
 		}
-		g.addConfig(k.res, cfgIndex)
+		matched = append(matched, k.series)
 		row, col, residue := rowBy.Project(k.res), colBy.Project(k.res), residueBy.Project(k.res)
 		file := k.series.GetConfig(results.FileKey)
 		if !rowSet[row] {
@@ -437,28 +437,41 @@ func (b *Builder) group(opts Options) (*grid, error) {
 	if len(g.cells) == 0 {
 		return nil, fmt.Errorf("%w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
 	}
+	g.config = ConfigOf(matched, false)
 	benchproc.SortKeys(g.rowKeys)
 	benchproc.SortKeys(g.colKeys)
 	slices.SortStableFunc(g.units, func(a, b string) int { return unitRank(a) - unitRank(b) })
 	return g, nil
 }
 
-// addConfig records the file configuration of res.
-func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
-	for _, c := range res.Config {
-		if !c.File || strings.HasPrefix(c.Key, results.ScenarioHashPrefix) {
-			continue
+// ConfigOf returns the file configuration of series, less the
+// scenario-hash lines unless hashes: keys in the order first seen, each
+// with its distinct values.
+func ConfigOf(series []*results.Series, hashes bool) []Config {
+	var cfg []Config
+	index := make(map[string]int)
+	var last *benchfmt.Config
+	for _, s := range series {
+		if len(s.Config) == 0 || &s.Config[0] == last {
+			continue // series of one configuration share it
 		}
-		i, ok := index[c.Key]
-		if !ok {
-			i = len(g.config)
-			index[c.Key] = i
-			g.config = append(g.config, Config{Key: c.Key})
-		}
-		if v := string(c.Value); !slices.Contains(g.config[i].Values, v) {
-			g.config[i].Values = append(g.config[i].Values, v)
+		last = &s.Config[0]
+		for _, c := range s.Config {
+			if !c.File || (!hashes && strings.HasPrefix(c.Key, results.ScenarioHashPrefix)) {
+				continue
+			}
+			i, ok := index[c.Key]
+			if !ok {
+				i = len(cfg)
+				index[c.Key] = i
+				cfg = append(cfg, Config{Key: c.Key})
+			}
+			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
+				cfg[i].Values = append(cfg[i].Values, v)
+			}
 		}
 	}
+	return cfg
 }
 
 // add adds the sorted values of a series to their cell.
