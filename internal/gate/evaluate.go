@@ -538,38 +538,22 @@ func benchLabel(k benchproc.Key) string {
 // configLines returns each side's configuration, flagging machine keys
 // that differ.
 func configLines(base, head *results.Set) []ConfigLine {
-	var keys []string
-	values := map[string]*ConfigLine{}
-	collect := func(rs *results.Set, isBase bool) {
-		for _, r := range rs.Series {
-			for _, c := range r.Config {
-				if !c.File || c.Key == results.FileKey {
-					continue
-				}
-				l := values[c.Key]
-				if l == nil {
-					l = &ConfigLine{Key: c.Key}
-					values[c.Key] = l
-					keys = append(keys, c.Key)
-				}
-				dst := &l.Head
-				if isBase {
-					dst = &l.Base
-				}
-				if v := string(c.Value); !slices.Contains(*dst, v) {
-					*dst = append(*dst, v)
-				}
-			}
+	b, h := compare.ConfigOf(base.Series, true), compare.ConfigOf(head.Series, true)
+	values := func(cs []compare.Config, key string) []string {
+		if i := slices.IndexFunc(cs, func(c compare.Config) bool { return c.Key == key }); i >= 0 {
+			return cs[i].Values
 		}
+		return nil
 	}
-	collect(base, true)
-	collect(head, false)
 	var out []ConfigLine
-	for _, k := range keys {
-		l := *values[k]
-		if slices.Contains(MachineKeys, k) {
-			b, h := slices.Sorted(slices.Values(l.Base)), slices.Sorted(slices.Values(l.Head))
-			l.Differs = !slices.Equal(b, h) || len(b) > 1 || len(h) > 1
+	for _, c := range slices.Concat(b, h) {
+		if slices.ContainsFunc(out, func(l ConfigLine) bool { return l.Key == c.Key }) {
+			continue
+		}
+		l := ConfigLine{Key: c.Key, Base: values(b, c.Key), Head: values(h, c.Key)}
+		if slices.Contains(MachineKeys, c.Key) {
+			bs, hs := slices.Sorted(slices.Values(l.Base)), slices.Sorted(slices.Values(l.Head))
+			l.Differs = !slices.Equal(bs, hs) || len(bs) > 1 || len(hs) > 1
 		}
 		out = append(out, l)
 	}
