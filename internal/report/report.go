@@ -64,7 +64,7 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	if rs == nil || len(rs.Series) == 0 {
 		return nil, errors.New("report: no results")
 	}
-	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: configOf(rs), Gate: opts.Gate}
+	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate}
 	growthUnits := opts.GrowthUnits
 	if growthUnits == nil {
 		growthUnits = DefaultGrowthUnits
@@ -295,27 +295,6 @@ var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // safeID makes s usable as a file name and an HTML id.
 func safeID(s string) string {
 	return strings.Trim(unsafeID.ReplaceAllString(s, "_"), "_")
-}
-
-// configOf collects the file configuration, less the input label.
-func configOf(rs *results.Set) []compare.Config {
-	var cfg []compare.Config
-	for _, res := range rs.Series {
-		for _, c := range res.Config {
-			if !c.File || c.Key == results.FileKey {
-				continue
-			}
-			i := slices.IndexFunc(cfg, func(x compare.Config) bool { return x.Key == c.Key })
-			if i < 0 {
-				cfg = append(cfg, compare.Config{Key: c.Key})
-				i = len(cfg) - 1
-			}
-			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
-				cfg[i].Values = append(cfg[i].Values, v)
-			}
-		}
-	}
-	return cfg
 }
 
 // WritePNGs writes every chart as <dir>/<chart ID>.png at dpi (0 means
