@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -107,16 +108,24 @@ func MeasureOf(unit string) string {
 	return ""
 }
 
+// measures names each measure in messages, with its example suffix and
+// the suffixes String scales by (largest first).
+var measures = map[string]struct {
+	name, example string
+	scale         []string
+}{
+	MeasureSeconds:    {"time", "ms", []string{"s", "ms", "µs", "ns"}},
+	MeasureBytes:      {"bytes", "KiB", []string{"GiB", "MiB", "KiB", "B"}},
+	MeasureAllocs:     {"allocations", MeasureAllocs, nil},
+	MeasureGoroutines: {MeasureGoroutines, MeasureGoroutines, nil}, MeasureInstructions: {MeasureInstructions, MeasureInstructions, nil},
+	MeasureCycles: {MeasureCycles, MeasureCycles, nil},
+}
+
 // exampleAmount is how an absolute threshold of n in measure m is
 // written, for error messages.
 func exampleAmount(m, n string) string {
-	switch m {
-	case MeasureSeconds:
-		return "+" + n + "ms"
-	case MeasureBytes:
-		return "+" + n + "KiB"
-	case MeasureAllocs, MeasureGoroutines, MeasureInstructions, MeasureCycles:
-		return "+" + n + m
+	if ms, ok := measures[m]; ok {
+		return "+" + n + ms.example
 	}
 	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs, +" + n + "goroutines or +" + n + "instructions"
 }
@@ -218,17 +227,7 @@ func (t Threshold) check(unit string) error {
 	return nil
 }
 
-func measureName(m string) string {
-	switch m {
-	case MeasureSeconds:
-		return "time"
-	case MeasureBytes:
-		return "bytes"
-	case MeasureAllocs:
-		return "allocations"
-	}
-	return m
-}
+func measureName(m string) string { return cmp.Or(measures[m].name, m) }
 
 // MustThreshold is ParseThreshold for constants; it panics on error.
 func MustThreshold(s string) Threshold {
@@ -249,10 +248,8 @@ func (t Threshold) String() string {
 		return "+" + num(t.Value) + "%"
 	case t.Value == 0 || t.Measure == "":
 		return "+" + num(t.Value)
-	case t.Measure == MeasureSeconds:
-		return "+" + scaled(t.Value, []string{"s", "ms", "µs", "ns"})
-	case t.Measure == MeasureBytes:
-		return "+" + scaled(t.Value, []string{"GiB", "MiB", "KiB", "B"})
+	case measures[t.Measure].scale != nil:
+		return "+" + scaled(t.Value, measures[t.Measure].scale)
 	}
 	return "+" + num(t.Value) + t.Measure
 }
