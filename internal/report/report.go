@@ -132,26 +132,23 @@ func (r *Report) Charts() []*Chart {
 	return slices.Concat(r.Growth, r.Operators, r.Scenarios)
 }
 
-// families returns the sweep families in the order first seen.
+// families and curveStores return the sweep's families and stores, in
+// order.
 func (r *Report) families() []string {
-	var fams []string
-	for _, c := range r.Curves {
-		if !slices.Contains(fams, c.Family) {
-			fams = append(fams, c.Family)
-		}
-	}
-	return fams
+	return r.curvesBy(func(c growth.Curve) string { return c.Family })
+}
+func (r *Report) curveStores() []string {
+	return r.curvesBy(func(c growth.Curve) string { return c.Store })
 }
 
-// curveStores returns the stores of the sweep curves, in order.
-func (r *Report) curveStores() []string {
-	var stores []string
+func (r *Report) curvesBy(key func(growth.Curve) string) []string {
+	var out []string
 	for _, c := range r.Curves {
-		if !slices.Contains(stores, c.Store) {
-			stores = append(stores, c.Store)
+		if k := key(c); !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	return stores
+	return out
 }
 
 // GrowthChart makes the growth chart of a sweep family: a log-log panel
