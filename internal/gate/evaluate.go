@@ -243,17 +243,24 @@ func (v *Verdict) checkPresence(pr present) {
 			added = append(added, benchLabel(k))
 		}
 	}
-	if len(missing) > 0 {
-		msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
-		if v.Policy.AllowMissing {
-			msg += " (allowed by --allow-missing)"
-		}
-		v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
-	}
+	v.missing(missing)
 	if len(added) > 0 {
 		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
 			Message: fmt.Sprintf("%d benchmark(s) only in head, not gated: %s", len(added), strings.Join(added, ", "))})
 	}
+}
+
+// missing reports benchmarks of base missing in head, a failure unless
+// AllowMissing.
+func (v *Verdict) missing(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(names), strings.Join(names, ", "))
+	if v.Policy.AllowMissing {
+		msg += " (allowed by --allow-missing)"
+	}
+	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
 }
 
 // gateTable makes the findings of one unit's table, the tested ones a

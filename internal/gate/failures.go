@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
@@ -122,12 +121,5 @@ func (v *Verdict) missingBesideFailures(base, head *results.Set) {
 			missing = append(missing, k.String())
 		}
 	}
-	if len(missing) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
-	if v.Policy.AllowMissing {
-		msg += " (allowed by --allow-missing)"
-	}
-	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
+	v.missing(missing)
 }
