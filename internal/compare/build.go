@@ -767,13 +767,7 @@ func projections(row, col string, plain bool) (string, string) {
 		return row, col
 	}
 	if plain {
-		if row == "" {
-			row = NameRow
-		}
-		if col == "" {
-			col = NameCol
-		}
-		return row, col
+		return cmp.Or(row, NameRow), cmp.Or(col, NameCol)
 	}
 	switch {
 	case row == "" && col == "":
