@@ -151,16 +151,12 @@ func (r *Report) exponentTable() *table.Table {
 func (r *Report) medianTable(family string) *table.Table {
 	var sizes []int
 	for _, c := range r.Curves {
-		if c.Family != family {
-			continue
-		}
-		for _, s := range c.Sizes() {
-			if !slices.Contains(sizes, s) {
-				sizes = append(sizes, s)
-			}
+		if c.Family == family {
+			sizes = append(sizes, c.Sizes()...)
 		}
 	}
 	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
 	cols := []table.Column{{Name: "metric"}, {Name: "store"}}
 	for _, s := range sizes {
 		cols = append(cols, table.Column{Name: "N = " + formatCount(float64(s)), Align: table.Right})
