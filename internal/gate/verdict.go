@@ -167,7 +167,7 @@ func (v *Verdict) Failures() []string {
 	}
 	for _, s := range []Status{Regressed, TooFewSamples, Missing} {
 		if n := counts[s]; n > 0 {
-			out = append(out, fmt.Sprintf("%d %s", n, statusPhrase(s, n)))
+			out = append(out, fmt.Sprintf("%d %s", n, statusPhrases[s][min(n, 2)-1]))
 		}
 	}
 	for _, p := range v.Problems {
@@ -183,13 +183,6 @@ var statusPhrases = map[Status][2]string{
 	Regressed:     {"regression", "regressions"},
 	TooFewSamples: {"metric with too few samples to decide", "metrics with too few samples to decide"},
 	Missing:       {"metric missing in head", "metrics missing in head"},
-}
-
-func statusPhrase(s Status, n int) string {
-	if n == 1 {
-		return statusPhrases[s][0]
-	}
-	return statusPhrases[s][1]
 }
 
 // Select returns the findings with one of the statuses.
