@@ -113,11 +113,8 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 			}
 			// Rows alike but for characters an ID cannot hold get
 			// their own ID.
-			if n := ids[ch.ID]; n > 0 {
-				ids[ch.ID]++
-				ch.ID = fmt.Sprintf("%s-%d", ch.ID, n+1)
-			} else {
-				ids[ch.ID] = 1
+			if ids[ch.ID]++; ids[ch.ID] > 1 {
+				ch.ID = fmt.Sprintf("%s-%d", ch.ID, ids[ch.ID])
 			}
 			r.Scenarios = append(r.Scenarios, ch)
 		}
