@@ -358,11 +358,7 @@ func (b *Builder) Report() (*Report, error) {
 		rep.Tables = append(rep.Tables, t)
 	}
 	if len(columns) > 1 {
-		shared := 0
-		for j := 1; j < len(columns); j++ {
-			shared += common[j]
-		}
-		if shared == 0 {
+		if !slices.ContainsFunc(common[1:], func(n int) bool { return n > 0 }) {
 			return nil, nothingInCommon(columns, g.rowKeys, g.pairs)
 		}
 		for j := 1; j < len(columns); j++ {
