@@ -125,11 +125,7 @@ func sitesTable(f *Finding) *table.Table {
 		t.Add(table.Cell{Text: results.FormatSigned(s.Growth(), f.Unit)}, table.Cell{Text: b}, table.Cell{Text: h}, table.Cell{Text: name})
 	}
 	for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-		name := s.Function
-		if w := s.Where(); w != "" {
-			name += " (" + w + ")"
-		}
-		add(s, name)
+		add(s, s.Label())
 		for _, c := range s.Callees {
 			add(c, "  ↳ "+c.Function)
 		}
