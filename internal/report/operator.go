@@ -293,11 +293,7 @@ func (r *Report) peakChart() *Chart {
 	if len(panels) == 0 {
 		return nil
 	}
-	better := make([]int, len(panels))
-	for i := range better {
-		better[i] = results.Better(results.UnitPeak)
-	}
-	return withBetter(panels, better, &Chart{
+	return withBetter(panels, slices.Repeat([]int{results.Better(results.UnitPeak)}, len(panels)), &Chart{
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
