@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/results"
@@ -120,15 +121,11 @@ func significantSites(sites []Site, change float64) []Site {
 
 // sitesKind says, for the sites table's title, what their values are.
 func sitesKind(sites []Site) string {
-	for _, s := range sites {
-		if s.Line > 0 {
-			return "per op by store line, library callees indented"
-		}
-	}
-	for _, s := range sites {
-		if len(s.Callees) > 0 {
-			return "per op by store function with the library code it calls, library callees indented"
-		}
+	switch {
+	case slices.ContainsFunc(sites, func(s Site) bool { return s.Line > 0 }):
+		return "per op by store line, library callees indented"
+	case slices.ContainsFunc(sites, func(s Site) bool { return len(s.Callees) > 0 }):
+		return "per op by store function with the library code it calls, library callees indented"
 	}
 	return "flat per op"
 }
