@@ -24,7 +24,8 @@ type Probe struct {
 	Call string
 	// Pkg is the declaring package's directory in the tree,
 	// slash-separated ("pkg/tls"); Func the function ("NewManager") or
-	// method ("Manager.Get"). Both empty: the tree's module path.
+	// method ("(*Manager).Get", as funcName names it). Both empty: the
+	// tree's module path.
 	Pkg, Func string
 	// Shapes are the declarations the adapter knows.
 	Shapes []Shape
@@ -49,9 +50,9 @@ var traefikProbes = []Probe{
 	{Call: "tls.NewManager", Pkg: "pkg/tls", Func: "NewManager", Shapes: []Shape{
 		{Decl: "func NewManager(*OCSPConfig) *Manager", Era: "v3.5 and later"},
 		{Decl: "func NewManager() *Manager", Tag: "traefik_noocsp", Era: "v2.10 to v3.4"}}},
-	{Call: "(*tls.Manager).UpdateConfigs", Pkg: "pkg/tls", Func: "Manager.UpdateConfigs", Shapes: []Shape{
+	{Call: "(*tls.Manager).UpdateConfigs", Pkg: "pkg/tls", Func: "(*Manager).UpdateConfigs", Shapes: []Shape{
 		{Decl: "func (*Manager) UpdateConfigs(context.Context, map[string]Store, map[string]Options, []*CertAndStores)", Era: "v2.10 and later"}}},
-	{Call: "(*tls.Manager).Get", Pkg: "pkg/tls", Func: "Manager.Get", Shapes: []Shape{
+	{Call: "(*tls.Manager).Get", Pkg: "pkg/tls", Func: "(*Manager).Get", Shapes: []Shape{
 		{Decl: "func (*Manager) Get(string, string) (*tls.Config, error)", Era: "v2.10 and later"}}},
 }
 
@@ -62,11 +63,11 @@ var certmagicProbes = []Probe{
 		{Decl: "func NewCache(CacheOptions) *Cache", Era: "v0.20 and later"}}},
 	{Call: "certmagic.New", Func: "New", Shapes: []Shape{
 		{Decl: "func New(*Cache, Config) *Config", Era: "v0.20 and later"}}},
-	{Call: "(*certmagic.Config).CacheUnmanagedCertificatePEMBytes", Func: "Config.CacheUnmanagedCertificatePEMBytes", Shapes: []Shape{
+	{Call: "(*certmagic.Config).CacheUnmanagedCertificatePEMBytes", Func: "(*Config).CacheUnmanagedCertificatePEMBytes", Shapes: []Shape{
 		{Decl: "func (*Config) CacheUnmanagedCertificatePEMBytes(context.Context, []byte, []byte, []string) (string, error)", Era: "v0.20 and later"}}},
-	{Call: "(*certmagic.Config).CacheUnmanagedTLSCertificate", Func: "Config.CacheUnmanagedTLSCertificate", Shapes: []Shape{
+	{Call: "(*certmagic.Config).CacheUnmanagedTLSCertificate", Func: "(*Config).CacheUnmanagedTLSCertificate", Shapes: []Shape{
 		{Decl: "func (*Config) CacheUnmanagedTLSCertificate(context.Context, tls.Certificate, []string) (string, error)", Era: "v0.20 and later"}}},
-	{Call: "(*certmagic.Cache).Remove", Func: "Cache.Remove", Shapes: []Shape{
+	{Call: "(*certmagic.Cache).Remove", Func: "(*Cache).Remove", Shapes: []Shape{
 		{Decl: "func (*Cache) Remove([]string)", Era: "v0.20 and later"}}},
 }
 
@@ -182,10 +183,6 @@ func (t *tree) declared(p Probe) (decl, shape, at string) {
 	if p.Func == "" {
 		return t.module(), t.module(), "go.mod"
 	}
-	recv, name, ok := strings.Cut(p.Func, ".")
-	if !ok {
-		recv, name = "", p.Func
-	}
 	dir := filepath.Join(t.dir, filepath.FromSlash(p.Pkg))
 	files, err := goFiles(dir)
 	if err != nil {
@@ -199,7 +196,7 @@ func (t *tree) declared(p Probe) (decl, shape, at string) {
 		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Name.Name != name || receiverType(fd) != recv {
+			if !ok || funcName(fd) != p.Func {
 				continue
 			}
 			fd.Body, fd.Doc = nil, nil
@@ -210,22 +207,6 @@ func (t *tree) declared(p Probe) (decl, shape, at string) {
 		}
 	}
 	return "", "", ""
-}
-
-// receiverType is the name of fd's receiver type ("Manager" for
-// (m *Manager)), "" for a function.
-func receiverType(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return ""
-	}
-	x := fd.Recv.List[0].Type
-	if s, ok := x.(*ast.StarExpr); ok {
-		x = s.X
-	}
-	if id, ok := x.(*ast.Ident); ok {
-		return id.Name
-	}
-	return "?"
 }
 
 // unnamed is fd's declaration without parameter names: "func (*T)
