@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-
 	"fmt"
 	"io"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/growth"
-
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -59,7 +57,7 @@ linear, 2 quadratic). Large sizes get fewer ops and samples; --budget and
 of 5,000 certificates or more are cached on disk ($` + certgen.PoolCacheEnv + `: a directory,
 or off). With -o the tables go to stdout, else to stderr. Your own certificates
 are one size: measure them with run or compare --certs. More: go doc
-github.com/certbench/certbench/internal/growth.`,
+github.com/certbench/certbench/bench.Sweep.`,
 		Example: `  certbench sweep --scenarios renew-1 --sizes 100,1000,10000 -o sweep.txt
   certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
 		Args: cobra.NoArgs,
@@ -74,7 +72,7 @@ github.com/certbench/certbench/internal/growth.`,
 	fs := cmd.Flags()
 	fs.StringSliceVar(&opts.Families, "scenarios", []string{"renew-1"}, "scenario `families` to sweep, comma-separated (families, not scenario names)")
 	completeNames(cmd, "scenarios", familyNames)
-	fs.IntSliceVar(&opts.Sizes, "sizes", growth.DefaultSizes, "pool `sizes`, comma-separated")
+	fs.IntSliceVar(&opts.Sizes, "sizes", bench.DefaultSweepSizes, "pool `sizes`, comma-separated")
 	storesFlag(cmd, &opts.Stores, defaultStores(), "stores to measure, comma-separated `names`")
 	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
 	fs.Var((*storeSizes)(&opts.MaxSize), "max-size", "skip a store above a size, e.g. naive=10000 (comma-separated or repeated)")
@@ -145,7 +143,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	sopts := growth.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
+	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
 		Budget: opts.Budget, SampleTimeout: noLimit(opts.SampleTimeout)}
 	if !opts.Quiet {
 		sopts.Progress = opts.IO.ErrOut
@@ -156,13 +154,13 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		tables = opts.IO.Out
 	}
 	var raw bytes.Buffer
-	var res *growth.SweepResult
+	var res *bench.SweepResult
 	var sweepErr error
 	err = writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
 		return writeSamples(ctx, io.MultiWriter(out, &raw), opts.IO.ErrOut, stackBase(opts.Output), nil,
 			func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error {
 				sopts.Fault = fault
-				res, sweepErr = growth.Sweep(ctx, sopts, emit)
+				res, sweepErr = bench.Sweep(ctx, sopts, emit)
 				return sweepErr
 			})
 	})
