@@ -16,24 +16,14 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// The on-disk pool cache.
-//
-// Generating a pool costs a key and a signature per certificate, so pools
-// of DiskCacheMin certificates or more are kept on disk after they are
-// first generated, in PoolCacheDir, one file per PoolSpec: <dir>/<sha256(spec.String())[:16]>.pool. The cache is never
-// required for correctness: a missing, unreadable, truncated or corrupted
-// file, a file made by another version of the generator, or a directory
-// that cannot be written all fall back to generating the pool (and, where
-// possible, rewriting the file).
-//
-// A file holds, in order: the magic "certbench-pool\n", a format version
-// byte, the spec string, the certificate count, then per certificate its
-// names, the leaf DER and the PKCS#8 key DER (each length-prefixed with a
-// uvarint), and finally the SHA-256 of everything before it. Loading checks
-// the checksum, the spec string and the count, rebuilds the PEM (leaf then
-// issuer, as NewPool makes it) and regenerates a few certificates (the
-// first, the last and two in between) to compare them byte for byte, so
-// that a cache written by a generator that has since changed is never used.
+// The on-disk pool cache: pools of DiskCacheMin certificates or more (a key
+// and a signature each) are kept in PoolCacheDir, one file per PoolSpec
+// (<sha256(spec)[:16]>.pool). Any problem with a file falls back to
+// generating the pool. A file holds a magic, a version byte, the spec,
+// the count, per certificate its names, leaf DER and PKCS#8 key DER
+// (uvarint-prefixed), and a SHA-256 of it all; loading also regenerates
+// four certificates and compares them, so that a file of a generator that
+// has since changed is never used.
 
 // PoolCacheEnv is the environment variable that sets the on-disk pool cache
 // directory; "off" (or "none") disables the cache.
