@@ -13,32 +13,24 @@ import (
 	"github.com/certbench/certbench/internal/yamlfile"
 )
 
-// Scenario files: a small YAML document describes one scenario; the
-// built-in catalogue is made of such files (scenarios/catalogue/*.yaml,
-// embedded), and certbench's --scenario-file reads the user's. The struct
-// file below is the format; docs/scenarios.md documents it field by
-// field. Every field is checked, and every error names file:line:column
-// and the field.
+// Scenario files (the catalogue's and --scenario-file's): the struct file
+// is the format, docs/scenarios.md documents it; errors name
+// file:line:column and the field.
 
 // MaxFileSize is the largest scenario file ParseFile is given by LoadFile.
 const MaxFileSize = 1 << 20
 
-// MaxSteps bounds the refreshes a sequence describes (steps repeated, or
-// spread.refreshes): every step is a whole configuration built before
-// timing.
+// MaxSteps bounds a sequence's refreshes, each a whole configuration built
+// before timing.
 const MaxSteps = 100_000
 
-// Sequence applies a list of refreshes, each renewing some certificates
-// of the whole pool (none: a no-op refresh), in order and cycled: see
-// Scenario.Steps.
+// Sequence applies Scenario.Steps' refreshes to the whole pool, cycled.
 const Sequence Kind = "sequence"
 
-// LookupMix is the share of each kind of server name a lookup or
-// handshake scenario sends, in percent; the zero value means the
-// catalogue's 60% exact names (one in six of them in upper case), 20%
-// children of wildcard names and 20% misses.
+// LookupMix is the percent of each kind of server name a lookup or
+// handshake scenario sends, adding up to 100 (one in six exact names in
+// upper case); the zero value means DefaultLookupMix.
 type LookupMix struct {
-	// Exact, Wildcard and Miss are percentages; they add up to 100.
 	Exact    int `yaml:"exact"`
 	Wildcard int `yaml:"wildcard"`
 	Miss     int `yaml:"miss"`

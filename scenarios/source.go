@@ -12,24 +12,19 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Scenarios on the user's certificates: a scenario whose Certs is set runs
-// on a loaded certgen.Source instead of its generated pool, with the
-// certificates' own stores and defaults unless the scenario names stores.
-// Renewals re-sign a new leaf over the original's public key (see
-// certgen.Source.Pool); lookups draw their names from the certificates of
+// Scenarios on the user's certificates (Certs set) use their own stores
+// and defaults unless the scenario names stores; lookups draw names from
 // the store looked in (see hellos).
 
 // CertsSuffix ends the name of every scenario made by WithSource.
 const CertsSuffix = "certs"
 
-// WithSource returns sc run on the certificates of src (its Certs set),
-// renamed so that its results are never mistaken for the generated pool's
-// (rotate-W-of-certs, renew-1-of-certs, multistore-certs, KIND-certs, or
-// NAME-certs outside the catalogue), with its numbers fitted to the
-// source: a rotate window keeps its share of a smaller pool (at least 1),
-// and refresh scenarios get the op count certbench sweep gives their size
-// (SweepOps; half for startup). Handshake scenarios, rotating fewer than 2
-// certificates, and an empty source are errors.
+// WithSource returns sc run on src's certificates, renamed (…-certs) so
+// that its results are never mistaken for the generated pool's, its
+// numbers fitted to the source: a rotate window keeps its share (at least
+// 1), refreshes get SweepOps for the size (half for startup). Handshake
+// scenarios, rotating fewer than 2 certificates, and no certificates are
+// errors.
 func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	if src == nil {
 		return sc, fmt.Errorf("scenario %s: no certificate source", sc.Name)
