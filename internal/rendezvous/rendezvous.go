@@ -76,9 +76,6 @@ func Open(path string, parties int, timeout time.Duration) (*Dir, error) {
 	return &Dir{path: path, parties: parties, timeout: timeout}, nil
 }
 
-// Point is the number of the last point Wait was called for (0 before
-// the first).
-func (d *Dir) Point() int { return d.point }
 
 // Sample is Wait at a sample (bench.Options.Sync), labelled
 // "scenario/store/sample".
