@@ -39,10 +39,9 @@ var (
 	cacheDir    string
 )
 
-// PoolCacheDir returns the directory CachedPool keeps large pools in: the
-// one given to SetPoolCacheDir, else $CERTBENCH_CACHE, else
-// os.UserCacheDir()/certbench/pools. It returns "" when the cache is
-// disabled or no directory can be determined.
+// PoolCacheDir returns the directory CachedPool keeps large pools in:
+// $CERTBENCH_CACHE, else os.UserCacheDir()/certbench/pools; "" when the
+// cache is off or no directory can be found.
 func PoolCacheDir() string {
 	cacheDirMu.Lock()
 	defer cacheDirMu.Unlock()
@@ -63,14 +62,6 @@ func PoolCacheDir() string {
 	return filepath.Join(base, "certbench", "pools")
 }
 
-// SetPoolCacheDir sets the directory CachedPool keeps large pools in,
-// overriding $CERTBENCH_CACHE; "" disables the on-disk cache. It affects
-// pools not yet loaded in this process.
-func SetPoolCacheDir(dir string) {
-	cacheDirMu.Lock()
-	defer cacheDirMu.Unlock()
-	cacheDir, cacheDirSet = dir, true
-}
 
 // PoolCachePath returns the file that holds spec's pool in dir.
 func PoolCachePath(dir string, spec PoolSpec) string {
