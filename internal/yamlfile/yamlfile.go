@@ -1,15 +1,8 @@
-// Package yamlfile decodes certbench's YAML input files (the policy file,
-// scenario files) into plain Go structs, with errors that name
-// file:line:column and the field.
-//
-// Decode first checks the document against the struct's type, reporting
-// each problem at its node: unknown or repeated fields, values of the
-// wrong kind, nothing, an empty mapping or list, a fraction for a whole
-// number, YAML 1.1 booleans (yes, on). yaml.v3's own errors carry no
-// column, and it reads yes as true and 4.5 as 4. yaml.v3 then decodes the
-// document, and the struct's Validate method checks what types cannot say,
-// naming fields by path for Decode to position. Every error of a file is
-// reported at once.
+// Package yamlfile decodes certbench's YAML input files into plain Go
+// structs, every error of a file at once, each naming file:line:column and
+// the field. Decode checks the document against the struct's type first
+// (yaml.v3's errors carry no column, and it reads yes as true and 4.5 as
+// 4), then decodes it, then runs the struct's Validate.
 package yamlfile
 
 import (
@@ -63,16 +56,13 @@ type Validator interface {
 // A FieldError is a problem with one field, named by its path from the
 // document's top: "gate.max.sec/op", "churn.steps[0].renew".
 type FieldError struct {
-	// Field is the path.
 	Field string
-	// AtKey places the error at the field's key rather than its value:
-	// the problem is that the field is there at all.
-	AtKey bool
-	// Node, when set, is where the error is (an UnmarshalYAML method
-	// knows it); Field is then relative to the node being unmarshaled.
+	AtKey bool // at the key, not the value: the field should not be there
+	// Node, when set, is where the error is (from an UnmarshalYAML
+	// method); Field is then relative to it.
 	Node *yaml.Node
-	// Err says what is wrong. Decode puts the value as written before it
-	// ("0: want at least 4"), or "missing" for a field that is not there.
+	// Err says what is wrong; Decode puts the value as written, or
+	// "missing", before it.
 	Err error
 }
 
@@ -490,11 +480,9 @@ func parent(field string) string {
 	return field[:max(0, strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))]
 }
 
-// syntaxError turns a yaml.v3 syntax error into "name:line: message".
-// yaml.v3 reports the line where its scanner noticed the problem, which
-// for an unclosed quote or bracket can be far from where the problem is;
-// the line is the first one from there on such that the document cut
-// after it fails with the same message.
+// syntaxError turns a yaml.v3 syntax error into "name:line: message", the
+// line the first from yaml.v3's (which can be far off for an unclosed
+// quote) where the document cut after it fails the same way.
 func syntaxError(name string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	rest, ok := strings.CutPrefix(msg, "line ")
