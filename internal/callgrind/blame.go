@@ -108,11 +108,9 @@ var harnessPackages = []string{
 	"github.com/certbench/certbench/bench",
 }
 
-// StorePackages returns the packages of the store under test in the
-// windows: the packages of the functions the harness (package bench)
-// calls directly, other than the standard library's and the harness's
-// own, sorted. A wrapper store's package and the wrapped store's are both
-// found when both are called from the harness in some window given.
+// StorePackages returns, sorted, the packages of the functions the harness
+// (package bench) calls directly in the windows, the standard library's
+// and the harness's left out: the store's (a wrapper's and the wrapped's).
 func StorePackages(ps ...*Profile) []string {
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -220,15 +218,12 @@ func measure(p *Profile, ops float64, m Metric, store func(string) bool) (*costs
 // maxCallees caps the library callees listed under a store function.
 const maxCallees = 3
 
-// Compare compares the windows base and head of one benchmark, of
-// baseOps and headOps ops, on metric m (see Blame). The store's packages
-// are found in both windows (StorePackages). Each store function is
-// charged with its own cost and the inclusive cost of every call it makes
-// to library code (the standard library, other modules): a change in how
-// the store uses a library shows at the store function that made the
-// call, and cost that only moved between library functions below it
-// cancels. Without store code in either window, every function is
-// compared by its own cost.
+// Compare compares windows base and head of one benchmark per op on m.
+// Each store function (StorePackages) is charged with its own cost and the
+// inclusive cost of its calls into library code, so a change in how the
+// store uses a library shows at the store's caller, and cost that only
+// moved between library functions cancels. Without store code, every
+// function is compared by its own cost.
 func Compare(base, head *Profile, baseOps, headOps int, m Metric) (*Blame, error) {
 	if base == nil || head == nil {
 		return nil, errors.New("callgrind: nil profile")

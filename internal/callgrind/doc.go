@@ -2,7 +2,7 @@
 // simulated CPU that other tenants of a machine cannot disturb: client
 // requests from Go assembly, no cgo ([Running], [ZeroStats], [Dump], ...;
 // no-ops outside valgrind and off amd64, see [Supported]); running a
-// program under it ([Command], [Env], [Session.Collect]); and reading its
+// program under it ([Command], [Env], [Session]); and reading its
 // untrusted output files ([Parse], [ParseFile]; bounded, errors name the
 // line).
 //
