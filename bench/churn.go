@@ -58,20 +58,12 @@ const ChurnWarmup = 2
 
 // churnRun says what runChurn does.
 type churnRun struct {
-	// lookups bounds the lookups, split evenly over the goroutines.
-	lookups int
-	// duration bounds the window; 0 means no bound.
-	duration time.Duration
-	// sampleEvery times every n-th lookup on its own; 0 times none.
-	sampleEvery int
-	// goroutines is the number of lookup goroutines; 0 means GOMAXPROCS.
-	goroutines int
-	// step is the first refresh step (see scenarios.ChurnStep); 0 means 1.
-	step int
-	// ctl, when not nil, stops the window early when stopped (the
-	// lookups check it where they check the duration bound) with
-	// errStopped; panics in the store are recovered into it.
-	ctl *sampleCtl
+	lookups     int           // split evenly over the goroutines
+	duration    time.Duration // bounds the window; 0: no bound
+	sampleEvery int           // times every n-th lookup on its own; 0: none
+	goroutines  int           // lookup goroutines; 0 means GOMAXPROCS
+	step        int           // the first refresh step (scenarios.ChurnStep); 0 means 1
+	ctl         *sampleCtl    // when not nil, stops the window (errStopped) and catches panics
 }
 
 // churnResult is what one window measured.
@@ -84,12 +76,10 @@ type churnResult struct {
 	latencies  []int64       // sampled lookup latencies in ns, sorted
 }
 
-// runChurn runs the lookups of a HandshakeUnderChurn workload from several
-// goroutines while one more goroutine applies its configurations back to
-// back, walking them as scenarios.ChurnStep says. The window ends when the
-// lookups are done or the duration is over (each lookup goroutine makes
-// at least one lookup); the refresher then finishes the refresh it is in
-// and stops. store must hold w.Configs[0] (or any of its configurations).
+// runChurn runs a HandshakeUnderChurn workload's lookups from several
+// goroutines while one more applies its configurations back to back
+// (scenarios.ChurnStep), until the lookups are done or the duration is
+// over (at least one lookup each). store must hold one of w.Configs.
 func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnResult, error) {
 	var res churnResult
 	if len(w.Hellos) == 0 || len(w.Configs) == 0 {

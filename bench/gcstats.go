@@ -116,12 +116,9 @@ func subHistogram(a, b *metrics.Float64Histogram) *metrics.Float64Histogram {
 	return d
 }
 
-// histQuantile returns an upper bound of the p-quantile (0 < p <= 1) of a
-// histogram by the nearest-rank method: the upper boundary of the bucket
-// holding the value of that rank (the lower one for the last, unbounded,
-// bucket). It returns 0 for an empty histogram. The runtime's time
-// histograms have four buckets per power of two, so the bound is at most
-// 25% above the true value (and exact to that bucket).
+// histQuantile returns the nearest-rank p-quantile (0 < p <= 1) of a
+// histogram as its bucket's upper boundary (the lower one for the last,
+// unbounded, bucket), 0 when empty: at most a bucket (25%) high.
 func histQuantile(h *metrics.Float64Histogram, p float64) float64 {
 	if h == nil {
 		return 0

@@ -35,18 +35,14 @@ const WarmupHandshakes = 4
 
 // hsRun says what runHandshakes does.
 type hsRun struct {
-	// handshakes bounds the handshakes, split evenly over the clients.
-	handshakes int
-	// duration bounds the phase; 0 means no bound but the count.
-	duration time.Duration
+	handshakes int           // split evenly over the clients
+	duration   time.Duration // bounds the phase; 0: only the count does
 	// churn runs renew-1 refreshes alongside, every refreshEvery (0: back
-	// to back), starting at step (see scenarios.ChurnStep).
+	// to back), from step (scenarios.ChurnStep).
 	churn        bool
 	refreshEvery time.Duration
 	step         int
-	// ctl, when not nil, ends the phase early with errStopped when
-	// stopped; panics in the store are recovered into it.
-	ctl *sampleCtl
+	ctl          *sampleCtl // when not nil, stops the phase (errStopped) and catches panics
 }
 
 // hsResult is what one phase measured.

@@ -154,13 +154,9 @@ func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
 	return vals, nil
 }
 
-// reseedMaps remakes the maps of w's configurations (Config.Stores), each
-// right after lining up the main thread's random stream, from which a map
-// takes its hash seed. Build makes them between steps (issuing
-// certificates, collections, threads started) that move the stream by
-// amounts timing decides, so two processes would otherwise hold maps with
-// different seeds, and a store's lookups in them probe differently: a
-// per-process mode of a tenth of a percent in instructions/op.
+// reseedMaps remakes the maps of w's configurations, each right after
+// simrand.Realign, so that their hash seeds agree between processes
+// (Build makes them while timing moves the random stream).
 func reseedMaps(w *scenarios.Workload) {
 	for _, cfg := range append(w.Configs[:len(w.Configs):len(w.Configs)], w.Next) {
 		if cfg == nil || cfg.Stores == nil {
