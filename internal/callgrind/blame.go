@@ -55,15 +55,11 @@ var EstimatedCycles = Metric{Name: "estimated cycles", of: func(p *Profile) (fun
 
 // A Change is what one function cost per op on each side of a comparison.
 type Change struct {
-	// Function is the function's symbol.
 	Function string
-	// Base and Head are its cost per op on each side: for a store
-	// function, its own instructions and everything the library code it
-	// calls costs (see Blame); for others, its own.
+	// Base and Head are its cost per op: a store function's with the
+	// library code it calls (see Compare), another's its own.
 	Base, Head float64
-	// Callees, for a store function, are the library functions it calls
-	// whose cost under it changed most, largest growth first.
-	Callees []Change
+	Callees    []Change // a store function's library callees that changed most, largest first
 }
 
 // Growth returns Head - Base.

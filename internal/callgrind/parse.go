@@ -628,42 +628,22 @@ func clip(s string) string {
 	return s
 }
 
-// Weights of the cycle estimate (see EstCycles): what a cache miss costs
-// beyond the instruction, in cycles. A first-level miss that hits the
-// last-level cache costs about 10 cycles on current x86-64 cores; a
-// last-level miss, served from memory, costs about 100 more. They are
-// the weights of callgrind's own "cycle estimation" (KCachegrind's CEst
-// without branch or bus events).
+// Weights of the cycle estimate (see EstCycles): what a first-level and
+// (more) a last-level cache miss cost beyond the instruction, in cycles,
+// as in callgrind's own cycle estimation.
 const (
 	L1MissCycles = 10
 	LLMissCycles = 100
 )
 
-// EstCycles returns an estimate of the CPU cycles of the part from its
-// totals: Ir, plus L1MissCycles per first-level miss (I1mr, D1mr, D1mw)
-// and LLMissCycles more per last-level miss (ILmr, DLmr, DLmw; a
-// last-level miss is also a first-level one). It reports false when the
-// part has no cache simulation events.
+// EstCycles returns the part's cycle estimate from its totals: Ir, plus
+// L1MissCycles per first-level miss (I1mr, D1mr, D1mw) and LLMissCycles
+// more per last-level one (ILmr, DLmr, DLmw). It reports false without
+// cache simulation events.
 func (p *Profile) EstCycles() (float64, bool) {
-	ir, ok := p.Total("Ir")
-	if !ok {
+	f, err := EstimatedCycles.of(p)
+	if err != nil || len(p.Totals) < len(p.Events) {
 		return 0, false
 	}
-	est := float64(ir)
-	for _, ev := range []struct {
-		names  []string
-		weight float64
-	}{
-		{[]string{"I1mr", "D1mr", "D1mw"}, L1MissCycles},
-		{[]string{"ILmr", "DLmr", "DLmw"}, LLMissCycles},
-	} {
-		for _, name := range ev.names {
-			v, ok := p.Total(name)
-			if !ok {
-				return 0, false
-			}
-			est += ev.weight * float64(v)
-		}
-	}
-	return est, true
+	return f(p.Totals), true
 }

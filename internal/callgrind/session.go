@@ -37,7 +37,6 @@ func Open() (*Session, error) {
 	return &Session{Dir: dir, Version: os.Getenv(VersionEnv)}, nil
 }
 
-
 // A Window is one stretch of code to measure, made by NewWindow before
 // it runs so that running it allocates nothing but what the measured code
 // does.
