@@ -20,27 +20,16 @@ import (
 
 // SweepOptions are the options of certbench sweep.
 type SweepOptions struct {
-	IO IO
-	// Families are the scenario families to sweep (--scenarios).
-	Families []string
-	// Sizes are the pool sizes.
-	Sizes []int
-	// Stores are the stores to measure.
-	Stores []string
-	// Count is the number of samples at sizes up to 10,000.
-	Count int
-	// MaxSize, per store, skips the sizes above it.
-	MaxSize map[string]int
-	// Budget bounds the time per store and size; 0 is no bound.
-	Budget time.Duration
-	// Output is the file the results go to (-o); then the tables go to
-	// IO.Out. "" or "-": results to IO.Out, tables to IO.ErrOut.
-	Output string
-	// Quiet turns off the progress on stderr (live on a terminal, else a
-	// line per size).
-	Quiet bool
-	// SampleTimeout bounds one sample (--sample-timeout; 0: no bound).
-	SampleTimeout time.Duration
+	IO            IO
+	Families      []string // --scenarios
+	Sizes         []int
+	Stores        []string
+	Count         int            // samples at sizes up to 10,000
+	MaxSize       map[string]int // per store: sizes above it skipped
+	Budget        time.Duration  // per store and size; 0: no bound
+	Output        string         // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
+	Quiet         bool
+	SampleTimeout time.Duration // 0: no bound
 }
 
 func newSweepCmd(runF func(context.Context, *SweepOptions) error) *cobra.Command {
@@ -83,9 +72,8 @@ github.com/certbench/certbench/bench.Sweep.`,
 	return cmd
 }
 
-// sweepHint points from a scenario name that is not in the catalogue but
-// is one sweep makes ("rotate-10-of-1000") to the sweep that measures it;
-// "" when no name is such.
+// sweepHint points from a scenario name a sweep makes ("rotate-10-of-1000")
+// but the catalogue lacks to that sweep; "" when no name is such.
 func sweepHint(names []string) string {
 	for _, n := range names {
 		n = strings.TrimSpace(n)
