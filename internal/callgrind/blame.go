@@ -68,30 +68,16 @@ func (c Change) Growth() float64 { return c.Head - c.Base }
 // A Blame is the comparison of two callgrind windows of the same
 // benchmark, function by function, per op.
 type Blame struct {
-	// Metric is what was compared.
-	Metric string
-	// BaseTotal and HeadTotal are each window's total per op.
-	BaseTotal, HeadTotal float64
-	// StorePackages are the packages taken for the store's (see
-	// StorePackages); empty when neither window has store code, and the
-	// changes are then per function, each function's own cost.
-	StorePackages []string
-	// Changes holds every function whose cost changed, largest growth
-	// first: the store's functions, each charged with the library code it
-	// calls, or all functions by their own cost when there is no store
-	// code.
-	Changes []Change
+	Metric               string
+	BaseTotal, HeadTotal float64  // per op
+	StorePackages        []string // empty without store code (changes are then by own cost)
+	Changes              []Change // every function whose cost changed, largest growth first
 }
 
 // Grew returns up to n (all when n <= 0) changes that grew, largest
 // first.
 func (b *Blame) Grew(n int) []Change {
-	var out []Change
-	for _, c := range b.Changes {
-		if c.Growth() > 0 {
-			out = append(out, c)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(b.Changes), func(c Change) bool { return c.Growth() <= 0 })
 	if n > 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -100,9 +86,7 @@ func (b *Blame) Grew(n int) []Change {
 
 // harnessPackages are certbench's packages that run stores: functions of
 // theirs that call into a package make it a store package.
-var harnessPackages = []string{
-	"github.com/certbench/certbench/bench",
-}
+var harnessPackages = []string{"github.com/certbench/certbench/bench"}
 
 // StorePackages returns, sorted, the packages of the functions the harness
 // (package bench) calls directly in the windows, the standard library's
