@@ -57,9 +57,8 @@ func (m LookupMix) slots() (length, exact, wildcard int) {
 	return 100, m.Exact, m.Wildcard
 }
 
-// scenarioName is what a scenario's name may be: it goes into benchmark
-// names and configuration keys, which allow neither spaces, slashes nor
-// upper case.
+// scenarioName is what a scenario's name may be: benchmark names and
+// configuration keys allow no spaces, slashes or upper case.
 var scenarioName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{0,63}$`)
 
 // fileKinds are the churn kinds a file may name, in the order docs list them.
@@ -68,10 +67,8 @@ var fileKinds = []Kind{Rotate, Renew, Noop, Startup, Sequence, Lookup, Handshake
 // FileError is an error in a scenario file: each problem names
 // file:line:column and the field.
 type FileError struct {
-	// File is the file's name as given.
 	File string
-	// Err joins the problems (errors.Join), in document order.
-	Err error
+	Err  error // the problems joined, in document order
 }
 
 // Error says "scenario file:" and the problems, one a line.
@@ -80,10 +77,8 @@ func (e *FileError) Error() string { return "scenario file: " + e.Err.Error() }
 // Unwrap returns the problems.
 func (e *FileError) Unwrap() error { return e.Err }
 
-// LoadFile reads the scenario file path (a regular file of at most
-// MaxFileSize bytes) with ParseFile. A pool.certs source is loaded
-// relative to the file's directory, as pool.strict and pool.namespaces
-// say.
+// LoadFile reads the scenario file path (at most MaxFileSize bytes),
+// loading a pool.certs source relative to the file's directory.
 func LoadFile(path string) (Scenario, error) {
 	data, err := yamlfile.ReadFile(path, "scenario file", MaxFileSize)
 	if err != nil {
@@ -108,9 +103,8 @@ func LoadFile(path string) (Scenario, error) {
 	return sc, nil
 }
 
-// ParseFile reads one scenario from data, the contents of the file name.
-// A scenario whose pool is a certs: source cannot be made from the data
-// alone: ParseFile rejects it (LoadFile loads it).
+// ParseFile reads one scenario from data, the contents of the file name;
+// a pool.certs source needs LoadFile.
 func ParseFile(data []byte, name string) (Scenario, error) {
 	sc, pool, err := parseFile(data, name)
 	if err == nil && pool.Certs != "" {
@@ -128,9 +122,8 @@ func onSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	return sc, nil
 }
 
-// file is a scenario file as written (docs/scenarios.md). Pointers are
-// fields whose zero value is allowed but is not what leaving them out
-// means.
+// file is a scenario file as written (docs/scenarios.md); pointers are
+// fields whose zero value differs from leaving them out.
 type file struct {
 	Name        string         `yaml:"name" check:"required"`
 	Description string         `yaml:"description"`
