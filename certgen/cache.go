@@ -62,7 +62,6 @@ func PoolCacheDir() string {
 	return filepath.Join(base, "certbench", "pools")
 }
 
-
 // PoolCachePath returns the file that holds spec's pool in dir.
 func PoolCachePath(dir string, spec PoolSpec) string {
 	sum := sha256.Sum256([]byte(spec.withDefaults().String()))

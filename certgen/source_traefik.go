@@ -43,17 +43,7 @@ func (n *tnode) get(key string) *tnode {
 }
 
 func (n *tnode) what() string {
-	switch n.kind {
-	case 'm':
-		return "a mapping"
-	case 'l':
-		return "a list"
-	case 's':
-		return "a string"
-	case 'o':
-		return "a number, boolean or date"
-	}
-	return "null"
+	return map[byte]string{'m': "a mapping", 'l': "a list", 's': "a string", 'o': "a number, boolean or date", 0: "null"}[n.kind]
 }
 
 // yamlTree converts n, spending one unit of budget per node so that alias
