@@ -38,7 +38,6 @@ const (
 // Kinds lists every variant.
 var Kinds = []Kind{None, Allocs, Bytes, Slow, Work}
 
-
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
 const DefaultSlowPercent = 25
 
