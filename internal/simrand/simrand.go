@@ -21,33 +21,25 @@ import (
 	"runtime"
 )
 
-// Seed is the start-up randomness certbench's simulated CPU gives the
-// programs it runs (see internal/callgrind.StartFixedSeed): any 16 bytes
-// will do, as long as each half has a byte that is not zero (the runtime
-// ignores them otherwise).
+// Seed is the start-up randomness the simulated CPU gives the programs it
+// runs (callgrind.StartFixedSeed): each half needs a non-zero byte.
 var Seed = [16]byte{'c', 'e', 'r', 't', 'b', 'e', 'n', 'c', 'h', ' ', 's', 'e', 'e', 'd', ' ', '1'}
 
-// Env is set to "fixed" in the environment of a program whose start-up
-// randomness is Seed.
+// Env is "fixed" in the environment of a program whose start-up randomness
+// is Seed.
 const Env = "CERTBENCH_CALLGRIND_SEED"
 
-// Position is the position of the main thread's random stream after this
-// package's initialization, when aligned: far beyond where the runtime's
-// start-up leaves it, so that every start-up ends at the same place.
-const Position = 1 << 16
-
-// maxSkip bounds the numbers the runtime draws from its global generator
-// before it seeds the main thread's (its own start-up, the heap base, the
-// hash key); maxSearch bounds the main thread's draws before this
-// package's initialization.
 const (
-	maxSkip   = 64
-	maxSearch = 1 << 12
-)
+	// Position is the main thread's stream after init, when aligned: far
+	// beyond where any start-up leaves it.
+	Position = 1 << 16
+	// Step is how far Realign moves the stream: more than the runtime
+	// draws on the thread between two calls.
+	Step = 1 << 12
 
-// Step is how far Realign moves the main thread's stream each time: more
-// than the runtime's own draws on the thread between two calls.
-const Step = 1 << 12
+	maxSkip   = 64      // the runtime's draws from its global generator before seeding the main thread's
+	maxSearch = 1 << 12 // the main thread's draws before this package's init
+)
 
 var (
 	aligned bool
@@ -72,9 +64,8 @@ func init() {
 	}
 }
 
-// align draws two numbers from the runtime (package initialization runs
-// on the main thread), finds them in the main thread's stream computed
-// from Seed, and draws up to Position.
+// align finds two draws of the main thread (init runs there) in the stream
+// computed from Seed, and draws up to Position.
 func align() bool {
 	x, y := rand.Uint64(), rand.Uint64()
 	g, i, ok := find(x, y)
