@@ -20,9 +20,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ReadFile reads the file name for a YAML document of at most max bytes.
-// what names the kind of file in errors ("policy file"). The file must be
-// a regular file (not a directory, device or FIFO).
+// ReadFile reads the regular file name of at most max bytes; what names
+// the kind of file in errors ("policy file").
 func ReadFile(name, what string, max int64) ([]byte, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
@@ -46,9 +45,8 @@ func ReadFile(name, what string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// A Validator checks a decoded value. Its errors are *FieldError values
-// (errors.Join them), which Decode positions; any other error is reported
-// with the file name only.
+// A Validator checks a decoded value; Decode positions its *FieldErrors
+// (joined), and reports any other error with the file name only.
 type Validator interface {
 	Validate() error
 }
@@ -126,12 +124,11 @@ func join(path, field string) string {
 	return path + "." + field
 }
 
-// Decode reads data, the contents of the file name, into v, a pointer to
-// a struct whose fields carry yaml tags; fields the document leaves out
-// keep the values v had. want describes the document for an empty one or
-// one that is not a mapping ("a scenario (name, pool, churn, ops)"). A
-// field tagged `check:"required"` must be there. If v is a Validator,
-// Validate runs after decoding. The errors come in document order.
+// Decode reads data, the contents of the file name, into v, a pointer to a
+// struct with yaml tags (fields left out keep their values; `check:
+// "required"` ones must be there), then runs v's Validate if it has one.
+// want describes the document ("a scenario (name, pool, churn, ops)").
+// The errors come in document order.
 func Decode(data []byte, name, want string, v any) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -191,9 +188,8 @@ type posError struct {
 // document) and its value.
 type place struct{ key, value *yaml.Node }
 
-// seenKey is a node checked against a type: a node that aliases name
-// many times is checked once, so that checking takes time in proportion
-// to the document's size however its aliases nest.
+// seenKey is a node checked against a type, once however often aliases
+// name it, so that checking takes time in proportion to the document.
 type seenKey struct {
 	n *yaml.Node
 	t reflect.Type
