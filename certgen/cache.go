@@ -25,12 +25,11 @@ import (
 // four certificates and compares them, so that a file of a generator that
 // has since changed is never used.
 
-// PoolCacheEnv is the environment variable that sets the on-disk pool cache
-// directory; "off" (or "none") disables the cache.
+// PoolCacheEnv sets the on-disk pool cache directory; "off" or "none"
+// disables the cache.
 const PoolCacheEnv = "CERTBENCH_CACHE"
 
-// DiskCacheMin is the smallest pool that CachedPool keeps on disk; smaller
-// pools generate in well under a second.
+// DiskCacheMin is the smallest pool CachedPool keeps on disk.
 const DiskCacheMin = 5000
 
 var (
@@ -68,8 +67,8 @@ func PoolCachePath(dir string, spec PoolSpec) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".pool")
 }
 
-// loadPool is what CachedPool calls to make a pool: from the on-disk cache
-// for large pools when one is configured, else generated.
+// loadPool makes CachedPool's pools: large ones from the on-disk cache
+// when there is one, else generated.
 func loadPool(spec PoolSpec) (*Pool, error) {
 	spec = spec.withDefaults()
 	dir := PoolCacheDir()
@@ -80,11 +79,9 @@ func loadPool(spec PoolSpec) (*Pool, error) {
 	return p, err
 }
 
-// LoadPool returns the pool for spec from the cache file in dir, or, when
-// there is no usable file, generates it and writes the file (ignoring
-// write errors: the cache is an optimization). fromCache reports whether
-// the pool came from the file. An error is returned only when the pool
-// cannot be generated.
+// LoadPool returns the pool for spec from its cache file in dir, or
+// generates it and writes the file (write errors ignored: the cache is an
+// optimization); fromCache says which. It fails only if generating does.
 func LoadPool(spec PoolSpec, dir string) (p *Pool, fromCache bool, err error) {
 	spec = spec.withDefaults()
 	if err := spec.validate(); err != nil {
@@ -280,9 +277,8 @@ func (r *byteReader) bytes() []byte {
 
 var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
 
-// CachedPool returns the pool for spec, generating it once per process
-// (large pools come from the on-disk cache when there is one: see
-// PoolCacheDir).
+// CachedPool returns the pool for spec, made once per process (large ones
+// from the on-disk cache, see PoolCacheDir).
 func CachedPool(spec PoolSpec) (*Pool, error) {
 	spec = spec.withDefaults()
 	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return loadPool(spec) }))
