@@ -22,8 +22,7 @@ import (
 // captureMu serializes captures: runtime.MemProfileRate is process-wide.
 var captureMu sync.Mutex
 
-// captureHung is set once a capture was abandoned because its store did
-// not return; later captures in the process are refused.
+// captureHung is set once a capture's store did not return: later ones are refused.
 var captureHung atomic.Bool
 
 // HeapProfile runs ops ops of sc (0: the scenario's Ops) on a new store the
@@ -253,15 +252,13 @@ func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
 	return p, nil
 }
 
-// subtractProfile returns a minus b, dropping samples that cancel out. It
-// scales b in place.
+// subtractProfile returns a minus b (scaling b in place), cancelled samples dropped.
 func subtractProfile(a, b *pprofile.Profile) (*pprofile.Profile, error) {
 	b.Scale(-1)
 	return pprofile.Merge([]*pprofile.Profile{a, b})
 }
 
-// dropSamples removes the samples with a frame whose function drop
-// matches.
+// dropSamples removes the samples with a frame whose function drop matches.
 func dropSamples(p *pprofile.Profile, drop func(name string) bool) {
 	kept := p.Sample[:0]
 	for _, s := range p.Sample {

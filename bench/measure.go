@@ -274,8 +274,7 @@ type timing struct {
 	rss           uint64 // process peak RSS right after the timed ops; 0 if unknown
 }
 
-// timeOps runs the timed ops and returns the store that holds the last
-// configuration (a new one per op for fresh-store workloads).
+// timeOps runs the timed ops and returns the store of the last configuration.
 func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
 	var m0, m1 runtime.MemStats
@@ -333,12 +332,10 @@ func finishSimulated(s Sample, probe heapProbe, t timing, store certstore.Store,
 	return s, nil
 }
 
-// Apply is what is timed: ops ops of the workload on store, which holds
-// w.Configs[0] (or, for fresh-store workloads, is nil or any store: each op
-// discards it and loads a new one). Lookup workloads cycle over their
-// hellos; Handshake workloads make ops handshakes without churn (an
-// error if any fails); others apply w.Configs[1..ops]. It returns the
-// store that holds the last configuration.
+// Apply is what is timed: ops ops of w on store, which holds w.Configs[0]
+// (fresh-store workloads: nil or any store, replaced per op): lookups over
+// the hellos, handshakes (an error if any fails), or w.Configs[1..ops]. It
+// returns the store that holds the last configuration.
 func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
 	return apply(store, newStore, w, ops, nil)
 }

@@ -133,8 +133,7 @@ func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, s
 	return nil
 }
 
-// sweeper is the sweep of one family: its options, what it reports, and
-// what each store measured so far.
+// sweeper is the sweep of one family, with what each store measured so far.
 type sweeper struct {
 	opts SweepOptions
 	fam  scenarios.Family
@@ -187,8 +186,7 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 }
 
 // measure takes the planned samples of every store at size, interleaved,
-// and adds what they measured to the stores' histories. It reports false
-// when no store was to be measured there.
+// into the stores' histories; false when no store was to be measured.
 func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	sc := w.fam.At(size)
 	active, plan, timeout := w.plan(size, sc.Ops)
@@ -239,11 +237,10 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	return true, nil
 }
 
-// estimate returns the estimated wall seconds of one sample at size with
-// ops ops (ops+1 refreshes, counting the untimed first one), extrapolated
-// from the largest size measured: its wall time per refresh, scaled by
-// (size/last)^k where k is the growth of sec/op between the last two
-// sizes, at least 1 (a refresh is at least linear in the pool).
+// estimate returns the wall seconds of one sample at size (ops+1
+// refreshes): the largest size's wall time per refresh scaled by
+// (size/last)^k, k the growth of sec/op over the last two sizes, at least
+// 1 (a refresh is at least linear in the pool).
 func (h *history) estimate(size, ops int) (float64, bool) {
 	n := len(h.sizes)
 	if n == 0 {
@@ -258,8 +255,7 @@ func (h *history) estimate(size, ops int) (float64, bool) {
 	return perRefresh * float64(ops+1), true
 }
 
-// median is the center of xs as compare reports it (benchmath, assuming
-// nothing of the distribution).
+// median is the center of xs as compare reports it.
 func median(xs []float64) float64 {
 	return benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), 0.95).Center
 }
