@@ -528,18 +528,8 @@ func MinSamplesFor(alpha float64) int {
 
 // withDefaults fills zero fields and checks the policy.
 func (p Policy) withDefaults() (Policy, error) {
-	if p.Alpha == 0 {
-		p.Alpha = DefaultAlpha
-	}
-	if p.MinSamples == 0 {
-		p.MinSamples = DefaultMinSamples
-	}
-	if p.Correction == "" {
-		p.Correction = Holm
-	}
-	if p.Test == "" {
-		p.Test = AutoTest
-	}
+	p.Alpha, p.MinSamples = cmp.Or(p.Alpha, DefaultAlpha), cmp.Or(p.MinSamples, DefaultMinSamples)
+	p.Correction, p.Test = cmp.Or(p.Correction, Holm), cmp.Or(p.Test, AutoTest)
 	return p, p.named(p.validate(false), func(key string) string { return key })
 }
 
