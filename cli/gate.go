@@ -270,7 +270,7 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 			return err
 		}
 	}
-	write := func(w io.Writer) error { return writeAs(opts.Format, w, v.Page(), v.JSON()) }
+	write := func(w io.Writer) error { return table.Write(w, opts.Format, v.Page(), v.JSON()) }
 	if opts.Output == "" || opts.Output == "-" {
 		return write(opts.IO.Out)
 	}
