@@ -565,7 +565,7 @@ func (p Policy) validate(strict bool) error {
 	if p.Correction != Holm && p.Correction != NoCorrection {
 		bad("correction", "want %s or %s", Holm, NoCorrection)
 	}
-	if _, err := ParseTestChoice(string(p.Test)); err != nil {
+	if !slices.Contains(TestChoices, p.Test) {
 		bad("test", "want auto, paired or unpaired")
 	}
 	if p.SampleTimeout < 0 {
