@@ -34,17 +34,6 @@ type Chart struct {
 	better       map[*plot.Plot]int // each panel's results.Better
 }
 
-// setBetter records panel p's direction (0 records nothing).
-func (c *Chart) setBetter(p *plot.Plot, better int) {
-	if better == 0 || p == nil {
-		return
-	}
-	if c.better == nil {
-		c.better = make(map[*plot.Plot]int)
-	}
-	c.better[p] = better
-}
-
 // betterNote says which way is better on p, or "".
 func (c *Chart) betterNote(p *plot.Plot) string {
 	switch c.better[p] {

@@ -267,8 +267,9 @@ func (r *Report) rowBars(t *compare.Table, row *compare.Row, keep func(*compare.
 // withBetter records better[i] as the direction of panels[i] and
 // returns ch.
 func withBetter(panels []*plot.Plot, better []int, ch *Chart) *Chart {
+	ch.better = make(map[*plot.Plot]int, len(panels))
 	for i, p := range panels {
-		ch.setBetter(p, better[i])
+		ch.better[p] = better[i]
 	}
 	return ch
 }
