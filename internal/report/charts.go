@@ -393,10 +393,6 @@ func (cs *colors) of(name string) color.RGBA {
 	return pick(&cs.names, name, palette)
 }
 
-func (cs *colors) file(label string) color.RGBA {
-	return pick(&cs.files, label, filePalette)
-}
-
 // pick returns the colour of name, adding it to names if new.
 func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 	i := slices.Index(*names, name)
@@ -411,7 +407,7 @@ func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 // file's.
 func (r *Report) columnColor(label string) color.RGBA {
 	if r.filesAreColumns() {
-		return r.colors.file(label)
+		return pick(&r.colors.files, label, filePalette)
 	}
 	return r.colors.of(label)
 }
