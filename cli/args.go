@@ -34,9 +34,9 @@ func longForms(root *cobra.Command, args []string) []string {
 		var f *pflag.Flag
 		switch {
 		case strings.HasPrefix(arg, "--"):
-			f = lookupFlag(cmd, name)
-		case len(name) > 1 && lookupFlag(cmd, name) != nil:
-			f = lookupFlag(cmd, name)
+			f = cmd.Flag(name)
+		case len(name) > 1 && cmd.Flag(name) != nil:
+			f = cmd.Flag(name)
 			out[i] = "-" + arg
 		case len(name) == 1:
 			f = shorthandFlag(cmd, name)
@@ -48,14 +48,6 @@ func longForms(root *cobra.Command, args []string) []string {
 		}
 	}
 	return out
-}
-
-// lookupFlag returns cmd's flag name, its own or inherited, or nil.
-func lookupFlag(cmd *cobra.Command, name string) *pflag.Flag {
-	if f := cmd.Flags().Lookup(name); f != nil {
-		return f
-	}
-	return cmd.InheritedFlags().Lookup(name)
 }
 
 // shorthandFlag returns cmd's flag of shorthand letter s, or nil.
@@ -91,7 +83,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	word, _, _ = strings.Cut(word, "=")
 	typed, _, _ = strings.Cut(typed, "=")
-	if h, ok := habits[word]; ok && (h.flag == "" || lookupFlag(cmd, h.flag) != nil) {
+	if h, ok := habits[word]; ok && (h.flag == "" || cmd.Flag(h.flag) != nil) {
 		if h.flag == "" {
 			return fmt.Errorf("unknown flag %s: not needed, %s", typed, h.why)
 		}

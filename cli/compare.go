@@ -59,12 +59,6 @@ func render(r renderer, format string, w io.Writer) error {
 	return usagef("--format %q: not available here", format)
 }
 
-// writeAs writes page in a checked format by package table, or for json
-// data as encoding/json marshals it.
-func writeAs(format string, w io.Writer, page *table.Page, data any) error {
-	return table.Write(w, format, page, data)
-}
-
 // CompareOptions are the options of certbench compare.
 type CompareOptions struct {
 	IO IO
@@ -185,9 +179,10 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	copts.Filter = strings.Join(filters, " ")
 	report, err := compare.Build(set, copts)
 	if err != nil {
-		return buildError(err, opts.givenSelection(), opts.Selection, from)
+		given, _ := opts.selected()
+		return buildError(err, given, opts.Selection, from)
 	}
-	if err := writeAs(opts.Format, opts.IO.Out, report.Page(), report); err != nil {
+	if err := table.Write(opts.IO.Out, opts.Format, report.Page(), report); err != nil {
 		return err
 	}
 	return runErr
@@ -213,7 +208,8 @@ func (opts *CompareOptions) loadFiles(copts *compare.Options, from string) (set 
 	case len(opts.Files) == 1 && opts.StoresGiven && opts.Col == "" && opts.Row == "":
 		copts.Columns = trimAll(opts.Stores) // the stores of one file
 	}
-	return set, opts.selectionFilters(), nil
+	_, filters = opts.selected()
+	return set, filters, nil
 }
 
 // runStores runs the benchmarks, -o getting each sample as it is
@@ -316,29 +312,20 @@ func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
 	return nil
 }
 
-// givenSelection is --stores and --scenarios, as given, for errors.
-func (o *CompareOptions) givenSelection() []string {
-	var given []string
-	if o.StoresGiven {
-		given = append(given, "--stores "+strings.Join(trimAll(o.Stores), ","))
+// selected returns --stores and --scenarios, if given, as written (for
+// errors) and as filter terms.
+func (o *CompareOptions) selected() (given, filters []string) {
+	for _, sel := range []struct {
+		flag, key string
+		on        bool
+		names     []string
+	}{{"stores", results.StoreKey, o.StoresGiven, o.Stores}, {"scenarios", results.ScenarioKey, o.ScenariosGiven, o.Scenarios}} {
+		if sel.on {
+			given = append(given, "--"+sel.flag+" "+strings.Join(trimAll(sel.names), ","))
+			filters = append(filters, orFilter("/"+sel.key, sel.names))
+		}
 	}
-	if o.ScenariosGiven {
-		given = append(given, "--scenarios "+strings.Join(trimAll(o.Scenarios), ","))
-	}
-	return given
-}
-
-// selectionFilters turns --stores and --scenarios, if given, into filter
-// terms.
-func (o *CompareOptions) selectionFilters() []string {
-	var parts []string
-	if o.StoresGiven {
-		parts = append(parts, orFilter("/"+results.StoreKey, o.Stores))
-	}
-	if o.ScenariosGiven {
-		parts = append(parts, orFilter("/"+results.ScenarioKey, o.Scenarios))
-	}
-	return parts
+	return given, filters
 }
 
 // buildError says which flags selected nothing; given are the selecting

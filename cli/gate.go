@@ -67,16 +67,11 @@ type gateCmd struct {
 	config   string // --config: the policy file
 }
 
-// addFlags defines gate's flags on f.
+// addFlags defines gate's flags on f: --baseline, a flag per policy
+// setting (gate.FlagName) into opts.Policy.Set (the defaults, with no
+// thresholds), then the report's outputs and the profiles.
 func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
-	g.addPolicyFlags(f)
-	g.addOutputFlags(f)
-}
-
-// addPolicyFlags defines a flag per policy setting (gate.FlagName) into
-// opts.Policy.Set: the defaults, with no thresholds.
-func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
 	set := &g.opts.Policy.Set
 	*set = gate.DefaultPolicy()
 	set.Max = nil
@@ -91,10 +86,6 @@ func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
 	f.BoolVar(&g.opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
 	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head, with a warning")
 	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates, with a warning")
-}
-
-// addOutputFlags defines the report's outputs and the profiles.
-func (g *gateCmd) addOutputFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -270,7 +261,7 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 			return err
 		}
 	}
-	write := func(w io.Writer) error { return writeAs(opts.Format, w, v.Page(), v.JSON()) }
+	write := func(w io.Writer) error { return table.Write(w, opts.Format, v.Page(), v.JSON()) }
 	if opts.Output == "" || opts.Output == "-" {
 		return write(opts.IO.Out)
 	}

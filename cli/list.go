@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -105,15 +106,12 @@ func runList(_ context.Context, opts *ListOptions) error {
 		for _, info := range certstore.Registered() {
 			doc.Stores = append(doc.Stores, listStore{info.Name, info.Description})
 		}
-		for _, s := range scenarios.Catalogue {
-			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), s.Pool.Count, s.Ops, s.Default, s.Hash(), false})
-		}
-		for _, s := range files {
-			size := s.Pool.Count
+		for i, s := range slices.Concat(scenarios.Catalogue, files) {
+			fromFile, size := i >= len(scenarios.Catalogue), s.Pool.Count
 			if s.Certs != nil {
 				size = len(s.Certs.Certs)
 			}
-			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), size, s.Ops, false, s.Hash(), true})
+			doc.Scenarios = append(doc.Scenarios, listScenario{s.Name, s.Description, string(s.Kind), size, s.Ops, s.Default && !fromFile, s.Hash(), fromFile})
 		}
 		for _, f := range scenarios.Families {
 			doc.Families = append(doc.Families, listFamily{f.Name, f.Description, string(f.Kind)})

@@ -303,7 +303,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	if err := rep.WriteMarkdown(&b); err != nil {
 		return err
 	}
-	if err := writeFile(comment, b.Bytes()); err != nil {
+	if err := os.WriteFile(comment, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing the comment: %w", err)
 	}
 	opts.IO.Out.Write(b.Bytes())

@@ -206,8 +206,3 @@ func isTerminal(w io.Writer) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
-
-// writeFile writes data to path.
-func writeFile(path string, data []byte) error {
-	return os.WriteFile(path, data, 0o644)
-}

@@ -255,19 +255,35 @@ func (w *warnings) add(msgs ...string) {
 // geomeans. It fails with ErrNoResults, ErrNothingInCommon, or on a bad
 // projection, filter, Alpha, Confidence or column name.
 func Build(set *results.Set, opts Options) (*Report, error) {
-	b, err := NewBuilder(set.Units, opts)
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range set.Series {
-		b.Add(s)
+	filter, err := benchproc.NewFilter(opts.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("filter %q: %w", opts.Filter, err)
 	}
-	return b.Report()
+	b := &builder{opts: opts, filter: filter, units: set.Units, names: make(map[string]bool)}
+	for _, s := range set.Series {
+		// Kept if the filter keeps it or any of its units; not modified.
+		res := s.Result()
+		if m, _ := filter.Match(res); !m.Any() {
+			continue
+		}
+		b.kept = append(b.kept, kept{s, res})
+		if name := string(res.Name); !b.names[name] {
+			b.names[name] = true
+			if !results.IsCertbench(res) {
+				b.plain = append(b.plain, name)
+			}
+		}
+	}
+	return b.report()
 }
 
-// A Builder accumulates series and makes their Report, as benchstat's
-// table builder does.
-type Builder struct {
+// A builder holds the series Build keeps, as benchstat's table builder
+// does, and makes their Report.
+type builder struct {
 	opts   Options
 	filter *benchproc.Filter
 	units  benchfmt.UnitMetadataMap
@@ -283,39 +299,8 @@ type kept struct {
 	res    *benchfmt.Result
 }
 
-// NewBuilder returns a Builder for results with the unit metadata units.
-// Projections are checked by Report, which may choose them from the
-// results.
-func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) {
-	opts, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	filter, err := benchproc.NewFilter(opts.Filter)
-	if err != nil {
-		return nil, fmt.Errorf("filter %q: %w", opts.Filter, err)
-	}
-	return &Builder{opts: opts, filter: filter, units: units, names: make(map[string]bool)}, nil
-}
-
-// Add adds a series, if the filter keeps it (or any of its units). The
-// series is not modified.
-func (b *Builder) Add(s *results.Series) {
-	res := s.Result()
-	if m, _ := b.filter.Match(res); !m.Any() {
-		return
-	}
-	b.kept = append(b.kept, kept{s, res})
-	if name := string(res.Name); !b.names[name] {
-		b.names[name] = true
-		if !results.IsCertbench(res) {
-			b.plain = append(b.plain, name)
-		}
-	}
-}
-
-// Report makes the tables of the results added so far (see Build).
-func (b *Builder) Report() (*Report, error) {
+// report makes the tables of the kept results (see Build).
+func (b *builder) report() (*Report, error) {
 	opts := b.opts
 	if len(b.kept) == 0 {
 		if opts.Filter == DefaultFilter {
@@ -382,7 +367,7 @@ type grid struct {
 }
 
 // group projects the kept series into rows and columns.
-func (b *Builder) group(opts Options) (*grid, error) {
+func (b *builder) group(opts Options) (*grid, error) {
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(opts.Row, b.filter)
 	if err != nil {

@@ -31,7 +31,7 @@ func (c *Cell) MarshalJSON() ([]byte, error) {
 		Hi         *float64  `json:"hi"`
 		Confidence float64   `json:"confidence"`
 		Interval   string    `json:"interval"`
-	}{(*plain)(c), c.N(), c.Sample.Values, c.Center(), finite(c.Summary.Lo), finite(c.Summary.Hi),
+	}{(*plain)(c), c.N(), c.Sample.Values, c.Center(), Finite(c.Summary.Lo), Finite(c.Summary.Hi),
 		c.Summary.Confidence, ciText(c)})
 }
 
@@ -48,7 +48,7 @@ func (d *Delta) MarshalJSON() ([]byte, error) {
 		N       int      `json:"n"`
 		Text    string   `json:"text"`
 		Test    string   `json:"test"`
-	}{(*plain)(d), finite(d.Ratio), finite(d.Percent()), d.Comparison.P, d.Comparison.Alpha,
+	}{(*plain)(d), Finite(d.Ratio), Finite(d.Percent()), d.Comparison.P, d.Comparison.Alpha,
 		d.Comparison.N1, d.Comparison.N2, d.String(), d.Comparison.String()})
 }
 
@@ -59,11 +59,12 @@ func (g Geomean) MarshalJSON() ([]byte, error) {
 		plain
 		Center *float64 `json:"center"`
 		Ratio  *float64 `json:"ratio"`
-	}{plain(g), finite(g.Center), finite(g.Ratio)})
+	}{plain(g), Finite(g.Center), Finite(g.Ratio)})
 }
 
-// finite returns a pointer to x, or nil (JSON null) if x is infinite or NaN.
-func finite(x float64) *float64 {
+// Finite returns a pointer to x, or nil (JSON null) if x is infinite or
+// NaN: how every JSON document of certbench writes an undefined number.
+func Finite(x float64) *float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return nil
 	}

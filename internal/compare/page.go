@@ -53,10 +53,10 @@ func (t *Table) table() *table.Table {
 			cell, delta, test := table.Cell{}, table.Cell{}, table.Cell{}
 			if c != nil {
 				cell = tt.Note(table.Cell{Text: texts[j], Interval: ciText(c)}, cellNotes(c)...)
-			}
-			if d := c.delta(); d != nil {
-				delta = tt.Note(table.Cell{Text: d.String(), Class: t.class(d)}, deltaNotes(d.Warnings)...)
-				test.Text = "(" + d.Comparison.String() + ")"
+				if d := c.Delta; d != nil {
+					delta = tt.Note(table.Cell{Text: d.String(), Class: t.class(d)}, deltaNotes(d.Warnings)...)
+					test.Text = "(" + d.Comparison.String() + ")"
+				}
 			}
 			cells = append(cells, cell)
 			if j > 0 {
@@ -81,14 +81,6 @@ func (t *Table) table() *table.Table {
 		tt.Notes = append(tt.Notes, "no geomean row: "+t.NoGeomean)
 	}
 	return tt
-}
-
-// delta returns c's Delta; nil for a nil cell.
-func (c *Cell) delta() *Delta {
-	if c == nil {
-		return nil
-	}
-	return c.Delta
 }
 
 // rowTexts formats row's centers, each paired with the baseline's

@@ -22,20 +22,6 @@ func (r *Report) shownTables() []*Table {
 	return out
 }
 
-// hiddenNote says which tables are left out and why; "" if none is.
-func (r *Report) hiddenNote() string {
-	var parts []string
-	for _, t := range r.Tables {
-		if t.Hidden != "" {
-			parts = append(parts, t.Unit+" ("+t.Hidden+")")
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "not shown: " + strings.Join(parts, "; ")
-}
-
 // benchmath's warnings stated once after the tables, not on every cell.
 var (
 	ciWarning   = regexp.MustCompile(`^need >= (\d+) samples for confidence interval at level ([0-9.]+)$`)
@@ -103,8 +89,14 @@ func (r *Report) endNotes(shown map[string]bool) []string {
 			notes = append(notes, n)
 		}
 	}
-	if n := r.hiddenNote(); n != "" {
-		notes = append(notes, n)
+	var hidden []string
+	for _, t := range r.Tables {
+		if t.Hidden != "" {
+			hidden = append(hidden, t.Unit+" ("+t.Hidden+")")
+		}
+	}
+	if len(hidden) > 0 {
+		notes = append(notes, "not shown: "+strings.Join(hidden, "; "))
 	}
 	if r.tested() {
 		notes = append(notes, CorrectionNote)

@@ -302,20 +302,20 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 	if !gated {
 		notGated = append(notGated, t.Unit)
 	}
+	m := len(family) // the tests the correction counts
+	if p.Correction == NoCorrection {
+		m = 1
+	}
 	if p.Test == AutoTest {
 		// Pairs the correction leaves no chance take the U test if it has
 		// one.
-		m := float64(len(family))
-		if p.Correction == NoCorrection {
-			m = 1
-		}
 		for _, f := range family {
-			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*m >= p.Alpha && minP(f.BaseN, f.HeadN)*m < p.Alpha {
+			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*float64(m) >= p.Alpha && minP(f.BaseN, f.HeadN)*float64(m) < p.Alpha {
 				f.unpair(fmt.Sprintf("%s cannot reach p < %g after %s's correction for %d tests", nonZeroPairs(f.nonZero), p.Alpha, p.Correction, len(family)))
 			}
 		}
 	}
-	family = reachable(family, p)
+	family = reachable(family, p, m)
 	adjust(family, p.Correction)
 	for _, f := range family {
 		f.Significant = f.AdjustedP < p.Alpha
@@ -447,13 +447,9 @@ func minP(n1, n2 int) float64 {
 }
 
 // reachable marks TooFewSamples the tests that could not be significant
-// whatever the data, and returns the others: the gate must not pass a
-// metric it could never have failed.
-func reachable(family []*Finding, p Policy) []*Finding {
-	m := len(family)
-	if p.Correction == NoCorrection {
-		m = 1
-	}
+// whatever the data after the correction for m tests, and returns the
+// others: the gate must not pass a metric it could never have failed.
+func reachable(family []*Finding, p Policy, m int) []*Finding {
 	var out []*Finding
 	for _, f := range family {
 		best := f.bestP() * float64(m)

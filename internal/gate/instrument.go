@@ -17,13 +17,21 @@ var ErrMixedInstruments = errors.New("measured by different instruments")
 // InstrumentsOf returns the instruments of the results, sorted, once
 // each (results.InstrumentWall without an "instrument" line).
 func InstrumentsOf(rs *results.Set) []string {
+	return distinct(rs, func(s *results.Series) string {
+		return cmp.Or(s.GetConfig(results.InstrumentKey), results.InstrumentWall)
+	})
+}
+
+// distinct returns the distinct values of key over the series of rs,
+// sorted.
+func distinct(rs *results.Set, key func(*results.Series) string) []string {
 	if rs == nil {
 		return nil
 	}
 	var out []string
 	for _, s := range rs.Series {
-		if in := cmp.Or(s.GetConfig(results.InstrumentKey), results.InstrumentWall); !slices.Contains(out, in) {
-			out = append(out, in)
+		if v := key(s); !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	slices.Sort(out)

@@ -2,8 +2,8 @@ package gate
 
 import (
 	"encoding/json"
-	"math"
 
+	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/table"
 )
 
@@ -31,7 +31,7 @@ func (v *Verdict) JSON() Document {
 // MarshalJSON writes undefined numbers as null, and adds the change.
 func (f *Finding) MarshalJSON() ([]byte, error) {
 	type plain Finding
-	n := finite
+	n := compare.Finite
 	return json.Marshal(struct {
 		*plain
 		Base      *float64 `json:"base"`
@@ -62,13 +62,5 @@ func (s Site) MarshalJSON() ([]byte, error) {
 		Base   *float64 `json:"base"`
 		Head   *float64 `json:"head"`
 		Growth *float64 `json:"growth"`
-	}{plain(s), finite(s.Base), finite(s.Head), finite(s.Growth())})
-}
-
-// finite returns a pointer to x, or nil (null) when x is NaN or infinite.
-func finite(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
+	}{plain(s), compare.Finite(s.Base), compare.Finite(s.Head), compare.Finite(s.Growth())})
 }

@@ -26,14 +26,6 @@ const (
 // TestChoices lists the valid test choices.
 var TestChoices = []TestChoice{AutoTest, PairedTest, UnpairedTest}
 
-// ParseTestChoice returns the TestChoice named s.
-func ParseTestChoice(s string) (TestChoice, error) {
-	if c := TestChoice(s); slices.Contains(TestChoices, c) {
-		return c, nil
-	}
-	return "", fmt.Errorf("test %q: want auto, paired or unpaired", s)
-}
-
 // PairConfidence is the level of the confidence interval of a paired
 // finding's ratio (Finding.RatioLow, RatioHigh).
 const PairConfidence = 0.95

@@ -528,18 +528,8 @@ func MinSamplesFor(alpha float64) int {
 
 // withDefaults fills zero fields and checks the policy.
 func (p Policy) withDefaults() (Policy, error) {
-	if p.Alpha == 0 {
-		p.Alpha = DefaultAlpha
-	}
-	if p.MinSamples == 0 {
-		p.MinSamples = DefaultMinSamples
-	}
-	if p.Correction == "" {
-		p.Correction = Holm
-	}
-	if p.Test == "" {
-		p.Test = AutoTest
-	}
+	p.Alpha, p.MinSamples = cmp.Or(p.Alpha, DefaultAlpha), cmp.Or(p.MinSamples, DefaultMinSamples)
+	p.Correction, p.Test = cmp.Or(p.Correction, Holm), cmp.Or(p.Test, AutoTest)
 	return p, p.named(p.validate(false), func(key string) string { return key })
 }
 
@@ -575,7 +565,7 @@ func (p Policy) validate(strict bool) error {
 	if p.Correction != Holm && p.Correction != NoCorrection {
 		bad("correction", "want %s or %s", Holm, NoCorrection)
 	}
-	if _, err := ParseTestChoice(string(p.Test)); err != nil {
+	if !slices.Contains(TestChoices, p.Test) {
 		bad("test", "want auto, paired or unpaired")
 	}
 	if p.SampleTimeout < 0 {

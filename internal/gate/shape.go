@@ -31,19 +31,7 @@ const generatedPools = "generated pools"
 
 // CertsOf returns the certificates the results were measured on
 // ("count N, fingerprint F", or "generated pools"), sorted, once each.
-func CertsOf(rs *results.Set) []string {
-	if rs == nil {
-		return nil
-	}
-	var out []string
-	for _, r := range rs.Series {
-		if d := certsDesc(r); !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func CertsOf(rs *results.Set) []string { return distinct(rs, certsDesc) }
 
 // CertsByFile returns the input files of rs in order, and for each the
 // certificates of its results (CertsOf) joined with " and ".

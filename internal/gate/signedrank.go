@@ -53,20 +53,7 @@ func signedRankTest(d []float64) signedRank {
 	}
 	n := float64(r.N)
 	if r.N <= exactSignedRankN {
-		// counts[s]: sign assignments whose positive doubled ranks sum to s.
-		total := int(math.Round(n * (n + 1))) // sum of doubled ranks
-		counts := make([]float64, total+1)
-		counts[0] = 1
-		top := 0
-		for _, rk := range ranks {
-			r2 := int(math.Round(2 * rk))
-			for s := top; s >= 0; s-- {
-				if counts[s] != 0 {
-					counts[s+r2] += counts[s]
-				}
-			}
-			top += r2
-		}
+		counts := signSums(ranks)
 		w2 := int(math.Round(2 * r.WPlus))
 		var lower, upper float64
 		for s, c := range counts {
@@ -188,29 +175,38 @@ func fromOrderedBits(u uint64) float64 {
 // untied differences, or -1 if even P(W+ <= 0) = 2^-n exceeds tail.
 func signedRankCritical(n int, tail float64) int {
 	if n <= exactSignedRankN {
-		total := n * (n + 1) / 2
-		counts := make([]float64, total+1)
-		counts[0] = 1
-		top := 0
-		for r := 1; r <= n; r++ {
-			for s := top; s >= 0; s-- {
-				counts[s+r] += counts[s]
-			}
-			top += r
+		ranks := make([]float64, n)
+		for i := range ranks {
+			ranks[i] = float64(i + 1)
 		}
+		counts := signSums(ranks) // by doubled sums: odd ones count 0
 		all := math.Ldexp(1, n)
 		cum := 0.0
 		for s, k := range counts {
 			cum += k
 			if cum/all > tail {
-				return s - 1
+				return s/2 - 1
 			}
 		}
-		return total
+		return (len(counts) - 1) / 2
 	}
 	fn := float64(n)
 	mean := fn * (fn + 1) / 4
 	sd := math.Sqrt(fn * (fn + 1) * (2*fn + 1) / 24)
 	z := math.Sqrt2 * math.Erfinv(1-2*tail) // the upper tail quantile
 	return int(math.Floor(mean - z*sd - 0.5))
+}
+
+// signSums returns counts[s]: how many sign assignments to ranks give
+// positive ranks whose doubled sum is s (doubled midranks are integers).
+func signSums(ranks []float64) []float64 {
+	counts := []float64{1}
+	for _, rk := range ranks {
+		r2 := int(math.Round(2 * rk))
+		counts = append(counts, make([]float64, r2)...)
+		for s := len(counts) - 1 - r2; s >= 0; s-- {
+			counts[s+r2] += counts[s]
+		}
+	}
+	return counts
 }

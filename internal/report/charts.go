@@ -34,17 +34,6 @@ type Chart struct {
 	better       map[*plot.Plot]int // each panel's results.Better
 }
 
-// setBetter records panel p's direction (0 records nothing).
-func (c *Chart) setBetter(p *plot.Plot, better int) {
-	if better == 0 || p == nil {
-		return
-	}
-	if c.better == nil {
-		c.better = make(map[*plot.Plot]int)
-	}
-	c.better[p] = better
-}
-
 // betterNote says which way is better on p, or "".
 func (c *Chart) betterNote(p *plot.Plot) string {
 	switch c.better[p] {
@@ -404,10 +393,6 @@ func (cs *colors) of(name string) color.RGBA {
 	return pick(&cs.names, name, palette)
 }
 
-func (cs *colors) file(label string) color.RGBA {
-	return pick(&cs.files, label, filePalette)
-}
-
 // pick returns the colour of name, adding it to names if new.
 func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 	i := slices.Index(*names, name)
@@ -422,7 +407,7 @@ func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 // file's.
 func (r *Report) columnColor(label string) color.RGBA {
 	if r.filesAreColumns() {
-		return r.colors.file(label)
+		return pick(&r.colors.files, label, filePalette)
 	}
 	return r.colors.of(label)
 }

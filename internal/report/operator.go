@@ -274,15 +274,7 @@ func (r *Report) peakChart() *Chart {
 	}
 	var panels []*plot.Plot
 	for _, row := range t.Rows {
-		var stores []string
-		var vals []barValue
-		for j, c := range row.Cells {
-			if c == nil || !finite(c.Summary.Center) {
-				continue
-			}
-			stores = append(stores, r.tick(t.Columns[j].Label))
-			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
-		}
+		stores, vals := r.rowBars(t, row, func(c *compare.Cell) bool { return finite(c.Summary.Center) })
 		if len(vals) == 0 {
 			continue
 		}

@@ -223,24 +223,13 @@ func (r *Report) scenarioChart(label string) *Chart {
 		if i < 0 {
 			continue
 		}
-		row := t.Rows[i]
-		var stores []string
-		var vals []barValue
-		nonzero := false
-		for j, c := range row.Cells {
-			if c == nil {
-				continue
-			}
-			stores = append(stores, r.tick(t.Columns[j].Label))
-			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
-			nonzero = nonzero || c.Summary.Center != 0
-		}
+		stores, vals := r.rowBars(t, t.Rows[i], func(*compare.Cell) bool { return true })
 		switch {
 		case len(vals) == 0:
 			continue
 		case t.Hidden != "":
 			continue // no information (compare's tables leave it out too)
-		case unit == results.UnitGoroutines && !nonzero:
+		case unit == results.UnitGoroutines && !slices.ContainsFunc(vals, func(v barValue) bool { return v.center != 0 }):
 			continue // nothing left running: no panel
 		case unit == results.UnitRetainedPerCert:
 			hasPerCert = true
@@ -263,11 +252,24 @@ func (r *Report) scenarioChart(label string) *Chart {
 	})
 }
 
+// rowBars returns the tick and bar of each cell of row that keep
+// accepts.
+func (r *Report) rowBars(t *compare.Table, row *compare.Row, keep func(*compare.Cell) bool) (stores []string, vals []barValue) {
+	for j, c := range row.Cells {
+		if c != nil && keep(c) {
+			stores = append(stores, r.tick(t.Columns[j].Label))
+			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
+		}
+	}
+	return stores, vals
+}
+
 // withBetter records better[i] as the direction of panels[i] and
 // returns ch.
 func withBetter(panels []*plot.Plot, better []int, ch *Chart) *Chart {
+	ch.better = make(map[*plot.Plot]int, len(panels))
 	for i, p := range panels {
-		ch.setBetter(p, better[i])
+		ch.better[p] = better[i]
 	}
 	return ch
 }

@@ -85,16 +85,8 @@ func (t *Table) writeHTML(w io.Writer) {
 		fmt.Fprintln(w, "</tr>")
 	}
 	fmt.Fprintln(w, "</tbody>\n</table>")
-	if len(t.Footnotes)+len(t.Notes) > 0 {
-		fmt.Fprint(w, `<p class="notes">`)
-		var notes []string
-		for i, n := range t.Footnotes {
-			notes = append(notes, fmt.Sprintf("<sup>%d</sup> %s", i+1, esc(n)))
-		}
-		for _, n := range t.Notes {
-			notes = append(notes, esc(n))
-		}
-		fmt.Fprintf(w, "%s</p>\n", strings.Join(notes, "<br>\n"))
+	if notes := t.noteLines(esc, func(n int) string { return fmt.Sprintf("<sup>%d</sup>", n) }); len(notes) > 0 {
+		fmt.Fprintf(w, "<p class=\"notes\">%s</p>\n", strings.Join(notes, "<br>\n"))
 	}
 }
 

@@ -71,14 +71,7 @@ func (t *Table) writeMarkdown(w io.Writer, level string) {
 		mdLine(w, cells)
 	}
 	fmt.Fprintln(w)
-	var notes []string
-	for i, n := range t.Footnotes {
-		notes = append(notes, superscript(i+1)+" "+results.EscapeMarkdown(n))
-	}
-	for _, n := range t.Notes {
-		notes = append(notes, results.EscapeMarkdown(n))
-	}
-	if len(notes) > 0 {
+	if notes := t.noteLines(results.EscapeMarkdown, superscript); len(notes) > 0 {
 		fmt.Fprintf(w, "<sub>%s</sub>\n\n", strings.Join(notes, "<br>"))
 	}
 }

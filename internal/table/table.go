@@ -102,6 +102,19 @@ func (t *Table) cont(j int) bool {
 	return j > 0 && t.Columns[j].Name == "" && t.Columns[j].Group == t.Columns[j-1].Group
 }
 
+// noteLines returns t's footnotes, each after mark(its number), then
+// its notes, escaped by esc.
+func (t *Table) noteLines(esc func(string) string, mark func(int) string) []string {
+	var out []string
+	for i, n := range t.Footnotes {
+		out = append(out, mark(i+1)+" "+esc(n))
+	}
+	for _, n := range t.Notes {
+		out = append(out, esc(n))
+	}
+	return out
+}
+
 // grouped reports whether any column has a Group.
 func (t *Table) grouped() bool {
 	return slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Group != "" })
