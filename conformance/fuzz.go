@@ -6,7 +6,6 @@ package conformance
 import (
 	"bytes"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -70,16 +69,19 @@ const (
 	maxFuzzInput = 64 << 10 // so that an iteration stays fast
 )
 
-// fuzzFixtures are FuzzUpdate's certificates, of the suite's fixtures.
-type fuzzFixtures struct{ good, def, edge *cert }
+// fuzzFixtures are the suite's fixtures and FuzzUpdate's three of them.
+type fuzzFixtures struct {
+	*fixtures
+	good, def, edge *cert
+}
 
-func fuzzFixturesFor(tb testing.TB) (*fixtures, *fuzzFixtures) {
+func fuzzFixturesFor(tb testing.TB) *fuzzFixtures {
 	tb.Helper()
 	fx, err := loadFixtures()
 	if err != nil {
 		tb.Fatalf("conformance: making the fixtures: %v", err)
 	}
-	return fx, &fuzzFixtures{good: fx.certs[lGood1], def: fx.certs[lDefault], edge: fx.certs[lDefaultShop]}
+	return &fuzzFixtures{fx, fx.certs[lGood1], fx.certs[lDefault], fx.certs[lDefaultShop]}
 }
 
 type updateSeed struct {
@@ -93,7 +95,7 @@ type updateSeed struct {
 // names.
 func updateSeeds(tb testing.TB) []updateSeed {
 	tb.Helper()
-	fx, _ := fuzzFixturesFor(tb)
+	fx := fuzzFixturesFor(tb)
 	seed := func(label, stores string, flags uint8) updateSeed {
 		p := fx.certs[label].pair
 		return updateSeed{p.CertPEM, p.KeyPEM, stores, flags}
@@ -160,7 +162,7 @@ func checkUpdate(t *testing.T, newStore certstore.Factory, certPEM, keyPEM []byt
 	if len(certPEM)+len(keyPEM)+len(stores) > maxFuzzInput {
 		t.Skip("input too large")
 	}
-	_, fx := fuzzFixturesFor(t)
+	fx := fuzzFixturesFor(t)
 	s, closeStore, err := open(newStore)
 	if err != nil {
 		t.Fatal(err)
@@ -264,20 +266,11 @@ func (fx *fuzzFixtures) checkServing(t *testing.T, s certstore.Store, cfg *certs
 					want = ls[i]
 				}
 				if !bytes.Equal(got, want) {
-					t.Fatalf("%s(%q, %q) serves %s, certstore.Match says %s (flags %d)", v.name, store, sni, describeDER(got), describeDER(want), flags)
+					t.Fatalf("%s(%q, %q) serves %s, certstore.Match says %s (flags %d)", v.name, store, sni, fx.describeLeaf(got), fx.describeLeaf(want), flags)
 				}
 			}
 		}
 	}
-}
-
-// describeDER names a leaf for messages.
-func describeDER(der []byte) string {
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		return fmt.Sprintf("an unparsable certificate (%v)", err)
-	}
-	return fmt.Sprintf("CN=%q DNS=%q IP=%v", c.Subject.CommonName, c.DNSNames, c.IPAddresses)
 }
 
 // matchSeeds are FuzzMatch's seeds: non-ASCII names lowercased differently
