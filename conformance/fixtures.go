@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"encoding/pem"
 	"fmt"
 	"math/rand/v2"
@@ -78,12 +77,8 @@ type blobs struct {
 }
 
 var loadBlobs = sync.OnceValue(func() *blobs {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	block := make([]byte, 64<<10)
-	for i := 0; i+8 <= len(block); i += 8 {
-		binary.LittleEndian.PutUint64(block[i:], rng.Uint64())
-	}
-	raw := bytes.Repeat(block, (5<<20)/len(block))
+	raw := make([]byte, 5<<20)
+	rand.NewChaCha8(sha256.Sum256([]byte("certbench conformance blobs"))).Read(raw)
 	return &blobs{raw: raw, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: raw[:len(raw)*3/4]})}
 })
 
