@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/bench"
@@ -329,17 +330,17 @@ func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
 	}
 	sampleTypes := opts.Types
 	if len(sampleTypes) == 0 {
+		var all []string
+		for _, st := range head.SampleType {
+			all = append(all, st.Type)
+		}
 		for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
-			for _, st := range head.SampleType {
-				if st.Type == want {
-					sampleTypes = append(sampleTypes, want)
-				}
+			if slices.Contains(all, want) {
+				sampleTypes = append(sampleTypes, want)
 			}
 		}
 		if len(sampleTypes) == 0 {
-			for _, st := range head.SampleType {
-				sampleTypes = append(sampleTypes, st.Type)
-			}
+			sampleTypes = all
 		}
 	}
 	var cs []*profile.Comparison
