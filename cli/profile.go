@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/bench"
@@ -330,17 +329,17 @@ func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
 	}
 	sampleTypes := opts.Types
 	if len(sampleTypes) == 0 {
-		var all []string
-		for _, st := range head.SampleType {
-			all = append(all, st.Type)
-		}
 		for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
-			if slices.Contains(all, want) {
-				sampleTypes = append(sampleTypes, want)
+			for _, st := range head.SampleType {
+				if st.Type == want {
+					sampleTypes = append(sampleTypes, want)
+				}
 			}
 		}
 		if len(sampleTypes) == 0 {
-			sampleTypes = all
+			for _, st := range head.SampleType {
+				sampleTypes = append(sampleTypes, st.Type)
+			}
 		}
 	}
 	var cs []*profile.Comparison
