@@ -185,16 +185,12 @@ func writeOutput(opts *ConformanceOptions, r renderer) error {
 	if opts.Output == "" || opts.Output == "-" {
 		return render(r, opts.Format, opts.IO.Out)
 	}
-	file, err := os.Create(opts.Output)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	if err := render(r, opts.Format, file); err != nil {
-		file.Close()
+	var buf bytes.Buffer
+	if err := render(r, opts.Format, &buf); err != nil {
 		return err
 	}
-	if err := file.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	if err := writeFile(opts.Output, buf.Bytes()); err != nil {
+		return usagef("-o: %v", err)
 	}
 	return nil
 }

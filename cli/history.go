@@ -128,5 +128,5 @@ func runHistoryChanges(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	return render(r, opts.Format, opts.IO.Out)
+	return writeAs(opts.Format, opts.IO.Out, r.Page(), r)
 }

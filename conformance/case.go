@@ -191,13 +191,13 @@ func (cfg *CaseConfig) valid() bool {
 // built is a CaseConfig with its certificates issued.
 type built struct {
 	cfg      *certstore.Config
-	certs    []*issued
-	defaults map[string]*issued
+	certs    []*cert
+	defaults map[string]*cert
 }
 
 // build issues cfg's certificates and makes the certstore.Config.
 func (cfg *CaseConfig) build(lc *leafCache) (*built, error) {
-	b := &built{cfg: &certstore.Config{}, defaults: map[string]*issued{}}
+	b := &built{cfg: &certstore.Config{}, defaults: map[string]*cert{}}
 	for i := range cfg.Certs {
 		is, err := lc.get(&cfg.Certs[i])
 		if err != nil {

@@ -3,15 +3,13 @@ package conformance
 import (
 	"bytes"
 	"cmp"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -79,12 +77,8 @@ type blobs struct {
 }
 
 var loadBlobs = sync.OnceValue(func() *blobs {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	block := make([]byte, 64<<10)
-	for i := 0; i+8 <= len(block); i += 8 {
-		binary.LittleEndian.PutUint64(block[i:], rng.Uint64())
-	}
-	raw := bytes.Repeat(block, (5<<20)/len(block))
+	raw := make([]byte, 5<<20)
+	rand.NewChaCha8(sha256.Sum256([]byte("certbench conformance blobs"))).Read(raw)
 	return &blobs{raw: raw, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: raw[:len(raw)*3/4]})}
 })
 
@@ -185,11 +179,16 @@ func (m *fixtureMaker) add(label string, pair certstore.KeyPair, err error) *cer
 	return c
 }
 
-// issue issues l, with the next serial, as fixture label.
-func (m *fixtureMaker) issue(label string, l certgen.Leaf) *cert {
+// pair issues l with the next serial.
+func (m *fixtureMaker) pair(l certgen.Leaf) (certstore.KeyPair, error) {
 	m.serial++
 	l.Serial = m.serial
-	pair, err := m.is.Issue(l)
+	return m.is.Issue(l)
+}
+
+// issue issues l, with the next serial, as fixture label.
+func (m *fixtureMaker) issue(label string, l certgen.Leaf) *cert {
+	pair, err := m.pair(l)
 	return m.add(label, pair, err)
 }
 
@@ -230,20 +229,17 @@ func (m *fixtureMaker) storeFixtures() {
 
 // rejectFixtures are the certificates of the Reject and Accept rules.
 func (m *fixtureMaker) rejectFixtures() {
-	fx := m.fx
-	g1 := m.dns(lGood1, "good1.example.com")
+	m.dns(lGood1, "good1.example.com")
 	m.dns(lGood2, "good2.example.com", "*.good.example.com")
 	m.dns(lGood3, "good3.example.com")
 	m.dns(lAfter, "after.example.com")
 	m.dns(lDefaultAlt, "default-alt.certbench.invalid")
 	m.dns(lDefaultShop2, "default-shop-alt.certbench.invalid")
-	if g1 != nil {
-		other, err := parseKey(g1.pair.KeyPEM)
-		if err == nil {
-			m.issue(lMismatch, certgen.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
-		} else {
-			m.add(lMismatch, certstore.KeyPair{}, err)
-		}
+	other, err := m.is.P256Key(1<<20, 1<<32)
+	if err != nil {
+		m.add(lMismatch, certstore.KeyPair{}, err)
+	} else {
+		m.issue(lMismatch, certgen.Leaf{DNSNames: []string{"mismatch.example.com"}, KeyFor: other})
 	}
 	m.issue(lNoNames, certgen.Leaf{})
 	m.issue(lExpired, certgen.Leaf{DNSNames: []string{"expired.example.com"},
@@ -252,17 +248,16 @@ func (m *fixtureMaker) rejectFixtures() {
 		NotBefore: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC)})
 	edSeed := sha256.Sum256([]byte("certbench conformance ed25519"))
 	m.issue(lEd25519, certgen.Leaf{DNSNames: []string{"ed25519.example.com"}, Key: ed25519.NewKeyFromSeed(edSeed[:])})
-	if c := m.dns(lSEC1, "sec1.example.com"); c != nil {
-		pair, err := reencodeKey(c.pair)
-		delete(fx.certs, lSEC1)
-		delete(fx.byLeaf, string(c.leaf))
-		m.add(lSEC1, pair, err)
+	pair, err := m.pair(certgen.Leaf{DNSNames: []string{"sec1.example.com"}})
+	if err == nil {
+		pair, err = reencodeKey(pair)
 	}
-	if c := m.issue(lLeafOnly, certgen.Leaf{DNSNames: []string{"leaf-only.example.com"}}); c != nil {
-		b, _ := pem.Decode(c.pair.CertPEM)
-		c.pair.CertPEM = pem.EncodeToMemory(b)
-		c.chain = c.chain[:1]
+	m.add(lSEC1, pair, err)
+	if pair, err = m.pair(certgen.Leaf{DNSNames: []string{"leaf-only.example.com"}}); err == nil {
+		b, _ := pem.Decode(pair.CertPEM)
+		pair.CertPEM = pem.EncodeToMemory(b)
 	}
+	m.add(lLeafOnly, pair, err)
 	rsaPool, err := certgen.NewPool(certgen.PoolSpec{Seed: seed, Count: 2, Key: certgen.RSA2048,
 		MaxSANs: 1, WildcardEvery: -1, Domain: "rsa.example.com"})
 	if err != nil {
@@ -274,31 +269,14 @@ func (m *fixtureMaker) rejectFixtures() {
 	}
 }
 
-// parseKey parses a PKCS#8 PEM key.
-func parseKey(keyPEM []byte) (crypto.Signer, error) {
-	b, _ := pem.Decode(keyPEM)
-	if b == nil {
-		return nil, errors.New("no PEM key")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	s, ok := k.(crypto.Signer)
-	if !ok {
-		return nil, fmt.Errorf("key %T is not a signer", k)
-	}
-	return s, nil
-}
-
 // reencodeKey rewrites a PKCS#8 key in its type's traditional encoding:
 // PKCS#1 for RSA, SEC 1 for ECDSA.
 func reencodeKey(pair certstore.KeyPair) (certstore.KeyPair, error) {
-	k, err := parseKey(pair.KeyPEM)
+	c, err := tls.X509KeyPair(pair.CertPEM, pair.KeyPEM)
 	if err != nil {
 		return pair, err
 	}
-	switch k := k.(type) {
+	switch k := c.PrivateKey.(type) {
 	case *rsa.PrivateKey:
 		pair.KeyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
 	case *ecdsa.PrivateKey:

@@ -5,21 +5,16 @@ package conformance
 
 import (
 	"bytes"
-	"crypto/ecdsa"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 )
 
@@ -69,49 +64,24 @@ const (
 
 const (
 	fuzzEdge     = "edge"
-	fuzzGoodName = "good.fuzz.test"
-	fuzzMiss     = "nothing.fuzz.invalid"
+	fuzzGoodName = "good1.example.com"
+	fuzzMiss     = miss
 	maxFuzzInput = 64 << 10 // so that an iteration stays fast
-
 )
 
-type fuzzPair struct {
-	kp   certstore.KeyPair
-	leaf []byte
-}
-
-// fuzzFixtures are FuzzUpdate's certificates and seeds' issuer.
+// fuzzFixtures are the suite's fixtures and FuzzUpdate's three of them.
 type fuzzFixtures struct {
-	is              *certgen.Issuer
-	key             *ecdsa.PrivateKey
-	good, def, edge fuzzPair
+	*fixtures
+	good, def, edge *cert
 }
-
-var loadFuzz = sync.OnceValues(func() (*fuzzFixtures, error) {
-	fx := &fuzzFixtures{is: certgen.NewIssuer(0xf022)}
-	key, err := fx.is.P256Key(1, 1<<32)
-	if err != nil {
-		return nil, err
-	}
-	fx.key = key
-	for i, name := range []string{fuzzGoodName, "default.fuzz.invalid", "edge-default.fuzz.invalid"} {
-		kp, err := fx.is.Issue(certgen.Leaf{Serial: uint64(i + 1), DNSNames: []string{name}, Key: key})
-		if err != nil {
-			return nil, err
-		}
-		*[]*fuzzPair{&fx.good, &fx.def, &fx.edge}[i] = fuzzPair{kp: kp, leaf: certstore.AppendCertificateDERs(nil, kp.CertPEM)[0]}
-	}
-	return fx, nil
-
-})
 
 func fuzzFixturesFor(tb testing.TB) *fuzzFixtures {
 	tb.Helper()
-	fx, err := loadFuzz()
+	fx, err := loadFixtures()
 	if err != nil {
-		tb.Fatalf("conformance: making the fuzz fixtures: %v", err)
+		tb.Fatalf("conformance: making the fixtures: %v", err)
 	}
-	return fx
+	return &fuzzFixtures{fx, fx.certs[lGood1], fx.certs[lDefault], fx.certs[lDefaultShop]}
 }
 
 type updateSeed struct {
@@ -120,40 +90,30 @@ type updateSeed struct {
 	flags           uint8
 }
 
-// updateSeeds are valid pairs (ASCII and non-ASCII names), a mismatched
-// key, truncated and empty PEM, undeclared and empty store names.
+// updateSeeds are valid pairs (ASCII and non-ASCII names, IP addresses),
+// a mismatched key, truncated and empty PEM, undeclared and empty store
+// names.
 func updateSeeds(tb testing.TB) []updateSeed {
 	tb.Helper()
 	fx := fuzzFixturesFor(tb)
-	var seeds []updateSeed
-	add := func(serial uint64, l certgen.Leaf, stores string, flags uint8) certstore.KeyPair {
-		l.Serial = serial
-		if l.Key == nil {
-			l.Key = fx.key
-		}
-		kp, err := fx.is.Issue(l)
-		if err != nil {
-			tb.Fatalf("conformance: fuzz seed %d: %v", serial, err)
-		}
-		seeds = append(seeds, updateSeed{kp.CertPEM, kp.KeyPEM, stores, flags})
-		return kp
+	seed := func(label, stores string, flags uint8) updateSeed {
+		p := fx.certs[label].pair
+		return updateSeed{p.CertPEM, p.KeyPEM, stores, flags}
 	}
-	kp := add(10, certgen.Leaf{DNSNames: []string{"a.fuzz.test", "*.w.fuzz.test"}}, "", 0)
-	add(11, certgen.Leaf{CommonName: "ÉXAMPLE.TEST"}, fuzzEdge, fuzzEdgeDefault)
-	add(12, certgen.Leaf{CommonName: "\u212AELVIN.TEST", IPAddresses: []net.IP{net.ParseIP("192.0.2.1")}}, "default,edge", fuzzFirst)
-	other, err := fx.is.P256Key(99, 1<<32)
-	if err != nil {
-		tb.Fatal(err)
+	kp := fx.certs[lDup1].pair
+	return []updateSeed{
+		seed(lDup1, "", 0),
+		seed(lUnicode, fuzzEdge, fuzzEdgeDefault),
+		seed(lKelvin, "default,edge", fuzzFirst),
+		seed(lIP, "", 0),
+		seed(lMismatch, "", 0),
+		{kp.CertPEM[:len(kp.CertPEM)/2], kp.KeyPEM, "", 0},
+		{kp.CertPEM, kp.KeyPEM[:len(kp.KeyPEM)-40], "", 0},
+		{kp.CertPEM, kp.KeyPEM, "nosuch", 0},
+		{kp.CertPEM, kp.KeyPEM, "edge,", fuzzEdgeOnly},
+		{nil, nil, "", 0},
+		{[]byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"), kp.KeyPEM, "", fuzzEdgeDefault},
 	}
-	add(13, certgen.Leaf{DNSNames: []string{"mismatch.fuzz.test"}, KeyFor: other}, "", 0)
-	return append(seeds,
-		updateSeed{kp.CertPEM[:len(kp.CertPEM)/2], kp.KeyPEM, "", 0},
-		updateSeed{kp.CertPEM, kp.KeyPEM[:len(kp.KeyPEM)-40], "", 0},
-		updateSeed{kp.CertPEM, kp.KeyPEM, "nosuch", 0},
-		updateSeed{kp.CertPEM, kp.KeyPEM, "edge,", fuzzEdgeOnly},
-		updateSeed{nil, nil, "", 0},
-		updateSeed{[]byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"), kp.KeyPEM, "", fuzzEdgeDefault},
-	)
 }
 
 // served returns the leaf DER l serves for sni in store, failing t if none.
@@ -172,10 +132,10 @@ func served(t *testing.T, what string, l certstore.Lookup, store, sni string) []
 // goodConfig is the configuration every FuzzUpdate store starts from.
 func (fx *fuzzFixtures) goodConfig() *certstore.Config {
 	return &certstore.Config{
-		Certificates: []certstore.Certificate{{KeyPair: fx.good.kp}},
+		Certificates: []certstore.Certificate{fx.good.entry()},
 		Stores: map[string]certstore.StoreConfig{
-			certstore.DefaultStore: {DefaultCertificate: &fx.def.kp},
-			fuzzEdge:               {DefaultCertificate: &fx.edge.kp},
+			certstore.DefaultStore: {DefaultCertificate: fx.def.pairPtr()},
+			fuzzEdge:               {DefaultCertificate: fx.edge.pairPtr()},
 		},
 	}
 }
@@ -264,10 +224,10 @@ func checkUpdate(t *testing.T, newStore certstore.Factory, certPEM, keyPEM []byt
 // both certificates' names, their wildcards, a miss and no SNI.
 func (fx *fuzzFixtures) checkServing(t *testing.T, s certstore.Store, cfg *certstore.Config, fuzzed certstore.KeyPair, flags uint8) {
 	t.Helper()
-	leaves := map[string][]byte{string(fx.def.kp.CertPEM): fx.def.leaf, string(fx.edge.kp.CertPEM): fx.edge.leaf}
+	leaves := map[string][]byte{string(fx.def.pair.CertPEM): fx.def.leaf, string(fx.edge.pair.CertPEM): fx.edge.leaf}
 	names := map[string][]string{}
 	var probes []string
-	for _, kp := range []certstore.KeyPair{fx.good.kp, fuzzed} {
+	for _, kp := range []certstore.KeyPair{fx.good.pair, fuzzed} {
 		c, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
 		if err != nil {
 			continue // accepted where crypto/tls does not: it must only answer
@@ -306,20 +266,11 @@ func (fx *fuzzFixtures) checkServing(t *testing.T, s certstore.Store, cfg *certs
 					want = ls[i]
 				}
 				if !bytes.Equal(got, want) {
-					t.Fatalf("%s(%q, %q) serves %s, certstore.Match says %s (flags %d)", v.name, store, sni, describeDER(got), describeDER(want), flags)
+					t.Fatalf("%s(%q, %q) serves %s, certstore.Match says %s (flags %d)", v.name, store, sni, fx.describeLeaf(got), fx.describeLeaf(want), flags)
 				}
 			}
 		}
 	}
-}
-
-// describeDER names a leaf for messages.
-func describeDER(der []byte) string {
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		return fmt.Sprintf("an unparsable certificate (%v)", err)
-	}
-	return fmt.Sprintf("CN=%q DNS=%q IP=%v", c.Subject.CommonName, c.DNSNames, c.IPAddresses)
 }
 
 // matchSeeds are FuzzMatch's seeds: non-ASCII names lowercased differently

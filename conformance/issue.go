@@ -7,30 +7,21 @@ import (
 	"hash/fnv"
 	"net"
 	"net/netip"
-	"strings"
 	"sync"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/certstore"
 )
 
 // diffIssuerSeed makes the differential pass's CA. It is fixed (not the
 // run's seed) so that every run in a process shares one leaf cache.
 const diffIssuerSeed = 0xd1ff_c0de
 
-// issued is one certificate made for a CaseCert.
-type issued struct {
-	pair  certstore.KeyPair
-	leaf  []byte   // DER of the leaf
-	names []string // certstore.Names of the leaf
-}
-
 // leafCache issues certificates for CaseCerts and keeps them by names and
 // variant, so that a configuration that reappears costs no issuance.
 type leafCache struct {
 	mu      sync.Mutex
 	issuer  *certgen.Issuer
-	leaves  map[string]*issued
+	leaves  map[string]*cert
 	serials map[uint64]string
 }
 
@@ -38,27 +29,17 @@ type leafCache struct {
 const maxCachedLeaves = 20000
 
 var diffLeaves = sync.OnceValue(func() *leafCache {
-	return &leafCache{issuer: certgen.NewIssuer(diffIssuerSeed), leaves: map[string]*issued{}, serials: map[uint64]string{}}
+	return &leafCache{issuer: certgen.NewIssuer(diffIssuerSeed), leaves: map[string]*cert{}, serials: map[uint64]string{}}
 })
 
 // key is the cache key of c: its names and variant, not its stores.
 func (c *CaseCert) key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q|", c.CommonName)
-	for _, n := range c.DNSNames {
-		fmt.Fprintf(&b, "%q,", n)
-	}
-	b.WriteByte('|')
-	for _, n := range c.IPs {
-		fmt.Fprintf(&b, "%q,", n)
-	}
-	fmt.Fprintf(&b, "|%d", c.Variant)
-	return b.String()
+	return fmt.Sprintf("%q|%q|%q|%d", c.CommonName, c.DNSNames, c.IPs, c.Variant)
 }
 
 // get returns the certificate for c, issuing it on first use with a serial
 // hashed from the key, so it does not depend on the order of issuance.
-func (lc *leafCache) get(c *CaseCert) (*issued, error) {
+func (lc *leafCache) get(c *CaseCert) (*cert, error) {
 	k := c.key()
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
@@ -66,7 +47,7 @@ func (lc *leafCache) get(c *CaseCert) (*issued, error) {
 		return is, nil
 	}
 	if len(lc.leaves) >= maxCachedLeaves {
-		lc.leaves = map[string]*issued{}
+		lc.leaves = map[string]*cert{}
 		lc.serials = map[uint64]string{}
 	}
 	h := fnv.New64a()
@@ -90,11 +71,10 @@ func (lc *leafCache) get(c *CaseCert) (*issued, error) {
 	if err != nil {
 		return nil, err
 	}
-	c0, err := newCert("differential", pair)
+	is, err := newCert("differential", pair)
 	if err != nil {
 		return nil, err
 	}
-	is := &issued{pair: pair, leaf: c0.leaf, names: c0.names}
 	lc.leaves[k] = is
 	lc.serials[serial] = k
 	return is, nil

@@ -63,11 +63,6 @@ func (e *decodedError) Error() string { return e.msg }
 
 // Is matches the certstore sentinel of the error's class.
 func (e *decodedError) Is(target error) bool {
-	switch e.class {
-	case "unknown store":
-		return target == certstore.ErrUnknownStore
-	case "no certificate":
-		return target == certstore.ErrNoCertificate
-	}
-	return false
+	s := map[string]error{"unknown store": certstore.ErrUnknownStore, "no certificate": certstore.ErrNoCertificate}[e.class]
+	return s != nil && s == target
 }

@@ -12,7 +12,7 @@ import (
 // *certstore.CertificateError with that Index (and, for -1, that Store).
 type rejectCase struct {
 	name  string
-	cfg   func(su *suite) *certstore.Config
+	cfg   *certstore.Config
 	index int
 	store string
 }
@@ -55,72 +55,51 @@ func (su *suite) badConfig(bad *certstore.Certificate, defDefault, defShop *cert
 	}
 }
 
-// withBad is a rejectCase config whose certificate 2 is pair.
-func withBad(pair func(su *suite) certstore.KeyPair, stores ...string) func(su *suite) *certstore.Config {
-	return func(su *suite) *certstore.Config {
-		return su.badConfig(&certstore.Certificate{KeyPair: pair(su), Stores: stores}, nil, nil)
+// rejectCases are the Reject rules; all but the bad defaults have the bad
+// certificate at index 2.
+func (su *suite) rejectCases() []rejectCase {
+	c := su.fx.certs
+	cert3, key3 := c[lGood3].pair.CertPEM, c[lGood3].pair.KeyPEM
+	notPEM, badBase64 := []byte("this is not PEM"), []byte("-----BEGIN CERTIFICATE-----\n!!!! not base64 !!!!\n-----END CERTIFICATE-----\n")
+	keyNoise := bytes.Replace(su.fx.pemNoise, []byte("CERTIFICATE"), []byte("PRIVATE KEY"), 2)
+	garbage, garbagePEM := loadBlobs().raw, loadBlobs().pem
+	bad := func(name string, cert, key []byte, stores ...string) rejectCase {
+		kp := certstore.KeyPair{CertPEM: cert, KeyPEM: key}
+		return rejectCase{name: name, cfg: su.badConfig(&certstore.Certificate{KeyPair: kp, Stores: stores}, nil, nil), index: 2}
 	}
-}
-
-func pairOf(certPEM, keyPEM func(su *suite) []byte) func(su *suite) certstore.KeyPair {
-	return func(su *suite) certstore.KeyPair {
-		return certstore.KeyPair{CertPEM: certPEM(su), KeyPEM: keyPEM(su)}
+	badDefault := func(name, store string, def *certstore.KeyPair) rejectCase {
+		cfg := su.badConfig(nil, def, nil)
+		if store == storeShop {
+			cfg = su.badConfig(nil, nil, def)
+		}
+		return rejectCase{name: name, cfg: cfg, index: -1, store: store}
 	}
-}
-
-func fixed(b string) func(*suite) []byte { return func(*suite) []byte { return []byte(b) } }
-func certOf(label string) func(*suite) []byte {
-	return func(su *suite) []byte { return su.fx.certs[label].pair.CertPEM }
-}
-func keyOf(label string) func(*suite) []byte {
-	return func(su *suite) []byte { return su.fx.certs[label].pair.KeyPEM }
-}
-func half(f func(*suite) []byte) func(*suite) []byte {
-	return func(su *suite) []byte { b := f(su); return b[:len(b)/2] }
-}
-func garbage(*suite) []byte     { return loadBlobs().raw }
-func garbagePEM(*suite) []byte  { return loadBlobs().pem }
-func pemNoise(su *suite) []byte { return su.fx.pemNoise }
-func keyNoise(su *suite) []byte {
-	return bytes.Replace(su.fx.pemNoise, []byte("CERTIFICATE"), []byte("PRIVATE KEY"), 2)
-}
-func none(*suite) []byte { return nil }
-
-const badBase64PEM = "-----BEGIN CERTIFICATE-----\n!!!! not base64 !!!!\n-----END CERTIFICATE-----\n"
-
-var rejectCases = []rejectCase{
-	{name: "CertNotPEM", cfg: withBad(pairOf(fixed("this is not PEM"), keyOf(lGood3))), index: 2},
-	{name: "CertPEMBadBase64", cfg: withBad(pairOf(fixed(badBase64PEM), keyOf(lGood3))), index: 2},
-	{name: "CertPEMTruncated", cfg: withBad(pairOf(half(certOf(lGood3)), keyOf(lGood3))), index: 2},
-	{name: "CertDERGarbage", cfg: withBad(pairOf(pemNoise, keyOf(lGood3))), index: 2},
-	{name: "CertPEMHoldsKey", cfg: withBad(pairOf(keyOf(lGood3), keyOf(lGood3))), index: 2},
-	{name: "EmptyCert", cfg: withBad(pairOf(none, keyOf(lGood3))), index: 2},
-	{name: "EmptyKey", cfg: withBad(pairOf(certOf(lGood3), none)), index: 2},
-	{name: "EmptyCertAndKey", cfg: withBad(pairOf(none, none)), index: 2},
-	{name: "KeyNotPEM", cfg: withBad(pairOf(certOf(lGood3), fixed("this is not PEM"))), index: 2},
-	{name: "KeyPEMTruncated", cfg: withBad(pairOf(certOf(lGood3), half(keyOf(lGood3)))), index: 2},
-	{name: "KeyDERGarbage", cfg: withBad(pairOf(certOf(lGood3), keyNoise)), index: 2},
-	{name: "KeyNotMatchingCert", cfg: withBad(pairOf(certOf(lMismatch), keyOf(lMismatch))), index: 2},
-	{name: "KeyOfAnotherCert", cfg: withBad(pairOf(certOf(lGood3), keyOf(lGood1))), index: 2},
-	{name: "NoNames", cfg: withBad(pairOf(certOf(lNoNames), keyOf(lNoNames))), index: 2},
-	{name: "UndeclaredStore", cfg: withBad(pairOf(certOf(lGood3), keyOf(lGood3)), storeShop, "nowhere"), index: 2},
-	{name: "EmptyStoreName", cfg: withBad(pairOf(certOf(lGood3), keyOf(lGood3)), ""), index: 2},
-	{name: "HugeGarbageCert", cfg: withBad(pairOf(garbage, keyOf(lGood3))), index: 2},
-	{name: "HugeGarbageKey", cfg: withBad(pairOf(certOf(lGood3), garbage)), index: 2},
-	{name: "HugeGarbageCertAndKey", cfg: withBad(pairOf(garbage, garbage)), index: 2},
-	{name: "HugeGarbagePEMCert", cfg: withBad(pairOf(garbagePEM, keyOf(lGood3))), index: 2},
-	{name: "BadDefaultCertNotPEM", index: -1, store: storeShop, cfg: func(su *suite) *certstore.Config {
-		return su.badConfig(nil, nil, &certstore.KeyPair{CertPEM: []byte("this is not PEM"), KeyPEM: su.fx.certs[lGood3].pair.KeyPEM})
-	}},
-	{name: "BadDefaultKeyNotMatchingCert", index: -1, store: storeDefault, cfg: func(su *suite) *certstore.Config {
-		return su.badConfig(nil, su.fx.certs[lMismatch].pairPtr(), nil)
-	}},
-	{name: "BadDefaultEmpty", index: -1, store: storeDefault, cfg: func(su *suite) *certstore.Config {
-		return su.badConfig(nil, &certstore.KeyPair{}, nil)
-	}},
-	{name: "BadDefaultHugeGarbage", index: -1, store: storeShop, cfg: func(su *suite) *certstore.Config {
-		return su.badConfig(nil, nil, &certstore.KeyPair{CertPEM: garbage(su), KeyPEM: garbage(su)})
-	}},
+	return []rejectCase{
+		bad("CertNotPEM", notPEM, key3),
+		bad("CertPEMBadBase64", badBase64, key3),
+		bad("CertPEMTruncated", cert3[:len(cert3)/2], key3),
+		bad("CertDERGarbage", su.fx.pemNoise, key3),
+		bad("CertPEMHoldsKey", key3, key3),
+		bad("EmptyCert", nil, key3),
+		bad("EmptyKey", cert3, nil),
+		bad("EmptyCertAndKey", nil, nil),
+		bad("KeyNotPEM", cert3, notPEM),
+		bad("KeyPEMTruncated", cert3, key3[:len(key3)/2]),
+		bad("KeyDERGarbage", cert3, keyNoise),
+		bad("KeyNotMatchingCert", c[lMismatch].pair.CertPEM, c[lMismatch].pair.KeyPEM),
+		bad("KeyOfAnotherCert", cert3, c[lGood1].pair.KeyPEM),
+		bad("NoNames", c[lNoNames].pair.CertPEM, c[lNoNames].pair.KeyPEM),
+		bad("UndeclaredStore", cert3, key3, storeShop, "nowhere"),
+		bad("EmptyStoreName", cert3, key3, ""),
+		bad("HugeGarbageCert", garbage, key3),
+		bad("HugeGarbageKey", cert3, garbage),
+		bad("HugeGarbageCertAndKey", garbage, garbage),
+		bad("HugeGarbagePEMCert", garbagePEM, key3),
+		badDefault("BadDefaultCertNotPEM", storeShop, &certstore.KeyPair{CertPEM: notPEM, KeyPEM: key3}),
+		badDefault("BadDefaultKeyNotMatchingCert", storeDefault, c[lMismatch].pairPtr()),
+		badDefault("BadDefaultEmpty", storeDefault, &certstore.KeyPair{}),
+		badDefault("BadDefaultHugeGarbage", storeShop, &certstore.KeyPair{CertPEM: garbage, KeyPEM: garbage}),
+	}
 }
 
 // snapshotProbes are the lookups compared around a rejected update.
@@ -173,7 +152,7 @@ func (su *suite) compareSnapshot(t rt, what string, before, after []string) {
 }
 
 func (su *suite) testReject(t rt) {
-	for _, rc := range rejectCases {
+	for _, rc := range su.rejectCases() {
 		t.Run(rc.name, func(t rt) {
 			s := su.newStore(t)
 			good := su.goodConfig()
@@ -184,9 +163,8 @@ func (su *suite) testReject(t rt) {
 				t.Fatalf("Store.Certificate and Current().Certificate disagree before the rejected update")
 			}
 
-			bad := rc.cfg(su)
 			var err error
-			if pe := protect("Update of a bad configuration ("+rc.name+")", func() { err = s.Update(bad) }); pe != nil {
+			if pe := protect("Update of a bad configuration ("+rc.name+")", func() { err = s.Update(rc.cfg) }); pe != nil {
 				t.Fatalf("%v", pe)
 			}
 			if err == nil {

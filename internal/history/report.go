@@ -1,12 +1,11 @@
 package history
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -50,10 +49,24 @@ func relative(s Shift, unit string) string {
 	return fmt.Sprintf("%s [%s, %s]", results.FormatSigned(s.Delta, unit), results.FormatSigned(s.Low, unit), results.FormatSigned(s.High, unit))
 }
 
-// rows returns the report's tables: a header row, then a row per
-// change point; and the same for the drifts that are significant.
-func (r *Report) rows() (changes, creep [][]string) {
-	changes = [][]string{{"commit", "benchmark", "unit", "change [95% CI]", "before → after", "around", "note"}}
+// Page lays the report out for package table: a table of change points
+// and one of the drifts that are significant.
+func (r *Report) Page() *table.Page {
+	left := func(names ...string) []table.Column {
+		cols := make([]table.Column, len(names))
+		for i, n := range names {
+			cols[i] = table.Column{Name: n}
+		}
+		return cols
+	}
+	row := func(t *table.Table, texts ...string) {
+		cells := make([]table.Cell, len(texts))
+		for i, s := range texts {
+			cells[i] = table.Cell{Text: s}
+		}
+		t.Add(cells...)
+	}
+	changes := table.New("", left("commit", "benchmark", "unit", "change [95% CI]", "before → after", "around", "note")...)
 	for _, c := range r.Changes {
 		note := ""
 		if c.Worse {
@@ -63,72 +76,31 @@ func (r *Report) rows() (changes, creep [][]string) {
 			note = strings.TrimSpace(note + " machine: " + c.Machine)
 		}
 		b, a := results.FormatPair(c.Before, c.After, c.Unit)
-		changes = append(changes, []string{short(c.Commit), c.Benchmark, c.Unit, relative(c.Shift, c.Unit),
-			b + " → " + a, short(c.From) + ".." + short(c.Previous) + " | " + short(c.Commit) + ".." + short(c.To), note})
+		row(changes, short(c.Commit), c.Benchmark, c.Unit, relative(c.Shift, c.Unit),
+			b+" → "+a, short(c.From)+".."+short(c.Previous)+" | "+short(c.Commit)+".."+short(c.To), note)
 	}
-	creep = [][]string{{"since", "benchmark", "unit", "drift [95% CI]", "then → now", "change points", "note"}}
+	creep := table.New("", left("since", "benchmark", "unit", "drift [95% CI]", "then → now", "change points", "note")...)
 	for _, d := range r.Creep {
-		if !d.Significant {
-			continue
+		if d.Significant {
+			b, a := results.FormatPair(d.Before, d.After, d.Unit)
+			row(creep, short(d.Since), d.Benchmark, d.Unit, relative(d.Shift, d.Unit), b+" → "+a, fmt.Sprint(d.Changes), map[bool]string{true: "worse"}[d.Worse])
 		}
-		note := ""
-		if d.Worse {
-			note = "worse"
-		}
-		b, a := results.FormatPair(d.Before, d.After, d.Unit)
-		creep = append(creep, []string{short(d.Since), d.Benchmark, d.Unit, relative(d.Shift, d.Unit), b + " → " + a, fmt.Sprint(d.Changes), note})
 	}
-	return changes, creep
-}
-
-// summary is the report's first line.
-func (r *Report) summary(drifted int) string {
-	s := fmt.Sprintf("%d change points in %d series over %d commits (false discovery rate %g)", len(r.Changes), r.Series, r.Commits, r.Alpha)
+	s := fmt.Sprintf("%s: %d change points in %d series over %d commits (false discovery rate %g)", r.Store, len(r.Changes), r.Series, r.Commits, r.Alpha)
 	if len(r.Creep) > 0 {
-		s += fmt.Sprintf("; %d series drifted since %s", drifted, short(r.Creep[0].Since))
+		s += fmt.Sprintf("; %d series drifted since %s", len(creep.Rows), short(r.Creep[0].Since))
 	}
-	return s
+	p := &table.Page{Title: s}
+	for _, t := range []*table.Table{changes, creep} {
+		if len(t.Rows) > 0 {
+			p.Tables = append(p.Tables, t)
+		}
+	}
+	return p
 }
 
 // WriteText writes the report as aligned text.
-func (r *Report) WriteText(w io.Writer) error { return r.write(w, false) }
+func (r *Report) WriteText(w io.Writer) error { return table.WriteText(w, r.Page()) }
 
 // WriteMarkdown writes the report as Markdown tables.
-func (r *Report) WriteMarkdown(w io.Writer) error { return r.write(w, true) }
-
-func (r *Report) write(w io.Writer, md bool) error {
-	changes, creep := r.rows()
-	if md {
-		fmt.Fprintf(w, "**History %s**: %s\n", results.CodeSpan(r.Store), r.summary(len(creep)-1))
-	} else {
-		fmt.Fprintf(w, "%s: %s\n", r.Store, r.summary(len(creep)-1))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, t := range [][][]string{changes, creep} {
-		if len(t) == 1 {
-			continue
-		}
-		fmt.Fprintln(tw)
-		for j, row := range t {
-			if !md {
-				fmt.Fprintln(tw, strings.Join(row, "\t"))
-				continue
-			}
-			for k := range row {
-				row[k] = results.EscapeMarkdown(row[k])
-			}
-			fmt.Fprintf(tw, "| %s |\n", strings.Join(row, " | "))
-			if j == 0 {
-				fmt.Fprintf(tw, "|%s\n", strings.Repeat("---|", len(row)))
-			}
-		}
-	}
-	return tw.Flush()
-}
-
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r *Report) WriteMarkdown(w io.Writer) error { return table.WriteMarkdown(w, r.Page()) }

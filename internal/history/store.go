@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -142,8 +141,7 @@ func (g *gitStore) git(ctx context.Context, stdin []byte, args ...string) (strin
 
 // head returns the ref's commit, or "" if the ref does not exist.
 func (g *gitStore) head(ctx context.Context) (string, error) {
-	out, err := g.git(ctx, nil, "for-each-ref", "--format=%(objectname)", g.ref)
-	return out, err
+	return g.git(ctx, nil, "for-each-ref", "--format=%(objectname)", g.ref)
 }
 
 // maxRetries bounds the compare-and-swap retries of Put.
