@@ -189,7 +189,7 @@ func writeOutput(opts *ConformanceOptions, r renderer) error {
 	if err := render(r, opts.Format, &buf); err != nil {
 		return err
 	}
-	if err := writeFile(opts.Output, buf.Bytes()); err != nil {
+	if err := os.WriteFile(opts.Output, buf.Bytes(), 0o644); err != nil {
 		return usagef("-o: %v", err)
 	}
 	return nil

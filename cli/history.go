@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/internal/history"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/spf13/cobra"
 )
 
@@ -128,5 +129,5 @@ func runHistoryChanges(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	return writeAs(opts.Format, opts.IO.Out, r.Page(), r)
+	return table.Write(opts.IO.Out, opts.Format, r.Page(), r)
 }
