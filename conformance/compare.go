@@ -74,15 +74,130 @@ type Comparison struct {
 	Planned    int           `json:"planned"`
 	Runs       int           `json:"runs"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
-	// Changes are the differences found, one of each kind, in order.
-	Changes []*Change `json:"changes"`
+	// Stopped says which bound ended the search, StopTime or
+	// StopIterations; TimeLimit is the time bound (0: none).
+	Stopped   string        `json:"stopped,omitempty"`
+	TimeLimit time.Duration `json:"time_limit_ns,omitempty"`
+	// Causes group the differences found, one change of each kind, by
+	// cause (see the package doc), in the order they were found.
+	Causes []*Cause `json:"causes"`
 	// Unconfirmed counts differing answers that replayed alone showed no
 	// difference, or whose kind had failed to reproduce before.
 	Unconfirmed int `json:"unconfirmed"`
 }
 
+// The bounds that end a search, as Comparison.Stopped says them.
+const (
+	StopTime       = "time limit"
+	StopIterations = "iteration limit"
+)
+
 // Differs reports whether the two stores behaved differently.
-func (r *Comparison) Differs() bool { return len(r.Changes) > 0 }
+func (r *Comparison) Differs() bool { return len(r.Causes) > 0 }
+
+// Changes lists every change, cause by cause.
+func (r *Comparison) Changes() []*Change {
+	var chs []*Change
+	for _, c := range r.Causes {
+		chs = append(chs, c.Changes...)
+	}
+	return chs
+}
+
+// Cause is one cause of differences and the changes of each kind it
+// showed as.
+type Cause struct {
+	Cause   string    `json:"cause"`
+	Changes []*Change `json:"changes"`
+}
+
+// Count is how many differing answers of the cause the search saw.
+func (c *Cause) Count() int {
+	n := 0
+	for _, ch := range c.Changes {
+		n += ch.Count
+	}
+	return n
+}
+
+// The causes of differences (see the package doc); causeLater names the
+// side.
+const (
+	causeUpdate  = "an Update is accepted or rejected differently"
+	causeLater   = "held generations of the %s serve a later configuration"
+	causeEarlier = "a generation serves an earlier configuration than the one it holds"
+	causeTie     = "a tie between certificates is broken differently"
+	causeMatch   = "a lookup is answered with another kind of match, default or error"
+)
+
+// causeOf is the cause of a new change (see the package doc): a lookup on
+// a held generation is replayed on the newest generation, and a side
+// whose held generation answered as its newest does, where the other's
+// did not, serves a later configuration; else the change's kind says.
+func (cmp *comparer) causeOf(ch *Change) string {
+	c := ch.Case
+	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
+		c.Held = last
+		if bs, err := c.build(cmp.lc, false); err == nil {
+			live := func(f certstore.Factory, held []Answer) bool {
+				sc := caseScript(&c)
+				o := newObservations(len(positions(sc))) // the last: Current's lookup
+				for range max(ch.Runs, verifyRuns) {
+					sc.observe(f, bs, o)
+				}
+				return sameServed(bs, held, o[len(o)-1])
+			}
+			switch b, h := live(cmp.base, ch.Base), live(cmp.head, ch.Head); {
+			case h && !b:
+				return fmt.Sprintf(causeLater, "head")
+			case b && !h:
+				return fmt.Sprintf(causeLater, "base")
+			}
+		}
+	}
+	_, head, _ := strings.Cut(ch.Kind, " -> ")
+	switch k := ch.Kind; {
+	case ch.Via == viaUpdate:
+		return causeUpdate
+	case strings.Contains(head, laterConfig):
+		return fmt.Sprintf(causeLater, "head")
+	case strings.Contains(k, laterConfig):
+		return fmt.Sprintf(causeLater, "base")
+	case strings.Contains(k, earlierConfig):
+		return causeEarlier
+	case strings.HasPrefix(k, tiePrefix):
+		return causeTie
+	}
+	return causeMatch
+}
+
+// sameServed reports whether a and b are the same answers, a certificate
+// or default taken as its leaf whatever configuration it came from.
+func sameServed(bs []*built, a, b []Answer) bool {
+	key := func(x Answer) string {
+		switch x.Kind {
+		case AnswerCertificate:
+			return string(bs[x.Config].certs[x.Index].leaf)
+		case AnswerDefault:
+			return string(bs[x.Config].defaults[x.Store].leaf)
+		}
+		return answerKey(x)
+	}
+	in := func(x Answer, s []Answer) bool {
+		return slices.ContainsFunc(s, func(y Answer) bool { return key(x) == key(y) })
+	}
+	for _, x := range a {
+		if !in(x, b) {
+			return false
+		}
+	}
+	for _, y := range b {
+		if !in(y, a) {
+			return false
+		}
+	}
+	return true
+}
 
 // Change is one kind of behaviour difference between the two stores,
 // with the smallest case found that shows it.
@@ -127,7 +242,9 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
 	cmp.r = r
-	progress := func() string { return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes)) }
+	progress := func() string {
+		return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes()))
+	}
 	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, over func() bool) bool {
 		seq := generateSequence(rng)
 		vary := rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63))
@@ -161,6 +278,13 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 		}
 		return true
 	})
+	r.TimeLimit = opts.Duration
+	switch {
+	case opts.Iterations > 0 && r.Iterations >= opts.Iterations:
+		r.Stopped = StopIterations
+	case opts.Duration > 0 && r.Elapsed >= opts.Duration:
+		r.Stopped = StopTime
+	}
 	return r
 }
 
@@ -243,7 +367,7 @@ func (cmp *comparer) candidate(c Case, kind string, it int) {
 			ch = known
 		} else {
 			ch.Seed, ch.Iteration = cmp.opts.Seed, it
-			cmp.r.Changes = append(cmp.r.Changes, ch)
+			cmp.add(ch)
 			if cmp.opts.Found != nil {
 				defer cmp.opts.Found(ch)
 			}
@@ -258,12 +382,24 @@ func (cmp *comparer) candidate(c Case, kind string, it int) {
 }
 
 func (cmp *comparer) find(kind string) *Change {
-	for _, ch := range cmp.r.Changes {
+	for _, ch := range cmp.r.Changes() {
 		if ch.Kind == kind {
 			return ch
 		}
 	}
 	return nil
+}
+
+// add adds a change of a new kind under its cause.
+func (cmp *comparer) add(ch *Change) {
+	name := cmp.causeOf(ch)
+	for _, c := range cmp.r.Causes {
+		if c.Cause == name {
+			c.Changes = append(c.Changes, ch)
+			return
+		}
+	}
+	cmp.r.Causes = append(cmp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 }
 
 // shrink shrinks a confirmed difference, then confirms the shrunk case,
@@ -704,10 +840,22 @@ func updateShape(as []Answer) string {
 	return joinShapes(ws)
 }
 
+// What shapeOf says of an answer from a configuration other than the one
+// the generation holds.
+const (
+	earlierConfig = "earlier configuration's "
+	laterConfig   = "later configuration's "
+)
+
 func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	stale := ""
-	if a.Config != held && (a.Kind == AnswerCertificate || a.Kind == AnswerDefault) {
-		stale = "earlier configuration's "
+	if a.Kind == AnswerCertificate || a.Kind == AnswerDefault {
+		switch {
+		case a.Config < held:
+			stale = earlierConfig
+		case a.Config > held:
+			stale = laterConfig
+		}
 	}
 	b := bs[a.Config]
 	switch a.Kind {
