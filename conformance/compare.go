@@ -123,11 +123,11 @@ func (c *Cause) Count() int {
 // The causes of differences (see the package doc); causeLater names the
 // side.
 const (
-	causeUpdate  = "an Update is accepted or rejected differently"
-	causeLater   = "held generations of the %s serve a later configuration"
-	causeEarlier = "a generation serves an earlier configuration than the one it holds"
-	causeTie     = "a tie between certificates is broken differently"
-	causeMatch   = "a lookup is answered with another kind of match, default or error"
+	causeUpdate = "an Update is accepted or rejected differently"
+	causeLater  = "held generations of the %s serve a later configuration"
+	causeOther  = "a generation serves another configuration than the one it holds"
+	causeTie    = "a tie between certificates is broken differently"
+	causeMatch  = "a lookup is answered with another kind of match, default or error"
 )
 
 // causeOf is the cause of a new change (see the package doc): a lookup on
@@ -155,16 +155,11 @@ func (cmp *comparer) causeOf(ch *Change) string {
 			}
 		}
 	}
-	_, head, _ := strings.Cut(ch.Kind, " -> ")
 	switch k := ch.Kind; {
 	case ch.Via == viaUpdate:
 		return causeUpdate
-	case strings.Contains(head, laterConfig):
-		return fmt.Sprintf(causeLater, "head")
-	case strings.Contains(k, laterConfig):
-		return fmt.Sprintf(causeLater, "base")
-	case strings.Contains(k, earlierConfig):
-		return causeEarlier
+	case strings.Contains(k, laterConfig) || strings.Contains(k, earlierConfig):
+		return causeOther
 	case strings.HasPrefix(k, tiePrefix):
 		return causeTie
 	}
@@ -174,29 +169,22 @@ func (cmp *comparer) causeOf(ch *Change) string {
 // sameServed reports whether a and b are the same answers, a certificate
 // or default taken as its leaf whatever configuration it came from.
 func sameServed(bs []*built, a, b []Answer) bool {
-	key := func(x Answer) string {
-		switch x.Kind {
-		case AnswerCertificate:
-			return string(bs[x.Config].certs[x.Index].leaf)
-		case AnswerDefault:
-			return string(bs[x.Config].defaults[x.Store].leaf)
+	keys := func(as []Answer) []string {
+		var ks []string
+		for _, x := range as {
+			k := answerKey(x)
+			switch x.Kind {
+			case AnswerCertificate:
+				k = string(bs[x.Config].certs[x.Index].leaf)
+			case AnswerDefault:
+				k = string(bs[x.Config].defaults[x.Store].leaf)
+			}
+			ks = append(ks, k)
 		}
-		return answerKey(x)
+		slices.Sort(ks)
+		return slices.Compact(ks)
 	}
-	in := func(x Answer, s []Answer) bool {
-		return slices.ContainsFunc(s, func(y Answer) bool { return key(x) == key(y) })
-	}
-	for _, x := range a {
-		if !in(x, b) {
-			return false
-		}
-	}
-	for _, y := range b {
-		if !in(y, a) {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(keys(a), keys(b))
 }
 
 // Change is one kind of behaviour difference between the two stores,

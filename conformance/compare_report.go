@@ -33,36 +33,29 @@ func (r *Comparison) extent() string {
 	s := fmt.Sprintf("%s iterations, %s lookups", its, results.FormatInt(r.Lookups))
 	switch r.Stopped {
 	case StopTime:
-		return fmt.Sprintf("stopped at its %s time limit after %s", shortDuration(r.TimeLimit), s)
+		d := r.TimeLimit.String()
+		if strings.HasSuffix(d, "m0s") {
+			d = d[:len(d)-2] // "1m", not "1m0s"
+		}
+		return fmt.Sprintf("stopped at its %s time limit after %s", d, s)
 	case StopIterations:
 		return "stopped at its iteration limit after " + s
 	}
 	return s
 }
 
-// shortDuration is d without trailing zero units: "1m", not "1m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	for _, z := range []string{"m0s", "h0m"} {
-		if strings.HasSuffix(s, z) {
-			s = s[:len(s)-2]
-		}
-	}
-	return s
-}
-
 // found counts the changes and their causes.
 func (r *Comparison) found() string {
-	n, c := len(r.Changes()), len(r.Causes)
-	switch {
+	switch n, c := len(r.Changes()), len(r.Causes); {
 	case n == 0:
 		return "no behaviour change"
 	case n == 1:
 		return "1 behaviour change"
 	case c == 1:
 		return fmt.Sprintf("%d behaviour changes of 1 cause", n)
+	default:
+		return fmt.Sprintf("%d behaviour changes of %d causes", n, c)
 	}
-	return fmt.Sprintf("%d behaviour changes of %d causes", n, c)
 }
 
 // Summary says the change in one line, "base served X, head serves Y".

@@ -38,8 +38,8 @@
 // cause of a lookup on a held generation, when one side's answer is what
 // its newest generation answers and the other's is not, is that side's
 // held generations serving a later configuration; else it is the kind of
-// difference: an Update's outcome, an answer from an earlier
-// configuration, a tie broken differently, or another kind of match,
+// difference: an Update's outcome, an answer from another configuration
+// than the one held, a tie broken differently, or another kind of match,
 // default or error. [FuzzUpdate] and
 // [FuzzMatch] are bodies of fuzz targets on the same checks.
 //
