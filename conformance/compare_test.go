@@ -54,14 +54,14 @@ func checkChange(t *testing.T, ch *Change, base, head certstore.Factory, names i
 // of behaviour by itself, once, shrunk.
 func TestComparePlantedChanges(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		head diffBug
-		kind string
+		name        string
+		head        diffBug
+		kind, cause string
 	}{
-		{"LastOnTie", bugLastOnTie, "tie-break: the first configured -> a later one"},
-		{"WildcardWins", bugWildcardWins, "exact match -> wildcard match"},
-		{"RandomTie", bugRandomTie, "tie-break: fixed -> varies between runs"},
-		{"AcceptUndeclared", bugAcceptUndeclared, "Update: rejected (certificate error) -> accepted"},
+		{"LastOnTie", bugLastOnTie, "tie-break: the first configured -> a later one", causeTie},
+		{"WildcardWins", bugWildcardWins, "exact match -> wildcard match", causeMatch},
+		{"RandomTie", bugRandomTie, "tie-break: fixed -> varies between runs", causeTie},
+		{"AcceptUndeclared", bugAcceptUndeclared, "Update: rejected (certificate error) -> accepted", causeUpdate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, head := diffFactory(bugNone), diffFactory(tc.head)
@@ -75,8 +75,8 @@ func TestComparePlantedChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Log(text.String())
-			if len(r.Changes()) != 1 || r.Changes()[0].Kind != tc.kind {
-				t.Fatalf("found %d changes; want one of kind %q", len(r.Changes()), tc.kind)
+			if len(r.Changes()) != 1 || r.Changes()[0].Kind != tc.kind || r.Causes[0].Cause != tc.cause {
+				t.Fatalf("found %d changes; want one of kind %q, of the cause %q", len(r.Changes()), tc.kind, tc.cause)
 			}
 			ch := r.Changes()[0]
 			if tc.head == bugAcceptUndeclared {
