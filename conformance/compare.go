@@ -131,21 +131,25 @@ const (
 )
 
 // causeOf is the cause of a new change (see the package doc): a lookup on
-// a held generation is replayed on the newest generation, and a side
-// whose held generation answered as its newest does, where the other's
-// did not, serves a later configuration; else the change's kind says.
+// a held generation is replayed on each side with the last configuration
+// newest, then with the held one newest; a side whose held generation
+// answered as the first does and not as the second, where the other's
+// did not, serves a later configuration. Else the change's kind says.
 func (cmp *comparer) causeOf(ch *Change) string {
 	c := ch.Case
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
-		c.Held = last
 		if bs, err := c.build(cmp.lc, false); err == nil {
-			live := func(f certstore.Factory, held []Answer) bool {
-				sc := caseScript(&c)
+			newest := func(f certstore.Factory, k int) []Answer {
+				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
+				sc := caseScript(&t)
 				o := newObservations(len(positions(sc))) // the last: Current's lookup
 				for range max(ch.Runs, verifyRuns) {
-					sc.observe(f, bs, o)
+					sc.observe(f, bs[:k+1], o)
 				}
-				return sameServed(bs, held, o[len(o)-1])
+				return o[len(o)-1]
+			}
+			live := func(f certstore.Factory, held []Answer) bool {
+				return sameServed(bs, held, newest(f, last)) && !sameServed(bs, held, newest(f, c.Held))
 			}
 			switch b, h := live(cmp.base, ch.Base), live(cmp.head, ch.Head); {
 			case h && !b:

@@ -358,3 +358,34 @@ func TestCompareTimeLimit(t *testing.T) {
 		t.Errorf("stopped %q; the report does not say the time limit ended it:\n%s", r.Stopped, md.String())
 	}
 }
+
+// TestCauseOf checks the cause of a lookup on a held generation: the
+// side whose held generation answers from the later configuration, and
+// the kind's cause when neither does.
+func TestCauseOf(t *testing.T) {
+	correct := diffFactory(bugNone)
+	live := func() certstore.Store { return liveHeld{newDiffStore(bugNone)} }
+	c := Case{Configs: []CaseConfig{{Certs: []CaseCert{{DNSNames: []string{"a.t"}}}}, {Certs: []CaseCert{{DNSNames: []string{"a.t"}, Variant: 1}}}}, Store: "default", SNI: "a.t"}
+	for _, tc := range []struct {
+		name       string
+		base, head certstore.Factory
+		want       string
+	}{
+		{"head serves later", correct, live, "held generations of the head serve a later configuration"},
+		{"base served later", live, correct, "held generations of the base serve a later configuration"},
+		{"ties differ", correct, diffFactory(bugLastOnTie), causeTie},
+	} {
+		cc := c
+		if tc.want == causeTie {
+			cc.Configs = []CaseConfig{{Certs: []CaseCert{{DNSNames: []string{"a.t"}}, {DNSNames: []string{"a.t"}, Variant: 1}}}, c.Configs[1]}
+		}
+		ch, err := cc.Compare(tc.base, tc.head, 2)
+		if err != nil || ch == nil {
+			t.Fatalf("%s: %+v, %v", tc.name, ch, err)
+		}
+		cmp := &comparer{base: tc.base, head: tc.head, lc: diffLeaves()}
+		if got := cmp.causeOf(ch); got != tc.want {
+			t.Errorf("%s: %s: cause %q; want %q", tc.name, ch.Summary(), got, tc.want)
+		}
+	}
+}

@@ -34,13 +34,14 @@
 // store registers ([Declare]) or passed in [Options]: a divergence one
 // explains is counted under its name, any other fails. [Compare] plays the
 // same generated cases on two stores and reports each kind of difference
-// once, shrunk, as "base served X, head serves Y", grouped by cause. The
-// cause of a lookup on a held generation, when one side's answer is what
-// its newest generation answers and the other's is not, is that side's
-// held generations serving a later configuration; else it is the kind of
-// difference: an Update's outcome, an answer from another configuration
-// than the one held, a tie broken differently, or another kind of match,
-// default or error. [FuzzUpdate] and
+// once, shrunk, as "base served X, head serves Y", grouped by cause. A
+// lookup on a held generation that one side answers as it does with the
+// last configuration applied, not as with the held one, and the other
+// side does not, has the cause "held generations of that side serve a
+// later configuration"; any other's cause is its kind of difference: an
+// Update's outcome, an answer from another configuration than the one
+// held, a tie broken differently, or another kind of match, default or
+// error. [FuzzUpdate] and
 // [FuzzMatch] are bodies of fuzz targets on the same checks.
 //
 // Every call into a store is guarded: a panic fails the rule with its
