@@ -9,14 +9,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Flags as users bring them from go test and benchstat, for every
-// command at once: a single-dash long flag (-count 6, -row .name) is read
-// as its double-dash form when the command has such a flag, and an
-// unknown flag is an error that names the command's closest flag.
-
 // longForms returns args with every single-dash long flag of the command
-// they run (-count, -row=.name) spelled with two dashes. Flag values,
-// shorthands (-o, -q) and whatever follows "--" are left alone.
+// they run (-count 6, as go test and benchstat spell it) spelled with two
+// dashes. Values, shorthands and what follows "--" are left alone.
 func longForms(root *cobra.Command, args []string) []string {
 	if len(args) > 0 && strings.HasPrefix(args[0], "__complete") {
 		return args // shell completion sees what the user typed
@@ -108,9 +103,8 @@ func flagError(cmd *cobra.Command, err error) error {
 	return fmt.Errorf("unknown flag %s (see %s --help)", typed, cmd.CommandPath())
 }
 
-// closestFlag returns the visible flag of cmd closest to word: one it is
-// a prefix of or that is a prefix of it (--store, --stores), or within a
-// few edits; "" if none is close. Ties go to the fewer edits.
+// closestFlag returns the visible flag of cmd closest to word: a prefix
+// either way, or within a few edits; "" if none is close.
 func closestFlag(cmd *cobra.Command, word string) string {
 	best, bestScore := "", [2]int{len(word)/3 + 2, 0}
 	visit := func(f *pflag.Flag) {

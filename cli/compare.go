@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,9 +21,8 @@ import (
 // formats are the output formats of compare.
 var formats = []string{"text", "markdown", "csv", "json"}
 
-// renderer is an output with one writer per format (conformance's
-// tables); WriteCSV is optional. Compare and gate render table values
-// with writeAs.
+// renderer is an output with a writer per format (conformance's);
+// WriteCSV is optional.
 type renderer interface {
 	WriteText(io.Writer) error
 	WriteMarkdown(io.Writer) error
@@ -37,8 +37,7 @@ func checkFormat(format string, valid []string) error {
 	return usagef("--format %q: want one of %s", format, strings.Join(valid, ", "))
 }
 
-// formatUsage is the usage of a --format flag with the valid formats as
-// its value's name in the help.
+// formatUsage is a --format flag's usage, naming the valid formats.
 func formatUsage(what string, valid []string) string {
 	return what + ": `" + strings.Join(valid, "|") + "`"
 }
@@ -60,9 +59,8 @@ func render(r renderer, format string, w io.Writer) error {
 	return usagef("--format %q: not available here", format)
 }
 
-// writeAs writes page in the named format (checked with checkFormat) by
-// package table's renderers, or, for json, data as encoding/json marshals
-// it.
+// writeAs writes page in a checked format by package table, or for json
+// data as encoding/json marshals it.
 func writeAs(format string, w io.Writer, page *table.Page, data any) error {
 	return table.Write(w, format, page, data)
 }
@@ -70,23 +68,18 @@ func writeAs(format string, w io.Writer, page *table.Page, data any) error {
 // CompareOptions are the options of certbench compare.
 type CompareOptions struct {
 	IO IO
-	// Files are the result files to compare; none means run the
-	// benchmarks of BenchFlags and compare the stores.
+	// Files are the result files; none runs BenchFlags' benchmarks.
 	Files []string
 	BenchFlags
-	// StoresGiven and ScenariosGiven report --stores and --scenarios
-	// given explicitly: with Files they select what is compared.
+	// StoresGiven and ScenariosGiven: with Files they select.
 	StoresGiven, ScenariosGiven bool
-	// RunOnlyGiven lists the flags given that only a run uses, as errors
-	// show them ("--count", "-o/--output"): with Files they are an error.
+	// RunOnlyGiven lists the run-only flags given ("--count"), an error
+	// with Files.
 	RunOnlyGiven []string
-	// Format is the table's format on IO.Out: text, markdown, csv or json.
-	Format string
-	// Output, when compare runs the benchmarks, is a file for the run's
-	// raw results (-o).
+	Format       string
+	// Output is a file for a run's raw results (-o).
 	Output string
-	// Alpha is the significance level, in (0, 1).
-	Alpha float64
+	Alpha  float64
 	Selection
 }
 
@@ -150,80 +143,34 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err := opts.Selection.check(); err != nil {
 		return err
 	}
-	var set *results.Set
-	var runErr error // a store under test failed in the run
 	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
+	var set *results.Set
 	var filters []string
+	var runErr error // a store under test failed in the run
 	from := "the run"
 	if len(opts.Files) > 0 {
 		if len(opts.RunOnlyGiven) > 0 {
 			return usagef("%s applies only when compare runs the benchmarks; it was given with result files", opts.RunOnlyGiven[0])
 		}
-		var err error
-		defer forAnalysis()()
-		set, err = results.Load(opts.Files...)
-		if err != nil {
-			return usageError(err)
-		}
-		printWarnings(opts.IO.ErrOut, set)
-		printFailures(opts.IO.ErrOut, set)
-		warnDifferentCerts(opts.IO.ErrOut, set)
-		warnDifferentScenarios(opts.IO.ErrOut, set)
 		from = strings.Join(opts.Files, ", ")
-		if err := opts.checkSelection(set, from); err != nil {
+		defer forAnalysis()()
+		var err error
+		if set, filters, err = opts.loadFiles(&copts, from); err != nil {
 			return err
-		}
-		filters = opts.selectionFilters()
-		if len(opts.Files) == 1 {
-			// One file: compare the stores it holds.
-			if opts.StoresGiven && opts.Col == "" && opts.Row == "" {
-				copts.Columns = trimAll(opts.Stores)
-			}
-		} else if opts.Col == "" {
-			copts.Col = results.FileKey
 		}
 	} else {
-		if opts.Output == "-" {
-			return usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
-		}
-		bopts, err := opts.options(opts.IO.ErrOut)
-		if err != nil {
+		raw, err := opts.runStores(ctx)
+		if raw == nil {
 			return err
 		}
-		// -o gets each sample as it is measured, so that an interrupted
-		// run leaves the file holding every sample it counts.
-		var raw bytes.Buffer
-		out := io.Writer(&raw)
-		var file *os.File
-		if opts.Output != "" {
-			if file, err = os.Create(opts.Output); err != nil {
-				return usagef("-o: %v", err)
-			}
-			defer file.Close()
-			out = io.MultiWriter(file, &raw)
-		}
-		runErr = runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
-		if file != nil {
-			if err := file.Close(); err != nil {
-				return fmt.Errorf("writing %s: %w", opts.Output, err)
-			}
-		}
-		// Interrupted, compare still tables the samples it kept.
-		var ie *interruptedError
-		if runErr != nil && !storeFailed(runErr) && !errors.As(runErr, &ie) {
-			return runErr
-		}
+		runErr = err
 		defer forAnalysis()()
-		set, err = results.Read(&raw, "run")
-		if err != nil {
-			if runErr != nil {
-				return runErr // no sample kept
-			}
-			return err
+		if set, err = results.Read(raw, "run"); err != nil {
+			return cmp.Or(runErr, err) // with runErr, no sample kept
 		}
 		if opts.Col == "" && opts.Row == "" {
-			// The stores with samples: one that failed at its
-			// first sample of every scenario has none.
+			// The stores with samples: one that failed at its first
+			// sample of every scenario has none.
 			have := set.NameValues(results.StoreKey)
 			for _, name := range trimAll(opts.Stores) {
 				if slices.Contains(have, name) {
@@ -235,9 +182,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if opts.Filter != "" {
 		filters = append(filters, "("+opts.Filter+")")
 	}
-	if len(filters) > 0 {
-		copts.Filter = strings.Join(filters, " ")
-	}
+	copts.Filter = strings.Join(filters, " ")
 	report, err := compare.Build(set, copts)
 	if err != nil {
 		return buildError(err, opts.givenSelection(), opts.Selection, from)
@@ -248,14 +193,68 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	return runErr
 }
 
-// Selection are the benchstat-style grouping and selection flags of
-// compare and report.
+// loadFiles reads the result files, warns about them, checks --stores and
+// --scenarios against them and sets copts for them; filters select what
+// --stores and --scenarios name.
+func (opts *CompareOptions) loadFiles(copts *compare.Options, from string) (set *results.Set, filters []string, err error) {
+	if set, err = results.Load(opts.Files...); err != nil {
+		return nil, nil, usageError(err)
+	}
+	printWarnings(opts.IO.ErrOut, set)
+	printFailures(opts.IO.ErrOut, set)
+	warnDifferentCerts(opts.IO.ErrOut, set)
+	warnDifferentScenarios(opts.IO.ErrOut, set)
+	if err := opts.checkSelection(set, from); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(opts.Files) > 1 && opts.Col == "":
+		copts.Col = results.FileKey
+	case len(opts.Files) == 1 && opts.StoresGiven && opts.Col == "" && opts.Row == "":
+		copts.Columns = trimAll(opts.Stores) // the stores of one file
+	}
+	return set, opts.selectionFilters(), nil
+}
+
+// runStores runs the benchmarks, -o getting each sample as it is
+// measured, and returns the samples; raw is nil if there is nothing to
+// table. An interrupted run, or one in which a store failed, keeps its
+// samples and returns its error with them.
+func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, err error) {
+	if opts.Output == "-" {
+		return nil, usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
+	}
+	bopts, err := opts.options(opts.IO.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	raw = new(bytes.Buffer)
+	out := io.Writer(raw)
+	var file *os.File
+	if opts.Output != "" {
+		if file, err = os.Create(opts.Output); err != nil {
+			return nil, usagef("-o: %v", err)
+		}
+		defer file.Close()
+		out = io.MultiWriter(file, raw)
+	}
+	runErr := runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", opts.Output, err)
+		}
+	}
+	var ie *interruptedError
+	if runErr != nil && !storeFailed(runErr) && !errors.As(runErr, &ie) {
+		return nil, runErr
+	}
+	return raw, runErr
+}
+
+// Selection are the benchstat-style flags of compare and report: --row
+// and --col projections and a --filter ("" the defaults).
 type Selection struct {
-	// Row and Col are benchproc projections (--row, --col); "" is the
-	// command's default.
-	Row, Col string
-	// Filter is a benchproc filter (--filter); "" keeps everything.
-	Filter string
+	Row, Col, Filter string
 }
 
 func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string) {
@@ -268,15 +267,9 @@ func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string
 // check parses the projections and filter, so that a mistake is reported
 // against the flag.
 func (s *Selection) check() error {
-	filter, err := benchproc.NewFilter("*")
-	if s.Filter != "" {
-		filter, err = benchproc.NewFilter(s.Filter)
-		if err != nil {
-			return usagef("--filter %q: %v", s.Filter, err)
-		}
-	}
+	filter, err := benchproc.NewFilter(cmp.Or(s.Filter, "*"))
 	if err != nil {
-		return err
+		return usagef("--filter %q: %v", s.Filter, err)
 	}
 	var parser benchproc.ProjectionParser
 	for _, p := range []struct{ flag, val string }{{"--row", s.Row}, {"--col", s.Col}} {
@@ -290,8 +283,8 @@ func (s *Selection) check() error {
 	return nil
 }
 
-// checkSelection reports every store of --stores and scenario of
-// --scenarios, when given, that the results do not have.
+// checkSelection reports the stores and scenarios given that the results
+// do not have.
 func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
 	for _, sel := range []struct {
 		flag, key, what string
@@ -335,8 +328,8 @@ func (o *CompareOptions) givenSelection() []string {
 	return given
 }
 
-// selectionFilters turns --stores and --scenarios, when given explicitly,
-// into benchproc filter terms for comparing files.
+// selectionFilters turns --stores and --scenarios, if given, into filter
+// terms.
 func (o *CompareOptions) selectionFilters() []string {
 	var parts []string
 	if o.StoresGiven {
@@ -348,9 +341,8 @@ func (o *CompareOptions) selectionFilters() []string {
 	return parts
 }
 
-// buildError turns an error of compare.Build into one in the user's words:
-// which flags selected nothing. given are the selecting flags other than
-// sel's, as the user wrote them.
+// buildError says which flags selected nothing; given are the selecting
+// flags other than sel's, as written.
 func buildError(err error, given []string, sel Selection, from string) error {
 	switch {
 	case errors.Is(err, compare.ErrNoResults):

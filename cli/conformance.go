@@ -1,16 +1,14 @@
 package cli
 
-// The conformance command runs conformance.Check (or, with --against,
-// conformance.Compare) in a child process of this binary (a hidden --child
-// flag), which writes one JSON event a line: a rule started, a rule ended,
-// the end. The child is there to survive a store that panics in a goroutine
-// of its own or never returns: the parent reports the rule that was
-// running as failed (a crash, or a timeout), with the end of the child's
-// stderr. Panics on the rule's own goroutine are recovered in the child.
+// The conformance command runs conformance.Check (or Compare) in a child
+// process of this binary (the hidden --child flag) writing JSON events, so
+// that a store that crashes the process or never returns fails the rule
+// that was running, with the child's stderr.
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,41 +31,25 @@ import (
 // conformanceFormats are the output formats of conformance.
 var conformanceFormats = []string{"text", "markdown", "json"}
 
-// Rule results in the conformance table.
-const (
-	rulePass = string(conformance.Pass)
-	ruleFail = string(conformance.Fail)
-)
-
 // ConformanceOptions are the options of certbench conformance.
 type ConformanceOptions struct {
-	IO IO
-	// Stores are the stores to check; none means every registered store.
-	// With Against, the one base store.
-	Stores []string
-	// Against, when set, compares the behaviour of Stores[0] (the base)
-	// with this store's (the head) instead of checking the rules.
+	IO     IO
+	Stores []string // none: every registered store; with Against, the base
+	// Against, when set, compares Stores[0] (the base) with this store.
 	Against string
-	// Seed, Iterations and Duration set the differential pass, or the
-	// comparison (0: the defaults of package conformance).
+	// Seed, Iterations, Duration and Runs set the differential pass or the
+	// comparison (0: package conformance's defaults).
 	Seed       uint64
 	Iterations int
 	Duration   time.Duration
-	// Runs is how many times the comparison plays each case on each store.
-	Runs int
-	// Format is the output's format: text, markdown or json.
-	Format string
-	// Output is the file the output goes to (-o); "" or "-" is IO.Out.
-	Output string
-	// Verbose says on IO.ErrOut which store is running, and each change
-	// as it is found.
-	Verbose bool
-	// Child, when set, runs the check of this store (or its comparison
-	// with Against) in this process, writing JSON events to IO.Out: the
-	// hidden --child flag the parent starts its children with.
-	Child string
-	// ChildTimeout bounds a child, plus twice Duration; 0 is 30 minutes.
-	ChildTimeout time.Duration
+	Runs       int
+	Format     string // text, markdown or json
+	Output     string // -o; "" or "-" is IO.Out
+	Verbose    bool   // say which store runs, and each change found
+	// Child runs the check of this store in this process, writing JSON
+	// events to IO.Out (the hidden --child flag).
+	Child        string
+	ChildTimeout time.Duration // plus twice Duration; 0 is 30 minutes
 }
 
 func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *cobra.Command {
@@ -116,15 +98,13 @@ rule failed (the stores differ), 2 bad usage.`,
 	return cmd
 }
 
-// runConformance checks each store (or compares two) in a child process
-// and prints the outcome; in a child (Child set) it does the work itself.
+// runConformance checks each store (or compares two) in a child process.
 func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 	if opts.Child != "" {
 		return runConformanceChild(opts)
 	}
 	if os.Getenv(childEnv) != "" {
-		// A binary that does not route "conformance --child" to this
-		// command would start children without end.
+		// Else a binary that does not route --child here would recurse.
 		return fmt.Errorf("conformance: started as a child (%s is set) without --child; does this binary route its arguments to certbench's cli?", childEnv)
 	}
 	if err := checkFormat(opts.Format, conformanceFormats); err != nil {
@@ -228,8 +208,7 @@ type childEvent struct {
 	Done       bool                    `json:"done,omitempty"`
 }
 
-// runConformanceChild checks one store, or compares it with Against, in
-// this process, writing childEvents to IO.Out.
+// runConformanceChild checks one store, or compares it, writing childEvents.
 func runConformanceChild(opts *ConformanceOptions) error {
 	info, err := certstore.LookupFactory(opts.Child)
 	if err != nil {
@@ -267,8 +246,7 @@ func runConformanceChild(opts *ConformanceOptions) error {
 // childEnv is set in a child's environment.
 const childEnv = "CERTBENCH_CONFORMANCE_CHILD"
 
-// conformanceCommand makes the child process's command; tests replace it
-// to run their own binary's main.
+// conformanceCommand makes the child's command; tests replace it.
 var conformanceCommand = func(ctx context.Context, exe string, args []string) *exec.Cmd {
 	return exec.CommandContext(ctx, exe, args...)
 }
@@ -283,9 +261,8 @@ type childRun struct {
 	running    string // the rule running when the events ended
 }
 
-// runChild runs the child for store (compared with opts.Against when set)
-// and reads its events; onChange hears of each change as it comes. A
-// child that ended before it was done fails the rule that was running.
+// runChild runs the child for store and reads its events; a child that
+// ended before it was done fails the rule that was running.
 func runChild(ctx context.Context, opts *ConformanceOptions, store string, onChange func(*conformance.Change)) (*childRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -296,11 +273,7 @@ func runChild(ctx context.Context, opts *ConformanceOptions, store string, onCha
 	if opts.Against != "" {
 		args = append(args, "--against", opts.Against)
 	}
-	timeout := opts.ChildTimeout
-	if timeout == 0 {
-		timeout = 30 * time.Minute
-	}
-	timeout += 2 * opts.Duration
+	timeout := cmp.Or(opts.ChildTimeout, 30*time.Minute) + 2*opts.Duration
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := conformanceCommand(ctx, exe, args)
@@ -322,7 +295,10 @@ func runChild(ctx context.Context, opts *ConformanceOptions, store string, onCha
 	if run.done {
 		return run, nil
 	}
-	output := limitText(strings.TrimSpace(stray+stderr.String()), 4000)
+	output := strings.TrimSpace(stray + stderr.String())
+	if len(output) > 4000 {
+		output = output[:4000] + "\n..."
+	}
 	if run.events == 0 && ctx.Err() == nil {
 		return nil, fmt.Errorf("conformance: %s %s reported nothing (%v); is conformance routed to certbench's cli? output:\n%s",
 			exe, strings.Join(args, " "), err, output)
@@ -345,15 +321,8 @@ func runChild(ctx context.Context, opts *ConformanceOptions, store string, onCha
 	return run, nil
 }
 
-func limitText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "\n..."
-	}
-	return s
-}
-
-// readEvents reads a child's events until its output ends; lines that are
-// no event (a store printing) are returned.
+// readEvents reads a child's events; lines that are none (a store
+// printing) are returned.
 func readEvents(r io.Reader, onChange func(*conformance.Change)) (*childRun, string) {
 	run := &childRun{results: map[string]*conformance.RuleResult{}}
 	var running []string
@@ -394,8 +363,7 @@ func (run *childRun) add(r *conformance.RuleResult) {
 	run.results[r.Rule] = r
 }
 
-// conformanceReport is the rule x store outcome, the command's report;
-// its JSON is this value.
+// conformanceReport is the rule x store outcome; its JSON is this value.
 type conformanceReport struct {
 	Stores []string   `json:"stores"`
 	Seed   uint64     `json:"seed"`
@@ -409,9 +377,8 @@ type ruleRow struct {
 	Results map[string]*ruleResult `json:"results"`
 }
 
-// ruleResult is one rule's outcome for one store as the report shows it:
-// a failure's messages, line by line; of a passing rule, only the
-// differential pass's summary and known deviations.
+// ruleResult is one rule's outcome for one store: a failure's messages,
+// line by line; of a passing rule, only the differential pass's notes.
 type ruleResult struct {
 	Result string   `json:"result"`
 	Output []string `json:"output,omitempty"`
@@ -440,15 +407,14 @@ func (r *conformanceReport) add(store string, run *childRun) {
 	r.Passed = true
 	for _, row := range r.Rules {
 		for _, st := range r.Stores {
-			if c := row.Results[st]; c == nil || c.Result == ruleFail {
+			if c := row.Results[st]; c == nil || c.Result == string(conformance.Fail) {
 				r.Passed = false
 			}
 		}
 	}
 }
 
-// page is the report as one table: a row per rule, a column per store,
-// and the rules passed per store.
+// page is the report as a table of rules by stores.
 func (r *conformanceReport) page() *table.Page {
 	t := table.New("", table.Column{Name: "rule"})
 	passed := []table.Cell{{Text: "rules passed"}}
@@ -458,7 +424,7 @@ func (r *conformanceReport) page() *table.Page {
 		for _, row := range r.Rules {
 			if c := row.Results[st]; c != nil {
 				m++
-				if c.Result == rulePass {
+				if c.Result == string(conformance.Pass) {
 					n++
 				}
 			}
@@ -471,7 +437,7 @@ func (r *conformanceReport) page() *table.Page {
 			c := table.Cell{Text: "-"}
 			if res := row.Results[st]; res != nil {
 				c.Text = res.Result
-				if res.Result == ruleFail {
+				if res.Result == string(conformance.Fail) {
 					c.Class = table.Worse
 				}
 			}
@@ -483,8 +449,7 @@ func (r *conformanceReport) page() *table.Page {
 	return &table.Page{Tables: []*table.Table{t}}
 }
 
-// WriteText writes the table, the notes of the passing rules that have
-// them, and then every failure's messages.
+// WriteText writes the table, the passing rules' notes, then the failures.
 func (r *conformanceReport) WriteText(w io.Writer) error {
 	if err := table.WriteText(w, r.page()); err != nil {
 		return err
@@ -494,7 +459,7 @@ func (r *conformanceReport) WriteText(w io.Writer) error {
 		for _, st := range r.Stores {
 			for _, row := range r.Rules {
 				c := row.Results[st]
-				if c == nil || (c.Result == ruleFail) != failures || len(c.Output) == 0 {
+				if c == nil || (c.Result == string(conformance.Fail)) != failures || len(c.Output) == 0 {
 					continue
 				}
 				if failures {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,37 +21,21 @@ var gateFormats = []string{"text", "markdown", "json"}
 
 // GateOptions are the options of certbench gate.
 type GateOptions struct {
-	IO IO
-	// Base and Head are the result files gated.
+	IO         IO
 	Base, Head string
-	// Policy are the policy flags, applied over the policy file (see
-	// gate.ResolvePolicy).
+	// Policy are the policy flags over the policy file.
 	Policy gate.PolicyFlags
-	// Format is the report's format: text, markdown or json.
 	Format string
-	// Output is the file the report goes to (-o); "" or "-" is IO.Out.
+	// Output is the report's file (-o); "" or "-" is IO.Out.
 	Output string
-	// Summary, when set, is a file that also gets the Markdown report.
+	// Summary, if set, also gets the Markdown report.
 	Summary string
-	// BaseProfiles and HeadProfiles are folders of heap profiles (from
-	// certbench profile --all) to name grown allocation sites from, and of
-	// callgrind files (certbench run --instrument simulate --callgrind-dir,
-	// or profile --instrument simulate) to name the functions whose
-	// instructions grew; both or neither.
+	// BaseProfiles and HeadProfiles are folders of heap profiles and
+	// callgrind files that name what grew; both or neither.
 	BaseProfiles, HeadProfiles string
-	// Sites is the number of sites to name per regression; SitesGiven
-	// reports --sites given (an error without profiles).
+	// Sites is the number of sites named per regression.
 	Sites      int
 	SitesGiven bool
-	// AllowDifferentCerts gates files measured on different certificates
-	// with a warning instead of refusing them, whatever the policy says
-	// (the flag --allow-different-certs sets the policy's setting).
-	AllowDifferentCerts bool
-	// AllowDifferentScenarios gates a scenario defined differently in
-	// base and head with a warning instead of refusing the files,
-	// whatever the policy says (--allow-different-scenarios sets the
-	// policy's setting).
-	AllowDifferentScenarios bool
 }
 
 func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
@@ -89,9 +74,8 @@ func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	g.addOutputFlags(f)
 }
 
-// addPolicyFlags defines the policy's settings: each flag is named after
-// its policy file key (gate.FlagName) and set into opts.Policy.Set, which
-// starts from the defaults with no thresholds.
+// addPolicyFlags defines a flag per policy setting (gate.FlagName) into
+// opts.Policy.Set: the defaults, with no thresholds.
 func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
 	set := &g.opts.Policy.Set
 	*set = gate.DefaultPolicy()
@@ -109,8 +93,7 @@ func (g *gateCmd) addPolicyFlags(f *pflag.FlagSet) {
 	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates, with a warning")
 }
 
-// addOutputFlags defines the report's format and destinations and the
-// profiles that name grown sites.
+// addOutputFlags defines the report's outputs and the profiles.
 func (g *gateCmd) addOutputFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
@@ -153,8 +136,8 @@ func (g *gateCmd) files(args []string) error {
 	return nil
 }
 
-// policyGiven tells opts.Policy which policy file to read and which of
-// its settings the flags gave, so that those override the file.
+// policyGiven tells opts.Policy its file and the settings given as
+// flags.
 func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
 	p := &g.opts.Policy
 	p.Config, p.Given = g.config, nil
@@ -192,8 +175,6 @@ func runGate(_ context.Context, opts *GateOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	policy.AllowDifferentCerts = policy.AllowDifferentCerts || opts.AllowDifferentCerts
-	policy.AllowDifferentScenarios = policy.AllowDifferentScenarios || opts.AllowDifferentScenarios
 	defer forAnalysis()()
 	base, head, err := loadGateFiles(opts)
 	if err != nil {
@@ -215,9 +196,8 @@ func runGate(_ context.Context, opts *GateOptions) error {
 	return nil
 }
 
-// check rejects option values that would do nothing or undo the run: a
-// bad format, half the profiles, --sites without profiles or below 1,
-// and outputs that would overwrite an input or each other.
+// check rejects options that would do nothing, or outputs that would
+// overwrite an input or each other.
 func (o *GateOptions) check() error {
 	if err := checkFormat(o.Format, gateFormats); err != nil {
 		return err
@@ -282,35 +262,33 @@ func loadGateFiles(opts *GateOptions) (base, head *results.Set, err error) {
 	return base, head, nil
 }
 
-// writeGateReports writes the verdict to --summary (markdown) and to -o
-// or stdout in the chosen format.
+// writeGateReports writes the verdict to --summary (Markdown) and to -o
+// or stdout.
 func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 	if opts.Summary != "" {
-		f, err := os.Create(opts.Summary)
-		if err != nil {
-			return usagef("--summary: %v", err)
-		}
-		err = table.WriteMarkdown(f, v.Page())
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", opts.Summary, err)
+		if err := writeFileBy(opts.Summary, "--summary", func(w io.Writer) error { return table.WriteMarkdown(w, v.Page()) }); err != nil {
+			return err
 		}
 	}
+	write := func(w io.Writer) error { return writeAs(opts.Format, w, v.Page(), v.JSON()) }
 	if opts.Output == "" || opts.Output == "-" {
-		return writeAs(opts.Format, opts.IO.Out, v.Page(), v.JSON())
+		return write(opts.IO.Out)
 	}
-	file, err := os.Create(opts.Output)
+	return writeFileBy(opts.Output, "-o", write)
+}
+
+// writeFileBy creates path (its error names flag) and writes it by write.
+func writeFileBy(path, flag string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return usagef("-o: %v", err)
+		return usagef("%s: %v", flag, err)
 	}
-	if err := writeAs(opts.Format, file, v.Page(), v.JSON()); err != nil {
-		file.Close()
-		return err
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := file.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", opts.Output, err)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

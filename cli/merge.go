@@ -11,11 +11,10 @@ import (
 
 // MergeOptions are the options of certbench merge.
 type MergeOptions struct {
-	IO IO
-	// Files are the result files to merge, in order.
+	IO    IO
 	Files []string
-	// Output is the file the merged results go to (-o); "" or "-" is
-	// IO.Out. It must not be one of Files.
+	// Output is the merged file (-o), not one of Files; "" or "-" is
+	// IO.Out.
 	Output string
 }
 

@@ -226,7 +226,7 @@ behaviour change or a regression, 2 bad input.`,
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
 	f.StringVar(&opts.BaseRef, "base-ref", "", "the base is the merge base of this git `ref` and the head tree's HEAD")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
-	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`, e.g. main@abc1234; default the tree's directory name)")
+	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`; default: the tree's version or commit, else its directory's name)")
 	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
 	f.StringVar(&opts.Dir, "dir", "certbench-peer-out", "write every step's files into this `dir`")
 	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default DIR/comment.md)")

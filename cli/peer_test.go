@@ -106,8 +106,14 @@ func TestPeerTreeDoesNotCompile(t *testing.T) {
 		}
 	}
 	for name, content := range map[string]string{
-		"base/go.mod":         traefikMod,
-		"base/pkg/tls/tls.go": "package tls\n\nimport _ \"github.com/traefik/traefik/v3/pkg/types\"\n",
+		"base/go.mod": traefikMod,
+		// What the adapter calls, declared as in v3.5 (peerbuild reads
+		// the declarations before building).
+		"base/pkg/tls/tls.go": "package tls\n\nimport (\n\t\"context\"\n\t\"crypto/tls\"\n\n\t_ \"github.com/traefik/traefik/v3/pkg/types\"\n)\n\n" +
+			"type (\n\tManager    struct{}\n\tOCSPConfig struct{}\n\tStore      struct{}\n\tOptions    struct{}\n\tCertAndStores struct{}\n)\n\n" +
+			"func NewManager(ocspConfig *OCSPConfig) *Manager { return nil }\n\n" +
+			"func (m *Manager) UpdateConfigs(ctx context.Context, stores map[string]Store, configs map[string]Options, certs []*CertAndStores) {}\n\n" +
+			"func (m *Manager) Get(storeName, configName string) (*tls.Config, error) { return nil, nil }\n",
 		"base/pkg/types/t.go": "package types\n",
 		"head/go.mod":         traefikMod,
 		"head/pkg/tls/tls.go": "package tls\n\nimport _ \"github.com/traefik/traefik/v3/pkg/types\"\n\nfunc broken( {\n",

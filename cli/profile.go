@@ -19,10 +19,8 @@ import (
 
 // ProfileOutput are the output options every profile command shares.
 type ProfileOutput struct {
-	// Top is the number of sites per table (at least 1).
-	Top int
-	// Format is text, markdown or json.
-	Format string
+	Top    int    // sites per table (at least 1)
+	Format string // text, markdown or json
 }
 
 func (o *ProfileOutput) bind(cmd *cobra.Command) {
@@ -44,29 +42,17 @@ func (o *ProfileOutput) check() (profile.Format, error) {
 // ProfileOptions are the options of certbench profile.
 type ProfileOptions struct {
 	IO IO
-	// Stores and Scenarios name what to profile: every combination.
-	// Without All both are needed; with All they narrow every registered
-	// store and every default scenario.
+	// Stores and Scenarios name what to profile, every combination (with
+	// All, they narrow every registered store and default scenario).
 	Stores, Scenarios []string
-	// All profiles every registered store on every default scenario and
-	// writes an index into Dir.
-	All bool
-	// Dir is the folder the profiles are written to (--dir).
-	Dir string
-	// Ops overrides each scenario's op count when positive.
-	Ops int
-	// Quiet turns off the progress lines of All.
-	Quiet bool
-	// CertsFlags profile the scenarios on the user's certificates
-	// (--certs).
+	All               bool   // and write an index into Dir
+	Dir               string // --dir
+	Ops               int    // overrides each scenario's op count when positive
+	Quiet             bool   // no progress lines (All)
 	CertsFlags
-	// ScenarioFileFlags add the scenarios of scenario files
-	// (--scenario-file).
 	ScenarioFileFlags
 	ProfileOutput
-	// SimulateFlags, with --instrument simulate, write callgrind files
-	// instead of heap profiles.
-	SimulateFlags
+	SimulateFlags // --instrument simulate writes callgrind files
 }
 
 func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Command {
@@ -115,11 +101,9 @@ type profileJob struct {
 	scenario scenarios.Scenario
 }
 
-// fileName is the name the job's profile is saved under in its folder.
 func (j profileJob) fileName() string { return profile.FileName(j.scenario.Name, j.store.Name) }
 
-// profileJobs returns one job per scenario and store: scenario by
-// scenario, each with the stores in the order given.
+// profileJobs returns one job per scenario and store, scenario by scenario.
 func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob {
 	jobs := make([]profileJob, 0, len(stores)*len(scs))
 	for _, sc := range scs {
@@ -176,22 +160,17 @@ func (o *ProfileOptions) jobs() ([]profileJob, error) {
 // captureOptions say where captureProfiles saves profiles and what it
 // summarizes.
 type captureOptions struct {
-	dir string // folder the profiles are saved in (created if missing)
-	ops int    // overrides each scenario's op count when positive
-	top int    // sites per table of each summary (at least 1)
-	// progress, when not nil, receives a line per job before it runs.
-	progress io.Writer
-	// errOut receives a line per store fault.
-	errOut io.Writer
+	dir      string    // created if missing
+	ops      int       // overrides each scenario's op count when positive
+	top      int       // sites per table of each summary
+	progress io.Writer // a line per job, when set
+	errOut   io.Writer // a line per store fault
 }
 
-// captureProfiles captures each job's heap profile in turn
-// (bench.HeapProfile), saves it as dir/fileName() and returns each
-// profile's summary, whose File is the saved path. A store that panics is
-// reported as run reports it (a line on errOut, its stack in a file in
-// dir) and the other jobs go on; after a store that hangs, none do; the
-// error then has ExitStoreFailed. Any other error stops it, and so does
-// ctx before the next job.
+// captureProfiles captures and saves each job's heap profile in turn and
+// returns their summaries. A store fault is reported as run reports it
+// and the other jobs go on, unless the store hangs; the error then has
+// ExitStoreFailed. Any other error, or ctx, stops it.
 func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*profile.Summary, error) {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return nil, err
@@ -257,11 +236,10 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if simulate {
 		return profileSimulated(ctx, opts, jobs, format)
 	}
-	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top}
+	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.IO.ErrOut}
 	if opts.All && !opts.Quiet {
 		copts.progress = opts.IO.ErrOut
 	}
-	copts.errOut = opts.IO.ErrOut
 	sums, err := captureProfiles(ctx, jobs, copts)
 	if err != nil && (!storeFailed(err) || len(sums) == 0) {
 		return err
@@ -272,8 +250,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	return err
 }
 
-// writeProfiles prints the summaries of the captured profiles (with All,
-// writes and prints the index).
+// writeProfiles prints the summaries (with All, writes and prints the index).
 func writeProfiles(opts *ProfileOptions, format profile.Format, sums []*profile.Summary) error {
 	if !opts.All {
 		return profile.WriteSummaries(opts.IO.Out, format, sums)
@@ -284,8 +261,7 @@ func writeProfiles(opts *ProfileOptions, format profile.Format, sums []*profile.
 	return profile.WriteIndex(opts.IO.Out, format, sums)
 }
 
-// loadProfile reads a profile file; a missing, malformed or too large
-// file is bad input.
+// loadProfile reads a profile file; a bad one is bad input.
 func loadProfile(path string) (*pprofile.Profile, error) {
 	p, err := profile.Load(path)
 	if err != nil {
@@ -296,14 +272,12 @@ func loadProfile(path string) (*pprofile.Profile, error) {
 
 // ProfileDiffOptions are the options of certbench profile diff.
 type ProfileDiffOptions struct {
-	IO IO
-	// Base and Head are the profiles compared.
+	IO         IO
 	Base, Head string
-	// Types are the sample types to compare; none means alloc_space and
-	// alloc_objects (every sample type for other profiles).
-	Types []string
-	// Output, when set, is a file for the difference as a profile.
-	Output string
+	// Types are the sample types to compare (none: alloc_space and
+	// alloc_objects, or every sample type for other profiles).
+	Types  []string
+	Output string // a file for the difference as a profile, when set
 	ProfileOutput
 }
 
@@ -338,14 +312,13 @@ func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
 		return err
 	}
 	basePath, headPath := opts.Base, opts.Head
-	base, err := loadProfile(basePath)
-	if err != nil {
-		return err
+	var ps [2]*pprofile.Profile
+	for i, path := range []string{basePath, headPath} {
+		if ps[i], err = loadProfile(path); err != nil {
+			return err
+		}
 	}
-	head, err := loadProfile(headPath)
-	if err != nil {
-		return err
-	}
+	base, head := ps[0], ps[1]
 	if err := profile.CheckComparable(base, head); err != nil {
 		var ste *profile.SampleTypeError
 		if errors.As(err, &ste) {
@@ -391,8 +364,7 @@ func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
 
 // ProfileTopOptions are the options of certbench profile top.
 type ProfileTopOptions struct {
-	IO IO
-	// Files are the profiles to summarize.
+	IO    IO
 	Files []string
 	ProfileOutput
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,28 +19,22 @@ import (
 
 // ReportOptions are the options of certbench report.
 type ReportOptions struct {
-	IO IO
-	// Files are the result files to report on.
+	IO    IO
 	Files []string
-	// Output is the HTML file to write (-o); never stdout.
+	// Output is the HTML file (-o); never stdout.
 	Output string
-	// PNGDir, when set, is a folder that also gets every chart as PNG,
-	// at DPI.
+	// PNGDir, if set, also gets every chart as PNG at DPI.
 	PNGDir string
 	DPI    int
-	// Title is the page title; "" is the default.
-	Title string
-	// GrowthChart, when set, is an .svg or .png file for one growth
-	// chart of GrowthFamily ("" the first) in GrowthUnits, titled
-	// GrowthTitle ("" the family's).
+	Title  string
+	// GrowthChart, if set, is an .svg or .png file for one growth chart.
 	GrowthChart, GrowthFamily, GrowthTitle string
 	GrowthUnits                            []string
-	// Table prints the sweep's medians and growth exponents on IO.Out.
+	// Table prints the sweep's medians and exponents on IO.Out.
 	Table bool
 	// ByFile compares the files instead of the stores (--col .file).
 	ByFile bool
-	// Gate is a gate result (certbench gate --format json) whose verdict
-	// and thresholds the page shows at the top (--gate).
+	// Gate is a gate result file (gate --format json) shown on top.
 	Gate string
 	Selection
 }
@@ -176,10 +171,7 @@ func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) err
 	if len(rep.Curves) == 0 {
 		return usagef("--growth-chart: no sweep results in %s", files)
 	}
-	fam := opts.GrowthFamily
-	if fam == "" {
-		fam = rep.Curves[0].Family
-	}
+	fam := cmp.Or(opts.GrowthFamily, rep.Curves[0].Family)
 	ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
 	if err != nil {
 		return err
@@ -194,10 +186,9 @@ func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) err
 	return nil
 }
 
-// writeHTML writes the page of rep to path as it is made, not held in
-// memory (a page of hundreds of charts is tens of megabytes): into a
-// temporary file beside path, renamed to path once whole, so that a
-// failed report leaves no partial page.
+// writeHTML streams the page (it can be tens of megabytes) into a
+// temporary file beside path, renamed once whole: a failed report leaves
+// no partial page.
 func writeHTML(path string, rep *report.Report) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {

@@ -20,16 +20,11 @@ const (
 	ExitOK         = 0 // success
 	ExitRegression = 1 // certbench gate found a regression
 	ExitUsage      = 2 // bad usage or bad input
-	// ExitStoreFailed is the exit code of run, compare and sweep when a
-	// store under test failed (it panicked, or a call did not return
-	// within --sample-timeout), as of gate and conformance when a store
-	// regressed or broke a rule: the results of the other stores are
-	// written, and the failure is recorded in them.
+	// ExitStoreFailed: a store under test panicked or hung (run,
+	// compare, sweep); the other stores' results are written.
 	ExitStoreFailed = 1
-	// ExitInterrupted and ExitTerminated are the exit codes after SIGINT
-	// (Ctrl-C) and SIGTERM, 128 plus the signal's number as shells report
-	// a process killed by a signal: the command stopped early and kept
-	// what it had completed (certbench run keeps its complete samples).
+	// ExitInterrupted and ExitTerminated follow SIGINT and SIGTERM (128
+	// plus the signal, as shells say); what was complete is kept.
 	ExitInterrupted = 130
 	ExitTerminated  = 143
 )
@@ -61,18 +56,12 @@ func (e *interruptedError) Error() string {
 func (e *interruptedError) Unwrap() error { return e.err }
 
 // ExitDeadline is how long the process may take to end after the first
-// SIGINT or SIGTERM: the command stops at once and keeps what it
-// completed, but if something it waits for does not return (a store stuck
-// in a call is abandoned after bench.StopGrace; a write to a full pipe, a
-// child process), the process exits with the signal's code when the
-// deadline passes.
+// SIGINT or SIGTERM, whatever it waits for (a stuck store, a full pipe).
 const ExitDeadline = 15 * time.Second
 
 // notifyContext returns a context cancelled, with a *signalCause, by the
-// first SIGINT or SIGTERM. After that first signal the process no longer
-// catches them: a second Ctrl-C kills it at once; and if the returned
-// stop function has not been called ExitDeadline after it, the process
-// exits (with the signal's exit code), after a note on stderr.
+// first SIGINT or SIGTERM; a second kills the process at once, and it
+// exits ExitDeadline after the first unless stop was called.
 func notifyContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -126,11 +115,8 @@ func usageError(err error) error { return &exitError{code: ExitUsage, err: err} 
 // usagef is usageError with a formatted message.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }
 
-// Main runs the certbench command with args and returns its exit code. It
-// is the public entry point for a custom certbench binary: a main package
-// that imports its store packages (each calls certstore.Register in its
-// init) and calls os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
-// gets every command with those stores (see examples/mystore/cmd/certbench).
+// Main runs the certbench command with args and returns its exit code:
+// the entry point of a binary that imports its store packages.
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(longForms(root, args))
@@ -187,19 +173,15 @@ complete samples and print how many (a second Ctrl-C kills at once; the
 process exits 15 s after the first signal whatever it waits for).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// --version prints the module version and the VCS revision
-		// (results.VersionLine); results record them as the comment
-		// lines "# certbench-version" and "# certbench-revision".
-		Version: results.VersionLine(),
+		Version:       results.VersionLine(),
 	}
 	root.SetVersionTemplate("certbench {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(flagError(c, err)) })
 	root.AddCommand(newListCmd(nil), newRunCmd(nil), newMergeCmd(nil), newCompareCmd(nil), newProfileCmd(nil), newGateCmd(nil), newSweepCmd(nil), newReportCmd(nil))
-	root.AddCommand(newConformanceCmd(nil), newPeerCmd(), newABCmd())
-	// pflag's notes on deprecated flags go to stderr: cobra would print
-	// them to stdout, into the results of run or sweep.
+	root.AddCommand(newConformanceCmd(nil), newPeerCmd(), newABCmd(), newHistoryCmd(nil))
+	// pflag's notes go to stderr, not into the results on stdout.
 	var quiet func(*cobra.Command)
 	quiet = func(c *cobra.Command) {
 		c.Flags().SetOutput(stderr)
@@ -211,9 +193,8 @@ process exits 15 s after the first signal whatever it waits for).`,
 	return root
 }
 
-// isTerminal reports whether w is a terminal, for progress output. The
-// stderr of certbench under callgrind is a pipe through its parent, which
-// says whether it ends at a terminal (see terminalEnv).
+// isTerminal reports whether w is a terminal, for progress output; under
+// callgrind the parent says so (terminalEnv).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {

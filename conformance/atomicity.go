@@ -17,9 +17,8 @@ import (
 )
 
 // Sizes of the atomicity check. Every configuration holds every name of the
-// pool, in the variant (original or renewal) the configuration uses; a store
-// that publishes entry by entry serves some names from the old variant and
-// some from the new one while it updates.
+// pool in its own variant, so a store that publishes entry by entry serves
+// a mix of variants while it updates.
 const (
 	atomCerts    = 16  // certificates per configuration
 	atomVariants = 4   // configuration k uses variant k % atomVariants
@@ -120,9 +119,8 @@ func makeAtomFixtures() (*atomFixtures, error) {
 	return a, nil
 }
 
-// addProbes adds the probes: every name of names (by certificate; a name
-// under each wildcard) and two misses, in every store, with what
-// certstore.Match serves.
+// addProbes adds every name (one under each wildcard) and two misses, in
+// every store, with what certstore.Match serves.
 func (a *atomFixtures) addProbes(names [][]string) {
 	snis := []string{miss, ""}
 	for _, ns := range names {
@@ -134,21 +132,8 @@ func (a *atomFixtures) addProbes(names [][]string) {
 		}
 	}
 	for _, st := range atomStores {
-		var stNames [][]string
-		var idx []int
-		for i := range atomCerts {
-			for _, s := range certstore.StoresOf(&a.cfgs[0].Certificates[i]) {
-				if s == st {
-					stNames = append(stNames, names[i])
-					idx = append(idx, i)
-				}
-			}
-		}
 		for _, sni := range snis {
-			want := -1
-			if m := certstore.Match(stNames, sni); m >= 0 {
-				want = idx[m]
-			}
+			want := matchIndex(a.cfgs[0].Certificates, st, sni, func(i int) []string { return names[i] })
 			a.probes = append(a.probes, atomProbe{store: st, sni: sni, want: want})
 		}
 	}
@@ -179,8 +164,7 @@ func (a *atomFixtures) classify(c *tls.Certificate, err error, p atomProbe) (int
 	return id.variant, ""
 }
 
-// reporter collects failures from several goroutines, reporting the first
-// few through t.
+// reporter collects failures from goroutines, reporting the first few.
 type reporter struct {
 	t      rt
 	n      atomic.Int64
@@ -225,8 +209,7 @@ func (su *suite) testAtomicity(t rt) {
 		updates, atomCerts, len(atomStores), ar.genPasses.Load(), len(a.probes), ar.direct.Load())
 }
 
-// atomRun is one run of the atomicity check: a writer applying whole
-// configurations while readers look up.
+// atomRun is a writer applying whole configurations while readers look up.
 type atomRun struct {
 	a         *atomFixtures
 	s         certstore.Store
@@ -236,16 +219,14 @@ type atomRun struct {
 	direct    atomic.Int64  // lookups of the direct readers
 }
 
-// cfgFor returns configuration k: its own Config value over shared,
-// read-only bytes.
+// cfgFor returns configuration k: its own Config over shared bytes.
 func (ar *atomRun) cfgFor(k int) *certstore.Config {
 	c := *ar.a.cfgs[k%atomVariants]
 	c.Certificates = append([]certstore.Certificate(nil), c.Certificates...)
 	return &c
 }
 
-// going reports whether the readers go on: the writer is not done and
-// nothing failed.
+// going reports whether the writer is not done and nothing failed.
 func (ar *atomRun) going() bool {
 	select {
 	case <-ar.stop:
@@ -271,8 +252,8 @@ func (ar *atomRun) guard(what string) {
 	}
 }
 
-// readGenerations is generation reader r: all lookups in one held
-// generation come from one configuration.
+// readGenerations checks that all lookups in one held generation come from
+// one configuration.
 func (ar *atomRun) readGenerations(r int, ready *sync.WaitGroup) {
 	defer ar.guard("a lookup on a held generation")
 	a := ar.a
@@ -281,8 +262,7 @@ func (ar *atomRun) readGenerations(r int, ready *sync.WaitGroup) {
 	for pass := 0; ar.going(); pass++ {
 		g := ar.s.Current()
 		first, firstAt := -1, -1
-		// Start each pass somewhere else so that every probe is compared
-		// with every other one over the run.
+		// Start each pass elsewhere, so that every probe meets every other.
 		off := (pass*7 + r*13) % len(a.probes)
 		for j := range a.probes {
 			i := (off + j) % len(a.probes)
@@ -308,8 +288,7 @@ func (ar *atomRun) readGenerations(r int, ready *sync.WaitGroup) {
 	}
 }
 
-// readDirect is direct reader r: every single lookup comes from some whole
-// configuration.
+// readDirect checks that every lookup comes from some whole configuration.
 func (ar *atomRun) readDirect(r int, ready *sync.WaitGroup) {
 	defer ar.guard("Store.Certificate")
 	hs := ar.hellos()
@@ -325,8 +304,8 @@ func (ar *atomRun) readDirect(r int, ready *sync.WaitGroup) {
 	}
 }
 
-// write applies whole configurations, each of which must be visible once
-// Update returns, then stops the readers. It returns the updates applied.
+// write applies configurations, each visible once Update returns, then
+// stops the readers; it returns the updates applied.
 func (ar *atomRun) write() (updates int) {
 	defer close(ar.stop)
 	defer ar.guard("Update or a lookup after it")
@@ -366,36 +345,23 @@ const (
 	goroutineSettle    = 2 * time.Second
 )
 
-// testGoroutines checks that the number of goroutines does not grow over
-// goroutineRefreshes refreshes and, for a store with Close, that no
-// goroutine started after the factory was called is still running after
-// Close.
-//
-// Growth is counted, not looked for with goleak: a store may keep a few
-// goroutines while it is open, and may replace them on every Update (a
-// worker per generation), so that "a goroutine started since then is still
-// running" is true of a store that does not grow. After Close nothing the
-// store started should be left, and goleak.Find (which waits for them to
-// end) names each one. Goroutines of the calling test that run alongside
-// would be counted too: do not run the suite in parallel with other tests.
+// testGoroutines checks that goroutines do not grow over refreshes and
+// that none the store started is left after Close. Growth is counted, not
+// found with goleak: a store may replace its goroutines on every Update,
+// so "one started since is still running" holds of a store that does not
+// grow. After Close, goleak.Find names what is left.
 func (su *suite) testGoroutines(t rt) {
 	c := su.fx.certs
-	cfgs := []*certstore.Config{
-		{
-			Certificates: []certstore.Certificate{c[lGood2].entry(storeDefault, storeShop)},
+	config := func(cert, def string) *certstore.Config {
+		return &certstore.Config{
+			Certificates: []certstore.Certificate{c[cert].entry(storeDefault, storeShop)},
 			Stores: map[string]certstore.StoreConfig{
-				storeDefault: {DefaultCertificate: c[lDefault].pairPtr()},
+				storeDefault: {DefaultCertificate: c[def].pairPtr()},
 				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
 			},
-		},
-		{
-			Certificates: []certstore.Certificate{c[lGood3].entry(storeDefault, storeShop)},
-			Stores: map[string]certstore.StoreConfig{
-				storeDefault: {DefaultCertificate: c[lDefaultAlt].pairPtr()},
-				storeShop:    {DefaultCertificate: c[lDefaultShop].pairPtr()},
-			},
-		},
+		}
 	}
+	cfgs := []*certstore.Config{config(lGood2, lDefault), config(lGood3, lDefaultAlt)}
 	running := goleak.IgnoreCurrent() // the goroutines from before the store
 	s := su.openStore(t)
 	closer, _ := s.(certstore.Closer)
@@ -421,12 +387,8 @@ func (su *suite) testGoroutines(t rt) {
 	if after > before+goroutineSlack {
 		var buf bytes.Buffer
 		pprof.Lookup("goroutine").WriteTo(&buf, 1)
-		dump := buf.String()
-		if len(dump) > 6000 {
-			dump = dump[:6000] + "\n..."
-		}
 		t.Errorf("goroutines grew from %d to %d over %d refreshes (allowed: %d more); goroutines now:\n%s",
-			before, after, goroutineRefreshes, goroutineSlack, dump)
+			before, after, goroutineRefreshes, goroutineSlack, clip(buf.String()))
 	}
 	if closer == nil {
 		return
@@ -436,17 +398,20 @@ func (su *suite) testGoroutines(t rt) {
 		return
 	}
 	if err := goleak.Find(running); err != nil {
-		msg := err.Error()
-		if len(msg) > 6000 {
-			msg = msg[:6000] + "\n..."
-		}
-		t.Errorf("goroutines the store started are still running after Close: %s", msg)
+		t.Errorf("goroutines the store started are still running after Close: %s", clip(err.Error()))
 	}
 }
 
+// clip cuts a goroutine dump for a failure message.
+func clip(s string) string {
+	if len(s) > 6000 {
+		return s[:6000] + "\n..."
+	}
+	return s
+}
+
 // countGoroutines returns the number of goroutines once it is at most
-// target, or after goroutineSettle; target < 0 means settle briefly. It
-// polls because goleak finds goroutines but does not count them.
+// target, or after goroutineSettle (target < 0: settle briefly).
 func countGoroutines(target int) int {
 	deadline := time.Now().Add(goroutineSettle)
 	if target < 0 {

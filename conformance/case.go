@@ -11,47 +11,35 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// CaseCert is one certificate of a [CaseConfig], described by its names.
-// The differential pass issues a real certificate for it (the same one for
-// equal CaseCerts within a process).
+// CaseCert is one certificate of a [CaseConfig], described by its names;
+// equal CaseCerts issue the same certificate within a process.
 type CaseCert struct {
-	// CommonName is the subject common name; may be empty.
-	CommonName string `json:",omitempty"`
-	// DNSNames are the DNS SANs, as written in the certificate.
-	DNSNames []string `json:",omitempty"`
-	// IPs are the IP SANs, in any textual form netip.ParseAddr accepts.
-	IPs []string `json:",omitempty"`
-	// Stores are the stores the certificate belongs to (none: the default
-	// store). Ignored for a store's default certificate.
+	CommonName string   `json:",omitempty"`
+	DNSNames   []string `json:",omitempty"` // as written in the certificate
+	IPs        []string `json:",omitempty"` // in any form netip.ParseAddr accepts
+	// Stores are the certificate's stores (none: the default store);
+	// ignored for a default.
 	Stores []string `json:",omitempty"`
-	// Variant tells apart certificates with the same names: a renewal, or a
-	// second certificate for a name. Equal names and variants give the same
-	// certificate (the same leaf DER).
+	// Variant tells apart certificates with the same names (a renewal).
 	Variant int `json:",omitempty"`
 }
 
-// CaseConfig is a whole configuration in terms of names: the certificates in
-// configuration order, and the declared stores, each with its configured
-// default certificate or nil for none.
+// CaseConfig is a whole configuration in terms of names.
 type CaseConfig struct {
-	// Certs are the configured certificates, in configuration order.
-	Certs []CaseCert
+	Certs []CaseCert // in configuration order
 	// Stores declares stores (DefaultStore may be listed too); a non-nil
-	// value is the store's configured default certificate.
+	// value is the store's configured default.
 	Stores map[string]*CaseCert `json:",omitempty"`
 }
 
-// Case is one differential check: a sequence of configurations applied to a
-// new store, a generation held after one of them, and one lookup in it,
-// whose answer must be what certstore.Match gives on that configuration.
+// Case is one differential check: configurations applied in order to a new
+// store (each must be accepted), the generation held after Configs[Held]
+// (Current() right after that Update), and one lookup in it once every
+// update is done, which must answer as certstore.Match; when Held is the
+// last, Store.Certificate is checked too.
 type Case struct {
-	// Configs are applied in order with Update; each must be accepted.
-	Configs []CaseConfig
-	// Held is the index in Configs of the configuration whose generation
-	// (Current() right after that Update) is looked up once every update is
-	// done. When it is the last one, Store.Certificate is checked too.
-	Held int
-	// Store and SNI are the lookup.
+	Configs    []CaseConfig
+	Held       int
 	Store, SNI string
 }
 
@@ -75,17 +63,11 @@ const (
 
 // Answer is a lookup result described in terms of a Case.
 type Answer struct {
-	// Kind says what the answer is; the other fields apply to some kinds.
-	Kind AnswerKind
-	// Config is the index in Case.Configs of the configuration the
-	// certificate or default comes from.
-	Config int
-	// Index is the certificate's index in that configuration's Certs.
-	Index int
-	// Store is the store whose configured default it is.
-	Store string
-	// Err is the error returned.
-	Err error
+	Kind   AnswerKind
+	Config int    // index in Case.Configs of the certificate's or default's configuration
+	Index  int    // the certificate's index in its Certs
+	Store  string // whose configured default it is
+	Err    error
 }
 
 // describe says what a is, with the names of the certificate.
@@ -249,21 +231,29 @@ func (b *built) want(cfg *CaseConfig, k int, store, sni string) Answer {
 	if !cfg.declares(store) {
 		return Answer{Kind: AnswerError, Err: certstore.ErrUnknownStore}
 	}
-	var names [][]string
-	var idx []int
-	for i := range cfg.Certs {
-		if slices.Contains(certstore.StoresOf(&b.cfg.Certificates[i]), store) {
-			names = append(names, b.certs[i].names)
-			idx = append(idx, i)
-		}
-	}
-	if m := certstore.Match(names, sni); m >= 0 {
-		return Answer{Kind: AnswerCertificate, Config: k, Index: idx[m]}
+	if m := matchIndex(b.cfg.Certificates, store, sni, func(i int) []string { return b.certs[i].names }); m >= 0 {
+		return Answer{Kind: AnswerCertificate, Config: k, Index: m}
 	}
 	if _, ok := b.defaults[store]; ok {
 		return Answer{Kind: AnswerDefault, Config: k, Store: store}
 	}
 	return Answer{Kind: AnswerGenerated}
+}
+
+// matchIndex is the index in certs of the certificate certstore.Match
+// serves for sni in store (names gives a certificate's names), or -1.
+func matchIndex(certs []certstore.Certificate, store, sni string, names func(i int) []string) int {
+	var ns [][]string
+	var idx []int
+	for i := range certs {
+		if slices.Contains(certstore.StoresOf(&certs[i]), store) {
+			ns, idx = append(ns, names(i)), append(idx, i)
+		}
+	}
+	if m := certstore.Match(ns, sni); m >= 0 {
+		return idx[m]
+	}
+	return -1
 }
 
 // leafOfAnswer is the leaf DER an answer stands for, or nil.
@@ -278,9 +268,8 @@ func leafOfAnswer(bs []*built, a Answer) []byte {
 }
 
 // classify describes a served certificate (or error) in terms of a case's
-// built configurations, preferring the held configuration k, then the
-// others, and among equal certificates of one configuration the first in
-// store.
+// built configurations, preferring configuration k, then the first
+// certificate in store.
 func classify(bs []*built, k int, store string, got *tls.Certificate, err error) Answer {
 	if err != nil {
 		return Answer{Kind: AnswerError, Err: err}

@@ -10,9 +10,8 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// rt is what a rule needs of the test it runs in: the methods of
-// *testing.T of the same names, with Run taking a rule of its own kind.
-// [RunWith] adapts a *testing.T to it; [Check] records into a ruleT.
+// rt is what a rule needs of *testing.T, with Run taking an rt: [RunWith]
+// adapts a *testing.T, [Check] records into a ruleT.
 type rt interface {
 	Helper()
 	Errorf(format string, args ...any)
@@ -40,22 +39,17 @@ const (
 
 // RuleResult is the outcome of one rule for one store.
 type RuleResult struct {
-	// Rule names the rule, as a path such as "Lookup/ExactName": the name
-	// of its subtest under [Run].
-	Rule   string `json:"rule"`
-	Result Result `json:"result"`
-	// Output holds the rule's messages in order: its failures and its
-	// notes (such as the differential pass's summary).
-	Output []string `json:"output,omitempty"`
+	Rule   string   `json:"rule"` // its subtest's name under [Run], such as "Lookup/ExactName"
+	Result Result   `json:"result"`
+	Output []string `json:"output,omitempty"` // failures and notes, in order
 }
 
 // Report is what [Check] found.
 type Report struct {
-	// Rules are the outcomes, in the order the rules ended. A rule with
-	// subrules appears only through them, unless it failed on its own.
+	// Rules are the outcomes in the order they ended; a rule with subrules
+	// appears only through them, unless it failed on its own.
 	Rules []RuleResult `json:"rules"`
-	// Differential is the differential pass's report; nil when the pass
-	// did not run to its end.
+	// Differential is nil when the pass did not run to its end.
 	Differential *DiffReport `json:"differential,omitempty"`
 }
 
@@ -79,12 +73,9 @@ func (r *Report) Rule(name string) *RuleResult {
 	return nil
 }
 
-// Check runs every rule and the differential pass against stores made by
-// newStore, in this process and in order, and returns each rule's outcome.
-// A panic on the goroutine of a rule (in the store or the suite) fails that
-// rule and the next one runs; a panic in a goroutine the store starts
-// itself ends the process, and a store that never returns blocks Check
-// (certbench conformance runs Check in a child process to survive both).
+// Check runs every rule against stores made by newStore, in this process,
+// and returns each rule's outcome. A panic on a rule's goroutine fails that
+// rule (see the package doc for what cannot be caught).
 func Check(newStore certstore.Factory, opts Options) *Report {
 	rep := &Report{}
 	c := &checker{opts: opts}
@@ -111,9 +102,8 @@ type checker struct {
 	results []RuleResult
 }
 
-// ruleT is one rule (or the root) of a Check; it records instead of
-// printing, and runs each subrule on a goroutine of its own, as testing
-// does, so that Fatalf can end it with runtime.Goexit.
+// ruleT is one rule (or the root) of a Check. Each subrule runs on a
+// goroutine of its own, as in testing, so that Fatalf can runtime.Goexit.
 type ruleT struct {
 	c    *checker
 	name string
@@ -138,8 +128,7 @@ func (t *ruleT) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-// add records a message; after the rule ended (a goroutine it left
-// behind) there is nowhere to report it.
+// add records a message, dropped after the rule ended (a goroutine it left).
 func (t *ruleT) add(failure bool, msg string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -206,8 +195,7 @@ func (t *ruleT) runCleanups() {
 	}
 }
 
-// finish records the rule's outcome: every leaf rule, and a rule with
-// subrules that failed on its own.
+// finish records a leaf rule's outcome, or a parent's that failed on its own.
 func (t *ruleT) finish() {
 	t.mu.Lock()
 	t.done = true

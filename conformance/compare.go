@@ -1,9 +1,9 @@
 package conformance
 
-// Compare: the behaviour diff between two stores (two versions of one
-// store, typically), on the differential pass's generated cases.
+// Compare: the behaviour diff between two stores, on generated cases.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,21 +15,17 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Defaults of Compare: the runs of each generated case on each store, and
-// the bounds of the default search.
+// Defaults of Compare: runs of each case on each store, the search's bounds.
 const (
 	DefaultCompareRuns       = 2
 	DefaultCompareIterations = 200
 	DefaultCompareTimeCap    = 3 * time.Minute
 )
 
-// Replays that confirm a difference (see replay): verifyRuns on each
-// side, then extendRuns when a side varies, tieRuns when a tie is broken
-// differently, and fixedRuns for a side that gave only some of the
-// answers the other varies among. While shrinking, a side known to vary is
-// replayed until the sides differ, up to varyRuns times: map order is
-// biased, and a step rejected by chance leaves a name or a certificate in
-// the shrunk case.
+// Replays that confirm a difference (see replay). While shrinking, a side
+// known to vary is replayed up to varyRuns times until the sides differ:
+// map order is biased, and a step rejected by chance leaves a name or a
+// certificate in the shrunk case.
 const (
 	verifyRuns = 8
 	extendRuns = 32
@@ -41,23 +37,18 @@ const (
 
 // CompareOptions configure [Compare].
 type CompareOptions struct {
-	// Base and Head name the two stores in reports ("base", "head").
-	Base, Head string
-	// Seed makes the cases (0: DefaultDiffSeed). Iterations and Duration
-	// bound the search as in [DifferentialOptions] (by default
-	// DefaultCompareIterations, stopping at DefaultCompareTimeCap); a
-	// shrink that started in time finishes past Duration.
+	Base, Head string // the stores' names in reports ("base", "head")
+	// Seed, Iterations and Duration are as in [DifferentialOptions], with
+	// DefaultCompareIterations and DefaultCompareTimeCap.
 	Seed       uint64
 	Iterations int
 	Duration   time.Duration
 	// Runs is how many times each case is played on each store
 	// (0: DefaultCompareRuns), so that a store whose answer varies between
 	// runs (map order) is seen to vary rather than to differ.
-	Runs int
-	// Logf, when set, receives progress lines; Found is told of each new
-	// change as it is found.
-	Logf  func(format string, args ...any)
-	Found func(*Change)
+	Runs  int
+	Logf  func(format string, args ...any) // progress lines, when set
+	Found func(*Change)                    // told of each new change
 }
 
 // Comparison is what [Compare] found.
@@ -65,9 +56,8 @@ type Comparison struct {
 	Base string `json:"base"`
 	Head string `json:"head"`
 	Seed uint64 `json:"seed"`
-	// Iterations, Configs and Lookups count what ran on the base store
-	// over all runs (the head store ran the same); Planned is the
-	// iteration bound (0: none), Runs the runs per case.
+	// Iterations, Configs and Lookups count what ran on the base store;
+	// Planned is the iteration bound (0: none), Runs the runs per case.
 	Iterations int           `json:"iterations"`
 	Configs    int           `json:"configs"`
 	Lookups    int           `json:"lookups"`
@@ -81,8 +71,7 @@ type Comparison struct {
 	// Causes group the differences found, one change of each kind, by
 	// cause (see the package doc), in the order they were found.
 	Causes []*Cause `json:"causes"`
-	// Unconfirmed counts differing answers that replayed alone showed no
-	// difference, or whose kind had failed to reproduce before.
+	// Unconfirmed counts differing answers that did not reproduce alone.
 	Unconfirmed int `json:"unconfirmed"`
 }
 
@@ -135,10 +124,10 @@ const (
 // newest, then with the held one newest; a side whose held generation
 // answered as the first does and not as the second, where the other's
 // did not, serves a later configuration. Else the change's kind says.
-func (cmp *comparer) causeOf(ch *Change) string {
+func (cp *comparer) causeOf(ch *Change) string {
 	c := ch.Case
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
-		if bs, err := c.build(cmp.lc, false); err == nil {
+		if bs, err := c.build(cp.lc, false); err == nil {
 			newest := func(f certstore.Factory, k int) []Answer {
 				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
 				sc := caseScript(&t)
@@ -151,7 +140,7 @@ func (cmp *comparer) causeOf(ch *Change) string {
 			live := func(f certstore.Factory, held []Answer) bool {
 				return sameServed(bs, held, newest(f, last)) && !sameServed(bs, held, newest(f, c.Held))
 			}
-			switch b, h := live(cmp.base, ch.Base), live(cmp.head, ch.Head); {
+			switch b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); {
 			case h && !b:
 				return fmt.Sprintf(causeLater, "head")
 			case b && !h:
@@ -194,46 +183,36 @@ func sameServed(bs []*built, a, b []Answer) bool {
 // Change is one kind of behaviour difference between the two stores,
 // with the smallest case found that shows it.
 type Change struct {
-	// Kind says what changed in terms of the case's shape: what each side
-	// served and how it relates to the SNI, such as "exact match ->
-	// wildcard match" or "tie-break: varies between runs -> fixed".
+	// Kind says what each side served in relation to the SNI, such as
+	// "exact match -> wildcard match" or "tie-break: varies between runs -> fixed".
 	Kind string `json:"kind"`
-	// Case is the shrunk case; Via says how the differing answer was
-	// asked for ("Update" for the outcome of an Update).
-	Case Case   `json:"case"`
-	Via  string `json:"via"`
+	Case Case   `json:"case"` // shrunk
+	Via  string `json:"via"`  // as in Divergence
 	// Base and Head are the distinct answers each store gave over Runs
-	// runs of Case (more than one: it varies). For an Update, AnswerNone
-	// is an accepted configuration, AnswerError a rejected one.
+	// runs of Case. For an Update, AnswerNone is accepted, AnswerError rejected.
 	Base []Answer `json:"base_answers"`
 	Head []Answer `json:"head_answers"`
 	Runs int      `json:"runs"`
 	// Count is how many differing answers of this kind the search saw;
-	// Seed and Iteration are where it was first seen.
+	// Seed and Iteration where the first was; the rest as in Divergence.
 	Count     int    `json:"count"`
 	Seed      uint64 `json:"seed"`
 	Iteration int    `json:"iteration"`
-	// Shrunk reports whether Case was shrunk from Original certificates;
-	// Note says anything else worth knowing.
-	Shrunk   bool   `json:"shrunk"`
-	Original int    `json:"original"`
-	Note     string `json:"note,omitempty"`
+	Shrunk    bool   `json:"shrunk"`
+	Original  int    `json:"original"`
+	Note      string `json:"note,omitempty"`
 }
 
-// Compare plays the same generated cases (sequences of whole
-// configurations, some invalid, lookups on the new generation and on
-// generations held from earlier updates) on stores from base and head, and
-// reports every kind of difference between their answers, shrunk. The
-// stores are compared with each other, not with certstore.Match, so no
-// deviation hides a change. A difference of a kind not seen yet is
-// replayed alone before it counts, then shrunk; its kind is the shrunk
-// case's shape (see Change.Kind), and one that shrinks to a known kind
-// counts as one more of it.
+// Compare plays the same generated cases (some configurations invalid) on
+// stores from base and head and reports each kind of difference, shrunk.
+// The stores are compared with each other, not certstore.Match, so no
+// deviation hides a change. A new kind is replayed alone before it counts;
+// one that shrinks to a known kind counts as one more of it.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
-	cmp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
+	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
-	cmp.r = r
+	cp.r = r
 	progress := func() string {
 		return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes()))
 	}
@@ -246,14 +225,14 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 		}
 		sc := newScript(rng, seq)
 		r.Iterations++
-		bs, err := buildAll(cmp.lc, seq)
+		bs, err := buildAll(cp.lc, seq)
 		if err != nil {
 			return true // a name the issuer refuses; the next iteration has others
 		}
 		pos := positions(sc)
 		ob, oh := newObservations(len(pos)), newObservations(len(pos))
 		for range opts.Runs {
-			cmp.count(sc.observe(base, bs, ob))
+			cp.count(sc.observe(base, bs, ob))
 			sc.observe(head, bs, oh)
 		}
 		for p := range pos {
@@ -263,7 +242,7 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 			if sameAnswers(ob[p], oh[p]) {
 				continue
 			}
-			cmp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
+			cp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
 			if pos[p].step == nil {
 				break // the stores now hold different configurations
 			}
@@ -281,16 +260,10 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
-	if o.Base == "" {
-		o.Base = "base"
-	}
-	if o.Head == "" {
-		o.Head = "head"
-	}
-	if o.Seed == 0 {
-		o.Seed = DefaultDiffSeed
-	}
+	o.Base, o.Head = cmp.Or(o.Base, "base"), cmp.Or(o.Head, "head")
+	o.Seed = cmp.Or(o.Seed, DefaultDiffSeed)
 	if o.Runs <= 0 {
+
 		o.Runs = DefaultCompareRuns
 	}
 	if o.Iterations == 0 && o.Duration == 0 {
@@ -309,72 +282,66 @@ type comparer struct {
 	alias      map[string]string // search kinds whose candidates were another kind when replayed
 }
 
-func (cmp *comparer) count(configs, lookups int) {
-	cmp.r.Configs += configs
-	cmp.r.Lookups += lookups
+func (cp *comparer) count(configs, lookups int) {
+	cp.r.Configs += configs
+	cp.r.Lookups += lookups
 }
 
-// candidate handles one differing answer of the search: counted under its
-// kind when that kind is known; else confirmed by replays and shrunk, and
-// reported when the shrunk case shows a kind not seen before.
-func (cmp *comparer) candidate(c Case, kind string, it int) {
-	if to, ok := cmp.alias[kind]; ok {
+// candidate counts one differing answer under its known kind, or confirms
+// and shrinks it, reporting a kind not seen before.
+func (cp *comparer) candidate(c Case, kind string, it int) {
+	if to, ok := cp.alias[kind]; ok {
 		kind = to
 	}
-	if ch := cmp.find(kind); ch != nil {
+	if ch := cp.find(kind); ch != nil {
 		ch.Count++
 		return
 	}
-	if cmp.refuted[kind] >= maxRefuted {
-		cmp.r.Unconfirmed++
+	if cp.refuted[kind] >= maxRefuted {
+		cp.r.Unconfirmed++
 		return
 	}
 	var v *view
 	if undefaultedStores(&c) > 0 {
-		// A store that generates a default (Traefik: an RSA key on every
-		// Update) makes each of the many replays slow: the case with every
-		// default configured first, if it shows a difference too.
+		// A store that generates a default (an RSA key per Update) makes
+		// replays slow: try the case with every default configured first.
 		if fc := withFiller(c); invalidConfigs(&fc) == invalidConfigs(&c) {
-			v = cmp.replay(fc, verifyRuns, verifyRuns, true)
+			v = cp.replay(fc, verifyRuns, verifyRuns, true)
 		}
 	}
 	if v == nil {
-		v = cmp.replay(c, verifyRuns, verifyRuns, true)
+		v = cp.replay(c, verifyRuns, verifyRuns, true)
 	}
 	if v == nil {
-		// Seen by chance (a store that varies between runs): after a few
-		// of these, candidates of this kind are not replayed.
-		cmp.refuted[kind]++
-		cmp.r.Unconfirmed++
+		cp.refuted[kind]++
+		cp.r.Unconfirmed++
 		return
 	}
-	ch := cmp.find(v.kind)
+	ch := cp.find(v.kind)
 	if ch == nil {
-		if ch = cmp.shrink(v); ch == nil {
-			cmp.refuted[kind]++
-			cmp.r.Unconfirmed++
+		if ch = cp.shrink(v); ch == nil {
+			cp.refuted[kind]++
+			cp.r.Unconfirmed++
 			return
 		}
-		if known := cmp.find(ch.Kind); known != nil {
+		if known := cp.find(ch.Kind); known != nil {
 			ch = known
 		} else {
-			ch.Seed, ch.Iteration = cmp.opts.Seed, it
-			cmp.add(ch)
-			if cmp.opts.Found != nil {
-				defer cmp.opts.Found(ch)
+			ch.Seed, ch.Iteration = cp.opts.Seed, it
+			cp.add(ch)
+			if cp.opts.Found != nil {
+				defer cp.opts.Found(ch)
 			}
 		}
 	}
 	ch.Count++
 	if ch.Kind != kind {
-		// Later candidates of this search kind count as the change this
-		// one turned out to be.
-		cmp.alias[kind] = ch.Kind
+		cp.alias[kind] = ch.Kind
 	}
 }
 
-func (cmp *comparer) find(kind string) *Change {
-	for _, ch := range cmp.r.Changes() {
+func (cp *comparer) find(kind string) *Change {
+	for _, ch := range cp.r.Changes() {
 		if ch.Kind == kind {
 			return ch
 		}
@@ -383,27 +350,23 @@ func (cmp *comparer) find(kind string) *Change {
 }
 
 // add adds a change of a new kind under its cause.
-func (cmp *comparer) add(ch *Change) {
-	name := cmp.causeOf(ch)
-	for _, c := range cmp.r.Causes {
+func (cp *comparer) add(ch *Change) {
+	name := cp.causeOf(ch)
+	for _, c := range cp.r.Causes {
 		if c.Cause == name {
 			c.Changes = append(c.Changes, ch)
 			return
 		}
 	}
-	cmp.r.Causes = append(cmp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
+	cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 }
 
-// shrink shrinks a confirmed difference, then confirms the shrunk case,
-// whose shape gives the kind; nil when neither it nor the unshrunk case
-// shows the difference again. No step may make a configuration invalid,
-// nor leave a store without the default it had.
-// When both stores answered the same way on every run, a step is kept if
-// the stores still differ in the same kind of way, or in a kind already
-// found (a difference that shrinks to a known kind is one more instance of
-// it); a store that varied is replayed up to varyRuns times per step, and
-// any difference keeps the step.
-func (cmp *comparer) shrink(v *view) *Change {
+// shrink shrinks a confirmed difference and confirms the result (nil when
+// neither it nor the unshrunk case reproduces). No step may break a
+// configuration or take a store's default away. With fixed sides a step
+// is kept if the kind stays or is a known one; with a varying side, any
+// difference keeps it.
+func (cp *comparer) shrink(v *view) *Change {
 	nb, nh := 1, 1
 	if len(v.base) > 1 {
 		nb = varyRuns
@@ -412,8 +375,7 @@ func (cmp *comparer) shrink(v *view) *Change {
 		nh = varyRuns
 	}
 	invalid, undefaulted := invalidConfigs(&v.c), undefaultedStores(&v.c)
-	// Defaults configureDefaults added stay out of the shrink: taken out of
-	// the case shrunk, put back into every case replayed.
+	// configureDefaults' defaults stay out of the shrink, in every replay.
 	filler := undefaulted == 0
 	start := v.c
 	if filler {
@@ -427,24 +389,21 @@ func (cmp *comparer) shrink(v *view) *Change {
 			return false // a step that breaks a configuration finds another difference
 		}
 		if undefaultedStores(&c) > undefaulted {
-			return false // a store that generates its default (an RSA key, Traefik) makes every replay slow
+			return false // a generated default makes every replay slow
 		}
-		got := cmp.replay(c, nb, nh, false)
-		return got != nil && (nb+nh > 2 || got.kind == v.kind || cmp.find(got.kind) != nil)
+		got := cp.replay(c, nb, nh, false)
+		return got != nil && (nb+nh > 2 || got.kind == v.kind || cp.find(got.kind) != nil)
 	}
 	best, note := shrinkCase(start, test)
 	if filler {
 		best = withFiller(best)
 	}
-	final := cmp.replay(best, verifyRuns, verifyRuns, true)
+	final := cp.replay(best, verifyRuns, verifyRuns, true)
 	if final == nil && nb+nh > 2 {
-		// A side that varies may agree with the other for a while.
-		final = cmp.replay(best, extendRuns, extendRuns, true)
+		final = cp.replay(best, extendRuns, extendRuns, true)
 	}
 	if final == nil {
-		// Maybe chance showed a difference the shrunk case has not: the
-		// unshrunk one must show it again to count.
-		if final, note = cmp.replay(v.c, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
+		if final, note = cp.replay(v.c, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
 			return nil
 		}
 	}
@@ -454,9 +413,8 @@ func (cmp *comparer) shrink(v *view) *Change {
 	}
 }
 
-// undefaultedStores counts the stores of c's configurations (the default
-// store and every declared one) without a configured default: a store
-// such as Traefik's generates one, an RSA key, on every Update.
+// undefaultedStores counts the stores of c's configurations without a
+// configured default.
 func undefaultedStores(c *Case) int {
 	n := 0
 	for k := range c.Configs {
@@ -484,8 +442,7 @@ func invalidConfigs(c *Case) int {
 	return n
 }
 
-// view is a difference seen when replaying a case: the first position
-// whose answers differ.
+// view is the first differing position of a replayed case.
 type view struct {
 	c          Case
 	via        string
@@ -495,14 +452,13 @@ type view struct {
 }
 
 // replay plays c on base and head and returns the first difference, or
-// nil. Without extend, the side with fewer runs (nb or nh) plays first,
-// and the other stops as soon as a difference shows. With extend, both
-// play all their runs; then, when a side varies at the first difference,
-// both play until extendRuns runs, and when it is a tie broken differently
-// by two sides that look fixed (biased map order can look fixed for a
-// while), until tieRuns runs, and are compared again.
-func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
-	bs, err := c.build(cmp.lc, false)
+// nil. Without extend, the side with fewer runs plays first and the other
+// stops at a difference. With extend, both play all their runs, then up to
+// extendRuns when a side varies, or tieRuns for a tie broken differently
+// (biased map order can look fixed for a while), and up to fixedRuns for
+// a side that gave only some of the answers the other varies among.
+func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
+	bs, err := c.build(cp.lc, false)
 	if err != nil {
 		return nil
 	}
@@ -520,13 +476,13 @@ func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 	}
 	var runs int
 	if extend {
-		runs = min(play(cmp.base, ob, nb, nil), play(cmp.head, oh, nh, nil))
+		runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, nil))
 	} else {
 		differs := func() bool { return firstDiff(ob, oh) >= 0 }
 		if nb <= nh {
-			runs = min(play(cmp.base, ob, nb, nil), play(cmp.head, oh, nh, differs))
+			runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, differs))
 		} else {
-			runs = min(play(cmp.head, oh, nh, nil), play(cmp.base, ob, nb, differs))
+			runs = min(play(cp.head, oh, nh, nil), play(cp.base, ob, nb, differs))
 		}
 	}
 	p := firstDiff(ob, oh)
@@ -539,25 +495,22 @@ func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 			more = tieRuns
 		}
 		if more > 0 {
-			play(cmp.base, ob, more-nb, nil)
-			play(cmp.head, oh, more-nh, nil)
+			play(cp.base, ob, more-nb, nil)
+			play(cp.head, oh, more-nh, nil)
 			runs = more
 			p = firstDiff(ob, oh)
 		}
-		// A side whose answers are some of those the other varies among
-		// (one of them, or two of three) may give the rest too, rarely:
-		// play it until it does, or until fixedRuns runs make that
-		// unlikely. After that the first difference may be at another
-		// position, which gets the same chance.
+		// After that the first difference may be at another position,
+		// which gets the same chance.
 		nbAll, nhAll := max(nb, runs), max(nh, runs)
 		for tried := map[int]bool{}; p >= 0 && !tried[p]; p = firstDiff(ob, oh) {
 			at := p
 			tried[at] = true
 			switch {
 			case len(ob[at]) < len(oh[at]) && subset(ob[at], oh[at]) && nbAll < fixedRuns:
-				nbAll += play(cmp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[at]) == len(oh[at]) })
+				nbAll += play(cp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[at]) == len(oh[at]) })
 			case len(oh[at]) < len(ob[at]) && subset(oh[at], ob[at]) && nhAll < fixedRuns:
-				nhAll += play(cmp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[at]) == len(ob[at]) })
+				nhAll += play(cp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[at]) == len(ob[at]) })
 			}
 		}
 	}
@@ -567,9 +520,8 @@ func (cmp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 	return &view{c: c, via: pos[p].via(), base: ob[p], head: oh[p], runs: runs, kind: kindOf(bs, pos, p, ob, oh)}
 }
 
-// breakConfig makes one configuration of some sequences invalid (a
-// certificate without names, or one in an undeclared store), so that the
-// stores' handling of rejected updates is compared too.
+// breakConfig makes one configuration of some sequences invalid, so that
+// rejected updates are compared too.
 func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 	if rng.IntN(4) != 0 {
 		return
@@ -584,12 +536,10 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
 }
 
-// fillerDefault is the name of the defaults configureDefaults adds: they
-// are kept while shrinking, and not counted among a case's certificates.
+// fillerDefault names the defaults configureDefaults adds.
 const fillerDefault = "default.compare.invalid"
 
-// withoutFiller returns c without the defaults configureDefaults adds (a
-// declared store keeps its entry, without default).
+// withoutFiller returns c without configureDefaults' defaults.
 func withoutFiller(c Case) Case {
 	c = c.clone()
 	for k := range c.Configs {
@@ -618,8 +568,7 @@ func withFiller(c Case) Case {
 }
 
 // configureDefaults gives every store of seq a configured default: stores
-// that generate a default (an RSA key, for Traefik) update much faster
-// with one, so most iterations have them and some do not.
+// that generate one update much faster, so most iterations have them.
 func configureDefaults(seq []CaseConfig) {
 	for k := range seq {
 		cfg := &seq[k]
@@ -669,8 +618,7 @@ func caseAt(sc *script, p position) Case {
 	return c.clone()
 }
 
-// observations are the distinct answers seen at each position of a
-// script, over one or more plays.
+// observations are the distinct answers seen at each position of a script.
 type observations [][]Answer
 
 func newObservations(n int) observations { return make(observations, n) }
@@ -682,8 +630,7 @@ func (o observations) add(p int, a Answer) {
 }
 
 // observe plays the script once on a store from f, adding its answers to
-// o, and returns the configurations and lookups it ran. Positions a store
-// that could not be made never reached get an error.
+// o, and returns what it ran. Positions never reached get an error.
 func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (configs, lookups int) {
 	p := 0
 	var openErr error
@@ -716,9 +663,8 @@ func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (con
 	return configs, lookups
 }
 
-// effective is the configuration a store's generation held after
-// configuration held holds: the last one before it that the store
-// accepted (on the first run that answered).
+// effective is what the generation held after configuration held holds:
+// the last configuration up to it the store accepted (on the first run).
 func effective(o observations, pos []position, held int) int {
 	for j := held; j >= 0; j-- {
 		for p, ps := range pos {
@@ -730,8 +676,7 @@ func effective(o observations, pos []position, held int) int {
 	return held
 }
 
-// answerKey identifies an answer for comparing two stores: the same
-// certificate, the same kind of error.
+// answerKey identifies an answer for comparing two stores.
 func answerKey(a Answer) string {
 	switch a.Kind {
 	case AnswerCertificate:
@@ -746,7 +691,7 @@ func answerKey(a Answer) string {
 	return "none"
 }
 
-// errClass is the kind of an error, as two stores are compared by it.
+// errClass is the kind of an error two stores are compared by.
 func errClass(err error) string {
 	var pe *panicError
 	var de *decodedError
@@ -788,32 +733,27 @@ func firstDiff(a, b observations) int {
 	return -1
 }
 
-// shape is what an answer is in relation to its lookup: for a
-// certificate, how it matches the SNI and whether it is the first
-// configured one that matches so.
+// shape is what an answer is in relation to its lookup.
 type shape struct {
 	what string
 	rank string // for a certificate of the store: "first" or "later" among those that match as it does
 }
 
-// kindOf names the difference at position p by its shape (see
-// Change.Kind), each side's answers taken in relation to the configuration
-// its generation holds (the last it accepted).
+// kindOf names the difference at position p (Change.Kind), each side in
+// relation to the configuration its generation holds.
 func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
 	base, head := ob[p], oh[p]
 	if pos[p].step == nil {
 		return "Update: " + updateShape(base) + " -> " + updateShape(head)
 	}
 	st := pos[p].step
-	store, sni := st.store, st.sni
-	eb, eh := effective(ob, pos, st.held), effective(oh, pos, st.held)
-	var sb, sh []shape
-	for _, a := range base {
-		sb = append(sb, shapeOf(bs, eb, store, sni, a))
+	shapes := func(as []Answer, o observations) (ss []shape) {
+		for _, a := range as {
+			ss = append(ss, shapeOf(bs, effective(o, pos, st.held), st.store, st.sni, a))
+		}
+		return ss
 	}
-	for _, a := range head {
-		sh = append(sh, shapeOf(bs, eh, store, sni, a))
-	}
+	sb, sh := shapes(base, ob), shapes(head, oh)
 	if k := tieKind(sb, sh); k != "" {
 		return k
 	}
@@ -902,9 +842,8 @@ func relation(names []string, sni string) string {
 
 const tiePrefix = "tie-break: "
 
-// tieKind names a difference between certificates of the store that match
-// the SNI the same way (or equally not) on both sides: a tie broken
-// differently. It returns "" for any other difference.
+// tieKind names a tie broken differently (certificates of the store that
+// match the SNI alike on both sides), or "".
 func tieKind(base, head []shape) string {
 	all := append(slices.Clone(base), head...)
 	for _, s := range all {
@@ -938,8 +877,7 @@ func sideShape(ss []shape) string {
 	return joinShapes(ws)
 }
 
-// joinShapes joins distinct descriptions, sorted, marking a side that
-// varies.
+// joinShapes joins distinct descriptions, sorted, marking a side that varies.
 func joinShapes(ws []string) string {
 	varies := len(ws) > 1
 	slices.Sort(ws)
@@ -951,10 +889,9 @@ func joinShapes(ws []string) string {
 	return s
 }
 
-// Compare replays c on new stores from base and head, runs times each
-// (0: DefaultCompareRuns; more when a store varies), and returns the first
-// difference between their answers (an Update's outcome, then the lookup),
-// or nil when they agree. The error reports a case that cannot be run.
+// Compare replays c on stores from base and head, runs times each (0:
+// DefaultCompareRuns; more when one varies), and returns the first
+// difference, or nil. The error reports a case that cannot be run.
 func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if runs <= 0 {
 		runs = DefaultCompareRuns
@@ -963,8 +900,8 @@ func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if _, err := c.build(lc, false); err != nil {
 		return nil, err
 	}
-	cmp := &comparer{base: base, head: head, lc: lc}
-	v := cmp.replay(c, runs, runs, true)
+	cp := &comparer{base: base, head: head, lc: lc}
+	v := cp.replay(c, runs, runs, true)
 	if v == nil {
 		return nil, nil
 	}

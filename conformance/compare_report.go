@@ -119,8 +119,7 @@ func orVaries(ws []string, runs int) string {
 	return s
 }
 
-// Report describes the change over a few lines, with the case as a Go
-// literal to replay with Case.Compare.
+// Report describes the change, with the case as a Go literal for Case.Compare.
 func (ch *Change) Report() string { return ch.report("base", "head") }
 
 func (ch *Change) report(base, head string) string {
@@ -156,8 +155,8 @@ func indentAfterFirst(s, indent string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+indent) + "\n"
 }
 
-// WriteMarkdown writes the summary and one row per cause, its changes'
-// rows under it, with each case in a collapsed block.
+// WriteMarkdown writes the summary, a row per cause with its changes' rows
+// under it, and each case collapsed.
 func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Behaviour %s -> %s**: %s (%s, seed %#x).\n", mdCode(r.Base), mdCode(r.Head), r.found(), r.extent(), r.Seed)

@@ -8,28 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
 )
 
-// Run runs the conformance suite against stores made by newStore, each rule
-// in a subtest named after it (see the package documentation for the
-// list). newStore must return a new, empty store on every call.
-//
-// Run fails t when the store breaks a rule; it recovers from panics in the
-// store and reports them as failures. Do not run it in parallel with other
-// tests: it counts goroutines.
+// Run runs the conformance suite against stores made by newStore (a new,
+// empty one per call), each rule in a subtest (see the package doc).
 func Run(t *testing.T, newStore certstore.Factory) {
 	t.Helper()
 	RunWith(t, newStore, Options{})
 }
 
-// RunWith is Run with options: the store's registered name (for the
-// deviations [Declare]d for it), the differential pass's seed and length,
-// and more known deviations. Fields of opts.Differential left zero take
-// their values from the -conformance.diff.* test flags.
+// RunWith is Run with options; zero fields of opts.Differential come from
+// the -conformance.diff.* test flags.
 func RunWith(t *testing.T, newStore certstore.Factory, opts Options) {
 	t.Helper()
 	if newStore == nil {
@@ -47,14 +39,11 @@ func RunWith(t *testing.T, newStore certstore.Factory, opts Options) {
 
 // Options configure [RunWith] and [Check].
 type Options struct {
-	// Store is the name the store is registered under, if any: the
-	// deviations [Declare]d for it are known to the differential pass.
-	Store string
-	// Differential configures the differential pass.
+	// Store is the store's registered name: its [Declare]d deviations are known.
+	Store        string
 	Differential DifferentialOptions
 	// Started and Finished, when set, are told of each rule as it starts
-	// and as it ends ([Check] only), e.g. to report progress or to know
-	// which rule was running when a process died.
+	// and ends ([Check] only).
 	Started  func(rule string)
 	Finished func(RuleResult)
 
@@ -86,8 +75,7 @@ type suite struct {
 	diff    *DiffReport // the differential pass's report, once it ran
 }
 
-// newSuite makes the fixtures and adds the store's declared deviations to
-// the known ones.
+// newSuite makes the fixtures and adds the declared deviations to the known.
 func newSuite(newStore certstore.Factory, opts Options) (*suite, error) {
 	if newStore == nil {
 		return nil, errors.New("conformance: a nil certstore.Factory")
@@ -134,8 +122,7 @@ func (su *suite) newStore(t rt) certstore.Store {
 	return s
 }
 
-// openStore makes a store, failing t if the factory panics or returns nil.
-// The caller closes it.
+// openStore makes a store the caller closes, failing t if the factory fails.
 func (su *suite) openStore(t rt) certstore.Store {
 	t.Helper()
 	s, _, err := open(su.factory)
@@ -145,8 +132,7 @@ func (su *suite) openStore(t rt) certstore.Store {
 	return s
 }
 
-// closeStore closes c, failing t if Close panics or returns an error, and
-// reports whether it succeeded.
+// closeStore closes c, failing t and returning false if Close fails.
 func closeStore(t rt, c certstore.Closer) bool {
 	t.Helper()
 	var err error
@@ -250,37 +236,28 @@ func (su *suite) expected(cfg *certstore.Config, store, sni string) (label strin
 	if !cfg.HasStore(store) {
 		return "", certstore.ErrUnknownStore
 	}
-	var names [][]string
-	var labels []string
+	fixture := func(i int) *cert { return su.fx.pems[string(cfg.Certificates[i].CertPEM)] }
 	for i := range cfg.Certificates {
-		c := &cfg.Certificates[i]
-		if !slices.Contains(certstore.StoresOf(c), store) {
-			continue
-		}
-		fc, ok := su.fx.byPEM(c.CertPEM)
-		if !ok {
+		if fixture(i) == nil {
 			return "", fmt.Errorf("conformance: suite bug: configuration holds a certificate that is not a fixture")
 		}
-		names = append(names, fc.names)
-		labels = append(labels, fc.label)
 	}
-	if i := certstore.Match(names, sni); i >= 0 {
-		return labels[i], nil
+	if i := matchIndex(cfg.Certificates, store, sni, func(i int) []string { return fixture(i).names }); i >= 0 {
+		return fixture(i).label, nil
 	}
 	def := cfg.Stores[store].DefaultCertificate
 	if def == nil {
 		return generated, nil
 	}
-	fc, ok := su.fx.byPEM(def.CertPEM)
+	fc, ok := su.fx.pems[string(def.CertPEM)]
 	if !ok {
 		return "", fmt.Errorf("conformance: suite bug: configured default of %q is not a fixture", store)
 	}
 	return fc.label, nil
 }
 
-// checkTable checks every case against s and g (which must hold cfg), and
-// checks the cases themselves against certstore.Match. Generated defaults
-// must be one certificate per store within the generation.
+// checkTable checks every case against s and g (which hold cfg) and against
+// certstore.Match; a generation's generated default is one per store.
 func (su *suite) checkTable(t rt, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
 	t.Helper()
 	gen := map[string][]byte{}
@@ -334,8 +311,7 @@ func (su *suite) checkOne(t rt, v via, c lookupWant) []byte {
 	return leaf
 }
 
-// usable reports whether c has a leaf that parses and a private key that
-// matches it.
+// usable reports why c's leaf does not parse or its key does not match.
 func usable(c *tls.Certificate) error {
 	leaf, err := x509.ParseCertificate(leafOf(c))
 	if err != nil {

@@ -11,16 +11,11 @@ var (
 	declared   = map[string][]Deviation{}
 )
 
-// Declare records deviations as the documented departures from the lookup
-// rules of the store registered (with certstore.Register) under the name
-// store, so that every run of the differential pass on it knows them:
-// [Check] and [RunWith] with Options.Store set, and "certbench conformance
-// --stores NAME". Call it from the init function that registers the store.
-// A divergence a declared deviation explains is counted under its name; any
-// other still fails. Declaring again for a store adds to its deviations.
-//
-// Declare panics, as these are programming errors, on an empty store name
-// and on a deviation without a Name or an Explains.
+// Declare adds deviations to those of the store registered under the name
+// store, known to every differential pass on it ([Check] and [RunWith] with
+// Options.Store, "certbench conformance"). Call it from the init function
+// that registers the store. It panics on an empty store name and on a
+// deviation without a Name or an Explains.
 func Declare(store string, deviations ...Deviation) {
 	if store == "" {
 		panic("conformance: Declare: empty store name")
@@ -35,8 +30,7 @@ func Declare(store string, deviations ...Deviation) {
 	declared[store] = append(declared[store], deviations...)
 }
 
-// Declared returns the deviations declared for store, in the order they
-// were declared.
+// Declared returns the deviations declared for store, in order.
 func Declared(store string) []Deviation {
 	declaredMu.RLock()
 	defer declaredMu.RUnlock()

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"maps"
@@ -12,18 +13,15 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Test flags for a longer differential pass from any store's test (see
-// the package documentation).
+// Test flags for a longer differential pass from any store's test.
 var (
 	flagDiffSeed       = flag.Uint64("conformance.diff.seed", 0, "seed of the conformance differential pass (0: the fixed default seed)")
 	flagDiffIterations = flag.Int("conformance.diff.iterations", 0, "iterations of the conformance differential pass (0: the default, or unbounded with -conformance.diff.duration)")
 	flagDiffDuration   = flag.Duration("conformance.diff.duration", 0, "run the conformance differential pass for this long instead of a fixed number of iterations")
 )
 
-// Defaults of the differential pass. DefaultDiffTimeCap stops the default
-// pass (no Iterations and no Duration given) early for a store whose
-// updates are slow; it runs the first iterations of the seed, and the
-// summary says how many.
+// Defaults of the differential pass; DefaultDiffTimeCap stops the default
+// pass early for a store whose updates are slow (the summary says so).
 const (
 	DefaultDiffSeed       = 0x5eed_ce27
 	DefaultDiffIterations = 60
@@ -32,25 +30,19 @@ const (
 
 // DifferentialOptions configure a differential pass.
 type DifferentialOptions struct {
-	// Seed makes the configurations and lookups (0: DefaultDiffSeed);
-	// iteration i of a seed is the same whatever the other options.
+	// Seed makes the cases (0: DefaultDiffSeed); iteration i of a seed is
+	// the same whatever the other options.
 	Seed uint64
-	// Iterations bounds the iterations (each one to four configurations
-	// and a few hundred lookups); Duration, when set, stops the pass once
-	// it has run this long. With neither the pass runs
-	// DefaultDiffIterations, stopping early at DefaultDiffTimeCap.
+	// Iterations and Duration bound the pass (neither: DefaultDiffIterations,
+	// stopping at DefaultDiffTimeCap).
 	Iterations int
 	Duration   time.Duration
-	// Known are documented deviations of the store: a divergence one
-	// explains is counted under its name, not failed.
-	Known []Deviation
-	// Logf, when set, receives progress lines.
-	Logf func(format string, args ...any)
+	Known      []Deviation                      // counted under their names, not failed
+	Logf       func(format string, args ...any) // progress lines, when set
 }
 
 // Deviation is a documented departure of a store from the lookup rules.
 type Deviation struct {
-	// Name says what the deviation is, for reports.
 	Name string
 	// Explains reports whether the deviation accounts for d (as found,
 	// then shrunk); it must not modify d.
@@ -60,20 +52,15 @@ type Deviation struct {
 // Divergence is a lookup whose answer differs from certstore.Match's (or an
 // Update that rejected a valid configuration, or a panic).
 type Divergence struct {
-	// Case reproduces the divergence with CheckCase.
-	Case Case `json:"case"`
-	// Via is how the lookup was made: "Store.Certificate",
-	// "Current().Certificate" or "Update".
-	Via string `json:"via"`
-	// Want is what certstore.Match says; Got is what the store did.
-	Want Answer `json:"want"`
+	Case Case   `json:"case"` // reproduces it with CheckCase
+	Via  string `json:"via"`  // "Store.Certificate", "Current().Certificate" or "Update"
+	Want Answer `json:"want"` // what certstore.Match says
 	Got  Answer `json:"got"`
 	// Seed and Iteration are where the pass found it.
 	Seed      uint64 `json:"seed"`
 	Iteration int    `json:"iteration"`
-	// Shrunk reports whether Case was shrunk from Original certificates
-	// (over all configurations); Known names the known deviation that
-	// explains it, if any; Note says anything else of the shrink.
+	// Shrunk reports whether Case was shrunk from Original certificates;
+	// Known names the deviation that explains it; Note says more of the shrink.
 	Shrunk   bool   `json:"shrunk"`
 	Original int    `json:"original"`
 	Known    string `json:"known,omitempty"`
@@ -92,21 +79,19 @@ func (d *Divergence) Error() string {
 
 // DiffReport is the outcome of a differential pass.
 type DiffReport struct {
-	// Seed is the seed the pass ran with; Iterations, Configs and Lookups
-	// count what ran; Planned is the iteration bound (0: none), fewer
-	// Iterations without a Failure meaning the time limit stopped it.
+	// Iterations, Configs and Lookups count what ran; Planned is the
+	// iteration bound (0: none).
 	Seed       uint64        `json:"seed"`
 	Iterations int           `json:"iterations"`
 	Configs    int           `json:"configs"`
 	Lookups    int           `json:"lookups"`
 	Planned    int           `json:"planned"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
-	// Known counts the divergences each known deviation explained, by
-	// name; Examples holds the first (shrunk) one of each.
+	// Known counts the divergences each known deviation explained;
+	// Examples holds the first (shrunk) one of each.
 	Known    map[string]int         `json:"known"`
 	Examples map[string]*Divergence `json:"examples"`
-	// Failure is the first divergence no known deviation explains, shrunk;
-	// nil when the store agreed with certstore.Match everywhere else.
+	// Failure is the first unexplained divergence, shrunk, or nil.
 	Failure *Divergence `json:"failure"`
 }
 
@@ -130,23 +115,15 @@ func (r *DiffReport) Summary() string {
 
 // withFlags fills the zero fields of o from the test flags.
 func (o DifferentialOptions) withFlags() DifferentialOptions {
-	if o.Seed == 0 {
-		o.Seed = *flagDiffSeed
-	}
-	if o.Iterations == 0 {
-		o.Iterations = *flagDiffIterations
-	}
-	if o.Duration == 0 {
-		o.Duration = *flagDiffDuration
-	}
+	o.Seed = cmp.Or(o.Seed, *flagDiffSeed)
+	o.Iterations = cmp.Or(o.Iterations, *flagDiffIterations)
+	o.Duration = cmp.Or(o.Duration, *flagDiffDuration)
 	return o
 }
 
-// withDefaults fills the zero fields of o with the defaults.
 func (o DifferentialOptions) withDefaults() DifferentialOptions {
-	if o.Seed == 0 {
-		o.Seed = DefaultDiffSeed
-	}
+	o.Seed = cmp.Or(o.Seed, DefaultDiffSeed)
+
 	if o.Iterations == 0 && o.Duration == 0 {
 		o.Iterations, o.Duration = DefaultDiffIterations, DefaultDiffTimeCap
 	}
@@ -173,9 +150,7 @@ func (su *suite) testDifferential(t rt) {
 }
 
 // Differential compares stores made by newStore with certstore.Match on
-// random configurations and lookups (see the package documentation) and
-// returns what it found. It stops at the first divergence that no known
-// deviation explains, after shrinking it.
+// random cases, stopping at the first unexplained divergence, shrunk.
 func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffReport {
 	opts = opts.withDefaults()
 	r := &DiffReport{Seed: opts.Seed, Planned: opts.Iterations, Known: map[string]int{}, Examples: map[string]*Divergence{}}
@@ -212,9 +187,8 @@ func Differential(newStore certstore.Factory, opts DifferentialOptions) *DiffRep
 }
 
 // search runs iterations 0, 1, ... of seed, each with its own random
-// source, until the iteration bound (0: none) or duration (0: none) is
-// reached or body returns false, logging progress() every 30 s, and
-// returns the time it took. over reports whether duration is up.
+// source, until a bound (0: none) or body returns false, logging
+// progress() every 30 s, and returns the time it took.
 func search(seed uint64, iterations int, duration time.Duration, logf func(string, ...any), progress func() string,
 	body func(it int, rng *rand.Rand, over func() bool) bool) time.Duration {
 	start, lastLog := time.Now(), time.Now()
@@ -231,8 +205,8 @@ func search(seed uint64, iterations int, duration time.Duration, logf func(strin
 	return time.Since(start)
 }
 
-// count records a divergence that a known deviation explains; the first of
-// each is shrunk (when newStore is set) to serve as the example.
+// count records an explained divergence; the first of each is shrunk
+// (when newStore is set) as the example.
 func (r *DiffReport) count(name string, d *Divergence, newStore certstore.Factory, lc *leafCache, known []Deviation) {
 	r.Known[name]++
 	if r.Examples[name] != nil {
@@ -240,7 +214,6 @@ func (r *DiffReport) count(name string, d *Divergence, newStore certstore.Factor
 	}
 	d.Known = name
 	if newStore != nil {
-		// Shrink while the same deviation explains it.
 		var only []Deviation
 		for _, k := range known {
 			if k.Name == name {
@@ -265,9 +238,8 @@ func explain(known []Deviation, d *Divergence) string {
 	return ""
 }
 
-// CheckCase replays c against a new store made by newStore and fails t when
-// the store's answer differs from certstore.Match's. It is what the Go test
-// case printed for a divergence calls.
+// CheckCase fails t when a new store's answer to c differs from
+// certstore.Match's; the Go test printed for a divergence calls it.
 func CheckCase(t testing.TB, newStore certstore.Factory, c Case) {
 	t.Helper()
 	d, err := c.Check(newStore)
@@ -279,10 +251,8 @@ func CheckCase(t testing.TB, newStore certstore.Factory, c Case) {
 	}
 }
 
-// Check replays c against a new store made by newStore. It returns the
-// divergence, or nil when the store agrees with certstore.Match; the error
-// reports a case that cannot be run (an invalid configuration, a Held out
-// of range).
+// Check replays c on a new store and returns the divergence from
+// certstore.Match, or nil; the error reports a case that cannot be run.
 func (c Case) Check(newStore certstore.Factory) (*Divergence, error) {
 	return c.check(newStore, diffLeaves())
 }
@@ -309,9 +279,8 @@ func (c Case) check(newStore certstore.Factory, lc *leafCache) (*Divergence, err
 	return d, nil
 }
 
-// diverge plays the script on a new store and returns its divergences from
-// certstore.Match (unshrunk, at most one per configuration, generation and
-// way of looking up) and the configurations and lookups it ran.
+// diverge plays the script on a new store and returns its divergences
+// (unshrunk, one per configuration, generation and via) and what it ran.
 func (sc *script) diverge(newStore certstore.Factory, bs []*built) (ds []*Divergence, configs, lookups int) {
 	seen := map[lookupStep]bool{}
 	sc.play(newStore, bs, func(e event) bool {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -164,25 +165,24 @@ type fixtureMaker struct {
 // add records pair as fixture label (or err, the first of which is kept).
 func (m *fixtureMaker) add(label string, pair certstore.KeyPair, err error) *cert {
 	fx := m.fx
+	var c *cert
 	if err == nil {
-		var c *cert
 		c, err = newCert(label, pair)
-		if err == nil {
-			if _, dup := fx.certs[label]; dup {
-				err = fmt.Errorf("conformance: duplicate fixture label %s", label)
-			} else if other, dup := fx.byLeaf[string(c.leaf)]; dup {
-				err = fmt.Errorf("conformance: fixtures %s and %s have the same leaf", label, other)
-			} else {
-				fx.certs[label] = c
-				fx.byLeaf[string(c.leaf)] = label
-				return c
-			}
+	}
+	if err == nil {
+		if _, dup := fx.certs[label]; dup {
+			err = fmt.Errorf("conformance: duplicate fixture label %s", label)
+		} else if other, dup := fx.byLeaf[string(c.leaf)]; dup {
+			err = fmt.Errorf("conformance: fixtures %s and %s have the same leaf", label, other)
 		}
 	}
-	if m.err == nil {
-		m.err = fmt.Errorf("conformance: fixture %s: %w", label, err)
+	if err != nil {
+		m.err = cmp.Or(m.err, fmt.Errorf("conformance: fixture %s: %w", label, err))
+		return nil
 	}
-	return nil
+	fx.certs[label] = c
+	fx.byLeaf[string(c.leaf)] = label
+	return c
 }
 
 // issue issues l, with the next serial, as fixture label.
@@ -272,12 +272,6 @@ func (m *fixtureMaker) rejectFixtures() {
 		pair, err := reencodeKey(rsaPool.Certs[1].Pair)
 		m.add(lPKCS1, pair, err)
 	}
-}
-
-// byPEM returns the fixture whose CertPEM is certPEM.
-func (fx *fixtures) byPEM(certPEM []byte) (*cert, bool) {
-	c, ok := fx.pems[string(certPEM)]
-	return c, ok
 }
 
 // parseKey parses a PKCS#8 PEM key.

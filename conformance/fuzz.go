@@ -29,15 +29,13 @@ import (
 //		conformance.FuzzUpdate(f, func() certstore.Store { return mystore.New() })
 //	}
 //
-// An input is a key pair of arbitrary PEM bytes, the stores it belongs to
-// (comma-separated) and flags: 1 puts it first in the configuration, 2
-// makes it the configured default of the store "edge" too, 4 leaves the
-// good certificate out. A new store takes a good configuration, then the
-// one with the fuzzed pair, which Update must not panic on or modify: it
-// either returns a *certstore.CertificateError and the store keeps serving
-// the good configuration, or its lookups are certstore.Match's; then the
-// store takes the good configuration again. Every store has a configured
-// default, so that a store that generates defaults stays fast to fuzz.
+// An input is a key pair of arbitrary PEM bytes, its stores
+// (comma-separated) and flags (fuzzFirst, ...). A new store takes a good
+// configuration, then one with the fuzzed pair, which Update must not
+// panic on or modify: either a *certstore.CertificateError that leaves the
+// good one serving, or lookups as certstore.Match says; then the good one
+// again. Every store has a configured default, so that a store that
+// generates defaults stays fast to fuzz.
 func FuzzUpdate(f *testing.F, newStore certstore.Factory) {
 	for _, s := range updateSeeds(f) {
 		f.Add(s.certPEM, s.keyPEM, s.stores, s.flags)
@@ -48,14 +46,11 @@ func FuzzUpdate(f *testing.F, newStore certstore.Factory) {
 }
 
 // FuzzMatch is the body of a store's FuzzMatch target (called as
-// FuzzUpdate is). An input is a configuration as text and an SNI: one
-// certificate a line, "CN;name,name,..." (a name "ip:ADDR" is an IP
-// address), at most 6 certificates of 6 names, lines that cannot be
-// issued left out. The configuration, with a configured default, is
-// applied to a new store; the SNI, the configuration's names in other
-// cases and under their wildcards, and the differential pass's lookups are
-// compared with certstore.Match, and a divergence is shrunk and reported
-// as the differential pass reports one.
+// FuzzUpdate is). An input is an SNI and a configuration as text, a
+// certificate a line, "CN;name,name,..." ("ip:ADDR" an IP address), at
+// most 6 of 6 names. The SNI, the names in other cases and under their
+// wildcards, and the differential pass's lookups are compared with
+// certstore.Match; a divergence is shrunk and reported as the pass does.
 func FuzzMatch(f *testing.F, newStore certstore.Factory) {
 	for _, s := range matchSeeds {
 		f.Add(s.spec, s.sni)
@@ -76,8 +71,8 @@ const (
 	fuzzEdge     = "edge"
 	fuzzGoodName = "good.fuzz.test"
 	fuzzMiss     = "nothing.fuzz.invalid"
-	// maxFuzzInput bounds the inputs looked at, so an iteration stays fast.
-	maxFuzzInput = 64 << 10
+	maxFuzzInput = 64 << 10 // so that an iteration stays fast
+
 )
 
 type fuzzPair struct {
@@ -99,23 +94,15 @@ var loadFuzz = sync.OnceValues(func() (*fuzzFixtures, error) {
 		return nil, err
 	}
 	fx.key = key
-	mk := func(serial uint64, name string) (fuzzPair, error) {
-		kp, err := fx.is.Issue(certgen.Leaf{Serial: serial, DNSNames: []string{name}, Key: key})
+	for i, name := range []string{fuzzGoodName, "default.fuzz.invalid", "edge-default.fuzz.invalid"} {
+		kp, err := fx.is.Issue(certgen.Leaf{Serial: uint64(i + 1), DNSNames: []string{name}, Key: key})
 		if err != nil {
-			return fuzzPair{}, err
+			return nil, err
 		}
-		return fuzzPair{kp: kp, leaf: certstore.AppendCertificateDERs(nil, kp.CertPEM)[0]}, nil
-	}
-	if fx.good, err = mk(1, fuzzGoodName); err != nil {
-		return nil, err
-	}
-	if fx.def, err = mk(2, "default.fuzz.invalid"); err != nil {
-		return nil, err
-	}
-	if fx.edge, err = mk(3, "edge-default.fuzz.invalid"); err != nil {
-		return nil, err
+		*[]*fuzzPair{&fx.good, &fx.def, &fx.edge}[i] = fuzzPair{kp: kp, leaf: certstore.AppendCertificateDERs(nil, kp.CertPEM)[0]}
 	}
 	return fx, nil
+
 })
 
 func fuzzFixturesFor(tb testing.TB) *fuzzFixtures {
@@ -169,8 +156,7 @@ func updateSeeds(tb testing.TB) []updateSeed {
 	)
 }
 
-// served returns the leaf DER of what l serves for sni in store, failing t
-// on an error, a panic or an empty answer.
+// served returns the leaf DER l serves for sni in store, failing t if none.
 func served(t *testing.T, what string, l certstore.Lookup, store, sni string) []byte {
 	t.Helper()
 	c, err := lookup(l, store, sni)
@@ -274,9 +260,8 @@ func checkUpdate(t *testing.T, newStore certstore.Factory, certPEM, keyPEM []byt
 	fx.checkGood(t, "after the good configuration again", s)
 }
 
-// checkServing checks lookups of the accepted configuration cfg against
-// certstore.Match: the names of both certificates, their wildcards, a miss
-// and the empty SNI, in every store.
+// checkServing checks lookups of the accepted cfg against certstore.Match:
+// both certificates' names, their wildcards, a miss and no SNI.
 func (fx *fuzzFixtures) checkServing(t *testing.T, s certstore.Store, cfg *certstore.Config, fuzzed certstore.KeyPair, flags uint8) {
 	t.Helper()
 	leaves := map[string][]byte{string(fx.def.kp.CertPEM): fx.def.leaf, string(fx.edge.kp.CertPEM): fx.edge.leaf}
@@ -285,9 +270,7 @@ func (fx *fuzzFixtures) checkServing(t *testing.T, s certstore.Store, cfg *certs
 	for _, kp := range []certstore.KeyPair{fx.good.kp, fuzzed} {
 		c, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
 		if err != nil {
-			// The store accepted a pair crypto/tls does not; all that
-			// can be checked is that it answers.
-			continue
+			continue // accepted where crypto/tls does not: it must only answer
 		}
 		leaves[string(kp.CertPEM)] = c.Leaf.Raw
 		names[string(kp.CertPEM)] = certstore.Names(c.Leaf)
@@ -339,9 +322,8 @@ func describeDER(der []byte) string {
 	return fmt.Sprintf("CN=%q DNS=%q IP=%v", c.Subject.CommonName, c.DNSNames, c.IPAddresses)
 }
 
-// matchSeeds are FuzzMatch's seeds: non-ASCII names whose lowercasing
-// differs between rules, wildcards, IP addresses with zones, names with
-// commas and empty specs.
+// matchSeeds are FuzzMatch's seeds: non-ASCII names lowercased differently
+// by different rules, wildcards, IP zones, commas and empty specs.
 var matchSeeds = []struct{ spec, sni string }{
 	{"ÉXAMPLE.TEST", "Éxample.test"},
 	{"ÉXAMPLE.TEST", "ÉxAmple.test"},
@@ -358,7 +340,7 @@ var matchSeeds = []struct{ spec, sni string }{
 var fuzzDefault = CaseCert{DNSNames: []string{"default.fuzz.invalid"}}
 
 // parseSpec turns FuzzMatch's text into a configuration of the
-// certificates that can be issued and have a name.
+// certificates that can be issued.
 func parseSpec(lc *leafCache, spec string) CaseConfig {
 	cfg := CaseConfig{Stores: map[string]*CaseCert{certstore.DefaultStore: &fuzzDefault}}
 	for i, line := range strings.Split(spec, "\n") {
@@ -418,8 +400,6 @@ func matchDivergence(newStore certstore.Factory, spec, sni string) (*Divergence,
 	if err != nil {
 		return nil, err
 	}
-	// The fuzzed SNI and every name, in other cases and under wildcards,
-	// then the differential pass's lookups for the configuration.
 	names := []string{sni, strings.ToUpper(sni), strings.ToLower(sni)}
 	for _, is := range b.certs {
 		for _, n := range is.names {

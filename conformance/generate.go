@@ -1,7 +1,7 @@
 package conformance
 
-// The generator of the differential pass: whole configurations biased
-// toward the hard cases, sequences of them, and lookups.
+// The differential pass's generator of configurations and lookups, biased
+// toward the hard cases.
 
 import (
 	"fmt"
@@ -275,9 +275,7 @@ func (g *gen) addDefaults(cfg *CaseConfig) {
 	}
 }
 
-// next makes the configuration that follows cfg: a few certificates
-// renewed (some with changed names), added, removed or moved, defaults and
-// stores changed.
+// next makes the configuration that follows cfg by a few changes.
 func (g *gen) next(prev CaseConfig) CaseConfig {
 	cfg := prev.clone()
 	changes := 1 + g.rng.IntN(3)
@@ -349,8 +347,7 @@ func (g *gen) next(prev CaseConfig) CaseConfig {
 	return cfg
 }
 
-// generateSequence makes one iteration's sequence of one to four
-// configurations.
+// generateSequence makes one iteration's one to four configurations.
 func generateSequence(rng *rand.Rand) []CaseConfig {
 	g := newGen(rng)
 	seq := []CaseConfig{g.config()}
@@ -376,9 +373,8 @@ const maxProbes = 48
 // junk are server names that are no host name a certificate holds.
 var junk = []string{"", ".", "..", "*", "*.", "t", "a..t", "\xff\xfe.t", "Éxample.t", "\u212a.t", "localhost", strings.Repeat("a", 70) + ".t", "1.2.3", "::", "2001:db8::1%eth0", "[2001:db8::1]"}
 
-// generateProbes makes the lookups for cfg: its names as written and in
-// other cases, their parents and children, near misses, other spellings of
-// its IP addresses, and junk; in its stores, sometimes in unknown ones.
+// generateProbes makes the lookups for cfg: its names, their variations,
+// and junk; in its stores, sometimes in unknown ones.
 func generateProbes(rng *rand.Rand, cfg *CaseConfig) []probeSpec {
 	var names []string
 	add := func(n string) { names = append(names, n) }

@@ -1,7 +1,6 @@
 package conformance
 
-// Certificate issuance for the differential pass: the only file of the pass
-// that knows how certificates are made.
+// Certificate issuance for the differential pass.
 
 import (
 	"fmt"
@@ -26,9 +25,8 @@ type issued struct {
 	names []string // certstore.Names of the leaf
 }
 
-// leafCache issues certificates for CaseCerts and keeps them, keyed by the
-// certificate's names and variant, so that a configuration that reappears
-// (in a later update, an iteration or a shrinking step) costs no issuance.
+// leafCache issues certificates for CaseCerts and keeps them by names and
+// variant, so that a configuration that reappears costs no issuance.
 type leafCache struct {
 	mu      sync.Mutex
 	issuer  *certgen.Issuer
@@ -58,9 +56,8 @@ func (c *CaseCert) key() string {
 	return b.String()
 }
 
-// get returns the certificate for c, issuing it on first use. The serial
-// number is a hash of the key, so a certificate does not depend on the
-// order in which a process issues them.
+// get returns the certificate for c, issuing it on first use with a serial
+// hashed from the key, so it does not depend on the order of issuance.
 func (lc *leafCache) get(c *CaseCert) (*issued, error) {
 	k := c.key()
 	lc.mu.Lock()

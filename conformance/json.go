@@ -20,8 +20,7 @@ func (k AnswerKind) String() string {
 }
 
 // answerJSON is an Answer in JSON; the error travels as its message and
-// class, so that a decoded one still matches the certstore sentinels with
-// errors.Is.
+// class, so that a decoded one still matches the sentinels with errors.Is.
 type answerJSON struct {
 	Kind      string `json:"kind"`
 	Config    int    `json:"config,omitempty"`
@@ -31,8 +30,7 @@ type answerJSON struct {
 	ErrorKind string `json:"error_kind,omitempty"`
 }
 
-// MarshalJSON writes a as {"kind": ..., "config", "index", "store",
-// "error", "error_kind"}, leaving out what does not apply.
+// MarshalJSON writes a as answerJSON.
 func (a Answer) MarshalJSON() ([]byte, error) {
 	j := answerJSON{Kind: a.Kind.String(), Config: a.Config, Index: a.Index, Store: a.Store}
 	if a.Err != nil {

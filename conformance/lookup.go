@@ -16,8 +16,7 @@ const (
 	miss         = "nothing.example.invalid"
 )
 
-// runTable runs cases as subtests, one per run of consecutive cases with the
-// same name.
+// runTable runs a subtest per run of consecutive cases of the same name.
 func (su *suite) runTable(t rt, s certstore.Store, g certstore.Generation, cfg *certstore.Config, cases []lookupWant) {
 	t.Helper()
 	for i := 0; i < len(cases); {
@@ -65,8 +64,7 @@ const (
 	lUnicodeWild = "unicode-wild" // CN *.ÜBER.TEST
 )
 
-// unicodeLeaves are the certificates of the Unicode case rules, issued by
-// makeFixtures with the others.
+// unicodeLeaves are the certificates of the Unicode case rules.
 var unicodeLeaves = []struct {
 	label string
 	leaf  certgen.Leaf
@@ -121,9 +119,8 @@ var lookupCases = []lookupWant{
 	{name: "SuffixOfNameIsNoMatch", sni: "www.example.com.evil.test", want: lDefault},
 	{name: "PrefixOfNameIsNoMatch", sni: "ww.example.co", want: lDefault},
 
-	// Lowercasing is strings.ToLower's, non-ASCII letters included, with
-	// or without an ASCII capital in the SNI; certificate names are
-	// lowercased the same way.
+	// Lowercasing is strings.ToLower's, for the SNI and certificate names.
+
 	{name: "UnicodeLowercaseSNI", sni: "éxample.test", want: lUnicode},
 	{name: "UnicodeCapitalOnlyNonASCII", sni: "Éxample.test", want: lUnicode},
 	{name: "UnicodeCapitalsMixed", sni: "ÉxAmple.test", want: lUnicode},
@@ -159,7 +156,7 @@ func (su *suite) testLookup(t rt) {
 	t.Run("ChainAndKey", func(t rt) {
 		probes := map[string]string{lDefault: miss}
 		for _, e := range cfg.Certificates {
-			fc, _ := su.fx.byPEM(e.CertPEM)
+			fc := su.fx.pems[string(e.CertPEM)]
 			for _, n := range fc.names {
 				if n[0] == '*' {
 					n = "x" + n[1:]

@@ -31,9 +31,8 @@ func (su *suite) goodConfig() *certstore.Config {
 	}
 }
 
-// badConfig is a configuration that differs from goodConfig everywhere a
-// partial application would show, with bad as certificate 2 (when not
-// nil) and the given configured defaults (alternative fixtures when nil).
+// badConfig differs from goodConfig everywhere a partial application would
+// show, with bad (if any) as certificate 2 and the given defaults.
 func (su *suite) badConfig(bad *certstore.Certificate, defDefault, defShop *certstore.KeyPair) *certstore.Config {
 	c := su.fx.certs
 	if defDefault == nil {
@@ -124,8 +123,7 @@ var rejectCases = []rejectCase{
 	}},
 }
 
-// snapshotProbes are the lookups compared before and after a rejected
-// update: every name of both configurations, in every store either has.
+// snapshotProbes are the lookups compared around a rejected update.
 var snapshotProbes = func() [][2]string {
 	var ps [][2]string
 	for _, st := range []string{storeDefault, storeShop, "nowhere"} {
@@ -232,8 +230,7 @@ type acceptCase struct {
 	steps []acceptStep
 }
 
-// acceptCases are the Accept rules: unusual but valid configurations, each
-// a sequence of steps.
+// acceptCases are the Accept rules: unusual but valid configurations.
 func (su *suite) acceptCases() []acceptCase {
 	c := su.fx.certs
 	one := func(label string) *certstore.Config {

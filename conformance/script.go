@@ -1,7 +1,6 @@
 package conformance
 
-// Scripts: what one iteration of the differential pass or of Compare does
-// to a store, generated once and played on as many stores as needed.
+// Scripts: what one iteration does to a store, played on as many as needed.
 
 import (
 	"crypto/tls"
@@ -33,14 +32,11 @@ type script struct {
 	steps [][]lookupStep
 }
 
-// probesPerHeld is how many lookups are repeated on each held generation
-// after later updates.
+// probesPerHeld is how many lookups are repeated on each held generation.
 const probesPerHeld = 12
 
-// newScript makes the lookups for seq: every generated probe of a
-// configuration on its new generation (through the store and through
-// Current), and a sample of them again on every generation held from
-// before.
+// newScript makes the lookups for seq: every probe of a configuration on
+// its new generation (both vias), and a sample again on every held one.
 func newScript(rng *rand.Rand, seq []CaseConfig) *script {
 	sc := &script{seq: seq, steps: make([][]lookupStep, len(seq))}
 	probes := make([][]probeSpec, len(seq))
@@ -65,8 +61,7 @@ func newScript(rng *rand.Rand, seq []CaseConfig) *script {
 	return sc
 }
 
-// caseScript replays c: every configuration, then c's lookup through the
-// held generation and, when that is the last one, through the store.
+// caseScript replays c: every configuration, then c's lookup.
 func caseScript(c *Case) *script {
 	last := len(c.Configs) - 1
 	sc := &script{seq: c.Configs, steps: make([][]lookupStep, len(c.Configs))}
@@ -77,8 +72,8 @@ func caseScript(c *Case) *script {
 	return sc
 }
 
-// event is one thing a store did while a script played: the outcome of
-// the Update of configuration k (step nil), or of a lookup made after it.
+// event is the outcome of the Update of configuration k (step nil), or of
+// a lookup after it.
 type event struct {
 	k    int
 	step *lookupStep
@@ -86,10 +81,8 @@ type event struct {
 	err  error
 }
 
-// play applies the script to a new store from newStore, telling observe
-// the outcome of every Update and lookup, until observe returns false. A
-// rejected Update leaves the store as it was, and the script goes on. Every
-// call into the store is guarded: a panic is an error.
+// play applies the script to a new store, telling observe every outcome
+// until it returns false; a panic is an error, a rejected Update goes on.
 func (sc *script) play(newStore certstore.Factory, bs []*built, observe func(event) bool) {
 	s, closeStore, err := open(newStore)
 	if err != nil {
@@ -163,8 +156,8 @@ func buildAll(lc *leafCache, seq []CaseConfig) ([]*built, error) {
 	return bs, nil
 }
 
-// build checks that c can run (with validOnly, that every configuration is
-// one a store must accept) and issues its certificates.
+// build checks that c can run (validOnly: every configuration valid) and
+// issues its certificates.
 func (c *Case) build(lc *leafCache, validOnly bool) ([]*built, error) {
 	if len(c.Configs) == 0 || c.Held < 0 || c.Held >= len(c.Configs) {
 		return nil, fmt.Errorf("case has %d configurations and Held %d", len(c.Configs), c.Held)

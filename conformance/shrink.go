@@ -348,21 +348,27 @@ func mapLabels(n string, f func(string) string) string {
 	return strings.Join(out, ".")
 }
 
+// replaceLabel tries the best case with label l replaced by to everywhere
+// ("" deletes it).
+func (sh *shrinker) replaceLabel(l, to string) bool {
+	c := sh.best.clone()
+	rename(&c, func(n string) string {
+		return mapLabels(n, func(p string) string {
+			if p == l {
+				return to
+			}
+			return p
+		})
+	})
+	return sh.try(c)
+}
+
 // shortenLabels deletes a label everywhere it appears, or replaces it
 // everywhere by a one-letter label.
 func (sh *shrinker) shortenLabels() bool {
 	changed := false
 	for _, l := range labelsOf(&sh.best) {
-		c := sh.best.clone()
-		rename(&c, func(n string) string {
-			return mapLabels(n, func(p string) string {
-				if p == l {
-					return ""
-				}
-				return p
-			})
-		})
-		if sh.try(c) {
+		if sh.replaceLabel(l, "") {
 			changed = true
 			continue
 		}
@@ -378,18 +384,7 @@ func (sh *shrinker) shortenLabels() bool {
 			if l[0] >= 'A' && l[0] <= 'Z' {
 				short = strings.ToUpper(short)
 			}
-			c := sh.best.clone()
-			rename(&c, func(n string) string {
-				return mapLabels(n, func(p string) string {
-					if p == l {
-						return short
-					}
-					return p
-				})
-			})
-			if sh.try(c) {
-				changed = true
-			}
+			changed = sh.replaceLabel(l, short) || changed
 			break
 		}
 	}
@@ -400,28 +395,24 @@ func (sh *shrinker) shortenLabels() bool {
 // variants and the SNI's case, where the store still diverges without.
 func (sh *shrinker) simplify() bool {
 	changed := false
-	edits := []func(c *Case){
-		func(c *Case) { rename(c, strings.ToLower) },
-		func(c *Case) { c.SNI = strings.ToLower(c.SNI) },
-		func(c *Case) {
-			if a, err := netip.ParseAddr(c.SNI); err == nil {
-				c.SNI = a.Unmap().String()
-			}
-		},
-	}
-	for _, e := range edits {
-		c := sh.best.clone()
-		e(&c)
-		if !caseEqual(&c, &sh.best) && sh.try(c) {
-			changed = true
-		}
-	}
 	canonIP := func(s string) string {
 		if a, err := netip.ParseAddr(s); err == nil {
 			return a.Unmap().String()
 		}
 		return s
 	}
+	for _, e := range []func(c *Case){
+		func(c *Case) { rename(c, strings.ToLower) },
+		func(c *Case) { c.SNI = strings.ToLower(c.SNI) },
+		func(c *Case) { c.SNI = canonIP(c.SNI) },
+	} {
+		c := sh.best.clone()
+		e(&c)
+		if !caseEqual(&c, &sh.best) && sh.try(c) {
+			changed = true
+		}
+	}
+
 	changed = sh.each(func(c *Case, i int) bool {
 		rs := refs(c)
 		if i >= len(rs) {

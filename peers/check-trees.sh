@@ -18,8 +18,10 @@
 # 2. Bad input: a directory that is not a Go module, a module that is not
 #    Traefik or certmagic, base equal to head (the same directory; two
 #    copies), a tree that does not compile, a tree whose API differs from
-#    the adapter's: each exit 2 with its message, and no temporary
-#    directory left behind.
+#    the adapter's (NewManager's signature changed at the head, then on
+#    both sides; a field the adapter sets renamed on both sides): each exit
+#    2 with its message naming the sides, and no temporary directory left
+#    behind.
 #
 # A module zip has no nested modules, which a checkout has: Traefik v3.7's
 # go.mod replaces github.com/traefik/traefik/dynamic/ext with
@@ -159,12 +161,26 @@ broken=$work/broken
 cp -R "$v37" "$broken"
 printf '\nfunc broken( {\n' >>"$broken/pkg/tls/tls.go"
 expect_bad "does not compile" --base "$work/traefik" --head "$broken"
-step "bad input: a tree whose API differs from the adapter's"
+step "bad input: a tree whose API the adapter does not know (NewManager with another signature)"
 api=$work/api
 cp -R "$v37" "$api"
-sed -i 's/^func NewManager(/func NewTLSManager(/' "$api/pkg/tls/tlsmanager.go"
-sed -i 's/^func (m \*Manager) UpdateConfigs(/func (m *Manager) ApplyConfigs(/' "$api/pkg/tls/tlsmanager.go"
-expect_bad "change New, (*Store).Update to it" --base "$work/traefik" --head "$api"
+sed -i 's/^func NewManager(ocspConfig \*OCSPConfig) \*Manager {/func NewManager(ocspConfig *OCSPConfig, strict bool) *Manager {/' "$api/pkg/tls/tlsmanager.go"
+newmanager="tls.NewManager: head declares func NewManager(ocspConfig *OCSPConfig, strict bool) *Manager (pkg/tls/tlsmanager.go:"
+expect_bad "$newmanager" --base "$work/traefik" --head "$api"
+grep -qF "does not know the API of head tree $api:" "$work/bad.log" || fail "the unknown API is not the head's alone"
+grep -qF "the adapter knows func NewManager(*OCSPConfig) *Manager (v3.5 and later) or func NewManager() *Manager" "$work/bad.log" || fail "the known signatures are not named"
+api2=$work/api2
+cp -R "$api" "$api2"
+printf 'package tls\n' >"$api2/pkg/tls/other.go"
+expect_bad "tls.NewManager: base and head declare func NewManager(ocspConfig *OCSPConfig, strict bool) *Manager" --base "$api" --head "$api2"
+step "bad input: an API change outside the probed calls (a field the adapter sets), on both sides"
+field=$work/field
+cp -R "$v37" "$field"
+sed -i 's/\bDefaultCertificate\b/FallbackCertificate/g; s/generate\.FallbackCertificate/generate.DefaultCertificate/g' "$field"/pkg/tls/*.go
+field2=$work/field2
+cp -R "$field" "$field2"
+printf 'package tls\n' >"$field2/pkg/tls/other.go"
+expect_bad "does not build against base tree $field and head tree $field2" --base "$field" --head "$field2"
 for t in "$v37" "$api" "$broken"; do
 	[[ "$(sums "$t")" == "$(sums "$work/v3.7.13-copy")" ]] || fail "$t: go.mod or go.sum changed"
 done

@@ -48,5 +48,23 @@ step within all go build -o /dev/null .
 # the example workflows' script, and on bad input; see check-trees.sh.
 step bash check-trees.sh
 
+# The adapters adapt to the era of the proxy's tree (internal/peerbuild's
+# probes): certbench peer build on the oldest and newest release of each
+# supported range that the module proxy serves, from the module cache, then
+# the conformance suite on the oldest side (certmagic's; Traefik's ran in
+# check-trees.sh). Older Traefik eras (v2.10-v3.4, PR trees) are not on the
+# proxy; peers/README.md says which were built from checkouts.
+peerbin=$(mktemp -d)
+trap 'rm -rf "$peerbin"' EXIT
+for pair in "github.com/traefik/traefik/v3 traefik v3.6.12 v3.7.13" "github.com/caddyserver/certmagic certmagic v0.20.0 v0.25.6"; do
+	read -r mod kind old new <<<"$pair"
+	step go mod download "$mod@$old" "$mod@$new"
+	step within .. go run ./cmd/certbench peer build --base "$kind@$old" --head "$kind@$new" -o "$peerbin/$kind"
+done
+# Exit 1: rules certmagic breaks (peers/README.md's table); 2 or more: it did not run.
+rc=0
+"$peerbin/certmagic" conformance --stores certmagic@base >/dev/null || rc=$?
+[[ $rc == 0 || $rc == 1 ]] || { echo "conformance on certmagic@v0.20.0: exit $rc"; exit 1; }
+
 # The example workflows of examples/peers (the linter is a Go module).
 step within .. go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 examples/peers/traefik.yml examples/peers/certmagic.yml

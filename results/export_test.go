@@ -13,14 +13,12 @@ const (
 
 var (
 	EndLine     = endLine
-	KnownUnits  = knownUnits
 	FormatValue = formatValue
 	ExactUnits  = exactUnits
 )
 
 type (
 	FailureScanner     = failureScanner
-	EndCountWarning    = endCountWarning
 	IterationsError    = iterationsError
 	UnknownUnitWarning = unknownUnitWarning
 	ValueError         = valueError

@@ -330,7 +330,7 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			}
 			return rec
 		case *benchfmt.Result:
-			if err := checkResult(rec); err != nil {
+			if err := CheckResult(rec); err != nil {
 				return err
 			}
 			tidyZeros(rec)

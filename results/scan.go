@@ -135,7 +135,7 @@ func (s *scanner) line(line []byte) {
 func (s *scanner) end(value []byte) {
 	count, _, _ := bytes.Cut(value, []byte(" "))
 	if n, err := strconv.Atoi(string(count)); err != nil || n != s.results {
-		s.warnings = append(s.warnings, &endCountWarning{File: s.name, Line: s.feed.lines, Want: string(value), Results: s.results})
+		s.warnings = append(s.warnings, &EndCountWarning{File: s.name, Line: s.feed.lines, Want: string(value), Results: s.results})
 	}
 	s.results = 0
 	s.ended = true

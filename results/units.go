@@ -262,9 +262,9 @@ func Info(unit string) (UnitInfo, bool) {
 	return u, ok
 }
 
-// knownUnits returns the units certbench knows, as result files spell
+// KnownUnits returns the units certbench knows, as result files spell
 // them ("ns/op", not "sec/op"), in report order.
-func knownUnits() []string {
+func KnownUnits() []string {
 	out := make([]string, len(units))
 	for i, u := range units {
 		out[i] = u.Unit

@@ -15,7 +15,7 @@ func TestUnits(t *testing.T) {
 	if IsKnownUnit("ns") || IsKnownUnit("retained") {
 		t.Error("unknown units known")
 	}
-	if got := knownUnits(); got[0] != UnitNsPerOp || slices.Contains(got, UnitSec) {
+	if got := KnownUnits(); got[0] != UnitNsPerOp || slices.Contains(got, UnitSec) {
 		t.Errorf("KnownUnits = %v, want spellings as written, ns/op first", got)
 	}
 	if Better(UnitSec) != LowerIsBetter || Better(UnitRefreshRate) != HigherIsBetter || Better("x/op") != 0 {

@@ -41,13 +41,13 @@ func (e *iterationsError) Error() string {
 	return fmt.Sprintf("%s:%d: iteration count %d: want at least 1", e.File, e.Line, e.Iters)
 }
 
-// checkResult reports the first measurement of r that statistics cannot
+// CheckResult reports the first measurement of r that statistics cannot
 // use, as a *valueError (a NaN or infinite value, or a negative one), or
 // an iteration count below one as an *iterationsError. Load and Read call
 // it on every result they read, before any statistics; code that builds
 // results itself can call it too. Statistics on NaN do not terminate (the
 // Mann-Whitney U test of x/perf's benchmath loops on it).
-func checkResult(r *benchfmt.Result) error {
+func CheckResult(r *benchfmt.Result) error {
 	file, line := r.Pos()
 	if r.Iters < 1 {
 		return &iterationsError{File: file, Line: line, Iters: r.Iters}
@@ -81,7 +81,7 @@ func (w *unknownUnitWarning) Error() string {
 		more = fmt.Sprintf(" (and %d more lines)", w.Lines-1)
 	}
 	return fmt.Sprintf("%s:%d: unit %q is not one certbench knows%s; known units: %s",
-		w.File, w.Line, w.Unit, more, strings.Join(knownUnits(), ", "))
+		w.File, w.Line, w.Unit, more, strings.Join(KnownUnits(), ", "))
 }
 
 // maxUnitWarnings bounds the unknown-unit warnings of one input; the
@@ -162,10 +162,10 @@ func (w *MissingEndWarning) Error() string {
 		w.File, CommentPrefix+EndKey, w.Line, w.Results)
 }
 
-// An endCountWarning says that a closing line counts other results than
+// An EndCountWarning says that a closing line counts other results than
 // the file holds before it (since the start or the previous closing
 // line): results were lost or added in between.
-type endCountWarning struct {
+type EndCountWarning struct {
 	File    string // input name
 	Line    int    // the closing line
 	Want    string // its count, as written
@@ -173,7 +173,7 @@ type endCountWarning struct {
 }
 
 // Error returns "FILE:LINE: closing line says ...".
-func (w *endCountWarning) Error() string {
+func (w *EndCountWarning) Error() string {
 	return fmt.Sprintf("%s:%d: closing line says %q, but %d results precede it: the file was changed after it was written",
 		w.File, w.Line, w.Want, w.Results)
 }

@@ -1,12 +1,9 @@
-// Package blame names the code behind a regression the gate found. It is
-// where the gate (which reads no profiles) and package profile (which
-// knows nothing of the gate) meet: [Folders] implements gate.SiteFinder on
-// two folders, a base's and a head's, of the heap profiles "certbench
-// profile --all" writes and of the callgrind files of "certbench run
-// --instrument simulate --callgrind-dir". For an allocs/op or B/op
-// regression it names the lines of the store under test that allocate
-// more; for instructions/op (and est-cycles/op), the store functions whose
-// instructions grew. Sites are profile.Site values.
+// Package blame names the code behind a regression the gate found, where
+// the gate (which reads no profiles) and package profile meet: [Folders]
+// implements gate.SiteFinder on a base's and a head's folder of heap
+// profiles ("certbench profile --all") and callgrind files. It names the
+// store lines that allocate more, or the store functions whose
+// instructions grew.
 package blame
 
 import (
@@ -29,19 +26,16 @@ import (
 // maxCallees caps the library callees attached to each heap site.
 const maxCallees = 3
 
-// Folders finds the sites behind every regression that has them in the
-// profiles of a base and a head folder: heap profiles named
-// profile.FileName(scenario, store), and callgrind files.
+// Folders finds the sites behind a regression in a base and a head folder
+// of heap profiles (named by profile.FileName) and callgrind files.
 type Folders struct {
-	// Base and Head are the folders of the two sides.
 	Base, Head string
 }
 
 var _ gate.SiteFinder = Folders{}
 
-// GrownSites implements gate.SiteFinder. A benchmark without profiles
-// gives an error wrapping gate.ErrNoProfiles; profiles in which nothing
-// grew give an error that says so, with both totals.
+// GrownSites implements gate.SiteFinder; a benchmark without profiles
+// gives an error wrapping gate.ErrNoProfiles.
 func (f Folders) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
 	var sites []profile.Site
 	var err error
@@ -53,14 +47,9 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]gate.Site, e
 	return gateSites(sites), err
 }
 
-// heapSites names the lines of the store under test whose allocations per
-// op grew most, alloc_objects for allocs/op and alloc_space for B/op, at
-// the store's boundary (profile.CompareBoundary): each line is charged
-// with what the library code it calls allocates, so allocations that moved
-// between library functions (two binaries attribute some differently)
-// cancel, and the library callees whose share changed most are attached.
-// When the profiles have no frame that can be taken for the store's, it
-// names the functions whose own (flat) allocations grew.
+// heapSites names the store lines whose allocations per op grew most, at
+// the store's boundary (profile.CompareBoundary), or without store frames
+// the functions whose flat allocations grew.
 func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site, error) {
 	sampleType, err := profile.AllocSampleType(unit)
 	if err != nil {
@@ -112,23 +101,22 @@ func (f Folders) load(scenario, store string) (base, head *pprofile.Profile, err
 	return ps[0], ps[1], nil
 }
 
-// callgrindSites compares the window with the median total of each side
-// (an outlier window is not the one blamed) function by function at the
-// store's boundary (callgrind.Compare).
+// callgrindSites compares each side's median window (an outlier is not
+// blamed) at the store's boundary (callgrind.Compare).
 func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]profile.Site, error) {
 	m := callgrind.Instructions
 	if unit == results.UnitEstCycles {
 		m = callgrind.EstimatedCycles
 	}
-	bp, err := medianWindow(f.Base, scenario, store, m)
-	if err != nil {
-		return nil, err
+	var ps [2]*callgrind.Profile
+	for i, dir := range []string{f.Base, f.Head} {
+		var err error
+		if ps[i], err = medianWindow(dir, scenario, store, m); err != nil {
+			return nil, err
+		}
 	}
-	hp, err := medianWindow(f.Head, scenario, store, m)
-	if err != nil {
-		return nil, err
-	}
-	b, err := callgrind.Compare(bp, hp, max(bp.Ops(), 1), max(hp.Ops(), 1), m)
+	b, err := callgrind.Compare(ps[0], ps[1], max(ps[0].Ops(), 1), max(ps[1].Ops(), 1), m)
+
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +143,9 @@ func gateSites(sites []profile.Site) []gate.Site {
 	return out
 }
 
-// medianWindow reads the benchmark's callgrind files in dir
-// (<scenario>.<store>.callgrind and <scenario>.<store>.<sample>.callgrind)
-// and returns the window whose total per op on m is the median (the lower
-// one of an even count).
+// medianWindow returns the window of the benchmark's callgrind files in dir
+// (<scenario>.<store>[.<sample>].callgrind) whose total on m is the
+// (lower) median.
 func medianWindow(dir, scenario, store string, m callgrind.Metric) (*callgrind.Profile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,101 +14,58 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// Defaults used by Build for zero Options fields.
-//
-// Results named like certbench's own (BenchmarkChurn/scenario=.../store=...)
-// are compared by DefaultRow and DefaultCol. Results without those name
-// keys, such as the output of a plain go test -bench, are compared as
-// benchstat compares them, by NameRow and NameCol.
+// Defaults of Build for zero Options fields. Certbench results are
+// compared by DefaultRow and DefaultCol, others as benchstat compares
+// them, by NameRow and NameCol.
 const (
-	// DefaultRow puts one scenario per row (certbench results).
-	DefaultRow = "/scenario"
-	// DefaultCol puts one store per column, comparing stores within one
-	// run (certbench results).
-	DefaultCol = "/store"
-	// NameRow puts one benchmark per row, by its full name: the base
-	// name and every sub-benchmark part ("Lookup/exact-2"), less any
-	// key the column projection uses; benchstat's default.
-	NameRow = ".fullname"
-	// NameCol puts one input file per column; benchstat's default.
-	NameCol = results.FileKey
-	// DefaultFilter keeps every result.
-	DefaultFilter = "*"
-	// DefaultAlpha is the significance level of comparisons.
-	DefaultAlpha = 0.05
-	// DefaultConfidence is the confidence level of summary intervals.
+	DefaultRow        = "/scenario"
+	DefaultCol        = "/store"
+	NameRow           = ".fullname"
+	NameCol           = results.FileKey
+	DefaultFilter     = "*"
+	DefaultAlpha      = 0.05
 	DefaultConfidence = 0.95
 )
 
-// ErrNothingInCommon is returned (wrapped) by Build when there are at least
-// two columns but no row has results in both the baseline column and
-// another column, so nothing can be compared. Test for it with errors.Is.
+// ErrNothingInCommon is returned (wrapped) by Build when no row has
+// results in both the baseline column and another column.
 var ErrNothingInCommon = errors.New("no benchmarks in common")
 
-// ErrNoResults is returned (wrapped) by Build when no result is left after
-// filtering.
+// ErrNoResults is returned (wrapped) by Build when the filter leaves no
+// result.
 var ErrNoResults = errors.New("no benchmark results")
 
-// Options configures Build. The zero value compares stores within one run:
-// one row per scenario, one column per store; for results that are not
-// certbench's (plain go test -bench output) it compares like benchstat:
-// one row per benchmark, one column per input file.
+// Options configures Build. The zero value compares stores within one
+// run (certbench results) or files (other results).
 type Options struct {
-	// Row is the benchproc projection that selects a result's row, in
-	// benchstat's -row syntax, for example "/scenario" or ".fullname".
-	// Empty means: for certbench results, the certbench name keys
-	// (/scenario, /store) that Col does not use, "/scenario" by
-	// default; for other results, NameRow (".fullname").
+	// Row and Col are benchproc projections (benchstat's -row and -col).
+	// Empty Row means the certbench name keys Col leaves (NameRow for
+	// plain results); empty Col means DefaultCol, or ".file" if Row uses
+	// /store (NameCol for plain results).
 	Row string `json:"row"`
-
-	// Col is the benchproc projection that selects a result's column,
-	// in benchstat's -col syntax, for example "/store" or ".file".
-	// Empty means: for certbench results, DefaultCol ("/store"), or
-	// ".file" if Row uses /store; for other results, NameCol (".file").
 	Col string `json:"col"`
-
-	// Filter is a benchproc filter expression selecting the results
-	// (or, with .unit, the measurements) to use, in benchstat's -filter
-	// syntax. The default is "*". Row and Col are chosen after
-	// filtering, so a filter that keeps only certbench results of a
-	// mixed file compares them as certbench results.
+	// Filter is a benchproc filter (benchstat's -filter); Row and Col
+	// are chosen after filtering.
 	Filter string `json:"filter"`
-
-	// Columns, if non-empty, lists column labels (as in Column.Label,
-	// e.g. "naive" or "old.txt") in the order to show them; the first
-	// is the baseline that the other columns are compared with.
-	// Columns not listed are left out. If empty, columns appear in the
-	// order they are first seen in the input and the first is the
-	// baseline.
+	// Columns, if set, lists the column labels to show, in order; the
+	// first is the baseline. Otherwise columns are in input order.
 	Columns []string `json:"columns"`
-
-	// Alpha is the significance level: a difference is reported as
-	// significant if its p-value is below Alpha. The default is 0.05.
+	// Alpha is the significance level of the U test.
 	Alpha float64 `json:"alpha"`
-
-	// Confidence is the confidence level of the interval around each
-	// median, in (0, 1). The default is 0.95.
+	// Confidence is the level of each center's interval, in (0, 1).
 	Confidence float64 `json:"confidence"`
 }
 
-// FileOptions returns the Options for comparing input files, such as a
-// base run against a head run: one column per input file (in input
-// order, the first being the baseline), and one row per scenario and
-// store for certbench results, per benchmark (".fullname") otherwise.
+// FileOptions returns the Options that compare input files (base
+// against head): one column per file.
 func FileOptions() Options {
 	return Options{Col: results.FileKey}
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Filter == "" {
-		o.Filter = DefaultFilter
-	}
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Confidence == 0 {
-		o.Confidence = DefaultConfidence
-	}
+	o.Filter = cmp.Or(o.Filter, DefaultFilter)
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Confidence = cmp.Or(o.Confidence, DefaultConfidence)
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return o, fmt.Errorf("alpha must be in (0, 1), got %v", o.Alpha)
 	}
@@ -121,26 +79,15 @@ func (o Options) withDefaults() (Options, error) {
 type Report struct {
 	// Options are the options used, with defaults filled in.
 	Options Options `json:"options"`
-
-	// Config lists the file configuration keys (goos, goarch, cpu, ...)
-	// of the results used, in the order first seen, with their
-	// distinct values; not the scenario-hash.* lines, which identify the
-	// scenarios' definitions rather than describe the run (certbench
-	// compare warns when they differ, certbench gate refuses).
+	// Config lists the file configuration keys and their distinct
+	// values, less the scenario-hash lines.
 	Config []Config `json:"config"`
-
 	// Columns are the columns of every table, baseline first.
 	Columns []Column `json:"columns"`
-
-	// Tables holds one table per unit: sec/op, B/op, allocs/op,
-	// retained-B, retained-B/cert, goroutines, then any other units in
-	// the order first seen.
+	// Tables holds one table per unit, in unitOrder, then as first seen.
 	Tables []*Table `json:"tables"`
-
-	// Warnings lists every distinct warning, about the report as a
-	// whole (such as rows missing from a column) and about individual
-	// cells (such as too few samples), in a stable order. Build never
-	// prints them; renderers show them as notes or footnotes.
+	// Warnings lists every distinct warning, of the report and of its
+	// cells, in a stable order.
 	Warnings []string `json:"warnings"`
 }
 
@@ -152,84 +99,47 @@ type Config struct {
 
 // A Column is one column of a Report: a distinct value of Options.Col.
 type Column struct {
-	// Label is the column's display name, such as "naive" or "old.txt".
-	Label string `json:"label"`
-	// Key is the projected column key.
-	Key benchproc.Key `json:"-"`
+	Label string        `json:"label"`
+	Key   benchproc.Key `json:"-"`
 }
 
 // A Row is one row of a Table: a distinct value of Options.Row.
 type Row struct {
-	// Label is the row's display name, such as "rotate-10-of-100", or
-	// "scenario=rotate-10-of-100/store=naive" for a multi-field row.
-	Label string `json:"label"`
-	// Key is the projected row key.
-	Key benchproc.Key `json:"-"`
-	// Cells holds one cell per column of the table, in column order;
-	// a nil Cell means the column has no results for this row.
+	Label string        `json:"label"`
+	Key   benchproc.Key `json:"-"`
+	// Cells holds one cell per column; nil where the column has no
+	// results for the row.
 	Cells []*Cell `json:"cells"`
 }
 
 // A Table compares the measurements of one unit across rows and columns.
 type Table struct {
-	// Unit is the measurement's unit, tidied by benchfmt (ns/op is
-	// read as sec/op).
-	Unit string `json:"unit"`
-
-	// Assumption is the distributional assumption of the unit's
-	// samples: benchmath.AssumeExact for units declared
-	// "assume=exact" in the input, otherwise benchmath.AssumeNothing
-	// (median and Mann-Whitney U test).
+	// Unit is tidied by benchfmt (ns/op is sec/op).
+	Unit       string               `json:"unit"`
 	Assumption benchmath.Assumption `json:"-"`
-
-	// Better is -1 if lower values are better, 1 if higher values are
-	// better and 0 if unknown, from the unit's "better" metadata or,
-	// failing that, the unit: sec/op, B/op, allocs/op, retained-B,
-	// retained-B/cert and goroutines are lower-is-better.
-	Better int `json:"better"`
-
-	// Columns are the table's columns (the Report's), baseline first.
+	// Better is -1 if lower is better, 1 if higher, 0 if unknown.
+	Better  int      `json:"better"`
 	Columns []Column `json:"-"`
-
-	// Rows are the rows with at least one result for this unit, in
-	// the order first seen in the input.
-	Rows []*Row `json:"rows"`
-
-	// Geomean summarizes each column, aligned with Columns, over the
-	// rows that have results in every column, all with centers > 0. It
-	// is nil if fewer than two rows are such rows: a geomean of one row
-	// is that row.
+	Rows    []*Row   `json:"rows"`
+	// Geomean summarizes each column over the rows with a positive
+	// center in every column; nil if fewer than two such rows.
 	Geomean []Geomean `json:"geomean"`
-
-	// NoGeomean says why Geomean is nil when the table has two rows or
-	// more ("7 of 8 rows have a zero or negative center"); every
-	// renderer shows this one decision.
+	// NoGeomean says why Geomean is nil, for every renderer to show.
 	NoGeomean string `json:"no_geomean,omitempty"`
-
-	// Hidden, when not empty, says why the table carries no information
-	// and the text and Markdown renderers leave it out (saying so in one
-	// line): every sample is 0, or the unit is the process's (maxrss-B)
-	// and every row's columns ran in one process. CSV and JSON keep it.
+	// Hidden, if set, says why the table carries no information: text
+	// and Markdown leave it out, CSV and JSON keep it.
 	Hidden string `json:"hidden,omitempty"`
 }
 
 // A Cell summarizes the sample of one row and column.
 type Cell struct {
-	// Sample holds the measured values, sorted ascending; they may be
-	// the results.Set's own (read-only).
-	Sample *benchmath.Sample `json:"-"`
-
-	// Summary is the sample's center (median, or mode for exact
-	// units) and confidence interval.
+	// Sample holds the values, sorted; they may be the results.Set's
+	// own (read-only).
+	Sample  *benchmath.Sample `json:"-"`
 	Summary benchmath.Summary `json:"-"`
-
-	// Delta compares this cell with the baseline cell of its row. It
-	// is nil in the baseline column and when the row has no baseline.
-	Delta *Delta `json:"delta"`
-
-	// Warnings are problems with this cell's sample or summary, such
-	// as too few samples for a confidence interval, or results that
-	// differ in configuration being mixed in one cell.
+	// Delta compares the cell with its row's baseline cell; nil in the
+	// baseline column and when the row has no baseline.
+	Delta    *Delta   `json:"delta"`
 	Warnings []string `json:"warnings"`
 }
 
@@ -241,36 +151,23 @@ func (c *Cell) Center() float64 { return c.Summary.Center }
 
 // A Delta compares a cell with the baseline cell of its row.
 type Delta struct {
-	// Comparison is the statistical test result: P value, sample
-	// sizes N1 (baseline) and N2, Alpha, and warnings. For exact
-	// units benchmath reports P = 0.
+	// Comparison is benchmath's test (P is 0 for exact units).
 	Comparison benchmath.Comparison `json:"-"`
-
-	// Base and Value are the centers of the baseline cell and this
-	// cell.
+	// Base and Value are the centers of the baseline cell and this one.
 	Base  float64 `json:"base"`
 	Value float64 `json:"value"`
-
-	// Ratio is Value/Base. It is 1 if both are 0 and +Inf if only
-	// Base is 0.
+	// Ratio is Value/Base: 1 if both are 0, +Inf if only Base is.
 	Ratio float64 `json:"ratio"`
-
-	// Significant reports whether the difference is significant:
-	// P < Alpha, or, for exact units, whether the centers differ.
-	Significant bool `json:"significant"`
-
-	// Warnings are problems with the comparison, such as too few
-	// samples to ever reach significance at Alpha.
-	Warnings []string `json:"warnings"`
+	// Significant is P < Alpha, or for exact units, centers that differ.
+	Significant bool     `json:"significant"`
+	Warnings    []string `json:"warnings"`
 }
 
-// Percent returns the change from Base to Value in percent,
-// (Ratio-1)*100.
+// Percent returns the change from Base to Value in percent.
 func (d *Delta) Percent() float64 { return (d.Ratio - 1) * 100 }
 
-// String formats d like benchstat: "~" if the difference is not
-// significant, otherwise the signed percent change ("+5.00%", "-93.51%"),
-// "0.00%" if the centers are equal and "?" if the baseline is 0.
+// String formats d like benchstat: "~" if not significant, else the
+// signed percent change, "0.00%" if equal, "?" if Base is 0.
 func (d *Delta) String() string {
 	switch {
 	case !d.Significant:
@@ -287,15 +184,12 @@ func (d *Delta) String() string {
 type Geomean struct {
 	// Center is the geometric mean of the column's centers.
 	Center float64 `json:"center"`
-
-	// Ratio is the geometric mean of the column's Delta ratios, the
-	// typical change from the baseline; NaN in the baseline column.
+	// Ratio is the geometric mean of the column's Delta ratios; NaN in
+	// the baseline column.
 	Ratio float64 `json:"ratio"`
-
 	// Rows is the number of rows the geomean is taken over.
 	Rows int `json:"rows"`
-
-	// Warnings say which rows the geomean leaves out, if any.
+	// Warnings say which rows the geomean leaves out.
 	Warnings []string `json:"warnings"`
 }
 
@@ -324,18 +218,13 @@ type rawCell struct {
 	files   []string
 }
 
-// values returns the cell's values, sorted: the one series' own (shared,
-// not copied), or a sorted copy of all of them.
+// values returns the cell's values, sorted: the one series' own (shared),
+// or a sorted copy of all of them.
 func (c *rawCell) values() []float64 {
 	if len(c.parts) == 1 {
 		return c.parts[0]
 	}
-	var all []float64
-	for _, p := range c.parts {
-		all = append(all, p...)
-	}
-	slices.Sort(all)
-	return all
+	return slices.Sorted(slices.Values(slices.Concat(c.parts...)))
 }
 
 type cellKey struct {
@@ -361,17 +250,10 @@ func (w *warnings) add(msgs ...string) {
 	}
 }
 
-// Build groups the results of set into rows and columns as opts says and
-// computes, for each unit, the summary of every cell, the comparison of
-// every cell with its row's baseline (first column) cell, and per-column
-// geomeans. It is NewBuilder, Add for every series, then Report.
-//
-// Build returns an error wrapping ErrNoResults if no results are left
-// after filtering, and an error wrapping ErrNothingInCommon if there are
-// two or more columns but no benchmark has results in the baseline
-// column and another column (for example, two files with no benchmarks
-// in common). It also fails on an invalid projection, filter, Alpha or
-// Confidence, or if opts.Columns names an unknown column.
+// Build groups the results of set into tables as opts says: every
+// cell's summary, its comparison with the row's baseline cell, and the
+// geomeans. It fails with ErrNoResults, ErrNothingInCommon, or on a bad
+// projection, filter, Alpha, Confidence or column name.
 func Build(set *results.Set, opts Options) (*Report, error) {
 	b, err := NewBuilder(set.Units, opts)
 	if err != nil {
@@ -383,9 +265,8 @@ func Build(set *results.Set, opts Options) (*Report, error) {
 	return b.Report()
 }
 
-// A Builder accumulates series of results, then makes the Report of what
-// it was given, as benchstat's table builder does: NewBuilder, Add for
-// each series, then Report.
+// A Builder accumulates series and makes their Report, as benchstat's
+// table builder does.
 type Builder struct {
 	opts   Options
 	filter *benchproc.Filter
@@ -402,10 +283,9 @@ type kept struct {
 	res    *benchfmt.Result
 }
 
-// NewBuilder returns a Builder for results with the unit metadata units
-// (Set.Units), compared as opts says. It fails on an invalid filter,
-// Alpha or Confidence; projections are checked by Report, which chooses
-// them from the results when opts leaves them empty.
+// NewBuilder returns a Builder for results with the unit metadata units.
+// Projections are checked by Report, which may choose them from the
+// results.
 func NewBuilder(units benchfmt.UnitMetadataMap, opts Options) (*Builder, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -478,11 +358,7 @@ func (b *Builder) Report() (*Report, error) {
 		rep.Tables = append(rep.Tables, t)
 	}
 	if len(columns) > 1 {
-		shared := 0
-		for j := 1; j < len(columns); j++ {
-			shared += common[j]
-		}
-		if shared == 0 {
+		if !slices.ContainsFunc(common[1:], func(n int) bool { return n > 0 }) {
 			return nil, nothingInCommon(columns, g.rowKeys, g.pairs)
 		}
 		for j := 1; j < len(columns); j++ {
@@ -522,7 +398,7 @@ func (b *Builder) group(opts Options) (*grid, error) {
 		seenUnit = make(map[string]bool)
 		rowSet   = make(map[benchproc.Key]bool)
 		colSet   = make(map[benchproc.Key]bool)
-		cfgIndex = make(map[string]int)
+		matched  []*results.Series
 	)
 	for _, k := range b.kept {
 		// Projections with an explicit order ("/store@(naive optimized)")
@@ -531,7 +407,7 @@ func (b *Builder) group(opts Options) (*grid, error) {
 		if !m.Any() {
 			continue
 		}
-		g.addConfig(k.res, cfgIndex)
+		matched = append(matched, k.series)
 		row, col, residue := rowBy.Project(k.res), colBy.Project(k.res), residueBy.Project(k.res)
 		file := k.series.GetConfig(results.FileKey)
 		if !rowSet[row] {
@@ -557,28 +433,41 @@ func (b *Builder) group(opts Options) (*grid, error) {
 	if len(g.cells) == 0 {
 		return nil, fmt.Errorf("%w match filter %q and the values listed in Row %q and Col %q", ErrNoResults, opts.Filter, opts.Row, opts.Col)
 	}
+	g.config = ConfigOf(matched, false)
 	benchproc.SortKeys(g.rowKeys)
 	benchproc.SortKeys(g.colKeys)
 	slices.SortStableFunc(g.units, func(a, b string) int { return unitRank(a) - unitRank(b) })
 	return g, nil
 }
 
-// addConfig records the file configuration of res.
-func (g *grid) addConfig(res *benchfmt.Result, index map[string]int) {
-	for _, c := range res.Config {
-		if !c.File || strings.HasPrefix(c.Key, results.ScenarioHashPrefix) {
-			continue
+// ConfigOf returns the file configuration of series, less the
+// scenario-hash lines unless hashes: keys in the order first seen, each
+// with its distinct values.
+func ConfigOf(series []*results.Series, hashes bool) []Config {
+	var cfg []Config
+	index := make(map[string]int)
+	var last *benchfmt.Config
+	for _, s := range series {
+		if len(s.Config) == 0 || &s.Config[0] == last {
+			continue // series of one configuration share it
 		}
-		i, ok := index[c.Key]
-		if !ok {
-			i = len(g.config)
-			index[c.Key] = i
-			g.config = append(g.config, Config{Key: c.Key})
-		}
-		if v := string(c.Value); !slices.Contains(g.config[i].Values, v) {
-			g.config[i].Values = append(g.config[i].Values, v)
+		last = &s.Config[0]
+		for _, c := range s.Config {
+			if !c.File || (!hashes && strings.HasPrefix(c.Key, results.ScenarioHashPrefix)) {
+				continue
+			}
+			i, ok := index[c.Key]
+			if !ok {
+				i = len(cfg)
+				index[c.Key] = i
+				cfg = append(cfg, Config{Key: c.Key})
+			}
+			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
+				cfg[i].Values = append(cfg[i].Values, v)
+			}
 		}
 	}
+	return cfg
 }
 
 // add adds the sorted values of a series to their cell.
@@ -619,9 +508,8 @@ func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 	return w.list
 }
 
-// table makes the table of one unit: its cells, their deltas against the
-// baseline column (counted in common) and the geomeans. Rows missing in a
-// column are reported to general.
+// table makes the table of one unit, counting rows shared with the
+// baseline in common and reporting missing rows to general.
 func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Column, th *benchmath.Thresholds, opts Options, common []int, general *warnings) *Table {
 	assumption := units.GetAssumption(unit)
 	t := &Table{Unit: unit, Assumption: assumption, Better: better(units, unit), Columns: columns}
@@ -679,8 +567,7 @@ func (g *grid) hidden(t *Table, columns []Column) string {
 	if t.Unit != results.UnitMaxRSS || len(columns) < 2 {
 		return ""
 	}
-	// The process's peak RSS tells columns apart only when they ran in
-	// different processes: different files, as base and head.
+	// Peak RSS tells columns apart only if they ran in different files.
 	for _, row := range t.Rows {
 		var files []string
 		for j, c := range row.Cells {
@@ -699,8 +586,7 @@ func (g *grid) hidden(t *Table, columns []Column) string {
 	return "the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process"
 }
 
-// warnings returns the warnings of t's cells, deltas and geomeans, in
-// order.
+// warnings returns the warnings of t's cells, deltas and geomeans.
 func (t *Table) warnings() []string {
 	var w warnings
 	for _, row := range t.Rows {
@@ -721,8 +607,7 @@ func (t *Table) warnings() []string {
 }
 
 func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
-	// Sorted already (results.Metric), so not benchmath.NewSample, which
-	// would sort the series' values in place.
+	// Sorted already; benchmath.NewSample would sort the series' values.
 	s := &benchmath.Sample{Values: raw.values(), Thresholds: th}
 	c := &Cell{Sample: s, Summary: assumption.Summary(s, confidence)}
 	c.Warnings = appendErrors(c.Warnings, s.Warnings)
@@ -761,10 +646,8 @@ func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *De
 	return d
 }
 
-// geomeans computes t's summary row over the rows that have results in
-// every column, all with centers > 0 (a geometric mean of values including
-// 0 is undefined, and memory and goroutine counts are often 0), or says
-// why there is none: fewer than two such rows.
+// geomeans computes t's summary row over the rows with a positive center
+// in every column, or says why there is none.
 func geomeans(t *Table) ([]Geomean, string) {
 	if len(t.Rows) < 2 {
 		return nil, ""
@@ -812,8 +695,8 @@ func geomeans(t *Table) ([]Geomean, string) {
 	return gs, ""
 }
 
-// geomean returns the geometric mean of xs, or NaN if xs is empty or has
-// a value that is not positive and finite.
+// geomean returns the geometric mean of xs; NaN if empty or a value is
+// not positive and finite.
 func geomean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -862,9 +745,8 @@ func unitRank(unit string) int {
 	return len(unitOrder)
 }
 
-// better is the direction of unit: its "better" metadata, or failing
-// that results's direction for the units certbench knows, or benchfmt's
-// defaults.
+// better is the direction of unit: its metadata, else results', else
+// benchfmt's default.
 func better(units benchfmt.UnitMetadataMap, unit string) int {
 	if units.Get(unit, "better") == nil {
 		if b := results.Better(unit); b != 0 {
@@ -874,21 +756,14 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 	return units.GetBetter(unit)
 }
 
-// projections fills in an empty row or column projection (see Options.Row
-// and Options.Col). plain says whether some results are not named like
-// certbench's own.
+// projections fills in an empty Options.Row or Col; plain says some
+// results are not certbench's.
 func projections(row, col string, plain bool) (string, string) {
 	if row != "" && col != "" {
 		return row, col
 	}
 	if plain {
-		if row == "" {
-			row = NameRow
-		}
-		if col == "" {
-			col = NameCol
-		}
-		return row, col
+		return cmp.Or(row, NameRow), cmp.Or(col, NameCol)
 	}
 	switch {
 	case row == "" && col == "":
@@ -914,8 +789,8 @@ func projections(row, col string, plain bool) (string, string) {
 	}
 }
 
-// projectionKeys returns the keys a projection names, or nil if it does
-// not parse (Build reports that when it parses the projection itself).
+// projectionKeys returns the keys a projection names; nil if it does not
+// parse (Build reports that).
 func projectionKeys(proj string) []string {
 	var parser benchproc.ProjectionParser
 	filter, err := benchproc.NewFilter(DefaultFilter)
@@ -933,9 +808,8 @@ func projectionKeys(proj string) []string {
 	return keys
 }
 
-// nothingInCommon is the error of Build when no row has results in both
-// the baseline column and another column. It names, for each column, a
-// few of the rows it has.
+// nothingInCommon is Build's ErrNothingInCommon, naming a few rows of
+// each column.
 func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchproc.Key]bool) error {
 	const shown = 3
 	var sides []string
@@ -962,9 +836,8 @@ func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchp
 	return fmt.Errorf("%w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
 }
 
-// keyLabel formats a projected key: the bare value for a one-field
-// projection, otherwise name=value pairs joined by "/" (the benchmark
-// name of .name and .fullname without "name=").
+// keyLabel formats a projected key: the bare value of a one-field
+// projection, else key=value parts joined by "/" (names bare).
 func keyLabel(k benchproc.Key) string {
 	fields := k.Projection().FlattenedFields()
 	if len(fields) == 1 {

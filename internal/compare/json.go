@@ -5,11 +5,8 @@ import (
 	"math"
 )
 
-// JSON: a Report marshals with encoding/json as it is (certbench compare
-// --format json). The methods below add what its fields hold as
-// benchmath values (a cell's sample and summary, a change's test) and
-// write numbers that are not finite (an unbounded interval, a ratio to
-// a zero baseline, the baseline's geomean ratio) as null.
+// The MarshalJSON methods add the benchmath values (samples, summaries,
+// tests) and write non-finite numbers as null.
 
 // MarshalJSON adds the table's assumption ("median" or "exact") and row
 // header.
@@ -22,8 +19,7 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 	}{(*plain)(t), t.Assumption.SummaryLabel(), t.RowHeader()})
 }
 
-// MarshalJSON adds the sample and its summary: n, the sorted values, the
-// center and the interval's bounds, level and text.
+// MarshalJSON adds the sample and its summary.
 func (c *Cell) MarshalJSON() ([]byte, error) {
 	type plain Cell
 	return json.Marshal(struct {
@@ -39,8 +35,7 @@ func (c *Cell) MarshalJSON() ([]byte, error) {
 		c.Summary.Confidence, ciText(c)})
 }
 
-// MarshalJSON adds the test (p, alpha, sample sizes) and the change's
-// text ("-28.66%", "~").
+// MarshalJSON adds the test and the change's text.
 func (d *Delta) MarshalJSON() ([]byte, error) {
 	type plain Delta
 	return json.Marshal(struct {

@@ -16,11 +16,9 @@ const GeomeanLabel = "geomean"
 // vsBase heads the delta column of each column after the baseline.
 const vsBase = "vs base"
 
-// Page returns r as the renderers of package table show it: the
-// configuration as details; per shown table (Hidden empty) one column
-// group per Column with "center ± CI" and, after the baseline, the change
-// "vs base" and its test "(p=0.002 n=6)"; a geomean row; footnotes for
-// warnings and for every cell that has no interval; then the notes.
+// Page returns r for package table to render: the configuration, one
+// table per shown unit (a column group per Column: center ± CI, then the
+// change vs base and its test), a geomean row, footnotes and notes.
 func (r *Report) Page() *table.Page {
 	p := &table.Page{}
 	for _, c := range r.Config {
@@ -93,9 +91,8 @@ func (c *Cell) delta() *Delta {
 	return c.Delta
 }
 
-// rowTexts formats the centers of row's cells, each paired with the
-// baseline's (results.FormatPair) so that different centers read
-// differently; the baseline's text is the most precise of its pairings.
+// rowTexts formats row's centers, each paired with the baseline's
+// (results.FormatPair); the baseline takes its most precise pairing.
 func (t *Table) rowTexts(row *Row) []string {
 	texts := make([]string, len(row.Cells))
 	base := row.Cells[0]
@@ -126,9 +123,8 @@ func (t *Table) class(d *Delta) table.Class {
 	return table.Worse
 }
 
-// ciText returns the interval of a cell ("1%"), or "" when it cannot be
-// given: too few samples (unbounded), or a median of 0 with an interval
-// that is not, which no percentage can express.
+// ciText returns a cell's interval ("1%"), or "" if unbounded or around
+// a median of 0.
 func ciText(c *Cell) string {
 	switch ci := c.Summary.PctRangeString(); ci {
 	case "∞", "?":
@@ -153,9 +149,8 @@ func (r *Report) legend() string {
 	return s
 }
 
-// RowHeader names the row fields of t for a table header, such as
-// "scenario", "scenario/store" or, for rows by .name or .fullname,
-// "benchmark". It is "" if t has no rows.
+// RowHeader names t's row fields ("scenario/store", "benchmark" for
+// .name and .fullname); "" if t has no rows.
 func (t *Table) RowHeader() string {
 	if len(t.Rows) == 0 {
 		return ""

@@ -8,11 +8,8 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// This file decides what the text and Markdown renderers leave out
-// because it carries no information, and the one line that says so for
-// each kind: tables with Hidden set, intervals that cannot be given, and
-// benchmath's warnings about sample sizes, which would otherwise be a
-// footnote on every cell.
+// What text and Markdown leave out (Hidden tables, intervals that cannot
+// be given, benchmath's sample-size warnings) and the one line saying so.
 
 // shownTables returns the tables the renderers show.
 func (r *Report) shownTables() []*Table {
@@ -25,9 +22,7 @@ func (r *Report) shownTables() []*Table {
 	return out
 }
 
-// hiddenNote says in one line which tables the text and Markdown
-// renderers leave out and why ("not shown: goroutines (0 in every
-// sample)"); "" when none is.
+// hiddenNote says which tables are left out and why; "" if none is.
 func (r *Report) hiddenNote() string {
 	var parts []string
 	for _, t := range r.Tables {
@@ -41,8 +36,7 @@ func (r *Report) hiddenNote() string {
 	return "not shown: " + strings.Join(parts, "; ")
 }
 
-// The benchmath warnings the renderers state once, after the tables,
-// instead of on every cell, and the one it drops.
+// benchmath's warnings stated once after the tables, not on every cell.
 var (
 	ciWarning   = regexp.MustCompile(`^need >= (\d+) samples for confidence interval at level ([0-9.]+)$`)
 	testWarning = regexp.MustCompile(`^need >= (\d+) samples to detect a difference at alpha level ([0-9.]+)$`)
@@ -82,9 +76,8 @@ func deltaNotes(msgs []string) []string {
 	return out
 }
 
-// reportNote rewrites a report warning for the notes after the tables:
-// benchmath's sample-size warnings say what they mean and what to do;
-// "" drops the warning.
+// reportNote rewrites a warning for the notes after the tables; ""
+// drops it.
 func reportNote(m string) string {
 	if m == allEqual {
 		return ""
@@ -98,10 +91,9 @@ func reportNote(m string) string {
 	return m
 }
 
-// endNotes returns the notes after the tables: the legend, the report's
-// warnings not shown as footnotes (rewritten by reportNote), what is not
-// shown, and, when changes were tested, how significance is decided and
-// why certbench gate can disagree.
+// endNotes returns the notes after the tables: the legend, the warnings
+// not shown as footnotes, what is hidden and, if anything was tested,
+// CorrectionNote.
 func (r *Report) endNotes(shown map[string]bool) []string {
 	notes := []string{r.legend()}
 	seen := make(map[string]bool)
@@ -120,13 +112,12 @@ func (r *Report) endNotes(shown map[string]bool) []string {
 	return notes
 }
 
-// CorrectionNote says how compare decides that a change is significant,
-// and why certbench gate, on the same files, can call it unchanged.
+// CorrectionNote says why certbench gate can call unchanged a change
+// compare shows.
 const CorrectionNote = "each change is tested on its own (no correction for multiple comparisons, as benchstat); " +
 	"certbench gate applies Holm's correction per metric, so it can call unchanged a change shown here"
 
-// tested reports whether a shown table has a change decided by a test
-// (not an exact comparison).
+// tested reports whether a shown change was decided by a test.
 func (r *Report) tested() bool {
 	for _, t := range r.shownTables() {
 		for _, row := range t.Rows {

@@ -1,11 +1,11 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
@@ -14,13 +14,8 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-var inf = math.Inf(1)
-
-func abs(x float64) float64 { return math.Abs(x) }
-
 // MachineKeys are the configuration keys that must match between base
-// and head: results measured on different machines, operating systems,
-// Go versions or simulators (valgrind versions) do not compare.
+// and head.
 var MachineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs", results.SimulatorKey}
 
 // The labels Evaluate gives the two sides in the comparison it builds.
@@ -29,16 +24,12 @@ const (
 	headLabel = "head"
 )
 
-// rowProjection groups certbench's results into benchmarks: the base name
-// and the scenario and store keys; anything else (GOMAXPROCS, file
-// configuration) is residue that compare warns about when it varies within
-// a side.
-const rowProjection = ".name,/scenario,/store"
-
-// plainRowProjection groups results of a plain go test -bench (or files
-// mixing them with certbench's) by their full name, so that
-// BenchmarkLookup/exact and BenchmarkLookup/wildcard stay two benchmarks.
-const plainRowProjection = ".fullname,/scenario,/store"
+// The row projections of certbench's results and of plain go test
+// -bench results (by full name, so sub-benchmarks stay apart).
+const (
+	rowProjection      = ".name,/scenario,/store"
+	plainRowProjection = ".fullname,/scenario,/store"
+)
 
 // rowsFor returns the row projection for the results of both sides.
 func rowsFor(sides ...*results.Set) string {
@@ -52,20 +43,13 @@ func rowsFor(sides ...*results.Set) string {
 	return rowProjection
 }
 
-// ErrInput marks errors about the inputs themselves (no benchmarks in
-// common, nothing left to compare) as opposed to a bad Policy. Test for it
-// with errors.Is.
+// ErrInput marks errors about the inputs, as opposed to a bad Policy.
 var ErrInput = errors.New("gate: bad input")
 
-// Evaluate compares head with base under policy p and returns the
-// verdict, by the rules of docs/gate.md: one Finding per benchmark in
-// both and metric with a threshold, and the problems with the inputs. It
-// fails only if p is invalid, if either side is nil, or if the inputs
-// cannot be gated at all: no benchmark in common or different instruments
-// (errors wrapping ErrInput), different certificates or scenario
-// definitions unless allowed (ErrDifferentCerts, ErrDifferentScenario);
-// everything else, including missing benchmarks and too few samples, is
-// reported in the Verdict.
+// Evaluate compares head with base under p by the rules of docs/gate.md.
+// It fails only on a bad policy, a nil side or inputs that cannot be gated
+// (ErrInput, ErrDifferentCerts, ErrDifferentScenario); all else is in the
+// Verdict.
 func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	p, err := p.withDefaults()
 	if err != nil {
@@ -81,10 +65,7 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	failures := len(v.Problems)
 	base, head = v.checkFailures(base, head)
 	if len(v.Problems) > failures && (len(base.Series) == 0 || len(head.Series) == 0) {
-		// Nothing left to compare once the failed benchmarks are out
-		// (a store that failed at its first sample left a side with no
-		// results): the failures are the verdict, with what else base
-		// has.
+		// Nothing left but failures: they are the verdict.
 		v.missingBesideFailures(base, head)
 		return v, nil
 	}
@@ -122,9 +103,8 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	return v, nil
 }
 
-// notePairing reports the tested findings that the policy wanted paired
-// but that fell back to the U test: one warning per reason, naming the
-// metrics and benchmarks it applies to.
+// notePairing warns, once per reason, of the findings that were to be
+// paired but took the U test.
 func (v *Verdict) notePairing() {
 	var reasons []string
 	units := make(map[string][]string)             // reason -> units, in order
@@ -165,12 +145,10 @@ func (v *Verdict) notePairing() {
 	}
 }
 
-// maxListed is the number of benchmarks a warning names before "and N
-// more".
+// maxListed is the number of benchmarks a warning names.
 const maxListed = 6
 
-// listSome joins up to max items with commas, then says how many more
-// there are.
+// listSome joins up to max items, then says how many more there are.
 func listSome(items []string, max int) string {
 	if len(items) <= max {
 		return strings.Join(items, ", ")
@@ -178,22 +156,15 @@ func listSome(items []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:max], ", "), len(items)-max)
 }
 
-// newVerdict starts the verdict of head against base under p: the sides'
-// labels and configuration, and a problem if they come from different
-// machines.
+// newVerdict starts the verdict: labels, configuration, and a problem if
+// the machines differ.
 func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	v := &Verdict{
-		Base:   strings.Join(base.Files, ", "),
-		Head:   strings.Join(head.Files, ", "),
+		Base:   cmp.Or(strings.Join(base.Files, ", "), baseLabel),
+		Head:   cmp.Or(strings.Join(head.Files, ", "), headLabel),
 		Policy: p,
+		Config: configLines(base, head),
 	}
-	if v.Base == "" {
-		v.Base = baseLabel
-	}
-	if v.Head == "" {
-		v.Head = headLabel
-	}
-	v.Config = configLines(base, head)
 	var mismatched []string
 	for _, c := range v.Config {
 		if c.Differs {
@@ -215,8 +186,7 @@ func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	return v
 }
 
-// comparison builds the comparison of the two sides: one row per
-// benchmark, a base and a head column.
+// comparison builds the two sides' comparison: a row per benchmark.
 func (v *Verdict) comparison(base, head *results.Set) (*compare.Report, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
 		Row:     rowsFor(base, head),
@@ -273,23 +243,29 @@ func (v *Verdict) checkPresence(pr present) {
 			added = append(added, benchLabel(k))
 		}
 	}
-	if len(missing) > 0 {
-		msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
-		if v.Policy.AllowMissing {
-			msg += " (allowed by --allow-missing)"
-		}
-		v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
-	}
+	v.missing(missing)
 	if len(added) > 0 {
 		v.Problems = append(v.Problems, Problem{Kind: NewInHead,
 			Message: fmt.Sprintf("%d benchmark(s) only in head, not gated: %s", len(added), strings.Join(added, ", "))})
 	}
 }
 
-// gateTable makes the findings of one unit's table: exact comparisons
-// decided at once, the others tested as one family (corrected for
-// multiple comparisons). It returns the unit if nothing of it is gated,
-// and the metrics that only head has.
+// missing reports benchmarks of base missing in head, a failure unless
+// AllowMissing.
+func (v *Verdict) missing(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(names), strings.Join(names, ", "))
+	if v.Policy.AllowMissing {
+		msg += " (allowed by --allow-missing)"
+	}
+	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
+}
+
+// gateTable makes the findings of one unit's table, the tested ones a
+// family for the correction. It returns the unit if nothing of it is
+// gated, and the metrics only head has.
 func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, newMetrics []string) {
 	p := v.Policy
 	if _, err := CheckUnit(t.Unit); err != nil {
@@ -327,8 +303,8 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 		notGated = append(notGated, t.Unit)
 	}
 	if p.Test == AutoTest {
-		// Pairs that the family's correction leaves no chance fall back
-		// to the U test if it has one.
+		// Pairs the correction leaves no chance take the U test if it has
+		// one.
 		m := float64(len(family))
 		if p.Correction == NoCorrection {
 			m = 1
@@ -352,9 +328,8 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 	return notGated, newMetrics
 }
 
-// measure fills in f from the base and head cells (hc nil when head lacks
-// the metric) and decides it, unless it needs the U test: then it reports
-// true, with f.P set, for the family's correction to decide.
+// measure fills in f from the cells (hc nil if head lacks the metric) and
+// decides it, or reports that it is to be tested, with f.P set.
 func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.Method = NotCompared
 	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -374,8 +349,6 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.HeadN = hc.N()
 	f.HeadMin, f.HeadMax = hc.Sample.Values[0], hc.Sample.Values[f.HeadN-1]
 	f.Base, f.Head = bc.Center(), hc.Center()
-	// Counts, and the simulated CPU's near-exact counts, that repeat
-	// exactly within each side are compared exactly.
 	if (results.IsCount(f.Unit) || results.IsSimulated(f.Unit)) && f.BaseN >= results.MinExactSamples && f.HeadN >= results.MinExactSamples &&
 		f.BaseMin == f.BaseMax && f.HeadMin == f.HeadMax {
 		f.Method = Exact
@@ -398,19 +371,10 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	return true
 }
 
-// nearExact decides a finding of a simulated CPU's unit (see NearExact).
-// Its samples are near-deterministic: a window repeats its instruction
-// count closely, far below any useful
-// threshold. So the threshold decides, on the medians (one outlier window
-// per side cannot move a median of 4 or more samples), and the U test,
-// at Alpha and without correction, only guards against calling a change
-// that the samples' own spread could make: a change must be beyond the
-// threshold and the sides must separate. Holm's correction is left out
-// on purpose: with 5 samples a side it would make 8 benchmarks
-// unreachable, and it is not needed, since a false alarm needs the
-// medians to differ by more than the threshold, which noise an order of
-// magnitude smaller cannot do; where a store's own work varies as much as
-// the threshold, the test still demands separated samples.
+// nearExact decides a finding of a simulated CPU's unit (docs/gate.md):
+// the medians against the threshold, and an uncorrected U test. No
+// correction: its noise is far below the threshold, and Holm's would
+// make small families unreachable.
 func (f *Finding) nearExact(pval float64, p Policy) {
 	f.Method = NearExact
 	f.P, f.AdjustedP = pval, pval
@@ -428,8 +392,7 @@ func spreadText(lo, hi float64) string {
 	return fmt.Sprintf("%.3f%%", 100*(hi/lo-1))
 }
 
-// decide sets the status of a compared finding from Significant and the
-// threshold.
+// decide sets a compared finding's status.
 func decide(f *Finding) {
 	th := f.Threshold
 	head := f.Head
@@ -473,11 +436,9 @@ func tooFewNote(f *Finding, min int) string {
 	return fmt.Sprintf("%s sample(s), need %d (%s)", strings.Join(sides, " and "), min, why)
 }
 
-// minP returns the smallest two-sided p-value a Mann-Whitney U test can
-// give for samples of n1 and n2 values (no ties, complete separation):
-// 2 / C(n1+n2, n1).
+// minP returns the smallest two-sided p-value of a U test of n1 and n2
+// values: 2 / C(n1+n2, n1).
 func minP(n1, n2 int) float64 {
-	// C(n1+n2, n1) computed in floating point; exact enough here.
 	c := 1.0
 	for i := 1; i <= n1; i++ {
 		c = c * float64(n2+i) / float64(i)
@@ -485,10 +446,9 @@ func minP(n1, n2 int) float64 {
 	return math.Min(1, 2/c)
 }
 
-// reachable marks TooFewSamples the tests of a family that could not be
-// significant whatever the data, given their sample sizes, the family's
-// size and the correction, and returns the others. The gate must not pass
-// a metric it could never have failed.
+// reachable marks TooFewSamples the tests that could not be significant
+// whatever the data, and returns the others: the gate must not pass a
+// metric it could never have failed.
 func reachable(family []*Finding, p Policy) []*Finding {
 	m := len(family)
 	if p.Correction == NoCorrection {
@@ -497,33 +457,24 @@ func reachable(family []*Finding, p Policy) []*Finding {
 	var out []*Finding
 	for _, f := range family {
 		best := f.bestP() * float64(m)
-		// Pairs equal in every round leave the signed-rank test nothing to
-		// rank: that is no change (p = 1), not a lack of data.
+		// Pairs equal in every round are no change, not too few.
 		if best < p.Alpha || (f.Method == SignedRank && f.nonZero == 0) {
 			out = append(out, f)
 			continue
 		}
+		need, bestOf, what := max(f.BaseN, f.HeadN), func(n int) float64 { return minP(n, n) }, "samples a side"
+		f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
 		if f.Method == SignedRank {
-			need := f.nonZero
-			for signedRankMinP(need)*float64(m) >= p.Alpha && need < 1000 {
-				need++
-			}
+			need, bestOf, what = f.nonZero, signedRankMinP, "rounds that differ"
 			f.Note = fmt.Sprintf("with %d non-zero pairs the signed-rank test cannot reach p < %g", f.nonZero, p.Alpha)
-			if m > 1 {
-				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
-			}
-			f.Note += fmt.Sprintf(" (best p %.3f); need %d rounds that differ", best, need)
-		} else {
-			need := max(f.BaseN, f.HeadN)
-			for minP(need, need)*float64(m) >= p.Alpha && need < 1000 {
-				need++
-			}
-			f.Note = fmt.Sprintf("with %d and %d samples the U test cannot reach p < %g", f.BaseN, f.HeadN, p.Alpha)
-			if m > 1 {
-				f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
-			}
-			f.Note += fmt.Sprintf(" (best p %.3f); need %d samples a side", best, need)
 		}
+		for bestOf(need)*float64(m) >= p.Alpha && need < 1000 {
+			need++
+		}
+		if m > 1 {
+			f.Note += fmt.Sprintf(" after %s's correction for %d %s tests", p.Correction, m, f.Unit)
+		}
+		f.Note += fmt.Sprintf(" (best p %.3f); need %d %s", best, need, what)
 		f.Status, f.Fatal, f.Method = TooFewSamples, true, NotCompared
 		f.P = math.NaN()
 	}
@@ -538,9 +489,9 @@ func adjust(family []*Finding, c Correction) {
 		}
 		return
 	}
-	// Holm: sort ascending; adjusted p_(i) = max_{j<=i} min(1, (m-j) p_(j)).
+	// Holm: adjusted p_(i) = max_{j<=i} min(1, (m-j) p_(j)).
 	sorted := slices.Clone(family)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].P < sorted[j].P })
+	slices.SortStableFunc(sorted, func(a, b *Finding) int { return cmp.Compare(a.P, b.P) })
 	m := len(sorted)
 	running := 0.0
 	for i, f := range sorted {
@@ -550,10 +501,8 @@ func adjust(family []*Finding, c Correction) {
 	}
 }
 
-// merge returns base's and head's results as one set, labelled "base"
-// and "head" under results.FileKey. Unit metadata is dropped: the gate
-// decides itself when a count is exact (compare would otherwise trust an
-// "assume=exact" line from either side for both).
+// merge returns both sides as one set, labelled under results.FileKey.
+// Unit metadata is dropped: the gate decides itself what is exact.
 func merge(base, head *results.Set) *results.Set {
 	b, h := base.Relabel(baseLabel), head.Relabel(headLabel)
 	return &results.Set{
@@ -593,41 +542,25 @@ func benchLabel(k benchproc.Key) string {
 	return name
 }
 
-// configLines returns each side's file configuration, flagging machine
-// keys that differ.
+// configLines returns each side's configuration, flagging machine keys
+// that differ.
 func configLines(base, head *results.Set) []ConfigLine {
-	var keys []string
-	values := map[string]*ConfigLine{}
-	collect := func(rs *results.Set, isBase bool) {
-		for _, r := range rs.Series {
-			for _, c := range r.Config {
-				if !c.File || c.Key == results.FileKey {
-					continue
-				}
-				l := values[c.Key]
-				if l == nil {
-					l = &ConfigLine{Key: c.Key}
-					values[c.Key] = l
-					keys = append(keys, c.Key)
-				}
-				dst := &l.Head
-				if isBase {
-					dst = &l.Base
-				}
-				if v := string(c.Value); !slices.Contains(*dst, v) {
-					*dst = append(*dst, v)
-				}
-			}
+	b, h := compare.ConfigOf(base.Series, true), compare.ConfigOf(head.Series, true)
+	values := func(cs []compare.Config, key string) []string {
+		if i := slices.IndexFunc(cs, func(c compare.Config) bool { return c.Key == key }); i >= 0 {
+			return cs[i].Values
 		}
+		return nil
 	}
-	collect(base, true)
-	collect(head, false)
 	var out []ConfigLine
-	for _, k := range keys {
-		l := *values[k]
-		if slices.Contains(MachineKeys, k) {
-			b, h := slices.Sorted(slices.Values(l.Base)), slices.Sorted(slices.Values(l.Head))
-			l.Differs = !slices.Equal(b, h) || len(b) > 1 || len(h) > 1
+	for _, c := range slices.Concat(b, h) {
+		if slices.ContainsFunc(out, func(l ConfigLine) bool { return l.Key == c.Key }) {
+			continue
+		}
+		l := ConfigLine{Key: c.Key, Base: values(b, c.Key), Head: values(h, c.Key)}
+		if slices.Contains(MachineKeys, c.Key) {
+			bs, hs := slices.Sorted(slices.Values(l.Base)), slices.Sorted(slices.Values(l.Head))
+			l.Differs = !slices.Equal(bs, hs) || len(bs) > 1 || len(hs) > 1
 		}
 		out = append(out, l)
 	}

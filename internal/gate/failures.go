@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
@@ -62,14 +61,9 @@ func (s sideFailures) what(k failKey) string {
 	return r
 }
 
-// checkFailures reports the benchmarks recorded as failed on either side
-// (results.Set.Failures: certbench run writes one for a sample its
-// store ended by panicking or hanging, go test for a failed benchmark)
-// and returns both sides without the results of those benchmarks, which
-// are not compared: they hold only the samples measured before a
-// failure. A benchmark that failed at head and not at base is a
-// regression the change brought (a fatal StoreFailed problem); one that
-// failed at base, or at both, is a warning: it is not gated.
+// checkFailures reports the benchmarks recorded as failed
+// (results.FailPrefix) and returns both sides without them
+// (docs/gate.md).
 func (v *Verdict) checkFailures(base, head *results.Set) (*results.Set, *results.Set) {
 	bf, hf := failuresOf(base), failuresOf(head)
 	if len(bf.order) == 0 && len(hf.order) == 0 {
@@ -113,9 +107,8 @@ func withoutFailed(rs *results.Set, failed map[failKey]bool) *results.Set {
 	return &out
 }
 
-// missingBesideFailures reports, when head has no result left besides its
-// failures, the benchmarks of base missing in head (a failure unless
-// AllowMissing), as checkPresence would.
+// missingBesideFailures reports, as checkPresence would, base's
+// benchmarks when head has nothing but failures.
 func (v *Verdict) missingBesideFailures(base, head *results.Set) {
 	if len(head.Series) > 0 {
 		return
@@ -128,12 +121,5 @@ func (v *Verdict) missingBesideFailures(base, head *results.Set) {
 			missing = append(missing, k.String())
 		}
 	}
-	if len(missing) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(missing), strings.Join(missing, ", "))
-	if v.Policy.AllowMissing {
-		msg += " (allowed by --allow-missing)"
-	}
-	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
+	v.missing(missing)
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,27 +10,19 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// ErrMixedInstruments is what the error of Evaluate wraps (with
-// ErrInput) when base and head, or the samples of one side, were measured
-// by different instruments: the clock (results.InstrumentWall) and the
-// simulated CPU (results.InstrumentSimulate) record different units, and
-// their allocation counts come from processes run differently.
+// ErrMixedInstruments is what Evaluate's error wraps (with ErrInput)
+// when results were measured by different instruments.
 var ErrMixedInstruments = errors.New("measured by different instruments")
 
-// InstrumentsOf returns the instruments the results were measured by,
-// from their "instrument" configuration lines (results.InstrumentWall for
-// results without one), without duplicates, sorted.
+// InstrumentsOf returns the instruments of the results, sorted, once
+// each (results.InstrumentWall without an "instrument" line).
 func InstrumentsOf(rs *results.Set) []string {
-	var out []string
 	if rs == nil {
 		return nil
 	}
+	var out []string
 	for _, s := range rs.Series {
-		in := s.GetConfig(results.InstrumentKey)
-		if in == "" {
-			in = results.InstrumentWall
-		}
-		if !slices.Contains(out, in) {
+		if in := cmp.Or(s.GetConfig(results.InstrumentKey), results.InstrumentWall); !slices.Contains(out, in) {
 			out = append(out, in)
 		}
 	}
@@ -37,10 +30,8 @@ func InstrumentsOf(rs *results.Set) []string {
 	return out
 }
 
-// checkInstruments refuses base and head measured by different
-// instruments, or sides that mix them. A side with no results (every
-// store failed: only failure lines) was measured by none, and goes with
-// either.
+// checkInstruments refuses sides of different or mixed instruments; a
+// side with no results (only failures) goes with either.
 func checkInstruments(base, head *results.Set) error {
 	b, h := InstrumentsOf(base), InstrumentsOf(head)
 	if len(b) <= 1 && len(h) <= 1 && (len(b) == 0 || len(h) == 0 || b[0] == h[0]) {

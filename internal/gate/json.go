@@ -11,11 +11,9 @@ import (
 // writes ([Verdict.JSON]).
 const JSONSchema = "certbench.gate/v2"
 
-// A Document is the verdict as certbench gate --format json writes it:
-// json.Marshal of the tagged Verdict (numbers that are NaN or infinite,
-// such as a missing side or an untested p-value, are null), its outcome,
-// and the Page every other output renders, which certbench report --gate
-// shows as it is.
+// A Document is what certbench gate --format json writes: the Verdict
+// (non-finite numbers null), its outcome, and the Page every other
+// output renders.
 type Document struct {
 	Schema   string   `json:"schema"`
 	Passed   bool     `json:"passed"`
@@ -30,8 +28,7 @@ func (v *Verdict) JSON() Document {
 	return Document{JSONSchema, v.Passed(), v.Summary(), v.Failures(), v, v.Page()}
 }
 
-// MarshalJSON writes the numbers, which are NaN when undefined, as null
-// then, with the change and its percent.
+// MarshalJSON writes undefined numbers as null, and adds the change.
 func (f *Finding) MarshalJSON() ([]byte, error) {
 	type plain Finding
 	n := finite

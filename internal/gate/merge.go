@@ -18,30 +18,24 @@ import (
 // given: certbench.yaml in the working directory (or PolicyFlags.Dir).
 const DefaultConfig = "certbench.yaml"
 
-// PolicyFlags say which policy "certbench gate" applies: a policy file
-// (or the built-in defaults) and settings given as flags over it. A store
-// author's CI program fills it as the command line would and calls
-// ResolvePolicy.
+// PolicyFlags say which policy certbench gate applies: a policy file (or
+// the defaults) and flags over it.
 type PolicyFlags struct {
-	// Config names the policy file (--config); "" reads DefaultConfig if
-	// it exists.
+	// Config names the policy file; "" reads DefaultConfig if it exists.
 	Config string
-	// NoConfig uses the built-in defaults even if DefaultConfig exists
-	// (--no-config, or --config ''); it cannot be combined with Config.
+	// NoConfig uses the built-in defaults; not with Config.
 	NoConfig bool
-	// Dir is the directory DefaultConfig is looked for in; "" is the
-	// working directory.
+	// Dir is where DefaultConfig is looked for; "" is the working
+	// directory.
 	Dir string
-	// Set holds the settings given as flags, and Given names them by
-	// their policy file keys ("alpha", "min_samples", "max"; the flags
-	// are these with dashes). A given setting replaces the file's; the
-	// thresholds of a given max replace the file's for their units.
+	// Set holds the settings given as flags; Given names them by their
+	// keys. A given max replaces the file's thresholds of its units.
 	Set   Policy
 	Given []string
 }
 
 // IsSetting reports whether key is a policy setting (a yaml tag of
-// Policy), which certbench gate takes as the flag FlagName(key).
+// Policy), the flag FlagName(key).
 func IsSetting(key string) bool {
 	var p Policy
 	_, ok := p.setting(key)
@@ -52,13 +46,9 @@ func IsSetting(key string) bool {
 // --min-samples.
 func FlagName(key string) string { return "--" + strings.ReplaceAll(key, "_", "-") }
 
-// ResolvePolicy returns the policy certbench gate applies: the settings
-// f gives over the file f.Config names (else DefaultConfig if it exists,
-// else the built-in defaults, as with NoConfig). Its Source says which
-// file or defaults, and which flags were given ("certbench.yaml (found in
-// the working directory) with --strict"). The settings given are held to
-// what a policy file is, and errors name their flags. A policy whose
-// every threshold is off is an error: it would pass anything.
+// ResolvePolicy returns the policy certbench gate applies: f's settings
+// over its file. Source names the file and flags; errors name the flags.
+// A policy with every threshold off is an error: it would pass anything.
 func ResolvePolicy(f PolicyFlags) (Policy, error) {
 	p, err := basePolicy(f)
 	if err != nil {
@@ -138,20 +128,15 @@ func basePolicy(f PolicyFlags) (Policy, error) {
 	return p, nil
 }
 
-// GatesAnything reports whether p has a threshold, top-level or in an
-// override, that is not off.
+// GatesAnything reports whether p has a threshold that is not off.
 func (p Policy) GatesAnything() bool {
-	for _, th := range p.Max {
-		if !th.Off {
-			return true
-		}
-	}
-	for _, o := range p.Overrides {
-		for _, th := range o.Max {
+	on := func(m Thresholds) bool {
+		for _, th := range m {
 			if !th.Off {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	return on(p.Max) || slices.ContainsFunc(p.Overrides, func(o Override) bool { return on(o.Max) })
 }

@@ -34,11 +34,8 @@ const PairedNote = "paired estimate: the typical per-round change of head over b
 const columnsNote = "base, head: medians (an exact metric: its value); change: head - base, " +
 	"or a paired estimate where marked; max: the threshold"
 
-// Page returns the verdict as the renderers of package table show it
-// (certbench gate's text and Markdown, and certbench report --gate from
-// the JSON, which holds it): the summary, the inputs, the policy and how
-// significance was decided; a table per section of findings and per
-// regression with named sites; failed checks and warnings.
+// Page returns the verdict for package table to render (gate's text and
+// Markdown; report --gate reads it from the JSON).
 func (v *Verdict) Page() *table.Page {
 	p := &table.Page{Title: "certbench gate: " + v.Summary()}
 	p.Lines = append(p.Lines, fmt.Sprintf("base: %s, head: %s. %s", v.Base, v.Head, v.counts()))
@@ -98,9 +95,8 @@ func findingsTable(title string, fs []*Finding) *table.Table {
 	return t
 }
 
-// changeCell is a decided finding's change: "+248 µs (+24.75%)", or a
-// paired estimate's percent alone with PairedNote, so that it does not
-// read as the difference of the medians beside it.
+// changeCell is a decided finding's change, or a paired estimate's
+// percent alone with PairedNote.
 func (f *Finding) changeCell(t *table.Table) table.Cell {
 	c := table.Cell{Class: table.Better}
 	if f.Status == Regressed {
@@ -129,11 +125,7 @@ func sitesTable(f *Finding) *table.Table {
 		t.Add(table.Cell{Text: results.FormatSigned(s.Growth(), f.Unit)}, table.Cell{Text: b}, table.Cell{Text: h}, table.Cell{Text: name})
 	}
 	for _, s := range f.Sites[:min(len(f.Sites), maxSitesShown)] {
-		name := s.Function
-		if w := s.Where(); w != "" {
-			name += " (" + w + ")"
-		}
-		add(s, name)
+		add(s, s.Label())
 		for _, c := range s.Callees {
 			add(c, "  ↳ "+c.Function)
 		}
@@ -153,10 +145,8 @@ func (c ConfigLine) line() string {
 	return s
 }
 
-// correctionNote says how significance was decided when statistical
-// tests ran, and why certbench compare (and benchstat), which correct for
-// nothing, can call significant a change the gate does not; "" when no
-// comparison was tested.
+// correctionNote says how significance was decided; "" if nothing was
+// tested.
 func (v *Verdict) correctionNote() string {
 	tests := map[string]int{}
 	for _, f := range v.Findings {
@@ -220,9 +210,8 @@ func (p Policy) describe() string {
 	return s
 }
 
-// testText says how a finding was decided: "u-test p=0.002 holm=0.004
-// n=6/6", "signed-rank p=0.001 pairs=8, 95% CI [+3.1%, +7.0%]"; it
-// starts the finding's Note.
+// testText says how a finding was decided ("u-test p=0.002 holm=0.004
+// n=6/6"); it starts the finding's Note.
 func (f *Finding) testText() string {
 	adj := "" // only Holm's correction adjusts p
 	if f.AdjustedP != f.P {

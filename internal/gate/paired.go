@@ -1,10 +1,12 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchproc"
@@ -14,24 +16,10 @@ import (
 // exact: the policy file's "test" field and gate's --test flag.
 type TestChoice string
 
-// The test choices.
+// The test choices (docs/gate.md, rule 4).
 const (
-	// AutoTest, the default, pairs a benchmark's samples by round when
-	// they pair one-to-one (see PairedTest) and the pairs can reach
-	// significance, and uses the U test otherwise.
-	AutoTest TestChoice = "auto"
-	// PairedTest compares the rounds of an interleaved run pair by pair:
-	// the samples of base and head that carry the same "round" file
-	// configuration (certbench run --round N) make a pair, and a
-	// Wilcoxon signed-rank test of the per-round log ratios head/base
-	// says whether head differs. Drift of the machine between rounds
-	// moves both sides of a pair and cancels out, where the U test
-	// counts it as noise. A benchmark whose samples do not pair (no
-	// round keys, a round on one side only or twice on a side) falls
-	// back to the U test, with a note.
-	PairedTest TestChoice = "paired"
-	// UnpairedTest always uses the Mann-Whitney U test, as if every
-	// sample were independent.
+	AutoTest     TestChoice = "auto"
+	PairedTest   TestChoice = "paired"
 	UnpairedTest TestChoice = "unpaired"
 )
 
@@ -50,9 +38,7 @@ func ParseTestChoice(s string) (TestChoice, error) {
 // finding's ratio (Finding.RatioLow, RatioHigh).
 const PairConfidence = 0.95
 
-// sideRounds indexes one side's series by benchmark (as keyParts names
-// the rows of the gate's row projection); pair reads the rounds of one
-// metric from them when a finding asks.
+// sideRounds indexes one side's series by benchmark (keyParts' name).
 type sideRounds map[string][]*results.Series
 
 // roundsOf indexes the series of rs by benchmark.
@@ -61,7 +47,7 @@ func roundsOf(rs *results.Set, rows string) sideRounds {
 	var parser benchproc.ProjectionParser
 	proj, err := parser.Parse(rows, nil)
 	if err != nil {
-		return s // cannot happen: the projections are constants
+		return s // the projections are constants
 	}
 	for _, r := range rs.Series {
 		name, _, _ := keyParts(proj.Project(r.Result()))
@@ -76,8 +62,8 @@ type roundValue struct {
 	value float64
 }
 
-// byRound returns the values of bench in unit with a round, in round
-// order (compareRounds; a round may repeat), and how many have no round.
+// byRound returns the values of bench in unit that have a round, in
+// round order, and how many have none.
 func (s sideRounds) byRound(bench, unit string) (values []roundValue, unrounded int) {
 	for _, r := range s[bench] {
 		m := r.Metric(unit)
@@ -97,8 +83,8 @@ func (s sideRounds) byRound(bench, unit string) (values []roundValue, unrounded 
 	return values, unrounded
 }
 
-// repeated returns the first round of values (sorted) that more than one
-// value has, and how many have it.
+// repeated returns the first round of sorted values that repeats, and
+// how many times.
 func repeated(values []roundValue) (string, int) {
 	for i := 0; i < len(values); {
 		j := i + 1
@@ -116,16 +102,15 @@ func repeated(values []roundValue) (string, int) {
 // pairs holds both sides' rounds.
 type pairs struct{ base, head sideRounds }
 
-// A pairing is the result of matching a metric's rounds.
+// A pairing is a metric's paired values in round order, or why there
+// are none.
 type pairing struct {
-	// base and head are the paired values, in round order.
 	base, head []float64
-	// why says why there are no pairs ("" if there are).
-	why string
+	why        string
 }
 
-// pair matches the rounds of benchmark bench in unit; baseN and headN
-// are the sample counts the comparison has, which the pairs must cover.
+// pair matches the rounds of bench in unit; the pairs must cover the
+// comparison's baseN and headN samples.
 func (ps pairs) pair(bench, unit string, baseN, headN int) pairing {
 	b, bNone := ps.base.byRound(bench, unit)
 	h, hNone := ps.head.byRound(bench, unit)
@@ -137,7 +122,6 @@ func (ps pairs) pair(bench, unit string, baseN, headN int) pairing {
 	case len(h) == 0 || hNone > 0:
 		return pairing{why: "head samples without a round"}
 	}
-	// In round order, so that the note names the first problem.
 	for _, side := range []struct {
 		name   string
 		values []roundValue
@@ -162,8 +146,7 @@ func (ps pairs) pair(bench, unit string, baseN, headN int) pairing {
 	return p
 }
 
-// missingIn returns the first round of a that b lacks; both are in round
-// order.
+// missingIn returns the first round of a that b lacks; both sorted.
 func missingIn(a, b []roundValue) (string, bool) {
 	j := 0
 	for _, x := range a {
@@ -182,31 +165,20 @@ func compareRounds(a, b string) int {
 	x, errx := strconv.ParseFloat(a, 64)
 	y, erry := strconv.ParseFloat(b, 64)
 	if errx == nil && erry == nil && x != y {
-		if x < y {
-			return -1
-		}
-		return 1
+		return cmp.Compare(x, y)
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a, b)
 }
 
-// pairedResult is what the paired analysis of one metric found.
+// pairedResult is the paired analysis of one metric: the test, and the
+// Hodges-Lehmann ratio with its PairConfidence interval.
 type pairedResult struct {
-	test signedRank
-	// ratio is exp(Hodges-Lehmann estimate of the log ratios), lo and hi
-	// its PairConfidence interval.
+	test          signedRank
 	ratio, lo, hi float64
 }
 
-// pairedTest tests the pairs: the log ratios head/base by the signed-rank
-// test, and their Hodges-Lehmann estimate. It fails (ok false) if a value
-// is not positive, since a ratio needs both.
+// pairedTest tests the log ratios head/base; ok is false if a value is
+// not positive and finite.
 func pairedTest(p pairing) (r pairedResult, ok bool) {
 	d := make([]float64, len(p.base))
 	for i := range p.base {
@@ -221,9 +193,8 @@ func pairedTest(p pairing) (r pairedResult, ok bool) {
 	return r, true
 }
 
-// choose picks the test of a finding that measure left to be tested (a
-// U test p-value set): the paired test if p.Test and the rounds allow,
-// else the U test, noting why when pairing was wanted.
+// choose picks the test of a finding measure left to be tested: paired
+// if p.Test and the rounds allow, else the U test, noting why.
 func (f *Finding) choose(ps pairs, p Policy) {
 	f.uP = f.P
 	if p.Test == UnpairedTest {
@@ -231,7 +202,7 @@ func (f *Finding) choose(ps pairs, p Policy) {
 	}
 	pr := ps.pair(f.Benchmark, f.Unit, f.BaseN, f.HeadN)
 	if pr.why == "no round keys" && p.Test == AutoTest {
-		return // files of an unpaired protocol: nothing to note
+		return // an unpaired protocol: nothing to note
 	}
 	if pr.why != "" {
 		f.pairNote = "unpaired: " + pr.why
@@ -261,8 +232,7 @@ func (f *Finding) setPaired(res pairedResult) {
 	}
 }
 
-// unpair makes a paired finding a U test again (auto, when the family's
-// correction leaves the pairs no chance but not the U test).
+// unpair makes a paired finding a U test again.
 func (f *Finding) unpair(why string) {
 	f.Method = UTest
 	f.P = f.uP

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -18,10 +19,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Units lists the units the gate can gate, in report order: every cost
-// (lower-is-better unit) package results knows, tidied ("sec/op"). The
-// default policy gates the first nine but cpu-sec/op (see DefaultPolicy);
-// the others take a threshold from the policy. A higher-is-better unit (handshakes/s) is not gated.
+// Units lists the units the gate can gate, in report order: every
+// lower-is-better unit package results knows, tidied.
 var Units = gateUnits()
 
 func gateUnits() []string {
@@ -34,22 +33,15 @@ func gateUnits() []string {
 	return out
 }
 
-// The default thresholds of the simulated CPU's units (docs/gate.md):
-// an instruction count repeats to within a few hundredths of a percent;
-// the cycle estimate adds cache misses, which vary more.
+// The default thresholds of the simulated CPU's units (docs/gate.md).
 const (
 	DefaultInstructionsMax = "+0.25%"
 	DefaultEstCyclesMax    = "+1%"
 )
 
-// Defaults of a Policy's scalar fields.
+// Defaults of a Policy's scalar fields (docs/gate.md).
 const (
-	// DefaultAlpha is the significance level of each metric's family of
-	// tests.
-	DefaultAlpha = 0.05
-	// DefaultMinSamples is the fewest samples per side for a statistical
-	// comparison: the Mann-Whitney U test cannot reach p < 0.05 with
-	// fewer than 4.
+	DefaultAlpha      = 0.05
 	DefaultMinSamples = 4
 )
 
@@ -57,66 +49,43 @@ const (
 // benchmark) are corrected for multiple comparisons.
 type Correction string
 
-// The corrections.
+// The corrections (docs/gate.md): Holm's step-down method, the default,
+// or none.
 const (
-	// Holm is the Holm-Bonferroni step-down method: the chance of at
-	// least one false alarm per metric stays below Alpha however many
-	// benchmarks are compared. It is the default.
-	Holm Correction = "holm"
-	// NoCorrection tests every benchmark at Alpha: with k benchmarks,
-	// up to k*Alpha false alarms per metric are expected.
+	Holm         Correction = "holm"
 	NoCorrection Correction = "none"
 )
 
 // A Threshold is the largest increase of a metric that is not a
-// regression: relative to the base (a percentage) or an absolute amount
-// of the unit's measure (seconds, bytes, allocations, goroutines). The
-// zero Threshold allows no increase at all.
+// regression. The zero Threshold allows no increase at all.
 type Threshold struct {
-	// Value is the allowed increase: a percentage if Relative, else an
-	// amount in the base unit of Measure (seconds, not milliseconds;
-	// bytes, not KiB).
-	Value float64
-	// Relative makes Value a percentage of the base value.
+	// Value is a percentage if Relative, else an amount in the base unit
+	// of Measure (seconds, bytes).
+	Value    float64
 	Relative bool
 	// Off means the metric is not gated.
 	Off bool
-	// Measure is what an absolute, non-zero Value counts: one of
-	// MeasureSeconds, MeasureBytes, MeasureAllocs or MeasureGoroutines. It
-	// must match the unit the threshold is set for (see MeasureOf); it is
-	// empty for relative, off and zero thresholds.
+	// Measure is what an absolute, non-zero Value counts (MeasureOf the
+	// unit); empty for relative, off and zero thresholds.
 	Measure string
 }
 
 // MarshalText writes t as it reads: "+10%", "+2ms", "off".
 func (t Threshold) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
-// The measures of absolute thresholds, and the suffixes ParseThreshold
-// reads for them.
+// The measures of absolute thresholds; amounts lists the suffixes
+// ParseThreshold reads for each.
 const (
-	// MeasureSeconds is time: ParseThreshold reads the suffixes of
-	// time.ParseDuration (ns, us, µs, ms, s, m, h).
-	MeasureSeconds = "s"
-	// MeasureBytes is memory: suffixes B, KiB, MiB, GiB (powers of 1024)
-	// and kB, MB, GB (powers of 1000).
-	MeasureBytes = "B"
-	// MeasureAllocs is a count of heap objects: suffix allocs (or alloc).
-	MeasureAllocs = "allocs"
-	// MeasureGoroutines is a count of goroutines: suffix goroutines (or
-	// goroutine).
-	MeasureGoroutines = "goroutines"
-	// MeasureInstructions is a count of instructions: suffix
-	// instructions (or instruction, instr).
+	MeasureSeconds      = "s"
+	MeasureBytes        = "B"
+	MeasureAllocs       = "allocs"
+	MeasureGoroutines   = "goroutines"
 	MeasureInstructions = "instructions"
-	// MeasureCycles is a count of (estimated) cycles: suffix cycles (or
-	// cycle).
-	MeasureCycles = "cycles"
+	MeasureCycles       = "cycles"
 )
 
-// MeasureOf returns the measure of an absolute threshold for unit (one of
-// Units, or as a file spells it: "ns/op" is "sec/op"), or "" for a unit
-// the gate does not know or that takes relative thresholds only (ratios,
-// fractions, GC cycles).
+// MeasureOf returns the measure of an absolute threshold for unit, or ""
+// for a unit that is unknown or takes relative thresholds only.
 func MeasureOf(unit string) string {
 	info, ok := results.Info(unit)
 	if !ok {
@@ -139,16 +108,24 @@ func MeasureOf(unit string) string {
 	return ""
 }
 
+// measures names each measure in messages, with its example suffix and
+// the suffixes String scales by (largest first).
+var measures = map[string]struct {
+	name, example string
+	scale         []string
+}{
+	MeasureSeconds:    {"time", "ms", []string{"s", "ms", "µs", "ns"}},
+	MeasureBytes:      {"bytes", "KiB", []string{"GiB", "MiB", "KiB", "B"}},
+	MeasureAllocs:     {"allocations", MeasureAllocs, nil},
+	MeasureGoroutines: {MeasureGoroutines, MeasureGoroutines, nil}, MeasureInstructions: {MeasureInstructions, MeasureInstructions, nil},
+	MeasureCycles: {MeasureCycles, MeasureCycles, nil},
+}
+
 // exampleAmount is how an absolute threshold of n in measure m is
 // written, for error messages.
 func exampleAmount(m, n string) string {
-	switch m {
-	case MeasureSeconds:
-		return "+" + n + "ms"
-	case MeasureBytes:
-		return "+" + n + "KiB"
-	case MeasureAllocs, MeasureGoroutines, MeasureInstructions, MeasureCycles:
-		return "+" + n + m
+	if ms, ok := measures[m]; ok {
+		return "+" + n + ms.example
 	}
 	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs, +" + n + "goroutines or +" + n + "instructions"
 }
@@ -169,35 +146,19 @@ var amounts = map[string]struct {
 	"cycle": {MeasureCycles, 1}, "cycles": {MeasureCycles, 1},
 }
 
-// thresholdSyntax splits a threshold into its number (without the
-// optional leading +) and what follows it.
+// thresholdSyntax splits a threshold into its number and suffix.
 var thresholdSyntax = regexp.MustCompile(`^\+?((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(.*)$`)
 
-// ParseThreshold parses a threshold as a user writes it:
-//
-//   - "+N%": relative, N percent of the base value;
-//   - "+N" followed by the unit of an absolute amount: time ("+500ns",
-//     "+1.5us" or "+1.5µs", "+10ms", "+1s"), bytes ("+512B", "+4KiB",
-//     "+1MiB", "+1GiB"; "+2kB", "+2MB", "+2GB" are powers of 1000) or a
-//     count ("+1allocs", "+2goroutines"); a space may separate the number
-//     and its unit;
-//   - "+0": no increase at all (relative and absolute agree);
-//   - "off": not gated.
-//
-// The sign is optional; a threshold cannot be negative. A bare non-zero
-// number is an error: "sec/op: 10" would mean ten seconds, not ten
-// percent, so the threshold must say which it is. "m" is an error too:
-// minutes to time.ParseDuration, milli in benchstat's tables. Whether an
-// absolute amount fits a unit (time for sec/op, bytes for B/op and
-// retained-B) is checked where the threshold is set (Policy.SetMax,
-// ParseMax, ParseConfig); see MeasureOf.
+// ParseThreshold parses a threshold as docs/gate.md writes it ("+10%",
+// "+2ms", "+4KiB", "+1allocs", "+0", "off"). Whether an absolute amount
+// fits a unit is checked where the threshold is set (ParseMax,
+// ParseConfig).
 func ParseThreshold(s string) (Threshold, error) {
 	return parseThreshold("", s)
 }
 
-// parseThreshold is ParseThreshold with the unit the threshold is for, if
-// known: the hints name that unit's amounts and an amount of another
-// measure is an error.
+// parseThreshold is ParseThreshold for unit, if known: hints name its
+// amounts and an amount of another measure is an error.
 func parseThreshold(unit, s string) (Threshold, error) {
 	t := strings.TrimSpace(s)
 	if t == "off" || t == "none" {
@@ -266,17 +227,7 @@ func (t Threshold) check(unit string) error {
 	return nil
 }
 
-func measureName(m string) string {
-	switch m {
-	case MeasureSeconds:
-		return "time"
-	case MeasureBytes:
-		return "bytes"
-	case MeasureAllocs:
-		return "allocations"
-	}
-	return m
-}
+func measureName(m string) string { return cmp.Or(measures[m].name, m) }
 
 // MustThreshold is ParseThreshold for constants; it panics on error.
 func MustThreshold(s string) Threshold {
@@ -287,8 +238,7 @@ func MustThreshold(s string) Threshold {
 	return th
 }
 
-// String formats t as ParseThreshold reads it: "+2%", "+0", "+10ms",
-// "+4KiB", "+1allocs", "off".
+// String formats t as ParseThreshold reads it.
 func (t Threshold) String() string {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	switch {
@@ -298,17 +248,14 @@ func (t Threshold) String() string {
 		return "+" + num(t.Value) + "%"
 	case t.Value == 0 || t.Measure == "":
 		return "+" + num(t.Value)
-	case t.Measure == MeasureSeconds:
-		return "+" + scaled(t.Value, []string{"s", "ms", "µs", "ns"})
-	case t.Measure == MeasureBytes:
-		return "+" + scaled(t.Value, []string{"GiB", "MiB", "KiB", "B"})
+	case measures[t.Measure].scale != nil:
+		return "+" + scaled(t.Value, measures[t.Measure].scale)
 	}
 	return "+" + num(t.Value) + t.Measure
 }
 
-// scaled writes v with the first of suffixes (largest first; see amounts)
-// in which it is at least 1, to 12 significant digits: exact for what
-// ParseThreshold reads, without float noise such as 10.000000000000002.
+// scaled writes v in the first of suffixes (largest first) in which it
+// is at least 1, to 12 digits: no float noise such as 10.000000000000002.
 func scaled(v float64, suffixes []string) string {
 	for i, u := range suffixes {
 		x := v / amounts[u].factor
@@ -320,8 +267,7 @@ func scaled(v float64, suffixes []string) string {
 }
 
 // Allowed returns the largest change from base that t allows, in the
-// unit. A relative threshold is taken of |base|, so that it stays
-// meaningful for the rare negative base (retained heap can shrink).
+// unit; relative to |base|, as retained heap can be negative.
 func (t Threshold) Allowed(base float64) float64 {
 	if t.Off {
 		return math.Inf(1)
@@ -338,19 +284,16 @@ func (t Threshold) Exceeds(base, head float64) bool {
 	return !t.Off && head-base > t.Allowed(base)
 }
 
-// Beats reports whether head is better than base by more than t allows
-// either way: the mirror image of Exceeds.
+// Beats is the mirror image of Exceeds: head better by more than t.
 func (t Threshold) Beats(base, head float64) bool {
 	return !t.Off && base-head > t.Allowed(base)
 }
 
-// Thresholds maps units to their thresholds. It is the policy file's
-// "max" mapping (UnmarshalYAML, which adds to the thresholds already
-// there) and the value of the repeatable flag --max UNIT=THRESHOLD (Set).
+// Thresholds maps units to their thresholds: the policy file's "max"
+// (UnmarshalYAML adds to those there) and the flag --max (Set).
 type Thresholds map[string]Threshold
 
-// UnmarshalYAML reads a mapping of unit: threshold, checking each unit
-// and that its threshold fits it; errors name the unit and its node.
+// UnmarshalYAML reads a mapping of unit: threshold, checking both.
 func (t *Thresholds) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return yamlfile.NodeErrorf(n, "", "want a mapping of unit: threshold (such as sec/op: +10%%), found %s", yamlfile.KindName(n))
@@ -389,8 +332,8 @@ func (t *Thresholds) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Set adds a threshold given as UNIT=THRESHOLD (see ParseMax); a unit set
-// twice is an error. It makes Thresholds a pflag.Value.
+// Set adds a threshold given as UNIT=THRESHOLD (ParseMax), once per
+// unit: Thresholds is a pflag.Value.
 func (t *Thresholds) Set(s string) error {
 	unit, th, err := ParseMax(s)
 	if err != nil {
@@ -406,8 +349,7 @@ func (t *Thresholds) Set(s string) error {
 	return nil
 }
 
-// String returns the thresholds as UNIT=THRESHOLD pairs, comma-separated,
-// in the order of Units.
+// String returns the thresholds as UNIT=THRESHOLD pairs in Units order.
 func (t *Thresholds) String() string {
 	var parts []string
 	for _, u := range Units {
@@ -436,10 +378,8 @@ func (t Thresholds) validate() error {
 	return errors.Join(errs...)
 }
 
-// ParseMax parses a --max flag value, "UNIT=THRESHOLD" such as
-// "allocs/op=+0%" or "sec/op=+2ms"; "ns/op" is read as "sec/op". The unit
-// must be one of Units and an absolute threshold must be an amount of its
-// measure (see ParseThreshold).
+// ParseMax parses a --max value, "UNIT=THRESHOLD" such as
+// "sec/op=+2ms", checking that the threshold fits the unit.
 func ParseMax(s string) (unit string, th Threshold, err error) {
 	u, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -452,9 +392,8 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 	return unit, th, err
 }
 
-// CheckUnit returns unit tidied ("ns/op" becomes "sec/op", "cpu-ns/op"
-// "cpu-sec/op"), or an error if the gate cannot gate it: a unit package
-// results does not know, or one where higher is better.
+// CheckUnit returns unit tidied ("ns/op" is "sec/op"), or an error if
+// it is unknown or higher-is-better.
 func CheckUnit(unit string) (string, error) {
 	info, ok := results.Info(unit)
 	switch {
@@ -469,10 +408,9 @@ func CheckUnit(unit string) (string, error) {
 // An Override sets thresholds for the benchmarks whose scenario and store
 // match its patterns (path.Match globs; empty matches anything).
 type Override struct {
-	Scenario string `yaml:"scenario,omitempty" json:"scenario,omitempty"`
-	Store    string `yaml:"store,omitempty" json:"store,omitempty"`
-	// Max maps units to their thresholds for the matching benchmarks.
-	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
+	Scenario string     `yaml:"scenario,omitempty" json:"scenario,omitempty"`
+	Store    string     `yaml:"store,omitempty" json:"store,omitempty"`
+	Max      Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
 }
 
 // Matches reports whether o applies to the benchmark of scenario and
@@ -490,80 +428,36 @@ func glob(pattern, name string) bool {
 }
 
 // A Policy says what the gate calls a regression and how it treats
-// incomplete data. Make one with DefaultPolicy, ParseConfig or LoadConfig
-// and adjust it; the zero Policy gates nothing. The yaml tags are the
-// keys of the policy file's "gate" section (see ParseConfig), and the
-// flags of certbench gate are named after them (see ResolvePolicy): a new
-// setting is a new field.
+// incomplete data; the zero Policy gates nothing. The yaml tags are the
+// keys of the policy file's "gate" section and name gate's flags
+// (ResolvePolicy); docs/gate.md states what each setting does. Zero
+// scalar fields take their defaults in Evaluate.
 type Policy struct {
-	// Alpha is the significance level of each metric's family of tests
-	// (0 means DefaultAlpha here; a policy file or flag must give a
-	// level in (0, 1)).
-	Alpha float64 `yaml:"alpha" json:"alpha"`
-
-	// MinSamples is the fewest samples per side for a statistical
-	// comparison (0 means DefaultMinSamples here; a policy file or flag
-	// must give at least MinSamplesFor(Alpha)). Fewer is a failure, not a
-	// pass: see Evaluate.
-	MinSamples int `yaml:"min_samples" json:"min_samples"`
-
-	// Correction for multiple comparisons ("" means Holm).
-	Correction Correction `yaml:"correction" json:"correction"`
-
-	// Test chooses the test of samples that are not exact: AutoTest
-	// ("" means AutoTest), PairedTest or UnpairedTest.
-	Test TestChoice `yaml:"test" json:"test"`
-
-	// AllowMissing turns benchmarks or metrics missing from head into
-	// warnings instead of failures.
-	AllowMissing bool `yaml:"allow_missing" json:"allow_missing"`
-
-	// Strict turns a machine or Go version mismatch between base and
-	// head into a failure instead of a warning.
-	Strict bool `yaml:"strict" json:"strict"`
-
-	// AllowDifferentCerts gates base and head measured on different
-	// certificates (certs-count or certs-fingerprint differ, see
-	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentCerts bool `yaml:"allow_different_certs" json:"allow_different_certs"`
-
-	// AllowDifferentScenarios gates a scenario whose definition differs
-	// between base and head (its scenario-hash lines differ, see
-	// shape.go) with a warning, instead of refusing them.
-	AllowDifferentScenarios bool `yaml:"allow_different_scenarios" json:"allow_different_scenarios"`
-
-	// Max maps units to their thresholds. A unit with no threshold is
-	// not gated, except that retained-B/cert follows retained-B when it
-	// has no threshold of its own.
+	Alpha                   float64    `yaml:"alpha" json:"alpha"`
+	MinSamples              int        `yaml:"min_samples" json:"min_samples"`
+	Correction              Correction `yaml:"correction" json:"correction"`
+	Test                    TestChoice `yaml:"test" json:"test"`
+	AllowMissing            bool       `yaml:"allow_missing" json:"allow_missing"`
+	Strict                  bool       `yaml:"strict" json:"strict"`
+	AllowDifferentCerts     bool       `yaml:"allow_different_certs" json:"allow_different_certs"`
+	AllowDifferentScenarios bool       `yaml:"allow_different_scenarios" json:"allow_different_scenarios"`
+	// Max maps units to their thresholds; retained-B/cert follows
+	// retained-B unless set.
 	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
-
-	// Overrides refine Max for some scenarios or stores. For each
-	// benchmark and unit the last matching override that sets the unit
-	// wins; then Max.
+	// Overrides refine Max: the last matching override that sets a unit
+	// wins.
 	Overrides []Override `yaml:"overrides,omitempty" json:"overrides,omitempty"`
-
-	// SampleTimeout is not the gate's: it bounds one sample of certbench
-	// run (run --config reads it; scripts/certbench-ci.sh passes its
-	// policy), after which the store under test is taken to have hung.
-	// 0 means run's default.
+	// SampleTimeout is run's, not the gate's: it bounds one sample
+	// (0: run's default).
 	SampleTimeout time.Duration `yaml:"sample_timeout,omitempty" json:"sample_timeout,omitempty"`
-
 	// Source says where the policy came from, for the report's policy
-	// line ("certbench.yaml (found in the working directory)", "built-in
-	// defaults"); empty leaves it out.
+	// line; empty leaves it out.
 	Source string `yaml:"-" json:"-"`
 }
 
-// DefaultPolicy returns the default thresholds: allocs/op +0%, B/op +2%,
-// sec/op +10%, retained-B +2% (and retained-B/cert with it), goroutines
-// +0 (absolute), instructions/op DefaultInstructionsMax and est-cycles/op
-// DefaultEstCyclesMax (the simulated CPU's units: results without them
-// leave them ungated), with DefaultAlpha, DefaultMinSamples, Holm's
-// correction and AutoTest. cpu-sec/op is not gated by default: results from a
-// certbench that predates it would otherwise make every comparison with
-// them a new metric, and on a quiet machine it tells the same story as
-// sec/op; a policy file turns it on (as this repository's certbench.yaml
-// does).
+// DefaultPolicy returns the defaults of docs/gate.md. cpu-sec/op is not
+// gated by default: results without it would make it a new metric in
+// every comparison.
 func DefaultPolicy() Policy {
 	return Policy{
 		Max: Thresholds{
@@ -582,41 +476,15 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// Clone returns a deep copy of p, so that flags can adjust a policy read
-// from a file without changing it.
+// Clone returns a deep copy of p, for flags to adjust.
 func (p Policy) Clone() Policy {
 	q := p
-	q.Max = cloneMax(p.Max)
-	q.Overrides = make([]Override, len(p.Overrides))
-	for i, o := range p.Overrides {
-		o.Max = cloneMax(o.Max)
-		q.Overrides[i] = o
-	}
-	if p.Overrides == nil {
-		q.Overrides = nil
+	q.Max = maps.Clone(p.Max)
+	q.Overrides = slices.Clone(p.Overrides)
+	for i := range q.Overrides {
+		q.Overrides[i].Max = maps.Clone(q.Overrides[i].Max)
 	}
 	return q
-}
-
-func cloneMax(m Thresholds) Thresholds { return maps.Clone(m) }
-
-// SetMax sets the top-level threshold of unit ("ns/op" is read as
-// "sec/op"), as the --max flag does. It fails if the unit is unknown or
-// th does not fit it (an absolute amount of another measure, a negative
-// value).
-func (p *Policy) SetMax(unit string, th Threshold) error {
-	unit, err := CheckUnit(unit)
-	if err != nil {
-		return err
-	}
-	if err := th.check(unit); err != nil {
-		return err
-	}
-	if p.Max == nil {
-		p.Max = Thresholds{}
-	}
-	p.Max[unit] = th
-	return nil
 }
 
 // Threshold returns the threshold of unit for the benchmark of scenario
@@ -644,11 +512,9 @@ func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
 	return th, ok
 }
 
-// MinSamplesFor returns the fewest samples per side with which a
-// two-sided Mann-Whitney U test can reach a p-value below alpha at all
-// (4 at alpha 0.05, 5 at 0.01), and at least results.MinExactSamples. A smaller
-// MinSamples would change nothing: Evaluate reports such comparisons as
-// TooFewSamples anyway. It returns 0 if alpha is not in (0, 1).
+// MinSamplesFor returns the fewest samples a side with which the U test
+// can reach p < alpha (at least results.MinExactSamples); 0 if alpha is
+// not in (0, 1).
 func MinSamplesFor(alpha float64) int {
 	if !(alpha > 0 && alpha < 1) {
 		return 0
@@ -677,10 +543,9 @@ func (p Policy) withDefaults() (Policy, error) {
 	return p, p.named(p.validate(false), func(key string) string { return key })
 }
 
-// validate checks p, each error a *yamlfile.FieldError naming the field by
-// its key. A policy file or flags are held to more (strict): min_samples
-// at least MinSamplesFor(alpha), and no override that sets nothing or
-// matches every benchmark.
+// validate checks p, each error a *yamlfile.FieldError naming its key.
+// strict (a policy file or flags) also checks min_samples against alpha
+// and overrides that set nothing or match everything.
 func (p Policy) validate(strict bool) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -736,9 +601,8 @@ func (p Policy) validate(strict bool) error {
 	return errors.Join(errs...)
 }
 
-// named renders the errors of validate for a policy that was not read
-// from a file: each names its setting with name(key), followed by the
-// value of a scalar setting ("alpha 2: want ...", "--alpha 2: want ...").
+// named renders validate's errors for a policy not read from a file:
+// name(key), then a scalar setting's value ("--alpha 2: want ...").
 func (p Policy) named(err error, name func(key string) string) error {
 	var out []error
 	for _, e := range yamlfile.Flatten(err) {
@@ -768,8 +632,7 @@ func (p *Policy) setting(key string) (reflect.Value, bool) {
 	return reflect.ValueOf(p).Elem().Field(i), true
 }
 
-// settingKeys returns the policy file key of each field of Policy, in
-// order ("-" for Source).
+// settingKeys returns the policy file key of each field of Policy.
 func settingKeys() []string {
 	t := reflect.TypeFor[Policy]()
 	keys := make([]string, t.NumField())
@@ -777,4 +640,21 @@ func settingKeys() []string {
 		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
 	}
 	return keys
+}
+
+// SetMax sets the top-level threshold of unit, as --max does, failing if
+// the unit is unknown or th does not fit it.
+func (p *Policy) SetMax(unit string, th Threshold) error {
+	unit, err := CheckUnit(unit)
+	if err != nil {
+		return err
+	}
+	if err := th.check(unit); err != nil {
+		return err
+	}
+	if p.Max == nil {
+		p.Max = Thresholds{}
+	}
+	p.Max[unit] = th
+	return nil
 }

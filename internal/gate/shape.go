@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,45 +12,32 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// The certificates results were measured on.
-//
-// A run on the user's certificates (certbench run --certs) records the
-// source's shape as file configuration lines (certgen.Shape.KeyValues):
-// certs-count, certs-keys, ..., certs-fingerprint. Two result files
-// measured on different certificates do not compare, whatever their
-// scenario names say; Evaluate refuses them unless
-// Policy.AllowDifferentCerts, and certbench compare warns.
-
-// The configuration keys that identify the certificates of a result.
+// The configuration keys that identify the certificates of a result
+// (certbench run --certs writes them, certgen.Shape.KeyValues).
 const (
-	// CertsCountKey is the number of certificates of the source.
-	CertsCountKey = "certs-count"
-	// CertsFingerprintKey is the fingerprint of the source's leaves.
+	CertsCountKey       = "certs-count"
 	CertsFingerprintKey = "certs-fingerprint"
 )
 
-// DifferentCerts is the kind of the Problem (a warning) of base and head
-// measured on different certificates under Policy.AllowDifferentCerts.
+// DifferentCerts is the warning of Policy.AllowDifferentCerts.
 const DifferentCerts ProblemKind = "different-certs"
 
-// ErrDifferentCerts is what the error of Evaluate wraps when base and head
+// ErrDifferentCerts is what Evaluate's error wraps when base and head
 // were measured on different certificates.
 var ErrDifferentCerts = errors.New("measured on different certificates")
 
 // generatedPools describes results without certs-* lines.
 const generatedPools = "generated pools"
 
-// CertsOf returns the certificates the results were measured on, each as
-// "count N, fingerprint F", or "generated pools" for results without
-// certs-* configuration lines, without duplicates, sorted.
+// CertsOf returns the certificates the results were measured on
+// ("count N, fingerprint F", or "generated pools"), sorted, once each.
 func CertsOf(rs *results.Set) []string {
-	var out []string
 	if rs == nil {
 		return nil
 	}
+	var out []string
 	for _, r := range rs.Series {
-		d := certsDesc(r.GetConfig(CertsCountKey), r.GetConfig(CertsFingerprintKey))
-		if !slices.Contains(out, d) {
+		if d := certsDesc(r); !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
@@ -57,14 +45,12 @@ func CertsOf(rs *results.Set) []string {
 	return out
 }
 
-// CertsByFile returns, for each input file of rs with results (in input
-// order), the certificates its results were measured on (see CertsOf),
-// joined with " and ".
+// CertsByFile returns the input files of rs in order, and for each the
+// certificates of its results (CertsOf) joined with " and ".
 func CertsByFile(rs *results.Set) (files []string, certs map[string]string) {
 	sets := map[string][]string{}
 	for _, r := range rs.Series {
-		f := r.GetConfig(results.FileKey)
-		d := certsDesc(r.GetConfig(CertsCountKey), r.GetConfig(CertsFingerprintKey))
+		f, d := r.GetConfig(results.FileKey), certsDesc(r)
 		if _, ok := sets[f]; !ok {
 			files = append(files, f)
 		}
@@ -80,22 +66,16 @@ func CertsByFile(rs *results.Set) (files []string, certs map[string]string) {
 	return files, certs
 }
 
-func certsDesc(count, fingerprint string) string {
+func certsDesc(r *results.Series) string {
+	count, fingerprint := r.GetConfig(CertsCountKey), r.GetConfig(CertsFingerprintKey)
 	if count == "" && fingerprint == "" {
 		return generatedPools
 	}
-	if count == "" {
-		count = "?"
-	}
-	if fingerprint == "" {
-		fingerprint = "?"
-	}
-	return "count " + count + ", fingerprint " + fingerprint
+	return "count " + cmp.Or(count, "?") + ", fingerprint " + cmp.Or(fingerprint, "?")
 }
 
-// checkCerts refuses base and head measured on different certificates
-// (an error wrapping ErrDifferentCerts, naming both sides' counts and
-// fingerprints), or under p.AllowDifferentCerts reports it as a warning.
+// checkCerts refuses base and head measured on different certificates,
+// or under p.AllowDifferentCerts warns.
 func (v *Verdict) checkCerts(base, head *results.Set, p Policy) error {
 	b, h := CertsOf(base), CertsOf(head)
 	if slices.Equal(b, h) && len(b) <= 1 {
@@ -110,26 +90,14 @@ func (v *Verdict) checkCerts(base, head *results.Set, p Policy) error {
 	return nil
 }
 
-// The definitions of the scenarios results were measured on.
-//
-// certbench run records each scenario's definition hash as a file
-// configuration line, "scenario-hash.NAME: HASH" (see
-// results.ScenarioHashKey): a scenario of one name defined differently
-// (a scenario file edited, the catalogue changed by the pull request)
-// does not compare. Results without the line (older files, plain go test
-// -bench output) are compared as before.
-
-// DifferentScenario is the kind of the Problem (a warning) of a scenario
-// defined differently in base and head under
-// Policy.AllowDifferentScenarios.
+// DifferentScenario is the warning of Policy.AllowDifferentScenarios.
 const DifferentScenario ProblemKind = "different-scenario"
 
-// ErrDifferentScenario is what the error of Evaluate wraps when a
-// scenario is defined differently in base and head.
+// ErrDifferentScenario is what Evaluate's error wraps when a scenario's
+// definition hash (results.ScenarioHashKey) differs in base and head.
 var ErrDifferentScenario = errors.New("scenario defined differently")
 
-// ScenarioHashes returns, for each scenario whose results record a
-// definition hash, the hashes recorded, without duplicates, sorted.
+// ScenarioHashes returns the definition hashes of each scenario, sorted.
 func ScenarioHashes(rs *results.Set) map[string][]string {
 	out := map[string][]string{}
 	if rs == nil {
@@ -155,10 +123,8 @@ func ScenarioHashes(rs *results.Set) map[string][]string {
 	return out
 }
 
-// checkScenarios refuses base and head where a scenario both measured is
-// defined differently (an error wrapping ErrDifferentScenario, naming the
-// scenario and both hashes), or under p.AllowDifferentScenarios reports
-// it as a warning.
+// checkScenarios refuses a scenario both sides define differently, or
+// under p.AllowDifferentScenarios warns.
 func (v *Verdict) checkScenarios(base, head *results.Set, p Policy) error {
 	b, h := ScenarioHashes(base), ScenarioHashes(head)
 	var differ []string

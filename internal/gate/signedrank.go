@@ -1,51 +1,30 @@
 package gate
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 )
 
-// The Wilcoxon signed-rank test and the Hodges-Lehmann estimate with its
-// distribution-free confidence interval, for paired rounds. Neither
-// golang.org/x/perf/benchmath nor github.com/aclements/go-moremath/stats
-// has a signed-rank test (only the U test and t tests), so it is here.
-//
-// Input: one difference per pair, d_i = log(head_i / base_i) (see
-// pairedTest).
-//
-//   - Zeros (d_i = 0, the same value on both sides of a round) carry no
-//     sign and are dropped before ranking (Wilcoxon's method, R's
-//     default); n is the number of non-zero differences.
-//   - Ties among |d_i| get the mean of the ranks they span (midranks).
-//   - The p-value is exact for n <= exactSignedRankN: the permutation
-//     distribution of W+ (the sum of the ranks of positive differences)
-//     over the 2^n equally likely sign assignments, computed by dynamic
-//     programming over doubled ranks (midranks are multiples of 1/2, so
-//     doubled they are integers). With ties it is the exact conditional
-//     distribution given the tied ranks. Beyond that, the normal
-//     approximation with the tie correction of the variance and a
-//     continuity correction.
-//   - The test is two-sided: p = min(1, 2 min(P(W+ <= w), P(W+ >= w))).
-//     The smallest p it can give is 2/2^n (all signs alike): 5 pairs
-//     cannot reach p < 0.05, 6 can (0.031).
+// The Wilcoxon signed-rank test and the Hodges-Lehmann estimate, for
+// paired rounds: neither benchmath nor go-moremath has them. The input
+// is one log ratio per pair. Zeros are dropped, ties midranked; the
+// p-value is exact (a count over doubled ranks, which are integers) up
+// to exactSignedRankN, else the normal approximation with tie and
+// continuity corrections.
 
-// exactSignedRankN is the largest number of non-zero differences for
-// which the p-value is exact: 2^50 sign assignments still count exactly
-// in a float64.
+// exactSignedRankN is the largest n with an exact p-value: 2^50 still
+// counts exactly in a float64.
 const exactSignedRankN = 50
 
-// signedRank is the outcome of a signed-rank test.
+// signedRank is the outcome of a signed-rank test: N non-zero
+// differences (Zeros dropped), W+, the two-sided P (1 when N is 0), and
+// whether P is exact.
 type signedRank struct {
-	// N is the number of non-zero differences; Zeros the dropped ones.
 	N, Zeros int
-	// WPlus is the sum of the (mid)ranks of the positive differences.
-	WPlus float64
-	// P is the two-sided p-value (1 when N is 0).
-	P float64
-	// Exact reports whether P is exact rather than the normal
-	// approximation.
-	Exact bool
+	WPlus    float64
+	P        float64
+	Exact    bool
 }
 
 // signedRankMinP returns the smallest two-sided p-value the signed-rank
@@ -54,8 +33,7 @@ func signedRankMinP(n int) float64 {
 	return math.Min(1, math.Ldexp(2, -n))
 }
 
-// signedRankTest runs the two-sided Wilcoxon signed-rank test of the
-// hypothesis that the differences d are symmetric about 0.
+// signedRankTest tests that the differences d are symmetric about 0.
 func signedRankTest(d []float64) signedRank {
 	var nz []float64
 	for _, x := range d {
@@ -108,22 +86,18 @@ func signedRankTest(d []float64) signedRank {
 	if variance <= 0 {
 		return r
 	}
-	z := (math.Abs(r.WPlus-mean) - 0.5) / math.Sqrt(variance)
-	if z < 0 {
-		z = 0
-	}
+	z := max(0, (math.Abs(r.WPlus-mean)-0.5)/math.Sqrt(variance))
 	r.P = math.Min(1, math.Erfc(z/math.Sqrt2))
 	return r
 }
 
-// absRanks returns the midranks of |x| (1 for the smallest) and the tie
-// term sum(t^3 - t) over groups of t tied values.
+// absRanks returns the midranks of |x| and the tie term sum(t^3 - t).
 func absRanks(x []float64) (ranks []float64, ties float64) {
 	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return math.Abs(x[idx[a]]) < math.Abs(x[idx[b]]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(x[a]), math.Abs(x[b])) })
 	ranks = make([]float64, len(x))
 	for i := 0; i < len(idx); {
 		j := i
@@ -141,23 +115,15 @@ func absRanks(x []float64) (ranks []float64, ties float64) {
 	return ranks, ties
 }
 
-// hodgesLehmann returns the Hodges-Lehmann estimate of the centre of the
-// differences d (the median of the n(n+1)/2 Walsh averages (d_i+d_j)/2,
-// i <= j, zeros included) and the distribution-free confidence interval
-// of level at least confidence around it: [A_(c+1), A_(M-c)] of the M
-// sorted Walsh averages, where c is the largest value with
-// P(W+ <= c) <= (1-confidence)/2 under the no-tie null distribution of
-// the signed-rank statistic for n (exact up to exactSignedRankN, else
-// the normal approximation). With too few differences for that level
-// (c < 0: 5 or fewer at 95%) the interval is (-Inf, +Inf).
+// hodgesLehmann returns the median of the Walsh averages of d and its
+// distribution-free confidence interval [A_(c+1), A_(M-c)], c from
+// signedRankCritical; (-Inf, +Inf) with too few differences.
 func hodgesLehmann(d []float64, confidence float64) (est, lo, hi float64) {
 	n := len(d)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	// The Walsh averages are not materialized (n(n+1)/2 of them: 58 MB
-	// for 3,800 rounds); walshAt selects each order statistic in O(n)
-	// memory.
+	// walshAt selects order statistics without the n(n+1)/2 averages.
 	sorted := slices.Sorted(slices.Values(d))
 	m := n * (n + 1) / 2
 	if m%2 == 1 {
@@ -172,10 +138,9 @@ func hodgesLehmann(d []float64, confidence float64) (est, lo, hi float64) {
 	return est, walshAt(sorted, c), walshAt(sorted, m-1-c)
 }
 
-// walshAt returns the k-th smallest (from 0) of the Walsh averages
-// (d_i+d_j)/2, i <= j, of sorted, finite d: the smallest float64 v with
-// more than k averages at most v, found by bisecting the float64 values
-// in order (at most 64 steps), each step counting in O(n).
+// walshAt returns the k-th smallest (from 0) Walsh average (d_i+d_j)/2,
+// i <= j, of sorted, finite d, bisecting the float64s in order (at most
+// 64 steps of O(n)).
 func walshAt(d []float64, k int) float64 {
 	atMost := func(v float64) int {
 		count, j := 0, len(d)-1

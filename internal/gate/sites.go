@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/certbench/certbench/results"
@@ -12,26 +13,19 @@ import (
 // A Site is a function, or a line of one, whose allocations grew between
 // base and head, per op.
 type Site struct {
-	// Function is the function's short name, such as
-	// "stores/optimized.(*Store).Update".
+	// Function is the short name ("stores/optimized.(*Store).Update").
 	Function string `json:"function"`
-	// File and Line, when known, are the line of Function the site is:
-	// the site is then everything allocated below that line (a store line
-	// charged with what the library code it calls allocates), not only
-	// by the function itself. Line is 0 when unknown.
+	// File and Line, if known, make the site a line of Function: all
+	// allocated below it, callees included.
 	File string `json:"file,omitempty"`
 	Line int64  `json:"line,omitempty"`
-	// Base and Head are what the site allocated per op on each side, in
-	// the finding's unit (objects for allocs/op, bytes for B/op): the
-	// function's own (flat) allocations, or everything below the line.
+	// Base and Head are per op on each side, in the finding's unit.
 	Base, Head float64 `json:"-"`
-	// Callees, for a line, are the functions it called whose allocations
-	// changed most, largest growth first (their File and Line are empty).
+	// Callees, for a line, are the callees that grew most.
 	Callees []Site `json:"callees,omitempty"`
 }
 
-// Where returns "file.go:123" (the base name of File), or "" when the
-// site has no line.
+// Where returns "file.go:123", or "" when the site has no line.
 func (s Site) Where() string {
 	if s.File == "" || s.Line <= 0 {
 		return ""
@@ -39,8 +33,7 @@ func (s Site) Where() string {
 	return fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
 }
 
-// Label returns the function and, when known, its line:
-// "stores/optimized.(*Store).Update (update.go:107)".
+// Label returns the function and, when known, its line.
 func (s Site) Label() string {
 	if w := s.Where(); w != "" {
 		return s.Function + " (" + w + ")"
@@ -51,18 +44,15 @@ func (s Site) Label() string {
 // Growth returns Head - Base.
 func (s Site) Growth() float64 { return s.Head - s.Base }
 
-// A SiteFinder names the allocation sites that grew for one benchmark
-// and unit (allocs/op or B/op), largest growth first, at most n.
-// Package blame implements it on the heap profiles of base and head;
-// gate itself reads no profiles.
+// A SiteFinder names up to n sites that grew for one benchmark and unit,
+// largest growth first. Package blame implements it; gate reads no
+// profiles.
 type SiteFinder interface {
 	GrownSites(scenario, store, unit string, n int) ([]Site, error)
 }
 
-// A BenchmarkSiteFinder is a SiteFinder that also names the sites of
-// benchmarks without scenario and store keys (a package's own go test
-// benchmarks), by the finding's benchmark name. AddSites asks it for
-// those findings.
+// A BenchmarkSiteFinder also names the sites of benchmarks without
+// scenario and store keys, by name.
 type BenchmarkSiteFinder interface {
 	SiteFinder
 	GrownBenchmarkSites(benchmark, unit string, n int) ([]Site, error)
@@ -72,12 +62,8 @@ type BenchmarkSiteFinder interface {
 // profiles for a benchmark.
 var ErrNoProfiles = errors.New("no profiles")
 
-// AddSites asks f for up to n sites that grew for each regressed
-// allocs/op, B/op or simulated CPU (instructions/op, est-cycles/op)
-// finding and attaches them to it, leaving out sites whose growth is
-// under 2% of the regression (profiles of two processes differ by a few
-// objects in attribution; that is not the regression). What cannot be
-// found is reported as a NoSites problem (never a failure).
+// AddSites attaches up to n sites from f to each regression of a unit
+// HasSites; what cannot be found is a NoSites warning.
 func (v *Verdict) AddSites(f SiteFinder, n int) {
 	if f == nil {
 		return
@@ -104,9 +90,8 @@ func (v *Verdict) AddSites(f SiteFinder, n int) {
 	v.Problems = append(v.Problems, failed...)
 }
 
-// HasSites reports whether a regression of unit can be traced to sites
-// (see AddSites): allocations from heap profiles, the simulated CPU's
-// units from callgrind's per-function counts.
+// HasSites reports whether a regression of unit can be traced to sites:
+// allocations (heap profiles) and the simulated CPU's units (callgrind).
 func HasSites(unit string) bool {
 	return unit == results.UnitAllocs || unit == results.UnitBytes || results.IsSimulated(unit)
 }
@@ -119,13 +104,12 @@ func sitesTitle(unit string) string {
 	return "Allocation sites"
 }
 
-// minSiteShare is the smallest growth, as a share of the regression, that
-// a site needs to be listed: profiles of two processes differ by a few
-// objects in how the runtime attributes them, which is not the regression.
+// minSiteShare is the smallest share of the regression a site lists
+// with: two processes' profiles differ by a few objects of attribution.
 const minSiteShare = 0.02
 
-// significantSites keeps the sites whose growth is at least minSiteShare
-// of change (sites are sorted by growth; the first is always kept).
+// significantSites keeps the first site and those that grew by at
+// least minSiteShare of change.
 func significantSites(sites []Site, change float64) []Site {
 	for i, s := range sites {
 		if i > 0 && change > 0 && s.Growth() < minSiteShare*change {
@@ -135,19 +119,13 @@ func significantSites(sites []Site, change float64) []Site {
 	return sites
 }
 
-// sitesKind says, for the sites table's title, what the values of sites
-// are: everything below store lines when the sites are lines, the
-// functions' own allocations ("flat per op") otherwise.
+// sitesKind says, for the sites table's title, what their values are.
 func sitesKind(sites []Site) string {
-	for _, s := range sites {
-		if s.Line > 0 {
-			return "per op by store line, library callees indented"
-		}
-	}
-	for _, s := range sites {
-		if len(s.Callees) > 0 {
-			return "per op by store function with the library code it calls, library callees indented"
-		}
+	switch {
+	case slices.ContainsFunc(sites, func(s Site) bool { return s.Line > 0 }):
+		return "per op by store line, library callees indented"
+	case slices.ContainsFunc(sites, func(s Site) bool { return len(s.Callees) > 0 }):
+		return "per op by store function with the library code it calls, library callees indented"
 	}
 	return "flat per op"
 }

@@ -49,6 +49,7 @@ var rules = []rule{
 	{"internal/gobench", "a Go module's own `go test -bench` benchmarks at base and head, in the A/B protocol's rounds, and their grown allocation sites", []string{"results", "internal/gate", "internal/profile", "internal/ab"}},
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/gate", "internal/ab", "internal/gobench", "internal/peerbuild", "internal/table"}},
+	{"internal/history", "results per commit (a directory or a git ref), change points and creep over commits", []string{"results"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
 	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand", "results"}},
 	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by bench; its initialization runs before any store's)", nil},

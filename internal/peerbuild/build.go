@@ -54,6 +54,9 @@ type Result struct {
 	// Trees are the sides' directories (a released version's in the module
 	// cache), in the order of Options.Sides.
 	Trees []string
+	// Labels name what each tree is (traefik@v3.6.12, traefik@c1ef74297,
+	// else its directory's name; label.go), in the order of Options.Sides.
+	Labels []string
 	// Rename maps the module path of each side's copy to the proxy's
 	// module path, and the generated adapter packages to the adapter's
 	// package: Normalize applies it to a function or file name, so that
@@ -108,6 +111,10 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	kind := trees[0].kind
+	if err := chooseVariants(kind, trees); err != nil {
+		return nil, err
+	}
+	planIsolation(trees)
 	ad, err := loadAdapter(root, kind)
 	if err != nil {
 		return nil, err
@@ -133,10 +140,14 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		mainImports = append(mainImports, pkg)
 		res.Stores = append(res.Stores, t.store())
 		res.Trees = append(res.Trees, t.dir)
-		res.Rename[t.private] = kind.Module
+		res.Labels = append(res.Labels, t.label(ctx))
+		res.Rename[t.private] = kind.Module // v2 too: profiles of both sides compare
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
 	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
+	if err == nil {
+		err = appendIsolated(work, trees)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +216,7 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 			if o.side.Name == t.side.Name {
 				return nil, &InputError{Err: fmt.Errorf("two sides named %s", t.side.Name)}
 			}
-			if o.kind != t.kind {
+			if o.kind.Name != t.kind.Name {
 				return nil, &InputError{Err: fmt.Errorf("%s is %s but %s is %s: build one proxy at a time", o.side, o.kind.Module, t.side, t.kind.Module)}
 			}
 			if o.dir == t.dir {
@@ -232,13 +243,20 @@ type adapter struct {
 // under a private module path, and generates the adapter over them. It
 // returns the generated adapter's import path.
 func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
-	pkgs, err := t.closure(ad.roots)
+	files, roots, err := ad.forTree(t)
+	if err != nil {
+		return "", err
+	}
+	pkgs, err := t.closure(roots)
 	if err != nil {
 		return "", &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
 	}
-	r := &rewriter{from: ad.kind.Module, to: t.private, pkgs: map[string]bool{}}
+	r := &rewriter{from: t.module(), to: t.private, pkgs: map[string]bool{}}
 	for _, p := range pkgs {
 		r.pkgs[p] = true
+	}
+	if r.deps, err = t.isolate(ctx, pkgs, work); err != nil {
+		return "", err
 	}
 	copyDir := filepath.Join(work, "tree", t.side.Name)
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
@@ -248,7 +266,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
-	if err := generateAdapter(ad.dir, ad.files, ad.kind.Adapter, adapterOut, r, t.store()); err != nil {
+	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r.as(ad.kind.Module), t.store()); err != nil {
 		return "", err
 	}
 	return genModule + "/adapter/" + t.side.Name, nil

@@ -107,14 +107,20 @@ func (t *tree) pkgDir(p string) string {
 
 // rewriter rewrites the import paths of the packages it knows.
 type rewriter struct {
-	from, to string          // module path prefix, original and private
-	pkgs     map[string]bool // the packages copied, by original path
+	from, to string            // module path prefix, original and private
+	pkgs     map[string]bool   // the packages copied, by original path
+	deps     map[string]string // modules copied for the side, to their private path (isolate.go)
 }
 
 // path returns the rewritten import path of p, or p.
 func (r *rewriter) path(p string) string {
 	if r.pkgs[p] {
 		return r.to + strings.TrimPrefix(p, r.from)
+	}
+	for mod, to := range r.deps {
+		if inModule(p, mod) {
+			return to + strings.TrimPrefix(p, mod)
+		}
 	}
 	return p
 }
@@ -326,7 +332,7 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 		if err != nil {
 			return err
 		}
-		var extra []edit
+		extra := buildLineEdits(src) // chosen already (variant.go)
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {

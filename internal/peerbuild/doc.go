@@ -14,6 +14,10 @@
 // all sides; each tree's replace and exclude directives are carried over
 // (a directory replacement only when its directory exists).
 //
+// The adapter's files for a side are those whose build constraints hold
+// with the tags of what its tree declares ([Kind.Probes]); a module two
+// sides require at different major versions is copied for the older one.
+//
 // The trees are only read; the build happens in a temporary directory.
 // When it fails, an error in the generated adapter is an [*AdapterError]
 // naming the adapter function and line to change, and an error in a

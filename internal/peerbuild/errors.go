@@ -15,9 +15,10 @@ import (
 // An AdapterError is a build that failed in the adapter's own code: the
 // tree's Go API differs from what the adapter was written against.
 type AdapterError struct {
-	// Kind is the proxy; Side the tree the adapter did not build against.
-	Kind Kind
-	Side Side
+	// Kind is the proxy; Sides the trees the adapter did not build
+	// against.
+	Kind  Kind
+	Sides []Side
 	// Problems are the compiler's errors in the adapter, each at a line
 	// of the adapter's source and in the function it belongs to.
 	Problems []Problem
@@ -46,7 +47,7 @@ func (e *AdapterError) Error() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the %s adapter (%s) does not build against %s: its Go API differs from the adapter's; change %s to it:",
-		e.Kind.Name, e.Kind.Adapter, e.Side, strings.Join(funcs, ", "))
+		e.Kind.Name, e.Kind.Adapter, sideList(e.Sides), strings.Join(funcs, ", "))
 	for _, p := range e.Problems {
 		fmt.Fprintf(&b, "\n  %s (%s:%d): %s", p.Func, p.File, p.Line, p.Msg)
 	}
@@ -66,8 +67,7 @@ var errLine = regexp.MustCompile(`^(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
 // not build with the versions minimum version selection chose for both
 // trees together, or a module that cannot be downloaded).
 func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
-	adapterErrs := map[string]*AdapterError{}
-	var adapterOrder []string
+	ae := &AdapterError{Kind: kind}
 	treeProblems := map[string][]Problem{}
 	var treeOrder []string
 	other := 0
@@ -98,13 +98,11 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 			src := filepath.Join(adapterDir, parts[2])
 			line := n - headerLines
 			p := Problem{File: filepath.ToSlash(filepath.Join(kind.Adapter, parts[2])), Line: line, Func: enclosing(src, line), Msg: m[3]}
-			ae := adapterErrs[side]
-			if ae == nil {
-				ae = &AdapterError{Kind: kind, Side: sideNamed(trees, side)}
-				adapterErrs[side] = ae
-				adapterOrder = append(adapterOrder, side)
+			// Every side the adapter fails on, each problem once.
+			if s := sideNamed(trees, side); !slices.Contains(ae.Sides, s) {
+				ae.Sides = append(ae.Sides, s)
 			}
-			if len(ae.Problems) < maxProblems {
+			if len(ae.Problems) < maxProblems && !slices.Contains(ae.Problems, p) {
 				ae.Problems = append(ae.Problems, p)
 			}
 		case "tree":
@@ -130,8 +128,9 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 		}
 		return &InputError{Err: fmt.Errorf("%s", b.String())}
 	}
-	if len(adapterOrder) > 0 {
-		return adapterErrs[adapterOrder[0]]
+	if len(ae.Sides) > 0 {
+		slices.SortFunc(ae.Sides, func(a, b Side) int { return sideIndex(trees, a) - sideIndex(trees, b) })
+		return ae
 	}
 	tail := lastLines(output, 15)
 	return fmt.Errorf("building the %s adapter at %d trees failed outside the adapter and the trees (a dependency at the version Go's minimum version selection chose for the trees together, or a module that could not be downloaded):\n%s", kind.Name, len(trees), tail)
@@ -142,7 +141,7 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 func unprivate(msg string, kind Kind, trees []*tree) string {
 	for _, t := range trees {
 		if t.private != "" {
-			msg = strings.ReplaceAll(msg, t.private, kind.Module)
+			msg = strings.ReplaceAll(msg, t.private, t.module())
 		}
 	}
 	return msg
@@ -154,6 +153,10 @@ func sideNamed(trees []*tree, name string) Side {
 		return t.side
 	}
 	return Side{Name: name}
+}
+
+func sideIndex(trees []*tree, s Side) int {
+	return slices.IndexFunc(trees, func(t *tree) bool { return t.side.Name == s.Name })
 }
 
 func treeNamed(trees []*tree, name string) *tree {

@@ -22,18 +22,22 @@ type Kind struct {
 	// Adapter is the adapter package's directory, slash-separated and
 	// relative to the certbench module's root.
 	Adapter string
+	// Probes are the proxy's declarations the adapter calls, with the
+	// shapes it has files for (variant.go); a module path among them is
+	// one of the proxy's too (Traefik v2's).
+	Probes []Probe
 }
 
 // Kinds are the proxies certbench has adapters for.
 var Kinds = []Kind{
-	{Name: "traefik", Module: "github.com/traefik/traefik/v3", Adapter: "peers/traefik/store"},
-	{Name: "certmagic", Module: "github.com/caddyserver/certmagic", Adapter: "peers/certmagic/store"},
+	{Name: "traefik", Module: "github.com/traefik/traefik/v3", Adapter: "peers/traefik/store", Probes: traefikProbes},
+	{Name: "certmagic", Module: "github.com/caddyserver/certmagic", Adapter: "peers/certmagic/store", Probes: certmagicProbes},
 }
 
 // KindOf returns the kind whose module path or name is s.
 func KindOf(s string) (Kind, bool) {
 	for _, k := range Kinds {
-		if s == k.Module || s == k.Name {
+		if s == k.Name || k.declares(s) {
 			return k, true
 		}
 	}
@@ -102,6 +106,13 @@ type tree struct {
 	kind Kind
 	// private is the module path of the side's copy.
 	private string
+	// tags select the adapter's files for the tree (variant.go).
+	tags []string
+	// behind and isolated are the modules required at a lower major
+	// version than another side's, and the go.mod lines of their copies
+	// (isolate.go).
+	behind   map[string]string
+	isolated []string
 }
 
 // store is the name of the side's store.
@@ -111,6 +122,10 @@ func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
 type modFile struct {
 	Module  struct{ Path string }
 	Go      string
+	Require []struct {
+		Path, Version string
+		Indirect      bool
+	}
 	Exclude []modVersion
 	Replace []struct{ Old, New modVersion }
 }
@@ -180,7 +195,7 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
 	}
 	k, ok := KindOf(m.Module.Path)
-	if !ok || m.Module.Path != k.Module {
+	if !ok || !k.declares(m.Module.Path) {
 		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Path, kindList())}
 	}
 	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil

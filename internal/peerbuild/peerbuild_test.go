@@ -150,7 +150,7 @@ func TestClassify(t *testing.T) {
 	work := t.TempDir()
 	kind := Kind{Name: "proxy", Module: fakeModule, Adapter: "internal/peerbuild/testdata/adapter"}
 	trees := []*tree{
-		{side: Side{Name: "base", Tree: "/src/base"}, dir: "/src/base", kind: kind},
+		{side: Side{Name: "base", Tree: "/src/base"}, dir: "/src/base", kind: kind, private: "certbench.invalid/base/proxy"},
 		{side: Side{Name: "head", Tree: "/src/head"}, dir: "/src/head", kind: kind, private: "certbench.invalid/head/proxy"},
 	}
 	// Line 19 of the adapter is line 21 of the generated file.
@@ -170,6 +170,17 @@ func TestClassify(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
+	}
+
+	if strings.Contains(msg, "base") {
+		t.Errorf("only the head failed, yet the message names the base:\n%s", msg)
+	}
+
+	// Both sides failing the same way: both named, each problem once.
+	bothOut := adapterOut + strings.ReplaceAll(adapterOut, "head", "base")
+	err = classify(bothOut, work, "testdata/adapter", kind, trees)
+	if !errors.As(err, &ae) || len(ae.Problems) != 2 || !strings.Contains(err.Error(), "against base tree /src/base and head tree /src/head:") {
+		t.Errorf("err = %v, want an *AdapterError naming both sides, with 2 problems", err)
 	}
 
 	treeOut := "# certbench.invalid/base/proxy/pkg/a\n" +
@@ -246,11 +257,11 @@ func TestBuildBadInput(t *testing.T) {
 		"notmod/main.go":   "package main\n",
 		"other/go.mod":     "module example.com/other\n\ngo 1.22\n",
 		"a/go.mod":         traefikMod,
-		"a/pkg/tls/tls.go": "package tls\n",
+		"a/pkg/tls/tls.go": fakeTLS,
 		"b/go.mod":         traefikMod,
-		"b/pkg/tls/tls.go": "package tls\n",
+		"b/pkg/tls/tls.go": fakeTLS,
 		"c/go.mod":         traefikMod,
-		"c/pkg/tls/tls.go": "package tls\n\nconst X = 1\n",
+		"c/pkg/tls/tls.go": strings.Replace(fakeTLS, "package tls\n", "package tls\n\nimport _ \"github.com/traefik/traefik/v3/pkg/gone\"\n", 1),
 		"file":             "x",
 	})
 	p := func(name string) string { return filepath.Join(src, name) }
@@ -265,7 +276,7 @@ func TestBuildBadInput(t *testing.T) {
 		{"not Traefik or certmagic", p("other"), p("a"), "module example.com/other is not a proxy certbench has an adapter for"},
 		{"the same directory", p("a"), p("a") + "/.", "are the same directory"},
 		{"the same code", p("a"), p("b"), "hold the same Go code"},
-		{"a package the adapter needs is missing", p("a"), p("c"), "github.com/traefik/traefik/v3/pkg/types: no Go files"},
+		{"a package the adapter needs is missing", p("a"), p("c"), "github.com/traefik/traefik/v3/pkg/gone: no Go files"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before, _ := os.ReadFile(p("a/go.mod"))

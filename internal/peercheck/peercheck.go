@@ -173,10 +173,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
-	for i, s := range rep.Sides {
+	for i := range rep.Sides {
 		rep.Labels[i] = opts.Labels[i]
 		if rep.Labels[i] == "" {
-			rep.Labels[i] = label(s)
+			rep.Labels[i] = built.Labels[i]
 		}
 	}
 	p := &peer{bin: bin, out: out, log: log}
@@ -321,14 +321,6 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	rep.Notes = append(rep.Notes, res.Notes...)
 	res.Verdict.Base, res.Verdict.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
 	return res.Verdict, nil
-}
-
-// label names a side without its path: a tree by its directory's name.
-func label(s peerbuild.Side) string {
-	if s.Tree != "" {
-		return "tree " + filepath.Base(filepath.Clean(s.Tree))
-	}
-	return s.Kind + "@" + s.Version
 }
 
 // conformanceDoc is certbench conformance --format json.

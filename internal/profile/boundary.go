@@ -3,6 +3,7 @@ package profile
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -11,26 +12,19 @@ import (
 )
 
 // Boundary is what changed between two profiles at the boundary of the
-// store under test: every sample's value (an allocation, or any other
-// cost) is charged to the deepest frame of its stack that is in one of
-// the store's packages (StorePackages), its function and line, whatever
-// library code below it incurred it. What only moved between library
-// functions below the same store line cancels out; a store line that grew
+// store under test: every sample is charged to the deepest frame of its
+// stack in the store's packages, so what only moved between library
+// functions below one store line cancels out, and a store line that grew
 // is where the store's own code changed.
 type Boundary struct {
 	Sides
-	// StorePackages are the import paths taken to be the store's (see
-	// StorePackages), sorted.
-	StorePackages []string `json:"store_packages"`
+	StorePackages []string `json:"store_packages"` // see StorePackages
 	// BaseOutside and HeadOutside are the values of the samples with no
-	// frame in the store's packages (the runtime's background work), which
-	// no line is charged with.
+	// store frame (the runtime's background work).
 	BaseOutside float64 `json:"base_outside"`
 	HeadOutside float64 `json:"head_outside"`
-	// Lines holds every store line whose value changed, as sites with the
-	// library functions they called directly whose share changed (a cost
-	// that moved deeper in the library shows in none), largest growth
-	// first (ties: by function, then line).
+	// Lines holds every store line whose value changed, with the library
+	// functions it called directly whose share changed, sorted as sortSites.
 	Lines []Site `json:"lines"`
 }
 
@@ -48,14 +42,9 @@ var ErrNoStore = errors.New("no store frames in the profiles")
 
 // CompareBoundary compares the named sample type of base and head, per op
 // when both record their ops, at the boundary of the store under test
-// (see [Boundary]). The store's packages are found in both profiles (see
-// [StorePackages]), so that a wrapper store on one side and the store it
-// wraps on both are all store code.
-//
-// Store lines are matched between the two profiles per function, in line
-// order, by the library functions they call, so that a line added to a
-// function in head (which moves every later line of the file down) is
-// the line that grew, not the lines it moved.
+// (see [Boundary]), the store's packages found in both profiles. Store
+// lines are matched per function by the library functions they call, so
+// that a line added in head is the line that grew, not the lines it moved.
 func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary, error) {
 	sides, bi, hi, bd, hd, err := newSides(base, head, sampleType)
 	if err != nil {
@@ -74,13 +63,8 @@ func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary
 	b.BaseTotal, b.HeadTotal = float64(bs.total)/bd, float64(hs.total)/hd
 	b.BaseOutside, b.HeadOutside = float64(bs.outside)/bd, float64(hs.outside)/hd
 
-	fns := map[string]bool{}
-	for fn := range bs.lines {
-		fns[fn] = true
-	}
-	for fn := range hs.lines {
-		fns[fn] = true
-	}
+	fns := maps.Clone(bs.lines) // the keys of both sides
+	maps.Copy(fns, hs.lines)
 	for fn := range fns {
 		bl, hl := sortedLines(bs.lines[fn]), sortedLines(hs.lines[fn])
 		for _, pr := range alignLines(bl, hl, bd, hd) {
@@ -94,23 +78,18 @@ func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary
 	return b, nil
 }
 
-// chargedLine is what the samples charged to one store line add up to on
-// one side.
+// chargedLine is what the samples charged to one store line add up to.
 type chargedLine struct {
-	file  string
-	line  int64
-	total int64
-	// callees holds the value per library function called directly from
-	// the line; the store's own value on the line is under "".
-	callees map[string]int64
+	file    string
+	line    int64
+	total   int64
+	callees map[string]int64 // by library function called; the store's own under ""
 }
 
 // charged is one side of a boundary comparison.
 type charged struct {
 	total, outside int64
-	// lines holds the charged lines per store function (short name) and
-	// line number.
-	lines map[string]map[int64]*chargedLine
+	lines          map[string]map[int64]*chargedLine // by function and line
 }
 
 // chargeLines charges every sample of p with a value at index idx to the
@@ -169,21 +148,14 @@ func frameName(l pprofile.Line) string {
 }
 
 func sortedLines(m map[int64]*chargedLine) []*chargedLine {
-	ls := make([]*chargedLine, 0, len(m))
-	for _, l := range m {
-		ls = append(ls, l)
-	}
-	slices.SortFunc(ls, func(x, y *chargedLine) int { return cmp.Compare(x.line, y.line) })
-	return ls
+	return slices.SortedFunc(maps.Values(m), func(x, y *chargedLine) int { return cmp.Compare(x.line, y.line) })
 }
 
-// alignLines pairs the lines of one store function in base (bl) and head
-// (hl), both in line order, the way a diff aligns two versions of a file:
-// the most lines that call the same library functions (or at least one
-// in common), in the same order, are paired, and among equally good
-// pairings the one whose paired lines allocate most alike. bd and hd are
-// the sides' divisors. Lines left unpaired come back with nil for the
-// other side.
+// alignLines pairs the lines of one store function in base and head, in
+// line order, as a diff aligns two versions of a file: the most lines
+// that call the same library functions (or one in common), and among
+// equally good pairings the one whose pairs allocate most alike. An
+// unpaired line comes back with nil for the other side.
 func alignLines(bl, hl []*chargedLine, bd, hd float64) [][2]*chargedLine {
 	type score struct {
 		match int     // 2 per pair with the same callees, 1 per pair with some in common
@@ -209,11 +181,8 @@ func alignLines(bl, hl []*chargedLine, bd, hd float64) [][2]*chargedLine {
 		s := best[i+1][j+1]
 		return score{s.match + k, s.cost + diff}, true
 	}
-	for i := n; i >= 0; i-- {
-		for j := m; j >= 0; j-- {
-			if i == n || j == m {
-				continue
-			}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
 			s := best[i+1][j]
 			if t := best[i][j+1]; better(t, s) {
 				s = t
@@ -247,9 +216,8 @@ func alignLines(bl, hl []*chargedLine, bd, hd float64) [][2]*chargedLine {
 	return out
 }
 
-// calleeMatch returns 2 when two lines call the same set of functions
-// (counting the store's own allocations as one), 1 when they have one in
-// common, 0 when none.
+// calleeMatch returns 2 when two lines call the same functions (the
+// store's own value as one), 1 when some in common, 0 when none.
 func calleeMatch(x, y *chargedLine) int {
 	common := 0
 	for name := range x.callees {
@@ -267,8 +235,7 @@ func calleeMatch(x, y *chargedLine) int {
 	}
 }
 
-// storeLine makes the site of a pair of aligned lines (either may be
-// nil).
+// storeLine makes the site of a pair of aligned lines (either may be nil).
 func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) Site {
 	l := Site{Function: fn}
 	callees := map[string]*Site{}
@@ -299,15 +266,11 @@ func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) Site {
 	return l
 }
 
-// StorePackages returns the import paths, sorted, of the packages taken to
-// be the store's in the given profiles: the packages of the outermost
-// frames of their samples (where stacks start once the harness is cut off:
-// the store's Update, Certificate or factory, or a goroutine it started),
-// leaving out the standard library (a path whose first element has no
-// dot, other than main) and certbench's own harness packages. A wrapper
-// store's package is found this way in the profile taken with the
-// wrapper, the wrapped store's in the profile taken without it; pass both
-// profiles to have both.
+// StorePackages returns the sorted import paths of the packages taken to
+// be the store's in the profiles: those of the outermost frames of their
+// samples (stacks start at the store once the harness is cut off), but the
+// standard library and the harness. Pass both profiles of a comparison, so
+// that a wrapper store and the store it wraps are both found.
 func StorePackages(ps ...*pprofile.Profile) []string {
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -331,12 +294,7 @@ func StorePackages(ps ...*pprofile.Profile) []string {
 			}
 		}
 	}
-	pkgs := make([]string, 0, len(seen))
-	for pkg := range seen {
-		pkgs = append(pkgs, pkg)
-	}
-	slices.Sort(pkgs)
-	return pkgs
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // isStorePackage reports whether a package whose frame starts a stack can
@@ -349,11 +307,9 @@ func isStorePackage(pkg string) bool {
 	return strings.Contains(first, ".") || pkg == "main" || pkg == "command-line-arguments"
 }
 
-// packageOf returns the import path of the package of a Go symbol name:
-// "github.com/a/b.(*T).M" gives "github.com/a/b", "slices.Clone[...]"
-// gives "slices". Type arguments of a generic instantiation, which may
-// name other packages, are ignored. It returns "" for a name with no
-// package.
+// packageOf returns the import path of the package of a Go symbol name
+// ("github.com/a/b.(*T).M": "github.com/a/b"), ignoring type arguments,
+// or "".
 func packageOf(sym string) string {
 	if i := strings.IndexByte(sym, '['); i >= 0 {
 		sym = sym[:i]

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -12,8 +13,8 @@ import (
 // sample type.
 type Comparison struct {
 	Sides
-	// Flat and Cum hold every function whose own (flat) or cumulative
-	// value changed, as sites, largest growth first (ties: by name).
+	// Flat and Cum hold every function whose flat or cumulative value
+	// changed, sorted as sortSites.
 	Flat []Site `json:"flat"`
 	Cum  []Site `json:"cum"`
 }
@@ -46,11 +47,9 @@ func (c *Comparison) sites(by Order) []Site {
 	return c.Flat
 }
 
-// SampleTypeError reports two profiles whose sample types differ, so they
-// cannot be compared.
+// SampleTypeError reports two profiles whose sample types differ.
 type SampleTypeError struct {
-	// Base and Head list each profile's sample types as "type/unit".
-	Base, Head []string
+	Base, Head []string // each profile's sample types as "type/unit"
 }
 
 // Error lists both sides' sample types.
@@ -109,17 +108,11 @@ func Compare(base, head *pprofile.Profile, sampleType string) (*Comparison, erro
 // head, each side divided by its divisor, sorted by sortSites.
 func changed(base, head map[string]int64, bd, hd float64) []Site {
 	var out []Site
-	add := func(name string) {
+	names := maps.Clone(head) // the keys of both
+	maps.Copy(names, base)
+	for name := range names {
 		if s := (Site{Function: name, Base: float64(base[name]) / bd, Head: float64(head[name]) / hd}); s.Base != s.Head {
 			out = append(out, s)
-		}
-	}
-	for name := range head {
-		add(name)
-	}
-	for name := range base {
-		if _, ok := head[name]; !ok {
-			add(name)
 		}
 	}
 	sortSites(out)
@@ -127,10 +120,8 @@ func changed(base, head map[string]int64, bd, hd float64) []Site {
 }
 
 // Diff returns a profile of head minus base, as pprof -diff_base builds
-// it: base's samples are negated, scaled to head's op count when both
-// record theirs, and labelled pprof::base=true, so "go tool pprof" reads
-// the result as a diff (percentages relative to base). The result records
-// head's ops; base and head are not modified.
+// it (base negated, scaled to head's ops, labelled pprof::base=true); it
+// records head's ops and modifies neither input.
 func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 	if err := CheckComparable(base, head); err != nil {
 		return nil, err

@@ -12,38 +12,32 @@ import (
 )
 
 // DefaultMaxSize is the largest profile, in bytes after decompression,
-// that Load reads: far above any heap profile certbench writes, and small
-// enough that a gzip bomb cannot exhaust memory.
+// that Load reads, so that a gzip bomb cannot exhaust memory.
 const DefaultMaxSize int64 = 256 << 20
 
-// ErrTooLarge is returned (wrapped, with the file and the limit) for a
-// profile larger than the limit it was read with.
+// ErrTooLarge is returned (wrapped) for a profile larger than the limit.
 var ErrTooLarge = errors.New("profile larger than the limit")
 
-// Load reads a profile file in any format pprof reads (normally gzipped
-// protobuf, *.pb.gz), of at most DefaultMaxSize bytes decompressed. Its
-// errors name the file, including for a file that is not a profile.
+// Load reads a profile file in any format pprof reads, of at most
+// DefaultMaxSize bytes decompressed; its errors name the file.
 func Load(path string) (*pprofile.Profile, error) {
 	return LoadMax(path, DefaultMaxSize)
 }
 
-// LoadMax is Load with a limit of maxSize bytes on the profile's size
-// after decompression; a larger profile is an error wrapping ErrTooLarge,
-// found without reading it whole.
+// LoadMax is Load with a limit of maxSize bytes decompressed.
 func LoadMax(path string, maxSize int64) (*pprofile.Profile, error) {
 	data, err := readLimited(path, maxSize)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var p *pprofile.Profile
+	if err == nil {
+		p, err = parse(data)
 	}
-	p, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
 
-// readLimited returns the content of the file at path, decompressed if it
-// is gzipped, of at most maxSize bytes.
+// readLimited returns the file's content, gunzipped, of at most maxSize bytes.
 func readLimited(path string, maxSize int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -79,7 +73,6 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 // parse parses a profile, rejecting input that decodes to nothing.
 func parse(data []byte) (p *pprofile.Profile, err error) {
 	defer func() {
-		// The decoder is not meant to panic on bad input; make sure.
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("not a profile: %v", r)
 		}
@@ -96,8 +89,7 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 	return p, nil
 }
 
-// Save writes p to path as a gzipped protobuf, the format go tool pprof
-// opens.
+// Save writes p to path as a gzipped protobuf.
 func Save(p *pprofile.Profile, path string) error {
 	f, err := os.Create(path)
 	if err != nil {

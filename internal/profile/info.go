@@ -9,10 +9,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// The sample types of a heap profile, in this order, as the Go runtime
-// writes them. In a profile certbench captured (bench.HeapProfile) the
-// alloc_* values are what the measured ops allocated and the inuse_*
-// values what the store holds once they are done.
+// The sample types of a heap profile, in the runtime's order (see the
+// package doc for what they hold in a profile certbench captured).
 const (
 	AllocObjects = "alloc_objects" // objects allocated (unit "count")
 	AllocSpace   = "alloc_space"   // bytes allocated (unit "bytes")
@@ -23,9 +21,8 @@ const (
 // heapSampleTypes are the sample types of a heap profile, in order.
 var heapSampleTypes = []string{AllocObjects, AllocSpace, InuseObjects, InuseSpace}
 
-// AllocSampleType returns the heap profile sample type that counts what a
-// per-op allocation unit (results.UnitAllocs or results.UnitBytes)
-// measures.
+// AllocSampleType returns the heap profile sample type of
+// results.UnitAllocs or results.UnitBytes.
 func AllocSampleType(unit string) (string, error) {
 	switch unit {
 	case results.UnitAllocs:
@@ -36,21 +33,16 @@ func AllocSampleType(unit string) (string, error) {
 	return "", fmt.Errorf("no profile sample type for %s", unit)
 }
 
-// Info is what a profile was taken of. Whoever captures a profile records
-// it as a comment ([SetInfo]), so that figures read back from the file can
-// be divided per op ([InfoOf]).
+// Info is what a profile was taken of, recorded as a comment ([SetInfo])
+// so that figures read back can be divided per op ([InfoOf]).
 type Info struct {
-	// Scenario and Store name what was profiled.
 	Scenario string `json:"scenario,omitempty"`
 	Store    string `json:"store,omitempty"`
-	// Ops is the number of measured ops the profile's values add up over
-	// (for a heap profile, its alloc_* values); 0 when unknown (a profile
-	// certbench did not write).
+	// Ops is the number of measured ops the profile's (alloc_*) values add
+	// up over; 0 when unknown.
 	Ops int `json:"ops"`
-	// MemBytes and MemObjects are what the runtime's own counters
-	// (MemStats TotalAlloc and Mallocs, which bench's B/op and allocs/op
-	// come from) say the same ops allocated in the same pass, in total: a
-	// cross-check of a heap profile's alloc_* values. 0 when unknown.
+	// MemBytes and MemObjects are what MemStats (TotalAlloc, Mallocs) say
+	// the same ops allocated, a cross-check of alloc_*; 0 when unknown.
 	MemBytes   uint64 `json:"mem_bytes,omitempty"`
 	MemObjects uint64 `json:"mem_objects,omitempty"`
 }
@@ -82,8 +74,7 @@ func (info Info) comment() string {
 	return b.String()
 }
 
-// InfoOf reads back the Info recorded in p (see [SetInfo]). For a profile
-// certbench did not write it returns the zero Info (Ops 0).
+// InfoOf reads back the Info recorded in p (zero when none).
 func InfoOf(p *pprofile.Profile) Info {
 	var info Info
 	if p == nil {
@@ -116,8 +107,7 @@ func InfoOf(p *pprofile.Profile) Info {
 	return info
 }
 
-// SetInfo records info in p as its first comment, replacing any Info
-// recorded before and keeping the other comments.
+// SetInfo records info in p as its first comment, replacing any earlier.
 func SetInfo(p *pprofile.Profile, info Info) {
 	comments := []string{info.comment()}
 	for _, c := range p.Comments {
@@ -128,9 +118,7 @@ func SetInfo(p *pprofile.Profile, info Info) {
 	p.Comments = comments
 }
 
-// CheckHeap returns an error unless p has the sample types of a Go heap
-// profile: AllocObjects, AllocSpace, InuseObjects and InuseSpace, in
-// order.
+// CheckHeap returns an error unless p has a Go heap profile's sample types.
 func CheckHeap(p *pprofile.Profile) error {
 	if p == nil {
 		return fmt.Errorf("profile: nil profile")

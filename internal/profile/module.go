@@ -8,6 +8,5 @@ const (
 )
 
 // harnessPackages are certbench's packages whose frames can start a stack
-// in a profile certbench captured without being the store's: the runner
-// (bench, where capture lives) and the commands (cli).
+// without being the store's.
 var harnessPackages = map[string]bool{modulePrefix + "bench": true, modulePrefix + "cli": true}

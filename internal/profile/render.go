@@ -131,10 +131,8 @@ func (t *Top) table() *table.Table {
 func cell(s string) table.Cell { return table.Cell{Text: s} }
 
 // WriteIndex renders the index of a folder of profiles, to be written in
-// that folder: an overview table (file, ops, allocation per op, retained
-// heap, top site), followed in Markdown by every summary; in JSON an array
-// of Summary. In Markdown and JSON, files are named relative to the folder
-// (base names).
+// it: an overview table, then in Markdown every summary; in JSON an array
+// of Summary. In Markdown and JSON, files are named by base name.
 func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 	if f == Markdown || f == JSON {
 		local := make([]*Summary, len(sums))
@@ -179,9 +177,9 @@ func (s *Summary) table(sampleType string, order Order) *Top {
 	return nil
 }
 
-// WriteComparisons renders comparisons: for each, the totals and the n
-// functions (all when n <= 0) that grew and that shrank most, by flat
-// value; in JSON [Comparison.Top] of each.
+// WriteComparisons renders each comparison's totals and the n functions
+// (all when n <= 0) that grew and shrank most by flat value; in JSON
+// [Comparison.Top] of each.
 func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
 	var pages []*table.Page
 	var tops []*Comparison
@@ -201,8 +199,7 @@ func side(info Info) string {
 	return s
 }
 
-// page is the comparison's totals and its tables of the n functions that
-// grew and that shrank most by flat value.
+// page is the comparison as WriteComparisons renders it.
 func (c *Comparison) page(n int) *table.Page {
 	per := ""
 	if c.PerOp {
@@ -250,9 +247,7 @@ const (
 	IndexJSON     = "index.json"
 )
 
-// WriteIndexFiles writes dir/index.md and dir/index.json, the index of the
-// profiles of sums (see WriteIndex), as "certbench profile --all" leaves
-// them for a CI artifact.
+// WriteIndexFiles writes dir/index.md and dir/index.json (WriteIndex).
 func WriteIndexFiles(dir string, sums []*Summary) error {
 	for name, format := range map[string]Format{IndexMarkdown: Markdown, IndexJSON: JSON} {
 		var buf bytes.Buffer

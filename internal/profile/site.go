@@ -10,33 +10,26 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// A Site is a place in code whose value (bytes or objects allocated, or
-// another cost) changed between two profiles: a function, or a line of
-// one. It is the one shape of a site in certbench: comparisons of heap
-// profiles and of callgrind files, and the gate's findings, name sites
-// with it.
+// A Site is a function, or a line of one, whose value changed between two
+// profiles: certbench's one shape of a site (heap profiles, callgrind
+// files and the gate's findings name sites with it).
 type Site struct {
-	// Function is the function's name as ShortName gives it.
-	Function string `json:"function"`
-	// File and Line, when known, are the line of Function the site is
-	// (Line 0 when unknown): everything charged to that line, including
-	// what the library code it calls cost.
-	File string `json:"file,omitempty"`
-	Line int64  `json:"line,omitempty"`
-	// Base and Head are the site's value on each side, per op when the
-	// comparison is.
-	Base float64 `json:"base"`
+	Function string `json:"function"` // as ShortName gives it
+	// File and Line, when known (Line > 0), are the line the site is,
+	// charged with what the library code it calls cost.
+	File string  `json:"file,omitempty"`
+	Line int64   `json:"line,omitempty"`
+	Base float64 `json:"base"` // per op when the comparison is
 	Head float64 `json:"head"`
 	// Callees, for a line, are the functions it called directly whose
-	// share changed, largest growth first.
+	// share changed, sorted as sortSites.
 	Callees []Site `json:"callees,omitempty"`
 }
 
 // Growth returns Head - Base.
 func (s Site) Growth() float64 { return s.Head - s.Base }
 
-// Where returns "file.go:123" (the base name of File), or "" when the
-// site has no line.
+// Where returns "file.go:123" (File's base name), or "" without a line.
 func (s Site) Where() string {
 	if s.File == "" || s.Line <= 0 {
 		return ""
@@ -53,8 +46,7 @@ func (s Site) Label() string {
 	return s.Function
 }
 
-// sortSites sorts sites by growth, largest first, then by function and
-// line.
+// sortSites sorts sites by growth, largest first, then function and line.
 func sortSites(sites []Site) {
 	slices.SortFunc(sites, func(x, y Site) int {
 		if r := cmp.Compare(y.Growth(), x.Growth()); r != 0 {
@@ -83,28 +75,23 @@ func moved(sites []Site, n int, sign float64) []Site {
 	return out
 }
 
-// Sides says what a comparison of two profiles compared: the sample type
-// and its unit, what each profile was taken of, whether values are per op,
-// and each side's total. Comparison and Boundary embed it.
+// Sides says what a comparison of two profiles compared; Comparison and
+// Boundary embed it.
 type Sides struct {
-	// SampleType and Unit name the values compared.
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
-	// Base and Head are what each profile was taken of.
-	Base Info `json:"base"`
-	Head Info `json:"head"`
-	// PerOp reports that each side's values are divided by its own ops;
-	// it is false, and values are totals, unless both profiles record
-	// their ops.
-	PerOp bool `json:"per_op"`
-	// BaseTotal and HeadTotal are each side's sum over every sample.
-	BaseTotal float64 `json:"base_total"`
+	Base       Info   `json:"base"`
+	Head       Info   `json:"head"`
+	// PerOp reports that each side's values are divided by its own ops
+	// (only when both profiles record them).
+	PerOp     bool    `json:"per_op"`
+	BaseTotal float64 `json:"base_total"` // sum over every sample
 	HeadTotal float64 `json:"head_total"`
 }
 
 // newSides checks that base and head can be compared in sampleType and
 // returns the Sides (without totals), the sample type's index in each and
-// each side's divisor (its ops when both record theirs, else 1).
+// each side's divisor.
 func newSides(base, head *pprofile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
 	if err = CheckComparable(base, head); err != nil {
 		return

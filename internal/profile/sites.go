@@ -14,9 +14,7 @@ type Func struct {
 	// Function is the function's name as ShortName gives it.
 	Function string `json:"function"`
 	// Flat is the value of the samples whose innermost frame is the
-	// function (what it allocated, or cost, itself); Cum the value of the
-	// samples it is anywhere on the stack of (counted once per sample,
-	// even when recursive). Both are per op when the table is.
+	// function; Cum of those it is anywhere on the stack of (once per sample).
 	Flat float64 `json:"flat"`
 	Cum  float64 `json:"cum"`
 }
@@ -33,24 +31,18 @@ const (
 
 // Top is the top functions of one sample type of a profile.
 type Top struct {
-	// SampleType and Unit name the values ("alloc_space", "bytes").
-	SampleType string `json:"sample_type"`
-	Unit       string `json:"unit"`
-	// Order is how Sites are ranked.
-	Order Order `json:"order"`
-	// PerOp reports that Total and the sites' values are divided by the
-	// profile's ops.
-	PerOp bool `json:"per_op"`
-	// Total is the sum over every sample, the denominator of percentages.
-	Total float64 `json:"total"`
-	// Funcs are the top functions, largest first.
-	Funcs []Func `json:"funcs"`
+	SampleType string  `json:"sample_type"` // "alloc_space"
+	Unit       string  `json:"unit"`        // "bytes"
+	Order      Order   `json:"order"`
+	PerOp      bool    `json:"per_op"` // values divided by the profile's ops
+	Total      float64 `json:"total"`  // over every sample: percentages' denominator
+	Funcs      []Func  `json:"funcs"`  // largest first
+
 }
 
 // TopSites returns the n (all when n <= 0) functions with the largest
 // values of the named sample type of p, ranked by order (ByFlat when
-// empty). With perOp the values are divided by the ops recorded in p (see
-// InfoOf); it is an error to ask for per-op values of a profile with none.
+// empty), per op when perOp (an error when p records no ops).
 func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
 	a, err := aggregate(p, sampleType)
 	if err != nil {
@@ -141,9 +133,8 @@ func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
 	return a, nil
 }
 
-// locationNames returns the short names of the functions of a location,
-// innermost inlined call first; an unsymbolized location is named by its
-// address.
+// locationNames returns the short names of a location's functions,
+// innermost first, or its address when unsymbolized.
 func locationNames(loc *pprofile.Location) []string {
 	var ns []string
 	for _, line := range loc.Line {
@@ -179,8 +170,7 @@ func (a *aggregated) table(n int, order Order, div float64, perOp bool) *Top {
 	return t
 }
 
-// rank sorts fs largest first by order, then by the other value, then by
-// name.
+// rank sorts fs largest first by order, then by the other value, then name.
 func rank(fs []Func, order Order) {
 	slices.SortFunc(fs, func(x, y Func) int {
 		kx, ky := x.Flat, y.Flat
@@ -198,11 +188,8 @@ func rank(fs []Func, order Order) {
 	})
 }
 
-// ShortName shortens a Go symbol name for tables while keeping it
-// unambiguous: certbench's own module path is dropped
-// ("github.com/certbench/certbench/stores/naive.build" becomes
-// "stores/naive.build"); standard-library and third-party names keep their
-// full package path ("crypto/rsa.GenerateKey").
+// ShortName drops certbench's own module path from a Go symbol name
+// ("stores/naive.build"); other names keep their full package path.
 func ShortName(name string) string {
 	if rest, ok := strings.CutPrefix(name, modulePrefix); ok && rest != "" {
 		return rest
@@ -213,30 +200,25 @@ func ShortName(name string) string {
 // Summary is what a captured profile says, ready to render.
 type Summary struct {
 	Info
-	// File is where the profile was read from or written to, if anywhere.
-	File string `json:"file,omitempty"`
-	// AllocBytes and AllocObjects are allocated per op (totals when Ops is
-	// unknown); RetainedBytes and RetainedObjects are what the store holds
-	// afterwards. Each is 0 when the profile lacks the sample type.
+	File string `json:"file,omitempty"` // read from or written to
+	// AllocBytes and AllocObjects are per op (totals when Ops is unknown);
+	// Retained* what the store holds afterwards; 0 when the profile lacks them.
 	AllocBytes      float64 `json:"alloc_bytes"`
 	AllocObjects    float64 `json:"alloc_objects"`
 	RetainedBytes   float64 `json:"retained_bytes"`
 	RetainedObjects float64 `json:"retained_objects"`
-	// Tables are the top sites: per op, by flat and by cumulative value,
-	// of alloc_space then alloc_objects, then inuse_space (not per op) by
-	// flat value. Sample types the profile lacks are left out.
+	// Tables are the top sites of alloc_space and alloc_objects by flat and
+	// cum, then inuse_space (not per op) by flat.
 	Tables []*Top `json:"tables"`
 }
 
 // Summarize returns the totals and the top n sites of every table of a
-// Summary. Per-op values need the op count recorded in p; for a profile
-// without one, values are totals.
+// Summary (totals, not per op, when p records no ops).
 func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
 	if p == nil {
 		return nil, fmt.Errorf("profile: nil profile")
 	}
 	sum := &Summary{Info: InfoOf(p)}
-	div := float64(max(sum.Ops, 1))
 	found := false
 	for _, spec := range []struct {
 		sampleType string
@@ -249,18 +231,14 @@ func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
 		{InuseSpace, []Order{ByFlat}, false, &sum.RetainedBytes},
 		{InuseObjects, nil, false, &sum.RetainedObjects},
 	} {
-		if _, err := sampleIndex(p, spec.sampleType); err != nil {
-			continue
-		}
-		found = true
 		a, err := aggregate(p, spec.sampleType)
 		if err != nil {
-			return nil, err
+			continue // a sample type p lacks
 		}
-		d := 1.0
-		perOp := spec.perOp && sum.Ops > 0
+		found = true
+		d, perOp := 1.0, spec.perOp && sum.Ops > 0
 		if perOp {
-			d = div
+			d = float64(sum.Ops)
 		}
 		*spec.total = float64(a.total) / d
 		for _, o := range spec.orders {

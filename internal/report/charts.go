@@ -24,23 +24,17 @@ import (
 
 // Chart is one picture: a title over a grid of plots.
 type Chart struct {
-	// ID names the chart in file names and page anchors
-	// ("growth-renew-1", "scenario-renew-1-of-1000").
-	ID string
-	// Title is drawn at the top of the chart.
-	Title string
-	// Caption is a sentence about what the chart shows, for the page.
-	Caption string
+	// ID names the chart in file names and page anchors.
+	ID      string
+	Title   string
+	Caption string // what the chart shows, for the page
 
 	plots        [][]*plot.Plot
 	tileW, tileH vg.Length
-	// better is each panel's direction (results.LowerIsBetter or
-	// results.HigherIsBetter); a panel not in it has none known.
-	better map[*plot.Plot]int
+	better       map[*plot.Plot]int // each panel's results.Better
 }
 
-// setBetter records that panel p shows a unit whose direction is better
-// (results.Better's value; 0 records nothing).
+// setBetter records panel p's direction (0 records nothing).
 func (c *Chart) setBetter(p *plot.Plot, better int) {
 	if better == 0 || p == nil {
 		return
@@ -51,8 +45,7 @@ func (c *Chart) setBetter(p *plot.Plot, better int) {
 	c.better[p] = better
 }
 
-// betterNote says which way is better on p: "lower is better", "higher
-// is better", or "" when unknown.
+// betterNote says which way is better on p, or "".
 func (c *Chart) betterNote(p *plot.Plot) string {
 	switch c.better[p] {
 	case results.LowerIsBetter:
@@ -63,8 +56,7 @@ func (c *Chart) betterNote(p *plot.Plot) string {
 	return ""
 }
 
-// chartFont is the font of chart text: Liberation Sans, metrically
-// compatible with Arial and Helvetica.
+// chartFont is Liberation Sans, metrically Arial and Helvetica.
 var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
 const (
@@ -73,8 +65,7 @@ const (
 	legendGap   = 4  // points between a panel's x axis and its legend
 )
 
-// noteStyle is the style of the notes that say which way is better and
-// which axes are logarithmic.
+// noteStyle is the style of the direction and scale notes.
 func noteStyle() draw.TextStyle {
 	return draw.TextStyle{
 		Color:   color.Gray{Y: 0x55},
@@ -98,8 +89,7 @@ func (c *Chart) panels() []*plot.Plot {
 	return ps
 }
 
-// scaleNote says which axes of p are logarithmic: "both axes
-// logarithmic", "y axis logarithmic", or "" when none is.
+// scaleNote says which axes of p are logarithmic, or "".
 func scaleNote(p *plot.Plot) string {
 	_, xlog := p.X.Scale.(plot.LogScale)
 	_, ylog := p.Y.Scale.(plot.LogScale)
@@ -114,42 +104,31 @@ func scaleNote(p *plot.Plot) string {
 	return ""
 }
 
-// notes returns the note under the chart's title and the notes under
-// each panel. Each says which way is better ("lower is better") and which
-// axes are logarithmic; what is the same in every panel is said once,
-// under the title (for example "lower is better; both axes logarithmic"
-// on a growth chart), the rest under each panel it applies to.
+// notes returns the direction and scale notes: those true of every
+// panel once, under the title, the others under their panels.
 func (c *Chart) notes() (chart string, panel map[*plot.Plot]string) {
 	ps := c.panels()
 	if len(ps) == 0 {
 		return "", nil
 	}
-	var chartParts []string
-	perPanel := make(map[*plot.Plot][]string)
+	join := func(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }
 	for _, note := range []func(*plot.Plot) string{c.betterNote, scaleNote} {
-		same := true
-		for _, p := range ps[1:] {
-			same = same && note(p) == note(ps[0])
-		}
-		if same {
+		if !slices.ContainsFunc(ps, func(p *plot.Plot) bool { return note(p) != note(ps[0]) }) {
 			if n := note(ps[0]); n != "" {
-				chartParts = append(chartParts, n)
+				chart = join(chart, n)
 			}
 			continue
 		}
 		for _, p := range ps {
 			if n := note(p); n != "" {
-				perPanel[p] = append(perPanel[p], n)
+				if panel == nil {
+					panel = make(map[*plot.Plot]string)
+				}
+				panel[p] = join(panel[p], n)
 			}
 		}
 	}
-	if len(perPanel) > 0 {
-		panel = make(map[*plot.Plot]string, len(perPanel))
-		for p, parts := range perPanel {
-			panel[p] = strings.Join(parts, "; ")
-		}
-	}
-	return strings.Join(chartParts, "; "), panel
+	return chart, panel
 }
 
 // legendHeight returns the height of p's legend, 0 if it has no entries.
@@ -157,8 +136,8 @@ func legendHeight(p *plot.Plot) vg.Length {
 	return p.Legend.Rectangle(draw.Canvas{}).Size().Y
 }
 
-// footer returns the height of the band under every panel of the chart
-// that holds the panel notes and the legends, outside the data areas.
+// footer returns the height of the band under each panel for its note
+// and legend.
 func (c *Chart) footer() vg.Length {
 	_, panelNotes := c.notes()
 	var h vg.Length
@@ -183,34 +162,31 @@ func (c *Chart) header() vg.Length {
 	return titleHeight
 }
 
+// cols returns the number of columns of panels.
+func (c *Chart) cols() int {
+	n := 0
+	for _, row := range c.plots {
+		n = max(n, len(row))
+	}
+	return n
+}
+
 // Size returns the chart's width and height.
 func (c *Chart) Size() (w, h vg.Length) {
-	cols := 0
-	for _, row := range c.plots {
-		cols = max(cols, len(row))
-	}
-	return vg.Length(cols) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
+	return vg.Length(c.cols()) * c.tileW, vg.Length(len(c.plots))*(c.tileH+c.footer()) + c.header()
 }
 
 // panelLayout is where one panel goes on the chart's canvas.
 type panelLayout struct {
 	plot *plot.Plot
-	// bare is the plot as gonum/plot draws it: without its legend and
-	// axis labels, which the chart draws itself (gonum/plot pads a log
-	// axis for its label as if the label sat at the axis's arithmetic
-	// midpoint, far off centre, and draws the legend over the data).
-	bare *plot.Plot
-	// area is the canvas bare is drawn on: title, ticks and data.
-	area draw.Canvas
-	// data is the data area of the panel, inside area.
-	data vg.Rectangle
-	// xLabel and yLabel are where the axis labels are drawn, under and
-	// left of area; note is the top centre of the panel's note line, if
-	// any, under the x label.
+	// bare is the plot without legend and axis labels, which the chart
+	// draws itself: gonum/plot centres a log axis's label off centre and
+	// draws the legend over the data.
+	bare                 *plot.Plot
+	area                 draw.Canvas  // where bare is drawn
+	data                 vg.Rectangle // bare's data area
 	xLabel, yLabel, note vg.Point
-	// legend is the rectangle of the panel's legend, under its note;
-	// empty if the panel has no legend.
-	legend vg.Rectangle
+	legend               vg.Rectangle // empty without a legend
 }
 
 // bare returns a copy of p without its legend and axis labels.
@@ -238,22 +214,16 @@ func yLabelWidth(p *plot.Plot) vg.Length {
 	return st.Height(p.Y.Label.Text) + st.FontExtents().Descent + p.Y.Label.Padding
 }
 
-// layout places the panels on dc, a canvas of the chart's size: a tile
-// per panel, holding the plot and under it the panel's note and legend,
-// outside the data area.
+// layout places the panels on dc, a tile each: the plot, then its note
+// and legend.
 func (c *Chart) layout(dc draw.Canvas) []panelLayout {
 	body := dc
 	body.Max.Y -= c.header()
-	cols := 0
-	for _, row := range c.plots {
-		cols = max(cols, len(row))
-	}
 	_, panelNotes := c.notes()
 	foot := c.footer()
-	tiles := draw.Tiles{Rows: len(c.plots), Cols: cols, PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
+	tiles := draw.Tiles{Rows: len(c.plots), Cols: c.cols(), PadX: 14, PadY: 14, PadLeft: 6, PadRight: 10, PadBottom: 6}
 	var out []panelLayout
-	// Each panel in its own tile (not plot.Align, which would move the
-	// titles of panels with narrower axes out of line).
+	// Not plot.Align, which would move titles of narrower axes out of line.
 	for j, row := range c.plots {
 		for i, p := range row {
 			if p == nil {
@@ -284,9 +254,8 @@ func (c *Chart) layout(dc draw.Canvas) []panelLayout {
 }
 
 // draw draws the chart on a canvas of its size. It fails, drawing
-// nothing, if a panel's axis range is not finite (or not positive on a log
-// axis): gonum/plot would spin in the tick code or panic on such a range.
-// A panic while drawing is an error too.
+// nothing, on an axis range gonum/plot would spin or panic on; a panic
+// while drawing is an error too.
 func (c *Chart) draw(dc draw.Canvas) (err error) {
 	for _, p := range c.panels() {
 		if err := checkAxes(p); err != nil {
@@ -338,9 +307,8 @@ func (c *Chart) draw(dc draw.Canvas) (err error) {
 	return nil
 }
 
-// checkAxes reports an axis of p whose range no ticker can mark: not
-// finite, or not positive on a log scale. Non-finite data reaches the
-// axes through the plotters' data ranges.
+// checkAxes reports an axis of p that is not finite, or not positive on
+// a log scale.
 func checkAxes(p *plot.Plot) error {
 	for _, ax := range []struct {
 		name string
@@ -371,8 +339,7 @@ func (c *Chart) SVG() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// PNG renders the chart as a PNG image at dpi dots per inch (0 means 144,
-// sharp on high-density screens).
+// PNG renders the chart as a PNG image at dpi (0 means 144).
 func (c *Chart) PNG(dpi int) ([]byte, error) {
 	if dpi <= 0 {
 		dpi = 144
@@ -394,9 +361,8 @@ var (
 	svgXMLNS  = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
 )
 
-// inlineSVG renders the chart for inclusion in an HTML page: without the
-// XML prolog and the namespace attributes (HTML does not need them), so
-// that the page holds no URL at all.
+// inlineSVG renders the chart for an HTML page: without the XML prolog
+// and namespaces, so that the page holds no URL.
 func (c *Chart) inlineSVG() ([]byte, error) {
 	b, err := c.SVG()
 	if err != nil {
@@ -407,8 +373,8 @@ func (c *Chart) inlineSVG() ([]byte, error) {
 	return b, nil
 }
 
-// palette gives stores their colours, in the order they are first named
-// (colour-blind safe: ColorBrewer's Dark2, orange and teal first).
+// palette gives stores their colours: ColorBrewer's Dark2
+// (colour-blind safe).
 var palette = []color.RGBA{
 	{0xd9, 0x5f, 0x02, 0xff}, // orange
 	{0x1b, 0x9e, 0x77, 0xff}, // teal
@@ -420,10 +386,8 @@ var palette = []color.RGBA{
 	{0x66, 0x66, 0x66, 0xff}, // grey
 }
 
-// filePalette gives input files their colours (report --by-file, plain
-// go test -bench files): shades of blue from light (the baseline, usually
-// "base") to dark, a hue that no store colour uses, so that a file is
-// never taken for a store.
+// filePalette gives input files shades of blue, a hue no store has, so
+// that a file is never taken for a store.
 var filePalette = []color.RGBA{
 	{0x9e, 0xca, 0xe1, 0xff}, // light blue
 	{0x21, 0x66, 0xac, 0xff}, // dark blue
@@ -431,8 +395,7 @@ var filePalette = []color.RGBA{
 	{0x08, 0x30, 0x6b, 0xff}, // navy
 }
 
-// colors assigns palette colours to store names, and filePalette colours
-// to file labels, in the order they are first asked for.
+// colors assigns colours to stores and files in the order asked for.
 type colors struct {
 	names, files []string
 }
@@ -455,9 +418,8 @@ func pick(names *[]string, name string, pal []color.RGBA) color.RGBA {
 	return pal[i%len(pal)]
 }
 
-// columnColor returns the colour of a comparison column: a store's
-// colour, or when the columns are the input files (report --by-file,
-// plain go test -bench results) a file's colour.
+// columnColor returns the colour of a comparison column: a store's or a
+// file's.
 func (r *Report) columnColor(label string) color.RGBA {
 	if r.filesAreColumns() {
 		return r.colors.file(label)
@@ -465,14 +427,12 @@ func (r *Report) columnColor(label string) color.RGBA {
 	return r.colors.of(label)
 }
 
-// filesAreColumns reports whether the comparison's columns are the input
-// files (report --by-file, plain go test -bench results).
+// filesAreColumns reports whether the comparison's columns are files.
 func (r *Report) filesAreColumns() bool {
 	return r.Compare != nil && slices.ContainsFunc(strings.Split(r.Compare.Options.Col, ","), func(f string) bool { return strings.TrimSpace(f) == results.FileKey })
 }
 
-// tick returns the label a chart shows for the column label: the short
-// form fileTicks gave it, or the label itself.
+// tick returns the label a chart shows for a column label.
 func (r *Report) tick(label string) string {
 	if t, ok := r.ticks[label]; ok {
 		return t
@@ -480,13 +440,8 @@ func (r *Report) tick(label string) string {
 	return label
 }
 
-// fileTicks shortens the labels of input files for the charts' ticks and
-// legends: each loses the leading directories all of them share, so that
-// /home/ci/run/base.txt and /home/ci/run/head.txt read base.txt and
-// head.txt instead of two long paths drawn over each other under narrow
-// bars. Labels stay whole when shortening would make two of them equal
-// or one empty; labels without a directory ("base" of base=path) are
-// kept as they are. Tables and titles keep the full labels.
+// fileTicks shortens file labels for ticks and legends by the leading
+// directories all share, unless that makes two equal or one empty.
 func fileTicks(labels []string) map[string]string {
 	if len(labels) == 0 {
 		return nil
@@ -540,17 +495,14 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// barValue is one store's value in a scenario panel: a median and its
-// confidence interval.
+// barValue is one store's median and interval in a scenario panel.
 type barValue struct {
 	center, lo, hi float64
 	color          color.Color
 }
 
-// bars draws one value per store. On a linear axis starting at 0 each is
-// a bar from 0 to the median; on a logarithmic axis, where a bar's length
-// means nothing, a dot at the median (a dot plot). Either way the
-// confidence interval is a whisker and the median's value is written
+// bars draws a value per store: a bar from 0, or on a log axis (where a
+// bar's length means nothing) a dot; the interval a whisker, the value
 // above.
 type bars struct {
 	vals   []barValue
@@ -562,18 +514,15 @@ type bars struct {
 // dotRadius is the radius of a dot on a logarithmic axis.
 const dotRadius = 4
 
+// finite returns v's interval if it can be drawn.
 func (b *bars) finite(v barValue) (lo, hi float64, ok bool) {
-	if math.IsInf(v.lo, 0) || math.IsInf(v.hi, 0) || math.IsNaN(v.lo) || math.IsNaN(v.hi) || v.hi <= v.lo {
-		return 0, 0, false
-	}
-	if b.log && v.lo <= 0 {
+	if !finite(v.lo) || !finite(v.hi) || v.hi <= v.lo || (b.log && v.lo <= 0) {
 		return 0, 0, false
 	}
 	return v.lo, v.hi, true
 }
 
-// DataRange implements plot.DataRanger: room above the highest value for
-// its label, and on a log axis a floor below the smallest.
+// DataRange implements plot.DataRanger, with room for the labels.
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.vals))-0.5
 	top, bottom := 0.0, math.Inf(1)
@@ -582,16 +531,15 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 			// No range: the chart's axis check reports it.
 			return xmin, xmax, math.NaN(), math.NaN()
 		}
-		t := v.center
-		if _, hi, ok := b.finite(v); ok {
-			t = math.Max(t, hi)
-		}
-		top = math.Max(top, t)
+		top = math.Max(top, v.center)
 		if v.center > 0 {
 			bottom = math.Min(bottom, v.center)
 		}
-		if lo, _, ok := b.finite(v); ok && lo > 0 {
-			bottom = math.Min(bottom, lo)
+		if lo, hi, ok := b.finite(v); ok {
+			top = math.Max(top, hi)
+			if lo > 0 {
+				bottom = math.Min(bottom, lo)
+			}
 		}
 	}
 	if top <= 0 {
@@ -637,15 +585,13 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			labelY = max(labelY, yhi)
 		}
 		if b.log && v.center > 0 {
-			// Over the whisker, so that the median stays visible.
 			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: xc, Y: top})
 		}
 		c.FillText(b.label, vg.Point{X: xc, Y: labelY + 2}, b.format(v.center))
 	}
 }
 
-// axisLabel names the metric of unit for a value axis: the panel's title,
-// with "(bytes)" for byte values (the ticks say KiB, MiB, ...).
+// axisLabel is a value axis's label: title, "(bytes)" for bytes.
 func axisLabel(info unitInfo, title string) string {
 	if info.bytes {
 		return title + " (bytes)"
@@ -653,9 +599,8 @@ func axisLabel(info unitInfo, title string) string {
 	return title
 }
 
-// barPlot makes one panel of a scenario chart: a metric of each store.
-// Values that differ by more than 30x go on a logarithmic axis as dots;
-// the others are bars on a linear axis from 0.
+// barPlot makes a panel of a metric of each store: bars, or dots on a
+// log axis when the values differ by more than 30×.
 func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	info := infoOf(unit)
 	p := newPlot(info.title)
@@ -677,7 +622,6 @@ func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	p.Y.Label.Text = axisLabel(info, info.title)
 	switch {
 	case b.log:
-		// The chart notes under the panel that the axis is logarithmic.
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
 	case info.bytes:
@@ -698,15 +642,12 @@ func (g growthPoints) Len() int                        { return len(g.xs) }
 func (g growthPoints) XY(i int) (float64, float64)     { return g.xs[i], g.ys[i] }
 func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i], g.hi[i] - g.ys[i] }
 
-// growthPlot makes one log-log panel of a growth chart: a unit's median
-// at each pool size, one line per store, with the fitted power law.
+// growthPlot makes a log-log panel of a unit's medians by pool size, a
+// line per store, with the fitted power law.
 func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, error) {
 	info := infoOf(unit)
-	// Every op of a sweep family is one refresh (or, for startup, one load).
 	title := strings.Replace(info.title, " per op", " per refresh", 1)
 	p := newPlot(title)
-	// The chart notes that both axes are logarithmic, and draws the
-	// legend under the panel.
 	p.X.Label.Text = "certificates in the pool, N"
 	p.Y.Label.Text = axisLabel(info, title)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -740,7 +681,6 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 		}
 		if g.Len() == 0 {
 			if growth.AllZero(c) {
-				// Nothing to draw on a log axis; say so in the legend.
 				mark, err := plotter.NewScatter(plotter.XYs{{X: 1, Y: 1}})
 				if err != nil {
 					return nil, err
@@ -770,9 +710,8 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 	return p, nil
 }
 
-// addGrowthCurve draws one store's curve on p: its points g, the error
-// bars of withCI and, when c has a fit, the fitted power law, which it
-// returns (its ends).
+// addGrowthCurve draws a store's points, error bars and fitted power
+// law, returning the fit's ends.
 func addGrowthCurve(p *plot.Plot, c *growth.Curve, g, withCI growthPoints, col color.Color) (plotter.XYs, error) {
 	line, points, err := plotter.NewLinePoints(g)
 	if err != nil {

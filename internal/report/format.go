@@ -7,8 +7,7 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// unitInfo says how a unit is titled and its values formatted: by
-// results, the one owner of titles and of the number format.
+// unitInfo is how results titles a unit and formats its values.
 type unitInfo struct {
 	title  string
 	format func(float64) string
@@ -24,16 +23,11 @@ func infoOf(unit string) unitInfo {
 	}
 }
 
-// formatSeconds formats a duration in seconds: "850 ns", "1.2 ms", "52 s".
+// The formats of seconds ("1.2 ms"), bytes ("1.5 KiB") and counts
+// ("141,000").
 func formatSeconds(v float64) string { return results.Format(v, results.UnitSec) }
-
-// formatBytes formats a byte count with binary prefixes: "512 B",
-// "1.5 KiB", "12 MiB".
-func formatBytes(v float64) string { return results.Format(v, results.UnitBytes) }
-
-// formatCount formats a count with thousands separators: "140",
-// "141,000", "0.2".
-func formatCount(v float64) string { return results.Format(v, "") }
+func formatBytes(v float64) string   { return results.Format(v, results.UnitBytes) }
+func formatCount(v float64) string   { return results.Format(v, "") }
 
 // labelTicker relabels another ticker's labelled ticks with format.
 type labelTicker struct {
@@ -52,9 +46,8 @@ func (t labelTicker) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// bytesTicker marks a linear axis of byte values at round numbers of the
-// binary unit the axis reaches (KiB, MiB, ...), not at round numbers of
-// bytes.
+// bytesTicker marks a linear byte axis at round numbers of the binary
+// unit it reaches (KiB, MiB).
 type bytesTicker struct{}
 
 // Ticks returns ticks between min and max.
@@ -73,14 +66,11 @@ func (bytesTicker) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// logTicker marks a logarithmic axis: a labelled tick at every power of
-// ten, unlabelled ones at 2..9 times it, and labels at 2 and 5 times too
-// when the axis spans less than two powers of ten.
+// logTicker marks a log axis at every power of ten (1, 10, 100 of each
+// binary unit if bytes), with unlabelled ticks at 2..9 times it.
 type logTicker struct {
 	format func(float64) string
-	// bytes puts the powers of ten in binary units: 1, 10, 100 B, 1, 10,
-	// 100 KiB, 1 MiB, ...
-	bytes bool
+	bytes  bool
 }
 
 // Ticks returns the ticks between min and max (both > 0).
@@ -101,9 +91,8 @@ func (t logTicker) Ticks(min, max float64) []plot.Tick {
 	return t.ticksAt(majors, min, max)
 }
 
-// ticksAt marks each major value and its 2..9 multiples between min and
-// max, labelling the majors (and the 2 and 5 multiples too when fewer
-// than two majors fall in the range).
+// ticksAt marks each major and its 2..9 multiples in [min, max],
+// labelling the majors, and 2 and 5 too if fewer than two majors show.
 func (t logTicker) ticksAt(majors []float64, min, max float64) []plot.Tick {
 	inRange := 0
 	for _, v := range majors {

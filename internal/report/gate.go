@@ -10,19 +10,16 @@ import (
 	"github.com/certbench/certbench/internal/table"
 )
 
-// A GateResult is what the report shows of a gate's verdict, at the top
-// of the page: the outcome, and the Page the gate's text and Markdown
-// render, shown as it is, so that the report and the gate cannot differ
-// in a figure.
+// A GateResult is a gate's verdict as the report shows it: the outcome
+// and the gate's own Page, so that the two cannot differ in a figure.
 type GateResult struct {
 	Passed  bool        `json:"passed"`
 	Summary string      `json:"summary"`
 	Page    *table.Page `json:"page"`
 }
 
-// ReadGate reads a gate result, as certbench gate --format json writes
-// it (schema gate.JSONSchema). It refuses anything else, saying what it
-// found.
+// ReadGate reads what certbench gate --format json writes, refusing
+// anything else.
 func ReadGate(r io.Reader) (*GateResult, error) {
 	var g struct {
 		Schema string `json:"schema"`

@@ -1,6 +1,7 @@
 package report
 
 import (
+	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -29,22 +30,17 @@ type htmlFamily struct {
 }
 
 type htmlPage struct {
-	Title     string
-	Inputs    []string
-	Gate      *GateResult
-	GateHTML  template.HTML
-	Config    []compare.Config
-	Families  []htmlFamily
-	Exponents template.HTML
-	// ChartsTitle heads the bar charts: "Scenarios", or "Benchmarks"
-	// when the rows are not scenarios (plain go test -bench results).
-	ChartsTitle string
+	Title       string
+	Inputs      []string
+	Gate        *GateResult
+	GateHTML    template.HTML
+	Config      []compare.Config
+	Families    []htmlFamily
+	Exponents   template.HTML
+	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
-	// Operators are the charts of what operators feel.
-	Operators []htmlChart
-	// Tables are compare's tables and notes, as certbench compare
-	// shows them.
-	Tables template.HTML
+	Operators   []htmlChart
+	Tables      template.HTML // compare's page
 }
 
 // fragment renders p with package table's HTML renderer.
@@ -54,10 +50,8 @@ func fragment(p *table.Page) template.HTML {
 	return template.HTML(b.String())
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS
-// and inline SVG charts, no scripts, no external resources. Its tables
-// are package table's values: the gate's and compare's the same as their
-// own outputs show.
+// WriteHTML writes the report as one self-contained HTML page, its
+// tables the gate's and compare's own table values.
 func (r *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios", Gate: r.Gate}
 	if g := r.Gate; g != nil {
@@ -114,8 +108,7 @@ func toHTML(ch *Chart) (htmlChart, error) {
 	return htmlChart{ID: ch.ID, Title: ch.Title, Caption: ch.Caption, SVG: template.HTML(b), Width: w, Height: h}, nil
 }
 
-// exponentTable lists the fitted exponents: one row per family and unit,
-// one column per store.
+// exponentTable lists the fitted exponents by family, unit and store.
 func (r *Report) exponentTable() *table.Table {
 	stores := r.curveStores()
 	cols := []table.Column{{Name: "family"}, {Name: "metric"}}
@@ -154,21 +147,16 @@ func (r *Report) exponentTable() *table.Table {
 	return t
 }
 
-// medianTable lists a family's medians per size: one row per unit and
-// store.
+// medianTable lists a family's medians per size, by unit and store.
 func (r *Report) medianTable(family string) *table.Table {
 	var sizes []int
 	for _, c := range r.Curves {
-		if c.Family != family {
-			continue
-		}
-		for _, s := range c.Sizes() {
-			if !slices.Contains(sizes, s) {
-				sizes = append(sizes, s)
-			}
+		if c.Family == family {
+			sizes = append(sizes, c.Sizes()...)
 		}
 	}
 	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
 	cols := []table.Column{{Name: "metric"}, {Name: "store"}}
 	for _, s := range sizes {
 		cols = append(cols, table.Column{Name: "N = " + formatCount(float64(s)), Align: table.Right})
@@ -203,7 +191,6 @@ func (r *Report) medianTable(family string) *table.Table {
 			}{{c.Fit, c.FitErr}, {c.Last, c.LastErr}} {
 				switch {
 				case growth.AllZero(c):
-					// As in the exponent table.
 					row = append(row, table.Cell{Text: "0 at every size"})
 				case f.err != nil:
 					row = append(row, t.Note(table.Cell{Text: "-"}, f.err.Error()))
@@ -225,95 +212,9 @@ func kText(k float64) string {
 	return strconv.FormatFloat(k, 'f', 2, 64)
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; color: #222; margin: 0 auto; padding: 1.5em 2em 4em; max-width: 1280px; line-height: 1.4; }
-h1 { font-size: 1.7em; margin: 0 0 .2em; }
-h2 { font-size: 1.35em; margin-top: 2em; border-bottom: 2px solid #ddd; padding-bottom: .2em; }
-h3 { font-size: 1.1em; margin: 1.6em 0 .4em; }
-p.meta, details { color: #555; font-size: .9em; }
-nav ul { columns: 3; font-size: .9em; padding-left: 1.2em; }
-nav a, a.anchor { color: #1b5e9e; text-decoration: none; }
-figure { margin: .5em 0 1.5em; }
-figure svg { max-width: 100%; height: auto; display: block; }
-figure svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
-figcaption { font-size: .85em; color: #555; margin-top: .3em; max-width: 60em; }
-table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: .88em; }
-th, td { border: 1px solid #d4d4d4; padding: .25em .6em; }
-th { background: #f3f3f3; text-align: center; }
-td { white-space: nowrap; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.better { background: #e3f4e3; color: #155d15; }
-td.worse, td.regressed { background: #fbe3e3; color: #8a1414; }
-tr.summary td { border-top: 2px solid #999; font-weight: bold; }
-span.ci { color: #666; }
-p.notes, ul.notes { font-size: .85em; color: #555; }
-p.notes { margin-top: -.8em; }
-pre { background: #f6f6f6; padding: .6em; font-size: .85em; }
-section.gate { border: 2px solid; border-radius: 4px; padding: .2em 1em .6em; margin: 1em 0; }
-section.gate.pass { border-color: #2e8b2e; background: #f3fbf3; }
-section.gate.fail { border-color: #b22222; background: #fdf3f3; }
-section.gate h2 { margin-top: .4em; border: none; }
-section.gate table { background: #fff; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<p class="meta">Results from {{range $i, $f := .Inputs}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>
-{{with .Gate}}<section id="gate" class="gate {{if .Passed}}pass{{else}}fail{{end}}">
-{{$.GateHTML}}
-</section>
-{{end}}
-{{if .Config}}<details><summary>Configuration</summary>
-<pre>{{range .Config}}{{.Key}}: {{range $i, $v := .Values}}{{if $i}} | {{end}}{{$v}}{{end}}
-{{end}}</pre></details>{{end}}
-<nav><ul>
-{{if .Gate}}<li><a href="#gate">Gate verdict</a></li>{{end}}
-{{if .Families}}<li><a href="#growth">Growth with pool size</a></li>{{range .Families}}<li><a href="#growth-{{.Name}}">{{.Name}}</a></li>{{end}}{{end}}
-{{if .Operators}}<li><a href="#operators">What operators feel</a></li>{{end}}
-{{if .Scenarios}}<li><a href="#scenarios">{{.ChartsTitle}}</a></li>{{range .Scenarios}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{end}}
-{{if .Tables}}<li><a href="#tables">Comparison tables</a></li>{{end}}
-</ul></nav>
-{{if .Families}}
-<section id="growth">
-<h2>Growth with pool size</h2>
-<p>Each scenario family measured at several pool sizes N (certbench sweep). A store whose refresh is linear in the pool has k ≈ 1; quadratic k ≈ 2; a cost independent of the pool k ≈ 0. Constant costs (such as generating a default certificate on every refresh) flatten the small sizes, so the slope between the two largest sizes is shown too.</p>
-{{.Exponents}}
-{{range .Families}}
-<h3 id="growth-{{.Name}}">{{.Name}}</h3>
-{{with .Chart}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
-{{.Medians}}
-{{end}}
-</section>
-{{end}}
-{{if .Operators}}
-<section id="operators">
-<h2>What operators feel</h2>
-{{range .Operators}}
-<figure id="{{.ID}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
-{{end}}
-</section>
-{{end}}
-{{if .Scenarios}}
-<section id="scenarios">
-<h2>{{.ChartsTitle}}</h2>
-{{with index .Scenarios 0}}<p>{{.Caption}}</p>{{end}}
-{{range .Scenarios}}
-<figure id="{{.ID}}">{{.SVG}}</figure>
-{{end}}
-</section>
-{{end}}
-{{if .Tables}}
-<section id="tables">
-<h2>Comparison tables</h2>
-{{.Tables}}
-</section>
-{{end}}
-</body>
-</html>
-`))
+// pageHTML is the page's template, with its style sheet.
+//
+//go:embed page.html
+var pageHTML string
+
+var pageTemplate = template.Must(template.New("page").Parse(pageHTML))

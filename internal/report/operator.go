@@ -16,21 +16,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// The charts of the report's "What operators feel" (docs/measurements.md): what a proxy's operators
-// see of a store, beyond time per refresh.
-//
-// Handshake results carry latency percentiles, not raw latencies, so the
-// latency chart of a handshake scenario has two panels on one logarithmic
-// latency axis: each store's percentiles under churn (p50, p90, p99,
-// p99.9, max) as a curve over the percentile axis, which shows where in
-// the tail churn bites, with the churn-free p99 marked as a ring; and
-// the p99 without and under churn per store (ring to dot, the ratio
-// written beside), the one comparison an operator asks first. A log axis
-// because stores can differ by orders of magnitude and the ratio, not
-// the difference, is what churn costs.
+// The charts of "What operators feel" (docs/measurements.md): handshake
+// latency without and under churn, and the peak heap of a refresh. The
+// latency axis is logarithmic: what churn costs is a ratio.
 
-// percentileUnits are the handshake percentiles under churn, in the
-// order of the percentile axis, with their tick labels.
+// percentileUnits are the handshake percentiles under churn, in axis
+// order, with their tick labels.
 var percentileUnits = []struct{ unit, label string }{
 	{results.UnitHandshakeP50Sec, "p50"},
 	{results.UnitHandshakeP90Sec, "p90"},
@@ -42,9 +33,8 @@ var percentileUnits = []struct{ unit, label string }{
 // p99Index is the position of p99 on the percentile axis.
 const p99Index = 2
 
-// operatorCharts makes the charts of what operators feel: one latency
-// chart per handshake scenario that has the churn-free p99, then one
-// chart of the peak heap of a refresh per refresh scenario.
+// operatorCharts makes a latency chart per handshake scenario with a
+// churn-free p99, then the peak heap chart.
 func (r *Report) operatorCharts() []*Chart {
 	if r.Compare == nil {
 		return nil
@@ -70,7 +60,7 @@ type storeValue struct {
 }
 
 // rowValues returns the positive finite medians of unit in the row
-// labelled label, by column; nil when the table or the row is missing.
+// labelled label.
 func (r *Report) rowValues(unit, label string) []storeValue {
 	t := r.Compare.Table(unit)
 	if t == nil {
@@ -99,9 +89,8 @@ func valueOf(vs []storeValue, store string) (float64, bool) {
 	return vs[i].v, true
 }
 
-// handshakeChart makes the latency chart of one handshake scenario (see
-// the comment at the top of this file); nil when the row has no
-// percentiles under churn or no churn-free p99.
+// handshakeChart makes the latency chart of one handshake scenario: the
+// percentile curves and the p99 pairs; nil without both p99s.
 func (r *Report) handshakeChart(label string) *Chart {
 	d := hsChartData{
 		calm:   r.rowValues(results.UnitCalmP99Sec, label),
@@ -125,7 +114,6 @@ func (r *Report) handshakeChart(label string) *Chart {
 	if len(d.stores) == 0 || len(d.calm) == 0 || len(d.churn) == 0 {
 		return nil
 	}
-	// Keep the order of the comparison's columns (the baseline first).
 	order := func(a, b string) int {
 		return slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == a }) -
 			slices.IndexFunc(r.Compare.Columns, func(c compare.Column) bool { return c.Label == b })
@@ -256,9 +244,8 @@ type churnPair struct {
 	color              color.Color
 }
 
-// churnPairs draws, at x = 0, 1, ..., a ring at the churn-free p99, a
-// dot at the p99 under churn, a line between them, and above them the
-// values and the ratio.
+// churnPairs draws per store a ring (churn-free p99) joined to a dot
+// (under churn), the values and ratio above.
 type churnPairs struct {
 	pairs []churnPair
 	label text.Style
@@ -273,16 +260,13 @@ func (cp *churnPairs) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLine2(draw.LineStyle{Color: pr.color, Width: vg.Points(1.4)}, x, yc, x, yu)
 		c.DrawGlyph(draw.GlyphStyle{Color: pr.color, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}, vg.Point{X: x, Y: yc})
 		c.DrawGlyph(draw.GlyphStyle{Color: pr.color, Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: yu})
-		// Above the higher of the two, centred: the values, then the ratio.
 		top := max(yc, yu) + vg.Points(7)
 		c.FillText(cp.label, vg.Point{X: x, Y: top + cp.label.Height("×")}, formatSeconds(pr.calm)+" → "+formatSeconds(pr.churn))
 		c.FillText(cp.label, vg.Point{X: x, Y: top}, "×"+results.Format(pr.ratio, results.UnitP99ChurnRatio))
 	}
 }
 
-// peakChart makes one panel per refresh scenario with peak-B: each
-// store's median peak heap of a refresh, bars from 0 when the stores are
-// within 30× of each other, else dots on a log axis (barPlot's rule).
+// peakChart makes a barPlot panel per scenario with peak-B.
 func (r *Report) peakChart() *Chart {
 	t := r.Compare.Table(results.UnitPeak)
 	if t == nil {
@@ -309,11 +293,7 @@ func (r *Report) peakChart() *Chart {
 	if len(panels) == 0 {
 		return nil
 	}
-	better := make([]int, len(panels))
-	for i := range better {
-		better[i] = results.Better(results.UnitPeak)
-	}
-	return withBetter(panels, better, &Chart{
+	return withBetter(panels, slices.Repeat([]int{results.Better(results.UnitPeak)}, len(panels)), &Chart{
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +

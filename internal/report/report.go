@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -21,58 +22,41 @@ import (
 type Options struct {
 	// Title is the page title; empty means "certbench report".
 	Title string
-	// GrowthUnits are the metrics of each growth chart, in order, when
-	// present; nil means DefaultGrowthUnits.
+	// GrowthUnits are the metrics of each growth chart; nil means
+	// DefaultGrowthUnits.
 	GrowthUnits []string
-	// Compare configures the comparison of results that are not sweep
-	// samples, one chart per row and one bar per column; the zero value
-	// compares stores (rows /scenario, columns /store, the first store
-	// the baseline), or for plain go test -bench results the input
-	// files (rows by benchmark name, columns by file), as benchstat does.
+	// Compare configures the comparison of the results that are not
+	// sweep samples: a chart per row, a bar per column.
 	Compare compare.Options
-	// Gate, when set, is a gate's verdict on the results (ReadGate), shown
-	// at the top of the page with its thresholds.
+	// Gate, if set, is a gate's verdict (ReadGate), shown at the top.
 	Gate *GateResult
 }
 
 // DefaultGrowthUnits are the metrics of a growth chart.
 var DefaultGrowthUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained}
 
-// barUnits are the metrics of a scenario chart, in order, when present;
-// units not listed (such as the latency percentiles of
-// handshake-under-churn) follow in the order of the comparison tables.
+// barUnits are the first metrics of a scenario chart; others follow in
+// table order.
 var barUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
 	results.UnitRetainedPerCert, results.UnitRetained, results.UnitGoroutines}
 
 // Report is what Build makes: the statistics and the charts.
 type Report struct {
-	// Title is the page title.
-	Title string
-	// Inputs are the labels of the input files.
+	Title  string
 	Inputs []string
-	// Config lists the file configuration (goos, cpu, go, ...) of the
-	// results with their distinct values.
 	Config []compare.Config
-	// Compare is the comparison of the results that are not sweep
-	// samples; nil when there are none.
+	// Compare compares the results that are not sweep samples; nil if
+	// none.
 	Compare *compare.Report
-	// Curves are the growth curves of the sweep samples; nil when there
-	// are none.
+	// Curves are the growth curves of the sweep samples.
 	Curves []growth.Curve
-	// Growth holds one chart per sweep family; Scenarios one per row
-	// of Compare (a scenario, or a benchmark of a plain go test file).
-	Growth, Scenarios []*Chart
-	// Operators are the charts of what operators feel: handshake
-	// latency without and under churn, and the peak heap of a refresh
-	// (operator.go); nil when the results have neither.
-	Operators []*Chart
-	// Gate is Options.Gate.
-	Gate *GateResult
+	// Growth holds a chart per sweep family, Scenarios one per row of
+	// Compare, Operators those of operator.go.
+	Growth, Scenarios, Operators []*Chart
+	Gate                         *GateResult
 
 	colors colors
-	// ticks holds the short tick labels of input files compared as
-	// columns (fileTicks); a label not in it is shown whole.
-	ticks map[string]string
+	ticks  map[string]string // short labels of file columns (fileTicks)
 }
 
 // Build computes the statistics of rs and makes every chart.
@@ -80,10 +64,7 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	if rs == nil || len(rs.Series) == 0 {
 		return nil, errors.New("report: no results")
 	}
-	r := &Report{Title: opts.Title, Inputs: rs.Files, Config: configOf(rs), Gate: opts.Gate}
-	if r.Title == "" {
-		r.Title = "certbench report"
-	}
+	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate}
 	growthUnits := opts.GrowthUnits
 	if growthUnits == nil {
 		growthUnits = DefaultGrowthUnits
@@ -130,14 +111,10 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 			if ch == nil {
 				continue
 			}
-			// Rows that differ only in characters an ID cannot hold
-			// ("Lookup/exact", "Lookup exact") still get their own
-			// chart file and anchor.
-			if n := ids[ch.ID]; n > 0 {
-				ids[ch.ID]++
-				ch.ID = fmt.Sprintf("%s-%d", ch.ID, n+1)
-			} else {
-				ids[ch.ID] = 1
+			// Rows alike but for characters an ID cannot hold get
+			// their own ID.
+			if ids[ch.ID]++; ids[ch.ID] > 1 {
+				ch.ID = fmt.Sprintf("%s-%d", ch.ID, ids[ch.ID])
 			}
 			r.Scenarios = append(r.Scenarios, ch)
 		}
@@ -152,36 +129,30 @@ func (r *Report) Charts() []*Chart {
 	return slices.Concat(r.Growth, r.Operators, r.Scenarios)
 }
 
-// families returns the sweep families in the order first seen.
+// families and curveStores return the sweep's families and stores, in
+// order.
 func (r *Report) families() []string {
-	var fams []string
-	for _, c := range r.Curves {
-		if !slices.Contains(fams, c.Family) {
-			fams = append(fams, c.Family)
-		}
-	}
-	return fams
+	return r.curvesBy(func(c growth.Curve) string { return c.Family })
 }
-
-// stores returns the stores of the sweep curves, in order.
 func (r *Report) curveStores() []string {
-	var stores []string
-	for _, c := range r.Curves {
-		if !slices.Contains(stores, c.Store) {
-			stores = append(stores, c.Store)
-		}
-	}
-	return stores
+	return r.curvesBy(func(c growth.Curve) string { return c.Store })
 }
 
-// GrowthChart makes the growth chart of a sweep family: one log-log panel
-// per unit (those with data), two panels per row. title defaults to
-// "<family>: growth with the number of certificates". It returns nil when
-// the family has no curve for any of the units.
-func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
-	if title == "" {
-		title = family + ": growth with the number of certificates"
+func (r *Report) curvesBy(key func(growth.Curve) string) []string {
+	var out []string
+	for _, c := range r.Curves {
+		if k := key(c); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
 	}
+	return out
+}
+
+// GrowthChart makes the growth chart of a sweep family: a log-log panel
+// per unit with data, two a row; nil if there is none. title has a
+// default.
+func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
+	title = cmp.Or(title, family+": growth with the number of certificates")
 	var panels []*plot.Plot
 	var better []int
 	for _, unit := range units {
@@ -292,8 +263,8 @@ func (r *Report) scenarioChart(label string) *Chart {
 	})
 }
 
-// withBetter records the direction of each panel of ch (better[i] for
-// panels[i]) and returns ch.
+// withBetter records better[i] as the direction of panels[i] and
+// returns ch.
 func withBetter(panels []*plot.Plot, better []int, ch *Chart) *Chart {
 	for i, p := range panels {
 		ch.setBetter(p, better[i])
@@ -320,28 +291,6 @@ func safeID(s string) string {
 	return strings.Trim(unsafeID.ReplaceAllString(s, "_"), "_")
 }
 
-// configOf collects the file configuration of the results, without the
-// input label.
-func configOf(rs *results.Set) []compare.Config {
-	var cfg []compare.Config
-	for _, res := range rs.Series {
-		for _, c := range res.Config {
-			if !c.File || c.Key == results.FileKey {
-				continue
-			}
-			i := slices.IndexFunc(cfg, func(x compare.Config) bool { return x.Key == c.Key })
-			if i < 0 {
-				cfg = append(cfg, compare.Config{Key: c.Key})
-				i = len(cfg) - 1
-			}
-			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
-				cfg[i].Values = append(cfg[i].Values, v)
-			}
-		}
-	}
-	return cfg
-}
-
 // WritePNGs writes every chart as <dir>/<chart ID>.png at dpi (0 means
 // 144) and returns the paths written.
 func (r *Report) WritePNGs(dir string, dpi int) ([]string, error) {
@@ -363,8 +312,7 @@ func (r *Report) WritePNGs(dir string, dpi int) ([]string, error) {
 	return paths, nil
 }
 
-// WriteChart writes one chart to path, as SVG or PNG by the path's
-// extension (.svg, .png).
+// WriteChart writes a chart to path, SVG or PNG by its extension.
 func WriteChart(ch *Chart, path string) error {
 	var b []byte
 	var err error

@@ -7,13 +7,10 @@ import (
 	"strings"
 )
 
-// WriteCSV writes p's tables as CSV, for spreadsheets: each table starts
-// with a header record, and every record's first field is the table's
-// title. A column with intervals is followed by a "± <column>" field, and
-// a table with footnotes ends each record with a "notes" field holding
-// the texts of the row's footnotes, joined by "; "; the table's notes
-// follow its rows, one record each ("note: ..."). Tables differ in
-// their number of fields (read with csv.Reader.FieldsPerRecord = -1).
+// WriteCSV writes p's tables as CSV: a header record per table, the
+// title first in every record, a "± <column>" field after a column with
+// intervals, a "notes" field of the row's footnotes. Tables differ in
+// their number of fields.
 func WriteCSV(w io.Writer, p *Page) error {
 	cw := csv.NewWriter(w)
 	for _, t := range p.Tables {

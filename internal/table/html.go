@@ -8,13 +8,9 @@ import (
 	"strings"
 )
 
-// WriteHTML writes p as an HTML fragment for a page that styles it: the
-// title as <h2>, the lines as <p>, the details folded in <details>, each
-// table under an <h3> with a header row of groups (if any) and one of
-// names, footnotes and notes in <p class="notes">, and the page's notes
-// as a list. A column with no Name continues the one before it, as in
-// Markdown. A cell's class and a right-aligned column's "num" are class
-// attributes of its <td>; a summary row is <tr class="summary">.
+// WriteHTML writes p as an HTML fragment for a page that styles it: a
+// cell's class and a right-aligned column's "num" are classes of its
+// <td>, a summary row is <tr class="summary">.
 func WriteHTML(w io.Writer, p *Page) error {
 	bw := bufio.NewWriter(w)
 	esc := html.EscapeString
@@ -109,8 +105,8 @@ func colspan(n int) string {
 	return fmt.Sprintf(` colspan="%d"`, n)
 }
 
-// span returns the number of columns in [start, end) and the unnamed
-// columns that continue them, which share their cells.
+// span returns the number of columns in [start, end) that do not
+// continue another.
 func (t *Table) span(start, end int) int {
 	n := 0
 	for j := start; j < end; j++ {

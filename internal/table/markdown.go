@@ -9,12 +9,9 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// WriteMarkdown writes p as GitHub-flavoured Markdown: the title as a
-// heading, the lines as paragraphs, the details folded in a <details>
-// block, each table under its title with footnotes in <sub>, and the
-// notes as a list. A column with no Name continues the one before it: its
-// text joins that cell after a space. Cells of a class other than Plain
-// are bold; a summary row's label is italic.
+// WriteMarkdown writes p as GitHub-flavoured Markdown: a continuing
+// column joins the cell before, classed cells are bold, a summary row's
+// label italic.
 func WriteMarkdown(w io.Writer, p *Page) error {
 	bw := bufio.NewWriter(w)
 	level := "###"

@@ -1,10 +1,7 @@
-// Package table is the one table model of certbench's outputs. An analysis
-// (compare, gate, report, conformance, profile) computes its figures once,
-// formats each as a Cell, and hands a Page of Tables to the renderers here:
-// Text (aligned as benchstat aligns), Markdown, CSV and an HTML fragment.
-// Every renderer shows the same cell texts, intervals, footnotes and notes,
-// so two outputs of one results file cannot disagree. JSON is json.Marshal
-// of the analysis's own tagged types (a Page marshals too).
+// Package table is the one table model of certbench's outputs: an
+// analysis formats each figure once as a Cell and hands a Page of Tables
+// to the renderers (text as benchstat aligns it, Markdown, CSV, HTML), so
+// two outputs of one results file cannot disagree.
 package table
 
 import "slices"
@@ -12,18 +9,17 @@ import "slices"
 // Align is a column's alignment.
 type Align uint8
 
+// The alignments: Left for labels, Right for numbers.
 const (
-	// Left aligns a column's cells to the left: labels and names.
 	Left Align = iota
-	// Right aligns a column's cells to the right: numbers.
 	Right
 )
 
-// Class says what a cell's value means for a reader; renderers mark it
-// (Markdown: bold; HTML: the class attribute). The zero class is plain.
+// Class says what a cell's value means; renderers mark it (Markdown:
+// bold; HTML: the class attribute).
 type Class string
 
-// The classes certbench's analyses use.
+// The classes.
 const (
 	Plain     Class = ""
 	Better    Class = "better"    // a significant change for the better
@@ -33,33 +29,27 @@ const (
 
 // A Column is one column of a Table.
 type Column struct {
-	// Group labels a run of consecutive columns with the same Group,
-	// as benchstat labels a file's value and delta columns. If any
-	// column of a table has a Group, Text separates groups by "│".
+	// Group labels a run of consecutive columns, as benchstat labels a
+	// file's value and delta columns.
 	Group string `json:"group,omitempty"`
-	// Name heads the column (under its Group, if any). A column with no
-	// Name and its predecessor's Group continues that column: Text puts
-	// one space between them, Markdown and HTML join their cells.
-	Name string `json:"name"`
-	// Align aligns the column's cells (and, in Text, its name).
-	Align Align `json:"align"`
+	// Name heads the column; a column with no Name and its
+	// predecessor's Group continues that column.
+	Name  string `json:"name"`
+	Align Align  `json:"align"`
 }
 
 // A Cell is one formatted figure or label.
 type Cell struct {
 	// Text is the value as shown: "190 ms", "-28.66%", "~".
 	Text string `json:"text"`
-	// Interval is the confidence interval, shown as "± Interval"; ""
-	// when the cell has none (a table footnote or note says why).
+	// Interval is shown as "± Interval"; "" for none.
 	Interval string `json:"interval,omitempty"`
 	// Notes are the numbers of the table's Footnotes the cell refers to.
 	Notes []int `json:"notes,omitempty"`
-	// Class says what the value means (better, worse, regressed).
 	Class Class `json:"class,omitempty"`
 }
 
-// A Row is one row of a Table, one cell per column (missing cells are
-// empty).
+// A Row is one row of a Table, a cell per column (missing cells empty).
 type Row struct {
 	Cells []Cell `json:"cells"`
 	// Summary marks a row that summarizes the others (a geomean).
@@ -68,18 +58,14 @@ type Row struct {
 
 // A Table is a titled grid of cells with its footnotes and notes.
 type Table struct {
-	// Title heads the table (a unit, "Regressed").
 	Title string `json:"title,omitempty"`
-	// ID, if set, is the HTML table's id, for links to it.
-	ID string `json:"id,omitempty"`
-	// Columns head the table; every row has a cell per column.
+	// ID, if set, is the HTML table's id.
+	ID      string   `json:"id,omitempty"`
 	Columns []Column `json:"columns"`
 	Rows    []Row    `json:"rows"`
-	// Footnotes are numbered from 1 in the order cells first refer to
-	// them (see Footnote).
+	// Footnotes are numbered from 1 (Footnote); Notes follow, unnumbered.
 	Footnotes []string `json:"footnotes,omitempty"`
-	// Notes follow the footnotes, unnumbered.
-	Notes []string `json:"notes,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // New returns an empty table with the given title and columns.
@@ -93,8 +79,7 @@ func (t *Table) Add(cells ...Cell) *Row {
 	return &t.Rows[len(t.Rows)-1]
 }
 
-// Footnote returns the number of footnote text, adding it if it is new,
-// so that cells with the same warning share one footnote.
+// Footnote returns the number of footnote text, adding it if new.
 func (t *Table) Footnote(text string) int {
 	if i := slices.Index(t.Footnotes, text); i >= 0 {
 		return i + 1
@@ -111,9 +96,8 @@ func (t *Table) Note(c Cell, texts ...string) Cell {
 	return c
 }
 
-// cont reports whether column j continues the one before it: it has no
-// Name and the same Group. Text puts one space before it, Markdown and
-// HTML show its cells in the column before.
+// cont reports whether column j continues the one before it: no Name,
+// the same Group.
 func (t *Table) cont(j int) bool {
 	return j > 0 && t.Columns[j].Name == "" && t.Columns[j].Group == t.Columns[j-1].Group
 }
@@ -131,17 +115,14 @@ func (r Row) cell(j int) Cell {
 	return Cell{}
 }
 
-// A Page is what an analysis hands to a renderer: a title, lines before
-// the tables, the tables, and notes after them.
+// A Page is what an analysis hands to a renderer.
 type Page struct {
-	// Title heads the page ("certbench gate: PASS: ...").
 	Title string `json:"title,omitempty"`
 	// Details are lines of context (configuration) that Markdown and
-	// HTML fold away; Text prints them as they are.
+	// HTML fold away.
 	Details []string `json:"details,omitempty"`
-	// Lines are short paragraphs shown before the tables.
-	Lines []string `json:"lines,omitempty"`
-	// Tables are rendered in order, each under its title.
+	// Lines are short paragraphs before the tables.
+	Lines  []string `json:"lines,omitempty"`
 	Tables []*Table `json:"tables"`
 	// Notes apply to the page as a whole.
 	Notes []string `json:"notes,omitempty"`

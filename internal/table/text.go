@@ -8,11 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// WriteText writes p for a fixed-width font: the title, lines and
-// details, each table (benchstat's layout when its columns have groups:
-// group labels over column names, groups separated by "│"; otherwise
-// column names over two-space separated columns), its footnotes as
-// "¹ text" and notes as "note: text", then the page's notes.
+// WriteText writes p for a fixed-width font, tables in benchstat's
+// layout when their columns have groups.
 func WriteText(w io.Writer, p *Page) error {
 	bw := bufio.NewWriter(w)
 	started := false
@@ -90,9 +87,8 @@ func (t *Table) writeText(w io.Writer) {
 	}
 }
 
-// measure sizes each column so that its cells fit, its name over it and
-// the columns that continue it, and its group's label over the group's
-// columns (widening the last column of the span).
+// measure sizes each column to fit its cells, its name and its group's
+// label (widening a span's last column).
 func (t *Table) measure() []textCol {
 	cols := make([]textCol, len(t.Columns))
 	for j := range t.Columns {
@@ -159,10 +155,8 @@ func (t *Table) groups() []group {
 	return gs
 }
 
-// sep writes what goes before column j: nothing before the first, "│"
-// (in header lines) or space at a group's start in a grouped table, one
-// space before a column with no Name (it continues the one before), two
-// spaces otherwise.
+// sep writes what goes before column j: "│" (headers) or spaces at a
+// group's start, one space before a continuing column, else two.
 func (t *Table) sep(b *strings.Builder, j int, grouped, header bool) {
 	switch {
 	case j == 0:
@@ -188,8 +182,8 @@ func (t *Table) textGroups(b *strings.Builder, cols []textCol) {
 	b.WriteString(" │")
 }
 
-// textCell lays out one cell: its text aligned in the column's text part,
-// then "± interval" and footnote marks, each in its own part.
+// textCell lays out a cell's text, "± interval" and marks, each in its
+// part of the column.
 func (t *Table) textCell(c Cell, j int, tc textCol) string {
 	var b strings.Builder
 	if t.Columns[j].Align == Right {

@@ -7,6 +7,7 @@ replace github.com/certbench/certbench => ../..
 require (
 	github.com/certbench/certbench v0.0.0-00010101000000-000000000000
 	github.com/rs/zerolog v1.34.0
+	github.com/sirupsen/logrus v1.9.4
 )
 
 require (

@@ -6,22 +6,18 @@ import (
 	"time"
 )
 
-// cacheTTL is the expiry of a cached lookup, go-cache's default expiration
-// in Traefik's certificate stores.
+// cacheTTL is go-cache's default expiration in Traefik's stores.
 const cacheTTL = time.Hour
 
-// lookupCache models the go-cache instance of each Traefik certificate
-// store: items with a per-item expiry under an RWMutex. It starts no
-// janitor goroutine: expired items are ignored by get and dropped with
-// their generation.
+// lookupCache models a store's go-cache, without the janitor goroutine:
+// expired items are ignored and dropped with their generation.
 type lookupCache struct {
 	mu    sync.RWMutex
 	ttl   time.Duration
 	items map[string]cacheItem
 }
 
-// cacheItem is go-cache's Item: the value as an interface and an expiry in
-// Unix nanoseconds.
+// cacheItem is go-cache's Item (expiration in Unix nanoseconds).
 type cacheItem struct {
 	object     any
 	expiration int64

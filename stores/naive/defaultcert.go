@@ -13,18 +13,14 @@ import (
 	"time"
 )
 
-// DefaultCertCommonName is the common name of the default certificate the
-// model generates for a store with no configured default, as Traefik names
-// its own.
+// DefaultCertCommonName is the common name of a generated default, as Traefik's.
 const DefaultCertCommonName = "TRAEFIK DEFAULT CERT"
 
 // defaultCertLifetime is how long a generated default certificate is valid.
 const defaultCertLifetime = 365 * 24 * time.Hour
 
-// generateDefaultCertificate makes what Traefik serves when a store has no
-// default configured: a fresh self-signed RSA-2048 certificate under a
-// random "*.traefik.default" host name, with Traefik's costs (the key
-// generation, a PEM round trip and a tls.X509KeyPair parse).
+// generateDefaultCertificate makes Traefik's default for a store without
+// one: a fresh self-signed RSA-2048 certificate, with its PEM round trip.
 func generateDefaultCertificate() (*tls.Certificate, error) {
 	var r defaultCertRand
 	if _, err := rand.Read(r[:]); err != nil {
@@ -48,8 +44,6 @@ func generateDefaultCertificate() (*tls.Certificate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("naive: default certificate: %w", err)
 	}
-	// Traefik hands the generated pair on as PEM and parses it like any
-	// configured certificate; the model pays for the same round trip.
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
@@ -59,8 +53,7 @@ func generateDefaultCertificate() (*tls.Certificate, error) {
 	return &cert, nil
 }
 
-// defaultCertRand is the randomness of one generated default certificate:
-// the first 16 bytes are its serial number, all 48 name its host.
+// defaultCertRand is a default's randomness: 16 bytes of serial, 48 of host name.
 type defaultCertRand [48]byte
 
 // serial returns a positive 128-bit serial number.
@@ -72,8 +65,7 @@ func (r *defaultCertRand) serial() *big.Int {
 	return s
 }
 
-// hostName returns "<32 hex>.<32 hex>.traefik.default", the shape of the
-// name on Traefik's generated default certificate.
+// hostName returns "<32 hex>.<32 hex>.traefik.default", as Traefik names it.
 func (r *defaultCertRand) hostName() string {
 	return hex.EncodeToString(r[16:32]) + "." + hex.EncodeToString(r[32:48]) + ".traefik.default"
 }

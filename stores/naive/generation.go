@@ -9,12 +9,9 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// generation is one published configuration: a map of stores that is never
-// modified after publication.
+// generation is one published configuration, never modified after.
 type generation struct {
-	// stores is nil only for noGeneration, the generation before the first
-	// Update.
-	stores map[string]*certStore
+	stores map[string]*certStore // nil only for noGeneration
 }
 
 // noGeneration is what Current returns before the first successful Update.
@@ -24,27 +21,19 @@ var _ certstore.Generation = (*generation)(nil)
 
 // entry is one certificate in one store (Traefik's CertificateData).
 type entry struct {
-	// index is the certificate's position in Config.Certificates, for the
-	// contract's first-in-configuration tie-break.
-	index int
+	index int // in Config.Certificates, for the first-configured tie-break
 	cert  *tls.Certificate
-	// names are the certificate's names as certstore.Names gives them.
-	names []string
+	names []string // as certstore.Names gives them
 }
 
 // certStore is one store of one generation (Traefik's CertificateStore).
 type certStore struct {
-	// entries maps SAN keys to certificates. It is never modified after
-	// the generation is published.
-	entries map[string]*entry
-	// commaNames is set when a name contains a comma, so that splitting a
-	// SAN key on "," would not give back its names.
+	entries map[string]*entry // by SAN key
+	// commaNames: a name has a comma, so a SAN key split on "," is not its names.
 	commaNames  bool
 	defaultCert *tls.Certificate
 	cache       *lookupCache
-	// internal marks Traefik's always-present tlsalpn-01 store when the
-	// configuration does not declare it: built, never looked up.
-	internal bool
+	internal    bool // an undeclared ACMEStore: built, never looked up
 }
 
 func newCertStore(entries map[string]*entry) *certStore {
@@ -62,9 +51,7 @@ func newCertStore(entries map[string]*entry) *certStore {
 	return st
 }
 
-// Certificate returns the certificate for hello in the named store,
-// following the certstore lookup rules, the way Traefik's
-// GetBestCertificate finds it.
+// Certificate looks hello up in the named store, as GetBestCertificate does.
 func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if g.stores == nil {
 		return nil, certstore.ErrNoCertificate
@@ -103,15 +90,12 @@ func (st *certStore) bestCertificate(sni string) *tls.Certificate {
 		return c
 	}
 
-	// Miss: every key of the store, sorted in reverse, every miss.
 	keys := make([]string, 0, len(st.entries))
 	for k := range st.entries {
 		keys = append(keys, k)
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(keys)))
 
-	// The contract's wildcard rule: a name of two labels or more that is
-	// not an IP address; decided once per lookup.
 	_, hasParent := certstore.WildcardParent(sni)
 	wildOK := hasParent && !isIPAddr(sni)
 	var best *entry
@@ -150,12 +134,8 @@ func (st *certStore) bestCertificate(sni string) *tls.Certificate {
 	return best.cert
 }
 
-// matchDomain compares an SNI value with one certificate name the way
-// Traefik's matchDomain does, including its cost: an equality test, then
-// the SNI split on "." and joined back with its first label replaced by
-// "*". That candidate matches only when wildOK (the SNI has a parent and is
-// not an IP address), so a wildcard covers exactly one label (certstore
-// contract).
+// matchDomain compares sni with one name as Traefik's matchDomain does,
+// with its cost (split and join); wildOK limits a wildcard to one label.
 func matchDomain(sni, name string, wildOK bool) int {
 	if sni == name {
 		return exactMatch
@@ -168,8 +148,7 @@ func matchDomain(sni, name string, wildOK bool) int {
 	return noMatch
 }
 
-// isIPAddr reports whether sni is an IP address. Only IPv6 literals have a
-// colon and IPv4 literals are digits and dots, so most names are told apart
+// isIPAddr reports whether sni is an IP address, most names told apart
 // without paying for netip's parse error.
 func isIPAddr(sni string) bool {
 	if strings.IndexByte(sni, ':') < 0 {

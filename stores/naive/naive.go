@@ -15,9 +15,8 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// ACMEStore is the store Traefik always creates for TLS-ALPN-01 challenge
-// certificates, with no default certificate. The model builds it on every
-// refresh and hides it from lookups unless the configuration declares it.
+// ACMEStore is the TLS-ALPN-01 store Traefik always creates, without a
+// default; hidden from lookups unless the configuration declares it.
 const ACMEStore = "acme-tls/1"
 
 func init() {
@@ -26,15 +25,11 @@ func init() {
 		func() certstore.Store { return New() })
 }
 
-// Store is the model of Traefik v3's TLS manager. The zero value is not
-// usable; make one with New.
+// Store is the model of Traefik v3's TLS manager; make one with New.
 type Store struct {
-	// updateMu serializes refreshes: a whole Update runs under it, as
-	// Traefik's UpdateConfigs runs under the manager's write lock.
-	updateMu sync.Mutex
+	updateMu sync.Mutex // a whole Update runs under it, as UpdateConfigs does
 
-	// mu guards gen. It is write-locked only to swap in a new generation;
-	// lookups read-lock it to fetch the current one (Traefik's GetStore).
+	// mu guards gen: write-locked only for the swap (Traefik's GetStore).
 	mu  sync.RWMutex
 	gen *generation
 }
@@ -47,8 +42,7 @@ func New() *Store {
 	return &Store{}
 }
 
-// Update validates cfg and, when every certificate in it is good, builds
-// and publishes a whole new generation (see the package doc). On error
+// Update builds and publishes a whole new generation from cfg. On error
 // nothing changes; a bad certificate's error is a *certstore.CertificateError.
 func (s *Store) Update(cfg *certstore.Config) error {
 	if cfg == nil {
@@ -96,15 +90,13 @@ type parsedCert struct {
 	key   string
 }
 
-// build validates and parses cfg, then builds a generation from it. It
-// touches no published state.
+// build validates and parses cfg into a generation, touching no published state.
 func build(cfg *certstore.Config) (*generation, error) {
 	if err := certstore.CheckStores(cfg); err != nil {
 		return nil, err
 	}
 
-	// Step 2: copy and parse every certificate, before anything is built,
-	// so that a bad one rejects the whole configuration.
+	// Parse everything first, so that a bad one rejects the whole configuration.
 	parsed := make([]parsedCert, len(cfg.Certificates))
 	for i := range cfg.Certificates {
 		c, names, err := parseKeyPair(&cfg.Certificates[i].KeyPair)
@@ -114,9 +106,8 @@ func build(cfg *certstore.Config) (*generation, error) {
 		parsed[i] = parsedCert{cert: c, names: names, key: sanKey(names)}
 	}
 
-	// Step 5, first half: configured default certificates are re-read and
-	// re-parsed on every refresh. Parse them before generating anything, in
-	// name order so that the error for a bad one is deterministic.
+	// Configured defaults, in name order so that the error for a bad one is
+	// deterministic.
 	declared := make([]string, 0, len(cfg.Stores))
 	for name := range cfg.Stores {
 		declared = append(declared, name)
@@ -135,8 +126,6 @@ func build(cfg *certstore.Config) (*generation, error) {
 		defaults[name] = c
 	}
 
-	// Step 3: per store, add each certificate under its SAN key unless a
-	// linear scan finds the key already there (first one wins).
 	storesCerts := make(map[string]map[string]*entry)
 	for i := range cfg.Certificates {
 		p := &parsed[i]
@@ -145,8 +134,7 @@ func build(cfg *certstore.Config) (*generation, error) {
 		}
 	}
 
-	// Step 4: wipe and rebuild. Every store, declared or implicit, is new,
-	// with a new lookup cache.
+	// Every store is new, with a new lookup cache.
 	storeNames := cfg.StoreNames()
 	stores := make(map[string]*certStore, len(storeNames)+1)
 	for _, name := range storeNames {
@@ -158,8 +146,6 @@ func build(cfg *certstore.Config) (*generation, error) {
 		stores[ACMEStore] = st
 	}
 
-	// Step 5, second half: every store that is looked up gets a default:
-	// the configured one, or a freshly generated RSA-2048 one.
 	for name, st := range stores {
 		if st.internal {
 			continue
@@ -177,9 +163,7 @@ func build(cfg *certstore.Config) (*generation, error) {
 	return &generation{stores: stores}, nil
 }
 
-// parseKeyPair reads the PEM bytes as Traefik's FileOrContent.Read does,
-// parses them with tls.X509KeyPair and returns the certificate with its
-// names. It never panics, whatever the input.
+// parseKeyPair reads and parses a pair as Traefik does, returning its names.
 func parseKeyPair(kp *certstore.KeyPair) (*tls.Certificate, []string, error) {
 	certPEM := readContent(kp.CertPEM)
 	keyPEM := readContent(kp.KeyPEM)
@@ -209,8 +193,7 @@ func parseKeyPair(kp *certstore.KeyPair) (*tls.Certificate, []string, error) {
 	return &c, names, nil
 }
 
-// firstName returns the first name of a certificate for an error message:
-// from names when the certificate parsed, otherwise from its PEM.
+// firstName names a certificate for an error message.
 func firstName(names []string, kp *certstore.KeyPair) string {
 	if len(names) > 0 {
 		return names[0]
@@ -218,17 +201,15 @@ func firstName(names []string, kp *certstore.KeyPair) string {
 	return kp.FirstName()
 }
 
-// sanKey is Traefik's certificate key: the names, lowercased (Names already
-// is), sorted and comma-joined.
+// sanKey is Traefik's certificate key: the names sorted and comma-joined.
 func sanKey(names []string) string {
 	sorted := slices.Clone(names)
 	sort.Strings(sorted)
 	return strings.Join(sorted, ",")
 }
 
-// appendCertificate adds e to the named store's certificates under key,
-// unless a certificate is already there for that key. The duplicate check
-// is a linear scan over the store's keys, as in Traefik.
+// appendCertificate adds e under key unless the key is there; the check is
+// a linear scan, as in Traefik.
 func appendCertificate(certs map[string]map[string]*entry, store, key string, e *entry) {
 	st := certs[store]
 	if st == nil {
@@ -244,9 +225,8 @@ func appendCertificate(certs map[string]map[string]*entry, store, key string, e 
 	st[key] = e
 }
 
-// readContent models Traefik's FileOrContent.Read for inline content: the
-// value is first tried as a file path, then copied. The contract hands
-// over content, so a file of that name is never read.
+// readContent models FileOrContent.Read: tried as a path (never read: the
+// contract hands over content), then copied.
 func readContent(content []byte) []byte {
 	if len(content) > 0 {
 		_, _ = os.Stat(string(content))

@@ -11,11 +11,8 @@ import (
 // generated default certificate.
 const defaultRenew = 30 * 24 * time.Hour
 
-// generateDefault makes the self-signed certificate served by stores with
-// no configured default (certstore.SelfSigned: a P-256 key, no names), and
-// returns it with the time from which it should be replaced. It is made
-// once per Store, not per refresh; the parsed leaf is dropped, as for
-// every entry.
+// generateDefault makes the default of stores without one
+// (certstore.SelfSigned) and the time from which to replace it.
 func generateDefault() (*entry, time.Time, error) {
 	c, err := certstore.SelfSigned()
 	if err != nil {

@@ -20,30 +20,23 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// pairKey identifies a (certificate PEM, key PEM) pair by content. See
-// keyOf for why 128 bits of seeded maphash are enough.
+// pairKey identifies a (certificate PEM, key PEM) pair by content (keyOf).
 type pairKey [2]uint64
 
-// entry is one parsed key pair. Entries are immutable once published and
-// shared by every generation that holds the same pair bytes, so an
-// unchanged pair keeps its *tls.Certificate pointer across refreshes.
+// entry is one parsed key pair, immutable once published and shared by
+// every generation that holds the same pair bytes.
 type entry struct {
 	// cert is what handshakes are served; Leaf is nil (crypto/tls does
-	// not read it for GetCertificate results, and it would triple the
-	// entry's size).
+	// not read it for GetCertificate results).
 	cert tls.Certificate
-	// names holds the names the entry is indexed under, encoded by
-	// appendName; the index keys are substrings of it.
+	// names encodes the indexed names (appendName); index keys are substrings.
 	names string
-	// chain is the interned intermediate chain that cert.Certificate[1:]
-	// shares; nil for the generated default.
+	// chain is the interned chain of cert.Certificate[1:] (nil: generated).
 	chain *chain
-	// nExact, nWild and nIP count the names of each kind (saturating), to
-	// size the indexes.
+	// nExact, nWild and nIP count names by kind (saturating), to size indexes.
 	nExact, nWild, nIP uint16
-	// refs counts the positions of the published configuration, and the
-	// configured defaults, that use the entry. Only Update touches it,
-	// under Store.mu; lookups never do.
+	// refs counts the published positions and defaults using the entry
+	// (Update only, under Store.mu).
 	refs int32
 }
 
@@ -66,8 +59,7 @@ func appendName(b []byte, kind byte, name string) []byte {
 	return append(b, name...)
 }
 
-// nextName decodes the record at p of an encoding made by appendName and
-// returns it with the position of the next record.
+// nextName decodes the record at p and returns the next record's position.
 func nextName(s string, p int) (kind byte, name string, next int) {
 	kind = s[p]
 	p++
@@ -84,10 +76,8 @@ func nextName(s string, p int) (kind byte, name string, next int) {
 	return kind, s[p : p+int(n)], p + int(n)
 }
 
-// encodeNames classifies names (as certstore.Names returns them) for the
-// indexes and encodes them into one string. Names that look like IP
-// addresses but are not in canonical form are left out: no lookup can reach
-// them, since an IP SNI is compared in canonical form.
+// encodeNames classifies and encodes names into one string, leaving out
+// non-canonical IP addresses (an IP SNI is compared in canonical form).
 func encodeNames(e *entry, names []string) {
 	size := 0
 	for _, n := range names {
@@ -125,11 +115,10 @@ func inc(n uint16) uint16 {
 }
 
 // keyOf returns the content key of a pair: H(s0, cert) xor H(s1, key) and
-// H(s2, cert) xor H(s3, key), four independently seeded 64-bit maphashes,
-// so a false match between two pairs has probability about 2^-128. The
-// seeds are random per store and never leave it, so contents cannot be
-// chosen to collide (and the configuration is trusted input anyway).
-// Hashing is cheaper than keeping the PEM bytes to compare.
+// H(s2, cert) xor H(s3, key), four seeded 64-bit maphashes (a false match
+// about 2^-128). The seeds are random per store and never leave it, so
+// contents cannot be chosen to collide; hashing is cheaper than keeping
+// the PEM bytes to compare.
 func (s *Store) keyOf(p *certstore.KeyPair) pairKey {
 	return pairKey{
 		maphash.Bytes(s.seeds[0], p.CertPEM) ^ maphash.Bytes(s.seeds[1], p.KeyPEM),
@@ -137,9 +126,7 @@ func (s *Store) keyOf(p *certstore.KeyPair) pairKey {
 	}
 }
 
-// chainKeyOf returns the content key of the PEM text that follows the leaf
-// block of a certificate PEM (the intermediates), with the same reasoning
-// as keyOf.
+// chainKeyOf returns the content key of the intermediates' PEM text, as keyOf.
 func (s *Store) chainKeyOf(rest []byte) pairKey {
 	return pairKey{maphash.Bytes(s.seeds[0], rest), maphash.Bytes(s.seeds[2], rest)}
 }
@@ -147,10 +134,8 @@ func (s *Store) chainKeyOf(rest []byte) pairKey {
 // parsed is the result of parsing one new pair.
 type parsed struct {
 	e *entry
-	// leaf is the leaf DER; chainPEM is the PEM text after it when no
-	// interned chain had that text (chainKey names it): acquireChain
-	// decodes it once per distinct chain of the update, not once per
-	// entry.
+	// leaf is the leaf DER; chainPEM the text after it when no interned
+	// chain had it (acquireChain decodes it once per distinct chain).
 	leaf     []byte
 	chainKey pairKey
 	chainPEM []byte
@@ -158,11 +143,8 @@ type parsed struct {
 	name string
 }
 
-// parse parses one pair with tls.X509KeyPair's acceptance rules and
-// prepares an entry without the parsed leaf. It reads s.chains but does
-// not modify the store, so parses may run concurrently while Update holds
-// s.mu. The PEM text after the leaf is decoded later (acquireChain) only
-// when no interned chain has the same text.
+// parse parses one pair with tls.X509KeyPair's acceptance rules. It only
+// reads the store, so parses may run concurrently while Update holds s.mu.
 func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -249,11 +231,9 @@ func keyPEM(keyPEM []byte) (*pem.Block, error) {
 }
 
 // leafAndKey returns the names of a leaf and its parsed private key, with
-// the errors of tls.X509KeyPair in its order: the leaf's, the key's, then
-// a mismatch. A leaf inside readLeaf's profile whose key parses and
-// matches it is never given to x509.ParseCertificate; anything else is,
-// so that every error is crypto/x509's. names is set whenever the leaf
-// parsed, for naming it in errors.
+// tls.X509KeyPair's errors in its order (leaf, key, mismatch). Only a leaf
+// of readLeaf's profile whose key matches skips x509.ParseCertificate, so
+// every error is crypto/x509's. names is set whenever the leaf parsed.
 func leafAndKey(leafDER []byte, keyType string, keyDER []byte) (names []string, key crypto.PrivateKey, err error) {
 	if f, ok := readLeaf(leafDER); ok {
 		if k, err := parsePrivateKey(keyType, keyDER); err == nil && publicKeyIs(k, f.spki) {
@@ -274,11 +254,9 @@ func leafAndKey(leafDER []byte, keyType string, keyDER []byte) (names []string, 
 	return names, key, nil
 }
 
-// publicKeyIs reports whether spki is the canonical DER
-// (x509.MarshalPKIXPublicKey) of key's public key: then crypto/x509
-// parses it, to that key. ECDSA and Ed25519 keys are compared without
-// encoding the whole key: their SubjectPublicKeyInfo is a fixed prefix
-// per curve, then the point or key bytes.
+// publicKeyIs reports whether spki is the canonical DER of key's public key
+// (then crypto/x509 parses it to that key); ECDSA and Ed25519 keys are
+// compared as a fixed prefix per curve and the key bytes.
 func publicKeyIs(key crypto.PrivateKey, spki []byte) bool {
 	var prefix, point []byte
 	switch k := key.(type) {
@@ -306,9 +284,8 @@ func publicKeyIs(key crypto.PrivateKey, spki []byte) bool {
 	return err == nil && bytes.Equal(der, spki)
 }
 
-// spkiPrefix holds, per curve, the bytes of a canonical
-// SubjectPublicKeyInfo before the key itself (TestSPKIPrefixes checks them
-// against x509.MarshalPKIXPublicKey).
+// spkiPrefix holds, per curve, a canonical SubjectPublicKeyInfo's bytes
+// before the key (TestSPKIPrefixes checks them).
 var spkiPrefix = map[string][]byte{
 	"P-256":   {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00},
 	"P-384":   {0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00},
@@ -316,9 +293,8 @@ var spkiPrefix = map[string][]byte{
 	"Ed25519": {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00},
 }
 
-// parsePrivateKey parses a private key DER, trying first the format its PEM
-// type names. It accepts exactly what crypto/tls accepts: PKCS #1 RSA,
-// PKCS #8 RSA, ECDSA or Ed25519, and SEC 1 EC keys.
+// parsePrivateKey parses a private key DER as crypto/tls does, trying first
+// the format its PEM type names.
 func parsePrivateKey(typ string, der []byte) (crypto.PrivateKey, error) {
 	pkcs1 := func() (crypto.PrivateKey, error) { return x509.ParsePKCS1PrivateKey(der) }
 	pkcs8 := func() (crypto.PrivateKey, error) {
@@ -379,10 +355,9 @@ type compactKey struct {
 }
 
 // compactECDSA returns a copy of k whose big.Ints share one allocation with
-// the key, instead of x509's struct and three over-allocated word slices.
-// The copy is made before the key is ever used, so no precomputation
-// crypto/ecdsa caches by key pointer is lost. Keys too large for the array
-// (P-384, P-521, 32-bit platforms) are returned as they are.
+// the key. It is made before the key is used, so no precomputation
+// crypto/ecdsa caches by key pointer is lost; keys too large for the array
+// are returned as they are.
 func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
 	xb, yb, db := k.X.Bits(), k.Y.Bits(), k.D.Bits()
 	if len(xb)+len(yb)+len(db) > len(compactKey{}.words) {
@@ -403,11 +378,9 @@ func compactECDSA(k *ecdsa.PrivateKey) *ecdsa.PrivateKey {
 	return &c.key
 }
 
-// chain is an interned intermediate chain: the certificates after the leaf
-// in a certificate PEM, shared by every entry with the same text there;
-// chains share equal DER bytes (internDER). refs counts the current
-// generation's entries that use it; at zero it leaves the store's maps
-// (held generations keep it alive through their entries).
+// chain is an interned intermediate chain, shared by every entry with the
+// same text. refs counts the current generation's entries using it; at
+// zero it leaves the store's maps (held generations keep it alive).
 type chain struct {
 	ders [][]byte
 	keys []pairKey // internDER keys of ders, to release them

@@ -8,10 +8,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// generation is one published configuration. It is built completely before
-// it is published with one atomic store, and never modified afterwards, so
-// a lookup (or a caller holding it through Store.Current) sees exactly one
-// configuration.
+// generation is one published configuration, never modified after.
 type generation struct {
 	// configured is false for the generation a new store starts with.
 	configured bool
@@ -20,9 +17,9 @@ type generation struct {
 	stores map[string]*storeIndex
 }
 
-// storeIndex answers lookups for one store of a generation. Its tables
-// are never nil (noNames and noAddrs stand for empty ones) and are shared
-// with other generations wherever the update left them unchanged.
+// storeIndex answers lookups for one store of a generation. Its tables are
+// never nil (noNames and noAddrs stand for empty ones) and are shared with
+// other generations where unchanged.
 type storeIndex struct {
 	exact *table[string]     // DNS names and common names
 	wild  *table[string]     // "*.example.com" under "example.com"
@@ -30,16 +27,13 @@ type storeIndex struct {
 	def   *tls.Certificate   // configured or generated default
 }
 
-// maxStackName is the longest SNI lowercased on the stack. DNS names are
-// at most 253 bytes, so longer ones (invalid anyway) take the allocating
-// path.
+// maxStackName is the longest SNI lowercased on the stack (DNS names have
+// at most 253 bytes).
 const maxStackName = 256
 
-// Certificate returns the certificate to present for hello in the named
-// store, following the certstore lookup rules. It takes no lock and
-// allocates nothing for valid host names and IP addresses; only an SNI
-// that strings.ToLower must change (non-ASCII, or over maxStackName bytes
-// with a capital) or one with a colon that is not an IPv6 address does.
+// Certificate returns the certificate for hello in the named store. It
+// takes no lock and allocates only for an SNI strings.ToLower must change
+// (non-ASCII, or long with a capital) or a colon that is not IPv6.
 func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	var st *storeIndex
 	if store == certstore.DefaultStore {
@@ -66,8 +60,7 @@ func (g *generation) Certificate(store string, hello *tls.ClientHelloInfo) (*tls
 	return nil, certstore.ErrNoCertificate
 }
 
-// find returns the certificate matching sni, or nil when the default is to
-// be served.
+// find returns the certificate matching sni, or nil for the default.
 func (st *storeIndex) find(sni string) *tls.Certificate {
 	if sni == "" {
 		return nil

@@ -10,44 +10,36 @@ import (
 )
 
 // table is an immutable hash index from a name (K) to the entry that wins
-// it in one store, shared between generations by structure.
-//
-// It is a two-level hash trie: the top bits of a seeded hash pick one of
-// 1<<bits shards, each a small open-addressing table indexed by the low
-// bits of the same hash, so a lookup hashes once. The next generation's
-// table (with) copies the shard directory and only the shards its changes
-// touch: O(shards) plus O(shard size) per changed name. Shards hold about
-// shardTarget keys; the table is laid out again when its keys have grown
+// it in one store: a two-level hash trie whose top hash bits pick a shard,
+// a small open-addressing table on the low bits (one hash per lookup).
+// The next generation's table (with) copies the directory and only the
+// shards its changes touch; it is laid out again when its keys have grown
 // fourfold (amortised O(1) per key).
 type table[K comparable] struct {
 	shards []*shard[K] // nil entries are empty shards
 	shift  uint8       // 64 - log2(len(shards)); hash>>shift picks the shard
 	n      int         // number of keys
-	// built is n when the table was last laid out (at least
-	// shardTarget); with lays it out again once n outgrows it fourfold.
+	// built is n when the table was last laid out (at least shardTarget).
 	built int
 }
 
-// shard is one leaf of a table: linear probing from hash&(len(slots)-1),
-// at most three quarters full. contested holds, for keys that several
-// positions claim in the store, every claimant (one per position), so that
-// removing one can tell who is left; nil when no name is shared. Lookups
-// read slots only. Shards are immutable once their table is published.
+// shard is one leaf of a table: linear probing, at most three quarters
+// full, immutable once published. contested holds every claimant of the
+// keys several positions claim, so that removing one tells who is left;
+// lookups read slots only.
 type shard[K comparable] struct {
 	slots     []slot[K]
 	n         int
 	contested map[K][]*entry
 }
 
-// slot is one key of a shard and the entry that wins it; e is nil in an
-// empty slot.
+// slot is one key of a shard and the entry that wins it (nil: empty).
 type slot[K comparable] struct {
 	k K
 	e *entry
 }
 
-// shardTarget is the number of keys a shard holds on average after a
-// build.
+// shardTarget is the mean keys per shard after a build.
 const shardTarget = 32
 
 // bitsFor returns the number of shard bits for n keys.
@@ -77,8 +69,8 @@ func (sh *shard[K]) pos(h uint64, k K) int {
 	}
 }
 
-// put sets k (hash h) to e in a shard under construction, growing it when
-// it gets too full, and returns the entry k had.
+// put sets k (hash h) to e in a shard under construction, growing it, and
+// returns the entry k had.
 func (sh *shard[K]) put(h uint64, k K, e *entry) *entry {
 	i := sh.pos(h, k)
 	if old := sh.slots[i].e; old != nil {
@@ -100,8 +92,7 @@ func (sh *shard[K]) put(h uint64, k K, e *entry) *entry {
 	return nil
 }
 
-// shardOf returns the shard that holds the keys of hash h, or nil when
-// there is none.
+// shardOf returns the shard of hash h, or nil.
 func (t *table[K]) shardOf(h uint64) *shard[K] {
 	if t.n == 0 {
 		return nil
@@ -117,9 +108,8 @@ func (t *table[K]) get(h uint64, k K) *entry {
 	return nil
 }
 
-// lookupName returns the winner of a lowercased name in t, or nil. name
-// may be the lookup's stack buffer: string(name) in a comparison does not
-// allocate.
+// lookupName returns the winner of a lowercased name in t, or nil; name may
+// be the lookup's stack buffer (string(name) in a comparison does not allocate).
 func lookupName[T string | []byte](t *table[string], name T) *entry {
 	if t.n == 0 {
 		return nil
@@ -141,8 +131,7 @@ func lookupName[T string | []byte](t *table[string], name T) *entry {
 	}
 }
 
-// claimants returns the entries that claim k (hash h): its contested list,
-// or its single winner, or nothing.
+// claimants returns the entries that claim k (hash h).
 func (t *table[K]) claimants(h uint64, k K) []*entry {
 	sh := t.shardOf(h)
 	if sh == nil {
@@ -163,9 +152,8 @@ var (
 	noAddrs = &table[netip.Addr]{}
 )
 
-// tableBuilder fills a table from scratch, in configuration order. Its
-// shards start small and double as they fill, so each ends at most three
-// quarters and (but for tiny shards) at least three eighths full.
+// tableBuilder fills a table from scratch, in configuration order; shards
+// double as they fill, ending between three eighths and three quarters full.
 type tableBuilder[K comparable] struct {
 	t *table[K]
 }
@@ -177,8 +165,8 @@ func newTableBuilder[K comparable](n int) *tableBuilder[K] {
 	return &tableBuilder[K]{t: t}
 }
 
-// add records that e claims k (hash h) at the next position in
-// configuration order: the first claimant wins.
+// add records that e claims k (hash h) next in configuration order (the
+// first claimant wins).
 func (b *tableBuilder[K]) add(h uint64, k K, e *entry) {
 	t := b.t
 	i := h >> t.shift
@@ -212,8 +200,7 @@ func (b *tableBuilder[K]) done(empty *table[K]) *table[K] {
 	return b.t
 }
 
-// change is the new state of one key of a table: its claimants after an
-// update (empty: the key is gone) and the winner among them.
+// change is the new state of one key: its claimants (none: gone) and winner.
 type change[K comparable] struct {
 	h         uint64
 	k         K
@@ -221,9 +208,7 @@ type change[K comparable] struct {
 	claimants []*entry // len >= 2 when contested
 }
 
-// with returns a new table that is t with changes applied; t is not
-// modified. Only the shards changes touch are copied (rebuilt from their
-// live slots and the changes).
+// with returns t with changes applied, copying only the shards they touch.
 func (t *table[K]) with(changes []change[K]) *table[K] {
 	nt := &table[K]{shards: t.shards, shift: t.shift, n: t.n, built: t.built}
 	if len(nt.shards) == 0 {
@@ -289,8 +274,7 @@ func (t *table[K]) with(changes []change[K]) *table[K] {
 }
 
 // remove empties slot i of a shard under construction, moving later keys
-// of its probe run back so that every key stays reachable from its home
-// slot.
+// of its probe run back so that each stays reachable from its home slot.
 func (sh *shard[K]) remove(i int) {
 	mask := len(sh.slots) - 1
 	sh.slots[i] = slot[K]{}
@@ -303,8 +287,7 @@ func (sh *shard[K]) remove(i int) {
 	}
 }
 
-// rebuilt returns t with a directory sized for its number of keys. Every
-// key keeps its winner and claimants; only the layout changes.
+// rebuilt returns t laid out again for its number of keys.
 func (t *table[K]) rebuilt() *table[K] {
 	b := bitsFor(t.n)
 	nt := &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, n: t.n, built: max(t.n, shardTarget)}
@@ -335,8 +318,7 @@ func (t *table[K]) rebuilt() *table[K] {
 	return nt
 }
 
-// indexSeed seeds the hashes of every table in the process (random at
-// start-up), so that tables need not carry their seed.
+// indexSeed seeds every table's hashes, so that tables carry no seed.
 var indexSeed = maphash.MakeSeed()
 
 // hashKey hashes a table key: a name (string) or an address.
@@ -350,9 +332,8 @@ func hashKey[K comparable](k K) uint64 {
 	panic("optimized: unexpected table key type")
 }
 
-// hashName hashes a lowercased name for the name tables: a string, or
-// the stack buffer the lookup path lowercases into. Both give the same
-// hash for the same bytes.
+// hashName hashes a lowercased name, a string or the lookup's stack buffer
+// (the same hash for the same bytes).
 func hashName[T string | []byte](name T) uint64 {
 	switch n := any(name).(type) {
 	case string:
@@ -363,8 +344,7 @@ func hashName[T string | []byte](name T) uint64 {
 	panic("unreachable")
 }
 
-// hashAddr hashes an IP address by its 16 bytes (zones are compared by the
-// shard map, never hashed: no indexed address has one).
+// hashAddr hashes an IP address by its 16 bytes (no indexed address has a zone).
 func hashAddr(a netip.Addr) uint64 {
 	b := a.As16()
 	return maphash.Bytes(indexSeed, b[:])

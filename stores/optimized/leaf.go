@@ -15,32 +15,27 @@ import (
 // The quick read of a leaf.
 //
 // parse needs three things from a leaf: that crypto/x509 accepts it, its
-// names, and its public key. x509.ParseCertificate allocates many fields
-// the store never reads; readLeaf reads the three with no allocation but
-// the names, for leaves inside the profile of ordinary CA-issued server
-// certificates, within which it checks every rule crypto/x509 applies.
-// Outside the profile it reports !ok and parse uses crypto/x509, so what
-// the store accepts, and every error, stay crypto/x509's.
+// names and its public key. readLeaf reads them without
+// x509.ParseCertificate's allocations for leaves inside the profile of
+// ordinary CA-issued server certificates, checking every rule crypto/x509
+// applies there; outside it reports !ok and parse uses crypto/x509, so
+// what the store accepts, and every error, stay crypto/x509's.
 //
-// The profile: well-formed DER, version 3, a non-negative serial, the same
-// signature algorithm inside and out, names of PrintableString, UTF8String
-// and IA5String values, no unique identifiers, no repeated extension, and
-// of the extensions crypto/x509 interprets only key usage, basic
-// constraints, SANs (DNS, IP and e-mail), key identifiers, extended key
-// usage, policies, and CRL distribution points and AIA of URIs. The public
-// key is compared by parse with the private key's canonical encoding.
-// FuzzReadLeaf checks all of this against x509.ParseCertificate.
+// The profile: version 3, a non-negative serial, one signature algorithm
+// inside and out, Printable/UTF8/IA5 name values, no unique identifiers,
+// no repeated extension, and of the extensions crypto/x509 interprets only
+// key usage, basic constraints, SANs (DNS, IP, e-mail), key identifiers,
+// extended key usage, policies, CRL distribution points and AIA of URIs.
+// FuzzReadLeaf checks it against x509.ParseCertificate.
 
 // leafFacts is what readLeaf finds in a leaf.
 type leafFacts struct {
-	// commonName is the subject's last common name, as crypto/x509's
-	// Subject.CommonName; dnsNames and ips the SAN DNS names (as
-	// written) and IP addresses (sub-slices of the DER).
+	// commonName is Subject.CommonName's (the last); dnsNames and ips the
+	// SANs (sub-slices of the DER).
 	commonName string
 	dnsNames   []string
 	ips        []net.IP
-	// spki is the DER of the SubjectPublicKeyInfo (a sub-slice).
-	spki []byte
+	spki       []byte // the SubjectPublicKeyInfo DER (a sub-slice)
 }
 
 // OIDs readLeaf tells apart, as DER contents.
@@ -62,8 +57,7 @@ const (
 	ceExtKeyUsage    = 37
 )
 
-// readLeaf reads a leaf DER inside the profile; ok is false for anything
-// outside it, including anything crypto/x509 rejects.
+// readLeaf reads a leaf DER; ok is false outside the profile.
 func readLeaf(der []byte) (f leafFacts, ok bool) {
 	in := cryptobyte.String(der)
 	var cert, tbs, sigAI, outerAI cryptobyte.String
@@ -113,8 +107,7 @@ func only(v cryptobyte.String, tag asn1.Tag) (cryptobyte.String, bool) {
 	return out, v.ReadASN1(&out, tag) && v.Empty()
 }
 
-// oidSet holds the OIDs (DER contents) read so far in one list, for
-// refusing a repeated one, up to 16: a longer list is not in the profile.
+// oidSet holds up to 16 OIDs of one list, to refuse a repeated one.
 type oidSet struct {
 	oids [16][]byte
 	n    int
@@ -161,9 +154,8 @@ func readExtensions(exts cryptobyte.String, f *leafFacts) bool {
 				return false
 			}
 		case bytes.HasPrefix(oid, oidCEPrefix) || bytes.HasPrefix(oid, oidAIA[:7]):
-			// Other id-ce and id-pe extensions: crypto/x509 interprets
-			// some (name constraints, policy mappings and constraints,
-			// inhibitAnyPolicy); not in the profile.
+			// Other id-ce and id-pe extensions crypto/x509 interprets
+			// some of; not in the profile.
 			return false
 		default:
 			// An extension crypto/x509 does not interpret: it keeps
@@ -228,10 +220,8 @@ func readCEExtension(n byte, critical bool, v cryptobyte.String, f *leafFacts) b
 }
 
 // readSANs checks a SubjectAltName value and collects its DNS names and IP
-// addresses: the tags crypto/x509 reads are [1] rfc822Name and [2]
-// dNSName (both IA5, i.e. ASCII) and [7] iPAddress (4 or 16 bytes); [6]
-// URIs it parses with net/url, and the others it skips, so both end the
-// profile.
+// addresses: [1] rfc822Name and [2] dNSName (IA5) and [7] iPAddress (4 or
+// 16 bytes); any other tag ends the profile.
 func readSANs(v cryptobyte.String, f *leafFacts) bool {
 	seq, ok := only(v, asn1.SEQUENCE)
 	if !ok {
@@ -331,10 +321,8 @@ func readAIA(v cryptobyte.String) bool {
 	return true
 }
 
-// readName checks a Name (the contents of its SEQUENCE): sets of
-// attributes, each an OID and a PrintableString, UTF8String or IA5String
-// value crypto/x509 accepts. When cn is not nil it receives the last
-// common name, as Subject.CommonName does.
+// readName checks a Name's contents: attributes of Printable, UTF8 or IA5
+// values crypto/x509 accepts; cn, when not nil, gets the last common name.
 func readName(name cryptobyte.String, cn *string) bool {
 	for !name.Empty() {
 		var set cryptobyte.String
@@ -375,9 +363,7 @@ func readName(name cryptobyte.String, cn *string) bool {
 	return true
 }
 
-// readValidity checks a Validity (the contents of its SEQUENCE): two
-// times, each a UTCTime or a GeneralizedTime, read by cryptobyte as
-// crypto/x509 reads them.
+// readValidity checks a Validity's two times as crypto/x509 reads them.
 func readValidity(v cryptobyte.String) bool {
 	for range 2 {
 		var t time.Time
@@ -397,8 +383,8 @@ func readValidity(v cryptobyte.String) bool {
 	return v.Empty()
 }
 
-// algorithmIdentifier checks an AlgorithmIdentifier (the contents of its
-// SEQUENCE): an OID and at most one parameters element.
+// algorithmIdentifier checks an AlgorithmIdentifier's contents: an OID and
+// at most one parameters element.
 func algorithmIdentifier(ai cryptobyte.String) bool {
 	var oid, params cryptobyte.String
 	var tag asn1.Tag
@@ -417,10 +403,8 @@ func nonNegativeInteger(b []byte) bool {
 	return len(b) == 1 || b[0] != 0 || b[1]&0x80 != 0
 }
 
-// validOID reports whether b (an OBJECT IDENTIFIER's contents) is one that
-// cryptobyte's ReadASN1ObjectIdentifier and crypto/x509's OID parsing both
-// read: non-empty, each arc minimally encoded in base 128, and (stricter
-// than either) each arc in at most 4 bytes, below 2^28.
+// validOID reports whether cryptobyte and crypto/x509 both read b (an OID's
+// contents): each arc minimal base 128 and (stricter) in at most 4 bytes.
 func validOID(b []byte) bool {
 	if len(b) == 0 || b[len(b)-1]&0x80 != 0 {
 		return false

@@ -19,14 +19,9 @@ func init() {
 		func() certstore.Store { return New() })
 }
 
-// Store is a certstore.Store that parses each distinct key pair once,
-// shares unchanged entries between generations and publishes every
-// configuration as one immutable generation. Its zero value is not usable;
-// make one with New.
-//
-// Certificates returned by lookups are shared by every generation that
-// holds the same key pair: callers must treat them as read-only, as
-// crypto/tls does.
+// Store is the optimized certstore.Store (see the package doc); make one
+// with New. Certificates it returns are shared between generations:
+// callers must treat them as read-only, as crypto/tls does.
 type Store struct {
 	// mu serializes Update and guards the fields below cur.
 	mu sync.Mutex
@@ -34,22 +29,18 @@ type Store struct {
 	cur atomic.Pointer[generation]
 
 	seeds [4]maphash.Seed
-	// chains interns intermediate chains by the content of their PEM
-	// text, ders interns their DER certificates by content. Both hold
-	// only what the current generation's entries use.
+	// chains and ders intern intermediate chains (by PEM text) and their
+	// DER (by content), holding only what the current generation uses.
 	chains map[pairKey]*chain
 	ders   map[pairKey]*der
-	// generated is the default served by stores without a configured
-	// one; made on first need, renewed when it nears expiry.
+	// generated is the default of stores without one; renewed near expiry.
 	generated *entry
 	genExpiry time.Time
-	// keyScratch holds the content keys of a large configuration being
-	// applied (see contentKeys), reused across updates.
+	// keyScratch holds a large configuration's content keys (contentKeys).
 	keyScratch []pairKey
 
-	// The published configuration as the next Update needs it to find
-	// what changed. Lookups never read these; Update changes them in
-	// place, under mu, only once the new configuration has parsed.
+	// The published configuration, for the next Update to find what
+	// changed; changed in place under mu once a configuration has parsed.
 	configured  bool
 	keys        []pairKey          // content keys of Config.Certificates, in order
 	order       []*entry           // their entries
@@ -64,7 +55,7 @@ type Store struct {
 	usesGen     bool               // a store serves the generated default
 }
 
-// New returns an empty store. Its lookups return certstore.ErrNoCertificate
+// New returns an empty store; lookups fail with certstore.ErrNoCertificate
 // until the first successful Update.
 func New() *Store {
 	s := &Store{
@@ -81,13 +72,10 @@ func New() *Store {
 	return s
 }
 
-// Current returns the published generation. It never changes, whatever
-// updates happen after Current returns.
+// Current returns the published generation, which never changes.
 func (s *Store) Current() certstore.Generation { return s.cur.Load() }
 
-// Certificate looks hello up in the named store of the current generation,
-// following the certstore lookup rules. It takes no lock, and allocates
-// nothing for host names and IP addresses, lowercase or not.
+// Certificate looks hello up in the named store of the current generation.
 func (s *Store) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return s.cur.Load().Certificate(store, hello)
 }
@@ -96,8 +84,7 @@ func (s *Store) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Cert
 var errNilConfig = errors.New("optimized: nil configuration")
 
 // parallelMin is the number of new key pairs from which Update parses them
-// on GOMAXPROCS goroutines (all finished before Update returns);
-// perWorker is the least work a worker is given.
+// on GOMAXPROCS goroutines; perWorker is the least work a worker is given.
 const (
 	parallelMin = 32
 	perWorker   = 8
@@ -113,8 +100,7 @@ type job struct {
 	err   error
 }
 
-// configuredDefaults returns the names of the stores cfg gives a default
-// certificate, sorted.
+// configuredDefaults returns the sorted names of the stores cfg gives a default.
 func configuredDefaults(cfg *certstore.Config) []string {
 	var names []string
 	for name, sc := range cfg.Stores {
@@ -126,9 +112,8 @@ func configuredDefaults(cfg *certstore.Config) []string {
 	return names
 }
 
-// parseJobs parses every job and returns the index of the first one that
-// failed, or -1. With enough jobs it spreads them over GOMAXPROCS
-// goroutines and waits for all of them.
+// parseJobs parses every job (on GOMAXPROCS goroutines when many) and
+// returns the index of the first that failed, or -1.
 func (s *Store) parseJobs(jobs []job) int {
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/perWorker)
 	if len(jobs) < parallelMin || workers < 2 {
@@ -177,10 +162,10 @@ func (s *Store) parseJobs(jobs []job) int {
 // computed on every core; below it a goroutine costs more than it saves.
 var parallelHashMin = 16384
 
-// contentKeys returns the content keys of every certificate: below
-// parallelHashMin into a new slice, from it on GOMAXPROCS goroutines into
-// s.keyScratch (valid until the next call; the caller holds s.mu), which
-// the store keeps so that an unchanged large refresh allocates nothing.
+// contentKeys returns the content keys of every certificate; from
+// parallelHashMin on, computed on every core into s.keyScratch (valid
+// until the next call; the caller holds s.mu), so that an unchanged large
+// refresh allocates nothing.
 func (s *Store) contentKeys(certs []certstore.Certificate) []pairKey {
 	if len(certs) < parallelHashMin {
 		out := make([]pairKey, len(certs))

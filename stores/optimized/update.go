@@ -9,24 +9,18 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// hunk is one change between the published configuration and the new one:
-// old positions [oldLo, oldHi) are replaced by new positions
-// [newLo, newHi).
+// hunk is one change: old positions [oldLo, oldHi) become [newLo, newHi).
 type hunk struct{ oldLo, oldHi, newLo, newHi int }
 
-// rebuildLimit returns the number of changed positions (removed plus
-// added) above which an Update rebuilds every table instead of copying the
-// shards the changes touch: past about an eighth of the configuration the
-// copies cost as much as a build. A variable so that tests can force
-// either path.
+// rebuildLimit is the number of changed positions above which an Update
+// rebuilds every table instead of copying the shards touched (past about
+// an eighth, copies cost as much). A variable for tests.
 var rebuildLimit = func(n int) int { return n / 8 }
 
 // Update validates cfg and publishes it as the new generation. On error
-// the published generation is left as it was and the error is a
-// *certstore.CertificateError (except for a nil cfg): store names are
-// checked first (certstore.CheckStores), then the certificate with the
-// lowest index that fails to parse is reported, then configured defaults
-// in store name order.
+// nothing changes and the error is a *certstore.CertificateError (except
+// for a nil cfg): store names first, then the lowest failing index, then
+// configured defaults in store name order.
 func (s *Store) Update(cfg *certstore.Config) error {
 	if cfg == nil {
 		return errNilConfig
@@ -142,9 +136,8 @@ func (s *Store) Update(cfg *certstore.Config) error {
 	return nil
 }
 
-// queueJobs returns a parse job for every new pair that the published
-// configuration does not hold, once per distinct pair: the hunks' new
-// positions (whose keys are hk, in hunk order) and the configured defaults.
+// queueJobs returns a parse job per distinct pair the published
+// configuration lacks, of the hunks' new positions (keys hk) and defaults.
 func (s *Store) queueJobs(cfg *certstore.Config, hunks []hunk, hk []pairKey, defStores []string, defKeys []pairKey) []job {
 	certs := cfg.Certificates
 	jobs := make([]job, 0, len(hk)+len(defStores))
@@ -175,9 +168,8 @@ func (s *Store) queueJobs(cfg *certstore.Config, hunks []hunk, hk []pairKey, def
 	return jobs
 }
 
-// generatedDefault returns the generated default, made once and shared by
-// every store without a configured one (nil when no store uses it). A
-// failure to make a new one keeps the one that expires.
+// generatedDefault returns the shared generated default (nil when no store
+// uses it); a failure to renew it keeps the one that expires.
 func (s *Store) generatedDefault(used bool, now time.Time) (*entry, error) {
 	if !used {
 		return nil, nil
@@ -221,8 +213,7 @@ func (s *Store) setDefaults(defStores []string, defKeys []pairKey) {
 }
 
 // publish builds the new generation's tables (in full, or from the
-// published ones and what left and arrived), sets each store's default,
-// and publishes the generation with one atomic store.
+// published ones) and defaults, and publishes it with one atomic store.
 func (s *Store) publish(full bool, gone, come []placed, generated *entry) {
 	old := s.cur.Load()
 	g := &generation{configured: true, stores: make(map[string]*storeIndex, len(s.declared))}
@@ -259,11 +250,9 @@ type placed struct {
 	set uint32
 }
 
-// diff returns how certs (whose content keys are keys) differ from the
-// published configuration: with as many certificates, every position whose
-// pair or store list changed; otherwise one hunk between the longest
-// common prefix and suffix. A position is unchanged when its content key and
-// its Stores list are the same.
+// diff returns how certs (content keys keys) differ from the published
+// configuration: with as many certificates, every position whose key or
+// Stores changed; otherwise one hunk between the common prefix and suffix.
 func (s *Store) diff(certs []certstore.Certificate, keys []pairKey) []hunk {
 	same := func(oldI, newI int) bool {
 		return s.keys[oldI] == keys[newI] && slices.Equal(s.listAt(oldI), certs[newI].Stores)
@@ -314,10 +303,8 @@ func (s *Store) apply(hunks []hunk, n int, keys, hk []pairKey, newOrder []*entry
 		s.setOf = slices.Replace(s.setOf, h.oldLo, h.oldHi, newSets...)
 	}
 	if n >= parallelHashMin {
-		// The new keys are in the scratch buffer: swap the buffers. The
-		// second buffer is made with the configuration that needs it
-		// (the first one this large), not on the refresh after it, so
-		// that an unchanged refresh allocates nothing from the first on.
+		// Swap in the scratch buffer; the second one is made now, so that
+		// an unchanged refresh allocates nothing from the first on.
 		spare := s.keys[:0]
 		if cap(spare) < n {
 			spare = make([]pairKey, 0, n)
@@ -382,9 +369,8 @@ func (s *Store) intern(list []string) uint32 {
 	return id
 }
 
-// reintern interns the store lists of certs afresh, forgetting lists no
-// longer used, so that a store whose configurations cycle through many
-// lists does not keep them all.
+// reintern interns the store lists of certs afresh, so that lists no
+// longer used are not kept.
 func (s *Store) reintern(certs []certstore.Certificate) {
 	s.sets, s.setNames, s.setIDs = nil, s.setNames[:1], make(map[string]uint32)
 	s.setOf = nil
@@ -394,9 +380,7 @@ func (s *Store) reintern(certs []certstore.Certificate) {
 }
 
 // sameStores reports whether cfg, whose certificates are the published
-// ones in the same order with the same store lists, also has the same
-// stores and default certificates, so that publishing it would change
-// nothing.
+// ones, also has the same stores and defaults (publishing it changes nothing).
 func (s *Store) sameStores(cfg *certstore.Config, defStores []string, defKeys []pairKey, now time.Time) bool {
 	n := len(cfg.Stores)
 	if _, ok := cfg.Stores[certstore.DefaultStore]; !ok {
@@ -504,9 +488,8 @@ func (s *Store) updateTables(g, old *generation, gone, come []placed) {
 	}
 }
 
-// resolve returns the new state of key k (hash h) in the named store's
-// table t, whose claimants change by d: the claimants left after the
-// update and the first of them in configuration order.
+// resolve returns the new state of key k (hash h) in table t when its
+// claimants change by d: those left and the first in configuration order.
 func resolve[K comparable](s *Store, t *table[K], h uint64, k K, d *delta, store string) change[K] {
 	c := slices.Clone(t.claimants(h, k))
 	for _, e := range d.gone {
@@ -527,10 +510,8 @@ func resolve[K comparable](s *Store, t *table[K], h uint64, k K, d *delta, store
 	return ch
 }
 
-// first returns the entry among c that comes first in the configuration
-// (now published in s.order) at a position in the named store. It scans
-// the configuration, which happens only for names that several positions
-// claim and that an update touches.
+// first returns the entry among c first in s.order in the named store
+// (a scan, only for names several positions claim that an update touches).
 func (s *Store) first(c []*entry, store string) *entry {
 	for i, e := range s.order {
 		if slices.Contains(c, e) && slices.Contains(s.setNames[s.setAt(i)], store) {
@@ -540,9 +521,8 @@ func (s *Store) first(c []*entry, store string) *entry {
 	return c[0] // not reached: every claimant is at a position in the store
 }
 
-// buildAll fills g.stores from scratch from the bookkeeping (the new
-// configuration). A name maps to the first certificate in the
-// configuration that claims it, which is the certstore tie-break rule.
+// buildAll fills g.stores from scratch; a name maps to the first
+// certificate claiming it (the certstore tie-break).
 func (s *Store) buildAll(g *generation) {
 	type builders struct {
 		exact, wild *tableBuilder[string]

@@ -19,10 +19,22 @@
 //   - TLS options: one option set, "default" = tls.DefaultTLSOptions (a nil
 //     map makes Manager.Get fail), as Traefik's configuration aggregator
 //     adds it when none is configured.
-//   - The manager is made with NewManager(nil): no OCSP stapler, Traefik's
-//     default.
-//   - Traefik's zerolog logger is silenced (global level Disabled) when the
-//     package is initialised: Traefik logs every skipped certificate.
+//   - The manager is made without an OCSP stapler, Traefik's default
+//     (NewManager(nil); NewManager() before v3.5, in manager_noocsp.go).
+//   - Traefik's logger is silenced when the package is initialised:
+//     Traefik logs every skipped certificate (zerolog in v3, log.go;
+//     logrus in v2, log_v2.go).
+//
+// # Eras
+//
+// The adapter builds against Traefik v2.10 and later. Where Traefik's API
+// changed, a file with a build constraint holds each shape: certbench peer
+// build reads the tree's module path and NewManager's declaration and keeps
+// the files of that era (tags traefik_v2, traefik_noocsp; see
+// internal/peerbuild). Without a tag, as in this module, the files are
+// those of the current release. Certificate.CertFile is assigned through a
+// type parameter (setPEM), so the adapter does not name the package that
+// declares FileOrContent (pkg/tls in v2, pkg/types since v3).
 //
 // # Generations
 //
@@ -71,21 +83,18 @@ import (
 	"unsafe"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/rs/zerolog"
 	traefiktls "github.com/traefik/traefik/v3/pkg/tls"
-	"github.com/traefik/traefik/v3/pkg/types"
 )
 
 // Name is the name the store is registered under.
 const Name = "traefik"
 
 func init() {
-	// Traefik logs with zerolog's global logger; its default level in
-	// Traefik is ERROR, and the errors it logs here (skipped certificates)
-	// are the adapter's business to report, not to print.
-	zerolog.SetGlobalLevel(zerolog.Disabled)
+	// The errors Traefik logs here (skipped certificates) are the
+	// adapter's business to report, not to print.
+	silenceLogs()
 	certstore.Register(Name,
-		"Traefik v3 pkg/tls Manager (the real one): UpdateConfigs + Get per store",
+		"Traefik pkg/tls Manager (the real one): UpdateConfigs + Get per store",
 		func() certstore.Store { return New() })
 }
 
@@ -102,7 +111,7 @@ var _ certstore.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{manager: traefiktls.NewManager(nil)}
+	return &Store{manager: newManager()}
 }
 
 // Manager returns the Traefik manager the store drives.
@@ -165,10 +174,8 @@ func dynamicConfig(cfg *certstore.Config) (map[string]traefiktls.Store, []*traef
 	for name, sc := range cfg.Stores {
 		var st traefiktls.Store
 		if kp := sc.DefaultCertificate; kp != nil {
-			st.DefaultCertificate = &traefiktls.Certificate{
-				CertFile: content(kp.CertPEM),
-				KeyFile:  content(kp.KeyPEM),
-			}
+			st.DefaultCertificate = &traefiktls.Certificate{}
+			setPEM(st.DefaultCertificate, kp.CertPEM, kp.KeyPEM)
 		}
 		stores[name] = st
 	}
@@ -176,26 +183,29 @@ func dynamicConfig(cfg *certstore.Config) (map[string]traefiktls.Store, []*traef
 	backing := make([]traefiktls.CertAndStores, len(cfg.Certificates))
 	for i := range cfg.Certificates {
 		c := &cfg.Certificates[i]
-		backing[i] = traefiktls.CertAndStores{
-			Certificate: traefiktls.Certificate{
-				CertFile: content(c.CertPEM),
-				KeyFile:  content(c.KeyPEM),
-			},
-			// Traefik writes "default" into Stores when it is empty: give
-			// it its own slice, never the caller's.
-			Stores: append([]string(nil), c.Stores...),
-		}
+		setPEM(&backing[i].Certificate, c.CertPEM, c.KeyPEM)
+		// Traefik writes "default" into Stores when it is empty: give it
+		// its own slice, never the caller's.
+		backing[i].Stores = append([]string(nil), c.Stores...)
 		certs[i] = &backing[i]
 	}
 	return stores, certs
 }
 
-// content views PEM bytes as a FileOrContent without copying them.
-func content(b []byte) types.FileOrContent {
+// setPEM sets c's CertFile and KeyFile to the PEM contents.
+func setPEM(c *traefiktls.Certificate, certPEM, keyPEM []byte) {
+	setContent(&c.CertFile, certPEM)
+	setContent(&c.KeyFile, keyPEM)
+}
+
+// setContent views PEM bytes as a FileOrContent, whichever package
+// declares it, without copying them.
+func setContent[T ~string](dst *T, b []byte) {
 	if len(b) == 0 {
-		return ""
+		*dst = ""
+		return
 	}
-	return types.FileOrContent(unsafe.String(&b[0], len(b)))
+	*dst = T(unsafe.String(&b[0], len(b)))
 }
 
 func contains(list []string, s string) bool {

@@ -1,0 +1,353 @@
+package peerbuild
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/build/constraint"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A Probe is a declaration of the proxy that the adapter calls. Where the
+// proxy changed it, the adapter has one file per shape, each with a build
+// constraint on the shape's tag; Build reads the tree's declaration and
+// keeps the adapter's files whose constraints its tags satisfy.
+type Probe struct {
+	// Call names it as the adapter calls it ("tls.NewManager").
+	Call string
+	// Pkg is the declaring package's directory in the tree,
+	// slash-separated ("pkg/tls"); Func the function ("NewManager") or
+	// method ("(*Manager).Get", as funcName names it). Both empty: the
+	// tree's module path.
+	Pkg, Func string
+	// Shapes are the declarations the adapter knows.
+	Shapes []Shape
+}
+
+// A Shape is one declaration of a probe that the adapter knows.
+type Shape struct {
+	// Decl is the declaration without parameter names or body ("func
+	// NewManager(*OCSPConfig) *Manager"), or the module path.
+	Decl string
+	// Tag is the build tag of the adapter's files for it ("": the files
+	// without a tag); Era the releases that declare it.
+	Tag, Era string
+}
+
+// traefikProbes are the declarations of Traefik's pkg/tls the adapter
+// calls, with their shapes since v2.10.
+var traefikProbes = []Probe{
+	{Call: "the module path", Shapes: []Shape{
+		{Decl: "github.com/traefik/traefik/v3", Era: "v3"},
+		{Decl: "github.com/traefik/traefik/v2", Tag: "traefik_v2", Era: "v2"}}},
+	{Call: "tls.NewManager", Pkg: "pkg/tls", Func: "NewManager", Shapes: []Shape{
+		{Decl: "func NewManager(*OCSPConfig) *Manager", Era: "v3.5 and later"},
+		{Decl: "func NewManager() *Manager", Tag: "traefik_noocsp", Era: "v2.10 to v3.4"}}},
+	{Call: "(*tls.Manager).UpdateConfigs", Pkg: "pkg/tls", Func: "(*Manager).UpdateConfigs", Shapes: []Shape{
+		{Decl: "func (*Manager) UpdateConfigs(context.Context, map[string]Store, map[string]Options, []*CertAndStores)", Era: "v2.10 and later"}}},
+	{Call: "(*tls.Manager).Get", Pkg: "pkg/tls", Func: "(*Manager).Get", Shapes: []Shape{
+		{Decl: "func (*Manager) Get(string, string) (*tls.Config, error)", Era: "v2.10 and later"}}},
+}
+
+// certmagicProbes are the declarations of certmagic the adapter calls,
+// unchanged since v0.20.
+var certmagicProbes = []Probe{
+	{Call: "certmagic.NewCache", Func: "NewCache", Shapes: []Shape{
+		{Decl: "func NewCache(CacheOptions) *Cache", Era: "v0.20 and later"}}},
+	{Call: "certmagic.New", Func: "New", Shapes: []Shape{
+		{Decl: "func New(*Cache, Config) *Config", Era: "v0.20 and later"}}},
+	{Call: "(*certmagic.Config).CacheUnmanagedCertificatePEMBytes", Func: "(*Config).CacheUnmanagedCertificatePEMBytes", Shapes: []Shape{
+		{Decl: "func (*Config) CacheUnmanagedCertificatePEMBytes(context.Context, []byte, []byte, []string) (string, error)", Era: "v0.20 and later"}}},
+	{Call: "(*certmagic.Config).CacheUnmanagedTLSCertificate", Func: "(*Config).CacheUnmanagedTLSCertificate", Shapes: []Shape{
+		{Decl: "func (*Config) CacheUnmanagedTLSCertificate(context.Context, tls.Certificate, []string) (string, error)", Era: "v0.20 and later"}}},
+	{Call: "(*certmagic.Cache).Remove", Func: "(*Cache).Remove", Shapes: []Shape{
+		{Decl: "func (*Cache) Remove([]string)", Era: "v0.20 and later"}}},
+}
+
+// An APIError is a tree that declares a call of the adapter in a shape the
+// adapter has no files for.
+type APIError struct {
+	Kind Kind
+	// Unknown are the calls, with the sides that declare each shape.
+	Unknown []Unknown
+}
+
+// Unknown is a declaration of a probe that the adapter does not know.
+type Unknown struct {
+	Sides []Side
+	Probe Probe
+	// Decl is what the sides declare, as in their source ("" for
+	// nothing), and At where (file:line in the first side's tree).
+	Decl, At string
+}
+
+// Error names, for each unknown call, the sides, what they declare and
+// what the adapter knows.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the %s adapter (%s) does not know the API of %s:", e.Kind.Name, e.Kind.Adapter, sideList(e.sides()))
+	for _, u := range e.Unknown {
+		decl := "nothing"
+		if u.Decl != "" {
+			decl = u.Decl + " (" + u.At + ")"
+		}
+		var names []string
+		for _, s := range u.Sides {
+			names = append(names, s.Name)
+		}
+		verb := "declares"
+		if len(names) > 1 {
+			verb = "declare"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s %s %s; the adapter knows", u.Probe.Call, strings.Join(names, " and "), verb, decl)
+		for i, s := range u.Probe.Shapes {
+			if i > 0 {
+				b.WriteString(" or")
+			}
+			fmt.Fprintf(&b, " %s (%s)", s.Decl, s.Era)
+		}
+	}
+	b.WriteString("\n  (a new shape needs a file for it in the adapter, and its tag in internal/peerbuild's probes)")
+	return b.String()
+}
+
+// sides are the sides of e, each once, in order.
+func (e *APIError) sides() []Side {
+	var out []Side
+	for _, u := range e.Unknown {
+		for _, s := range u.Sides {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// sideList is "base tree A", "base tree A and head tree B".
+func sideList(sides []Side) string {
+	var names []string
+	for _, s := range sides {
+		names = append(names, s.String())
+	}
+	return strings.Join(names, " and ")
+}
+
+// chooseVariants sets each tree's tags from its declarations of the
+// kind's probes. A declaration the adapter does not know on any side is an
+// *APIError naming every side that has it.
+func chooseVariants(kind Kind, trees []*tree) error {
+	e := &APIError{Kind: kind}
+	for _, p := range kind.Probes {
+		for _, t := range trees {
+			decl, shape, at := t.declared(p)
+			if shape == unparsed {
+				continue
+			}
+			i := slices.IndexFunc(p.Shapes, func(s Shape) bool { return s.Decl == shape })
+			if i >= 0 {
+				if tag := p.Shapes[i].Tag; tag != "" {
+					t.tags = append(t.tags, tag)
+				}
+				continue
+			}
+			j := slices.IndexFunc(e.Unknown, func(u Unknown) bool { return u.Probe.Call == p.Call && u.Decl == decl })
+			if j < 0 {
+				e.Unknown = append(e.Unknown, Unknown{Probe: p, Decl: decl, At: at})
+				j = len(e.Unknown) - 1
+			}
+			e.Unknown[j].Sides = append(e.Unknown[j].Sides, t.side)
+		}
+	}
+	if len(e.Unknown) > 0 {
+		return &InputError{Err: e}
+	}
+	return nil
+}
+
+// unparsed is the shape of a declaration in a package that does not
+// parse: the build says where.
+const unparsed = "?"
+
+// declared returns the tree's declaration of p as in its source (decl),
+// without parameter names (shape, to compare with Shape.Decl), and where
+// it is; all empty when the tree declares none.
+func (t *tree) declared(p Probe) (decl, shape, at string) {
+	if p.Func == "" {
+		return t.module(), t.module(), "go.mod"
+	}
+	dir := filepath.Join(t.dir, filepath.FromSlash(p.Pkg))
+	files, err := goFiles(dir)
+	if err != nil {
+		return "", "", ""
+	}
+	for _, n := range files {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return "", unparsed, "" // the build reports it
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || funcName(fd) != p.Func {
+				continue
+			}
+			fd.Body, fd.Doc = nil, nil
+			var b bytes.Buffer
+			printer.Fprint(&b, token.NewFileSet(), fd)
+			at := filepath.ToSlash(filepath.Join(p.Pkg, n)) + fmt.Sprintf(":%d", fset.Position(fd.Pos()).Line)
+			return b.String(), unnamed(fd), at
+		}
+	}
+	return "", "", ""
+}
+
+// unnamed is fd's declaration without parameter names: "func (*T)
+// M(string, string) error".
+func unnamed(fd *ast.FuncDecl) string {
+	list := func(fl *ast.FieldList) []string {
+		var out []string
+		if fl == nil {
+			return out
+		}
+		for _, f := range fl.List {
+			for range max(1, len(f.Names)) {
+				out = append(out, types.ExprString(f.Type))
+			}
+		}
+		return out
+	}
+	s := "func "
+	if fd.Recv != nil {
+		s += "(" + strings.Join(list(fd.Recv), ", ") + ") "
+	}
+	s += fd.Name.Name + "(" + strings.Join(list(fd.Type.Params), ", ") + ")"
+	switch res := list(fd.Type.Results); len(res) {
+	case 0:
+	case 1:
+		s += " " + res[0]
+	default:
+		s += " (" + strings.Join(res, ", ") + ")"
+	}
+	return s
+}
+
+// selectFiles returns the adapter's files whose //go:build constraint
+// holds with tags alone set (a file without one always does).
+func selectFiles(dir string, files, tags []string) ([]string, error) {
+	var out []string
+	for _, n := range files {
+		src, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		ok, err := buildConstraintHolds(src, tags)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, n), err)
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// buildConstraintHolds evaluates the //go:build line of a Go file's
+// header with only tags set.
+func buildConstraintHolds(src []byte, tags []string) (bool, error) {
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		if !constraint.IsGoBuild(line) {
+			continue
+		}
+		expr, err := constraint.Parse(line)
+		if err != nil {
+			return false, err
+		}
+		return expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }), nil
+	}
+	return true, nil
+}
+
+// buildLineEdits blanks the //go:build line of a Go file's header (its
+// line stays, empty): the adapter's files for a tree are chosen by
+// selectFiles, and one go build builds every side's.
+func buildLineEdits(src []byte) []edit {
+	off := 0
+	for _, line := range strings.SplitAfter(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(t) {
+			return []edit{{start: off, end: off + len(strings.TrimRight(line, "\r\n"))}}
+		}
+		off += len(line)
+	}
+	return nil
+}
+
+// module is the tree's module path.
+func (t *tree) module() string {
+	if t.mod == nil {
+		return t.kind.Module
+	}
+	return t.mod.Module.Path
+}
+
+// forTree returns the adapter's files for t's tags and the packages of
+// t's tree they import.
+func (ad *adapter) forTree(t *tree) (files, roots []string, err error) {
+	if files, err = selectFiles(ad.dir, ad.files, t.tags); err != nil {
+		return nil, nil, err
+	}
+	imps, err := adapterImports(ad.dir, files, ad.kind.Module)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range imps {
+		roots = append(roots, t.treePath(p))
+	}
+	return files, roots, nil
+}
+
+// as returns r for sources that import the copied packages under module
+// (the adapter, written against the kind's module path) rather than r.from.
+func (r *rewriter) as(module string) *rewriter {
+	a := &rewriter{from: module, to: r.to, pkgs: map[string]bool{}, deps: r.deps}
+	for p := range r.pkgs {
+		a.pkgs[module+strings.TrimPrefix(p, r.from)] = true
+	}
+	return a
+}
+
+// treePath returns the adapter's import path p (below the kind's module
+// path) as the tree's package path: they differ where the tree's module
+// path is another major version's.
+func (t *tree) treePath(p string) string {
+	return t.module() + strings.TrimPrefix(p, t.kind.Module)
+}
+
+// declares reports whether module is the kind's module path or one of its
+// other major versions' that the adapter knows.
+func (k Kind) declares(module string) bool {
+	if module == k.Module {
+		return true
+	}
+	for _, p := range k.Probes {
+		if p.Func == "" && slices.ContainsFunc(p.Shapes, func(s Shape) bool { return s.Decl == module }) {
+			return true
+		}
+	}
+	return false
+}
