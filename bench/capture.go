@@ -22,42 +22,21 @@ import (
 // captureMu serializes captures: runtime.MemProfileRate is process-wide.
 var captureMu sync.Mutex
 
-// captureHung is set once a capture was abandoned because its store did
-// not return; later captures in the process are refused.
+// captureHung is set once a capture's store did not return: later ones are refused.
 var captureHung atomic.Bool
 
-// HeapProfile profiles ops ops of scenario sc (0 means the scenario's own
-// Ops, as a sample uses) on a new store from newStore, and returns a heap
-// profile of them with every allocation recorded. It runs the ops the way
-// one sample is measured: the workload is built and Configs[0] applied
-// first (fresh-store workloads start from no store), then the ops run as
-// [Apply] runs them.
+// HeapProfile runs ops ops of sc (0: the scenario's Ops) on a new store the
+// way one sample does, with every allocation recorded, and returns a heap
+// profile: alloc_* is what the ops allocated (setup, the profiler and the
+// runtime's threads excluded), inuse_* what the store retains after them
+// (retained-B). Stacks start at the store; what the harness allocates
+// itself keeps its innermost harness frame, so alloc_* adds up to B/op.
+// profile.SetInfo records the scenario, store, ops and MemStats deltas.
 //
-// The profile has the four sample types of a Go heap profile:
-// alloc_objects and alloc_space are what the measured ops allocated
-// (fixture building, the initial configuration, the profiler's own work
-// and the runtime's OS threads excluded), inuse_objects and inuse_space what the store holds once
-// they are done (the figure retained-B measures). Stacks start at the
-// store (its factory, Update or Certificate, or a goroutine it started):
-// the harness frames that called it are cut off. What the harness
-// allocates itself keeps the innermost harness frame as its only frame,
-// so that the alloc_* values add up to what B/op counts over the same
-// ops. A profile comment records the scenario, the store, the op count
-// and the runtime's own counters over the same ops:
-//
-//	certbench: scenario=S store=X ops=N mem_bytes=B mem_objects=O
-//
-// so that figures read back from the file can be divided per op. Per-op
-// figures compare with B/op and allocs/op only for equal ops: lookups fill
-// caches on their first cycle over the hellos, and the first refreshes of
-// a store may differ from the later ones.
-//
-// HeapProfile sets runtime.MemProfileRate to 1 for its duration and
-// restores it before returning; it must not run while anything is being
-// timed. Concurrent calls are serialized. A store that panics, or does not
-// return within DefaultSampleTimeout, ends the capture with a *StoreFault;
-// after a store that did not return, later calls in the process fail.
-// Recording every allocation is slow for a store that allocates much.
+// It sets runtime.MemProfileRate to 1 while it runs, so nothing may be
+// timed meanwhile; calls are serialized. A store that panics or does not
+// return within DefaultSampleTimeout ends it with a *StoreFault; after a
+// hang, later calls in the process fail.
 func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
 	if newStore == nil {
 		return nil, errors.New("bench: heap profile: nil store factory")
@@ -98,11 +77,8 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 	return p, nil
 }
 
-// guardedCapture runs captureHeap on a goroutine of its own, so that the
-// store under test cannot take the process with it: a panic in a store
-// call ends the capture with a *StoreFault, and so does a capture that
-// has not returned within timeout, which is then abandoned (its goroutine
-// cannot be stopped; the process should end soon after).
+// guardedCapture runs captureHeap on its own goroutine: a panic, or no
+// return within timeout (the goroutine is then abandoned), is a *StoreFault.
 func guardedCapture(newStore certstore.Factory, w *scenarios.Workload, ops int, timeout time.Duration) (heapSnapshots, error) {
 	type result struct {
 		raw heapSnapshots
@@ -145,15 +121,8 @@ type heapSnapshots struct {
 }
 
 // captureHeap runs one sample with every allocation recorded and takes the
-// three heap snapshots, each after two GC cycles (the runtime publishes
-// the heap profile as of the last completed cycle):
-//
-//	empty:   before the store exists (the workload's pool and configurations are live)
-//	initial: after the store applied Configs[0] (fresh-store workloads: no store yet)
-//	after:   after the ops
-//
-// It allocates nothing itself between the initial and the final snapshot
-// other than through Apply.
+// heap snapshots before the store exists, after Configs[0], and after the
+// ops. It allocates nothing between the last two other than through Apply.
 func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (heapSnapshots, error) {
 	var raw heapSnapshots
 	m0, m1 := new(runtime.MemStats), new(runtime.MemStats)
@@ -167,8 +136,6 @@ func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (he
 	}
 	var store certstore.Store
 	if !w.FreshStore {
-		// Fresh-store workloads load a new store on every op; as in a
-		// sample, give them none to start from.
 		store, err = heapSetup(newStore, w.Configs[0])
 		if err != nil {
 			closeStore(store, nil)
@@ -209,11 +176,9 @@ func heapSetup(newStore certstore.Factory, cfg *certstore.Config) (certstore.Sto
 	return store, store.Update(cfg)
 }
 
-// heapSnapshot collects garbage and returns the heap profile as of that
-// collection. The runtime publishes a heap profile at the end of a GC
-// cycle; two cycles make sure every allocation made before the call and
-// every free they allow are in it, even when a cycle was already running.
-// Its own allocations are recognized by its frame and dropped.
+// heapSnapshot returns the heap profile after two GC cycles: the runtime
+// publishes it at a cycle's end, and two make sure every earlier
+// allocation and free is in it even when a cycle was already running.
 //
 //go:noinline
 func heapSnapshot() ([]byte, error) {
@@ -226,19 +191,13 @@ func heapSnapshot() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Symbol names the harness is recognized by.
+// Symbol names the harness is recognized by: every frame of this package
+// is the harness; runtime.allocm (a new OS thread) is never the store's.
 var (
-	// harnessPrefix is this package's symbol prefix
-	// ("github.com/certbench/certbench/bench."): every frame of the
-	// runner, capture included, is the harness.
 	harnessPrefix = reflect.TypeFor[heapSnapshots]().PkgPath() + "."
-	// snapshotName is the profiler's frame.
-	snapshotName = funcName(heapSnapshot)
-	// captureName is the frame that calls heapSetup and Apply.
-	captureName = funcName(captureHeap)
-	// allocmName is where the runtime allocates a new OS thread (M), when
-	// its scheduler or the GC wants one: never the store's doing.
-	allocmName = "runtime.allocm"
+	snapshotName  = funcName(heapSnapshot)
+	captureName   = funcName(captureHeap)
+	allocmName    = "runtime.allocm"
 )
 
 // isHarness reports whether the named function is the harness's.
@@ -246,10 +205,8 @@ func isHarness(name string) bool {
 	return strings.HasPrefix(name, harnessPrefix)
 }
 
-// combineHeap turns the three snapshots into the captured profile:
-// alloc_* from after minus initial, inuse_* from after minus empty, the
-// profiler's samples and the runtime's thread creation dropped, harness
-// frames cut off.
+// combineHeap makes the profile: alloc_* = after - initial, inuse_* =
+// after - empty, the profiler's and thread samples dropped, harness cut.
 func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
 	var ps [3]*pprofile.Profile
 	for i, b := range [][]byte{raw.empty, raw.initial, raw.after} {
@@ -285,10 +242,8 @@ func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
 	}
 	dropSamples(p, func(name string) bool { return name == snapshotName || name == allocmName })
 	cutHarness(p)
-	// What still has the capture frame never reached the store (through
-	// heapSetup or Apply): runtime work the capture itself set off, such
-	// as a rare allocation while reading memory statistics. It is not the
-	// store's.
+	// What still has the capture frame never reached the store: runtime
+	// work the capture set off (reading memory statistics).
 	dropSamples(p, func(name string) bool { return name == captureName })
 	if p, err = pprofile.Merge([]*pprofile.Profile{p}); err != nil {
 		return nil, err
@@ -297,15 +252,13 @@ func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
 	return p, nil
 }
 
-// subtractProfile returns a minus b, dropping samples that cancel out. It
-// scales b in place.
+// subtractProfile returns a minus b (scaling b in place), cancelled samples dropped.
 func subtractProfile(a, b *pprofile.Profile) (*pprofile.Profile, error) {
 	b.Scale(-1)
 	return pprofile.Merge([]*pprofile.Profile{a, b})
 }
 
-// dropSamples removes the samples with a frame whose function drop
-// matches.
+// dropSamples removes the samples with a frame whose function drop matches.
 func dropSamples(p *pprofile.Profile, drop func(name string) bool) {
 	kept := p.Sample[:0]
 	for _, s := range p.Sample {
@@ -327,12 +280,9 @@ func hasFrame(s *pprofile.Sample, match func(name string) bool) bool {
 	return false
 }
 
-// cutHarness removes, from every sample that went through the harness,
-// the innermost harness frame and every frame above it (toward the root),
-// so that stacks start at the store. A sample the harness allocated itself
-// (its innermost frame is the harness's, as for the runtime's own
-// allocations on the harness's behalf, whose runtime frames the heap
-// profile hides) keeps that one location.
+// cutHarness cuts every stack at its innermost harness frame, so stacks
+// start at the store; a sample the harness allocated itself keeps that
+// one location.
 func cutHarness(p *pprofile.Profile) {
 	var maxID uint64
 	for _, loc := range p.Location {

@@ -16,18 +16,14 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// LatencySampleEvery is how often a lookup of a HandshakeUnderChurn sample
-// is timed on its own: every 7th, since reading the clock is not cheap
-// next to a fast lookup. 7 is coprime with the ChurnHellos distinct hellos
-// the goroutines cycle over, so every kind of hello is timed in proportion.
+// LatencySampleEvery is how often a HandshakeUnderChurn lookup is timed on
+// its own (the clock is not cheap next to a lookup); coprime with the
+// ChurnHellos hellos, so every kind of hello is timed in proportion.
 const LatencySampleEvery = 7
 
-// MaxLatencies bounds the lookup latencies one HandshakeUnderChurn sample
-// keeps (8 bytes each), over all its lookup goroutines, allocated before
-// the timed window: a goroutine whose buffer fills keeps every other
-// latency and from then on times every 2n-th lookup instead of every n-th,
-// so that a sample of any length (--ops) has latencies spread over its
-// whole window in bounded memory.
+// MaxLatencies bounds the latencies a HandshakeUnderChurn sample keeps: a
+// goroutine whose buffer fills keeps every other one and times half as
+// often, so that any sample length has latencies over its whole window.
 const MaxLatencies = 1 << 20
 
 // workers returns the goroutines to split n jobs over: want, or
@@ -56,27 +52,18 @@ func halve(lat []int64) []int64 {
 	return lat[:n]
 }
 
-// ChurnWarmup is the number of refreshes a HandshakeUnderChurn sample
-// applies alone before its timed window, to measure what one refresh
-// allocates (see measureChurn).
+// ChurnWarmup is the refreshes a HandshakeUnderChurn sample applies alone
+// first, to measure what one allocates.
 const ChurnWarmup = 2
 
 // churnRun says what runChurn does.
 type churnRun struct {
-	// lookups bounds the lookups, split evenly over the goroutines.
-	lookups int
-	// duration bounds the window; 0 means no bound.
-	duration time.Duration
-	// sampleEvery times every n-th lookup on its own; 0 times none.
-	sampleEvery int
-	// goroutines is the number of lookup goroutines; 0 means GOMAXPROCS.
-	goroutines int
-	// step is the first refresh step (see scenarios.ChurnStep); 0 means 1.
-	step int
-	// ctl, when not nil, stops the window early when stopped (the
-	// lookups check it where they check the duration bound) with
-	// errStopped; panics in the store are recovered into it.
-	ctl *sampleCtl
+	lookups     int           // split evenly over the goroutines
+	duration    time.Duration // bounds the window; 0: no bound
+	sampleEvery int           // times every n-th lookup on its own; 0: none
+	goroutines  int           // lookup goroutines; 0 means GOMAXPROCS
+	step        int           // the first refresh step (scenarios.ChurnStep); 0 means 1
+	ctl         *sampleCtl    // when not nil, stops the window (errStopped) and catches panics
 }
 
 // churnResult is what one window measured.
@@ -89,12 +76,10 @@ type churnResult struct {
 	latencies  []int64       // sampled lookup latencies in ns, sorted
 }
 
-// runChurn runs the lookups of a HandshakeUnderChurn workload from several
-// goroutines while one more goroutine applies its configurations back to
-// back, walking them as scenarios.ChurnStep says. The window ends when the
-// lookups are done or the duration is over (each lookup goroutine makes
-// at least one lookup); the refresher then finishes the refresh it is in
-// and stops. store must hold w.Configs[0] (or any of its configurations).
+// runChurn runs a HandshakeUnderChurn workload's lookups from several
+// goroutines while one more applies its configurations back to back
+// (scenarios.ChurnStep), until the lookups are done or the duration is
+// over (at least one lookup each). store must hold one of w.Configs.
 func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnResult, error) {
 	var res churnResult
 	if len(w.Hellos) == 0 || len(w.Configs) == 0 {
@@ -248,29 +233,15 @@ func (cw *churnWindow) lookup(gi int) {
 	pg.n = i
 }
 
-// measureChurn measures one sample of a HandshakeUnderChurn workload.
-//
-// A new store gets w.Configs[0], then ChurnWarmup refreshes alone, whose
-// allocation (read from the process-wide counters) gives what one refresh
-// allocates. Then the timed window: GOMAXPROCS goroutines each do their
-// share of w.Scenario.Ops lookups, cycling over the hellos from different
-// offsets, while one more goroutine refreshes back to back, until the
-// lookups are done or w.Scenario.Duration is over. The sample records:
-//
-//   - sec/op: the mean time of one lookup, the lookup goroutines' summed
-//     time divided by the lookups (it includes time a goroutine waited for
-//     a CPU while the refresher ran: on a machine with few cores that is
-//     part of what churn costs handshakes);
-//   - B/op and allocs/op: allocation per lookup, the window's allocation
-//     less the refresher's (refreshes applied times what one refresh
-//     allocated alone), an estimate, clamped at zero;
-//   - p50-ns, p99-ns, p999-ns: percentiles (nearest rank) of the lookups
-//     timed individually, every LatencySampleEvery-th;
-//   - refreshes/s: refreshes completed within the window per second;
-//   - retained-B, retained-B/cert and goroutines as for other scenarios.
-//
-// Ops (the iteration count) is the number of lookups done, which depends
-// on the store's speed, so B/op and allocs/op differ sample to sample.
+// measureChurn measures one sample of a HandshakeUnderChurn workload: after
+// w.Configs[0] and ChurnWarmup refreshes alone (what one refresh
+// allocates), GOMAXPROCS goroutines share w.Scenario.Ops lookups while one
+// more refreshes back to back, until done or Duration is over. sec/op is
+// the lookups' summed time over their count (waits for a CPU included:
+// part of what churn costs); B/op and allocs/op are the window's less the
+// refreshes' (an estimate, at least 0); p50/p99/p999-ns are nearest-rank
+// percentiles of every LatencySampleEvery-th lookup; refreshes/s counts
+// those done in the window. Ops is the lookups done, which varies.
 func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
 	if w.Scenario.Ops <= 0 {

@@ -21,44 +21,32 @@ const DefaultSampleTimeout = 10 * time.Minute
 // call cannot be stopped, and must not keep an interrupted run alive.
 const StopGrace = 3 * time.Second
 
-// A StoreFault is the error of a sample that the store under test ended:
-// it panicked in a call the harness made (recovered on any of the
-// sample's goroutines), or a call did not return within the sample
-// timeout. A panic in a goroutine the store itself started still ends the
-// process, as it would in production.
+// A StoreFault is the error of a sample the store ended: a panic in a
+// call the harness made (on any of the sample's goroutines), or a call
+// that did not return within the sample timeout. A panic in a goroutine
+// the store started itself still ends the process, as in production.
 type StoreFault struct {
-	// Store and Scenario name the sample; Run sets its number Sample
-	// (from 1) and its benchmark Name.
 	Store, Scenario string
-	Sample          int
-	Name            string
-	// Call is the store call that panicked or did not return: "Update",
-	// "Certificate", "Close" or "the factory" ("the harness" for a panic
-	// outside any store call). Detail says which one, such as
-	// "configuration 5 of 10" or "lookups under churn"; it may be "".
+	Sample          int    // from 1, set by Run
+	Name            string // the benchmark name, set by Run
+	// Call is "Update", "Certificate", "Close", "the factory" or "the
+	// harness"; Detail says which, such as "configuration 5 of 10", or "".
 	Call, Detail string
-	// Panic is the value the store panicked with; nil if it hung.
-	Panic any
-	// Timeout is the sample timeout the call exceeded; 0 if it panicked.
-	Timeout time.Duration
-	// Stack is the panicking goroutine's stack, or, if the store hung,
-	// every goroutine's with their profiler labels: the sample's carry
-	// SampleLabel=Label.
-	Stack []byte
-	Label string
-	// Goroutines counts the store's goroutines still running when a panic
-	// ended the sample.
-	Goroutines int
+	Panic        any           // nil if it hung
+	Timeout      time.Duration // the timeout exceeded; 0 if it panicked
+	// Stack is the panicking goroutine's, or after a hang every
+	// goroutine's with their labels (the sample's: SampleLabel=Label).
+	Stack      []byte
+	Label      string
+	Goroutines int // the store's, still running after a panic
 }
 
 // Hung reports whether the store did not return (rather than panicked).
 func (f *StoreFault) Hung() bool { return f.Timeout > 0 }
 
-// Stops reports whether the fault ends Run's measuring: a call that did
-// not return, or a panic that left goroutines of the store running. Code
-// of the failed store that cannot be stopped stays in the process, and
-// would disturb every later sample (a CPU it spins on, a heap it keeps
-// live).
+// Stops reports whether the fault ends Run's measuring: a hang, or a panic
+// that left the store's goroutines running, which would disturb every
+// later sample.
 func (f *StoreFault) Stops() bool { return f.Hung() || f.Goroutines > 0 }
 
 // What is the call, with its detail in parentheses when there is one.
@@ -69,10 +57,8 @@ func (f *StoreFault) What() string {
 	return f.Call + " (" + f.Detail + ")"
 }
 
-// Reason is what happened, in one line without the panic value (which
-// may quote the store's input): "panic in Update (configuration 5 of
-// 10)" or "Update (configuration 5 of 10) did not return within 10m0s".
-// certbench writes it into result files.
+// Reason is what happened, in one line without the panic value (which may
+// quote the store's input), as result files record it.
 func (f *StoreFault) Reason() string {
 	if f.Hung() {
 		return fmt.Sprintf("%s did not return within %s", f.What(), f.Timeout)
@@ -114,7 +100,7 @@ func panicText(v any) string {
 }
 
 // call is what a sample's goroutine is calling, for a fault's Call and
-// Detail.
+// Detail (see calls).
 type call uint8
 
 const (
@@ -134,56 +120,64 @@ const (
 	callGetCert // GetCertificate in a handshake's server goroutine
 )
 
-// sampleCtl is shared by a sample's goroutines and its supervisor (see
-// superviseSample): the flag that stops the sample, what the sample is
-// calling, and the first panic recovered.
+// sampleCtl is shared by a sample's goroutines and its supervisor: the
+// stop flag, what the sample calls, and the first panic recovered. Its
+// methods do nothing on a nil sampleCtl (Apply).
 type sampleCtl struct {
-	stop atomic.Bool
-	// at is what the sample's goroutine calls: call<<56 | i<<28 | n.
-	at atomic.Uint64
-	// refresh is the refresh a refresher goroutine is applying, 0 when
-	// none.
-	refresh atomic.Int64
-	// pausedAt is when the sample began to wait for its Sync (unix
-	// nanoseconds, 0 when not waiting); paused is the time spent waiting
-	// so far. The sample timeout does not count that time.
+	stop    atomic.Bool
+	at      atomic.Uint64 // what the sample's goroutine calls: call<<56 | i<<28 | n
+	refresh atomic.Int64  // the refresh a refresher applies, 0 when none
+	// pausedAt is when the wait for Sync began (unix ns, 0 when not
+	// waiting); paused the time waited so far, which the timeout leaves out.
 	pausedAt, paused atomic.Int64
-	// synced reports the sample reached its Sync.
-	synced atomic.Bool
-	// label is the sample's SampleLabel value, once its probe started.
-	label atomic.Pointer[string]
+	synced           atomic.Bool
+	label            atomic.Pointer[string] // the sample's SampleLabel value
 
 	mu    sync.Mutex
 	fault *StoreFault // the first panic recovered
 }
 
-// setLabel records the sample's SampleLabel value.
 func (c *sampleCtl) setLabel(l string) {
 	if c != nil {
 		c.label.Store(&l)
 	}
 }
 
-// setRefresh records the refresh a refresher goroutine applies (0:
-// none).
 func (c *sampleCtl) setRefresh(k int) {
 	if c != nil {
 		c.refresh.Store(int64(k))
 	}
 }
 
-// stopped reports whether the sample should stop; a nil sampleCtl never
-// stops.
 func (c *sampleCtl) stopped() bool { return c != nil && c.stop.Load() }
 
 // mark records that the sample's goroutine calls k, the i-th of n (0, 0
-// when not counted). Cheap enough for every refresh: one atomic store.
+// when not counted): one atomic store.
 func (c *sampleCtl) mark(k call, i, n int) {
 	if c == nil {
 		return
 	}
 	const limit = 1<<28 - 1
 	c.at.Store(uint64(k)<<56 | uint64(min(i, limit))<<28 | uint64(min(n, limit)))
+}
+
+// calls are each call's Call and Detail, the detail formatted with i, n
+// and the refresh applied (%[1]d, %[2]d, %[3]d); refreshing, when not
+// empty, is the call while a refresh is applied.
+var calls = [...]struct{ name, detail, refreshing string }{
+	callHarness:    {"the harness", "not in a store call", ""},
+	callFactory:    {"the factory", "", ""},
+	callFirst:      {"Update", "initial configuration", ""},
+	callOp:         {"Update", "configuration %[1]d of %[2]d", ""},
+	callLookups:    {"Certificate", "lookups", ""},
+	callWarmup:     {"Update", "warmup refresh %[1]d", ""},
+	callChurn:      {"Certificate", "lookups under churn", "refresh %[3]d, under lookups"},
+	callHandshakes: {"Certificate", "through GetCertificate, in handshakes", "refresh %[3]d, during handshakes"},
+	callPeak:       {"Update", "peak-heap pass", ""},
+	callClose:      {"Close", "", ""},
+	callRefresh:    {"Update", "refresh %[3]d", ""},
+	callLookup:     {"Certificate", "lookups under churn", ""},
+	callGetCert:    {"Certificate", "through GetCertificate, in a handshake", ""},
 }
 
 // describe returns the Call and Detail of a fault of a call k (for k
@@ -194,49 +188,27 @@ func (c *sampleCtl) describe(k call) (string, string) {
 	if k == callHarness {
 		k = call(at >> 56)
 	}
-	refresh := c.refresh.Load()
-	switch k {
-	case callFactory:
-		if n > 0 {
-			return "the factory", fmt.Sprintf("new store for configuration %d of %d", i, n)
-		}
-		return "the factory", ""
-	case callFirst:
-		return "Update", "initial configuration"
-	case callOp:
-		return "Update", fmt.Sprintf("configuration %d of %d", i, n)
-	case callLookups:
-		return "Certificate", "lookups"
-	case callWarmup:
-		return "Update", fmt.Sprintf("warmup refresh %d", i)
-	case callChurn:
-		if refresh > 0 {
-			return "Update", fmt.Sprintf("refresh %d, under lookups", refresh)
-		}
-		return "Certificate", "lookups under churn"
-	case callHandshakes:
-		if refresh > 0 {
-			return "Update", fmt.Sprintf("refresh %d, during handshakes", refresh)
-		}
-		return "Certificate", "through GetCertificate, in handshakes"
-	case callPeak:
-		return "Update", "peak-heap pass"
-	case callClose:
-		return "Close", ""
-	case callRefresh:
-		return "Update", fmt.Sprintf("refresh %d", refresh)
-	case callLookup:
-		return "Certificate", "lookups under churn"
-	case callGetCert:
-		return "Certificate", "through GetCertificate, in a handshake"
+	if int(k) >= len(calls) {
+		k = callHarness
 	}
-	return "the harness", "not in a store call"
+	refresh := c.refresh.Load()
+	d := calls[k]
+	name, detail := d.name, d.detail
+	switch {
+	case d.refreshing != "" && refresh > 0:
+		name, detail = "Update", d.refreshing
+	case k == callFactory && n > 0:
+		detail = "new store for configuration %[1]d of %[2]d"
+	}
+	if strings.Contains(detail, "%") {
+		detail = fmt.Sprintf(detail, i, n, refresh)
+	}
+	return name, detail
 }
 
-// catch, deferred by a goroutine that calls the store (k names the
-// call; callHarness: what mark last recorded), recovers a panic and
-// records it as the sample's fault, stopping the sample. With a nil
-// sampleCtl (Apply) it recovers nothing.
+// catch, deferred by a goroutine that calls the store (k names the call;
+// callHarness: what mark last recorded), recovers a panic into the
+// sample's fault, stopping the sample.
 func (c *sampleCtl) catch(k call) {
 	if c == nil {
 		return
@@ -246,8 +218,7 @@ func (c *sampleCtl) catch(k call) {
 	}
 }
 
-// panicked records a recovered panic as the sample's fault (the first
-// one wins) and stops the sample.
+// panicked records a recovered panic (the first wins) and stops the sample.
 func (c *sampleCtl) panicked(v any, k call, stack []byte) {
 	name, detail := c.describe(k)
 	c.mu.Lock()
@@ -258,7 +229,6 @@ func (c *sampleCtl) panicked(v any, k call, stack []byte) {
 	c.stop.Store(true)
 }
 
-// firstFault returns the fault recorded, if any.
 func (c *sampleCtl) firstFault() *StoreFault {
 	if c == nil {
 		return nil
@@ -286,10 +256,9 @@ func (c *sampleCtl) active(start time.Time) (time.Duration, bool) {
 // stacksMu serializes allStacks: it changes GODEBUG for the process.
 var stacksMu sync.Mutex
 
-// allStacks returns the stacks of every goroutine (runtime.Stack), with
-// each goroutine's profiler labels in its header line (GODEBUG
-// tracebacklabels=1, set for the call), so that the goroutines of a
-// sample (SampleLabel) can be told from the others.
+// allStacks returns every goroutine's stack with its profiler labels
+// (GODEBUG tracebacklabels=1, set for the call), so that a sample's
+// goroutines can be told from the others.
 func allStacks() []byte {
 	stacksMu.Lock()
 	defer stacksMu.Unlock()

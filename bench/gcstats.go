@@ -37,28 +37,12 @@ func readGCSnapshot() gcSnapshot {
 
 // gcMeter measures what garbage collection cost over a window.
 //
-// The runtime updates its CPU classes (/cpu/classes/...) only when a GC
-// cycle ends (mark termination), so a reading taken at an arbitrary
-// moment is as of the last cycle, which may lie long before. The meter
-// therefore brackets the window with forced collections: startGCMeter
-// runs runtime.GC before the window (as the testing package does before
-// timing a benchmark) and reads; stop runs runtime.GC after the window,
-// reads, then runs one more runtime.GC and reads again. The first pair of
-// readings spans the window plus the first closing collection; the
-// second spans a collection of the same live heap alone, an estimate of
-// the first's cost, which is subtracted. What is left is the CPU of the
-// collections (and of everything else) between the window's start and
-// its end.
-//
-// Error: the subtracted collection is not the closing one, only one of
-// the same live heap, so the difference between two full collections
-// (a few percent of one collection of the live heap, which matters only
-// for windows with few collections of their own) remains, and a window
-// in which no cycle ended is given no GC CPU at all; values are the
-// runtime's estimates (its GC class overestimates, counting dedicated
-// mark workers' whole time slices), comparable with each other and with
-// other /cpu/classes figures, not with getrusage. Cycles are exact: the
-// two closing collections are subtracted by count.
+// The runtime updates /cpu/classes/... only at a GC cycle's end, so the
+// window is bracketed by forced collections: one before it, and two after
+// (reading after each); the second closing one, of the same live heap,
+// estimates the first's cost and is subtracted. Values are the runtime's
+// estimates, comparable with other /cpu/classes figures, not getrusage;
+// cycles are exact.
 type gcMeter struct {
 	start  gcSnapshot
 	pauses *metrics.Float64Histogram // GC pauses up to the window's start
@@ -132,12 +116,9 @@ func subHistogram(a, b *metrics.Float64Histogram) *metrics.Float64Histogram {
 	return d
 }
 
-// histQuantile returns an upper bound of the p-quantile (0 < p <= 1) of a
-// histogram by the nearest-rank method: the upper boundary of the bucket
-// holding the value of that rank (the lower one for the last, unbounded,
-// bucket). It returns 0 for an empty histogram. The runtime's time
-// histograms have four buckets per power of two, so the bound is at most
-// 25% above the true value (and exact to that bucket).
+// histQuantile returns the nearest-rank p-quantile (0 < p <= 1) of a
+// histogram as its bucket's upper boundary (the lower one for the last,
+// unbounded, bucket), 0 when empty: at most a bucket (25%) high.
 func histQuantile(h *metrics.Float64Histogram, p float64) float64 {
 	if h == nil {
 		return 0

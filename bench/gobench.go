@@ -10,17 +10,12 @@ import (
 	"github.com/certbench/certbench/scenarios"
 )
 
-// Benchmark runs a scenario on a store under go test -bench, with b.N ops,
-// the same code Run times. It reports the retained-B, retained-B/cert and
-// goroutines metrics besides the testing package's own; use -benchmem for
-// B/op and allocs/op and -benchtime=Nx to fix the op count. B/op and
-// allocs/op are then the testing package's, truncated to integers (0.2
-// allocs/op prints as 0); certbench run writes the unrounded ratios.
-//
-// newStore makes a new, empty store on every call. It may return the
-// store's concrete type, so a package's own constructor fits as it is
-// (mystore.New returning *mystore.Store), as does a [certstore.Factory]
-// (certstore.Info.New):
+// Benchmark runs a scenario on a store under go test -bench, b.N ops of
+// the code Run times, and reports retained-B, retained-B/cert and
+// goroutines besides the testing package's metrics (use -benchmem, and
+// -benchtime=Nx to fix the op count; its B/op is truncated, certbench
+// run's is not). newStore makes a new, empty store per call; a package's
+// own constructor fits as it is:
 //
 //	func BenchmarkMyStore(b *testing.B) {
 //		sc, err := scenarios.ByName("rotate-10-of-100")

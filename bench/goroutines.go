@@ -14,12 +14,9 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// SampleLabel is the profiler label key under which the store of each
-// sample runs (runtime/pprof.Do); its value is a number unique to the
-// sample within the process. Every goroutine the store starts inherits
-// the label, which is how the goroutines metric counts the store's
-// goroutines and nothing else; the label also shows in CPU and goroutine
-// profiles taken while certbench runs.
+// SampleLabel is the profiler label key each sample's store runs under,
+// its value unique to the sample: the store's goroutines inherit it, which
+// is how the goroutines metric counts them and nothing else.
 const SampleLabel = "certbench-sample"
 
 // sampleSeq numbers samples for SampleLabel.

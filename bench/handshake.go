@@ -20,38 +20,29 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// HandshakeGrace is how long after a phase's Duration a handshake still
-// in progress may take before it is interrupted (its connection closed),
-// so that a phase ends even when a store's lookup hangs.
+// HandshakeGrace is how long a handshake may run past a phase's Duration
+// before its connection is closed, so a phase ends even if a lookup hangs.
 const HandshakeGrace = 10 * time.Second
 
-// HandshakeWarmup is the number of refreshes the churn phase of a
-// Handshake sample applies alone first, to measure what one refresh
-// allocates (subtracted from the phase's allocation, as measureChurn
-// does).
+// HandshakeWarmup is the refreshes a Handshake churn phase applies alone
+// first, to measure what one allocates.
 const HandshakeWarmup = 1
 
-// WarmupHandshakes is the number of handshakes per client a Handshake
-// sample makes, untimed, before its first phase: the first handshakes of
-// a process pay for one-time initialisation (crypto tables, the
-// verifier's caches), which would otherwise be the phase's slowest and
-// set its p99.9 and max.
+// WarmupHandshakes is the untimed handshakes per client before the first
+// phase: a process's first ones pay one-time initialisation, which would
+// set the phase's p99.9.
 const WarmupHandshakes = 4
 
 // hsRun says what runHandshakes does.
 type hsRun struct {
-	// handshakes bounds the handshakes, split evenly over the clients.
-	handshakes int
-	// duration bounds the phase; 0 means no bound but the count.
-	duration time.Duration
+	handshakes int           // split evenly over the clients
+	duration   time.Duration // bounds the phase; 0: only the count does
 	// churn runs renew-1 refreshes alongside, every refreshEvery (0: back
-	// to back), starting at step (see scenarios.ChurnStep).
+	// to back), from step (scenarios.ChurnStep).
 	churn        bool
 	refreshEvery time.Duration
 	step         int
-	// ctl, when not nil, ends the phase early with errStopped when
-	// stopped; panics in the store are recovered into it.
-	ctl *sampleCtl
+	ctl          *sampleCtl // when not nil, stops the phase (errStopped) and catches panics
 }
 
 // hsResult is what one phase measured.
@@ -228,15 +219,11 @@ func serverConfig(store certstore.Store, w *scenarios.Workload) *tls.Config {
 	}
 }
 
-// runHandshakes runs one phase of a Handshake workload: the clients
-// (HandshakeSpec.Clients, or GOMAXPROCS) each make their share of
-// r.handshakes handshakes one after another, each over a new in-memory
-// connection served by its own server goroutine, cycling over the hellos
-// from different offsets, until done or r.duration is over (each client
-// makes at least one); with r.churn one more goroutine applies renew-1
-// configurations meanwhile. store must hold one of w.Configs. Failed
-// handshakes are counted, not returned; the error is for the phase itself
-// (a refresh that failed, a stop).
+// runHandshakes runs one phase of a Handshake workload: the clients share
+// r.handshakes, each over a new in-memory connection and server goroutine,
+// until done or r.duration is over (at least one each), with r.churn a
+// refresher alongside. Failed handshakes are counted; the error is for the
+// phase (a failed refresh, a stop).
 func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsResult, error) {
 	var res hsResult
 	if len(w.Hellos) == 0 || len(w.Hellos) != len(w.Misses) || w.Issuer == nil {
@@ -434,21 +421,13 @@ func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Co
 	return p, err
 }
 
-// measureHandshake measures one sample of a Handshake workload.
-//
-// A new store gets w.Configs[0] and serves the TLS server's GetCertificate
-// (certstore.GetCertificateFunc). After WarmupHandshakes untimed handshakes
-// a client, phase one makes w.Scenario.Ops handshakes (runHandshakes). A
-// hit is verified the way a browser does (the pool's issuer, the SNI); a
-// miss must be served the store's configured default, so a wrong
-// certificate fails the handshake and counts in errors. With
-// HandshakeSpec.Churn, HandshakeWarmup refreshes run alone (what one
-// allocates is measured), then phase two repeats phase one under renew-1
-// refreshes; the sample's figures are then phase two's, with phase one's
-// throughput and p99 and the ratios of the two. Allocation is process-wide
-// per handshake attempted, under churn less the refreshes' estimated share.
-// The figures are the Unit* constants of results. A sample in which no
-// handshake succeeded is an error naming the first failure.
+// measureHandshake measures one sample of a Handshake workload: the store
+// serves GetCertificate; phase one makes Ops handshakes, a hit verified as
+// a browser does, a miss required to get the configured default. With
+// HandshakeSpec.Churn phase two repeats it under renew-1 refreshes and the
+// figures are phase two's, with phase one's and their ratios. Allocation
+// is per handshake attempted, under churn less the refreshes' share. No
+// handshake succeeding is an error naming the first failure.
 func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
 	wrap := func(err error) error {

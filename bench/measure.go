@@ -16,38 +16,22 @@ import (
 
 // Sample is the measurement of one sample of one scenario on one store.
 type Sample struct {
-	// Scenario and Store name what was measured.
 	Scenario, Store string
-	// Ops is the number of timed ops.
-	Ops int
-	// NsPerOp is the wall time per op in nanoseconds.
-	NsPerOp float64
-	// BytesPerOp and AllocsPerOp are the process-wide heap bytes and
-	// objects allocated in the timed window divided by Ops, not truncated
-	// (0 means nothing was allocated in the whole window); estimates for
-	// HandshakeUnderChurn samples (see measureChurn).
+	Ops             int // timed ops
+	NsPerOp         float64
+	// BytesPerOp and AllocsPerOp are the window's process-wide totals over
+	// Ops, not truncated; estimates for HandshakeUnderChurn (measureChurn).
 	BytesPerOp, AllocsPerOp float64
-	// RetainedBytes is the growth of the live heap after a GC, from before
-	// the store was made to the end of the sample (the store alive), never
-	// negative; RetainedPerCert divides it by the certificates in the last
-	// configuration (0 when there are none).
+	// RetainedBytes is the live heap's growth (after a GC) from before the
+	// store to the sample's end, never negative; RetainedPerCert divides
+	// it by the last configuration's certificates (0 when none).
 	RetainedBytes   float64
 	RetainedPerCert float64
-	// Goroutines counts the goroutines the store started that still run
-	// at the end of the sample: those carrying the sample's profiler label
-	// (SampleLabel), which they inherit.
-	Goroutines int
-	// Name, when set, is the benchmark name to write instead of
-	// results.ChurnName(Scenario, Store), as sweeps name their samples.
-	Name string
-	// Wall is the wall time of the whole sample, setup included (set by
-	// Run; never written).
-	Wall time.Duration
-	// Extra holds the measurements beyond the standard ones, written after
-	// them.
-	Extra []benchfmt.Value
-	// Instrument is "" or Wall, or Simulate (no NsPerOp is written).
-	Instrument string
+	Goroutines      int              // the store's, still running (labelled SampleLabel)
+	Name            string           // when set, written instead of results.ChurnName (sweeps)
+	Wall            time.Duration    // the whole sample, setup included (never written)
+	Extra           []benchfmt.Value // written after the standard values
+	Instrument      string           // "", Wall or Simulate (no NsPerOp written)
 }
 
 // Measure runs one sample of w on a new store from newStore.
@@ -55,27 +39,20 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	return MeasureContext(context.Background(), newStore, storeName, w)
 }
 
-// MeasureContext is Measure, abandoned when ctx is done: the timed ops
-// stop at the next op (the next 256 lookups) and it returns an error
-// wrapping ctx's error and no sample, also for a sample that finished
-// after ctx was done (it may have timed whatever cancelled ctx). A sample
-// stuck in a store call is abandoned StopGrace after ctx is done. A panic
-// in a store call is returned as a *StoreFault; there is no sample
-// timeout (Run sets one).
+// MeasureContext is Measure, abandoned when ctx is done: the ops stop at
+// the next op and it returns ctx's error and no sample, also for a sample
+// that finished after (it may have timed whatever cancelled ctx); a stuck
+// store is abandoned StopGrace later. A store panic is a *StoreFault.
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
 	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1, nil)
 	return s, err
 }
 
-// superviseSample measures one sample on a goroutine of its own and
-// waits for it: until it ends; or until ctx is done, then StopGrace at
-// most for it to stop; or until it has run for timeout (when > 0; its
-// waits for sync do not count), then it is abandoned with a *StoreFault
-// naming the call that did not return, with every goroutine's stack. A
-// panic recovered on any of the sample's goroutines (see
-// sampleCtl.catch) is returned as a *StoreFault too. synced reports
-// whether the sample reached sync (Run arrives there for a sample that
-// did not, so that the other processes of a rendezvous go on).
+// superviseSample measures one sample on its own goroutine and waits for
+// it to end, for ctx (then StopGrace more), or for timeout (> 0; waits in
+// sync do not count), then abandons it with a *StoreFault naming the call
+// that did not return. synced reports whether the sample reached sync
+// (Run arrives for one that did not, so a rendezvous goes on).
 func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, timeout time.Duration, sim *simulator) (s Sample, synced bool, err error) {
 	ctl := &sampleCtl{}
 	unregister := context.AfterFunc(ctx, func() { ctl.stop.Store(true) })
@@ -92,10 +69,9 @@ type sampleOutcome struct {
 	err error
 }
 
-// startSample runs measureSample on a goroutine of its own, a panic on it
-// recovered into ctl, and returns the channel its outcome comes on (the
-// first fault of ctl as its error). The waits in sync do not count as the
-// sample's running time.
+// startSample runs measureSample on its own goroutine, a panic recovered
+// into ctl, and returns its outcome's channel (ctl's first fault as the
+// error). Waits in sync do not count as running time.
 func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, sim *simulator) <-chan sampleOutcome {
 	if sync != nil {
 		inner := sync
@@ -122,9 +98,7 @@ func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w
 	return done
 }
 
-// waitSample waits for the outcome of the sample started at start, as
-// superviseSample says; none is the sample of no measurement, naming the
-// scenario and the store.
+// waitSample waits as superviseSample says; none names the scenario and store.
 func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, start time.Time, none Sample, timeout time.Duration) (Sample, error) {
 	fault := func(f *StoreFault) *StoreFault {
 		f.Store, f.Scenario = none.Store, none.Scenario
@@ -185,9 +159,8 @@ func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, 
 	}
 }
 
-// measureSample measures one sample of w (see Measure) on the calling
-// goroutine, calling sync, when not nil, just before the timed ops,
-// measuring them in a callgrind window when sim is not nil.
+// measureSample measures one sample of w, calling sync (when not nil)
+// just before the timed ops, in a callgrind window when sim is not nil.
 func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
 	switch w.Scenario.Kind {
 	case scenarios.HandshakeUnderChurn, scenarios.Handshake:
@@ -212,8 +185,7 @@ func opsOf(w *scenarios.Workload) int {
 	return len(w.Configs) - 1
 }
 
-// measure measures one sample of a workload other than HandshakeUnderChurn,
-// in a callgrind window when sim is not nil.
+// measure measures one sample of a refresh or lookup workload.
 func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
 	ops := opsOf(w)
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName, Ops: ops}
@@ -273,8 +245,6 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 
 	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
 	if err == nil {
-		// The peak-heap pass: one more refresh, untimed, after the
-		// sample's readings (see measurePeak).
 		var peak []benchfmt.Value
 		ctl.mark(callPeak, 0, 0)
 		probe.run(func() {
@@ -304,8 +274,7 @@ type timing struct {
 	rss           uint64 // process peak RSS right after the timed ops; 0 if unknown
 }
 
-// timeOps runs the timed ops and returns the store that holds the last
-// configuration (a new one per op for fresh-store workloads).
+// timeOps runs the timed ops and returns the store of the last configuration.
 func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
 	var m0, m1 runtime.MemStats
@@ -325,10 +294,8 @@ func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Wor
 	return store, t, err
 }
 
-// simulateOps runs the timed ops in a callgrind window (a warm-up runs
-// them outside any window) and returns the store that holds the last
-// configuration, with the simulated values and the allocation counters
-// in the timing.
+// simulateOps runs the timed ops in a callgrind window (a warm-up: outside
+// any) and returns the last store, with the window's values.
 func simulateOps(sim *simulator, storeName string, store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
 	var err error
@@ -348,10 +315,8 @@ func simulateOps(sim *simulator, storeName string, store certstore.Store, newSto
 	return store, t, err
 }
 
-// finishSimulated completes a Simulate sample: the allocation counts and
-// simulated values of the window, the retained heap and goroutines. The
-// peak-heap pass, the CPU and GC times are left out (the first costs a
-// refresh at GOGC=10 under the simulation; the others are clock figures).
+// finishSimulated completes a Simulate sample. The peak-heap pass is left
+// out (a refresh at GOGC=10 under the simulation), as are clock figures.
 func finishSimulated(s Sample, probe heapProbe, t timing, store certstore.Store, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
 	s.Instrument = Simulate
 	s.BytesPerOp = float64(t.bytes) / float64(s.Ops)
@@ -367,23 +332,20 @@ func finishSimulated(s Sample, probe heapProbe, t timing, store certstore.Store,
 	return s, nil
 }
 
-// Apply is what is timed: ops ops of the workload on store, which holds
-// w.Configs[0] (or, for fresh-store workloads, is nil or any store: each op
-// discards it and loads a new one). Lookup workloads cycle over their
-// hellos; Handshake workloads make ops handshakes without churn (an
-// error if any fails); others apply w.Configs[1..ops]. It returns the
-// store that holds the last configuration.
+// Apply is what is timed: ops ops of w on store, which holds w.Configs[0]
+// (fresh-store workloads: nil or any store, replaced per op): lookups over
+// the hellos, handshakes (an error if any fails), or w.Configs[1..ops]. It
+// returns the store that holds the last configuration.
 func Apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int) (certstore.Store, error) {
 	return apply(store, newStore, w, ops, nil)
 }
 
-// errStopped is returned by apply when the sample was stopped before the
-// ops were done.
+// errStopped is apply's error for a sample stopped before its last op.
 var errStopped = errors.New("stopped before the last op")
 
-// apply is Apply, stopping early with errStopped once ctl (if not nil)
-// is stopped: it checks before every refresh and every 256 lookups, a
-// load of one atomic flag. It marks in ctl what it calls.
+// apply is Apply, stopping with errStopped once ctl (if not nil) is
+// stopped (checked before each refresh and every 256 lookups), marking
+// in ctl what it calls.
 func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, error) {
 	var err error
 	switch {
@@ -444,8 +406,7 @@ func lookupOps(store certstore.Store, w *scenarios.Workload, ops int, ctl *sampl
 	return nil
 }
 
-// closeStore closes s if it is a certstore.Closer, marking the call in
-// ctl (when not nil), unless the store panicked (ctl holds a fault): its
+// closeStore closes s if it is a certstore.Closer, unless it faulted: its
 // state is then unknown, and Close could panic again or block.
 func closeStore(s certstore.Store, ctl *sampleCtl) {
 	if ctl.firstFault() != nil {
@@ -459,16 +420,12 @@ func closeStore(s certstore.Store, ctl *sampleCtl) {
 }
 
 // heapProbe measures what a store holds: the live heap before it exists,
-// to be subtracted from the live heap while it holds its last
-// configuration, and the goroutines it runs, which carry the probe's
-// label (see run).
+// and the label its goroutines carry.
 type heapProbe struct {
 	heap  uint64
 	label string
 }
 
-// startProbe reads the live heap (after garbage collection) before a
-// store is made, and picks the label for the sample.
 func startProbe() heapProbe {
 	var m runtime.MemStats
 	gcTwice()
@@ -479,11 +436,9 @@ func startProbe() heapProbe {
 // run calls f, which makes and uses the store, under the probe's label.
 func (p heapProbe) run(f func()) { underLabel(p.label, f) }
 
-// finish returns the heap retained since the probe started (clamped at
-// 0: a heap that shrank retains nothing), in all and per certificate (0
-// when certs is 0), and the goroutines carrying the probe's label that
-// are still running, the harness's own left out. The caller keeps the
-// store alive across the call.
+// finish returns the heap retained since startProbe (at least 0), in all
+// and per certificate, and the store's goroutines still running. The
+// caller keeps the store alive across the call.
 func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int, err error) {
 	var m runtime.MemStats
 	gcTwice()

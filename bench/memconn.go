@@ -8,17 +8,10 @@ import (
 )
 
 // memPipe returns the two ends of an in-memory, buffered, full-duplex
-// connection. Unlike net.Pipe, a write never waits for the peer to read:
-// it appends to the peer's buffer and returns. crypto/tls needs that: a
-// TLS 1.3 server writes its session tickets after its Finished, while the
-// client, which reads no further during its handshake, writes its own
-// Finished; over net.Pipe, whose writes block until read, both would wait
-// for ever.
-//
-// Deadlines are not supported (the Set*Deadline methods do nothing and
-// return nil): the handshake workload bounds its handshakes with a
-// context, which crypto/tls honours by closing the connection, and Close
-// wakes a blocked Read.
+// connection whose writes never wait for the peer to read: over net.Pipe a
+// TLS 1.3 server writing its tickets and the client writing its Finished
+// would wait for ever. Deadlines do nothing (handshakes are bounded by a
+// context, and Close wakes a blocked Read).
 func memPipe() (net.Conn, net.Conn) {
 	a, b := newMemBuf(), newMemBuf()
 	return &memConn{in: a, out: b}, &memConn{in: b, out: a}

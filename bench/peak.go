@@ -14,11 +14,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// PeakGCPercent is the GOGC the peak-heap pass runs its refresh with
-// (debug.SetGCPercent): a collection whenever the heap has grown by 10%
-// of the live heap, so that the live heap is read often during the
-// refresh. It bounds the pass's error (see measurePeak); lower is more
-// precise and slower.
+// PeakGCPercent is the GOGC of the peak-heap pass's refresh: lower reads
+// the live heap more often, more precise and slower (see measurePeak).
 const PeakGCPercent = 10
 
 // peakMu serializes peak passes: GOGC and the GC hook are process-wide.
@@ -76,35 +73,17 @@ type peakResult struct {
 	seen   int64  // of which the hook read
 }
 
-// measurePeak applies cfg to store (a new store from newStore when store
-// is nil, as a startup does) and returns the largest live heap reached
-// while Update ran, above the live heap just before it.
+// measurePeak applies cfg to store (a new one from newStore when nil) and
+// returns the largest live heap reached during Update, above the live
+// heap (/gc/heap/live:bytes, after two GCs) just before it.
 //
-// Method: two forced collections, then the live heap (/gc/heap/live:bytes)
-// is the baseline: the store with its previous configuration, the
-// workload, the rest of the process. GOGC is set to PeakGCPercent for the
-// refresh and restored after, and a stepper goroutine forces a collection
-// whenever step bytes were allocated since the last cycle ended (step is
-// a sixteenth of what one timed refresh allocated, so that even a
-// refresh that allocates far less than GOGC's 10% of the process's heap
-// is read several times); a finalizer-driven hook (gcHook) reads the
-// live heap at the end of every cycle, keeping the largest reading taken
-// while Update runs; one reading more is taken as Update returns (the
-// last cycle's, before the previous generation can be collected). peak-B
-// is that maximum less the baseline, 0 when the heap never rose above it.
-//
-// Error: the live heap is known only at the end of each cycle, so a
-// peak between two cycles is seen as the last cycle's reading; cycles
-// come every PeakGCPercent% of heap growth or every step bytes allocated,
-// whichever is first (plus what is allocated while the stepper polls,
-// every 100 µs, and while a cycle runs), so peak-B is low by at most
-// about the smaller of the two: a sixteenth of a refresh's allocation,
-// or 10% of the process's live heap, plus the allocation of one cycle's
-// duration. A cycle's marked heap also counts objects allocated while
-// it marked (floating garbage), high by at most that last amount. A cycle whose finalizer runs only after a later cycle has
-// ended is read as that later one. The pass runs outside any timed
-// window and one at a time (peakMu), but anything else the process
-// allocates meanwhile counts.
+// The live heap is known only at a GC cycle's end, so during the refresh
+// GOGC is PeakGCPercent and a stepper forces a cycle every step bytes
+// allocated (a sixteenth of a timed refresh's, so that even a small
+// refresh is read several times); gcHook reads every cycle's end. peak-B
+// is thus low by at most about min(step, PeakGCPercent% of the heap) plus
+// one cycle's allocation, and high by its floating garbage. Anything else
+// the process allocates meanwhile counts.
 func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certstore.Config, step uint64) (peakResult, error) {
 	peakMu.Lock()
 	defer peakMu.Unlock()
@@ -156,9 +135,7 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 	return res, err
 }
 
-// PeakSteps is the number of collections the peak pass forces at least
-// over one refresh: one every 1/PeakSteps of what a timed refresh
-// allocated.
+// PeakSteps is the fewest collections the peak pass forces over a refresh.
 const PeakSteps = 16
 
 // gcStepper forces a collection whenever step bytes

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/certbench/certbench/results"
@@ -10,10 +11,7 @@ import (
 // Result returns the sample as a benchfmt result with the given file
 // configuration.
 func (s Sample) Result(config []benchfmt.Config, procs int) *benchfmt.Result {
-	name := results.ChurnName(s.Scenario, s.Store)
-	if s.Name != "" {
-		name = s.Name
-	}
+	name := cmp.Or(s.Name, results.ChurnName(s.Scenario, s.Store))
 	if procs > 1 {
 		name += "-" + strconv.Itoa(procs)
 	}

@@ -15,46 +15,35 @@ import (
 
 // Options says what Run measures.
 type Options struct {
-	// Stores and Scenarios are measured in full cross product.
-	Stores    []certstore.Info
-	Scenarios []scenarios.Scenario
-	// Count is the number of samples per store and scenario; 0 means
-	// DefaultCount.
-	Count int
-	// Ops overrides every scenario's ops per sample when > 0.
-	Ops int
-	// Progress, when not nil, receives a line per sample, each rewriting
-	// the last (for a terminal), or with ProgressLines a line per finished
-	// scenario (for a log); both estimate the time left.
+	Stores    []certstore.Info     // measured in full cross product
+	Scenarios []scenarios.Scenario // with the stores
+	Count     int                  // samples per store and scenario; 0: DefaultCount
+	Ops       int                  // when > 0, every scenario's ops per sample
+	// Progress, when not nil, receives a line per sample rewriting the
+	// last (a terminal), or with ProgressLines one per scenario (a log).
 	Progress      io.Writer
 	ProgressLines bool
-	// Name, when not nil, names each sample (Sample.Name) from its
-	// scenario and store; nil keeps results.ChurnName.
+	// Name, when not nil, names each sample; nil keeps results.ChurnName.
 	Name func(scenario, store string) string
-	// Sync, when not nil, is called once per sample just before its timed
-	// ops (handshake workloads: before the sample's set-up), with the
-	// sample's scenario, store and number (from 1); an error from it ends
-	// Run. It starts the timed windows of processes together (package
-	// rendezvous), so Run also calls it for the samples a failed store
-	// does not take.
+	// Sync, when not nil, is called per sample (number from 1) just before
+	// its timed ops (handshakes: before set-up), to start the timed windows
+	// of processes together (package rendezvous); Run also calls it for
+	// the samples a failed store does not take. An error ends Run.
 	Sync func(ctx context.Context, scenario, store string, sample int) error
-	// SampleTimeout bounds the wall time of one sample, its waits for
-	// Sync left out: 0 means DefaultSampleTimeout, a negative value no
-	// bound. A sample that exceeds it ends in a *StoreFault (see Fault).
+	// SampleTimeout bounds one sample, waits for Sync left out: 0 means
+	// DefaultSampleTimeout, negative no bound. Exceeding it is a fault.
 	SampleTimeout time.Duration
-	// Fault, when not nil, is called with each *StoreFault; nothing of
-	// that sample is emitted, and an error from Fault ends Run. After a
-	// panic Run takes no more samples of that store in that scenario;
-	// after a fault that Stops it measures nothing more, arrives at the
-	// Sync of every sample left, and returns the fault. With Fault nil, a
-	// fault ends Run like any other error.
+	// Fault, when not nil, gets each *StoreFault (the sample is not
+	// emitted; an error ends Run). After a panic Run takes no more samples
+	// of that store in that scenario; after a fault that Stops it measures
+	// nothing more, arrives at every Sync left, and returns the fault.
+	// With Fault nil, a fault ends Run like any other error.
 	Fault func(*StoreFault) error
-	// Instrument is Wall ("" means Wall) or Simulate; with Simulate every
-	// scenario must pass CheckSimulate and runs SimulateOps ops per sample
-	// unless Ops is set.
+	// Instrument is Wall ("") or Simulate: every scenario must then pass
+	// CheckSimulate and runs SimulateOps ops unless Ops is set.
 	Instrument string
-	// CallgrindDir, with Simulate, keeps every sample's callgrind file,
-	// named by CallgrindFileName; "" keeps none.
+	// CallgrindDir, with Simulate, keeps every sample's callgrind file
+	// (CallgrindFileName); "" keeps none.
 	CallgrindDir string
 }
 
@@ -67,11 +56,10 @@ var ErrSkipStore = errors.New("bench: no more samples of this store")
 // confidence interval and for Mann-Whitney U to reach p < 0.05.
 const DefaultCount = 6
 
-// Run measures every scenario on every store, interleaving stores within
-// each sample round (A B A B ...), and calls emit with each sample as soon
-// as it is measured. It stops at the first error, or when ctx is done:
-// the sample being measured is then never emitted, and Run returns an
-// error wrapping ctx's error.
+// Run measures every scenario on every store, stores interleaved within
+// each round (A B A B ...), and calls emit with each sample. It stops at
+// the first error, or when ctx is done (the sample in flight is dropped,
+// and the error wraps ctx's).
 func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 	r, err := newRunner(ctx, opts, emit)
 	if err != nil {

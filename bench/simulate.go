@@ -66,24 +66,13 @@ func SimulateOps(sc scenarios.Scenario) int {
 	return sc.Ops
 }
 
-// simulator runs the timed ops of samples in callgrind windows.
-//
-// Each window is opened on a heap made alike for every sample: a forced
-// collection that also returns every free page to the OS
-// (debug.FreeOSMemory: no sweeping left, no background scavenging during
-// the window, fresh pages the same for every sample), and the collector is
-// off while the window is open (debug.SetGCPercent(-1)), so no collection
-// cycle's work lands in one sample and not another: what the window counts
-// is the ops' own work, allocation included, but not the collection of
-// their garbage. B/op and allocs/op show what the ops leave to collect.
-// The scheduler is made deterministic by running under GOMAXPROCS=1 with
-// asynchronous preemption off, and the measuring goroutine's stack is
-// never shrunk (internal/callgrind.GODEBUG). The heap profiler is off
-// (runtime.MemProfileRate = 0): it unwinds the stack of an allocation
-// drawn at random. Every (scenario, store) gets
-// one warm-up sample before its first measured one, outside any window:
-// the first sample of a process grows the heap and finds fresh spans, and
-// counts differently.
+// simulator runs the timed ops of samples in callgrind windows, each on a
+// heap made alike (debug.FreeOSMemory: no sweeping or scavenging left)
+// with the collector off (so no cycle's work lands in one sample only; B/op
+// shows what is left to collect) and the heap profiler off (it samples at
+// random). GOMAXPROCS=1 and callgrind.GODEBUG make the scheduler
+// deterministic. Each (scenario, store) gets a warm-up sample outside any
+// window: a process's first sample grows the heap and counts differently.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's file.
@@ -165,13 +154,9 @@ func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
 	return vals, nil
 }
 
-// reseedMaps remakes the maps of w's configurations (Config.Stores), each
-// right after lining up the main thread's random stream, from which a map
-// takes its hash seed. Build makes them between steps (issuing
-// certificates, collections, threads started) that move the stream by
-// amounts timing decides, so two processes would otherwise hold maps with
-// different seeds, and a store's lookups in them probe differently: a
-// per-process mode of a tenth of a percent in instructions/op.
+// reseedMaps remakes the maps of w's configurations, each right after
+// simrand.Realign, so that their hash seeds agree between processes
+// (Build makes them while timing moves the random stream).
 func reseedMaps(w *scenarios.Workload) {
 	for _, cfg := range append(w.Configs[:len(w.Configs):len(w.Configs)], w.Next) {
 		if cfg == nil || cfg.Stores == nil {

@@ -16,31 +16,20 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// The on-disk pool cache.
-//
-// Generating a pool costs a key and a signature per certificate, so pools
-// of DiskCacheMin certificates or more are kept on disk after they are
-// first generated, in PoolCacheDir, one file per PoolSpec: <dir>/<sha256(spec.String())[:16]>.pool. The cache is never
-// required for correctness: a missing, unreadable, truncated or corrupted
-// file, a file made by another version of the generator, or a directory
-// that cannot be written all fall back to generating the pool (and, where
-// possible, rewriting the file).
-//
-// A file holds, in order: the magic "certbench-pool\n", a format version
-// byte, the spec string, the certificate count, then per certificate its
-// names, the leaf DER and the PKCS#8 key DER (each length-prefixed with a
-// uvarint), and finally the SHA-256 of everything before it. Loading checks
-// the checksum, the spec string and the count, rebuilds the PEM (leaf then
-// issuer, as NewPool makes it) and regenerates a few certificates (the
-// first, the last and two in between) to compare them byte for byte, so
-// that a cache written by a generator that has since changed is never used.
+// The on-disk pool cache: pools of DiskCacheMin certificates or more (a key
+// and a signature each) are kept in PoolCacheDir, one file per PoolSpec
+// (<sha256(spec)[:16]>.pool). Any problem with a file falls back to
+// generating the pool. A file holds a magic, a version byte, the spec,
+// the count, per certificate its names, leaf DER and PKCS#8 key DER
+// (uvarint-prefixed), and a SHA-256 of it all; loading also regenerates
+// four certificates and compares them, so that a file of a generator that
+// has since changed is never used.
 
-// PoolCacheEnv is the environment variable that sets the on-disk pool cache
-// directory; "off" (or "none") disables the cache.
+// PoolCacheEnv sets the on-disk pool cache directory; "off" or "none"
+// disables the cache.
 const PoolCacheEnv = "CERTBENCH_CACHE"
 
-// DiskCacheMin is the smallest pool that CachedPool keeps on disk; smaller
-// pools generate in well under a second.
+// DiskCacheMin is the smallest pool CachedPool keeps on disk.
 const DiskCacheMin = 5000
 
 var (
@@ -49,10 +38,9 @@ var (
 	cacheDir    string
 )
 
-// PoolCacheDir returns the directory CachedPool keeps large pools in: the
-// one given to SetPoolCacheDir, else $CERTBENCH_CACHE, else
-// os.UserCacheDir()/certbench/pools. It returns "" when the cache is
-// disabled or no directory can be determined.
+// PoolCacheDir returns the directory CachedPool keeps large pools in:
+// $CERTBENCH_CACHE, else os.UserCacheDir()/certbench/pools; "" when the
+// cache is off or no directory can be found.
 func PoolCacheDir() string {
 	cacheDirMu.Lock()
 	defer cacheDirMu.Unlock()
@@ -73,23 +61,14 @@ func PoolCacheDir() string {
 	return filepath.Join(base, "certbench", "pools")
 }
 
-// SetPoolCacheDir sets the directory CachedPool keeps large pools in,
-// overriding $CERTBENCH_CACHE; "" disables the on-disk cache. It affects
-// pools not yet loaded in this process.
-func SetPoolCacheDir(dir string) {
-	cacheDirMu.Lock()
-	defer cacheDirMu.Unlock()
-	cacheDir, cacheDirSet = dir, true
-}
-
 // PoolCachePath returns the file that holds spec's pool in dir.
 func PoolCachePath(dir string, spec PoolSpec) string {
 	sum := sha256.Sum256([]byte(spec.withDefaults().String()))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".pool")
 }
 
-// loadPool is what CachedPool calls to make a pool: from the on-disk cache
-// for large pools when one is configured, else generated.
+// loadPool makes CachedPool's pools: large ones from the on-disk cache
+// when there is one, else generated.
 func loadPool(spec PoolSpec) (*Pool, error) {
 	spec = spec.withDefaults()
 	dir := PoolCacheDir()
@@ -100,11 +79,9 @@ func loadPool(spec PoolSpec) (*Pool, error) {
 	return p, err
 }
 
-// LoadPool returns the pool for spec from the cache file in dir, or, when
-// there is no usable file, generates it and writes the file (ignoring
-// write errors: the cache is an optimization). fromCache reports whether
-// the pool came from the file. An error is returned only when the pool
-// cannot be generated.
+// LoadPool returns the pool for spec from its cache file in dir, or
+// generates it and writes the file (write errors ignored: the cache is an
+// optimization); fromCache says which. It fails only if generating does.
 func LoadPool(spec PoolSpec, dir string) (p *Pool, fromCache bool, err error) {
 	spec = spec.withDefaults()
 	if err := spec.validate(); err != nil {
@@ -300,9 +277,8 @@ func (r *byteReader) bytes() []byte {
 
 var poolCache sync.Map // PoolSpec -> func() (*Pool, error)
 
-// CachedPool returns the pool for spec, generating it once per process
-// (large pools come from the on-disk cache when there is one: see
-// PoolCacheDir).
+// CachedPool returns the pool for spec, made once per process (large ones
+// from the on-disk cache, see PoolCacheDir).
 func CachedPool(spec PoolSpec) (*Pool, error) {
 	spec = spec.withDefaults()
 	f, _ := poolCache.LoadOrStore(spec, sync.OnceValues(func() (*Pool, error) { return loadPool(spec) }))

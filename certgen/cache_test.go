@@ -147,3 +147,11 @@ func samePool(t *testing.T, got, want *Pool) {
 		}
 	}
 }
+
+// SetPoolCacheDir overrides $CERTBENCH_CACHE for pools not yet loaded; ""
+// turns the on-disk cache off.
+func SetPoolCacheDir(dir string) {
+	cacheDirMu.Lock()
+	defer cacheDirMu.Unlock()
+	cacheDir, cacheDirSet = dir, true
+}

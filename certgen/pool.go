@@ -27,35 +27,21 @@ type KeyType string
 
 // The key types a pool can hold.
 const (
-	// P256 leaves have ECDSA P-256 keys, derived from the seed.
-	P256 KeyType = "p256"
-	// RSA2048 leaves have RSA-2048 keys, taken from a small committed set
-	// (Go 1.26 cannot generate RSA keys deterministically).
-	RSA2048 KeyType = "rsa2048"
-	// Mixed pools alternate: every fourth leaf is RSA-2048, the rest P-256.
-	Mixed KeyType = "mixed"
+	P256    KeyType = "p256"    // derived from the seed
+	RSA2048 KeyType = "rsa2048" // from a committed set (RSA keys cannot be generated deterministically)
+	Mixed   KeyType = "mixed"   // every fourth leaf RSA-2048, the rest P-256
 )
 
 // PoolSpec says which certificates a pool holds. Equal specs give
 // byte-identical pools on any machine and in any run.
 type PoolSpec struct {
-	// Seed selects the keys, serials and names.
-	Seed uint64
-	// Count is the number of certificates.
-	Count int
-	// Key is the leaf key type; empty means P256.
-	Key KeyType
-	// MaxSANs is the largest number of DNS names a leaf has (each has 1 to
-	// MaxSANs, chosen from the seed); 0 means 2, as in the peer figures.
-	MaxSANs int
-	// WildcardEvery gives every n-th certificate (n > 0) a wildcard name as
-	// well; 0 means 5, and -1 means no wildcards.
-	WildcardEvery int
-	// Domain is the parent domain of every name; empty means "example.test".
-	Domain string
-	// IPEvery gives every n-th certificate (n > 0) an IP address SAN as
-	// well (10.x.y.z, from its index); 0 means none.
-	IPEvery int
+	Seed          uint64 // selects the keys, serials and names
+	Count         int
+	Key           KeyType // "" means P256
+	MaxSANs       int     // DNS names per leaf, 1 to MaxSANs from the seed; 0 means 2
+	WildcardEvery int     // every n-th certificate gets a wildcard name; 0 means 5, -1 none
+	Domain        string  // of every name; "" means "example.test"
+	IPEvery       int     // every n-th certificate gets an IP SAN (10.x.y.z); 0: none
 }
 
 func (s PoolSpec) withDefaults() PoolSpec {
@@ -101,22 +87,16 @@ func (s PoolSpec) String() string {
 
 // Fixture is one generated certificate.
 type Fixture struct {
-	// Index is the certificate's position in its pool.
-	Index int
-	// Version is 0 for the original and n for its n-th renewal.
-	Version int
-	// Names are the DNS names of the leaf, in SAN order.
-	Names []string
-	// Pair is the PEM chain (leaf then issuer) and PEM key.
-	Pair certstore.KeyPair
+	Index   int               // in its pool
+	Version int               // 0 the original, n its n-th renewal
+	Names   []string          // the leaf's DNS names, in SAN order
+	Pair    certstore.KeyPair // PEM chain (leaf, issuer) and key
 }
 
 // Pool is a deterministic set of certificates.
 type Pool struct {
-	// Spec is the spec the pool was made from, with defaults filled in.
-	Spec PoolSpec
-	// Certs are the certificates, Certs[i].Index == i.
-	Certs []Fixture
+	Spec  PoolSpec  // with defaults filled in
+	Certs []Fixture // Certs[i].Index == i
 
 	issuer *Issuer
 	src    *Source // set for a pool made by Source.Pool
@@ -286,20 +266,13 @@ func (is *Issuer) Certificate() *x509.Certificate { return is.cert }
 
 // Leaf describes a certificate for Issuer.Issue.
 type Leaf struct {
-	// Serial is the serial number.
-	Serial uint64
-	// CommonName is the subject common name; may be empty.
-	CommonName string
-	// DNSNames and IPAddresses are the SANs; both may be empty.
-	DNSNames    []string
-	IPAddresses []net.IP
-	// NotBefore and NotAfter default to Epoch and Epoch plus ten years.
-	NotBefore, NotAfter time.Time
-	// Key is the leaf's key; nil means a P-256 key derived from Serial.
-	Key crypto.Signer
-	// KeyFor, when set, is the key written to the PEM key instead of Key:
-	// use it to make a pair whose key does not match its certificate.
-	KeyFor crypto.Signer
+	Serial              uint64
+	CommonName          string // may be empty
+	DNSNames            []string
+	IPAddresses         []net.IP
+	NotBefore, NotAfter time.Time     // default Epoch and Epoch plus ten years
+	Key                 crypto.Signer // nil: P-256 derived from Serial
+	KeyFor              crypto.Signer // when set, written as the PEM key instead (a mismatched pair)
 }
 
 // Issue makes a leaf certificate signed by the issuer and returns it as a

@@ -12,27 +12,15 @@ import (
 // in it: counts and histograms, never a name, a key or a path. It is safe
 // to put in results and to share.
 type Shape struct {
-	// Count is the number of configured certificates (store defaults not
-	// included).
-	Count int
-	// Keys counts certificates by key type ("p256", "rsa2048", ...).
-	Keys map[string]int
-	// Chains counts certificates by chain length, the leaf included, in
-	// the buckets of SANs.
-	Chains map[string]int
-	// SANs counts certificates by number of DNS and IP names, in buckets:
-	// "0" to "4" exactly, then "5-8", "9-16", "17-32" and so on up to
-	// "1025+".
-	SANs map[string]int
-	// Stores is the number of stores the configuration has, the default
-	// store included.
-	Stores int
-	// Defaults is the number of stores with a configured default
-	// certificate.
+	Count  int            // configured certificates, store defaults not included
+	Keys   map[string]int // by key type ("p256", "rsa2048", ...)
+	Chains map[string]int // by chain length (leaf included), bucketed as SANs
+	SANs   map[string]int // by DNS and IP names: "0" to "4", "5-8", "9-16", ... "1025+"
+	Stores int            // the default store included
+	// Defaults counts the stores with a configured default.
 	Defaults int
-	// Fingerprint is the first 16 hex digits of the SHA-256 of the leaves'
-	// DER, sorted bytewise and concatenated: equal for two sources that
-	// configure the same leaves, whatever their order.
+	// Fingerprint is 16 hex digits of the SHA-256 of the leaves' DER,
+	// sorted and concatenated: equal for the same leaves in any order.
 	Fingerprint string
 }
 

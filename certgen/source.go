@@ -17,9 +17,8 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Certificate sources: the certificates a user already has, read from a
-// directory of PEM files, a Traefik dynamic configuration file or a
-// Kubernetes Secret list, and turned into a certstore.Config.
+// Certificate sources: a user's certificates from a directory of PEM
+// files, a Traefik dynamic configuration or a Kubernetes Secret list.
 
 // SourceKind says what a certificate source is.
 type SourceKind string
@@ -32,15 +31,13 @@ const (
 	// else KindTraefikTOML when it has a "[tls" table header, else
 	// KindTraefikYAML.
 	KindAuto SourceKind = ""
-	// KindDir is a directory tree of PEM files.
-	KindDir SourceKind = "dir"
+	KindDir  SourceKind = "dir" // a directory tree of PEM files
 	// KindTraefik is a Traefik dynamic configuration file, YAML or TOML
 	// as for KindAuto; KindTraefikYAML and KindTraefikTOML name the format.
 	KindTraefik     SourceKind = "traefik"
 	KindTraefikYAML SourceKind = "traefik-yaml"
 	KindTraefikTOML SourceKind = "traefik-toml"
-	// KindSecrets is a Kubernetes Secret list (kubectl get secrets -o json).
-	KindSecrets SourceKind = "k8s"
+	KindSecrets     SourceKind = "k8s" // kubectl get secrets -o json
 )
 
 // Size caps used when SourceOptions leaves them zero: of a PEM file, and
@@ -53,21 +50,14 @@ const (
 // SourceOptions tunes Load. The zero value detects the kind, skips (and
 // lists) what it cannot use, and applies the default size caps.
 type SourceOptions struct {
-	// Kind is the kind of source; KindAuto detects it.
 	Kind SourceKind
-	// Strict makes Load fail on the first unusable entry (in file order)
-	// instead of skipping it: a block that does not parse, a certificate
-	// without a key or a name, a key without a certificate, a refused
-	// file. Entries that are not certificates (Skip.Ignored) never fail.
-	Strict bool
-	// MaxFileSize and MaxConfigSize are the size caps; 0 means
-	// DefaultMaxPEMFile and DefaultMaxConfigFile.
-	MaxFileSize, MaxConfigSize int64
-	// IgnoreNamespaces puts every Secret of a Secret list in
-	// certstore.DefaultStore instead of a store named after its namespace.
-	IgnoreNamespaces bool
-	// Workers is the number of files parsed at once; 0 means GOMAXPROCS.
-	Workers int
+	// Strict makes Load fail on the first unusable entry instead of
+	// skipping it (entries that are not certificates, Skip.Ignored, never
+	// fail).
+	Strict                     bool
+	MaxFileSize, MaxConfigSize int64 // 0: DefaultMaxPEMFile, DefaultMaxConfigFile
+	IgnoreNamespaces           bool  // every Secret in the default store, not its namespace's
+	Workers                    int   // files parsed at once; 0 means GOMAXPROCS
 }
 
 func (o SourceOptions) withDefaults() SourceOptions {
@@ -86,17 +76,11 @@ func (o SourceOptions) withDefaults() SourceOptions {
 // CertFacts are the facts about one loaded certificate that scenarios and
 // Shape use. Names stay in memory: nothing in certgen prints them.
 type CertFacts struct {
-	// KeyType is the leaf key: "rsa2048", "rsa4096", "p256", "p384",
-	// "p521", "ed25519", or "other"; KeyBits its size (256 for Ed25519).
-	KeyType string
-	KeyBits int
-	// ChainLen counts the certificates of the chain, the leaf included.
-	ChainLen int
-	// SANs is the number of DNS and IP subject alternative names.
-	SANs int
-	// Names are the names the leaf is served for (certstore.Names).
-	Names []string
-	// NotAfter is the end of the leaf's validity.
+	KeyType  string // "rsa2048", "rsa4096", "p256", "p384", "p521", "ed25519" or "other"
+	KeyBits  int
+	ChainLen int      // the leaf included
+	SANs     int      // DNS and IP subject alternative names
+	Names    []string // served for (certstore.Names)
 	NotAfter time.Time
 }
 
@@ -104,28 +88,23 @@ type CertFacts struct {
 // from and its facts.
 type SourceCert struct {
 	certstore.Certificate
-	// File is the file the leaf was read from, slash-separated and
-	// relative to the source root; Line the line of its PEM block or
-	// entry (0 when unknown); Where the position inside the file
+	// File is slash-separated, relative to the source root; Line its PEM
+	// block's or entry's (0: unknown); Where the position in the file
 	// ("tls.certificates[3]", "items[7]"; "" in a directory).
 	File  string
 	Line  int
 	Where string
-	// Facts are the certificate's facts.
 	Facts CertFacts
 }
 
 // Skip is an entry of a source that Load did not use, and why.
 type Skip struct {
-	// File, Line and Where say where the entry is, as for SourceCert.
-	File  string
-	Line  int
-	Where string
-	// Reason says what is wrong. It never holds key material.
-	Reason string
-	// Ignored is true for entries that are not certificates to begin with
-	// (a file without PEM, a CRL, a duplicate, an unused CA certificate):
-	// those never fail a Strict load.
+	File   string // File, Line and Where as for SourceCert
+	Line   int
+	Where  string
+	Reason string // never holds key material
+	// Ignored marks entries that are no certificates to begin with (no
+	// PEM, a CRL, a duplicate, an unused CA): they never fail Strict.
 	Ignored bool
 }
 
@@ -141,12 +120,10 @@ func (s Skip) String() string { return s.Err().Error() }
 // root), the line or position in it when known, and what is wrong. It
 // never holds key material.
 type SourceError struct {
-	// File, Line and Where say where the problem is, as for SourceCert.
-	File  string
+	File  string // File, Line and Where as for SourceCert
 	Line  int
 	Where string
-	// Err is what is wrong.
-	Err error
+	Err   error
 }
 
 // Error names the file, line and position, then what is wrong.
@@ -173,21 +150,12 @@ func (e *SourceError) Unwrap() error { return e.Err }
 
 // Source is a loaded certificate source.
 type Source struct {
-	// Kind is the kind the source was read as.
-	Kind SourceKind
-	// Certs are the configured certificates: for a directory sorted by
-	// file and line, for a configuration or Secret list in its order.
-	Certs []SourceCert
-	// Defaults are the stores' configured default certificates.
-	Defaults map[string]*SourceCert
-	// Stores are the store names declared, sorted; certstore.DefaultStore
-	// is listed only when the source declares it.
-	Stores []string
-	// Skipped lists what was not used, sorted by file and line.
-	Skipped []Skip
-	// OtherSecrets counts the Secrets of a Secret list that are not of
-	// type kubernetes.io/tls.
-	OtherSecrets int
+	Kind         SourceKind
+	Certs        []SourceCert           // a directory's by file and line, else in order
+	Defaults     map[string]*SourceCert // per store
+	Stores       []string               // declared, sorted (DefaultStore only if declared)
+	Skipped      []Skip                 // by file and line
+	OtherSecrets int                    // Secrets not of type kubernetes.io/tls
 
 	fingerprint string
 }

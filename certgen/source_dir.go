@@ -10,15 +10,11 @@ import (
 	"strings"
 )
 
-// A directory source: every regular file under the root, recursively, is
-// read once and parsed by opts.Workers workers, each file's contents
-// dropped as soon as it is parsed. Then certificates and keys are paired
-// across files by public key.
-//
-// Symbolic links to files inside the root are read (once per target, so
-// Kubernetes' ..data volume layout loads each certificate once); links
-// that lead outside the root, symbolic links to directories, devices,
-// FIFOs, sockets and files over the size cap are refused.
+// A directory source: every regular file under the root is parsed by
+// opts.Workers workers, then certificates and keys are paired across files
+// by public key. Links to files inside the root are read once per target
+// (Kubernetes' ..data layout); links outside it or to directories, special
+// files and files over the size cap are refused.
 
 // dirFile is one parsed file.
 type dirFile struct {

@@ -11,14 +11,10 @@ import (
 	"unicode"
 )
 
-// A Kubernetes Secret list, as `kubectl get secrets -o json` prints it:
-// {"kind":"List","items":[...]} (a "SecretList" is read the same way).
-// Items of type kubernetes.io/tls give a certificate each, from the base64
-// PEM in data["tls.crt"] (leaf then chain) and data["tls.key"], in the
-// store named after the Secret's namespace (or DefaultStore with
-// SourceOptions.IgnoreNamespaces). Other Secrets are counted in
-// Source.OtherSecrets. The list is decoded as a stream, one item at a
-// time, and errors name the item, its namespace/name and its line.
+// A Kubernetes Secret list (kubectl get secrets -o json), decoded as a
+// stream: each kubernetes.io/tls item gives a certificate (tls.crt, tls.key)
+// in the store of its namespace (unless IgnoreNamespaces); errors name the
+// item, its namespace/name and line.
 
 const secretTypeTLS = "kubernetes.io/tls"
 

@@ -164,9 +164,8 @@ var (
 )
 
 // parseBundle reads every PEM block of data in order: certificates and
-// private keys become items, anything else a skip naming file and line.
-// Text around the blocks (openssl x509 -text output) and CRLF line
-// endings are fine.
+// keys become items, anything else a skip naming file and line (text
+// around blocks and CRLF endings are fine).
 func parseBundle(data []byte, file string, certs *certCache) (items []pemItem, skips []Skip) {
 	skip := func(line int, ignored bool, format string, args ...any) {
 		skips = append(skips, Skip{File: file, Line: line, Reason: fmt.Sprintf(format, args...), Ignored: ignored})
@@ -255,10 +254,9 @@ func leafDER(chain []byte) []byte {
 	}
 }
 
-// readCapped reads a regular file of at most limit bytes. It refuses
-// devices, FIFOs, sockets and directories without blocking on them, and
-// its errors name no path (the caller adds the file relative to the
-// source root). capName is the option that raises the cap.
+// readCapped reads a regular file of at most limit bytes (capName raises
+// it), refusing special files without blocking on them; its errors name
+// no path (the caller adds the relative one).
 func readCapped(path string, limit int64, capName string) ([]byte, error) {
 	f, err := openNoBlock(path)
 	if err != nil {

@@ -22,27 +22,15 @@ const FromSource KeyType = "source"
 // certificate is issued for.
 const SourceDomain = "certbench.invalid"
 
-// Pool returns the source's certificates as a Pool, so that scenarios run
-// on them as they run on generated pools: Certs[i] is Certs[i] of the
-// source, with its names (CertFacts.Names) and its key pair, unchanged.
-// Spec.Count is the number of certificates, Spec.Key is FromSource and
-// Spec.Domain is SourceDomain; Spec.Seed is taken from the source's
-// fingerprint.
-//
-// The pool's Issuer is a generated Ed25519 authority (seeded from the
-// fingerprint), since the user's authority's key is not at hand. Renewed
-// uses it to make version v of certificate i: a new leaf for the same
-// subject and names, over the original's public key (so the renewed pair
-// has the same key type and size, and the original PEM key still matches
-// it: the parse cost a store pays is the same), with a new serial number
-// and the issuer's signature. Its validity is the original's, NotAfter
-// moved v hours later. Its chain has the original's length: the new
-// leaf, the generated issuer in place of the original's first
-// intermediate, then the original's further certificates unchanged (a
-// leaf without a chain stays without one). The renewed chains do not
-// verify up to the user's roots; stores do not verify chains.
-//
-// The pool shares the source's byte slices: treat them as read-only.
+// Pool returns the source's certificates, unchanged, as a Pool (Spec.Key
+// FromSource, Spec.Domain SourceDomain, Spec.Seed from the fingerprint),
+// so that scenarios run on them as on generated pools. Its Issuer is a
+// generated Ed25519 authority, since the user's key is not at hand;
+// Renewed signs with it a new leaf over the original's public key (the
+// PEM key still matches, so a store's parse cost is the same), NotAfter v
+// hours later, in a chain of the original's length. The renewed chains do
+// not verify up to the user's roots; stores do not verify chains. The
+// pool shares the source's byte slices: treat them as read-only.
 func (s *Source) Pool() (*Pool, error) {
 	if s == nil {
 		return nil, errors.New("certgen: no source")

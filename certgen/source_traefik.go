@@ -12,25 +12,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// A Traefik dynamic configuration, as the file provider reads it:
-//
-//	tls:
-//	  certificates:
-//	    - certFile: path/or/inline/PEM
-//	      keyFile: path/or/inline/PEM
-//	      stores: [default, other]
-//	  stores:
-//	    default:
-//	      defaultCertificate: {certFile: ..., keyFile: ...}
-//
-// or the same in TOML ([[tls.certificates]], [tls.stores.default.
-// defaultCertificate]). Keys match case-insensitively, as Traefik matches
-// them. A certFile or keyFile holding "-----BEGIN" is PEM content; any
-// other value is a path, relative to the configuration file's directory
-// unless absolute (Traefik itself resolves relative paths against its
-// working directory). Everything outside tls.certificates and tls.stores
-// (routers, tls.options, defaultGeneratedCert) is ignored. A store that a
-// certificate names is declared, as Traefik creates it.
+// A Traefik dynamic configuration (YAML or TOML) as the file provider reads
+// it: tls.certificates (certFile, keyFile, stores) and tls.stores.NAME.
+// defaultCertificate; keys match case-insensitively, as Traefik's do. A
+// certFile or keyFile holding "-----BEGIN" is PEM, else a path relative to
+// the file's directory (Traefik uses its working directory). The rest is
+// ignored; a store a certificate names is declared, as Traefik does.
 
 // tnode is a YAML or TOML value, reduced to what the reader needs.
 type tnode struct {
@@ -56,17 +43,7 @@ func (n *tnode) get(key string) *tnode {
 }
 
 func (n *tnode) what() string {
-	switch n.kind {
-	case 'm':
-		return "a mapping"
-	case 'l':
-		return "a list"
-	case 's':
-		return "a string"
-	case 'o':
-		return "a number, boolean or date"
-	}
-	return "null"
+	return map[byte]string{'m': "a mapping", 'l': "a list", 's': "a string", 'o': "a number, boolean or date", 0: "null"}[n.kind]
 }
 
 // yamlTree converts n, spending one unit of budget per node so that alias

@@ -18,17 +18,13 @@ import (
 // CertsFlags are the flags that run scenarios on the user's own
 // certificates (--certs) instead of generated pools.
 type CertsFlags struct {
-	// Path is the certificate source (--certs): a directory of PEM files,
-	// a Traefik dynamic configuration (YAML or TOML) or a Kubernetes
-	// Secret list (kubectl get secrets -o json); "" means generated pools.
-	Path string
+	Path string // --certs (see certgen.Load); "" means generated pools
 
 	src *certgen.Source
 }
 
-// maxSkipLines is the number of lines --certs uses to list skipped
-// entries, and maxSkipFiles the number of entries named on a line that
-// groups entries skipped for the same reason.
+// The lines --certs lists skipped entries on, and the entries named on a
+// line of one reason.
 const (
 	maxSkipLines = 10
 	maxSkipFiles = 3
@@ -38,9 +34,8 @@ func (c *CertsFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.Path, "certs", "", "run on your own certificates: a `source`, a directory of PEM files, a Traefik dynamic configuration (.yaml, .toml) or a Kubernetes Secret list (.json); results record only its shape")
 }
 
-// load reads the source once, printing what was loaded (how many, how
-// long, what was skipped and why: file names relative to the source, never
-// a certificate name) to progress unless it is nil.
+// load reads the source once, printing to progress (unless nil) what was
+// loaded and skipped (file names, never a certificate's).
 func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	if c.src != nil {
 		return c.src, nil
@@ -90,11 +85,9 @@ func skippedCount(skips []certgen.Skip) string {
 	return fmt.Sprintf("%s skipped (%d unusable, which a scenario file's pool.strict stops on; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
 }
 
-// skipLines lists skipped entries and why, the unusable ones first:
-// "skipped FILE:LINE: reason" for the unusable, "ignored FILE: reason" for
-// the others. Entries skipped for the same reason share a line naming up
-// to maxSkipFiles of them; at most maxSkipLines lines, the last saying
-// how many more there are.
+// skipLines lists skipped entries and why, the unusable ("skipped") before
+// the ignored, one line per reason naming up to maxSkipFiles entries, at
+// most maxSkipLines lines.
 func skipLines(skips []certgen.Skip) []string {
 	type group struct {
 		ignored bool

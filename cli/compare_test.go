@@ -226,4 +226,3 @@ func TestReportPlainFiles(t *testing.T) {
 		}
 	}
 }
-

@@ -14,17 +14,13 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// storeFaults reports the faults of the stores under test in a run (see
-// bench.StoreFault): for each, one line on stderr naming the store, the
-// scenario, the sample and the call, with the path of the file that holds
-// the stack; the stack file; and a failure record in the results
-// (results.Writer.WriteFailure), which certbench gate reads.
+// storeFaults reports each fault of a store under test (bench.StoreFault):
+// a line on stderr naming the sample, the call and the stack's file, the
+// file, and a failure record in the results, which gate reads.
 type storeFaults struct {
 	errOut io.Writer
-	// base names the stack files: base-KIND-STORE-SCENARIO-SAMPLE.txt
-	// (KIND panic or hang). "" makes temporary files instead.
-	base string
-	w    *results.Writer
+	base   string // stack files: base-KIND-STORE-SCENARIO-SAMPLE.txt; "": temporary files
+	w      *results.Writer
 
 	stores  []string          // the stores that failed, in order
 	n       int               // faults
@@ -32,9 +28,8 @@ type storeFaults struct {
 }
 
 // stackBase returns the base of stack file names for results written to
-// output ("" or "-": stdout): output without its extension, so that the
-// stacks of results.txt are results-panic-....txt beside it; "" for
-// stdout (temporary files).
+// output: without its extension (results-panic-....txt beside
+// results.txt); "" for stdout (temporary files).
 func stackBase(output string) string {
 	if output == "" || output == "-" {
 		return ""

@@ -19,31 +19,19 @@ import (
 
 // BenchFlags are the measuring flags run and compare share.
 type BenchFlags struct {
-	// Stores are the stores to measure (--stores); the first is the
-	// baseline of compare.
-	Stores []string
-	// Scenarios are the scenarios to run (--scenarios); none means the
-	// default set.
-	Scenarios []string
-	// Count is the number of samples per store and scenario (--count).
-	Count int
-	// Ops overrides each scenario's op count when positive (--ops).
-	Ops int
-	// Quiet turns off the progress on stderr (-q).
-	Quiet bool
-	// SampleTimeout bounds one sample (--sample-timeout); 0 is no bound.
-	// SampleTimeoutGiven reports the flag given: otherwise the policy
-	// file's gate.sample_timeout applies, when Config names one.
+	Stores    []string // --stores; the first is compare's baseline
+	Scenarios []string // --scenarios; none means the default set
+	Count     int      // --count
+	Ops       int      // --ops, when positive
+	Quiet     bool     // -q
+	// SampleTimeout is --sample-timeout (0: no bound); when not given
+	// (SampleTimeoutGiven), the --config policy file's gate.sample_timeout
+	// applies.
 	SampleTimeout      time.Duration
 	SampleTimeoutGiven bool
-	// Config is a policy file (--config) whose gate.sample_timeout
-	// bounds one sample unless --sample-timeout is given.
-	Config string
-	// CertsFlags run the scenarios on the user's certificates (--certs).
-	CertsFlags
-	// ScenarioFileFlags add the scenarios of the user's scenario files
-	// (--scenario-file).
-	ScenarioFileFlags
+	Config             string
+	CertsFlags         // --certs
+	ScenarioFileFlags  // --scenario-file
 }
 
 // bind binds the flags into f.
@@ -62,8 +50,6 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 }
 
 // options turns the flags into bench options, checking every name.
-// Progress goes to stderr unless Quiet: live on a terminal, else a line
-// per finished scenario.
 func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 	var opts bench.Options
 	timeout, err := f.sampleTimeout()
@@ -96,10 +82,8 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 	return opts, nil
 }
 
-// sampleTimeout returns the bound of one sample for bench.Options: from
-// --sample-timeout when given, else from the policy file of --config
-// when it sets one, else the flag's default; a negative value is no
-// bound.
+// sampleTimeout returns bench.Options' SampleTimeout: --sample-timeout
+// when given, else --config's when set, else the flag's default.
 func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
 	t := f.SampleTimeout
 	if f.Config != "" && !f.SampleTimeoutGiven {
@@ -131,17 +115,11 @@ func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stack
 		})
 }
 
-// writeSamples calls measure and writes the samples it emits to out in Go
-// benchmark format, with the configuration lines config. When ctx is done
-// before the end (an interrupt), the file is still complete: the samples
-// measured so far (the one in flight is dropped), the unit lines computed
-// from them and the closing line; the error is then an
-// *interruptedError. A sample the store under test ended (a panic, or a
-// call that did not return within the sample timeout) is reported on
-// errOut, its stack written to a file named from stacks (see stackBase),
-// and recorded in the results as a failure; the other stores go on
-// (after a hang, measuring stops), and the error then has
-// ExitStoreFailed.
+// writeSamples calls measure and writes the samples it emits to out, with
+// the configuration lines config. Interrupted (ctx done), the file is
+// still complete, and the error an *interruptedError. A store fault is
+// reported on errOut and in the results, its stack in a file named from
+// stacks (see storeFaults); the error then has ExitStoreFailed.
 func writeSamples(ctx context.Context, out, errOut io.Writer, stacks string, config []string,
 	measure func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error) error {
 	w := results.NewWriter(out, config...)
@@ -182,8 +160,7 @@ func writeResultsTo(o IO, output string, write func(io.Writer) error) error {
 	return err
 }
 
-// noLimit turns a --sample-timeout of 0 (no limit) into bench.Options'
-// negative value for no limit.
+// noLimit turns a --sample-timeout of 0 into bench.Options' no limit (< 0).
 func noLimit(t time.Duration) time.Duration {
 	if t == 0 {
 		return -1
@@ -195,22 +172,15 @@ func noLimit(t time.Duration) time.Duration {
 type RunOptions struct {
 	IO IO
 	BenchFlags
-	// Output is the file the results go to (-o); "" or "-" is IO.Out.
-	Output string
-	// Round, when not empty (--round), is written as the comment line
-	// "# round: ROUND" (results.RoundKey): the round of an interleaved
-	// base/head protocol, by which certbench gate pairs samples.
+	Output string // -o; "" or "-" is IO.Out
+	// Round (--round) is written as "# round: ROUND" (results.RoundKey),
+	// by which gate pairs the samples of interleaved base/head rounds.
 	Round string
-	// Sync, when not empty (--sync), is a directory shared with one
-	// other certbench run process: each sample's timed ops start when
-	// both have reached that sample (package rendezvous).
-	Sync string
-	// SimulateFlags choose the simulated CPU (--instrument simulate).
-	SimulateFlags
-	// CallgrindDir, with --instrument simulate, keeps every sample's
-	// callgrind file in this directory (--callgrind-dir), for certbench
-	// gate's blame and for callgrind_annotate.
-	CallgrindDir string
+	// Sync (--sync) is a directory shared with one other run: each
+	// sample's timed ops start when both reach it (package rendezvous).
+	Sync          string
+	SimulateFlags        // --instrument simulate
+	CallgrindDir  string // --callgrind-dir: every sample's callgrind file
 }
 
 func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -307,9 +277,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	})
 }
 
-// checkRound rejects a --round that a configuration line cannot hold or
-// that would not identify a round: empty, with spaces or control
-// characters.
+// checkRound rejects a --round a configuration line cannot hold (spaces,
+// control characters).
 func checkRound(r string) error {
 	for _, c := range r {
 		if c <= ' ' || c == 0x7f {

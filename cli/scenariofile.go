@@ -11,9 +11,7 @@ import (
 // ScenarioFileFlags are the flags that add scenarios from the user's
 // scenario files (--scenario-file, repeatable).
 type ScenarioFileFlags struct {
-	// Files are the scenario files (--scenario-file): YAML documents in
-	// the format of the built-in catalogue (docs/scenarios.md).
-	Files []string
+	Files []string // --scenario-file (docs/scenarios.md)
 }
 
 func (s *ScenarioFileFlags) bind(cmd *cobra.Command) {

@@ -24,13 +24,8 @@ import (
 // SimulateFlags choose the instrument of the commands that measure or
 // profile under the simulated CPU (run, profile).
 type SimulateFlags struct {
-	// Instrument is wall (the clock, the default) or simulate
-	// (--instrument): the timed ops run under Valgrind's callgrind and
-	// instructions/op is recorded instead of time.
-	Instrument string
-	// CacheSim adds callgrind's cache simulation and est-cycles/op
-	// (--cache-sim).
-	CacheSim bool
+	Instrument string // --instrument: wall (the default) or simulate
+	CacheSim   bool   // --cache-sim: est-cycles/op too
 }
 
 func (f *SimulateFlags) bind(cmd *cobra.Command) {
@@ -97,13 +92,10 @@ func commandArgs(ctx context.Context) []string {
 	return os.Args[1:]
 }
 
-// reexecUnderCallgrind runs this certbench command again, with the same
-// arguments, under callgrind, and waits for it: the child measures and
-// writes everything, this process only forwards a SIGINT or SIGTERM to it
-// and exits as it does. Before that it checks what it can (valgrind
-// installed, the architecture) and fills the on-disk pool cache for the
-// scenarios' large pools natively, which the child then reads instead of
-// generating certificates under the simulation.
+// reexecUnderCallgrind runs this command again under callgrind and waits
+// for it, forwarding a SIGINT or SIGTERM and exiting as it does. It first
+// checks valgrind and fills the pool cache natively for large pools, so
+// that the child does not generate certificates under the simulation.
 func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario, cacheSim bool) error {
 	if !callgrind.Supported() {
 		return usageError(callgrind.ErrUnsupported)
@@ -162,9 +154,8 @@ func (c callgrindChild) start(fixed bool) (*exec.Cmd, io.Reader, error) {
 		return nil, nil, err
 	}
 	cmd.Stdout = c.out.Out
-	// In a process group of its own, so that a Ctrl-C at the terminal
-	// reaches only this process, which passes it on once (a second
-	// signal would make the child stop at once, without its results).
+	// In a process group of its own: a Ctrl-C reaches only this process,
+	// which passes it on once (a second would stop the child at once).
 	ownProcessGroup(cmd)
 	if isTerminal(c.out.ErrOut) {
 		cmd.Env = append(cmd.Env, terminalEnv+"=1")
@@ -172,9 +163,7 @@ func (c callgrindChild) start(fixed bool) (*exec.Cmd, io.Reader, error) {
 	if fixed {
 		cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
 	}
-	// The child's stderr passes through a filter of the warnings Go's
-	// vendored golang.org/x/sys/cpu prints at start for cpu.rdtscp=off,
-	// an option of the runtime's that it does not know.
+	// The child's stderr is filtered of rdtscpWarning.
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, nil, err
@@ -233,10 +222,8 @@ const terminalEnv = "CERTBENCH_STDERR_TERMINAL"
 // runtime's cpu.rdtscp option (see internal/callgrind.GODEBUG).
 const rdtscpWarning = `GODEBUG sys/cpu: unknown cpu feature "rdtscp"`
 
-// copyWithout copies r to w, leaving out the whole lines at the start of
-// r that begin with prefix; everything from the first other line on is
-// copied as it comes (progress lines end in a carriage return, not a
-// newline).
+// copyWithout copies r to w, leaving out the lines at its start that begin
+// with prefix; the rest is copied as it comes (progress ends in \r).
 func copyWithout(w io.Writer, r io.Reader, prefix string) {
 	br := bufio.NewReader(r)
 	for {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-
 	"fmt"
 	"io"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/growth"
-
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -22,27 +20,16 @@ import (
 
 // SweepOptions are the options of certbench sweep.
 type SweepOptions struct {
-	IO IO
-	// Families are the scenario families to sweep (--scenarios).
-	Families []string
-	// Sizes are the pool sizes.
-	Sizes []int
-	// Stores are the stores to measure.
-	Stores []string
-	// Count is the number of samples at sizes up to 10,000.
-	Count int
-	// MaxSize, per store, skips the sizes above it.
-	MaxSize map[string]int
-	// Budget bounds the time per store and size; 0 is no bound.
-	Budget time.Duration
-	// Output is the file the results go to (-o); then the tables go to
-	// IO.Out. "" or "-": results to IO.Out, tables to IO.ErrOut.
-	Output string
-	// Quiet turns off the progress on stderr (live on a terminal, else a
-	// line per size).
-	Quiet bool
-	// SampleTimeout bounds one sample (--sample-timeout; 0: no bound).
-	SampleTimeout time.Duration
+	IO            IO
+	Families      []string // --scenarios
+	Sizes         []int
+	Stores        []string
+	Count         int            // samples at sizes up to 10,000
+	MaxSize       map[string]int // per store: sizes above it skipped
+	Budget        time.Duration  // per store and size; 0: no bound
+	Output        string         // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
+	Quiet         bool
+	SampleTimeout time.Duration // 0: no bound
 }
 
 func newSweepCmd(runF func(context.Context, *SweepOptions) error) *cobra.Command {
@@ -59,7 +46,7 @@ linear, 2 quadratic). Large sizes get fewer ops and samples; --budget and
 of 5,000 certificates or more are cached on disk ($` + certgen.PoolCacheEnv + `: a directory,
 or off). With -o the tables go to stdout, else to stderr. Your own certificates
 are one size: measure them with run or compare --certs. More: go doc
-github.com/certbench/certbench/internal/growth.`,
+github.com/certbench/certbench/bench.Sweep.`,
 		Example: `  certbench sweep --scenarios renew-1 --sizes 100,1000,10000 -o sweep.txt
   certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
 		Args: cobra.NoArgs,
@@ -74,7 +61,7 @@ github.com/certbench/certbench/internal/growth.`,
 	fs := cmd.Flags()
 	fs.StringSliceVar(&opts.Families, "scenarios", []string{"renew-1"}, "scenario `families` to sweep, comma-separated (families, not scenario names)")
 	completeNames(cmd, "scenarios", familyNames)
-	fs.IntSliceVar(&opts.Sizes, "sizes", growth.DefaultSizes, "pool `sizes`, comma-separated")
+	fs.IntSliceVar(&opts.Sizes, "sizes", bench.DefaultSweepSizes, "pool `sizes`, comma-separated")
 	storesFlag(cmd, &opts.Stores, defaultStores(), "stores to measure, comma-separated `names`")
 	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
 	fs.Var((*storeSizes)(&opts.MaxSize), "max-size", "skip a store above a size, e.g. naive=10000 (comma-separated or repeated)")
@@ -85,9 +72,8 @@ github.com/certbench/certbench/internal/growth.`,
 	return cmd
 }
 
-// sweepHint points from a scenario name that is not in the catalogue but
-// is one sweep makes ("rotate-10-of-1000") to the sweep that measures it;
-// "" when no name is such.
+// sweepHint points from a scenario name a sweep makes ("rotate-10-of-1000")
+// but the catalogue lacks to that sweep; "" when no name is such.
 func sweepHint(names []string) string {
 	for _, n := range names {
 		n = strings.TrimSpace(n)
@@ -145,7 +131,7 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	sopts := growth.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
+	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
 		Budget: opts.Budget, SampleTimeout: noLimit(opts.SampleTimeout)}
 	if !opts.Quiet {
 		sopts.Progress = opts.IO.ErrOut
@@ -156,13 +142,13 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 		tables = opts.IO.Out
 	}
 	var raw bytes.Buffer
-	var res *growth.SweepResult
+	var res *bench.SweepResult
 	var sweepErr error
 	err = writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
 		return writeSamples(ctx, io.MultiWriter(out, &raw), opts.IO.ErrOut, stackBase(opts.Output), nil,
 			func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error {
 				sopts.Fault = fault
-				res, sweepErr = growth.Sweep(ctx, sopts, emit)
+				res, sweepErr = bench.Sweep(ctx, sopts, emit)
 				return sweepErr
 			})
 	})

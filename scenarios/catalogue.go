@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certgen"
-
 	"github.com/certbench/certbench/certstore"
 )
 
@@ -22,88 +21,51 @@ type Kind string
 
 // The kinds of scenario.
 const (
-	// Rotate applies a window of Window certificates of the pool, moved
-	// by Window (cycling) on every op.
-	Rotate Kind = "rotate"
-	// Renew re-applies the whole pool on every op with one more certificate
-	// renewed (same names, new key and serial), as an ACME client does.
-	Renew Kind = "renew"
-	// Noop re-applies the same whole pool on every op.
-	Noop Kind = "noop"
-	// Startup loads the whole pool into a fresh store on every op.
-	Startup Kind = "startup"
-	// Lookup makes one lookup per op in a store holding the whole pool,
-	// over the lookup mix.
-	Lookup Kind = "lookup"
+	Rotate  Kind = "rotate"  // a window of Window certificates, moved by Window (cycling) per op
+	Renew   Kind = "renew"   // the whole pool, Renew more certificates renewed per op (as ACME)
+	Noop    Kind = "noop"    // the same whole pool per op
+	Startup Kind = "startup" // the whole pool into a fresh store per op
+	Lookup  Kind = "lookup"  // one lookup of the mix per op, the whole pool held
 	// HandshakeUnderChurn runs lookups from several goroutines while
-	// renew-1 refreshes run back to back (see bench's measureChurn).
+	// renew-1 refreshes run back to back.
 	HandshakeUnderChurn Kind = "handshake-under-churn"
-	// Handshake runs in-process crypto/tls handshakes served by the store,
-	// verified by the clients; with HandshakeSpec.Churn a second phase
-	// repeats them under renew-1 refreshes (see bench's measureHandshake).
+	// Handshake runs in-process crypto/tls handshakes served by the store;
+	// with HandshakeSpec.Churn a second phase runs under renew-1 refreshes.
 	Handshake Kind = "handshake"
 )
 
 // HandshakeSpec says how a Handshake scenario's clients connect and what
 // churn runs meanwhile.
 type HandshakeSpec struct {
-	// TLS12Share is the fraction (0 to 1) of handshakes made with TLS 1.2,
-	// spread evenly; the others use TLS 1.3.
-	TLS12Share float64 `yaml:"tls12_share"`
-	// ResumeShare is the fraction (0 to 1) of handshakes that resume a
-	// session of an earlier full handshake of the same client.
-	ResumeShare float64 `yaml:"resume_share"`
-	// Clients is the number of concurrent clients; 0 means GOMAXPROCS.
-	Clients int `yaml:"clients"`
-	// Churn adds the second phase, under renew-1 refreshes.
-	Churn bool `yaml:"churn"`
-	// RefreshEvery is the period of the churn phase's refreshes (a late
-	// one starts when the previous ends); 0 means back to back.
-	RefreshEvery time.Duration `yaml:"refresh_every"`
+	TLS12Share   float64       `yaml:"tls12_share"`   // 0 to 1, spread evenly; the rest TLS 1.3
+	ResumeShare  float64       `yaml:"resume_share"`  // 0 to 1: resumes of the client's sessions
+	Clients      int           `yaml:"clients"`       // concurrent clients; 0 means GOMAXPROCS
+	Churn        bool          `yaml:"churn"`         // adds the phase under renew-1 refreshes
+	RefreshEvery time.Duration `yaml:"refresh_every"` // the churn phase's period; 0: back to back
 }
 
 // Scenario is one entry of the catalogue: a pool, the churn applied to it,
 // and how many ops make one sample.
 type Scenario struct {
-	// Name identifies the scenario on the command line and in benchmark
-	// names; Description is one line for listings.
-	Name, Description string
-	// Kind is the churn applied to the certificate Pool.
-	Kind Kind
-	Pool certgen.PoolSpec
-	// Window is the certificates per configuration of Rotate; 0 means the
-	// whole pool.
-	Window int
-	// Stores names the stores every certificate is in, each with a
-	// configured default; none means the default store only.
-	Stores []string
-	// Renew is the certificates a Renew scenario renews per refresh, the
-	// next ones of the pool; 0 means 1.
-	Renew int
-	// Steps are a Sequence's refreshes, cycled: Steps[j] certificates are
-	// renewed in refresh j+1 (0: a no-op refresh).
-	Steps []int
-	// Mix is the lookup mix; the zero value means DefaultLookupMix.
-	Mix LookupMix
-	// Ops is the fixed number of ops in one sample, so that B/op and
-	// allocs/op compare run to run.
-	Ops int
-	// SimulateOps, when positive, is the ops in one sample on the
-	// simulated CPU instead of Ops: enough to average out the runtime's
-	// own randomness (map seeds, reused spans), few enough to be quick
-	// under the simulation. It is not part of the definition hash.
+	Name, Description string // Description: one line for listings
+	Kind              Kind   // the churn applied to Pool
+	Pool              certgen.PoolSpec
+	Window            int      // Rotate's certificates per configuration; 0: the whole pool
+	Stores            []string // every certificate is in each, with a default; none: the default store
+	Renew             int      // certificates Renew renews per refresh; 0 means 1
+	Steps             []int    // a Sequence's refreshes, cycled: Steps[j] renewed in refresh j+1
+	Mix               LookupMix
+	Ops               int // ops per sample, fixed so that B/op compares run to run
+	// SimulateOps, when positive, replaces Ops on the simulated CPU: enough
+	// to average out the runtime's randomness, few enough to be quick. It
+	// is not part of the definition hash.
 	SimulateOps int
-	// Default reports whether the scenario is in the default set.
-	Default bool
-	// Duration bounds one sample of a HandshakeUnderChurn scenario (Ops
-	// bounds its lookups), or each phase of a Handshake scenario (Ops
-	// bounds its handshakes).
-	Duration time.Duration
-	// Handshake says how the clients of a Handshake scenario connect.
+	Default     bool // in the default set
+	// Duration bounds a HandshakeUnderChurn sample, or each Handshake
+	// phase (Ops bounds the lookups or handshakes).
+	Duration  time.Duration
 	Handshake HandshakeSpec
-	// Certs, when set, replaces the generated pool with loaded
-	// certificates (see WithSource).
-	Certs *certgen.Source
+	Certs     *certgen.Source // when set, replaces the generated pool (WithSource)
 }
 
 // Catalogue lists every scenario, in the order listings and reports use.
@@ -112,9 +74,8 @@ type Scenario struct {
 var Catalogue []Scenario
 
 // init reads the catalogue once every package variable is set (ParseFile
-// uses some through an interface the initialisation order does not
-// follow). The files are part of the program and TestCatalogueFiles checks
-// them, so an error is a bug.
+// uses some through an interface the initialisation order does not see);
+// an error is a bug (TestCatalogueFiles checks the files).
 func init() {
 	var err error
 	if Catalogue, err = readCatalogue(catalogueFiles); err != nil {
@@ -196,31 +157,20 @@ func Defaults() []Scenario {
 // Workload is a scenario made concrete: every configuration it applies,
 // built before anything is timed.
 type Workload struct {
-	// Scenario is what the workload was built from.
 	Scenario Scenario
-	// Configs are applied in order: Configs[0] before timing starts, then
-	// Configs[1..Ops] one per timed op. Lookup workloads have one.
-	Configs []*certstore.Config
-	// FreshStore reports that every timed op applies its configuration to
-	// a new store (Startup).
-	FreshStore bool
-	// Hellos are the lookups, cycled, made in the store named Store.
-	Hellos []*tls.ClientHelloInfo
-	Store  string
-	// Certs is the number of certificates in the last configuration.
-	Certs int
-	// Next is the configuration after the last of a refresh workload,
-	// applied after the timed ops to measure a refresh's peak heap.
-	Next *certstore.Config
-	// Issuer issued every certificate of a Handshake workload; its
-	// clients trust it.
-	Issuer *x509.Certificate
-	// DefaultLeaf is the DER of Store's configured default in a Handshake
-	// workload: what a hello that matches no certificate is served.
+	// Configs[0] is applied before timing, then Configs[1..Ops] one per
+	// timed op; Lookup workloads have one.
+	Configs    []*certstore.Config
+	FreshStore bool                   // every op applies to a new store (Startup)
+	Hellos     []*tls.ClientHelloInfo // the lookups, cycled, in the store Store
+	Store      string
+	Certs      int               // certificates in the last configuration
+	Next       *certstore.Config // after the last, for the peak-heap pass
+	// Issuer, DefaultLeaf (DER of Store's default, what a miss is served)
+	// and Misses (per hello) are a Handshake workload's.
+	Issuer      *x509.Certificate
 	DefaultLeaf []byte
-	// Misses reports, per hello of a Handshake workload, that it matches
-	// no certificate of the pool.
-	Misses []bool
+	Misses      []bool
 }
 
 // Build makes the workload of a scenario with ops timed ops (0 means

@@ -11,14 +11,9 @@ const ChurnSteps = 64
 const ChurnHellos = 1000
 
 // buildChurn makes a HandshakeUnderChurn workload: the renew-1
-// configurations of the pool (Configs[0] is the whole pool, Configs[k]
-// has certificates 0..k-1 renewed once), the lookup mix of Lookup
-// scenarios, and ops as the bound on lookups per sample.
-//
-// The refresher walks the configurations forward and back, 1, 2, ...,
-// ChurnSteps, ChurnSteps-1, ..., 0, 1, ..., so that every refresh changes
-// exactly one certificate (renewing it, or on the way back restoring its
-// previous version) and the walk never runs out.
+// configurations (Configs[k] has certificates 0..k-1 renewed once), which
+// the refresher walks forward and back (ChurnStep) so that every refresh
+// changes one certificate, the lookup mix, and ops bounding the lookups.
 func (s Scenario) buildChurn(pool *certgen.Pool, w *Workload, ops int) error {
 	renew := s
 	renew.Kind = Renew

@@ -10,23 +10,15 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// Family is a scenario shape that can be made at any pool size, for
-// measuring how a store's costs grow with the number of certificates
-// (certbench sweep).
+// Family is a scenario shape that can be made at any pool size (sweeps).
 type Family struct {
-	// Name identifies the family on the command line and in benchmark
-	// names ("renew-1").
-	Name string
-	// Description is one line for listings.
-	Description string
-	// Kind and Window are those of the scenarios the family makes.
-	Kind   Kind
-	Window int
+	Name, Description string // Name as in "renew-1"; Description one line for listings
+	Kind              Kind   // Kind and Window of the scenarios it makes
+	Window            int
 }
 
-// SweepSeed is the pool seed of every family scenario. Pools of one seed
-// share their certificates: the pool of 1,000 is the first 1,000 of the
-// pool of 100,000.
+// SweepSeed is the pool seed of every family scenario: the pool of 1,000
+// is the first 1,000 of the pool of 100,000.
 const SweepSeed = 5
 
 // Families lists the scenario families.

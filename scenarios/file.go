@@ -13,32 +13,24 @@ import (
 	"github.com/certbench/certbench/internal/yamlfile"
 )
 
-// Scenario files: a small YAML document describes one scenario; the
-// built-in catalogue is made of such files (scenarios/catalogue/*.yaml,
-// embedded), and certbench's --scenario-file reads the user's. The struct
-// file below is the format; docs/scenarios.md documents it field by
-// field. Every field is checked, and every error names file:line:column
-// and the field.
+// Scenario files (the catalogue's and --scenario-file's): the struct file
+// is the format, docs/scenarios.md documents it; errors name
+// file:line:column and the field.
 
 // MaxFileSize is the largest scenario file ParseFile is given by LoadFile.
 const MaxFileSize = 1 << 20
 
-// MaxSteps bounds the refreshes a sequence describes (steps repeated, or
-// spread.refreshes): every step is a whole configuration built before
-// timing.
+// MaxSteps bounds a sequence's refreshes, each a whole configuration built
+// before timing.
 const MaxSteps = 100_000
 
-// Sequence applies a list of refreshes, each renewing some certificates
-// of the whole pool (none: a no-op refresh), in order and cycled: see
-// Scenario.Steps.
+// Sequence applies Scenario.Steps' refreshes to the whole pool, cycled.
 const Sequence Kind = "sequence"
 
-// LookupMix is the share of each kind of server name a lookup or
-// handshake scenario sends, in percent; the zero value means the
-// catalogue's 60% exact names (one in six of them in upper case), 20%
-// children of wildcard names and 20% misses.
+// LookupMix is the percent of each kind of server name a lookup or
+// handshake scenario sends, adding up to 100 (one in six exact names in
+// upper case); the zero value means DefaultLookupMix.
 type LookupMix struct {
-	// Exact, Wildcard and Miss are percentages; they add up to 100.
 	Exact    int `yaml:"exact"`
 	Wildcard int `yaml:"wildcard"`
 	Miss     int `yaml:"miss"`
@@ -65,9 +57,8 @@ func (m LookupMix) slots() (length, exact, wildcard int) {
 	return 100, m.Exact, m.Wildcard
 }
 
-// scenarioName is what a scenario's name may be: it goes into benchmark
-// names and configuration keys, which allow neither spaces, slashes nor
-// upper case.
+// scenarioName is what a scenario's name may be: benchmark names and
+// configuration keys allow no spaces, slashes or upper case.
 var scenarioName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{0,63}$`)
 
 // fileKinds are the churn kinds a file may name, in the order docs list them.
@@ -76,10 +67,8 @@ var fileKinds = []Kind{Rotate, Renew, Noop, Startup, Sequence, Lookup, Handshake
 // FileError is an error in a scenario file: each problem names
 // file:line:column and the field.
 type FileError struct {
-	// File is the file's name as given.
 	File string
-	// Err joins the problems (errors.Join), in document order.
-	Err error
+	Err  error // the problems joined, in document order
 }
 
 // Error says "scenario file:" and the problems, one a line.
@@ -88,10 +77,8 @@ func (e *FileError) Error() string { return "scenario file: " + e.Err.Error() }
 // Unwrap returns the problems.
 func (e *FileError) Unwrap() error { return e.Err }
 
-// LoadFile reads the scenario file path (a regular file of at most
-// MaxFileSize bytes) with ParseFile. A pool.certs source is loaded
-// relative to the file's directory, as pool.strict and pool.namespaces
-// say.
+// LoadFile reads the scenario file path (at most MaxFileSize bytes),
+// loading a pool.certs source relative to the file's directory.
 func LoadFile(path string) (Scenario, error) {
 	data, err := yamlfile.ReadFile(path, "scenario file", MaxFileSize)
 	if err != nil {
@@ -116,9 +103,8 @@ func LoadFile(path string) (Scenario, error) {
 	return sc, nil
 }
 
-// ParseFile reads one scenario from data, the contents of the file name.
-// A scenario whose pool is a certs: source cannot be made from the data
-// alone: ParseFile rejects it (LoadFile loads it).
+// ParseFile reads one scenario from data, the contents of the file name;
+// a pool.certs source needs LoadFile.
 func ParseFile(data []byte, name string) (Scenario, error) {
 	sc, pool, err := parseFile(data, name)
 	if err == nil && pool.Certs != "" {
@@ -136,9 +122,8 @@ func onSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	return sc, nil
 }
 
-// file is a scenario file as written (docs/scenarios.md). Pointers are
-// fields whose zero value is allowed but is not what leaving them out
-// means.
+// file is a scenario file as written (docs/scenarios.md); pointers are
+// fields whose zero value differs from leaving them out.
 type file struct {
 	Name        string         `yaml:"name" check:"required"`
 	Description string         `yaml:"description"`

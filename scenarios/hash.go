@@ -10,12 +10,9 @@ import (
 )
 
 // Definition returns a canonical text of everything that makes the
-// scenario's workload what it is: the kind, the pool (its spec, or for
-// loaded certificates their count and fingerprint, never a path), the
-// window, renewals and steps, the stores, the op count, the lookup mix,
-// the duration and handshake settings. The name and the description are
-// not part of it; two scenarios with equal definitions build equal
-// workloads.
+// scenario's workload (loaded certificates by count and fingerprint, never
+// a path), without the name and description: equal definitions build
+// equal workloads.
 func (s Scenario) Definition() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kind=%s\n", s.Kind)

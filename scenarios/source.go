@@ -12,24 +12,19 @@ import (
 	"github.com/certbench/certbench/certstore"
 )
 
-// Scenarios on the user's certificates: a scenario whose Certs is set runs
-// on a loaded certgen.Source instead of its generated pool, with the
-// certificates' own stores and defaults unless the scenario names stores.
-// Renewals re-sign a new leaf over the original's public key (see
-// certgen.Source.Pool); lookups draw their names from the certificates of
+// Scenarios on the user's certificates (Certs set) use their own stores
+// and defaults unless the scenario names stores; lookups draw names from
 // the store looked in (see hellos).
 
 // CertsSuffix ends the name of every scenario made by WithSource.
 const CertsSuffix = "certs"
 
-// WithSource returns sc run on the certificates of src (its Certs set),
-// renamed so that its results are never mistaken for the generated pool's
-// (rotate-W-of-certs, renew-1-of-certs, multistore-certs, KIND-certs, or
-// NAME-certs outside the catalogue), with its numbers fitted to the
-// source: a rotate window keeps its share of a smaller pool (at least 1),
-// and refresh scenarios get the op count certbench sweep gives their size
-// (SweepOps; half for startup). Handshake scenarios, rotating fewer than 2
-// certificates, and an empty source are errors.
+// WithSource returns sc run on src's certificates, renamed (…-certs) so
+// that its results are never mistaken for the generated pool's, its
+// numbers fitted to the source: a rotate window keeps its share (at least
+// 1), refreshes get SweepOps for the size (half for startup). Handshake
+// scenarios, rotating fewer than 2 certificates, and no certificates are
+// errors.
 func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	if src == nil {
 		return sc, fmt.Errorf("scenario %s: no certificate source", sc.Name)
@@ -68,8 +63,7 @@ func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	return sc, nil
 }
 
-// canRunOn reports why scenario sc cannot run on n loaded certificates,
-// or nil.
+// canRunOn reports why sc cannot run on n loaded certificates, or nil.
 func canRunOn(sc Scenario, n int) error {
 	switch {
 	case sc.Kind == Handshake:
@@ -116,10 +110,9 @@ func catalogueGist(sc Scenario) string {
 	return sc.Description
 }
 
-// ForSource returns the named scenarios (catalogue names, or the names
-// WithSource gives them) made with WithSource on src, each once, in the
-// order named. No names means the catalogue's default set on src, each
-// once, without the scenarios src cannot run, which notes explain.
+// ForSource returns the named scenarios (catalogue or WithSource names) on
+// src, each once, in order; no names means the default set, without those
+// src cannot run, which notes explain.
 func ForSource(src *certgen.Source, names ...string) (scs []Scenario, notes []string, err error) {
 	if src == nil {
 		return nil, nil, fmt.Errorf("no certificate source")
@@ -175,8 +168,7 @@ func ForSource(src *certgen.Source, names ...string) (scs []Scenario, notes []st
 	return scs, nil, nil
 }
 
-// pool returns the scenario's certificates: the loaded ones when Certs
-// is set, else the generated pool.
+// pool returns the loaded certificates when Certs is set, else the generated pool.
 func (s Scenario) pool() (*certgen.Pool, error) {
 	if s.Certs == nil {
 		return certgen.CachedPool(s.Pool)
@@ -187,8 +179,7 @@ func (s Scenario) pool() (*certgen.Pool, error) {
 	return s.Certs.Pool()
 }
 
-// sourceStores returns the stores loaded certificate i is in, nil for a
-// generated pool.
+// sourceStores returns loaded certificate i's stores; nil for a generated pool.
 func (s Scenario) sourceStores(i int) []string {
 	if s.Certs == nil || len(s.Stores) > 0 {
 		return s.Stores
@@ -196,8 +187,8 @@ func (s Scenario) sourceStores(i int) []string {
 	return s.Certs.Certs[i].Stores
 }
 
-// sourceStoreConfigs returns the stores (and configured defaults) the
-// loaded source declares, as a new map; nil for a generated pool.
+// sourceStoreConfigs returns the loaded source's stores and defaults as a
+// new map; nil for a generated pool.
 func (s Scenario) sourceStoreConfigs() map[string]certstore.StoreConfig {
 	if s.Certs == nil || len(s.Stores) > 0 {
 		return nil
@@ -205,9 +196,8 @@ func (s Scenario) sourceStoreConfigs() map[string]certstore.StoreConfig {
 	return s.Certs.Config().Stores
 }
 
-// lookupStore is the store lookups are made in on loaded certificates
-// without scenario stores: the one holding the most certificates (the
-// default store, then the first by name, on a tie).
+// lookupStore is where lookups go on loaded certificates without scenario
+// stores: the store of most certificates (ties: default, then by name).
 func (s Scenario) lookupStore() string {
 	count := map[string]int{}
 	for i := range s.Certs.Certs {
@@ -224,10 +214,9 @@ func (s Scenario) lookupStore() string {
 	return best
 }
 
-// hellos returns count lookups (at most ChurnHellos distinct) and the
-// store they are made in ("" for the scenario's usual store): on a
-// generated pool lookupMix; on loaded certificates sourceMix over the
-// certificates of the store looked in.
+// hellos returns count lookups (at most ChurnHellos distinct) and their
+// store ("": the scenario's usual one): lookupMix, or sourceMix on loaded
+// certificates.
 func (s Scenario) hellos(pool *certgen.Pool, count int) ([]*tls.ClientHelloInfo, string, error) {
 	if s.Certs == nil {
 		return s.lookupMix(pool, count), "", nil
@@ -249,9 +238,8 @@ func (s Scenario) hellos(pool *certgen.Pool, count int) ([]*tls.ClientHelloInfo,
 	return h, store, nil
 }
 
-// hostName reports whether a certificate name can be sent as an SNI: not
-// an IP address, no spaces or control characters (a common name that is
-// a label, not a host name).
+// hostName reports whether a certificate name can be sent as an SNI (no IP
+// address, spaces or control characters).
 func hostName(n string) bool {
 	if n == "" || strings.ContainsFunc(n, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return false
@@ -261,10 +249,8 @@ func hostName(n string) bool {
 }
 
 // sourceMix returns count ClientHellos (at most ChurnHellos distinct) over
-// the names of certificates, in the mix's proportions: exact names, names
-// under a wildcard of the certificates (exact names when there is none)
-// and misses under certgen.SourceDomain. IP addresses and common names
-// that are not host names are never sent.
+// the certificates' host names in the mix's proportions, misses under
+// certgen.SourceDomain.
 func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloInfo, error) {
 	var exact, wild []string
 	have := map[string]bool{}

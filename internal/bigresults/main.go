@@ -1,8 +1,5 @@
-// Command bigresults writes a large certbench result file, shaped like a
-// merged CI artifact (scripts/certbench-ci.sh): rounds of one process per
-// scenario, each with its own configuration lines, merged by the real
-// writer. It exists to measure the memory the readers need (gate, compare
-// and report on a file of hundreds of megabytes):
+// Command bigresults writes a large result file shaped like a merged CI
+// artifact, to measure the memory the readers need:
 //
 //	go run ./internal/bigresults -size 100M -o /tmp/big.txt
 //	/usr/bin/time -v certbench gate /tmp/big.txt /tmp/big.txt

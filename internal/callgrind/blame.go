@@ -55,15 +55,11 @@ var EstimatedCycles = Metric{Name: "estimated cycles", of: func(p *Profile) (fun
 
 // A Change is what one function cost per op on each side of a comparison.
 type Change struct {
-	// Function is the function's symbol.
 	Function string
-	// Base and Head are its cost per op on each side: for a store
-	// function, its own instructions and everything the library code it
-	// calls costs (see Blame); for others, its own.
+	// Base and Head are its cost per op: a store function's with the
+	// library code it calls (see Compare), another's its own.
 	Base, Head float64
-	// Callees, for a store function, are the library functions it calls
-	// whose cost under it changed most, largest growth first.
-	Callees []Change
+	Callees    []Change // a store function's library callees that changed most, largest first
 }
 
 // Growth returns Head - Base.
@@ -72,30 +68,16 @@ func (c Change) Growth() float64 { return c.Head - c.Base }
 // A Blame is the comparison of two callgrind windows of the same
 // benchmark, function by function, per op.
 type Blame struct {
-	// Metric is what was compared.
-	Metric string
-	// BaseTotal and HeadTotal are each window's total per op.
-	BaseTotal, HeadTotal float64
-	// StorePackages are the packages taken for the store's (see
-	// StorePackages); empty when neither window has store code, and the
-	// changes are then per function, each function's own cost.
-	StorePackages []string
-	// Changes holds every function whose cost changed, largest growth
-	// first: the store's functions, each charged with the library code it
-	// calls, or all functions by their own cost when there is no store
-	// code.
-	Changes []Change
+	Metric               string
+	BaseTotal, HeadTotal float64  // per op
+	StorePackages        []string // empty without store code (changes are then by own cost)
+	Changes              []Change // every function whose cost changed, largest growth first
 }
 
 // Grew returns up to n (all when n <= 0) changes that grew, largest
 // first.
 func (b *Blame) Grew(n int) []Change {
-	var out []Change
-	for _, c := range b.Changes {
-		if c.Growth() > 0 {
-			out = append(out, c)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(b.Changes), func(c Change) bool { return c.Growth() <= 0 })
 	if n > 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -104,15 +86,11 @@ func (b *Blame) Grew(n int) []Change {
 
 // harnessPackages are certbench's packages that run stores: functions of
 // theirs that call into a package make it a store package.
-var harnessPackages = []string{
-	"github.com/certbench/certbench/bench",
-}
+var harnessPackages = []string{"github.com/certbench/certbench/bench"}
 
-// StorePackages returns the packages of the store under test in the
-// windows: the packages of the functions the harness (package bench)
-// calls directly, other than the standard library's and the harness's
-// own, sorted. A wrapper store's package and the wrapped store's are both
-// found when both are called from the harness in some window given.
+// StorePackages returns, sorted, the packages of the functions the harness
+// (package bench) calls directly in the windows, the standard library's
+// and the harness's left out: the store's (a wrapper's and the wrapped's).
 func StorePackages(ps ...*Profile) []string {
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -220,15 +198,12 @@ func measure(p *Profile, ops float64, m Metric, store func(string) bool) (*costs
 // maxCallees caps the library callees listed under a store function.
 const maxCallees = 3
 
-// Compare compares the windows base and head of one benchmark, of
-// baseOps and headOps ops, on metric m (see Blame). The store's packages
-// are found in both windows (StorePackages). Each store function is
-// charged with its own cost and the inclusive cost of every call it makes
-// to library code (the standard library, other modules): a change in how
-// the store uses a library shows at the store function that made the
-// call, and cost that only moved between library functions below it
-// cancels. Without store code in either window, every function is
-// compared by its own cost.
+// Compare compares windows base and head of one benchmark per op on m.
+// Each store function (StorePackages) is charged with its own cost and the
+// inclusive cost of its calls into library code, so a change in how the
+// store uses a library shows at the store's caller, and cost that only
+// moved between library functions cancels. Without store code, every
+// function is compared by its own cost.
 func Compare(base, head *Profile, baseOps, headOps int, m Metric) (*Blame, error) {
 	if base == nil || head == nil {
 		return nil, errors.New("callgrind: nil profile")

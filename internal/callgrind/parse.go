@@ -15,67 +15,43 @@ import (
 // Limits of what Parse accepts, so that a corrupt or hostile file gives an
 // error instead of unbounded memory.
 const (
-	// MaxLine is the longest line Parse reads.
-	MaxLine = 1 << 20
-	// MaxEvents is the most event types a file may declare.
-	MaxEvents = 64
-	// MaxNames is the most distinct compressed names (objects, files and
-	// functions together) a part may define.
-	MaxNames = 1 << 20
+	MaxLine   = 1 << 20 // the longest line
+	MaxEvents = 64      // event types a file may declare
+	MaxNames  = 1 << 20 // distinct compressed names (objects, files, functions) of a part
 )
 
 // A Profile is one part of a callgrind output file: the costs collected
 // between two dumps (or between the start and the first dump, or the last
 // dump and the end of the program).
 type Profile struct {
-	// Creator is the tool that wrote the file ("callgrind-3.19.0"), Cmd
-	// the command line it ran, PID its process id and Part the dump's
-	// number in the run (from 1).
-	Creator string
+	Creator string // the tool ("callgrind-3.19.0")
 	Cmd     string
 	PID     int
-	Part    int
-	// Trigger is what made callgrind write the part: "Program
-	// termination", or "Client Request: LABEL" for a part written by
-	// Dump(LABEL) (see Label).
+	Part    int // the dump's number in the run, from 1
+	// Trigger is "Program termination", or "Client Request: LABEL" for a
+	// part written by Dump(LABEL).
 	Trigger string
-	// Desc holds the other "desc:" lines (cache geometry, time range),
-	// as written, without "desc: ".
-	Desc []string
-	// Events names the cost columns ("Ir", and with the cache simulation
-	// "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw").
-	Events []string
-	// Totals are the part's total costs, one per event: the "totals:"
-	// line, or the "summary:" line if there is no totals line, or the sum
-	// of every function's self costs if the file has neither.
-	Totals []uint64
-	// Functions holds every function with a cost or a call in the part,
-	// in the order the file first names them.
-	Functions []*Function
+	Desc    []string // the other "desc:" lines, without "desc: "
+	Events  []string // the cost columns ("Ir", with the cache simulation "Dr", "I1mr", ...)
+	// Totals are one per event: the "totals:" line, else "summary:", else
+	// the sum of every function's self costs.
+	Totals    []uint64
+	Functions []*Function // every function with a cost or call, in file order
 }
 
 // A Function is what one function cost in a part.
 type Function struct {
-	// Name is the function's symbol ("github.com/a/b.(*T).Update",
-	// "runtime.mallocgc"); Object is the binary or library it is in, and
-	// File the source file of its first cost line (empty if unknown).
-	Name, Object, File string
-	// Self is the cost of the function's own instructions, one per event.
-	Self []uint64
-	// Calls are the calls it made, one per callee, in the order the file
-	// first names them.
-	Calls []*Call
+	Name, Object, File string   // symbol, binary, source file of its first cost line ("" if unknown)
+	Self               []uint64 // its own instructions' cost, per event
+	Calls              []*Call  // one per callee, in file order
 }
 
 // A Call is what a function's calls of one callee cost.
 type Call struct {
-	// Callee is the function called.
 	Callee *Function
-	// Count is the number of calls.
-	Count uint64
-	// Inclusive is the cost of the calls, the callee's own cost and
-	// everything it called, one per event. Recursion counts a cost once
-	// per frame it is under.
+	Count  uint64
+	// Inclusive is the calls' cost with everything they called, per event;
+	// recursion counts a cost once per frame it is under.
 	Inclusive []uint64
 }
 
@@ -97,17 +73,6 @@ func (p *Profile) Total(name string) (uint64, bool) {
 	return p.Totals[i], true
 }
 
-// Func returns the function with the given name, or nil. A name given
-// in more than one object is the first one's.
-func (p *Profile) Func(name string) *Function {
-	for _, f := range p.Functions {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
-
 // Inclusive returns the cost of f's own instructions and of every call
 // it made, one per event.
 func (f *Function) Inclusive() []uint64 {
@@ -122,12 +87,9 @@ func (f *Function) Inclusive() []uint64 {
 
 // A SyntaxError is a line of a callgrind file that Parse cannot read.
 type SyntaxError struct {
-	// File is the file's name as given to ParseFile, or "" for a reader.
-	File string
-	// Line is the line's number, from 1.
-	Line int
-	// Msg says what is wrong.
-	Msg string
+	File string // as given to ParseFile; "" for a reader
+	Line int    // from 1
+	Msg  string
 }
 
 func (e *SyntaxError) Error() string {
@@ -160,13 +122,10 @@ func ParseFile(name string) ([]*Profile, error) {
 	return ps, err
 }
 
-// Parse reads a callgrind output file (format version 1, as callgrind
-// writes it, with or without name and position compression) and returns
-// its parts: one, unless callgrind ran with --combine-dumps=yes.
-// Instruction-level positions (--dump-instr=yes) and jump lines
-// (--collect-jumps=yes) are read and ignored; costs are summed per
-// function. Errors about the content wrap ErrFormat and are
-// *SyntaxErrors naming the line.
+// Parse reads a callgrind output file (format version 1, compressed or
+// not) and returns its parts (one, unless --combine-dumps=yes), costs
+// summed per function; instruction positions and jump lines are ignored.
+// Errors about the content are *SyntaxErrors wrapping ErrFormat.
 func Parse(r io.Reader) ([]*Profile, error) {
 	p := &parser{}
 	sc := bufio.NewScanner(r)
@@ -669,42 +628,22 @@ func clip(s string) string {
 	return s
 }
 
-// Weights of the cycle estimate (see EstCycles): what a cache miss costs
-// beyond the instruction, in cycles. A first-level miss that hits the
-// last-level cache costs about 10 cycles on current x86-64 cores; a
-// last-level miss, served from memory, costs about 100 more. They are
-// the weights of callgrind's own "cycle estimation" (KCachegrind's CEst
-// without branch or bus events).
+// Weights of the cycle estimate (see EstCycles): what a first-level and
+// (more) a last-level cache miss cost beyond the instruction, in cycles,
+// as in callgrind's own cycle estimation.
 const (
 	L1MissCycles = 10
 	LLMissCycles = 100
 )
 
-// EstCycles returns an estimate of the CPU cycles of the part from its
-// totals: Ir, plus L1MissCycles per first-level miss (I1mr, D1mr, D1mw)
-// and LLMissCycles more per last-level miss (ILmr, DLmr, DLmw; a
-// last-level miss is also a first-level one). It reports false when the
-// part has no cache simulation events.
+// EstCycles returns the part's cycle estimate from its totals: Ir, plus
+// L1MissCycles per first-level miss (I1mr, D1mr, D1mw) and LLMissCycles
+// more per last-level one (ILmr, DLmr, DLmw). It reports false without
+// cache simulation events.
 func (p *Profile) EstCycles() (float64, bool) {
-	ir, ok := p.Total("Ir")
-	if !ok {
+	f, err := EstimatedCycles.of(p)
+	if err != nil || len(p.Totals) < len(p.Events) {
 		return 0, false
 	}
-	est := float64(ir)
-	for _, ev := range []struct {
-		names  []string
-		weight float64
-	}{
-		{[]string{"I1mr", "D1mr", "D1mw"}, L1MissCycles},
-		{[]string{"ILmr", "DLmr", "DLmw"}, LLMissCycles},
-	} {
-		for _, name := range ev.names {
-			v, ok := p.Total(name)
-			if !ok {
-				return 0, false
-			}
-			est += ev.weight * float64(v)
-		}
-	}
-	return est, true
+	return f(p.Totals), true
 }

@@ -25,9 +25,7 @@ const (
 // no-op and Running reports false.
 func Supported() bool { return supported }
 
-// Running reports whether the process runs under valgrind (any tool):
-// the number of valgrind layers it runs under is not zero. Outside
-// valgrind the request is a handful of no-op instructions.
+// Running reports whether the process runs under valgrind (any tool).
 func Running() bool {
 	args := [6]uintptr{reqRunningOnValgrind}
 	return request(&args, 0) != 0
@@ -41,21 +39,16 @@ func ZeroStats() { call(reqZeroStats, 0) }
 // the first toggle switches it on.
 func ToggleCollect() { call(reqToggleCollect, 0) }
 
-// StartInstrumentation and StopInstrumentation switch callgrind's
-// instrumentation (and with it the cache simulation) on and off; with
-// --instr-atstart=no, code outside the instrumented stretches runs
-// faster. Each switch discards valgrind's translated code, so it
-// costs time (not counted instructions).
+// StartInstrumentation switches callgrind's instrumentation (and the
+// cache simulation) on; each switch costs time, not counted instructions.
 func StartInstrumentation() { call(reqStartInstr, 0) }
 
 // StopInstrumentation: see StartInstrumentation.
 func StopInstrumentation() { call(reqStopInstr, 0) }
 
-// Dump makes callgrind write the costs collected since the last dump (or
-// zeroing) to a new file and zero them. The file's "desc: Trigger:" line
-// names the label (see Profile.Trigger), so that a reader can tell the
-// dumps apart; label must not contain a newline or NUL (they are
-// replaced by spaces).
+// Dump makes callgrind write the costs since the last dump to a new file,
+// labelled (Profile.Trigger; newlines and NULs become spaces), and zero
+// them.
 func Dump(label string) { dump(cLabel(label)) }
 
 // cLabel returns label as the NUL-terminated bytes a dump request takes.

@@ -20,40 +20,22 @@ var ErrNotInstalled = errors.New("valgrind is not installed: install it (Debian,
 // requests this package does not implement.
 var ErrUnsupported = fmt.Errorf("simulated CPU needs linux/amd64 (callgrind client requests are implemented for amd64 only); this is %s/%s", runtime.GOOS, runtime.GOARCH)
 
-// GODEBUG is what a Go program needs in GODEBUG to run under callgrind
-// deterministically:
-//
-//   - cpu.rdtscp=off: the runtime reads the clock with RDTSCP, which
-//     valgrind 3.19 cannot decode (the process dies with SIGILL);
-//   - asyncpreemptoff=1: the signals of asynchronous preemption trip
-//     callgrind's signal bookkeeping;
-//   - gcshrinkstackoff=1: a collection before a window would shrink the
-//     measuring goroutine's stack, to be grown again (copied) inside the
-//     window in some samples and not in others.
+// GODEBUG is what a Go program needs to run under callgrind
+// deterministically: valgrind cannot decode RDTSCP (SIGILL), preemption
+// signals trip callgrind, and a stack shrunk before a window would be
+// grown again inside it in some samples only.
 const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1"
 
-// OutFile is the base name of callgrind's output files in Options.Dir:
-// the dump with number N is written to OutFile.N (see Session).
-const OutFile = "callgrind.out"
-
-// LogFile is the file in Options.Dir that valgrind writes its own
-// messages to (its banner, warnings, and why it stopped the program).
-const LogFile = "valgrind.log"
-
-// DirEnv is the environment variable through which Command tells the
-// program it runs where callgrind writes (see Open).
-const DirEnv = "CERTBENCH_CALLGRIND_DIR"
-
-// VersionEnv is the environment variable through which Command tells the
-// program it runs valgrind's version ("valgrind-3.19.0"; see
-// Session.Version).
-const VersionEnv = "CERTBENCH_CALLGRIND_VERSION"
+// Files in Options.Dir, and what Command tells the program it runs.
+const (
+	OutFile    = "callgrind.out"               // dump N is OutFile.N
+	LogFile    = "valgrind.log"                // valgrind's own messages
+	DirEnv     = "CERTBENCH_CALLGRIND_DIR"     // where callgrind writes (see Open)
+	VersionEnv = "CERTBENCH_CALLGRIND_VERSION" // "valgrind-3.19.0"
+)
 
 // Cache geometry of the cache simulation, fixed so that results do not
-// depend on the caches of the machine that ran them (valgrind would
-// otherwise read the host's, and a VM may report anything): a 32 KiB
-// 8-way L1 for instructions and for data and an 8 MiB 16-way last-level
-// cache, 64-byte lines, as on common x86-64 server cores.
+// depend on the machine (32 KiB 8-way L1s, 8 MiB 16-way LL, 64-byte lines).
 const (
 	CacheI1 = "32768,8,64"
 	CacheD1 = "32768,8,64"
@@ -62,15 +44,9 @@ const (
 
 // Options say how Command runs callgrind.
 type Options struct {
-	// Dir is the directory callgrind writes its files to; it must exist.
-	Dir string
-	// CacheSim turns on the cache simulation (events I1mr, D1mr, D1mw,
-	// ILmr, DLmr, DLmw beside Ir), with the geometry of CacheI1, CacheD1
-	// and CacheLL. It slows the run down.
-	CacheSim bool
-	// Valgrind is the valgrind executable; "" looks "valgrind" up in
-	// PATH.
-	Valgrind string
+	Dir      string // where callgrind writes; it must exist
+	CacheSim bool   // the cache simulation (I1mr, D1mr, ... beside Ir), slower
+	Valgrind string // the executable; "" looks it up in PATH
 }
 
 // Find returns the path of the valgrind executable (Options.Valgrind, or

@@ -12,19 +12,11 @@ import (
 	"syscall"
 )
 
-// The fixed start-up randomness.
-//
-// A Go program seeds its runtime's random generator from the 16 random
-// bytes the kernel passes in the auxiliary vector (AT_RANDOM): map seeds,
-// the hash key of maps and hash/maphash seeds all come from it. A store
-// that hashes with a process-wide seed (hash/maphash.MakeSeed at package
-// initialization) probes its tables differently in every process, so its
-// instruction counts differ between processes far more than between the
-// samples of one process (results/simulated-cpu.md). Valgrind copies the 16 bytes of its
-// own auxiliary vector to the program it runs; StartFixedSeed has the
-// kernel's bytes replaced before valgrind's tool starts, and package
-// simrand lines up what timing still moves (see its doc), so that every
-// process of one binary draws the same random numbers at initialization.
+// The fixed start-up randomness: the runtime seeds maps and hash/maphash
+// from the kernel's 16 AT_RANDOM bytes, so a store hashing with a
+// per-process seed counts differently in every process. Valgrind passes
+// its own bytes on; StartFixedSeed replaces them before valgrind's tool
+// starts, and package simrand lines up what timing still moves.
 
 // auxvRandom is the auxiliary vector's key of the 16 random bytes.
 const auxvRandom = 25 // AT_RANDOM

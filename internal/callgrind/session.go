@@ -9,18 +9,12 @@ import (
 )
 
 // A Session is the measured program's side of a run made by Command: it
-// switches callgrind's instrumentation and collection on around the code
-// to measure and reads back what callgrind dumped. A Session is not safe
-// for concurrent use.
+// switches callgrind on around the code to measure (Window) and reads
+// back what callgrind dumped. It is not safe for concurrent use.
 type Session struct {
-	// Dir is where callgrind writes its files.
-	Dir string
-	// Keep keeps each window's file; by default Collect removes it once
-	// read.
-	Keep bool
-	// Version is valgrind's version as Command found it
-	// ("valgrind-3.19.0"), or "" if unknown.
-	Version string
+	Dir     string // where callgrind writes
+	Keep    bool   // keep each window's file (else removed once read)
+	Version string // valgrind's ("valgrind-3.19.0"), or ""
 
 	made int // windows made so far: callgrind numbers its dumps from 1
 }
@@ -43,15 +37,6 @@ func Open() (*Session, error) {
 	return &Session{Dir: dir, Version: os.Getenv(VersionEnv)}, nil
 }
 
-// Collect runs f in a window (see Window) and reads the window's dump
-// back (see Read).
-func (s *Session) Collect(label string, f func()) (*Profile, string, error) {
-	w := s.NewWindow(label)
-	w.Run(f)
-	p, err := s.Read(label, w.File)
-	return p, w.File, err
-}
-
 // A Window is one stretch of code to measure, made by NewWindow before
 // it runs so that running it allocates nothing but what the measured code
 // does.
@@ -70,18 +55,10 @@ func (s *Session) NewWindow(label string) *Window {
 	return &Window{s: s, Label: label, File: filepath.Join(s.Dir, OutFile+"."+strconv.Itoa(s.made)), b: cLabel(label)}
 }
 
-// Run runs f with callgrind's instrumentation and collection switched
-// on, then has callgrind dump what f cost, under the window's label, to
-// its File. Costs of other threads that run meanwhile are in the dump
-// too: callgrind counts every thread while collection is on.
-//
-// Switching instrumentation on discards valgrind's translations of the
-// program's code, which costs time but no counted instructions; the few
-// instructions between the requests and f are counted, the same in every
-// window. Run allocates nothing itself.
-//
-// If f panics, the window is closed and its dump removed before the panic
-// goes on, so that later windows count their own code alone.
+// Run runs f with instrumentation and collection on, then dumps what f
+// (and any other thread meanwhile) cost to File, allocating nothing
+// itself. If f panics, the window is closed and its dump removed before
+// the panic goes on.
 func (w *Window) Run(f func()) {
 	closed := false
 	defer func() {

@@ -15,23 +15,15 @@ import (
 
 // A Top is the costliest functions of one window, per op.
 type Top struct {
-	// File is the window's file, when read from one.
-	File string `json:"file,omitempty"`
-	// Label is the window's label ("scenario=... store=... ops=N").
-	Label string `json:"label,omitempty"`
-	// Metric is what the costs count ("instructions").
-	Metric string `json:"metric"`
-	// Ops is the op count the costs are divided by (1 when the label
-	// records none).
-	Ops int `json:"ops"`
-	// Total is the window's total per op.
-	Total float64 `json:"total"`
-	// StorePackages are the packages taken for the store's.
+	File          string   `json:"file,omitempty"`  // the window's, when read from one
+	Label         string   `json:"label,omitempty"` // "scenario=... store=... ops=N"
+	Metric        string   `json:"metric"`          // "instructions"
+	Ops           int      `json:"ops"`             // the divisor (1 when the label has none)
+	Total         float64  `json:"total"`           // per op
 	StorePackages []string `json:"store_packages"`
-	// Self are the functions with the largest own cost; Inclusive those
-	// with the largest cost including what they call (a function that
-	// calls itself, or that callgrind's call tracking mistakes for doing
-	// so at a goroutine switch, counts some costs more than once).
+	// Self are the functions of largest own cost; Inclusive of largest
+	// cost with what they call (recursion, real or mistaken at a goroutine
+	// switch, counts some costs more than once).
 	Self      []FuncCost `json:"self"`
 	Inclusive []FuncCost `json:"inclusive"`
 }
@@ -40,10 +32,8 @@ type Top struct {
 type FuncCost struct {
 	Function string  `json:"function"`
 	Cost     float64 `json:"cost"`
-	// Share is Cost divided by the window's total.
-	Share float64 `json:"share"`
-	// Store reports that the function is in one of the store's packages.
-	Store bool `json:"store,omitempty"`
+	Share    float64 `json:"share"`           // of the window's total
+	Store    bool    `json:"store,omitempty"` // in one of the store's packages
 }
 
 // Summarize returns the n costliest functions of p by own and by

@@ -1,6 +1,7 @@
 package growth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -17,20 +18,14 @@ import (
 
 // Fit is a power law value ≈ Coefficient · N^Exponent fitted to a curve.
 type Fit struct {
-	// Exponent is the least-squares slope of log(value) on log(N).
-	Exponent float64
-	// Coefficient is exp of the intercept: the value the fit gives at
-	// N = 1.
-	Coefficient float64
-	// R2 is the coefficient of determination of the fit in log-log
-	// space (1 when every point is on the line).
-	R2 float64
-	// Points is the number of points fitted.
-	Points int
+	Exponent    float64 // the least-squares slope of log(value) on log(N)
+	Coefficient float64 // the value at N = 1
+	R2          float64 // in log-log space
+	Points      int
 }
 
-// ErrTooFewPoints is returned by FitPower when fewer than two points with
-// positive values at two distinct sizes are left to fit.
+// ErrTooFewPoints is FitPower's error without two positive points at
+// distinct sizes.
 var ErrTooFewPoints = errors.New("growth: need two or more positive points at distinct sizes to fit")
 
 // FitPower fits value ≈ c·N^k by least squares on log(value) against
@@ -74,29 +69,21 @@ func FitPower(sizes, values []float64) (Fit, error) {
 
 // Point is one pool size of a Curve.
 type Point struct {
-	// Size is the number of certificates.
-	Size int
-	// Center is the median (the mode for exact units) of the samples;
-	// Lo and Hi bound its confidence interval (infinite when there are
-	// too few samples for one).
+	Size int // certificates
+	// Center is compare's center (the median; the mode for exact units),
+	// Lo and Hi its confidence interval (infinite with too few samples).
 	Center, Lo, Hi float64
-	// N is the number of samples.
-	N int
+	N              int // samples
 }
 
 // Curve is how one unit of one store grows with pool size in one family.
 type Curve struct {
-	// Family, Store and Unit say what the curve is of.
 	Family, Store, Unit string
-	// Better is -1 when lower values are better, 1 when higher are, 0
-	// when unknown.
-	Better int
-	// Points are in ascending size.
-	Points []Point
-	// Fit is the power law fitted over every point; Last the one through
-	// the two largest sizes (the local exponent), when there are at least
-	// three points (with two, it equals Fit). FitErr and LastErr are
-	// ErrTooFewPoints when no fit could be made.
+	Better              int     // -1 lower is better, 1 higher, 0 unknown
+	Points              []Point // ascending size
+	// Fit is fitted over every point, Last through the two largest sizes
+	// (the local exponent); FitErr and LastErr are ErrTooFewPoints when no
+	// fit could be made.
 	Fit, Last       Fit
 	FitErr, LastErr error
 }
@@ -126,10 +113,9 @@ func Split(rs *results.Set) (sweep, other *results.Set) {
 	return sweep, other
 }
 
-// Curves returns the growth curves of the sweep samples in rs (results
-// that are not sweep samples are ignored): one per family, store and unit,
-// families and stores in the order first seen, units in compare's order.
-// Medians and confidence intervals come from package compare (95%).
+// Curves returns the growth curves of the sweep samples in rs: one per
+// family, store and unit, families and stores in the order first seen,
+// units in compare's order.
 func Curves(rs *results.Set) ([]Curve, error) {
 	sw, _ := Split(rs)
 	if sw == nil {
@@ -137,51 +123,35 @@ func Curves(rs *results.Set) ([]Curve, error) {
 	}
 	type fs struct{ family, store string }
 	var order []fs
-	seen := make(map[fs]bool)
+	first := map[string]int{} // a family's first index in order
 	for _, r := range sw.Series {
 		family, _ := results.NameValue(r.Name, results.FamilyKey)
 		store, _ := results.NameValue(r.Name, results.StoreKey)
-		k := fs{family, store}
-		if !seen[k] {
-			seen[k] = true
+		if k := (fs{family, store}); !slices.Contains(order, k) {
+			first[family] = cmp.Or(first[family], len(order)+1)
 			order = append(order, k)
 		}
 	}
 	// Families first seen first, then stores in order.
-	var families []string
-	for _, k := range order {
-		if !slices.Contains(families, k.family) {
-			families = append(families, k.family)
-		}
-	}
+	slices.SortStableFunc(order, func(a, b fs) int { return first[a.family] - first[b.family] })
 	var curves []Curve
-	for _, fam := range families {
-		for _, k := range order {
-			if k.family != fam {
-				continue
-			}
-			rep, err := compare.Build(sw, compare.Options{
-				Row:    "/size",
-				Col:    "/store",
-				Filter: fmt.Sprintf("/family:%q /store:%q", k.family, k.store),
-			})
-			if err != nil {
-				return nil, fmt.Errorf("growth: family %s, store %s: %w", k.family, k.store, err)
-			}
-			for _, t := range rep.Tables {
-				c := Curve{Family: k.family, Store: k.store, Unit: t.Unit, Better: t.Better}
-				for _, row := range t.Rows {
-					size, err := strconv.Atoi(row.Label)
-					if err != nil || row.Cells[0] == nil {
-						continue
-					}
+	for _, k := range order {
+		rep, err := compare.Build(sw, compare.Options{Row: "/size", Col: "/store",
+			Filter: fmt.Sprintf("/family:%q /store:%q", k.family, k.store)})
+		if err != nil {
+			return nil, fmt.Errorf("growth: family %s, store %s: %w", k.family, k.store, err)
+		}
+		for _, t := range rep.Tables {
+			c := Curve{Family: k.family, Store: k.store, Unit: t.Unit, Better: t.Better}
+			for _, row := range t.Rows {
+				if size, err := strconv.Atoi(row.Label); err == nil && row.Cells[0] != nil {
 					cell := row.Cells[0]
 					c.Points = append(c.Points, Point{Size: size, Center: cell.Summary.Center, Lo: cell.Summary.Lo, Hi: cell.Summary.Hi, N: cell.N()})
 				}
-				slices.SortFunc(c.Points, func(a, b Point) int { return a.Size - b.Size })
-				c.fit()
-				curves = append(curves, c)
 			}
+			slices.SortFunc(c.Points, func(a, b Point) int { return a.Size - b.Size })
+			c.fit()
+			curves = append(curves, c)
 		}
 	}
 	return curves, nil
@@ -216,9 +186,9 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 // TableUnits are the units WriteTable shows, in order, when present.
 var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert}
 
-// WriteTable writes, per family, a table of medians per pool size (one
-// line per unit and store) with the fitted exponents, then a summary table
-// of the exponents: one row per family and unit, one column per store.
+// WriteTable writes, per family, the medians per pool size (a line per
+// unit and store) with the exponents, then the exponents' summary (a row
+// per family and unit, a column per store).
 func WriteTable(w io.Writer, curves []Curve) error {
 	families, stores := order(curves)
 	for _, fam := range families {
@@ -233,13 +203,11 @@ func WriteTable(w io.Writer, curves []Curve) error {
 			var cells []string
 			found := false
 			for _, st := range stores {
-				c := Find(curves, fam, st, unit)
-				if c == nil {
-					cells = append(cells, "-")
-					continue
+				cell := "-"
+				if c := Find(curves, fam, st, unit); c != nil {
+					cell, found = growthText(c), true
 				}
-				found = true
-				cells = append(cells, growthText(c))
+				cells = append(cells, cell)
 			}
 			if found {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", fam, unit, strings.Join(cells, "\t"))
@@ -249,9 +217,8 @@ func WriteTable(w io.Writer, curves []Curve) error {
 	return tw.Flush()
 }
 
-// WriteReport writes what certbench sweep prints after a sweep: the
-// tables of WriteTable for the sweep results in rs, the sec/op Summary,
-// the notes of the sweep and how long it took.
+// WriteReport writes what certbench sweep prints after a sweep: WriteTable,
+// the sec/op Summary, the sweep's notes and how long it took.
 func WriteReport(w io.Writer, rs *results.Set, notes []string, took time.Duration) error {
 	curves, err := Curves(rs)
 	if err != nil {
@@ -290,14 +257,11 @@ func writeFamily(w io.Writer, curves []Curve, fam string, stores []string) error
 	var sizes []int
 	for _, c := range curves {
 		if c.Family == fam {
-			for _, s := range c.Sizes() {
-				if !slices.Contains(sizes, s) {
-					sizes = append(sizes, s)
-				}
-			}
+			sizes = append(sizes, c.Sizes()...)
 		}
 	}
 	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
 	fmt.Fprintf(w, "%s: median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes\n", fam)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	for _, unit := range TableUnits {
@@ -337,9 +301,8 @@ func writeFamily(w io.Writer, curves []Curve, fam string, stores []string) error
 	return err
 }
 
-// AllZero reports whether every point of the curve is zero (a store that
-// does not allocate at all, say): there is nothing to fit, and nothing
-// grows.
+// AllZero reports whether every point of the curve is zero: nothing to
+// fit, and nothing grows.
 func AllZero(c *Curve) bool {
 	for _, p := range c.Points {
 		if p.Center != 0 {
@@ -350,8 +313,7 @@ func AllZero(c *Curve) bool {
 }
 
 // growthText formats a curve's growth: "N^1.02 (N^1.31 at 10,000-100,000)",
-// "0 at every size", or, when it cannot be fitted, how many sizes are 0
-// ("0 at 3 of 4 sizes, no fit").
+// "0 at every size", or "0 at 3 of 4 sizes, no fit".
 func growthText(c *Curve) string {
 	if AllZero(c) {
 		return "0 at every size"
@@ -373,9 +335,8 @@ func growthText(c *Curve) string {
 	return s
 }
 
-// Summary returns one line per family and unit in the manner of "renew-1
-// sec/op: naive ~ N^1.24 (N^2.29 at 10,000-100,000), optimized ~ N^1.27
-// (N^1.29 at 10,000-100,000)".
+// Summary returns a line per family with unit: "renew-1 sec/op: naive ~
+// N^1.24 (...), optimized ~ N^1.27 (...)".
 func Summary(curves []Curve, unit string) []string {
 	var lines []string
 	families, _ := order(curves)

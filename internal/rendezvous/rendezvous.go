@@ -1,20 +1,11 @@
 // Package rendezvous lets processes on one machine start timed work at the
-// same moment, so that whatever slows the machine down while they measure
-// (another tenant, a frequency change, the host's scheduler) slows all of
-// them alike and cancels out of their ratio.
+// same moment, so that whatever slows the machine meanwhile slows all of
+// them alike and cancels out of their ratio (run --sync, once per sample).
 //
-// The parties share a directory. At each point of the rendezvous every
-// party appends one fixed-size record to the point's file, then waits until
-// the file holds one record per party; all of them then go on together
-// (within the polling interval, 50 µs). A record is a hash of what the
-// party is about to measure, so parties that disagree (two binaries given
-// different scenario lists) fail with an error instead of measuring
-// different things side by side. Nothing but that hash is written.
-//
-// certbench run --sync DIR uses it once per sample, after the store holds
-// its initial configuration and just before the timed ops, so that a base
-// and a head binary pinned to separate CPUs measure each sample in the same
-// window (scripts/certbench-ci.sh --interleave parallel).
+// At each point every party appends a record, a hash of what it is about
+// to measure, to the point's file in a shared directory, and waits until
+// the file holds one per party; parties that disagree fail instead of
+// measuring different things side by side.
 package rendezvous
 
 import (
@@ -29,18 +20,15 @@ import (
 	"time"
 )
 
-// DefaultTimeout is how long a party waits for the others at one point
-// when Open is given no timeout: long enough for the slowest store to
-// load a large initial configuration, short enough that a party whose
-// partner died does not hang a CI job.
+// DefaultTimeout is how long a party waits at a point when Open is given
+// no timeout: a slow store's large initial configuration fits, a dead
+// partner does not hang a CI job.
 const DefaultTimeout = 10 * time.Minute
 
 // pollInterval is how often a waiting party looks at the point's file.
 const pollInterval = 50 * time.Microsecond
 
-// recordLen is the size of one party's record: 16 hex digits of the
-// label's SHA-256 and a newline.
-const recordLen = 17
+const recordLen = 17 // 16 hex digits of the label's SHA-256 and a newline
 
 // ErrMismatch is wrapped by Wait's error when the parties arrived at a
 // point with different labels.
@@ -56,9 +44,8 @@ type Dir struct {
 }
 
 // Open joins the rendezvous of parties processes in the directory path,
-// which must exist and be shared by exactly those processes (a fresh one
-// per rendezvous: the points are counted from 1 and their files are not
-// removed). timeout bounds each Wait; 0 means DefaultTimeout.
+// which must exist and be fresh (points count from 1; files stay).
+// timeout bounds each Wait; 0 means DefaultTimeout.
 func Open(path string, parties int, timeout time.Duration) (*Dir, error) {
 	if parties < 1 {
 		return nil, fmt.Errorf("rendezvous: %d parties: want at least 1", parties)
@@ -75,10 +62,6 @@ func Open(path string, parties int, timeout time.Duration) (*Dir, error) {
 	}
 	return &Dir{path: path, parties: parties, timeout: timeout}, nil
 }
-
-// Point is the number of the last point Wait was called for (0 before
-// the first).
-func (d *Dir) Point() int { return d.point }
 
 // Sample is Wait at a sample (bench.Options.Sync), labelled
 // "scenario/store/sample".

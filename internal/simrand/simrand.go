@@ -1,36 +1,18 @@
-// Package simrand lines up the Go runtime's random stream in programs
-// that certbench runs on its simulated CPU, so that two processes of one
-// binary draw the same random numbers: map seeds, and the seeds of
-// hash/maphash that stores take at package initialization.
+// Package simrand lines up the Go runtime's random stream under the
+// simulated CPU, so that two processes of one binary draw the same map
+// and hash/maphash seeds.
 //
-// internal/callgrind fixes the 16 start-up random bytes (AT_RANDOM) from
-// which the runtime seeds its generators. That leaves one source of
-// difference: each OS thread the runtime starts takes one number from
-// the stream of the thread that starts it, and whether the main thread
-// starts one during the runtime's start-up (when the main goroutine first
-// blocks) or the runtime's monitor thread does depends on timing. So the
-// main thread's stream is at one of a few positions when packages begin
-// to initialize, and a store seeding its hash tables from it gets one of
-// a few seeds: lookups of the optimized store differ by a few percent
-// between them.
-//
-// This package's initialization runs before any store's: the runner
-// (package bench) imports it, and it imports only a few low-level
-// standard packages, so Go's initialization order (the first package by
-// import path whose imports are initialized) runs it long before
-// crypto/x509 and so before certstore and every store. It finds the
-// position of the main thread's stream by drawing two numbers and
-// looking them up in the stream it computes from the fixed bytes (the
-// runtime's generator is ChaCha8, as math/rand/v2's), then draws until
-// the stream is at Position. It does so only when Env says the bytes are
-// Seed; otherwise, and when the numbers are not found (a Go release that
-// seeds differently), it does nothing, and Aligned reports false.
-//
-// The stream keeps moving by timing after start-up (a thread started from
-// the main thread takes a number from it), so maps made later, such as a
-// workload's, get seeds that differ between processes. When aligned, the
-// main goroutine is locked to the main thread, and Realign finds the
-// stream again and moves it to the next multiple of Step.
+// internal/callgrind fixes the start-up random bytes (AT_RANDOM), but each
+// OS thread the runtime starts takes a number from its starter's stream,
+// and which thread starts one at start-up depends on timing: the main
+// thread's stream is at one of a few positions when packages initialize.
+// This package's init finds that position (two draws looked up in the
+// ChaCha8 stream computed from Seed) and draws up to Position, when Env
+// says the bytes are Seed; otherwise Aligned reports false. Threads keep
+// moving the stream later, so Realign moves it to the next multiple of
+// Step before a workload's maps are made. The runner (package bench)
+// imports it; it imports only low-level standard packages, so Go's
+// initialization order runs it before certstore and every store.
 package simrand
 
 import (
@@ -40,33 +22,25 @@ import (
 	"runtime"
 )
 
-// Seed is the start-up randomness certbench's simulated CPU gives the
-// programs it runs (see internal/callgrind.StartFixedSeed): any 16 bytes
-// will do, as long as each half has a byte that is not zero (the runtime
-// ignores them otherwise).
+// Seed is the start-up randomness the simulated CPU gives the programs it
+// runs (callgrind.StartFixedSeed): each half needs a non-zero byte.
 var Seed = [16]byte{'c', 'e', 'r', 't', 'b', 'e', 'n', 'c', 'h', ' ', 's', 'e', 'e', 'd', ' ', '1'}
 
-// Env is set to "fixed" in the environment of a program whose start-up
-// randomness is Seed.
+// Env is "fixed" in the environment of a program whose start-up randomness
+// is Seed.
 const Env = "CERTBENCH_CALLGRIND_SEED"
 
-// Position is the position of the main thread's random stream after this
-// package's initialization, when aligned: far beyond where the runtime's
-// start-up leaves it, so that every start-up ends at the same place.
-const Position = 1 << 16
-
-// maxSkip bounds the numbers the runtime draws from its global generator
-// before it seeds the main thread's (its own start-up, the heap base, the
-// hash key); maxSearch bounds the main thread's draws before this
-// package's initialization.
 const (
-	maxSkip   = 64
-	maxSearch = 1 << 12
-)
+	// Position is the main thread's stream after init, when aligned: far
+	// beyond where any start-up leaves it.
+	Position = 1 << 16
+	// Step is how far Realign moves the stream: more than the runtime
+	// draws on the thread between two calls.
+	Step = 1 << 12
 
-// Step is how far Realign moves the main thread's stream each time: more
-// than the runtime's own draws on the thread between two calls.
-const Step = 1 << 12
+	maxSkip   = 64      // the runtime's draws from its global generator before seeding the main thread's
+	maxSearch = 1 << 12 // the main thread's draws before this package's init
+)
 
 var (
 	aligned bool
@@ -91,9 +65,8 @@ func init() {
 	}
 }
 
-// align draws two numbers from the runtime (package initialization runs
-// on the main thread), finds them in the main thread's stream computed
-// from Seed, and draws up to Position.
+// align finds two draws of the main thread (init runs there) in the stream
+// computed from Seed, and draws up to Position.
 func align() bool {
 	x, y := rand.Uint64(), rand.Uint64()
 	g, i, ok := find(x, y)
@@ -108,17 +81,10 @@ func align() bool {
 	return true
 }
 
-// Realign moves the main thread's stream to the next multiple of Step
-// after where it is, and reports whether it could. The runtime draws one
-// number from a thread's stream for every thread it starts from there,
-// and timing decides which thread starts one, so after a while two
-// processes of one binary are no longer at the same position; a caller
-// about to make maps or seeds that must agree between processes (a
-// workload's configurations) calls Realign first, from the main goroutine
-// (package initialization locked it to the main thread). It does nothing
-// unless the stream was aligned at initialization, and reports false if
-// the stream moved further than Step since the last call, or if it was
-// called from another goroutine (whose thread's stream is unknown).
+// Realign moves the main thread's stream to the next multiple of Step and
+// reports whether it could: false when not aligned at initialization,
+// when the stream moved more than Step since the last call, or when not
+// called from the main goroutine (which init locked to the main thread).
 func Realign() bool {
 	if !aligned {
 		return false

@@ -1,15 +1,8 @@
-// Package yamlfile decodes certbench's YAML input files (the policy file,
-// scenario files) into plain Go structs, with errors that name
-// file:line:column and the field.
-//
-// Decode first checks the document against the struct's type, reporting
-// each problem at its node: unknown or repeated fields, values of the
-// wrong kind, nothing, an empty mapping or list, a fraction for a whole
-// number, YAML 1.1 booleans (yes, on). yaml.v3's own errors carry no
-// column, and it reads yes as true and 4.5 as 4. yaml.v3 then decodes the
-// document, and the struct's Validate method checks what types cannot say,
-// naming fields by path for Decode to position. Every error of a file is
-// reported at once.
+// Package yamlfile decodes certbench's YAML input files into plain Go
+// structs, every error of a file at once, each naming file:line:column and
+// the field. Decode checks the document against the struct's type first
+// (yaml.v3's errors carry no column, and it reads yes as true and 4.5 as
+// 4), then decodes it, then runs the struct's Validate.
 package yamlfile
 
 import (
@@ -27,9 +20,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ReadFile reads the file name for a YAML document of at most max bytes.
-// what names the kind of file in errors ("policy file"). The file must be
-// a regular file (not a directory, device or FIFO).
+// ReadFile reads the regular file name of at most max bytes; what names
+// the kind of file in errors ("policy file").
 func ReadFile(name, what string, max int64) ([]byte, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
@@ -53,9 +45,8 @@ func ReadFile(name, what string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// A Validator checks a decoded value. Its errors are *FieldError values
-// (errors.Join them), which Decode positions; any other error is reported
-// with the file name only.
+// A Validator checks a decoded value; Decode positions its *FieldErrors
+// (joined), and reports any other error with the file name only.
 type Validator interface {
 	Validate() error
 }
@@ -63,16 +54,13 @@ type Validator interface {
 // A FieldError is a problem with one field, named by its path from the
 // document's top: "gate.max.sec/op", "churn.steps[0].renew".
 type FieldError struct {
-	// Field is the path.
 	Field string
-	// AtKey places the error at the field's key rather than its value:
-	// the problem is that the field is there at all.
-	AtKey bool
-	// Node, when set, is where the error is (an UnmarshalYAML method
-	// knows it); Field is then relative to the node being unmarshaled.
+	AtKey bool // at the key, not the value: the field should not be there
+	// Node, when set, is where the error is (from an UnmarshalYAML
+	// method); Field is then relative to it.
 	Node *yaml.Node
-	// Err says what is wrong. Decode puts the value as written before it
-	// ("0: want at least 4"), or "missing" for a field that is not there.
+	// Err says what is wrong; Decode puts the value as written, or
+	// "missing", before it.
 	Err error
 }
 
@@ -136,12 +124,11 @@ func join(path, field string) string {
 	return path + "." + field
 }
 
-// Decode reads data, the contents of the file name, into v, a pointer to
-// a struct whose fields carry yaml tags; fields the document leaves out
-// keep the values v had. want describes the document for an empty one or
-// one that is not a mapping ("a scenario (name, pool, churn, ops)"). A
-// field tagged `check:"required"` must be there. If v is a Validator,
-// Validate runs after decoding. The errors come in document order.
+// Decode reads data, the contents of the file name, into v, a pointer to a
+// struct with yaml tags (fields left out keep their values; `check:
+// "required"` ones must be there), then runs v's Validate if it has one.
+// want describes the document ("a scenario (name, pool, churn, ops)").
+// The errors come in document order.
 func Decode(data []byte, name, want string, v any) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -201,9 +188,8 @@ type posError struct {
 // document) and its value.
 type place struct{ key, value *yaml.Node }
 
-// seenKey is a node checked against a type: a node that aliases name
-// many times is checked once, so that checking takes time in proportion
-// to the document's size however its aliases nest.
+// seenKey is a node checked against a type, once however often aliases
+// name it, so that checking takes time in proportion to the document.
 type seenKey struct {
 	n *yaml.Node
 	t reflect.Type
@@ -490,11 +476,9 @@ func parent(field string) string {
 	return field[:max(0, strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))]
 }
 
-// syntaxError turns a yaml.v3 syntax error into "name:line: message".
-// yaml.v3 reports the line where its scanner noticed the problem, which
-// for an unclosed quote or bracket can be far from where the problem is;
-// the line is the first one from there on such that the document cut
-// after it fails with the same message.
+// syntaxError turns a yaml.v3 syntax error into "name:line: message", the
+// line the first from yaml.v3's (which can be far off for an unclosed
+// quote) where the document cut after it fails the same way.
 func syntaxError(name string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	rest, ok := strings.CutPrefix(msg, "line ")

@@ -1,34 +1,20 @@
-// Package regressions wraps a certificate store with deliberate, known
-// regressions, to measure how reliably certbench gate catches them (its
-// sensitivity). It is test support: no shipped binary imports it, and
-// TestSensitivity beside it (scripts/gate-sensitivity.sh) is the
-// measurement.
+// Package regressions wraps a certificate store with known regressions, to
+// measure how reliably certbench gate catches them (TestSensitivity). It
+// is test support: no shipped binary imports it. A variant changes only
+// what it is named for, as far as a wrapper can:
 //
-// A variant changes only what it is named for, as far as a wrapper can:
-//
-//   - [Allocs] makes one more heap allocation (16 bytes) per certificate
-//     of the configuration on every Update: allocs/op grows by the number
-//     of certificates, B/op by 16 bytes each.
-//   - [Bytes] allocates, after every Update, one block of 5% of the bytes
-//     the Update itself allocated (read with runtime.ReadMemStats): B/op
-//     grows by about 5%, and allocs/op by one.
-//   - [Slow] busy-waits, after every Update, for 25% (DefaultSlowPercent;
-//     any percentage with [WrapSlow]) of the Update's own duration, and
-//     every 256 lookups for that share of the time since the last such
-//     checkpoint (less its own wait): sec/op of refresh and lookup
-//     scenarios grows by about that percentage (lookups by a little more:
-//     one clock reading per 256 lookups). It allocates nothing.
-//   - [Work] executes, after every Update and every lookup, a fixed
-//     number of extra instructions ([WrapWork]; a loop of
-//     [WorkLoopInstructions] instructions per iteration, exact on amd64):
-//     instructions/op of a simulated run grows by that number, and the
-//     time by what they take. It allocates nothing.
+//   - [Allocs]: one more 16-byte allocation per certificate per Update.
+//   - [Bytes]: after every Update, a block of 5% of what it allocated.
+//   - [Slow]: busy-waits DefaultSlowPercent (or [WrapSlow]'s) of each
+//     Update's time, and every 256 lookups of the time since the last
+//     such checkpoint; it allocates nothing.
+//   - [Work]: a fixed number of extra instructions after every Update and
+//     lookup ([WrapWork]; exact on amd64), allocating nothing.
 //   - [None] changes nothing (for A/A controls).
 package regressions
 
 import (
 	"crypto/tls"
-	"fmt"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -51,16 +37,6 @@ const (
 
 // Kinds lists every variant.
 var Kinds = []Kind{None, Allocs, Bytes, Slow, Work}
-
-// Parse returns the Kind named s.
-func Parse(s string) (Kind, error) {
-	for _, k := range Kinds {
-		if string(k) == s {
-			return k, nil
-		}
-	}
-	return "", fmt.Errorf("regressions: unknown variant %q (want none, allocs, bytes, slow or work)", s)
-}
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
 const DefaultSlowPercent = 25
@@ -92,14 +68,11 @@ func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
 	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
 }
 
-// WrapWork returns a factory of Work stores from newStore that execute
-// instructions more instructions after every Update and every lookup.
-// Fractions carry over from one op to the next, so that 1.5 adds 3
-// instructions every two ops; what an op adds is exact to one loop
-// iteration (WorkLoopInstructions) on amd64. WrapWork(0, ...) runs the
-// wrapper with no extra work: the base to compare WrapWork(n, ...) with,
-// so that both pay for the wrapper alike. A negative or non-finite
-// instructions is taken as 0.
+// WrapWork returns a factory of Work stores that execute instructions more
+// instructions after every Update and lookup, fractions carried over
+// between ops (exact to one loop iteration on amd64). WrapWork(0, ...) is
+// the base for WrapWork(n, ...): both pay for the wrapper alike. A
+// negative or non-finite instructions is 0.
 func WrapWork(instructions float64, newStore certstore.Factory) certstore.Factory {
 	milli := uint64(0)
 	if instructions > 0 && instructions < 1e15 {
@@ -231,10 +204,7 @@ func (s *store) slowLookups() {
 	if last == 0 {
 		return
 	}
-	d := time.Duration(float64(now-last-s.waited.Load()) * s.slow)
-	if d < 0 {
-		d = 0
-	}
+	d := max(0, time.Duration(float64(now-last-s.waited.Load())*s.slow))
 	s.waited.Store(int64(d))
 	spin(d)
 }

@@ -1,4 +1,4 @@
-package growth
+package bench
 
 import (
 	"context"
@@ -10,77 +10,56 @@ import (
 	"slices"
 	"time"
 
-	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchmath"
 )
 
-// DefaultSizes are the pool sizes of a sweep when none are given.
-var DefaultSizes = []int{100, 1000, 10000, 100000}
-
-// FullCountUpTo is the largest pool size that gets Options.Count samples;
-// larger sizes get proportionally fewer (see SampleCount).
-const FullCountUpTo = 10000
-
-// MinCount is the fewest samples SampleCount gives a size: enough for a
-// median that one slow sample does not decide.
-const MinCount = 3
+// DefaultSweepSizes are the pool sizes of a sweep when none are given.
+var DefaultSweepSizes = []int{100, 1000, 10000, 100000}
 
 // SweepOptions says what Sweep measures.
 type SweepOptions struct {
-	// Families are the scenario families to sweep, one after another.
-	Families []scenarios.Family
-	// Sizes are the pool sizes, run in ascending order.
-	Sizes []int
-	// Stores are measured at every size, interleaved.
-	Stores []certstore.Info
-	// Count is the number of samples per store at sizes up to
-	// FullCountUpTo; 0 means bench.DefaultCount. See SampleCount.
-	Count int
-	// MaxSize, per store name, skips sizes above it.
-	MaxSize map[string]int
-	// Budget bounds the wall time spent on one store at one size; 0 means
-	// no bound. See the package documentation.
+	Families []scenarios.Family // swept one after another
+	Sizes    []int              // pool sizes, run in ascending order
+	Stores   []certstore.Info   // measured at every size, interleaved
+	// Count is the samples per store at sizes up to 10,000 (fewer above,
+	// see sweepCount); 0 means DefaultCount.
+	Count   int
+	MaxSize map[string]int // per store name: sizes above it are skipped
+	// Budget bounds the wall time of one store at one size; 0: no bound.
 	Budget time.Duration
-	// Progress, when not nil, receives a line per sample (on a
-	// terminal), or with ProgressLines a line per size measured (for a
-	// log), and the notes as they happen.
+	// Progress, when not nil, receives a line per sample (on a terminal),
+	// or with ProgressLines a line per size (for a log), and the notes.
 	Progress      io.Writer
 	ProgressLines bool
-	// SampleTimeout and Fault are bench.Options': a store that panics or
-	// hangs is reported to Fault. A positive SampleTimeout is raised, at
-	// a size, to ten times the longest estimate of one sample there (see
-	// Budget), so that a store slow at the largest sizes is not taken
-	// for hung.
+	// SampleTimeout and Fault are Options'. A positive SampleTimeout is
+	// raised at a size to ten times the estimate of one sample there, so
+	// that a store slow at the largest sizes is not taken for hung.
 	SampleTimeout time.Duration
-	Fault         func(*bench.StoreFault) error
+	Fault         func(*StoreFault) error
 }
 
 // SweepResult is what Sweep reports besides the samples.
 type SweepResult struct {
-	// Notes list the sizes skipped and the sample counts reduced, and
-	// why, in the order they happened.
-	Notes []string
-	// Samples is the number of samples taken.
+	Notes   []string // sizes skipped and sample counts cut, and why, in order
 	Samples int
-	// Elapsed is the wall time of the whole sweep.
 	Elapsed time.Duration
 }
 
-// SampleCount returns the number of samples a store gets at a pool size:
-// count up to FullCountUpTo certificates, then count*FullCountUpTo/size,
-// but at least MinCount (or count, when count is smaller).
-func SampleCount(count, size int) int {
+// sweepCount returns the samples a store gets at a pool size: count up to
+// 10,000 certificates, then count*10,000/size, but at least 3 (or count,
+// when smaller), enough for a median that one slow sample does not decide.
+func sweepCount(count, size int) int {
+	const fullUpTo = 10000
 	if count <= 0 {
-		count = bench.DefaultCount
+		count = DefaultCount
 	}
-	if size <= FullCountUpTo {
+	if size <= fullUpTo {
 		return count
 	}
-	c := int(int64(count) * FullCountUpTo / int64(size))
-	return max(c, min(count, MinCount))
+	return max(int(int64(count)*fullUpTo/int64(size)), min(count, 3))
 }
 
 // history is what one store measured at its last sizes, for estimates.
@@ -90,11 +69,17 @@ type history struct {
 	wallPerOp []float64 // wall seconds per sample, per (ops+1) refreshes
 }
 
-// Sweep sweeps each family over the sizes on every store and calls emit
-// with every sample as soon as it is measured (its Name set to
-// results.SweepName). It stops at the first error, or when ctx is done;
-// the result then holds what was done so far.
-func Sweep(ctx context.Context, opts SweepOptions, emit func(bench.Sample) error) (*SweepResult, error) {
+// Sweep measures each family's scenario (scenarios.Family.At) at each pool
+// size, smallest first, on every store, and calls emit with every sample
+// (named by results.SweepName, so that benchstat can project on /size).
+// Large sizes cost more, so a sweep scales its effort down: fewer ops
+// (scenarios.SweepOps), fewer samples (sweepCount), MaxSize, and Budget:
+// before a size, a sample's cost is extrapolated from the previous sizes
+// (history.estimate) and fewer samples are taken, or the size skipped, to
+// fit; a store over budget while running takes no more samples there.
+// Every cut is in SweepResult.Notes. Sweep stops at the first error, or
+// when ctx is done; the result then holds what was done so far.
+func Sweep(ctx context.Context, opts SweepOptions, emit func(Sample) error) (*SweepResult, error) {
 	if len(opts.Stores) == 0 {
 		return nil, errors.New("sweep: no store to measure")
 	}
@@ -103,7 +88,7 @@ func Sweep(ctx context.Context, opts SweepOptions, emit func(bench.Sample) error
 	}
 	sizes := slices.Clone(opts.Sizes)
 	if len(sizes) == 0 {
-		sizes = slices.Clone(DefaultSizes)
+		sizes = slices.Clone(DefaultSweepSizes)
 	}
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
@@ -122,7 +107,7 @@ func Sweep(ctx context.Context, opts SweepOptions, emit func(bench.Sample) error
 }
 
 // sweepFamily sweeps one family, adding to res.
-func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, sizes []int, res *SweepResult, emit func(bench.Sample) error) error {
+func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, sizes []int, res *SweepResult, emit func(Sample) error) error {
 	w := &sweeper{opts: opts, fam: fam, res: res, hist: make(map[string]*history), emit: emit}
 	start, samples := time.Now(), res.Samples
 	for _, st := range opts.Stores {
@@ -148,14 +133,13 @@ func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, s
 	return nil
 }
 
-// sweeper is the sweep of one family: its options, what it reports, and
-// what each store measured so far.
+// sweeper is the sweep of one family, with what each store measured so far.
 type sweeper struct {
 	opts SweepOptions
 	fam  scenarios.Family
 	res  *SweepResult
 	hist map[string]*history
-	emit func(bench.Sample) error
+	emit func(Sample) error
 }
 
 // note records a note, and shows it when there is progress to show.
@@ -180,7 +164,7 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 			w.note("%s: %s skipped at %d certificates (above --max-size %s=%d)", fam, st.Name, size, st.Name, limit)
 			continue
 		}
-		c := SampleCount(w.opts.Count, size)
+		c := sweepCount(w.opts.Count, size)
 		if est, ok := w.hist[st.Name].estimate(size, ops); ok {
 			if w.opts.SampleTimeout > 0 {
 				timeout = max(timeout, time.Duration(10*est*1e9))
@@ -202,8 +186,7 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 }
 
 // measure takes the planned samples of every store at size, interleaved,
-// and adds what they measured to the stores' histories. It reports false
-// when no store was to be measured there.
+// into the stores' histories; false when no store was to be measured.
 func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	sc := w.fam.At(size)
 	active, plan, timeout := w.plan(size, sc.Ops)
@@ -212,7 +195,7 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	}
 	spent := make(map[string]time.Duration)
 	secs := make(map[string][]float64)
-	bopts := bench.Options{
+	bopts := Options{
 		Stores:        active,
 		Scenarios:     []scenarios.Scenario{sc},
 		Count:         slices.Max(slices.Collect(maps.Values(plan))),
@@ -225,7 +208,7 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	if !w.opts.ProgressLines {
 		bopts.Progress = w.opts.Progress
 	}
-	err := bench.Run(ctx, bopts, func(s bench.Sample) error {
+	err := Run(ctx, bopts, func(s Sample) error {
 		if err := w.emit(s); err != nil {
 			return err
 		}
@@ -234,11 +217,11 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 		secs[s.Store] = append(secs[s.Store], s.NsPerOp/1e9)
 		k := len(secs[s.Store])
 		if k >= plan[s.Store] {
-			return bench.ErrSkipStore
+			return ErrSkipStore
 		}
 		if b := w.opts.Budget; b > 0 && spent[s.Store] > b {
 			w.note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", w.fam.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), b)
-			return bench.ErrSkipStore
+			return ErrSkipStore
 		}
 		return nil
 	})
@@ -254,11 +237,10 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 	return true, nil
 }
 
-// estimate returns the estimated wall seconds of one sample at size with
-// ops ops (ops+1 refreshes, counting the untimed first one), extrapolated
-// from the largest size measured: its wall time per refresh, scaled by
-// (size/last)^k where k is the growth of sec/op between the last two
-// sizes, at least 1 (a refresh is at least linear in the pool).
+// estimate returns the wall seconds of one sample at size (ops+1
+// refreshes): the largest size's wall time per refresh scaled by
+// (size/last)^k, k the growth of sec/op over the last two sizes, at least
+// 1 (a refresh is at least linear in the pool).
 func (h *history) estimate(size, ops int) (float64, bool) {
 	n := len(h.sizes)
 	if n == 0 {
@@ -273,8 +255,7 @@ func (h *history) estimate(size, ops int) (float64, bool) {
 	return perRefresh * float64(ops+1), true
 }
 
-// median is the center of xs as compare reports it (benchmath, assuming
-// nothing of the distribution).
+// median is the center of xs as compare reports it.
 func median(xs []float64) float64 {
 	return benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), 0.95).Center
 }

@@ -1,4 +1,4 @@
-package growth
+package bench
 
 import (
 	"context"
@@ -10,19 +10,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
 )
 
-func TestSampleCount(t *testing.T) {
+func TestSweepCount(t *testing.T) {
 	for _, tc := range []struct{ count, size, want int }{
 		{6, 100, 6}, {6, 10000, 6}, {6, 20000, 3}, {6, 100000, 3},
 		{10, 20000, 5}, {20, 100000, 3}, {40, 100000, 4},
-		{2, 100000, 2}, {1, 1000000, 1}, {0, 100, bench.DefaultCount},
+		{2, 100000, 2}, {1, 1000000, 1}, {0, 100, DefaultCount},
 	} {
-		if got := SampleCount(tc.count, tc.size); got != tc.want {
-			t.Errorf("SampleCount(%d, %d) = %d, want %d", tc.count, tc.size, got, tc.want)
+		if got := sweepCount(tc.count, tc.size); got != tc.want {
+			t.Errorf("sweepCount(%d, %d) = %d, want %d", tc.count, tc.size, got, tc.want)
 		}
 	}
 }
@@ -59,7 +58,7 @@ func TestSweep(t *testing.T) {
 		Stores:   stores,
 		Count:    2,
 		MaxSize:  map[string]int{"b": 20},
-	}, func(s bench.Sample) error {
+	}, func(s Sample) error {
 		names = append(names, s.Name)
 		return nil
 	})
@@ -91,7 +90,7 @@ func TestSweepBudget(t *testing.T) {
 	n := 0
 	res, err := Sweep(context.Background(), SweepOptions{
 		Families: []scenarios.Family{fam}, Sizes: []int{5, 50}, Stores: stores, Count: 3, Budget: time.Nanosecond,
-	}, func(bench.Sample) error { n++; return nil })
+	}, func(Sample) error { n++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
