@@ -64,13 +64,121 @@ type Comparison struct {
 	Planned    int           `json:"planned"`
 	Runs       int           `json:"runs"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
-	Changes    []*Change     `json:"changes"` // one of each kind, in order
+	// Stopped says which bound ended the search, StopTime or
+	// StopIterations; TimeLimit is the time bound (0: none).
+	Stopped   string        `json:"stopped,omitempty"`
+	TimeLimit time.Duration `json:"time_limit_ns,omitempty"`
+	// Causes group the differences found, one change of each kind, by
+	// cause (see the package doc), in the order they were found.
+	Causes []*Cause `json:"causes"`
 	// Unconfirmed counts differing answers that did not reproduce alone.
 	Unconfirmed int `json:"unconfirmed"`
 }
 
+// The bounds that end a search, as Comparison.Stopped says them.
+const (
+	StopTime       = "time limit"
+	StopIterations = "iteration limit"
+)
+
 // Differs reports whether the two stores behaved differently.
-func (r *Comparison) Differs() bool { return len(r.Changes) > 0 }
+func (r *Comparison) Differs() bool { return len(r.Causes) > 0 }
+
+// Changes lists every change, cause by cause.
+func (r *Comparison) Changes() []*Change {
+	var chs []*Change
+	for _, c := range r.Causes {
+		chs = append(chs, c.Changes...)
+	}
+	return chs
+}
+
+// Cause is one cause of differences and the changes of each kind it
+// showed as.
+type Cause struct {
+	Cause   string    `json:"cause"`
+	Changes []*Change `json:"changes"`
+}
+
+// Count is how many differing answers of the cause the search saw.
+func (c *Cause) Count() int {
+	n := 0
+	for _, ch := range c.Changes {
+		n += ch.Count
+	}
+	return n
+}
+
+// The causes of differences (see the package doc); causeLater names the
+// side.
+const (
+	causeUpdate = "an Update is accepted or rejected differently"
+	causeLater  = "held generations of the %s serve a later configuration"
+	causeOther  = "a generation serves another configuration than the one it holds"
+	causeTie    = "a tie between certificates is broken differently"
+	causeMatch  = "a lookup is answered with another kind of match, default or error"
+)
+
+// causeOf is the cause of a new change (see the package doc): a lookup on
+// a held generation is replayed on each side with the last configuration
+// newest, then with the held one newest; a side whose held generation
+// answered as the first does and not as the second, where the other's
+// did not, serves a later configuration. Else the change's kind says.
+func (cp *comparer) causeOf(ch *Change) string {
+	c := ch.Case
+	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
+		if bs, err := c.build(cp.lc, false); err == nil {
+			newest := func(f certstore.Factory, k int) []Answer {
+				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
+				sc := caseScript(&t)
+				o := newObservations(len(positions(sc))) // the last: Current's lookup
+				for range max(ch.Runs, verifyRuns) {
+					sc.observe(f, bs[:k+1], o)
+				}
+				return o[len(o)-1]
+			}
+			live := func(f certstore.Factory, held []Answer) bool {
+				return sameServed(bs, held, newest(f, last)) && !sameServed(bs, held, newest(f, c.Held))
+			}
+			switch b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); {
+			case h && !b:
+				return fmt.Sprintf(causeLater, "head")
+			case b && !h:
+				return fmt.Sprintf(causeLater, "base")
+			}
+		}
+	}
+	switch k := ch.Kind; {
+	case ch.Via == viaUpdate:
+		return causeUpdate
+	case strings.Contains(k, laterConfig) || strings.Contains(k, earlierConfig):
+		return causeOther
+	case strings.HasPrefix(k, tiePrefix):
+		return causeTie
+	}
+	return causeMatch
+}
+
+// sameServed reports whether a and b are the same answers, a certificate
+// or default taken as its leaf whatever configuration it came from.
+func sameServed(bs []*built, a, b []Answer) bool {
+	keys := func(as []Answer) []string {
+		var ks []string
+		for _, x := range as {
+			k := answerKey(x)
+			switch x.Kind {
+			case AnswerCertificate:
+				k = string(bs[x.Config].certs[x.Index].leaf)
+			case AnswerDefault:
+				k = string(bs[x.Config].defaults[x.Store].leaf)
+			}
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return slices.Compact(ks)
+	}
+	return slices.Equal(keys(a), keys(b))
+}
 
 // Change is one kind of behaviour difference between the two stores,
 // with the smallest case found that shows it.
@@ -105,7 +213,9 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
 	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
 	cp.r = r
-	progress := func() string { return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes)) }
+	progress := func() string {
+		return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes()))
+	}
 	r.Elapsed = search(opts.Seed, opts.Iterations, opts.Duration, opts.Logf, progress, func(it int, rng *rand.Rand, over func() bool) bool {
 		seq := generateSequence(rng)
 		vary := rand.New(rand.NewPCG(opts.Seed, uint64(it)|1<<63))
@@ -139,6 +249,13 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 		}
 		return true
 	})
+	r.TimeLimit = opts.Duration
+	switch {
+	case opts.Iterations > 0 && r.Iterations >= opts.Iterations:
+		r.Stopped = StopIterations
+	case opts.Duration > 0 && r.Elapsed >= opts.Duration:
+		r.Stopped = StopTime
+	}
 	return r
 }
 
@@ -211,7 +328,7 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 			ch = known
 		} else {
 			ch.Seed, ch.Iteration = cp.opts.Seed, it
-			cp.r.Changes = append(cp.r.Changes, ch)
+			cp.add(ch)
 			if cp.opts.Found != nil {
 				defer cp.opts.Found(ch)
 			}
@@ -224,12 +341,24 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 }
 
 func (cp *comparer) find(kind string) *Change {
-	for _, ch := range cp.r.Changes {
+	for _, ch := range cp.r.Changes() {
 		if ch.Kind == kind {
 			return ch
 		}
 	}
 	return nil
+}
+
+// add adds a change of a new kind under its cause.
+func (cp *comparer) add(ch *Change) {
+	name := cp.causeOf(ch)
+	for _, c := range cp.r.Causes {
+		if c.Cause == name {
+			c.Changes = append(c.Changes, ch)
+			return
+		}
+	}
+	cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 }
 
 // shrink shrinks a confirmed difference and confirms the result (nil when
@@ -643,10 +772,22 @@ func updateShape(as []Answer) string {
 	return joinShapes(ws)
 }
 
+// What shapeOf says of an answer from a configuration other than the one
+// the generation holds.
+const (
+	earlierConfig = "earlier configuration's "
+	laterConfig   = "later configuration's "
+)
+
 func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	stale := ""
-	if a.Config != held && (a.Kind == AnswerCertificate || a.Kind == AnswerDefault) {
-		stale = "earlier configuration's "
+	if a.Kind == AnswerCertificate || a.Kind == AnswerDefault {
+		switch {
+		case a.Config < held:
+			stale = earlierConfig
+		case a.Config > held:
+			stale = laterConfig
+		}
 	}
 	b := bs[a.Config]
 	switch a.Kind {

@@ -8,28 +8,54 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/certbench/certbench/results"
 )
 
-// Summary is one line saying what ran and how many changes were found.
+// Summary is one line saying what ran, what ended it and how many
+// changes were found.
 func (r *Comparison) Summary() string {
-	its := fmt.Sprint(r.Iterations)
-	if r.Planned > 0 && r.Iterations < r.Planned {
-		its += fmt.Sprintf(" (of %d: time limit)", r.Planned)
-	}
-	s := fmt.Sprintf("compare %s -> %s, seed %#x: %s iterations of %d runs each, %d configurations, %d lookups in %v",
-		r.Base, r.Head, r.Seed, its, r.Runs, r.Configs, r.Lookups, r.Elapsed.Round(time.Millisecond))
-	switch n := len(r.Changes); n {
-	case 0:
-		s += "; no behaviour change"
-	case 1:
-		s += "; 1 behaviour change"
-	default:
-		s += fmt.Sprintf("; %d behaviour changes", n)
-	}
+	s := fmt.Sprintf("compare %s -> %s, seed %#x, %d runs a case, %s configurations in %v: %s; %s",
+		r.Base, r.Head, r.Seed, r.Runs, results.FormatInt(r.Configs), r.Elapsed.Round(time.Millisecond), r.extent(), r.found())
 	if r.Unconfirmed > 0 {
 		s += fmt.Sprintf(" (%d differing answers not confirmed by replays)", r.Unconfirmed)
 	}
 	return s
+}
+
+// extent says how far the search got and which bound ended it: "stopped
+// at its 1m time limit after 4 of 200 iterations, 1,426 lookups".
+func (r *Comparison) extent() string {
+	its := results.FormatInt(r.Iterations)
+	if r.Planned > 0 && r.Iterations < r.Planned {
+		its += " of " + results.FormatInt(r.Planned)
+	}
+	s := fmt.Sprintf("%s iterations, %s lookups", its, results.FormatInt(r.Lookups))
+	switch r.Stopped {
+	case StopTime:
+		d := r.TimeLimit.String()
+		if strings.HasSuffix(d, "m0s") {
+			d = d[:len(d)-2] // "1m", not "1m0s"
+		}
+		return fmt.Sprintf("stopped at its %s time limit after %s", d, s)
+	case StopIterations:
+		return "stopped at its iteration limit after " + s
+	}
+	return s
+}
+
+// found counts the changes and their causes.
+func (r *Comparison) found() string {
+	switch n, c := len(r.Changes()), len(r.Causes); {
+	case n == 0:
+		return "no behaviour change"
+	case n == 1:
+		return "1 behaviour change"
+	case c == 1:
+		return fmt.Sprintf("%d behaviour changes of 1 cause", n)
+	default:
+		return fmt.Sprintf("%d behaviour changes of %d causes", n, c)
+	}
 }
 
 // Summary says the change in one line, "base served X, head serves Y".
@@ -43,8 +69,12 @@ func (ch *Change) line(base, head string) string {
 		return fmt.Sprintf("Update of configuration %d of %d: %s %s, %s %s", k, len(c.Configs),
 			base, updateText(ch.Base, "it", ch.Runs, true), head, updateText(ch.Head, "it", ch.Runs, false))
 	}
-	return fmt.Sprintf("%s(%q, %q) on the generation of configuration %d of %d: %s served %s, %s serves %s",
-		ch.Via, c.Store, c.SNI, c.Held, len(c.Configs), base, answersText(c, ch.Base, ch.Runs), head, answersText(c, ch.Head, ch.Runs))
+	on := fmt.Sprintf("%s(%q, %q) on the generation", ch.Via, c.Store, c.SNI)
+	if ch.Via == viaCurrent && c.Held < len(c.Configs)-1 {
+		on = fmt.Sprintf("Certificate(%q, %q) on the held generation", c.Store, c.SNI)
+	}
+	return fmt.Sprintf("%s of configuration %d of %d: %s served %s, %s serves %s",
+		on, c.Held, len(c.Configs), base, answersText(c, ch.Base, ch.Runs), head, answersText(c, ch.Head, ch.Runs))
 }
 
 func updateConfig(as ...[]Answer) int {
@@ -106,12 +136,15 @@ func (ch *Change) report(base, head string) string {
 	return b.String()
 }
 
-// WriteText writes the summary and every change.
+// WriteText writes the summary and every cause, with its changes.
 func (r *Comparison) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(r.Summary() + "\n")
-	for i, ch := range r.Changes {
-		fmt.Fprintf(&b, "\nchange %d of %d: %s", i+1, len(r.Changes), indentAfterFirst(ch.report(r.Base, r.Head), "    "))
+	for i, c := range r.Causes {
+		fmt.Fprintf(&b, "\ncause %d of %d: %s (seen %d times)\n", i+1, len(r.Causes), c.Cause, c.Count())
+		for j, ch := range c.Changes {
+			fmt.Fprintf(&b, "    change %d.%d: %s", i+1, j+1, indentAfterFirst(ch.report(r.Base, r.Head), "        "))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -122,22 +155,24 @@ func indentAfterFirst(s, indent string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+indent) + "\n"
 }
 
-// WriteMarkdown writes the summary and a row per change, each case collapsed.
+// WriteMarkdown writes the summary, a row per cause with its changes' rows
+// under it, and each case collapsed.
 func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Behaviour %s -> %s**: ", mdCode(r.Base), mdCode(r.Head))
-	if len(r.Changes) == 0 {
-		fmt.Fprintf(&b, "no change (%d iterations, %d lookups, seed %#x).\n", r.Iterations, r.Lookups, r.Seed)
-		_, err := io.WriteString(w, b.String())
-		return err
+	fmt.Fprintf(&b, "**Behaviour %s -> %s**: %s (%s, seed %#x).\n", mdCode(r.Base), mdCode(r.Head), r.found(), r.extent(), r.Seed)
+	if r.Differs() {
+		b.WriteString("\n| # | cause, then each kind of change | what | seen |\n|--:|---|---|--:|\n")
 	}
-	fmt.Fprintf(&b, "%d change(s) (%d iterations, %d lookups, seed %#x).\n\n", len(r.Changes), r.Iterations, r.Lookups, r.Seed)
-	b.WriteString("| # | change | what | seen |\n|--:|---|---|--:|\n")
-	for i, ch := range r.Changes {
-		fmt.Fprintf(&b, "| %d | %s | %s | %d |\n", i+1, mdCell(ch.Kind), mdCell(ch.line(r.Base, r.Head)), ch.Count)
+	for i, c := range r.Causes {
+		fmt.Fprintf(&b, "| %d | **%s** | | %d |\n", i+1, mdCell(c.Cause), c.Count())
+		for j, ch := range c.Changes {
+			fmt.Fprintf(&b, "| %d.%d | %s | %s | %d |\n", i+1, j+1, mdCell(ch.Kind), mdCell(ch.line(r.Base, r.Head)), ch.Count)
+		}
 	}
-	for i, ch := range r.Changes {
-		fmt.Fprintf(&b, "\n<details><summary>change %d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, ch.Case.GoString(), ch.Runs)
+	for i, c := range r.Causes {
+		for j, ch := range c.Changes {
+			fmt.Fprintf(&b, "\n<details><summary>change %d.%d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, j+1, ch.Case.GoString(), ch.Runs)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 )
@@ -53,14 +54,14 @@ func checkChange(t *testing.T, ch *Change, base, head certstore.Factory, names i
 // of behaviour by itself, once, shrunk.
 func TestComparePlantedChanges(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		head diffBug
-		kind string
+		name        string
+		head        diffBug
+		kind, cause string
 	}{
-		{"LastOnTie", bugLastOnTie, "tie-break: the first configured -> a later one"},
-		{"WildcardWins", bugWildcardWins, "exact match -> wildcard match"},
-		{"RandomTie", bugRandomTie, "tie-break: fixed -> varies between runs"},
-		{"AcceptUndeclared", bugAcceptUndeclared, "Update: rejected (certificate error) -> accepted"},
+		{"LastOnTie", bugLastOnTie, "tie-break: the first configured -> a later one", causeTie},
+		{"WildcardWins", bugWildcardWins, "exact match -> wildcard match", causeMatch},
+		{"RandomTie", bugRandomTie, "tie-break: fixed -> varies between runs", causeTie},
+		{"AcceptUndeclared", bugAcceptUndeclared, "Update: rejected (certificate error) -> accepted", causeUpdate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, head := diffFactory(bugNone), diffFactory(tc.head)
@@ -74,10 +75,10 @@ func TestComparePlantedChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Log(text.String())
-			if len(r.Changes) != 1 || r.Changes[0].Kind != tc.kind {
-				t.Fatalf("found %d changes; want one of kind %q", len(r.Changes), tc.kind)
+			if len(r.Changes()) != 1 || r.Changes()[0].Kind != tc.kind || r.Causes[0].Cause != tc.cause {
+				t.Fatalf("found %d changes; want one of kind %q, of the cause %q", len(r.Changes()), tc.kind, tc.cause)
 			}
-			ch := r.Changes[0]
+			ch := r.Changes()[0]
 			if tc.head == bugAcceptUndeclared {
 				if ch.Via != viaUpdate || countCerts(&ch.Case) > 2 {
 					t.Errorf("the change is not an Update's on at most 2 certificates: %s", ch.Report())
@@ -109,7 +110,7 @@ func TestCompareTraefikReleases(t *testing.T) {
 		}
 		t.Log(text.String())
 		var kinds []string
-		for _, ch := range r.Changes {
+		for _, ch := range r.Changes() {
 			kinds = append(kinds, ch.Kind)
 			// Traefik keeps one certificate per SAN key: a tie needs two
 			// keys, so three names; an exact name lost to a wildcard needs
@@ -230,5 +231,161 @@ func TestComparisonJSON(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), `"summary": "Store.Certificate(`) {
 		t.Errorf("the JSON has no summary:\n%s", js.String())
+	}
+}
+
+// liveHeld is a store whose held generations answer from its newest
+// configuration, as Traefik PR #10302's store did (it updated the maps
+// that held generations read).
+type liveHeld struct{ *diffStore }
+
+func (s liveHeld) Current() certstore.Generation { return s.diffStore }
+
+// TestCompareHeldLive shows that a head whose held generations serve
+// later configurations is reported under that one cause, every row on a
+// held generation and none saying "earlier".
+func TestCompareHeldLive(t *testing.T) {
+	base := diffFactory(bugNone)
+	head := func() certstore.Store { return liveHeld{newDiffStore(bugNone)} }
+	iterations := 20
+	if testing.Short() {
+		iterations = 8 // -short: four kinds, one saying "later configuration's", by the 8th
+	}
+	r := Compare(base, head, CompareOptions{Seed: diffTestSeed, Iterations: iterations})
+	var text, md bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(text.String())
+	const cause = "held generations of the head serve a later configuration"
+	if len(r.Causes) != 1 || r.Causes[0].Cause != cause || len(r.Causes[0].Changes) < 2 {
+		t.Fatalf("want at least two changes, all of the cause %q:\n%s", cause, text.String())
+	}
+	later := false
+	for _, ch := range r.Changes() {
+		later = later || strings.Contains(ch.Kind, "later configuration's")
+		if strings.Contains(ch.Kind, "earlier") || !strings.Contains(ch.Summary(), "on the held generation of configuration 0 of 2") {
+			t.Errorf("change %q: %s", ch.Kind, ch.Summary())
+		}
+	}
+	if !later {
+		t.Error(`no change says "later configuration's"`)
+	}
+	if w := "| 1 | **" + cause + "** | | "; !strings.Contains(md.String(), w) {
+		t.Errorf("the Markdown lacks the cause row %q:\n%s", w, md.String())
+	}
+}
+
+// TestShapeDirection checks that an answer from a configuration other
+// than the held one is called earlier or later by their order.
+func TestShapeDirection(t *testing.T) {
+	c := Case{Configs: []CaseConfig{
+		{Certs: []CaseCert{{DNSNames: []string{"a.t"}}}},
+		{Certs: []CaseCert{{DNSNames: []string{"a.t"}, Variant: 1}}},
+		{Certs: []CaseCert{{DNSNames: []string{"a.t"}, Variant: 2}}},
+	}}
+	bs, err := c.build(diffLeaves(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		held, from int
+		want       string
+	}{
+		{1, 0, "earlier configuration's exact match"},
+		{1, 1, "exact match"},
+		{1, 2, "later configuration's exact match"},
+		{0, 2, "later configuration's exact match"},
+	} {
+		got := shapeOf(bs, tc.held, certstore.DefaultStore, "a.t", Answer{Kind: AnswerCertificate, Config: tc.from}).what
+		if got != tc.want {
+			t.Errorf("held %d, served from %d: %q; want %q", tc.held, tc.from, got, tc.want)
+		}
+	}
+}
+
+// TestComparisonWords checks the words of a comparison's summary and
+// rows, each limit that can end it, and a lookup on a held generation.
+func TestComparisonWords(t *testing.T) {
+	held := &Change{Kind: "exact match -> later configuration's exact match", Via: viaCurrent, Runs: 2, Count: 3,
+		Case: Case{Configs: []CaseConfig{{Certs: []CaseCert{{DNSNames: []string{"a.t"}}}}, {Certs: []CaseCert{{DNSNames: []string{"a.t"}, Variant: 1}}}}, Store: "default", SNI: "a.t"},
+		Base: []Answer{{Kind: AnswerCertificate}}, Head: []Answer{{Kind: AnswerCertificate, Config: 1}}}
+	current := *held
+	current.Case.Held, current.Base, current.Head = 1, []Answer{{Kind: AnswerCertificate, Config: 1}}, []Answer{{Kind: AnswerError, Err: certstore.ErrNoCertificate}}
+	live := current
+	live.Via = viaStore
+	for _, tc := range []struct {
+		name string
+		r    Comparison
+		want []string
+	}{
+		{"time limit", Comparison{Iterations: 4, Planned: 200, Lookups: 1426, Stopped: StopTime, TimeLimit: time.Minute},
+			[]string{"stopped at its 1m time limit after 4 of 200 iterations, 1,426 lookups", "no behaviour change"}},
+		{"iteration limit", Comparison{Iterations: 200, Planned: 200, Lookups: 14000, Stopped: StopIterations, TimeLimit: 3 * time.Minute},
+			[]string{"stopped at its iteration limit after 200 iterations, 14,000 lookups"}},
+		{"one cause", Comparison{Base: "base", Head: "head", Iterations: 1, Stopped: StopIterations, Causes: []*Cause{{Cause: "c", Changes: []*Change{held, &current}}}},
+			[]string{"2 behaviour changes of 1 cause", "cause 1 of 1: c (seen 6 times)",
+				`change 1.1: exact match -> later configuration's exact match (seen 3 times)`,
+				`Certificate("default", "a.t") on the held generation of configuration 0 of 2: base served certificate 0 ["a.t"], head serves certificate 0 ["a.t" "variant 1"] of configuration 1 (not the held one, 0)`,
+				`change 1.2: `, `Current().Certificate("default", "a.t") on the generation of configuration 1 of 2`}},
+		{"two causes", Comparison{Causes: []*Cause{{Cause: "c", Changes: []*Change{held}}, {Cause: "d", Changes: []*Change{&live}}}},
+			[]string{"2 behaviour changes of 2 causes", "cause 2 of 2: d", `Store.Certificate("default", "a.t") on the generation of configuration 1 of 2`}},
+	} {
+		var b bytes.Buffer
+		if err := tc.r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the text lacks %q:\n%s", tc.name, w, b.String())
+			}
+		}
+	}
+}
+
+// TestCompareTimeLimit shows that a comparison ended by its time limit
+// says so, and how far it got.
+func TestCompareTimeLimit(t *testing.T) {
+	r := Compare(diffFactory(bugNone), diffFactory(bugNone), CompareOptions{Iterations: 200, Duration: time.Nanosecond})
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if r.Stopped != StopTime || !strings.Contains(md.String(), "stopped at its 1ns time limit after ") || !strings.Contains(md.String(), " of 200 iterations, ") {
+		t.Errorf("stopped %q; the report does not say the time limit ended it:\n%s", r.Stopped, md.String())
+	}
+}
+
+// TestCauseOf checks the cause of a lookup on a held generation: the
+// side whose held generation answers from the later configuration, and
+// the kind's cause when neither does.
+func TestCauseOf(t *testing.T) {
+	correct := diffFactory(bugNone)
+	live := func() certstore.Store { return liveHeld{newDiffStore(bugNone)} }
+	c := Case{Configs: []CaseConfig{{Certs: []CaseCert{{DNSNames: []string{"a.t"}}}}, {Certs: []CaseCert{{DNSNames: []string{"a.t"}, Variant: 1}}}}, Store: "default", SNI: "a.t"}
+	for _, tc := range []struct {
+		name       string
+		base, head certstore.Factory
+		want       string
+	}{
+		{"head serves later", correct, live, "held generations of the head serve a later configuration"},
+		{"base served later", live, correct, "held generations of the base serve a later configuration"},
+		{"ties differ", correct, diffFactory(bugLastOnTie), causeTie},
+	} {
+		cc := c
+		if tc.want == causeTie {
+			cc.Configs = []CaseConfig{{Certs: []CaseCert{{DNSNames: []string{"a.t"}}, {DNSNames: []string{"a.t"}, Variant: 1}}}, c.Configs[1]}
+		}
+		ch, err := cc.Compare(tc.base, tc.head, 2)
+		if err != nil || ch == nil {
+			t.Fatalf("%s: %+v, %v", tc.name, ch, err)
+		}
+		cmp := &comparer{base: tc.base, head: tc.head, lc: diffLeaves()}
+		if got := cmp.causeOf(ch); got != tc.want {
+			t.Errorf("%s: %s: cause %q; want %q", tc.name, ch.Summary(), got, tc.want)
+		}
 	}
 }

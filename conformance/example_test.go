@@ -64,17 +64,21 @@ func (s lastTie) Update(cfg *certstore.Config) error {
 }
 
 // Compare finds how two stores behave differently, each kind of change
-// once, on a case shrunk to a few certificates.
+// once, on a case shrunk to a few certificates, grouped by cause.
 func ExampleCompare() {
 	r := conformance.Compare(
 		func() certstore.Store { return optimized.New() },
 		func() certstore.Store { return lastTie{optimized.New()} },
 		conformance.CompareOptions{Base: "optimized", Head: "last-tie", Seed: 3, Iterations: 10})
-	for _, ch := range r.Changes {
-		fmt.Println(ch.Kind)
-		fmt.Println(ch.Summary())
+	for _, c := range r.Causes {
+		fmt.Println(c.Cause)
+		for _, ch := range c.Changes {
+			fmt.Println(ch.Kind)
+			fmt.Println(ch.Summary())
+		}
 	}
 	// Output:
+	// a tie between certificates is broken differently
 	// tie-break: the first configured -> a later one
 	// Store.Certificate("default", "t") on the generation of configuration 0 of 1: base served certificate 0 ["t"], head serves certificate 1 ["t" "variant 2"]
 }
