@@ -26,33 +26,30 @@ import (
 
 // RunOptions configure Run.
 type RunOptions struct {
-	// Dir is the module, relative to the root of the git repository the
-	// working directory is in ("" is the working directory); Main its
-	// main package (a certbench binary); Build, when set, a bash command
-	// that builds it instead of go build (see builder.build).
+	// Dir is the module, relative to the repository's root ("": the
+	// working directory); Main its certbench main package; Build, when
+	// set, a bash command that builds it instead (see builder.build).
 	Dir, Main, Build string
 	// BaseRef is the ref whose merge base with HEAD is the base; BaseTree,
-	// when set, is the base's tree instead (a directory of the same
-	// layout), and BaseReplace edits the base's go.mod (MODULE=DIR).
+	// when set, the base's tree instead; BaseReplace edits the base's
+	// go.mod (MODULE=DIR).
 	BaseRef, BaseTree string
 	BaseReplace       []string
-	// Stores (default every store of the head binary) and Scenarios
-	// (default its default set); Count, Ops and ByRound as for Measure.
+	// Stores (default the head binary's) and Scenarios (default its
+	// default set); Count, Ops and ByRound as for Measure.
 	Stores, Scenarios []string
 	Count, Ops        int
 	ByRound           bool
-	// Policy says which gate policy; its Config, when "", is DIR's
-	// certbench.yaml at the base, else in the working tree, else the
-	// built-in policy.
+	// Policy's Config, when "", is DIR's certbench.yaml at the base, else
+	// in the working tree, else the built-in policy.
 	Policy gate.PolicyFlags
-	// Simulate adds a pass on the simulated CPU of SimCount samples per
-	// side; WallMax is then the sec/op and cpu-sec/op threshold of the
-	// clock's gate ("policy": the policy's).
+	// Simulate adds a simulated CPU pass of SimCount samples per side;
+	// WallMax is then the clock's time threshold (see LoosenClock).
 	Simulate bool
 	SimCount int
 	WallMax  string
-	// Out is the output directory; Cache, when set, the directory where
-	// base binaries and base results are kept by commit.
+	// Out is the output directory; Cache, when set, keeps base binaries
+	// and results by commit.
 	Out, Cache string
 	Log        io.Writer
 }
@@ -84,14 +81,11 @@ type run struct {
 	policy     gate.Policy
 }
 
-// Run is the protocol on a git repository: it builds the module's
-// binary at the merge base of BaseRef and HEAD (or BaseTree) and from the
-// working tree, runs both in interleaved rounds, merges, gates with the
-// base's policy, profiles after an allocation regression, and writes in
-// Out: base.txt, head.txt, raw/, gate.txt, gate.json, summary.md,
-// base-profiles/, head-profiles/, bin/, build.log (and sim-* with
-// Simulate). With Cache, a base commit's binary and results are kept
-// there and not built or measured again.
+// Run is the protocol on a git repository: it builds the module's binary
+// at the merge base of BaseRef and HEAD (or BaseTree) and from the working
+// tree, runs Measure, gates with the base's policy, and writes in Out:
+// base.txt, head.txt, raw/, gate.txt, gate.json, summary.md, profiles,
+// bin/, build.log (and sim-* with Simulate).
 func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	start := time.Now()
 	r := &run{o: o}
@@ -247,9 +241,9 @@ func (r *run) build(ctx context.Context, b *builder) error {
 // cacheFiles is how many files the cache keeps: the newest.
 const cacheFiles = 40
 
-// save copies a file into the cache (through a temporary file, so that a
-// concurrent run never reads half of it) and removes the oldest files
-// beyond cacheFiles.
+// save copies a file into the cache (through a temporary file: a
+// concurrent run never reads half) and removes the oldest beyond
+// cacheFiles.
 func (r *run) save(from, to string) {
 	if os.MkdirAll(filepath.Dir(to), 0o755) != nil || copyFile(from, to+".tmp") != nil || os.Rename(to+".tmp", to) != nil {
 		return
@@ -327,8 +321,8 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 	return got[0], got[1], nil
 }
 
-// resolvePolicy picks the policy file (the base's certbench.yaml, so that
-// a change cannot loosen its own gate) and resolves the policy.
+// resolvePolicy resolves the policy, from the base's certbench.yaml: a
+// change cannot loosen its own gate.
 func (r *run) resolvePolicy(ctx context.Context) error {
 	f := r.o.Policy
 	if f.Config == "" && !f.NoConfig {
@@ -368,19 +362,13 @@ func (r *run) runArgs() []string {
 	return []string{"--config", r.policyFile}
 }
 
-// measure runs the clock's pass, the base's results from the cache when
-// they are there.
+// measure runs the clock's pass, the base's results cached or not.
 func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result, error) {
-	policy := r.policy.Clone()
-	if r.o.Simulate && r.o.WallMax != "policy" {
-		th, err := gate.ParseThreshold(r.o.WallMax)
-		if err != nil {
-			return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
-		}
-		for _, u := range []string{"sec/op", "cpu-sec/op"} {
-			if err := policy.SetMax(u, th); err != nil {
-				return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
-			}
+	policy := r.policy
+	if r.o.Simulate {
+		var err error
+		if policy, err = LoosenClock(policy, r.o.WallMax); err != nil {
+			return nil, err
 		}
 	}
 	o := Options{Stores: stores, Scenarios: scenarios, Count: r.o.Count, Ops: r.o.Ops, ByRound: r.o.ByRound,
@@ -401,6 +389,44 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 		r.save(res.Base, cached)
 	}
 	return res, err
+}
+
+// DefaultWallMax is the clock's sec/op and cpu-sec/op threshold when the
+// simulated CPU gates the CPU: the clock then catches only gross changes.
+const DefaultWallMax = "+25%"
+
+// LoosenClock returns policy with max ("policy": none) as its sec/op and
+// cpu-sec/op threshold, for the clock's pass beside the simulated CPU's.
+func LoosenClock(policy gate.Policy, max string) (gate.Policy, error) {
+	policy = policy.Clone()
+	if max == "policy" {
+		return policy, nil
+	}
+	th, err := gate.ParseThreshold(max)
+	for _, u := range []string{"sec/op", "cpu-sec/op"} {
+		if err == nil {
+			err = policy.SetMax(u, th)
+		}
+	}
+	if err != nil {
+		return policy, inputf("--wall-max %s: %v", max, err)
+	}
+	return policy, nil
+}
+
+// SimPolicy is policy for the simulated CPU's pass: the retained heap
+// and, with noAllocs, the allocation counts are left to the clock's pass
+// (at a few samples a side the U test cannot decide the retained heap).
+func SimPolicy(policy gate.Policy, noAllocs bool) gate.Policy {
+	policy = policy.Clone()
+	units := []string{results.UnitRetained}
+	if noAllocs {
+		units = append(units, results.UnitAllocs, results.UnitBytes)
+	}
+	for _, u := range units {
+		policy.SetMax(u, gate.MustThreshold("off"))
+	}
+	return policy
 }
 
 // simulate runs both sides at once on the simulated CPU (instruction
@@ -425,12 +451,8 @@ func (r *run) simulate(ctx context.Context, stores, scenarios []string) (*Result
 	if err := errors.Join(<-errs, <-errs); err != nil {
 		return nil, err
 	}
-	// The retained heap is left to the clock's pass: at a few samples a
-	// side its U test cannot decide.
-	policy := r.policy.Clone()
-	policy.SetMax("retained-B", gate.MustThreshold("off"))
 	res := &Result{Base: filepath.Join(r.out, "sim-base.txt"), Head: filepath.Join(r.out, "sim-head.txt")}
-	v, err := GateFiles(res.Base, res.Head, policy)
+	v, err := GateFiles(res.Base, res.Head, SimPolicy(r.policy, false))
 	if err != nil {
 		return nil, err
 	}
@@ -439,8 +461,8 @@ func (r *run) simulate(ctx context.Context, stores, scenarios []string) (*Result
 	return res, nil
 }
 
-// writeReports writes v as PREFIXgate.txt and PREFIXgate.json in out and
-// its Markdown to summary.
+// writeReports writes v as PREFIXgate.txt and .json in out, and its
+// Markdown to summary.
 func writeReports(v *gate.Verdict, out, prefix string, summary io.Writer) error {
 	var text, js bytes.Buffer
 	page := v.Page()
