@@ -193,8 +193,8 @@ trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
 binary with both as stores KIND@base and KIND@head, then runs: conformance (a
 rule the base keeps in 4 runs and the head breaks fails), the behaviour diff
 (any difference fails), the A/B protocol of certbench ab on certbench's
-scenarios, and on the proxy's own go test benchmarks, sites named after an
-allocation regression. It writes one Markdown comment (-o, default
+scenarios (instructions/op where valgrind is installed) and on the proxy's
+own go test benchmarks (those only at the head shown, not gated). It writes one Markdown comment (-o, default
 DIR/comment.md): verdict, behaviour changes, costs; every step's files go to
 --dir (see docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a
 behaviour change or a regression, 2 bad input.`,
@@ -233,7 +233,7 @@ behaviour change or a regression, 2 bad input.`,
 	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
 	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of both gates; the gate needs 6 with several benchmarks")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
-	f.StringVar(&c.Instrument, "instrument", "", "passed to certbench run as --instrument (`name`, e.g. simulate)")
+	f.StringVar(&c.Instrument, "instrument", "", "the CPU half: `simulate` (instructions/op, needs valgrind) or wall (the clock); default simulate where valgrind is installed")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
 	f.BoolVar(&opts.NoConfig, "no-config", false, "the built-in gate policy")
 	f.Var(&opts.Max, "max", "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help); repeatable")
