@@ -20,16 +20,10 @@ import (
 // PeerBuildOptions are the options of certbench peer build.
 type PeerBuildOptions struct {
 	IO IO
-	// Base and Head are the sides as given: a directory (a tree of the
-	// proxy's module) or KIND@VERSION.
-	Base, Head string
-	// Certbench is the certbench checkout with the adapters ("" finds the
-	// one the working directory is in).
-	Certbench string
-	// Output is the binary to write.
-	Output string
-	// KeepDir keeps the build directory there (for debugging).
-	KeepDir string
+	// Base, Head: a tree of the proxy's module or KIND@VERSION; Certbench:
+	// the checkout with the adapters ("": the working directory's);
+	// Output: the binary; KeepDir: where to keep the build directory.
+	Base, Head, Certbench, Output, KeepDir string
 }
 
 func newPeerCmd() *cobra.Command {
@@ -100,9 +94,7 @@ func runPeerBuild(ctx context.Context, opts *PeerBuildOptions) error {
 	if err != nil {
 		return err
 	}
-	bopts.Output = opts.Output
-	bopts.Log = nil
-	bopts.KeepDir = opts.KeepDir
+	bopts.Output, bopts.KeepDir = opts.Output, opts.KeepDir
 	res, err := buildPeer(ctx, bopts, opts.IO)
 	if err != nil {
 		return err
@@ -137,8 +129,8 @@ func peerBuildOptions(base, head, certbench string) (peerbuild.Options, error) {
 	return opts, nil
 }
 
-// buildPeer runs peerbuild.Build, turning bad input and adapter errors into
-// usage errors (exit 2) and saying what it does on IO.ErrOut.
+// buildPeer runs peerbuild.Build, bad input and adapter errors as usage
+// errors (exit 2).
 func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.Result, error) {
 	var names []string
 	for _, s := range opts.Sides {
@@ -163,21 +155,14 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.R
 // PeerCheckOptions are the options of certbench peer check.
 type PeerCheckOptions struct {
 	IO IO
-	// Base, Head and Certbench are as for peer build; BaseRef, when set,
-	// makes the base the merge base of BaseRef and HEAD of Head's git
-	// repository (a temporary worktree).
+	// Base, Head and Certbench as for peer build; BaseRef, when set, makes
+	// the base the merge base of BaseRef and Head's HEAD.
 	Base, Head, Certbench, BaseRef string
-	// Labels name base and head in the comment.
-	BaseLabel, HeadLabel string
-	// Dir is the output folder (--dir); Comment the comment's file (-o,
-	// default DIR/comment.md).
-	Dir, Comment string
-	// Check is what to check and how.
-	Check peercheck.Options
-	// Skip names the steps to skip (--skip).
-	Skip []string
-	// Config, NoConfig and Max are the gate's policy flags (--config,
-	// --no-config, --max).
+	BaseLabel, HeadLabel           string // in the comment
+	Dir, Comment                   string // --dir; -o (default DIR/comment.md)
+	Check                          peercheck.Options
+	Skip                           []string
+	// Config, NoConfig and Max are the gate's policy flags.
 	Config   string
 	NoConfig bool
 	Max      gate.Thresholds

@@ -138,7 +138,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// check fills the defaults of opts and checks it.
+// check fills in opts' defaults and checks it.
 func (opts *Options) check() error {
 	if opts.Bench == "" {
 		opts.Bench = "."
@@ -258,12 +258,7 @@ func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, erro
 	return files, err
 }
 
-func treeOf(opts Options, side int) string {
-	if side == 0 {
-		return opts.Base
-	}
-	return opts.Head
-}
+func treeOf(opts Options, side int) string { return [2]string{opts.Base, opts.Head}[side] }
 
 func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
@@ -271,8 +266,7 @@ func logf(w io.Writer, format string, args ...any) {
 	}
 }
 
-// goEnv is the environment of the go commands: read-only modules, no
-// workspace.
+// goEnv is the go commands' environment: read-only modules, no workspace.
 func goEnv() []string {
 	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 }
@@ -319,8 +313,8 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	return pkgs, nil
 }
 
-// buildTest builds p's test binary in tree; false when the package is
-// missing there or has no tests.
+// buildTest builds p's test binary in tree; false when it is missing
+// there or has no tests.
 func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, error) {
 	if _, err := os.Stat(filepath.Join(tree, p.Dir)); err != nil {
 		return false, nil
@@ -368,8 +362,8 @@ func benchArgs(names []string, benchtime string) []string {
 		"-test.benchtime=" + benchtime, "-test.benchmem", "-test.count=1"}
 }
 
-// runBench runs a test binary in dir (a package's tests read their
-// testdata from there) and returns its benchmark lines and configuration.
+// runBench runs a test binary in dir (where its testdata is) and returns
+// its benchmark and configuration lines.
 func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -379,7 +373,6 @@ func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, tail(string(out)+stderr.String(), 15))
 	}
-	// Keep the result and configuration lines; drop PASS and ok.
 	var b bytes.Buffer
 	for _, l := range strings.SplitAfter(string(out), "\n") {
 		t := strings.TrimSpace(l)
@@ -397,8 +390,5 @@ func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, erro
 // tail returns the last n lines of s.
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

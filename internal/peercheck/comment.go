@@ -3,9 +3,10 @@ package peercheck
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,8 +53,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
-// writeBehaviour writes the behaviour diff and the conformance rules
-// whose outcome changed.
+// writeBehaviour writes the behaviour diff and the rules whose outcome
+// changed.
 func (r *Report) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Behaviour changes")
 	fmt.Fprintln(bw)
@@ -164,7 +165,6 @@ func (r *Report) writeHeadOnly(bw io.Writer) {
 	}
 }
 
-// writeNotes writes notes as a list.
 func writeNotes(bw io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
@@ -186,8 +186,8 @@ func (r *Report) headline() string {
 	if len(parts) == 0 {
 		parts = append(parts, "no behaviour change, no regression")
 	}
-	if best := r.bestImprovements(1); len(best) > 0 {
-		parts = append(parts, best[0])
+	if r.Gate != nil {
+		parts = append(parts, improvements(r.Gate, 1)...)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -248,15 +248,6 @@ func verdictCell(v *gate.Verdict, skipped string) string {
 	return results.EscapeMarkdown(s)
 }
 
-// bestImprovements returns the largest allocation improvements of the
-// scenario gate, as text.
-func (r *Report) bestImprovements(n int) []string {
-	if r.Gate == nil {
-		return nil
-	}
-	return improvements(r.Gate, n)
-}
-
 // improvements describes the n largest relative improvements of a
 // verdict, allocations first.
 func improvements(v *gate.Verdict, n int) []string {
@@ -267,19 +258,10 @@ func improvements(v *gate.Verdict, n int) []string {
 		}
 	}
 	rank := func(f *gate.Finding) int {
-		switch f.Unit {
-		case results.UnitAllocs:
-			return 0
-		case results.UnitBytes:
-			return 1
-		}
-		return 2
+		return (slices.Index([]string{results.UnitAllocs, results.UnitBytes}, f.Unit) + 3) % 3
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		if rank(fs[i]) != rank(fs[j]) {
-			return rank(fs[i]) < rank(fs[j])
-		}
-		return fs[i].Percent() < fs[j].Percent()
+	slices.SortStableFunc(fs, func(a, b *gate.Finding) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Percent(), b.Percent()))
 	})
 	var out []string
 	for _, f := range fs[:min(n, len(fs))] {
@@ -289,9 +271,8 @@ func improvements(v *gate.Verdict, n int) []string {
 	return out
 }
 
-// writeVerdict writes a gate verdict's Markdown under the comment's own
-// section heading, its headings as bold lines: two levels further down
-// they would be h5 and h6, which render smaller than the text.
+// writeVerdict writes a verdict's Markdown, its headings as bold lines:
+// two levels further down they would render smaller than the text.
 func writeVerdict(w io.Writer, v *gate.Verdict) {
 	var b bytes.Buffer
 	if err := table.WriteMarkdown(&b, v.Page()); err != nil {
@@ -306,13 +287,8 @@ func writeVerdict(w io.Writer, v *gate.Verdict) {
 	}
 }
 
-// sentence ends s with a period unless it ends with one.
-func sentence(s string) string {
-	if strings.HasSuffix(s, ".") {
-		return s
-	}
-	return s + "."
-}
+// sentence ends s with a period.
+func sentence(s string) string { return strings.TrimSuffix(s, ".") + "." }
 
 func reason(s string) string {
 	if s == "" {
@@ -322,10 +298,8 @@ func reason(s string) string {
 }
 
 func firstLine(lines []string) string {
-	for _, l := range lines {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
+	if i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) != "" }); i >= 0 {
+		return strings.TrimSpace(lines[i])
 	}
 	return ""
 }
@@ -340,12 +314,12 @@ func codeList(list []string) string {
 
 // phaseText lists the steps' wall times, in parentheses.
 func (r *Report) phaseText() string {
-	if len(r.Phases) == 0 {
-		return ""
-	}
 	var ps []string
 	for _, p := range r.Phases {
 		ps = append(ps, p.Name+" "+p.Elapsed.Round(time.Second).String())
+	}
+	if ps == nil {
+		return ""
 	}
 	return " (" + strings.Join(ps, ", ") + ")"
 }
