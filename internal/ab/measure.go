@@ -297,6 +297,59 @@ func renameProfile(from, to, store string, side Side) error {
 	return os.WriteFile(to, b.Bytes(), 0o644)
 }
 
+// Simulate runs each side once on the simulated CPU, o.Count samples,
+// both sides at once (instruction counts do not depend on what else
+// runs), into Out/sim-base.txt and Out/sim-head.txt, and gates them with
+// o.Policy, naming the functions that grew from the callgrind files in
+// Out/SIDE-callgrind (not for sides with Normalize: their functions'
+// names differ).
+func Simulate(ctx context.Context, o Options) (*Result, error) {
+	logf(o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", o.Count)
+	m := &measurer{o: o}
+	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
+	dirs := [2]string{filepath.Join(o.Out, "base-callgrind"), filepath.Join(o.Out, "head-callgrind")}
+	for _, d := range dirs {
+		os.RemoveAll(d) // an earlier run's
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	errs := make(chan error, 2)
+	for i, side := range o.Sides {
+		go func() {
+			file := [2]string{res.Base, res.Head}[i]
+			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
+				"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(o.Scenarios, ","),
+				"--callgrind-dir", dirs[i], "-o", file}, append(o.opsArgs(), o.RunArgs...)...)
+			code, stderr, err := Command(ctx, side.Bin, nil, args...)
+			if err != nil || code > 1 {
+				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+			} else if side.As != "" {
+				var b []byte
+				if b, err = os.ReadFile(file); err == nil {
+					for _, st := range m.stores(i) {
+						b = renameStore(b, st, side.As)
+					}
+					err = os.WriteFile(file, b, 0o644)
+				}
+			}
+			errs <- err
+		}()
+	}
+	if err := errors.Join(<-errs, <-errs); err != nil {
+		return nil, err
+	}
+	v, err := GateFiles(res.Base, res.Head, o.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if o.Sides[0].Normalize == nil {
+		v.AddSites(blame.Folders{Base: dirs[0], Head: dirs[1]}, 5)
+	}
+	res.Verdict = v
+	return res, nil
+}
+
 // GateFiles gates two result files with the policy; what the gate
 // rejects is an InputError.
 func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {

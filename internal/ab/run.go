@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
@@ -106,7 +105,10 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	}
 	var summary bytes.Buffer
 	if o.Simulate {
-		if rep.Sim, err = r.simulate(ctx, stores, scenarios); err != nil {
+		so := Options{Stores: stores, Scenarios: scenarios, Count: o.SimCount, Ops: o.Ops, RunArgs: r.runArgs(),
+			Policy: SimPolicy(r.policy, false), Out: r.out, Log: o.Log}
+		so.Sides[0].Bin, so.Sides[1].Bin = r.bins[0], r.bins[1]
+		if rep.Sim, err = Simulate(ctx, so); err != nil {
 			return nil, err
 		}
 		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", &summary); err != nil {
@@ -427,38 +429,6 @@ func SimPolicy(policy gate.Policy, noAllocs bool) gate.Policy {
 		policy.SetMax(u, gate.MustThreshold("off"))
 	}
 	return policy
-}
-
-// simulate runs both sides at once on the simulated CPU (instruction
-// counts do not depend on what else runs) and gates instructions/op,
-// naming the functions that grew.
-func (r *run) simulate(ctx context.Context, stores, scenarios []string) (*Result, error) {
-	logf(r.o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", r.o.SimCount)
-	errs := make(chan error, 2)
-	for i, bin := range r.bins {
-		go func() {
-			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(r.o.SimCount),
-				"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","),
-				"--callgrind-dir", filepath.Join(r.out, Sides[i]+"-callgrind"), "-o", filepath.Join(r.out, "sim-"+Sides[i]+".txt")},
-				append(Options{Ops: r.o.Ops}.opsArgs(), r.runArgs()...)...)
-			code, stderr, err := Command(ctx, bin, nil, args...)
-			if err != nil || code > 1 {
-				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
-			}
-			errs <- err
-		}()
-	}
-	if err := errors.Join(<-errs, <-errs); err != nil {
-		return nil, err
-	}
-	res := &Result{Base: filepath.Join(r.out, "sim-base.txt"), Head: filepath.Join(r.out, "sim-head.txt")}
-	v, err := GateFiles(res.Base, res.Head, SimPolicy(r.policy, false))
-	if err != nil {
-		return nil, err
-	}
-	v.AddSites(blame.Folders{Base: filepath.Join(r.out, "base-callgrind"), Head: filepath.Join(r.out, "head-callgrind")}, 5)
-	res.Verdict = v
-	return res, nil
 }
 
 // writeReports writes v as PREFIXgate.txt and .json in out, and its

@@ -327,41 +327,38 @@ type peer struct {
 }
 
 // gate runs certbench's scenarios on both stores, each renamed to the
-// proxy's name, in the A/B protocol (one process per side and round) and
-// gates head against base into rep: with the simulated CPU first a pass
-// of SimCount samples under callgrind gating instructions/op, then the
-// clock's for the allocations and the retained heap, its time loosened
-// to ab.DefaultWallMax (see ab.LoosenClock).
+// proxy's name, in the A/B protocol and gates head against base into
+// rep: with the simulated CPU first ab.Simulate's pass of SimCount
+// samples gating instructions/op, then the clock's rounds for the
+// allocations and the retained heap, its time loosened to
+// ab.DefaultWallMax.
 func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
 	side := func(store string) ab.Side {
 		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
 	}
 	o := ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
 		ByRound: true, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log}
-	measure := func(o ab.Options, dir string) (*gate.Verdict, error) {
-		res, err := ab.Measure(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		rep.Notes = append(rep.Notes, res.Notes...)
-		res.Verdict.Base, res.Verdict.Head = dir+"/base.txt", dir+"/head.txt" // in OUT: no local path in the comment
-		return res.Verdict, nil
-	}
 	if opts.Instrument == InstrumentSimulate {
 		so := o
-		so.Count, so.RunArgs, so.Out = opts.SimCount, []string{"--instrument", InstrumentSimulate}, filepath.Join(p.out, "scenarios-sim")
-		so.Policy = ab.SimPolicy(policy, true) // the clock's pass gates the allocations
-		var err error
-		if rep.SimGate, err = measure(so, "scenarios-sim"); err != nil {
+		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy, true) // the clock's pass gates the allocations
+		res, err := ab.Simulate(ctx, so)
+		if err != nil {
 			return err
 		}
+		rep.SimGate = res.Verdict
+		rep.SimGate.Base, rep.SimGate.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
 		if o.Policy, err = ab.LoosenClock(policy, ab.DefaultWallMax); err != nil {
 			return err
 		}
 	}
-	var err error
-	rep.Gate, err = measure(o, "scenarios")
-	return err
+	res, err := ab.Measure(ctx, o)
+	if err != nil {
+		return err
+	}
+	rep.Notes = append(rep.Notes, res.Notes...)
+	rep.Gate = res.Verdict
+	rep.Gate.Base, rep.Gate.Head = "scenarios/base.txt", "scenarios/head.txt"
+	return nil
 }
 
 // label names a side without its path.
