@@ -30,18 +30,11 @@ func newPeerCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peer",
 		Short: "Measure a proxy's own trees (Traefik, certmagic): build with both sides, check a pull request",
-		Long: `peer runs certbench's peer adapters (peers/traefik, peers/certmagic) over local
-trees of the proxy (checkouts at any commit, such as a pull request's base and
-head) or released versions, instead of the version the peer modules pin.
-
-  peer build   builds one certbench binary with a store per side
-               (traefik@base, traefik@head)
-  peer check   builds it and checks the head against the base: conformance,
-               the behaviour diff, the gate on certbench's scenarios and on
-               the proxy's own benchmarks; writes one Markdown comment
-
-Both need the adapters' source: run them inside a certbench checkout, or
-give it with --certbench.`,
+		Long: `peer runs certbench's peer adapters (peers/traefik, peers/certmagic) over trees of
+the proxy at any commit, or released versions: build writes one binary with a
+store per side; check checks head against base and writes one Markdown
+comment. Both need the adapters' source: run them inside a certbench checkout,
+or give it with --certbench.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("peer needs a subcommand: build or check (see certbench peer --help)")

@@ -133,11 +133,10 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 }
 
 func (r *run) noteList() string {
-	var b strings.Builder
-	for _, n := range r.notes {
-		b.WriteString("- " + n + "\n")
+	if len(r.notes) == 0 {
+		return ""
 	}
-	return b.String()
+	return "- " + strings.Join(r.notes, "\n- ") + "\n"
 }
 
 // setup finds the repository and the base, and builds both binaries.
@@ -164,7 +163,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.out, err = filepath.Abs(o.Out); err != nil {
 		return err
 	}
-	for _, g := range []string{"base-callgrind", "head-callgrind", "sim-*", "summary.md", "gate.*"} {
+	for _, g := range []string{"sim-*", "summary.md", "gate.*"} {
 		old, _ := filepath.Glob(filepath.Join(r.out, g))
 		for _, f := range old {
 			os.RemoveAll(f)
@@ -272,26 +271,22 @@ func key(parts ...string) string {
 // plan lists both binaries' stores and scenarios and returns those to
 // measure: the ones asked for (default the head's) that the base has.
 func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) {
+	type item struct {
+		Name    string
+		Default bool
+	}
 	var have [2][2][]string // side; stores, scenarios
 	var defaults []string   // the head's default scenarios
 	for i, bin := range r.bins {
 		var out bytes.Buffer
-		var l struct {
-			Stores, Scenarios []struct {
-				Name    string
-				Default bool
-			}
-		}
+		var l struct{ Stores, Scenarios []item }
 		if code, stderr, err := Command(ctx, bin, &out, "list", "--format", "json"); err != nil || code != 0 {
 			return nil, nil, commandError(Sides[i]+" binary: certbench list --format json", code, stderr, err)
 		}
 		if err := json.Unmarshal(out.Bytes(), &l); err != nil {
 			return nil, nil, inputf("%s binary: certbench list --format json: %v", Sides[i], err)
 		}
-		for k, list := range [2][]struct {
-			Name    string
-			Default bool
-		}{l.Stores, l.Scenarios} {
+		for k, list := range [2][]item{l.Stores, l.Scenarios} {
 			for _, x := range list {
 				have[i][k] = append(have[i][k], x.Name)
 				if i == 1 && k == 1 && x.Default {
@@ -301,11 +296,10 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 		}
 	}
 	want := [2][]string{r.o.Stores, r.o.Scenarios}
-	if want[0] == nil {
-		want[0] = have[1][0]
-	}
-	if want[1] == nil {
-		want[1] = defaults
+	for k, def := range [2][]string{have[1][0], defaults} {
+		if want[k] == nil {
+			want[k] = def
+		}
 	}
 	var got [2][]string
 	for k, what := range []string{"store", "scenario"} {
