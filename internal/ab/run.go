@@ -106,7 +106,7 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	var summary bytes.Buffer
 	if o.Simulate {
 		so := Options{Stores: stores, Scenarios: scenarios, Count: o.SimCount, Ops: o.Ops, RunArgs: r.runArgs(),
-			Policy: SimPolicy(r.policy, false), Out: r.out, Log: o.Log}
+			Policy: SimPolicy(r.policy), Out: r.out, Log: o.Log}
 		so.Sides[0].Bin, so.Sides[1].Bin = r.bins[0], r.bins[1]
 		if rep.Sim, err = Simulate(ctx, so); err != nil {
 			return nil, err
@@ -410,18 +410,11 @@ func LoosenClock(policy gate.Policy, max string) (gate.Policy, error) {
 	return policy, nil
 }
 
-// SimPolicy is policy for the simulated CPU's pass: the retained heap
-// and, with noAllocs, the allocation counts are left to the clock's pass
-// (at a few samples a side the U test cannot decide the retained heap).
-func SimPolicy(policy gate.Policy, noAllocs bool) gate.Policy {
+// SimPolicy is policy for the simulated CPU's pass: the retained heap is
+// left to the clock's (at a few samples a side its U test cannot decide).
+func SimPolicy(policy gate.Policy) gate.Policy {
 	policy = policy.Clone()
-	units := []string{results.UnitRetained}
-	if noAllocs {
-		units = append(units, results.UnitAllocs, results.UnitBytes)
-	}
-	for _, u := range units {
-		policy.SetMax(u, gate.MustThreshold("off"))
-	}
+	policy.SetMax(results.UnitRetained, gate.MustThreshold("off"))
 	return policy
 }
 

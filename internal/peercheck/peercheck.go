@@ -340,7 +340,7 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 		ByRound: true, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log}
 	if opts.Instrument == InstrumentSimulate {
 		so := o
-		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy, true) // the clock's pass gates the allocations
+		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
 		res, err := ab.Simulate(ctx, so)
 		if err != nil {
 			return err

@@ -104,7 +104,7 @@ func simVerdict(t *testing.T, dir string, policy gate.Policy) *gate.Verdict {
 			t.Fatal(err)
 		}
 	}
-	v, err := ab.GateFiles(paths[0], paths[1], ab.SimPolicy(policy, true))
+	v, err := ab.GateFiles(paths[0], paths[1], ab.SimPolicy(policy))
 	if err != nil {
 		t.Fatal(err)
 	}
