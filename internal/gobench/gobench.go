@@ -244,8 +244,7 @@ func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, erro
 		// The head's configuration lines go to both its files, each result
 		// to its own.
 		for _, l := range strings.SplitAfter(string(sample), "\n") {
-			name, _, _ := strings.Cut(l, " ")
-			only := strings.HasPrefix(l, "Benchmark") && slices.Contains(p.HeadOnly, topLevel(strings.TrimSpace(name)))
+			only := strings.HasPrefix(l, "Benchmark") && slices.Contains(p.HeadOnly, topLevel(strings.Fields(l)[0]))
 			if s.Side == 1 && !only {
 				files[1] = append(files[1], l...)
 			}
