@@ -209,43 +209,39 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 // steps runs the checks opts asks for into rep, phase timing each.
 func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
-	if !opts.NoConformance {
-		fmt.Fprintf(p.log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
-		t := time.Now()
-		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
-		if err != nil {
-			rep.Skipped["conformance"] = err.Error()
-		}
-		rep.Conformance = c
-		phase("conformance", t)
-	}
-	if !opts.NoDiff {
-		fmt.Fprintf(p.log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
-		t := time.Now()
-		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
-		if err != nil {
-			rep.Skipped["diff"] = err.Error()
-		}
-		rep.Diff = d
-		phase("behaviour diff", t)
-	}
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
-	if !opts.NoGate {
+	for _, s := range []struct {
+		name string
+		skip bool
+		run  func() error
+	}{
+		{"conformance", opts.NoConformance, func() (err error) {
+			if rep.Conformance, err = p.conformance(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
+				rep.Skipped["conformance"] = err.Error()
+			}
+			return nil
+		}},
+		{"behaviour diff", opts.NoDiff, func() (err error) {
+			if rep.Diff, err = p.diff(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
+				rep.Skipped["diff"] = err.Error()
+			}
+			return nil
+		}},
+		{"scenarios", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
+		{"proxy's benchmarks", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
+	} {
+		if s.skip {
+			continue
+		}
+		fmt.Fprintf(p.log, "peer: %s (%s against %s)\n", s.name, rep.Base, rep.Head)
 		t := time.Now()
-		if err := p.gate(ctx, rep, opts, policy); err != nil {
+		if err := s.run(); err != nil {
 			return err
 		}
-		phase("scenarios", t)
-	}
-	if !opts.NoGoBench {
-		t := time.Now()
-		if err := p.goBench(ctx, rep, opts, policy); err != nil {
-			return err
-		}
-		phase("proxy's benchmarks", t)
+		phase(s.name, t)
 	}
 	return nil
 }
