@@ -194,30 +194,25 @@ func (r *Report) headline() string {
 
 // verdictRows are the verdict table: one row per check.
 func (r *Report) verdictRows() [][2]string {
-	var rows [][2]string
+	conf := "⚠️ not run" + reason(r.Skipped["conformance"])
 	switch c := r.Conformance; {
-	case c == nil:
-		rows = append(rows, [2]string{"conformance", "⚠️ not run" + reason(r.Skipped["conformance"])})
-	case len(c.Regressed) > 0:
-		rows = append(rows, [2]string{"conformance", fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)})
-	default:
-		s := fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too)", len(c.HeadFails), c.Rules)
+	case c != nil && len(c.Regressed) > 0:
+		conf = fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)
+	case c != nil:
+		conf = fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too", len(c.HeadFails), c.Rules)
 		if len(c.BaseVaries) > 0 {
-			s = fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too, %d of them in some runs only)", len(c.HeadFails), c.Rules, len(c.BaseVaries))
+			conf += fmt.Sprintf(", %d of them in some runs only", len(c.BaseVaries))
 		}
+		conf += ")"
 		if len(c.Fixed) > 0 {
-			s += fmt.Sprintf("; %d fixed", len(c.Fixed))
+			conf += fmt.Sprintf("; %d fixed", len(c.Fixed))
 		}
-		rows = append(rows, [2]string{"conformance", s})
 	}
-	switch d := r.Diff; {
-	case d == nil:
-		rows = append(rows, [2]string{"behaviour diff", "⚠️ not run" + reason(r.Skipped["diff"])})
-	case d.Differs:
-		rows = append(rows, [2]string{"behaviour diff", "❌ base and head answer differently (below)"})
-	default:
-		rows = append(rows, [2]string{"behaviour diff", "✅ no difference found"})
+	diff := "⚠️ not run" + reason(r.Skipped["diff"])
+	if d := r.Diff; d != nil {
+		diff = map[bool]string{true: "❌ base and head answer differently (below)", false: "✅ no difference found"}[d.Differs]
 	}
+	rows := [][2]string{{"conformance", conf}, {"behaviour diff", diff}}
 	scen := "certbench's scenarios"
 	if r.SimGate != nil {
 		rows = append(rows, [2]string{scen + ", simulated CPU", verdictCell(r.SimGate, "")})
