@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -79,12 +80,14 @@ func (s *scanner) config(dst []benchfmt.Config, res *benchfmt.Result) []benchfmt
 
 // comment returns the value of comment key in effect, if any.
 func (s *scanner) comment(key string) (string, bool) {
-	for _, c := range s.comments {
-		if c.Key == key {
-			return string(c.Value), true
-		}
+	if i := s.commentIndex(key); i >= 0 {
+		return string(s.comments[i].Value), true
 	}
 	return "", false
+}
+
+func (s *scanner) commentIndex(key string) int {
+	return slices.IndexFunc(s.comments, func(c benchfmt.Config) bool { return c.Key == key })
 }
 
 // line sees each line (its first chunk) before benchfmt parses it.
@@ -108,18 +111,12 @@ func (s *scanner) line(line []byte) {
 	if key == VersionKey {
 		s.versioned = true
 	}
-	for i, c := range s.comments {
-		if c.Key != key {
-			continue
-		}
-		if len(value) == 0 {
-			s.comments = append(s.comments[:i], s.comments[i+1:]...)
-		} else {
-			s.comments[i].Value = append(c.Value[:0:0], value...)
-		}
-		return
-	}
-	if len(value) > 0 {
+	switch i := s.commentIndex(key); {
+	case i >= 0 && len(value) == 0:
+		s.comments = slices.Delete(s.comments, i, i+1)
+	case i >= 0:
+		s.comments[i].Value = bytes.Clone(value)
+	case len(value) > 0:
 		s.comments = append(s.comments, benchfmt.Config{Key: string(key), Value: bytes.Clone(value), File: true})
 	}
 }

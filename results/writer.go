@@ -165,15 +165,13 @@ func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
 		}
 		*dst = append(*dst, '\n')
 	}
-	kept := w.written[:0]
-	for _, have := range w.written {
-		if i := slices.IndexFunc(config, func(c benchfmt.Config) bool { return c.Key == have.Key && c.File }); i < 0 {
+	w.written = slices.DeleteFunc(w.written, func(have benchfmt.Config) bool {
+		gone := !slices.ContainsFunc(config, func(c benchfmt.Config) bool { return c.Key == have.Key && c.File })
+		if gone {
 			add(have.Key, nil)
-			continue
 		}
-		kept = append(kept, have)
-	}
-	w.written = kept
+		return gone
+	})
 	for _, c := range config {
 		if !c.File {
 			continue
@@ -277,10 +275,8 @@ func metaUnit(m *benchfmt.UnitMetadata) string {
 
 // declared returns the value declared for unit and key, if any.
 func (w *Writer) declared(unit, key string) (string, bool) {
-	for _, m := range w.meta {
-		if metaUnit(m) == unit && m.Key == key {
-			return m.Value, true
-		}
+	if i := slices.IndexFunc(w.meta, func(m *benchfmt.UnitMetadata) bool { return metaUnit(m) == unit && m.Key == key }); i >= 0 {
+		return w.meta[i].Value, true
 	}
 	return "", false
 }
