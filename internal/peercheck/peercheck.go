@@ -301,10 +301,8 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 	return nil
 }
 
-// cleanFailedBuild removes what Run wrote before a failed build: an empty
-// build log (bad input found before building), and the output directory
-// if Run made it and it is empty. A tree that does not compile keeps its
-// build log.
+// cleanFailedBuild removes an empty build log (bad input found before
+// building) and the output directory if Run made it and it is empty.
 func cleanFailedBuild(out string, created bool) {
 	logFile := filepath.Join(out, "build.log")
 	if fi, err := os.Stat(logFile); err == nil && fi.Size() == 0 {
@@ -365,10 +363,9 @@ func label(s peerbuild.Side) string {
 	return s.Kind + "@" + s.Version
 }
 
-// conformanceDoc is certbench conformance --format json.
+// conformanceDoc is what peer check reads of conformance --format json.
 type conformanceDoc struct {
-	Stores []string `json:"stores"`
-	Rules  []struct {
+	Rules []struct {
 		Rule    string `json:"rule"`
 		Results map[string]*struct {
 			Result string   `json:"result"`
