@@ -108,7 +108,7 @@ func simVerdict(t *testing.T, dir string, policy gate.Policy) *gate.Verdict {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.Base, v.Head = "scenarios-sim/base.txt", "scenarios-sim/head.txt"
+	v.Base, v.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // as peer check names them
 	return v
 }
 
