@@ -46,9 +46,7 @@ type Config struct {
 	Stores map[string]StoreConfig
 }
 
-// StoreNames returns the names of the stores the configuration has:
-// DefaultStore and every declared store, without duplicates, in no particular
-// order.
+// StoreNames returns DefaultStore and every declared store, in no order.
 func (c *Config) StoreNames() []string {
 	names := []string{DefaultStore}
 	for name := range c.Stores {
@@ -107,49 +105,38 @@ type Store interface {
 	Lookup
 }
 
-// Closer is implemented by stores that hold resources (goroutines, files)
-// to release when the store is discarded.
+// Closer is implemented by stores with resources to release.
 type Closer interface {
 	Close() error
 }
 
-// GetCertificateFunc returns a function for tls.Config.GetCertificate that
-// serves certificates from the named store of s.
+// GetCertificateFunc returns a tls.Config.GetCertificate serving store of s.
 func GetCertificateFunc(s Store, store string) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 		return s.Certificate(store, hello)
 	}
 }
 
-// ErrUnknownStore is returned by lookups in a store that the configuration
-// does not have.
-var ErrUnknownStore = errors.New("certstore: unknown store")
-
-// ErrNoCertificate is returned by lookups when the store has no certificate
-// to offer, not even a default.
-var ErrNoCertificate = errors.New("certstore: no certificate")
+var (
+	// ErrUnknownStore is a lookup in a store the configuration lacks.
+	ErrUnknownStore = errors.New("certstore: unknown store")
+	// ErrNoCertificate is a lookup with no certificate, not even a default.
+	ErrNoCertificate = errors.New("certstore: no certificate")
+)
 
 // CertificateError reports a configured certificate that a store rejected.
 type CertificateError struct {
-	// Index is the certificate's position in Config.Certificates, or -1 for
-	// a store's configured default certificate.
-	Index int
-	// Store names the store whose default certificate was rejected, when
-	// Index is -1.
-	Store string
-	// Name is the certificate's first name when it could be read.
-	Name string
-	// Err is what was wrong.
-	Err error
+	Index int    // in Config.Certificates; -1 for a store's default
+	Store string // whose default was rejected, when Index is -1
+	Name  string // the certificate's first name, when readable
+	Err   error  // what was wrong
 }
 
 // Error names the certificate and what was wrong with it.
 func (e *CertificateError) Error() string {
-	var what string
+	what := fmt.Sprintf("certificate %d", e.Index)
 	if e.Index < 0 {
 		what = fmt.Sprintf("default certificate of store %q", e.Store)
-	} else {
-		what = fmt.Sprintf("certificate %d", e.Index)
 	}
 	if e.Name != "" {
 		what += fmt.Sprintf(" (%s)", e.Name)
@@ -160,9 +147,8 @@ func (e *CertificateError) Error() string {
 // Unwrap returns the underlying error.
 func (e *CertificateError) Unwrap() error { return e.Err }
 
-// CheckStores reports a declared store with an empty name, or the first
-// certificate that names a store cfg does not declare or an empty store
-// name, as a *CertificateError; nil when every store named is known.
+// CheckStores reports, as a *CertificateError, a declared store with an
+// empty name or the first certificate naming an unknown or empty store.
 func CheckStores(cfg *Config) error {
 	if _, ok := cfg.Stores[""]; ok {
 		return &CertificateError{Index: -1, Err: errors.New("a store with an empty name is declared")}
@@ -180,8 +166,7 @@ func CheckStores(cfg *Config) error {
 	return nil
 }
 
-// StoresOf returns the stores a certificate belongs to: its Stores, or
-// DefaultStore when it names none.
+// StoresOf returns c's Stores, or DefaultStore when it names none.
 func StoresOf(c *Certificate) []string {
 	if len(c.Stores) == 0 {
 		return defaultOnly

@@ -1,19 +1,17 @@
 // Package certstore is the contract between certbench and the TLS certificate
 // stores it measures.
 //
-// A proxy hands a store its whole TLS configuration on every refresh: every
-// certificate (PEM chain and PEM key), the named stores each certificate belongs
-// to, and per store an optional default certificate. The store validates the
-// configuration, builds what it needs to answer handshakes, and publishes the
-// result as one generation. Handshakes look certificates up in a published
-// generation and never see a mix of two configurations.
+// A proxy hands a store its whole TLS configuration on every refresh:
+// every certificate (PEM chain and key), the named stores each belongs to,
+// and per store an optional default. The store validates it and publishes
+// one generation; handshakes look up in a published generation and never
+// see a mix of two.
 //
 // # Configuration
 //
-// A [Config] is complete: certificates that are absent from it are gone.
-// A certificate that names no store belongs to [DefaultStore]. The default
-// store always exists; any other store a certificate names must be declared in
-// [Config.Stores], otherwise the update is rejected.
+// A [Config] is complete: absent certificates are gone. A certificate
+// naming no store belongs to [DefaultStore], which always exists; any
+// other store named must be declared in [Config.Stores].
 //
 // # Validation
 //
@@ -56,16 +54,13 @@
 //
 // # Registry
 //
-// Stores register a [Factory] under a name from an init function, the way
-// database/sql drivers do, so that a command can list them and a third party
-// can add one by importing its package. [Register] documents the names it
-// refuses.
+// Stores [Register] a [Factory] under a name from an init function, as
+// database/sql drivers do.
 //
 // # Writing a store
 //
 // A store module needs a type implementing [Store], a test calling
-// conformance.Run, a benchmark calling bench.Benchmark with the store's
-// constructor and, for the certbench command, an init function calling
-// [Register] and a main package calling cli.Main. The repository's
-// examples/mystore is such a module, with a CI workflow.
+// conformance.Run, a benchmark calling bench.Benchmark and, for the
+// certbench command, an init function calling [Register] and a main
+// package calling cli.Main: see examples/mystore.
 package certstore

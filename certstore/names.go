@@ -2,34 +2,27 @@ package certstore
 
 import (
 	"crypto/x509"
-	"encoding/pem"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
-// Names returns the names a leaf certificate is served for: its common name
-// (when it is not empty), its DNS names and its IP addresses, without
-// duplicates, in that order. A common name that is an IP address is put in
-// canonical form; every other name is lowercased with strings.ToLower, as
-// [NormalizeServerName] lowercases an SNI, so that a name and an SNI that
-// differ only in case (ASCII or not) are equal after both are normalised.
+// Names returns the names a leaf is served for: its common name (if any),
+// DNS names and IP addresses, without duplicates, in that order; IPs in
+// canonical form, the rest lowercased as [NormalizeServerName] does an SNI.
 func Names(leaf *x509.Certificate) []string {
 	return NamesFrom(leaf.Subject.CommonName, leaf.DNSNames, leaf.IPAddresses)
 }
 
-// NamesFrom is [Names] from the three fields it reads, for a store that
-// reads them from the certificate's DER itself: the subject's common name,
-// the DNS names and the IP addresses of its subject alternative names.
+// NamesFrom is [Names] from the fields it reads, for a store that parses
+// the DER itself.
 func NamesFrom(commonName string, dnsNames []string, ips []net.IP) []string {
 	names := make([]string, 0, 1+len(dnsNames)+len(ips))
 	add := func(n string) {
-		for _, have := range names {
-			if have == n {
-				return
-			}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
 		}
-		names = append(names, n)
 	}
 	if commonName != "" {
 		if addr, err := netip.ParseAddr(commonName); err == nil {
@@ -49,12 +42,9 @@ func NamesFrom(commonName string, dnsNames []string, ips []net.IP) []string {
 	return names
 }
 
-// NormalizeServerName returns the form of an SNI value that names are
-// compared in: an IP address in canonical form (netip.Addr.String of the
-// unmapped address), anything else lowercased with strings.ToLower, which
-// lowers non-ASCII letters too (the Kelvin sign U+212A gives an ASCII "k")
-// and replaces invalid UTF-8 with U+FFFD, as [Names] lowercases
-// certificate names. It allocates only when the name has to change.
+// NormalizeServerName returns an SNI as names are compared: an IP address
+// in canonical (unmapped) form, else strings.ToLower, which lowers
+// non-ASCII too (Kelvin sign to "k"). It allocates only on a change.
 func NormalizeServerName(sni string) string {
 	if maybeIP(sni) {
 		if addr, err := netip.ParseAddr(sni); err == nil {
@@ -67,27 +57,17 @@ func NormalizeServerName(sni string) string {
 	return strings.ToLower(sni) // sni itself when nothing changes
 }
 
-// maybeIP reports whether s could be an IP address literal: it has a colon
-// (IPv6) or only digits and dots (IPv4). It spares host names a failed
-// netip.ParseAddr, which allocates its error.
+// maybeIP reports whether s could be an IP literal, sparing host names a
+// failed netip.ParseAddr (which allocates).
 func maybeIP(s string) bool {
 	if s == "" {
 		return false
 	}
-	if strings.IndexByte(s, ':') >= 0 {
-		return true
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '.' && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return strings.IndexByte(s, ':') >= 0 || strings.Trim(s, ".0123456789") == ""
 }
 
-// WildcardParent returns the name a wildcard certificate for sni is indexed
-// under: "a.example.com" gives "example.com" (covered by "*.example.com").
-// It reports false for names with a single label.
+// WildcardParent returns the name a wildcard for sni is indexed under
+// ("a.example.com": "example.com"); false for a single label.
 func WildcardParent(sni string) (string, bool) {
 	i := strings.IndexByte(sni, '.')
 	if i <= 0 || i == len(sni)-1 {
@@ -96,21 +76,16 @@ func WildcardParent(sni string) (string, bool) {
 	return sni[i+1:], true
 }
 
-// Match is the reference implementation of the package's lookup rules. Given
-// each configured certificate's names (as returned by Names) in configuration
-// order and an SNI value, it returns the index of the certificate to serve, or
-// -1 when the store's default certificate is to be served.
+// Match is the reference implementation of the lookup rules: given each
+// certificate's Names in configuration order and an SNI, the index of the
+// certificate to serve, or -1 for the store's default.
 func Match(names [][]string, sni string) int {
 	sni = NormalizeServerName(sni)
 	if sni == "" {
 		return -1
 	}
-	for i, ns := range names {
-		for _, n := range ns {
-			if n == sni {
-				return i
-			}
-		}
+	if i := slices.IndexFunc(names, func(ns []string) bool { return slices.Contains(ns, sni) }); i >= 0 {
+		return i
 	}
 	parent, ok := WildcardParent(sni)
 	if !ok {
@@ -122,41 +97,27 @@ func Match(names [][]string, sni string) int {
 		}
 	}
 	want := "*." + parent
-	for i, ns := range names {
-		for _, n := range ns {
-			if n == want {
-				return i
-			}
-		}
-	}
-	return -1
+	return slices.IndexFunc(names, func(ns []string) bool { return slices.Contains(ns, want) })
 }
 
-// FirstName returns the first name (as Names gives them) of the first
-// certificate in the pair's PEM chain, or "" when that does not parse. It
-// is meant for error messages, so it never panics.
+// FirstName returns the first Name of the pair's first certificate, or ""
+// when it does not parse; for error messages, it never panics.
 func (p *KeyPair) FirstName() (name string) {
 	defer func() {
 		if recover() != nil {
 			name = ""
 		}
 	}()
-	rest := p.CertPEM
-	for {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
-			return ""
-		}
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		leaf, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return ""
-		}
-		if names := Names(leaf); len(names) > 0 {
-			return names[0]
-		}
+	ders := AppendCertificateDERs(nil, p.CertPEM)
+	if len(ders) == 0 {
 		return ""
 	}
+	leaf, err := x509.ParseCertificate(ders[0])
+	if err != nil {
+		return ""
+	}
+	if names := Names(leaf); len(names) > 0 {
+		return names[0]
+	}
+	return ""
 }

@@ -25,15 +25,10 @@ var (
 	registry   = map[string]Info{}
 )
 
-// Register makes a store available under name, with a one-line
-// description for "certbench list". It is meant to be called from an init
-// function of the store's package, so that importing the package registers
-// the store. Names are case-sensitive and are what --stores takes.
-//
-// Register panics, as these are programming errors, when name is empty,
-// already registered, or contains a space, ",", "/", "=", a tab or a
-// newline (which would break --stores lists and benchmark names), or when
-// f is nil.
+// Register makes a store available under name (what --stores takes),
+// with a one-line description, from an init function of its package. It
+// panics on an empty, taken or nil-factory name, or one with a space, ",",
+// "/", "=", tab or newline (they would break lists and benchmark names).
 func Register(name, description string, f Factory) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -69,8 +64,8 @@ func LookupFactory(name string) (Info, error) {
 	registryMu.RUnlock()
 	if !ok {
 		var names []string
-		for _, info := range Registered() {
-			names = append(names, info.Name)
+		for _, i := range Registered() {
+			names = append(names, i.Name)
 		}
 		return Info{}, fmt.Errorf("unknown store %q (registered: %s)", name, strings.Join(names, ", "))
 	}

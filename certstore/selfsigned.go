@@ -15,28 +15,19 @@ import (
 	"time"
 )
 
-// SelfSignedValidity is how long a certificate made by [SelfSigned] or
-// [SelfSignedKeyPair] is valid, from one hour before it was made (to allow
-// for clock skew). A store that keeps its generated default for longer
-// should make a new one before this runs out.
+// SelfSignedValidity is how long a [SelfSigned] certificate is valid, from
+// an hour before it was made (clock skew); a store keeping its default
+// longer should make a new one.
 const SelfSignedValidity = 365 * 24 * time.Hour
 
-// selfSignedCommonName is the subject of a self-signed certificate made
-// without names.
+// selfSignedCommonName is the subject of one made without names.
 const selfSignedCommonName = "certstore default certificate"
 
-// SelfSigned makes a new self-signed certificate with a fresh ECDSA P-256
-// key, the kind of certificate a store serves as its default when the
-// configuration names none (see the lookup rules). Each name is an IP address
-// literal, which becomes an IP SAN, or else a DNS name, kept as written; the
-// first name is also the common name. With no names the certificate has the
-// common name "certstore default certificate" and no SANs, so it matches no
-// SNI and is only ever served as a default.
-//
-// The result has Leaf set, is valid for [SelfSignedValidity] and is for
-// server authentication. It costs a key generation and a signature, so a
-// store should make its generated default once, not on every Update. An
-// empty name is an error.
+// SelfSigned makes a self-signed server certificate (Leaf set) with a fresh
+// ECDSA P-256 key, as a store's generated default. Each name becomes an IP
+// or DNS SAN, the first also the common name; with none it matches no SNI.
+// It costs a key generation: make it once, not per Update. An empty name
+// is an error.
 func SelfSigned(names ...string) (*tls.Certificate, error) {
 	der, key, err := selfSigned(names)
 	if err != nil {
@@ -49,9 +40,8 @@ func SelfSigned(names ...string) (*tls.Certificate, error) {
 	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
-// SelfSignedKeyPair is [SelfSigned] in PEM form (the certificate, and the
-// key in PKCS#8), as a [Config] holds certificates: for tests, and for
-// configured defaults.
+// SelfSignedKeyPair is [SelfSigned] in PEM (key in PKCS#8), as a [Config]
+// holds it.
 func SelfSignedKeyPair(names ...string) (KeyPair, error) {
 	der, key, err := selfSigned(names)
 	if err != nil {

@@ -20,13 +20,10 @@ func newABCmd() *cobra.Command {
 		Short: "Gate the working tree against a base commit: build both, run interleaved rounds, gate, profile",
 		Long: `ab builds the module's certbench binary (--main) at the merge base of BASE_REF
 (default origin/main, else main) and HEAD and from the working tree, runs both
-in --count interleaved rounds (ABBA, fixed op counts), merges, gates paired by
-round with the base's certbench.yaml, and after an allocation regression
-profiles both sides to name the sites that grew. --simulate also gates
-instructions/op on valgrind's simulated CPU. A base commit's binary and
-results are cached in --cache, so a re-run measures only the head. Writes in
---out: base.txt, head.txt, raw/, gate.txt, gate.json, summary.md, profiles,
-bin/, build.log. Exit codes: 0 pass, 1 regression, 2 bad input.`,
+in --count interleaved rounds (ABBA), gates them paired by round with the
+base's certbench.yaml, and names the sites that grew after an allocation
+regression; --simulate also gates instructions/op. A base commit's binary and
+results are cached (--cache). Exit codes: 0 pass, 1 regression, 2 bad input.`,
 		Example: `  certbench ab main
   certbench ab --dir mystore --stores mystore --count 6 origin/main`,
 		Args: cobra.MaximumNArgs(1),
@@ -97,7 +94,6 @@ func runAB(cmd *cobra.Command, o ab.RunOptions) error {
 	if rep.Wall == nil { // nothing to compare
 		io.ErrOut.Write(rep.Summary)
 	}
-	// The gates' text reports, as Run wrote them.
 	for _, f := range [][2]string{{"sim-gate.txt", "== simulated CPU (instructions/op) ==\n"}, {"gate.txt", "\n== wall clock ==\n"}} {
 		if b, err := os.ReadFile(filepath.Join(o.Out, f[0])); err == nil {
 			if rep.Sim != nil {

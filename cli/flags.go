@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// IO is where a command writes: Out for what it produces (results,
-// tables, reports), ErrOut for progress, warnings and notes.
+// IO is where a command writes: Out what it produces, ErrOut progress,
+// warnings and notes.
 type IO struct {
 	Out, ErrOut io.Writer
 }
@@ -23,7 +23,7 @@ type IO struct {
 // ioOf returns the writers of cmd.
 func ioOf(cmd *cobra.Command) IO { return IO{Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()} }
 
-// storeNames returns the names of the registered stores, sorted.
+// storeNames returns the registered stores' names, sorted.
 func storeNames() []string {
 	var names []string
 	for _, info := range certstore.Registered() {
@@ -41,17 +41,15 @@ func familyNames() []string {
 	return names
 }
 
-// defaultStores is every registered store, so that a binary with a store
-// author's stores measures them too: naive then optimized first when
-// registered (the first is the baseline), then the others by name.
+// defaultStores is every registered store (an author's too), naive and
+// optimized first (the first is the baseline).
 func defaultStores() []string {
 	all := storeNames()
 	first := slices.DeleteFunc([]string{"naive", "optimized"}, func(n string) bool { return !slices.Contains(all, n) })
 	return append(first, slices.DeleteFunc(all, func(n string) bool { return slices.Contains(first, n) })...)
 }
 
-// lookupStores returns the named stores, checking every name; flag names
-// the flag in errors.
+// lookupStores returns the named stores; flag names the flag in errors.
 func lookupStores(flag string, names []string) ([]certstore.Info, error) {
 	var infos []certstore.Info
 	for _, name := range names {
@@ -76,8 +74,8 @@ func storesFlag(cmd *cobra.Command, p *[]string, def []string, usage string) {
 	completeNames(cmd, "stores", storeNames)
 }
 
-// completeNames completes the flag's comma-separated list with the names
-// candidates returns, leaving out the names already in the list.
+// completeNames completes the flag's comma-separated list from
+// candidates, leaving out names already given.
 func completeNames(cmd *cobra.Command, flag string, candidates func() []string) {
 	_ = cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		prefix, last := "", toComplete
@@ -97,16 +95,10 @@ func completeNames(cmd *cobra.Command, flag string, candidates func() []string) 
 
 // changed reports whether any of the named flags was given.
 func changed(cmd *cobra.Command, names ...string) bool {
-	for _, n := range names {
-		if cmd.Flags().Changed(n) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(names, cmd.Flags().Changed)
 }
 
-// storeSizes is a flag value of store=size pairs, comma-separated or
-// repeated (--max-size naive=10000).
+// storeSizes is a flag of store=size pairs (--max-size naive=10000).
 type storeSizes map[string]int
 
 var _ pflag.Value = (*storeSizes)(nil)
@@ -114,10 +106,9 @@ var _ pflag.Value = (*storeSizes)(nil)
 // String implements pflag.Value.
 func (s *storeSizes) String() string {
 	var parts []string
-	for k, v := range *s {
-		parts = append(parts, k+"="+strconv.Itoa(v))
+	for _, k := range slices.Sorted(maps.Keys(*s)) {
+		parts = append(parts, k+"="+strconv.Itoa((*s)[k]))
 	}
-	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
 
@@ -137,5 +128,5 @@ func (s *storeSizes) Set(v string) error {
 	return nil
 }
 
-// Type implements pflag.Value; it is the value's name in the help.
+// Type implements pflag.Value.
 func (s *storeSizes) Type() string { return "store=size" }

@@ -20,34 +20,21 @@ import (
 // PeerBuildOptions are the options of certbench peer build.
 type PeerBuildOptions struct {
 	IO IO
-	// Base and Head are the sides as given: a directory (a tree of the
-	// proxy's module) or KIND@VERSION.
-	Base, Head string
-	// Certbench is the certbench checkout with the adapters ("" finds the
-	// one the working directory is in).
-	Certbench string
-	// Output is the binary to write.
-	Output string
-	// KeepDir keeps the build directory there (for debugging).
-	KeepDir string
+	// Base, Head: a tree of the proxy's module or KIND@VERSION; Certbench:
+	// the checkout with the adapters ("": the working directory's);
+	// Output: the binary; KeepDir: where to keep the build directory.
+	Base, Head, Certbench, Output, KeepDir string
 }
 
 func newPeerCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peer",
 		Short: "Measure a proxy's own trees (Traefik, certmagic): build with both sides, check a pull request",
-		Long: `peer runs certbench's peer adapters (peers/traefik, peers/certmagic) over local
-trees of the proxy (checkouts at any commit, such as a pull request's base and
-head) or released versions, instead of the version the peer modules pin.
-
-  peer build   builds one certbench binary with a store per side
-               (traefik@base, traefik@head)
-  peer check   builds it and checks the head against the base: conformance,
-               the behaviour diff, the gate on certbench's scenarios and on
-               the proxy's own benchmarks; writes one Markdown comment
-
-Both need the adapters' source: run them inside a certbench checkout, or
-give it with --certbench.`,
+		Long: `peer runs certbench's peer adapters (peers/traefik, peers/certmagic) over trees of
+the proxy at any commit, or released versions: build writes one binary with a
+store per side; check checks head against base and writes one Markdown
+comment. Both need the adapters' source: run them inside a certbench checkout,
+or give it with --certbench.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("peer needs a subcommand: build or check (see certbench peer --help)")
@@ -100,9 +87,7 @@ func runPeerBuild(ctx context.Context, opts *PeerBuildOptions) error {
 	if err != nil {
 		return err
 	}
-	bopts.Output = opts.Output
-	bopts.Log = nil
-	bopts.KeepDir = opts.KeepDir
+	bopts.Output, bopts.KeepDir = opts.Output, opts.KeepDir
 	res, err := buildPeer(ctx, bopts, opts.IO)
 	if err != nil {
 		return err
@@ -137,8 +122,8 @@ func peerBuildOptions(base, head, certbench string) (peerbuild.Options, error) {
 	return opts, nil
 }
 
-// buildPeer runs peerbuild.Build, turning bad input and adapter errors into
-// usage errors (exit 2) and saying what it does on IO.ErrOut.
+// buildPeer runs peerbuild.Build, bad input and adapter errors as usage
+// errors (exit 2).
 func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.Result, error) {
 	var names []string
 	for _, s := range opts.Sides {
@@ -163,21 +148,14 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.R
 // PeerCheckOptions are the options of certbench peer check.
 type PeerCheckOptions struct {
 	IO IO
-	// Base, Head and Certbench are as for peer build; BaseRef, when set,
-	// makes the base the merge base of BaseRef and HEAD of Head's git
-	// repository (a temporary worktree).
+	// Base, Head and Certbench as for peer build; BaseRef, when set, makes
+	// the base the merge base of BaseRef and Head's HEAD.
 	Base, Head, Certbench, BaseRef string
-	// Labels name base and head in the comment.
-	BaseLabel, HeadLabel string
-	// Dir is the output folder (--dir); Comment the comment's file (-o,
-	// default DIR/comment.md).
-	Dir, Comment string
-	// Check is what to check and how.
-	Check peercheck.Options
-	// Skip names the steps to skip (--skip).
-	Skip []string
-	// Config, NoConfig and Max are the gate's policy flags (--config,
-	// --no-config, --max).
+	BaseLabel, HeadLabel           string // in the comment
+	Dir, Comment                   string // --dir; -o (default DIR/comment.md)
+	Check                          peercheck.Options
+	Skip                           []string
+	// Config, NoConfig and Max are the gate's policy flags.
 	Config   string
 	NoConfig bool
 	Max      gate.Thresholds
@@ -193,8 +171,8 @@ trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
 binary with both as stores KIND@base and KIND@head, then runs: conformance (a
 rule the base keeps in 4 runs and the head breaks fails), the behaviour diff
 (any difference fails), the A/B protocol of certbench ab on certbench's
-scenarios, and on the proxy's own go test benchmarks, sites named after an
-allocation regression. It writes one Markdown comment (-o, default
+scenarios (instructions/op where valgrind is installed) and on the proxy's
+own go test benchmarks (those only at the head shown, not gated). It writes one Markdown comment (-o, default
 DIR/comment.md): verdict, behaviour changes, costs; every step's files go to
 --dir (see docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a
 behaviour change or a regression, 2 bad input.`,
@@ -233,7 +211,7 @@ behaviour change or a regression, 2 bad input.`,
 	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
 	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of both gates; the gate needs 6 with several benchmarks")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
-	f.StringVar(&c.Instrument, "instrument", "", "passed to certbench run as --instrument (`name`, e.g. simulate)")
+	f.StringVar(&c.Instrument, "instrument", "", "the CPU half: `simulate` (instructions/op, needs valgrind) or wall (the clock); default simulate where valgrind is installed")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
 	f.BoolVar(&opts.NoConfig, "no-config", false, "the built-in gate policy")
 	f.Var(&opts.Max, "max", "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help); repeatable")

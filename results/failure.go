@@ -9,56 +9,37 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// failPrefix starts the line that records a benchmark that failed, as go
-// test -bench writes it ("--- FAIL: BenchmarkX-2", the reason indented on
-// the lines under it). certbench run writes one for a sample its store
-// ended (a panic, or a call that did not return): no result line is
-// written for that sample. benchstat, like any reader of the Go benchmark
-// format, ignores both lines; certbench merge keeps them and certbench
-// gate and compare read them (see failureScanner).
+// failPrefix starts a failed benchmark's line as go test writes it
+// ("--- FAIL: BenchmarkX-2", the reason indented under it); certbench run
+// writes one for a sample its store ended. benchstat ignores it.
 const failPrefix = "--- FAIL: Benchmark"
 
 // A Failure is a benchmark that failed (a failPrefix line).
 type Failure struct {
-	// Name is the benchmark's name as benchfmt.Result.Name holds it: no
-	// "Benchmark" prefix, with the -GOMAXPROCS suffix, for example
-	// "Churn/scenario=rotate-10-of-100/store=mystore-2".
-	Name string
-	// Reason is the first line indented under the FAIL line, trimmed;
-	// "" when there is none.
-	Reason string
-	// Line is the FAIL line's number in its file, from 1.
-	Line int
-	// File is the label of the input it was read from, when read by
-	// Load or Read (as in Set.Files).
-	File string
+	Name   string // as benchfmt.Result.Name: no "Benchmark", with -GOMAXPROCS
+	Reason string // the first line indented under it, trimmed
+	Line   int    // of the FAIL line, from 1
+	File   string // the input's label, as in Set.Files
 }
 
-// Value returns the value of the sub-benchmark key in the failure's name
-// (see NameValue): the failed scenario ("scenario") or store ("store").
+// Value returns the sub-benchmark key's value in the name (NameValue).
 func (f Failure) Value(key string) string {
 	v, _ := NameValue(benchfmt.Name(f.Name), key)
 	return v
 }
 
-// WriteFailure writes the lines of a failed benchmark: failPrefix and
-// name (which, as for results, has no "Benchmark" prefix and carries the
-// -GOMAXPROCS suffix), then reason indented on one line (line breaks
-// become spaces).
+// writeFailure writes a failed benchmark's lines, reason on one line.
 func writeFailure(w io.Writer, name, reason string) error {
 	reason = strings.Join(strings.Fields(reason), " ")
 	_, err := fmt.Fprintf(w, "%s%s\n    %s\n", failPrefix, name, reason)
 	return err
 }
 
-// A failureScanner collects the failures (failPrefix lines and their
-// reasons) in the bytes written to it: tee a result file through it
-// (io.TeeReader) while benchfmt.Reader reads it, since that reader skips
-// lines that are not results, configuration or unit metadata. Call Close
-// after the last write.
+// A failureScanner collects the failures in the bytes written to it (a
+// file teed through it while benchfmt, which skips them, reads it). Close
+// it after the last write.
 type failureScanner struct {
-	// Failures are those found so far, in file order.
-	Failures []Failure
+	Failures []Failure // in file order
 
 	line    int    // lines seen
 	partial []byte // the start of a line not ended yet (bounded)

@@ -9,10 +9,8 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// This file is certbench's one number format for people: every renderer
-// (compare's notes, gate, profile, growth, report and its charts) shows a
-// value of a unit through Format, so that one value reads the same
-// everywhere. Machine formats (result files, CSV, JSON) do not use it.
+// certbench's one number format for people: every renderer shows values
+// through Format, so one value reads the same everywhere.
 
 // A measure is what a unit's values count, and so how they are scaled.
 type measure int
@@ -24,8 +22,7 @@ const (
 	fractionMeasure                // shares of a whole, in percent: "6.19%"
 )
 
-// measureOf returns how values of a (tidied) unit are scaled, and the
-// symbol written after the scaled number ("s", "B", "B/s", "/s" or "").
+// measureOf returns how a tidied unit scales, and its symbol.
 func measureOf(unit string) (measure, string) {
 	per := ""
 	if strings.HasSuffix(unit, "/s") {
@@ -42,34 +39,22 @@ func measureOf(unit string) (measure, string) {
 	return countMeasure, per
 }
 
-// IsBytes reports whether Format shows values of unit as byte sizes
-// (B/op, retained-B, pprof's bytes, ...), with binary prefixes.
+// IsBytes reports whether Format shows unit as byte sizes.
 func IsBytes(unit string) bool {
 	_, unit = benchunit.Tidy(1, unit)
 	m, _ := measureOf(unit)
 	return m == bytesMeasure
 }
 
-// Format returns v, a value of unit, for people, each value scaled on its
-// own so that a table cell keeps its significant digits however far the
-// values of its row or column are apart: times in seconds with SI
-// prefixes ("57.7 ms", "850 ns", "1.2 s"), byte sizes with binary
-// prefixes ("84.3 KiB", "512 B"), both with three significant digits in
-// the scale benchunit.CommonScale picks, trailing zeros dropped; counts
-// with four significant digits, in full below 10,000 ("1,184", "748.5",
-// "0.2") and scaled by k, M, G from there ("25.46k"); rates with "/s"
-// ("0.9/s"); fractions (units ending in "-fraction", such as
-// gc-cpu-fraction) in percent with three significant digits ("6.19%",
-// "0.429%"). unit may be spelled as a file writes it ("ns/op": v is then
-// in nanoseconds) or as benchfmt tidies it ("sec/op"); pprof's "bytes"
-// and "count" are understood too. NaN formats as "-", infinities as
-// "+Inf" and "-Inf".
+// Format returns v, a value of unit (either spelling), for people, each
+// value scaled on its own: times with SI prefixes ("57.7 ms"), sizes with
+// binary ones ("84.3 KiB"), three significant digits; counts with four,
+// in full below 10,000 ("1,184", "0.2"), then k, M, G ("25.46k");
+// fractions in percent ("6.19%"). NaN is "-", infinities "+Inf", "-Inf".
 func Format(v float64, unit string) string { return formatDigits(v, unit, 0) }
 
-// FormatPair formats two values of unit as Format does, with as many more
-// significant digits (up to three) as it takes for different values to
-// read differently: a base and a head of 1,328.65 and 1,329.05 allocs/op
-// are "1,328.7" and "1,329", not "1,329" twice.
+// FormatPair is Format of two values with up to three more digits, as
+// many as make different values read differently.
 func FormatPair(a, b float64, unit string) (string, string) {
 	for extra := 0; ; extra++ {
 		sa, sb := formatDigits(a, unit, extra), formatDigits(b, unit, extra)
@@ -117,10 +102,9 @@ func FormatInt(n int) string {
 	return thousands(strconv.Itoa(n))
 }
 
-// FormatPercent formats a change in percent with its sign and two
-// decimals ("+5.00%", "-93.51%"); changes too small to show are "<+0.01%"
-// or ">-0.01%", an undefined one "?". A growth of 1,000% or more, whose
-// percent is hard to read, is the factor instead: +35,639% is "×357.4".
+// FormatPercent formats a change signed, two decimals ("+5.00%"); too
+// small is "<+0.01%" or ">-0.01%", undefined "?", and 1,000% or more the
+// factor ("×357.4").
 func FormatPercent(p float64) string {
 	if s, ok := nonFinite(p, "?", "inf%"); ok {
 		return s
@@ -139,8 +123,7 @@ func FormatPercent(p float64) string {
 	return fmt.Sprintf("%+.2f%%", p)
 }
 
-// nonFinite returns the text of v if it is not a finite number: nan for
-// NaN, inf signed for an infinity.
+// nonFinite returns nan or signed inf for a non-finite v.
 func nonFinite(v float64, nan, inf string) (string, bool) {
 	switch {
 	case math.IsNaN(v):
@@ -153,9 +136,8 @@ func nonFinite(v float64, nan, inf string) (string, bool) {
 	return "", false
 }
 
-// scaled formats v with the prefix benchunit.CommonScale picks for it and
-// three significant digits (plus extra), trailing zeros dropped, then a
-// space: "57.7 m", "1 m", "1.5 Ki", "512 ".
+// scaled formats v in CommonScale's prefix, three digits plus extra,
+// then a space: "57.7 m", "512 ".
 func scaled(v float64, cls benchunit.Class, extra int) string {
 	if v == 0 {
 		return "0 "
@@ -169,18 +151,15 @@ func scaled(v float64, cls benchunit.Class, extra int) string {
 	return trimZeros(strconv.FormatFloat(v/s.Factor, 'f', max(s.Prec+extra, 0), 64)) + " " + s.Prefix
 }
 
-// countDigits is the number of significant digits of a count: one more
-// than of a time or size, as exact counts (allocs/op) are gated to the
-// allocation and a change of a fraction of one should still show.
+// countDigits is one more than a time's: exact counts are gated to the
+// allocation, and a change of a fraction of one should show.
 const countDigits = 4
 
 // countPrefixes scale counts from 10,000 up, as benchstat does.
 var countPrefixes = []string{"", "k", "M", "G", "T", "P", "E"}
 
-// count formats a count with countDigits significant digits, trailing
-// zeros of a fraction dropped: below 10,000 as it is, with thousands
-// separators ("8,000", "748.5", "0.2", "0.00125"); from 10,000 up scaled
-// by k, M, G, ... ("25.46k", "148.3k", "1.217M").
+// count formats a count with countDigits digits: "8,000", "748.5",
+// "25.46k", "1.217M".
 func count(v float64, countDigits int) string {
 	if v == 0 {
 		return "0"
@@ -209,8 +188,7 @@ func count(v float64, countDigits int) string {
 	return thousands(whole) + frac + countPrefixes[prefix]
 }
 
-// trimZeros drops the trailing zeros of a decimal fraction, and the point
-// if nothing is left after it: "1.50" -> "1.5", "2.00" -> "2".
+// trimZeros drops a fraction's trailing zeros: "1.50" -> "1.5", "2.00" -> "2".
 func trimZeros(s string) string {
 	if !strings.Contains(s, ".") {
 		return s
@@ -218,8 +196,7 @@ func trimZeros(s string) string {
 	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
-// thousands puts separators into a string of digits with an optional
-// sign: "-1234567" -> "-1,234,567".
+// thousands separates digits: "-1234567" -> "-1,234,567".
 func thousands(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {

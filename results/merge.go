@@ -9,14 +9,10 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// Append copies the results and unit metadata of one file in the Go
-// benchmark format (named name in errors) to w: each result line with its
-// configuration (configuration and comment lines alike), and each "Unit"
-// line through declareUnit, so that Close decides exactness from every
-// sample appended, then the file's failed benchmarks (failPrefix lines,
-// with their reasons). Closing lines of the input are not copied: Close
-// writes one for all. It returns the number of results appended and
-// fails, naming name:line, on a malformed line.
+// Append copies one file's results with their configuration, its unit
+// metadata (so that Close decides exactness from every sample) and its
+// failures to w; not its closing line. It returns the results appended
+// and fails, naming name:line, on a malformed line.
 func (w *Writer) Append(r io.Reader, name string) (int, error) {
 	sc := newScanner(r, name)
 	n := 0
@@ -51,17 +47,11 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 	return n, nil
 }
 
-// Merge writes the results of the named files, in order, to out as one
-// file, followed by unit metadata recomputed from all of them and one
-// closing line (see Writer.Close): files that each hold one sample per benchmark, such
-// as one `certbench run --count 1` per round, merge into a file that
-// declares a count exact only if every merged sample agrees. Concatenating
-// such files instead repeats each file's own unit lines, which say nothing
-// about the other files' samples.
-//
-// It returns the number of results written, and fails if a file cannot be
-// read, has a malformed line or declares unit metadata that conflicts with
-// an earlier file's, or if the files hold no result at all.
+// Merge writes the named files' results to out as one file, its unit
+// metadata recomputed from all of them (concatenated files would repeat
+// each file's own, which says nothing of the others' samples). It returns
+// the results written, and fails on an unreadable file, a malformed line,
+// conflicting unit metadata, or no result at all.
 func Merge(out io.Writer, paths ...string) (int, error) {
 	if len(paths) == 0 {
 		return 0, errors.New("results: merge: no input files")

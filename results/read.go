@@ -16,90 +16,63 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// FileKey is the internal configuration key that Load and Read give every
-// series. Its value is the input's label, so ".file" can be used in
-// benchproc projections and filters like any other key.
+// FileKey is the internal configuration key holding each series' input
+// label, usable in benchproc projections and filters.
 const FileKey = ".file"
 
-// stdinArg is the argument that makes Load read standard input, as
-// benchfmt.Files reads it ("compare -", "gate base.txt -"). Its label is
-// "-", or the label of "label=-"; errors name it stdinName.
+// stdinArg makes Load read standard input, as benchfmt.Files does.
 const stdinArg = "-"
 
-// stdinName names standard input in the errors and warnings of Load.
+// stdinName names standard input in errors.
 const stdinName = "<stdin>"
 
-// A Set is the benchmark results of one or more inputs, aggregated as
-// they are read: for each benchmark and configuration a Series of
-// float64 values per unit, never the result lines themselves, so that a
-// Set holds less memory than the text it was read from.
+// A Set is the results of one or more inputs, aggregated as they are read
+// into a Series per benchmark and configuration: values, never the lines,
+// so a Set holds less memory than its text.
 type Set struct {
-	// Series holds the results by benchmark and configuration, in the
-	// order each was first seen.
+	// Series are by benchmark and configuration, in first-seen order.
 	Series []*Series
-
-	// Units is the unit metadata ("Unit allocs/op assume=exact" lines)
-	// merged from all inputs.
+	// Units is the unit metadata merged from all inputs.
 	Units benchfmt.UnitMetadataMap
-
 	// Files lists the input labels in input order.
 	Files []string
-
 	// Failures are the benchmarks the inputs record as failed ("--- FAIL:
-	// Benchmark" lines: certbench run writes one for a sample its store ended, go
-	// test for a benchmark that failed), in input order. A failed sample
-	// has no result line.
+	// Benchmark" lines), in input order; a failed sample has no result.
 	Failures []Failure
-
-	// Warnings are problems with the inputs that do not stop them being
-	// read, each naming file and line: a unit certbench does not know
-	// and a file cut short (*MissingEndWarning, or a closing line that
-	// counts other results). Callers should show them (the certbench command
-	// prints them to stderr).
+	// Warnings are problems that do not stop reading, each naming file
+	// and line (unknown units, a file cut short); callers show them.
 	Warnings []error
 }
 
-// A Series is the samples of one benchmark read with one configuration:
-// the result lines of one name under the same configuration and comment
-// lines of one input. Sample i is the i-th such line. A Series is
-// read-only: several Sets, and the statistics made of them, may share it
-// (see Relabel).
+// A Series is the samples of one benchmark under one configuration of one
+// input; sample i is its i-th line. It is read-only: Sets and statistics
+// share it (see Relabel).
 type Series struct {
-	// Name is the benchmark name without "Benchmark", as in
-	// benchfmt.Result.
+	// Name is the benchmark name without "Benchmark".
 	Name benchfmt.Name
-
-	// Config is the file configuration of the samples, comment keys
-	// included (RoundKey excepted: it is in Rounds), and the input's
-	// label under FileKey. Series of one configuration share it.
+	// Config is the samples' file configuration, comment keys included
+	// (RoundKey excepted: see Rounds), and the input's label under
+	// FileKey; series of one configuration share it.
 	Config []benchfmt.Config
-
-	// Metrics holds the values of each unit, in the order first seen.
+	// Metrics holds the values of each unit, in first-seen order.
 	Metrics []*Metric
-
-	// Rounds holds the round of each sample (RoundKey), "" for a sample
-	// without one; nil when no sample has one.
+	// Rounds holds each sample's round, "" for none; nil when none has one.
 	Rounds []string
-
 	// N is the number of samples.
 	N int
 
 	proto *benchfmt.Result // Config with its index built, shared by the series of a configuration
 }
 
-// A Metric is the values of one unit in a Series, sorted, as statistics
-// want them (benchmath.Sample): a statistic can use Values as they are,
-// without a copy.
+// A Metric is the values of one unit in a Series, sorted, so that a
+// statistic (benchmath.Sample) uses Values without a copy.
 type Metric struct {
-	// Unit is the unit as benchfmt reads it ("sec/op" for "ns/op"), and
-	// OrigUnit as the input wrote it, if that differs.
+	// Unit is as benchfmt reads it ("sec/op"); OrigUnit as written, if it
+	// differs.
 	Unit, OrigUnit string
-
-	// Values are the values in Unit, in ascending order.
+	// Values are in Unit, ascending.
 	Values []float64
-
-	// Samples holds the sample each value belongs to (its index in the
-	// series: its line among the series' lines), as long as Values.
+	// Samples holds the sample (line in the series) of each value.
 	Samples []int32
 }
 
@@ -137,9 +110,8 @@ func (s *Series) GetConfig(key string) string {
 	return ""
 }
 
-// Result returns the series as a benchfmt.Result for benchproc's
-// projections and filters: its Name and Config (shared: read-only) and
-// one Value per metric, with its units and a Value of 0.
+// Result returns the series as a benchfmt.Result for benchproc: Name,
+// Config (shared: read-only) and one zero Value per metric.
 func (s *Series) Result() *benchfmt.Result {
 	var r benchfmt.Result
 	if s.proto != nil {
@@ -166,9 +138,7 @@ func (set *Set) Samples() int {
 }
 
 // NameValues returns the distinct values of the sub-benchmark key (such
-// as StoreKey, "store") in the names of the set's series, in the order
-// first seen. Series without the key are skipped, so a plain go test
-// -bench file has no stores.
+// as StoreKey) in the series' names, in first-seen order.
 func (set *Set) NameValues(key string) []string {
 	var vals []string
 	seen := map[string]bool{}
@@ -181,10 +151,8 @@ func (set *Set) NameValues(key string) []string {
 	return vals
 }
 
-// Relabel returns the set with label as its only input label (under
-// FileKey), as for joining two sets into one comparison. The series share
-// their names and values with set's, and series that shared a
-// configuration share the relabelled one.
+// Relabel returns the set with label as its only input label (FileKey),
+// to join two sets into one comparison; the series share set's values.
 func (set *Set) Relabel(label string) *Set {
 	out := &Set{Units: set.Units, Files: []string{label}, Series: make([]*Series, 0, len(set.Series))}
 	protos := map[*benchfmt.Result]*benchfmt.Result{}
@@ -212,48 +180,31 @@ func (set *Set) Relabel(label string) *Set {
 	return out
 }
 
-// newProto returns a result holding config, with its configuration index
-// built, for series to share.
+// newProto returns a result holding config, its index built, to share.
 func newProto(config []benchfmt.Config) *benchfmt.Result {
 	p := &benchfmt.Result{Config: config[:len(config):len(config)]}
 	p.ConfigIndex("") // builds the index while no one shares it
 	return p
 }
 
-// Load reads benchmark results in the Go benchmark format from the named
-// files, in order, and returns them as one Set.
+// Load reads the named files in the Go benchmark format, in order, into
+// one Set. A file is labelled with its path, or LABEL for "LABEL=PATH"
+// (unless a file has the whole name); a repeated label gets "#1", "#2";
+// "-" is standard input, once. Comment lines ("# round: 3") read as
+// configuration.
 //
-// Each file is labelled with its path as given. An argument of the form
-// "label=path" (when no file is literally named by the whole argument)
-// labels the file at path with label instead, for example "base=old.txt".
-// A path given twice gets "#1", "#2", ... appended to its later labels.
-// The path "-" is standard input, which can be given once.
-//
-// Load reads as it goes, keeping per benchmark and configuration the
-// values and the round of each sample (see Set): memory grows with the
-// number of values, not with the text. Comment lines ("# round: 3") are
-// read as configuration lines.
-//
-// Load checks every measurement before any statistics are computed. It
-// fails, with an error naming the file (and line, as "FILE:LINE: ..."),
-// if a file cannot be read or is a directory, contains a malformed
-// benchmark or unit line (the error wraps the *benchfmt.SyntaxError), a
-// value that is not a finite number or is negative, an iteration count
-// below one, a last line without its
-// newline that is not a complete result in known units (a truncated
-// file), no benchmark results, or unit metadata that conflicts with an
-// earlier file. Units certbench does not know, and a certbench file
-// without its closing line, are read with a warning in Set.Warnings.
+// It fails, naming FILE:LINE, on an unreadable file or a directory, a
+// malformed line (wrapping *benchfmt.SyntaxError), a value that is not
+// finite or is negative, an iteration count below one, a truncated last
+// line, no results, or unit metadata conflicting with an earlier file.
+// Unknown units and a missing closing line are Set.Warnings.
 func Load(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input files")
 	}
-	// Not benchfmt.Files, though "-" and "label=path" mean here what
-	// they mean there: Files opens the inputs itself and gives neither
-	// their bytes nor where one input ends, so Load could not tell a
-	// truncated last line, an input with no results or a directory.
-	// Files also labels a repeated path "a#0", "a#1" (Load: "a", "a#1")
-	// and splits at "=" even a file named "a=b.txt".
+	// Not benchfmt.Files: it gives neither an input's bytes nor its end,
+	// so a truncated line, an empty input or a directory could not be
+	// told; and it labels repeats "a#0" and splits "a=b.txt" at "=".
 	set := &Set{Units: make(benchfmt.UnitMetadataMap)}
 	seen := make(map[string]int)
 	stdin := false
@@ -300,9 +251,7 @@ func (set *Set) readFile(path, label string) error {
 	return set.read(f, path, label)
 }
 
-// Read reads benchmark results in the Go benchmark format from r, as Load
-// does for a file, with the same checks. name is used in error messages
-// and as the input's label.
+// Read reads results from r as Load does a file; name is its label.
 func Read(r io.Reader, name string) (*Set, error) {
 	set := &Set{Units: make(benchfmt.UnitMetadataMap)}
 	if err := set.read(r, name, name); err != nil {
@@ -311,9 +260,7 @@ func Read(r io.Reader, name string) (*Set, error) {
 	return set, nil
 }
 
-// read appends the results of one input to set. path names the input in
-// error messages; label is stored under FileKey. Nothing is appended if
-// the input has an error.
+// read appends one input to set, or nothing if it has an error.
 func (set *Set) read(r io.Reader, path, label string) error {
 	sc := newScanner(r, path, FileKey, label)
 	var (
@@ -393,10 +340,8 @@ type lastResult struct {
 	unknown string // its first unit certbench does not know, as written
 }
 
-// checkLastLine reports a last line without its newline that looks like
-// a benchmark line but is not a whole result in known units: the file was
-// cut while being written (for example "BenchmarkX 10 1184 al", the end
-// of "allocs/op" missing).
+// checkLastLine reports an unterminated last benchmark line that is not a
+// whole result in known units: a file cut while written ("... 1184 al").
 func checkLastLine(f *lineFeed, path string, last lastResult) error {
 	line := f.lines
 	if !f.lastUnterminated(line) || !bytes.HasPrefix(f.head[:f.headLen], benchmarkPrefix) {
@@ -467,8 +412,7 @@ func (a *aggregator) add(sc *scanner, rec *benchfmt.Result) {
 	}
 }
 
-// finish sorts the values of every series read, and gives back the room
-// that appending left at the end of the slices.
+// finish sorts every series' values and trims the slices' spare room.
 func (a *aggregator) finish() {
 	for _, s := range a.series {
 		for _, m := range s.Metrics {
@@ -483,8 +427,7 @@ func (a *aggregator) finish() {
 	}
 }
 
-// byValue sorts a metric's values, and its samples with them, by value,
-// then sample.
+// byValue sorts a metric's values, and samples with them.
 type byValue struct{ *Metric }
 
 func (m byValue) Len() int { return len(m.Values) }
@@ -576,8 +519,8 @@ func sameConfig(a, b []benchfmt.Config) bool {
 	return true
 }
 
-// metric returns the metric of v's unit, made if new; j, v's position in
-// its result line, is where it usually is.
+// metric returns the metric of v's unit, made if new; j is where it
+// usually is.
 func (s *Series) metric(j int, v benchfmt.Value) *Metric {
 	if j < len(s.Metrics) && s.Metrics[j].Unit == v.Unit {
 		return s.Metrics[j]
@@ -592,11 +535,8 @@ func (s *Series) metric(j int, v benchfmt.Value) *Metric {
 	return m
 }
 
-// tidyZeros gives zero values the tidied unit their other values get:
-// benchfmt tidies a value only when tidying changes it, so "0 ns/op" stays
-// ns/op while "12 ns/op" becomes sec/op, and a unit whose samples are
-// sometimes 0 (gc-cpu-ns/op of a store that allocates nothing) would be
-// split over two tables.
+// tidyZeros tidies zero values' units too: benchfmt leaves "0 ns/op" in
+// ns/op, which would split a unit over two tables.
 func tidyZeros(r *benchfmt.Result) {
 	for i := range r.Values {
 		v := &r.Values[i]

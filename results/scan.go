@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -13,11 +14,9 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// scanner reads one input in the Go benchmark format, with certbench's
-// comment lines: benchfmt.Reader parses the lines, and a lineFeed hands
-// them to it one at a time, so that each record benchfmt returns is read
-// with exactly the comment lines before it in effect. Read and
-// Writer.Append both read through it.
+// scanner reads one input with certbench's comment lines: a lineFeed
+// hands benchfmt.Reader one line at a time, so each record is read with
+// exactly the comment lines before it in effect. Read and Append use it.
 type scanner struct {
 	feed  lineFeed
 	rd    *benchfmt.Reader
@@ -33,8 +32,7 @@ type scanner struct {
 	warnings  []error
 }
 
-// newScanner returns a scanner of r, named name in errors, whose results
-// carry the internal configuration initConfig (key/value pairs).
+// newScanner returns a scanner of r whose results carry initConfig.
 func newScanner(r io.Reader, name string, initConfig ...string) *scanner {
 	s := &scanner{name: name, changed: true}
 	s.feed = lineFeed{br: bufio.NewReaderSize(r, 64<<10), onLine: s.line, tee: &s.fails}
@@ -55,13 +53,12 @@ func (s *scanner) Scan() bool {
 	return true
 }
 
-// Record returns the current record. A *benchfmt.Result is benchfmt's,
-// reused by the next Scan, and does not carry the comment keys (see
-// config).
+// Record returns the current record, reused by the next Scan; a result
+// lacks the comment keys (see config).
 func (s *scanner) Record() benchfmt.Record { return s.rd.Result() }
 
-// Err returns the first error reading the input: a line too long for
-// benchfmt names its own line (benchfmt names the one before it).
+// Err returns the first error; a line too long names its own line
+// (benchfmt names the one before).
 func (s *scanner) Err() error {
 	err := s.rd.Err()
 	if err != nil && errors.Is(err, bufio.ErrTooLong) {
@@ -70,9 +67,7 @@ func (s *scanner) Err() error {
 	return err
 }
 
-// config appends to dst the configuration of res, the current result:
-// its configuration lines, then the comment keys in effect that it does
-// not have, all File configuration.
+// config appends res's configuration, then the comment keys it lacks.
 func (s *scanner) config(dst []benchfmt.Config, res *benchfmt.Result) []benchfmt.Config {
 	dst = append(dst, res.Config...)
 	for _, c := range s.comments {
@@ -85,12 +80,14 @@ func (s *scanner) config(dst []benchfmt.Config, res *benchfmt.Result) []benchfmt
 
 // comment returns the value of comment key in effect, if any.
 func (s *scanner) comment(key string) (string, bool) {
-	for _, c := range s.comments {
-		if c.Key == key {
-			return string(c.Value), true
-		}
+	if i := s.commentIndex(key); i >= 0 {
+		return string(s.comments[i].Value), true
 	}
 	return "", false
+}
+
+func (s *scanner) commentIndex(key string) int {
+	return slices.IndexFunc(s.comments, func(c benchfmt.Config) bool { return c.Key == key })
 }
 
 // line sees each line (its first chunk) before benchfmt parses it.
@@ -114,24 +111,17 @@ func (s *scanner) line(line []byte) {
 	if key == VersionKey {
 		s.versioned = true
 	}
-	for i, c := range s.comments {
-		if c.Key != key {
-			continue
-		}
-		if len(value) == 0 {
-			s.comments = append(s.comments[:i], s.comments[i+1:]...)
-		} else {
-			s.comments[i].Value = append(c.Value[:0:0], value...)
-		}
-		return
-	}
-	if len(value) > 0 {
+	switch i := s.commentIndex(key); {
+	case i >= 0 && len(value) == 0:
+		s.comments = slices.Delete(s.comments, i, i+1)
+	case i >= 0:
+		s.comments[i].Value = bytes.Clone(value)
+	case len(value) > 0:
 		s.comments = append(s.comments, benchfmt.Config{Key: string(key), Value: bytes.Clone(value), File: true})
 	}
 }
 
-// end reads a closing line, "# certbench-end: N results": N must count
-// the results since the start or the previous closing line.
+// end reads a closing line: N counts the results since the last one.
 func (s *scanner) end(value []byte) {
 	count, _, _ := bytes.Cut(value, []byte(" "))
 	if n, err := strconv.Atoi(string(count)); err != nil || n != s.results {
@@ -141,9 +131,7 @@ func (s *scanner) end(value []byte) {
 	s.ended = true
 }
 
-// finish returns the warnings of the whole input, once it is read: a
-// file written by a certbench that closes its files, without its closing
-// line after the last result.
+// finish returns the input's warnings once it is read.
 func (s *scanner) finish(results int) []error {
 	if s.versioned && !s.ended && results > 0 {
 		s.warnings = append(s.warnings, &MissingEndWarning{File: s.name, Line: s.feed.lines, Results: results})
@@ -156,9 +144,8 @@ var (
 	unitPrefix      = []byte("Unit ")
 )
 
-// parseConfigLine parses "key: value" or "key:" by the Go benchmark
-// format's rule for configuration lines: the key begins with a lower-case
-// letter and has no space or upper-case letter.
+// parseConfigLine parses "key: value" by the format's rule: the key
+// begins lower-case and has no space or upper-case letter.
 func parseConfigLine(line []byte) (key string, value []byte, ok bool) {
 	colon := -1
 	for i := 0; i < len(line); {
@@ -182,11 +169,9 @@ func parseConfigLine(line []byte) (key string, value []byte, ok bool) {
 	return string(line[:colon]), bytes.TrimLeft(value, " \t"), true
 }
 
-// lineFeed hands its input to a benchfmt.Reader one line per Read (in
-// pieces, for a line longer than the reader asks for), so that the
-// reader has parsed exactly the lines fed so far: onLine sees each line
-// just before benchfmt parses it. It also keeps what the checks of a
-// truncated last line need.
+// lineFeed hands a benchfmt.Reader one line per Read (in pieces when
+// long), calling onLine just before benchfmt parses it, and keeps what
+// the truncation checks need.
 type lineFeed struct {
 	br      *bufio.Reader
 	onLine  func([]byte)
@@ -235,8 +220,7 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// lastUnterminated reports whether line is the input's last line and
-// ends without a newline, once the input is read to line.
+// lastUnterminated reports whether line is the last, without a newline.
 func (f *lineFeed) lastUnterminated(line int) bool {
 	return f.mid && f.err == io.EOF && line == f.lines
 }

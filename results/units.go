@@ -5,23 +5,18 @@ import (
 )
 
 // The units of certbench's result files. Where benchfmt's reader tidies a
-// unit (nanoseconds become seconds, megabytes bytes), both spellings are
-// named: the one a file holds and the one a reader sees.
+// unit (nanoseconds become seconds), both spellings are named.
 const (
-	// UnitNsPerOp is wall time per op as the testing package and
-	// certbench's runner write it.
+	// UnitNsPerOp is wall time per op, as written.
 	UnitNsPerOp = "ns/op"
-	// UnitSec is UnitNsPerOp as benchfmt reads it, in seconds.
+	// UnitSec is UnitNsPerOp as benchfmt reads it.
 	UnitSec = "sec/op"
-	// UnitCPUNsPerOp is the CPU time (user plus system, of the whole
-	// process, from getrusage RUSAGE_SELF) over the timed ops, divided by
-	// the ops, in nanoseconds as written. Beside wall time it is the
-	// figure other tenants of a shared machine disturb least: time spent
-	// waiting for a core is not counted. It includes the runtime's own
-	// threads (concurrent GC marking on another core counts). Lower is
-	// better.
+	// UnitCPUNsPerOp is the process's CPU time (user plus system,
+	// getrusage) over the timed ops per op: other tenants of a shared
+	// machine disturb it less than wall time, as waiting for a core is
+	// not counted.
 	UnitCPUNsPerOp = "cpu-ns/op"
-	// UnitCPUSec is UnitCPUNsPerOp as benchfmt reads it, in seconds.
+	// UnitCPUSec is UnitCPUNsPerOp as benchfmt reads it.
 	UnitCPUSec = "cpu-sec/op"
 	// UnitBytes is the bytes allocated per op.
 	UnitBytes = "B/op"
@@ -29,129 +24,98 @@ const (
 	UnitAllocs = "allocs/op"
 	// UnitMBPerSec is the testing package's throughput (b.SetBytes).
 	UnitMBPerSec = "MB/s"
-	// UnitBytesPerSec is UnitMBPerSec as benchfmt reads it, in bytes.
+	// UnitBytesPerSec is UnitMBPerSec as benchfmt reads it.
 	UnitBytesPerSec = "B/s"
-	// UnitRetained is the growth of the live heap (after garbage
-	// collection) from before the store was made to the end of the
-	// sample, with the store still alive: what the store holds. A heap
-	// that shrank meanwhile is written as 0, never as a negative number.
+	// UnitRetained is the live heap's growth (after GC) from before the
+	// store was made to the end of the sample, the store alive: what it
+	// holds; never negative.
 	UnitRetained = "retained-B"
-	// UnitRetainedPerCert is UnitRetained divided by the certificates in
-	// the last configuration (0 when it has none).
+	// UnitRetainedPerCert is UnitRetained per certificate of the last
+	// configuration (0 when it has none).
 	UnitRetainedPerCert = "retained-B/cert"
-	// UnitGoroutines is the number of goroutines the store started that
-	// are still running at the end of the sample.
+	// UnitGoroutines is the goroutines the store started that still run
+	// at the end of the sample.
 	UnitGoroutines = "goroutines"
-	// UnitP50, UnitP99 and UnitP999 are the lookup latency percentiles of
-	// handshake-under-churn samples, in nanoseconds as written.
+	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles of
+	// handshake-under-churn samples, in nanoseconds.
 	UnitP50  = "p50-ns"
 	UnitP99  = "p99-ns"
 	UnitP999 = "p999-ns"
-	// UnitP50Sec, UnitP99Sec and UnitP999Sec are UnitP50, UnitP99 and
-	// UnitP999 as benchfmt reads them, in seconds.
+	// UnitP50Sec, UnitP99Sec and UnitP999Sec are those as benchfmt reads
+	// them.
 	UnitP50Sec  = "p50-sec"
 	UnitP99Sec  = "p99-sec"
 	UnitP999Sec = "p999-sec"
-	// UnitRefreshRate is the number of refreshes a store completed per
-	// second of a handshake-under-churn sample; higher is better.
+	// UnitRefreshRate is the refreshes a store completed per second of a
+	// handshake-under-churn sample.
 	UnitRefreshRate = "refreshes/s"
 )
 
-// The units of the simulated CPU (certbench run --instrument simulate):
-// the timed ops run under Valgrind's callgrind, a simulated CPU whose
-// counts other tenants of the machine cannot disturb. They are
-// near-exact, not exact: a sample repeats its count closely, not to the
-// instruction (the Go runtime's map seeds and the scheduler's
-// preemption checks vary a little from one window to the next). See
-// IsSimulated.
+// The units of the simulated CPU (run --instrument simulate: the timed
+// ops under callgrind). Near-exact, not exact: map seeds and preemption
+// checks vary a little between windows. See IsSimulated.
 const (
-	// UnitInstructions is the instructions executed per op (callgrind's
-	// Ir event), by every thread of the process while the timed ops ran,
-	// with garbage collection held off (see bench's simulate instrument).
+	// UnitInstructions is the instructions per op (callgrind's Ir) of
+	// every thread while the timed ops ran, GC held off.
 	UnitInstructions = "instructions/op"
-	// UnitEstCycles is an estimate of CPU cycles per op from the
-	// instructions and callgrind's cache simulation: each instruction 1,
-	// each first-level cache miss (instruction fetch, data read or write)
-	// 10 more, each last-level miss 100 more (a last-level miss is also a
-	// first-level one: 111 in all), callgrind's fixed cache geometry.
+	// UnitEstCycles estimates cycles per op from the instructions and
+	// callgrind's cache simulation: 1 per instruction, 10 more per
+	// first-level miss, 100 more per last-level miss.
 	UnitEstCycles = "est-cycles/op"
 )
 
-// The units of the operator-facing measurements (certbench's bench
-// package): real TLS handshakes, the peak heap of a refresh, the
-// process's peak RSS, and what garbage collection costs. Each is
-// lower-is-better unless said otherwise.
+// The units of the operator-facing measurements (package bench): TLS
+// handshakes, a refresh's peak heap, peak RSS and GC costs.
 const (
-	// UnitHandshakes is the handshakes that completed and verified per
-	// second of wall time of a Handshake phase, over all its clients;
-	// higher is better.
+	// UnitHandshakes is the verified handshakes per second of a
+	// Handshake phase, all clients.
 	UnitHandshakes = "handshakes/s"
-	// UnitHandshakeP50 ... UnitHandshakeMax are percentiles (nearest
-	// rank) of the latency of the handshakes that completed, in
-	// nanoseconds: the client's handshake, from its first write to its
-	// verified Finished, full and resumed handshakes together.
+	// UnitHandshakeP50 ... UnitHandshakeMax are nearest-rank percentiles
+	// of the completed handshakes' latency (first write to verified
+	// Finished), in nanoseconds.
 	UnitHandshakeP50  = "handshake-p50-ns"
 	UnitHandshakeP90  = "handshake-p90-ns"
 	UnitHandshakeP99  = "handshake-p99-ns"
 	UnitHandshakeP999 = "handshake-p999-ns"
 	UnitHandshakeMax  = "handshake-max-ns"
-	// UnitErrors is the number of handshakes of a sample (all phases)
-	// that failed on either end: a certificate that did not verify
-	// against the pool's issuer for the name asked, a miss not served
-	// the configured default, a store error. A correct store has 0.
+	// UnitErrors is the handshakes of a sample that failed on either
+	// end; a correct store has 0.
 	UnitErrors = "errors"
 	// UnitCalmHandshakes and UnitCalmP99 are UnitHandshakes and
-	// UnitHandshakeP99 of the churn-free phase of a churn sample (its
-	// other figures are of the churn phase).
+	// UnitHandshakeP99 of a churn sample's churn-free phase.
 	UnitCalmHandshakes = "calm-handshakes/s"
 	UnitCalmP99        = "calm-handshake-p99-ns"
 	// UnitP50ChurnRatio, UnitP99ChurnRatio and UnitP999ChurnRatio are a
-	// handshake latency percentile under churn divided by the same
-	// percentile without churn, the same store in the same sample: 1
-	// means churn costs handshakes nothing.
+	// handshake latency percentile under churn over the same without:
+	// 1 means churn costs nothing.
 	UnitP50ChurnRatio  = "p50-churn-ratio"
 	UnitP99ChurnRatio  = "p99-churn-ratio"
 	UnitP999ChurnRatio = "p999-churn-ratio"
-	// UnitThroughputChurnRatio is handshakes/s under churn divided by
-	// handshakes/s without; higher is better (1 is the best).
+	// UnitThroughputChurnRatio is handshakes/s under churn over
+	// handshakes/s without.
 	UnitThroughputChurnRatio = "throughput-churn-ratio"
-
-	// UnitPeak is the largest live heap reached while one refresh runs,
-	// above the live heap just before it (the store holding its previous
-	// configuration): what a refresh needs on top of what the store
-	// holds. See bench/peak.go for the method and its error.
+	// UnitPeak is the largest live heap while one refresh runs, above
+	// the live heap just before it (see bench/peak.go).
 	UnitPeak = "peak-B"
-	// UnitPeakPerCert is UnitPeak divided by the certificates in the
-	// refresh's configuration.
+	// UnitPeakPerCert is UnitPeak per certificate of the refresh.
 	UnitPeakPerCert = "peak-B/cert"
-	// UnitMaxRSS is the process's peak resident set size (getrusage
-	// ru_maxrss) at the end of a startup sample's timed ops: a
-	// process-wide high-water mark since the process started, which
-	// includes everything certbench did before (pool generation, other
-	// samples and stores). It is the figure of a startup-N sample only
-	// when that is the first and largest thing the process runs.
+	// UnitMaxRSS is the process's peak RSS (ru_maxrss) at the end of a
+	// startup sample: a high-water mark since the process started.
 	UnitMaxRSS = "maxrss-B"
-
-	// UnitGCCPU is the CPU time garbage collection took per op, in
-	// nanoseconds (runtime/metrics /cpu/classes/gc/total:cpu-seconds
-	// over the timed window; see bench/gcstats.go).
+	// UnitGCCPU is GC's CPU time per op, in nanoseconds (see
+	// bench/gcstats.go).
 	UnitGCCPU = "gc-cpu-ns/op"
-	// UnitGCFraction is GC's CPU time divided by all the CPU time the
-	// process used in the window (/cpu/classes/total less
-	// /cpu/classes/idle): 0.25 means a quarter of the CPU went to GC.
+	// UnitGCFraction is GC's share of the process's CPU time.
 	UnitGCFraction = "gc-cpu-fraction"
-	// UnitGCCycles is the GC cycles that ended in the window per op.
+	// UnitGCCycles is the GC cycles per op.
 	UnitGCCycles = "gc-cycles/op"
-	// UnitGCPauseP99 and UnitGCPauseMax are the p99 and the largest GC
-	// pause (stop-the-world phase, /sched/pauses/total/gc:seconds) in a
-	// Handshake phase, in nanoseconds: upper boundaries of the
-	// runtime's histogram buckets, at most 25% above the true value; 0
-	// when no GC ran.
+	// UnitGCPauseP99 and UnitGCPauseMax are the p99 and largest GC pause
+	// of a Handshake phase, in nanoseconds (histogram bucket bounds, at
+	// most 25% high); 0 when no GC ran.
 	UnitGCPauseP99 = "gc-pause-p99-ns"
 	UnitGCPauseMax = "gc-pause-max-ns"
 
-	// The units above that benchfmt's reader tidies, as it reads them
-	// (nanoseconds become seconds).
+	// The units above as benchfmt's reader tidies them.
 	UnitHandshakeP50Sec  = "handshake-p50-sec"
 	UnitHandshakeP90Sec  = "handshake-p90-sec"
 	UnitHandshakeP99Sec  = "handshake-p99-sec"
@@ -163,11 +127,9 @@ const (
 	UnitGCPauseMaxSec    = "gc-pause-max-sec"
 )
 
-// MinExactSamples is the fewest samples of a benchmark from which a count
-// may be taken as exact: one sample is trivially "all equal" and says
-// nothing about whether the count is deterministic. The runner declares
-// "assume=exact" by it and the gate compares exactly by it, so that
-// compare, gate and benchstat treat the same file alike.
+// MinExactSamples is the fewest samples from which a count may be taken as
+// exact (one is trivially "all equal"); the writer and the gate both use
+// it, so that compare, gate and benchstat treat a file alike.
 const MinExactSamples = 2
 
 // Directions of a unit: which way a change is an improvement.
@@ -180,20 +142,11 @@ const (
 
 // A UnitInfo describes one unit certbench knows.
 type UnitInfo struct {
-	// Unit is the unit as result files spell it ("ns/op").
-	Unit string
-	// Tidy is the unit as benchfmt's reader tidies it ("sec/op"); the
-	// same as Unit for most.
-	Tidy string
-	// Better is LowerIsBetter or HigherIsBetter.
-	Better int
-	// Count reports that the unit counts what a fixed number of ops did
-	// (bytes, objects, goroutines): a deterministic store repeats it
-	// exactly, so it may be declared and compared exact.
-	Count bool
-	// Title names the unit for people ("time per op"); empty where the
-	// unit names itself best.
-	Title string
+	Unit   string // as files spell it ("ns/op")
+	Tidy   string // as benchfmt reads it ("sec/op")
+	Better int    // LowerIsBetter or HigherIsBetter
+	Count  bool   // counts what fixed ops did: a deterministic store repeats it exactly
+	Title  string // for people ("time per op"); "" where the unit says it best
 }
 
 // units lists the units certbench knows, in report order.
@@ -247,23 +200,18 @@ var byUnit = func() map[string]UnitInfo {
 	return m
 }()
 
-// Units returns the units certbench knows, in report order: time,
-// allocation, retained heap, goroutines, the handshake-under-churn units,
-// the operator-facing units (handshakes, peak heap, GC), then the testing
-// package's throughput.
+// Units returns the units certbench knows, in report order.
 func Units() []UnitInfo {
 	return append([]UnitInfo(nil), units...)
 }
 
-// Info returns what certbench knows of unit, spelled as a file writes it
-// ("ns/op") or as benchfmt tidies it ("sec/op"), and whether it knows it.
+// Info returns what certbench knows of unit, in either spelling.
 func Info(unit string) (UnitInfo, bool) {
 	u, ok := byUnit[unit]
 	return u, ok
 }
 
-// KnownUnits returns the units certbench knows, as result files spell
-// them ("ns/op", not "sec/op"), in report order.
+// KnownUnits returns the known units as files spell them.
 func KnownUnits() []string {
 	out := make([]string, len(units))
 	for i, u := range units {
@@ -272,44 +220,30 @@ func KnownUnits() []string {
 	return out
 }
 
-// IsKnownUnit reports whether unit is one certbench knows, as a file
-// spells it ("ns/op") or as the benchfmt reader tidies it ("sec/op").
+// IsKnownUnit reports whether certbench knows unit, in either spelling.
 func IsKnownUnit(unit string) bool {
 	_, ok := byUnit[unit]
 	return ok
 }
 
-// Better returns LowerIsBetter or HigherIsBetter for a known unit, and 0
-// for any other.
+// Better returns a known unit's direction, else 0.
 func Better(unit string) int { return byUnit[unit].Better }
 
-// betterName returns the "better" metadata value of a known unit
-// ("lower" or "higher"), or "" for any other.
+// betterName returns the "better" metadata value of a known unit.
 func betterName(unit string) string {
-	switch Better(unit) {
-	case LowerIsBetter:
-		return "lower"
-	case HigherIsBetter:
-		return "higher"
-	}
-	return ""
+	return map[int]string{LowerIsBetter: "lower", HigherIsBetter: "higher"}[Better(unit)]
 }
 
-// IsCount reports whether unit is a count that may be declared exact
-// (B/op, allocs/op, goroutines).
+// IsCount reports whether unit is a count that may be declared exact.
 func IsCount(unit string) bool { return byUnit[unit].Count }
 
-// IsSimulated reports whether unit is one of the simulated CPU's
-// (instructions/op, est-cycles/op): near-exact figures that only a run
-// under callgrind writes, and that a comparison should treat as such (a
-// threshold well above their spread decides, not a test built for noisy
-// clocks).
+// IsSimulated reports whether unit is the simulated CPU's: near-exact,
+// so a threshold above their spread decides, not a test for noisy clocks.
 func IsSimulated(unit string) bool {
 	return unit == UnitInstructions || unit == UnitEstCycles
 }
 
-// Title returns the name of unit for people ("time per op" for sec/op),
-// or the unit itself if it has none.
+// Title returns unit's name for people, or unit.
 func Title(unit string) string {
 	if t := byUnit[unit].Title; t != "" {
 		return t

@@ -9,13 +9,13 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// A valueError is a measurement that no statistic can use: not a finite
-// number, or negative (a time, a count or a size below zero).
+// A valueError is a measurement no statistic can use: not finite, or
+// negative.
 type valueError struct {
-	File  string  // input name
-	Line  int     // line number in File, from 1
-	Unit  string  // the unit as written in the file, e.g. "ns/op"
-	Value float64 // the value as written in the file
+	File  string
+	Line  int
+	Unit  string  // as written
+	Value float64 // as written
 }
 
 // Error returns "FILE:LINE: UNIT value V: why".
@@ -28,12 +28,11 @@ func (e *valueError) Error() string {
 		strconv.FormatFloat(e.Value, 'g', -1, 64), why)
 }
 
-// An iterationsError is a benchmark line whose iteration count is below
-// one.
+// An iterationsError is an iteration count below one.
 type iterationsError struct {
-	File  string // input name
-	Line  int    // line number in File, from 1
-	Iters int    // the iteration count as written
+	File  string
+	Line  int
+	Iters int
 }
 
 // Error returns "FILE:LINE: iteration count N: want at least 1".
@@ -41,12 +40,8 @@ func (e *iterationsError) Error() string {
 	return fmt.Sprintf("%s:%d: iteration count %d: want at least 1", e.File, e.Line, e.Iters)
 }
 
-// CheckResult reports the first measurement of r that statistics cannot
-// use, as a *valueError (a NaN or infinite value, or a negative one), or
-// an iteration count below one as an *iterationsError. Load and Read call
-// it on every result they read, before any statistics; code that builds
-// results itself can call it too. Statistics on NaN do not terminate (the
-// Mann-Whitney U test of x/perf's benchmath loops on it).
+// CheckResult reports r's first unusable value or iteration count, before
+// any statistics: benchmath's U test loops on NaN.
 func CheckResult(r *benchfmt.Result) error {
 	file, line := r.Pos()
 	if r.Iters < 1 {
@@ -54,24 +49,20 @@ func CheckResult(r *benchfmt.Result) error {
 	}
 	for _, v := range r.Values {
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) || v.Value < 0 {
-			unit, value := v.Unit, v.Value
-			if v.OrigUnit != "" {
-				unit, value = v.OrigUnit, v.OrigValue
-			}
+			value, unit := writtenValue(v)
 			return &valueError{File: file, Line: line, Unit: unit, Value: value}
 		}
 	}
 	return nil
 }
 
-// An unknownUnitWarning says that an input uses a unit certbench does not
-// know (a typo, a custom metric, or a truncated line). It is a warning:
-// the values are read and compared like any other.
+// An unknownUnitWarning says an input uses a unit certbench does not know
+// (a typo, a custom metric, a truncated line); its values are read.
 type unknownUnitWarning struct {
-	File  string // input name
-	Line  int    // first line using the unit
-	Unit  string // the unit as written
-	Lines int    // number of lines using it
+	File  string
+	Line  int // the first using it
+	Unit  string
+	Lines int // using it
 }
 
 // Error returns "FILE:LINE: unknown unit "U" ...".
@@ -84,15 +75,11 @@ func (w *unknownUnitWarning) Error() string {
 		w.File, w.Line, w.Unit, more, strings.Join(KnownUnits(), ", "))
 }
 
-// maxUnitWarnings bounds the unknown-unit warnings of one input; the
-// rest are counted in one last warning.
-const maxUnitWarnings = 10
+// maxUnitWarnings bounds one input's unknown-unit warnings, and
+// maxOtherUnits the further units counted in one last warning.
+const maxUnitWarnings, maxOtherUnits = 10, 1000
 
-// maxOtherUnits bounds the distinct units counted beyond maxUnitWarnings.
-const maxOtherUnits = 1000
-
-// unitWarnings collects the unknown-unit warnings of one input, one per
-// unit, at most maxUnitWarnings of them.
+// unitWarnings collects one input's unknown-unit warnings, one per unit.
 type unitWarnings struct {
 	file   string
 	byUnit map[string]*unknownUnitWarning
@@ -138,18 +125,15 @@ func (u *unitWarnings) errors() []error {
 	return errs
 }
 
-// origUnit returns the unit of v as the file wrote it.
+// origUnit returns the unit of v as written.
 func origUnit(v benchfmt.Value) string {
-	if v.OrigUnit != "" {
-		return v.OrigUnit
-	}
-	return v.Unit
+	_, u := writtenValue(v)
+	return u
 }
 
-// A MissingEndWarning says that a file written by a certbench that
-// closes its files (it has a "# certbench-version" comment line) lacks
-// the closing line after its last result: the run was cut short, or the
-// file was cut at a line boundary. Its results are read.
+// A MissingEndWarning says a file that has a "# certbench-version" line
+// lacks the closing line after its last result: it was cut short. Its
+// results are read.
 type MissingEndWarning struct {
 	File    string // input name
 	Line    int    // the file's last line
@@ -162,14 +146,13 @@ func (w *MissingEndWarning) Error() string {
 		w.File, CommentPrefix+EndKey, w.Line, w.Results)
 }
 
-// An EndCountWarning says that a closing line counts other results than
-// the file holds before it (since the start or the previous closing
-// line): results were lost or added in between.
+// An EndCountWarning says a closing line counts other results than
+// precede it: results were lost or added.
 type EndCountWarning struct {
-	File    string // input name
-	Line    int    // the closing line
+	File    string
+	Line    int
 	Want    string // its count, as written
-	Results int    // results read before it
+	Results int
 }
 
 // Error returns "FILE:LINE: closing line says ...".

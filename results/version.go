@@ -2,20 +2,14 @@ package results
 
 import "runtime/debug"
 
-// modulePath is certbench's module, whose version a binary records
-// whether certbench is its main module or a dependency of a store's.
+// modulePath is certbench's module, main or a store's dependency.
 const modulePath = "github.com/certbench/certbench"
 
-// revision is the VCS revision certbench was built from when the build
-// info lacks one (a build with -buildvcs=false, or outside a checkout);
-// it applies only when certbench is the main module. scripts/certbench-ci.sh
-// and scripts/ci-compare.sh set it with
-//
-//	-ldflags "-X github.com/certbench/certbench/results.revision=$(git rev-parse HEAD)"
+// revision is the VCS revision set at link time (-ldflags -X ...results.revision=),
+// used when certbench is the main module and the build info lacks one.
 var revision string
 
-// buildInfo is what Version, Revision and VersionLine read from the
-// binary's build info and the revision variable.
+// buildInfo is what Version, Revision and VersionLine read.
 type buildInfo struct {
 	version  string // certbench's module version; "" for (devel)
 	revision string // the full VCS revision; "" when unknown

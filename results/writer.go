@@ -11,14 +11,12 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// exactUnits are the units a Writer declares "assume=exact" when their
-// samples show them to be exact: counts (IsCount), which a deterministic
-// store on a fixed op count repeats exactly.
+// exactUnits are the counts a Writer declares "assume=exact" when their
+// samples show them exact.
 var exactUnits = []string{UnitGoroutines, UnitBytes, UnitAllocs}
 
-// directedUnits are the units a Writer declares a direction ("better=")
-// for when it wrote them and no input declared one: the units benchfmt
-// has no default direction for.
+// directedUnits are the units benchfmt knows no direction for: a Writer
+// declares "better=" for them.
 var directedUnits = []string{
 	UnitP50, UnitP99, UnitP999, UnitRefreshRate,
 	UnitCPUNsPerOp,
@@ -35,28 +33,16 @@ var directedUnits = []string{
 	UnitGCPauseP99, UnitGCPauseMax,
 }
 
-// A Sample is one measurement a Writer writes as a result line;
-// bench.Sample is one. Result returns its line with the given file
-// configuration, its name ending in "-procs" when procs > 1 as the
-// testing package names benchmarks.
+// A Sample is one measurement a Writer writes (bench.Sample). Result
+// returns its line with config, named "-procs" when procs > 1.
 type Sample interface {
 	Result(config []benchfmt.Config, procs int) *benchfmt.Result
 }
 
-// Writer writes results in the Go benchmark format: configuration lines,
-// comment lines, result lines, then unit metadata lines and a closing
-// line (see Close).
-//
-// Configuration keys that tell samples of one comparison apart (RoundKey,
-// the ScenarioHashPrefix keys) or the builds of base and head
-// (VersionKey, RevisionKey) are written as comment lines, "# key: value"
-// (see isCommentKey): benchstat ignores them, so that it tables every
-// sample of a benchmark together, and Read reads them back as
-// configuration.
-//
-// Values are formatted by formatValue (plain decimals, never an
-// exponent), not by benchfmt.Writer, whose %v formatting writes large
-// values with exponents.
+// Writer writes results in the Go benchmark format: configuration and
+// comment lines (isCommentKey), result lines in plain decimals
+// (formatValue; benchfmt.Writer writes exponents), then on Close unit
+// metadata and a closing line.
 type Writer struct {
 	out    io.Writer
 	buf    []byte
@@ -73,18 +59,15 @@ type Writer struct {
 	meta     []*benchfmt.UnitMetadata        // metadata declared by merged inputs, in order
 }
 
-// valueRun summarizes the values one benchmark had in one unit: how many,
-// and whether all were written the same.
+// valueRun is how many values one benchmark had in a unit, and whether
+// all were the same.
 type valueRun struct {
 	first string
 	n     int
 	same  bool
 }
 
-// machineConfig returns the configuration a Writer records by default, as
-// key/value pairs: goos, goarch, cpu, the Go version, GOMAXPROCS, the
-// certbench version (VersionKey) and, when it is known, the certbench
-// revision (RevisionKey).
+// machineConfig is a Writer's default configuration, as key/value pairs.
 func machineConfig() []string {
 	kv := []string{
 		"goos", runtime.GOOS,
@@ -100,10 +83,9 @@ func machineConfig() []string {
 	return kv
 }
 
-// NewWriter returns a Writer to w. The configuration of the results it
-// writes with Write is machineConfig followed by the extra key/value
-// pairs, in order; an extra pair whose key machineConfig has replaces its
-// value (so "certbench-version", "v1.2.3" names another version).
+// NewWriter returns a Writer to w whose configuration is the machine's
+// followed by the extra key/value pairs; an extra key the machine's has
+// replaces its value.
 func NewWriter(w io.Writer, extra ...string) *Writer {
 	kv := machineConfig()
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -120,18 +102,15 @@ func NewWriter(w io.Writer, extra ...string) *Writer {
 	return &Writer{out: w, config: cfg, procs: runtime.GOMAXPROCS(0), units: map[string]map[string]*valueRun{}}
 }
 
-// Write writes one sample as a result line, with the Writer's
-// configuration.
+// Write writes one sample with the Writer's configuration.
 func (w *Writer) Write(s Sample) error {
 	return w.WriteResult(s.Result(w.config, w.procs))
 }
 
-// WriteResult writes res as a result line, preceded by the configuration
-// and comment lines that changed since the last result (res's own
-// configuration, not the Writer's: this is how Merge keeps each input's).
-// Internal configuration (Config.File false, such as FileKey) is not
-// written. It fails on a value that is not a finite number, on a name or
-// unit the format cannot hold, and after Close.
+// WriteResult writes res with its own configuration (so Merge keeps each
+// input's), preceded by the lines that changed; internal keys are not
+// written. It fails on a non-finite value, a name or unit the format
+// cannot hold, and after Close.
 func (w *Writer) WriteResult(res *benchfmt.Result) error {
 	if w.closed {
 		return fmt.Errorf("results: %s: written after Close", res.Name)
@@ -167,11 +146,9 @@ func (w *Writer) WriteResult(res *benchfmt.Result) error {
 	return nil
 }
 
-// configLines appends to b the configuration and comment lines that take
-// the configuration in effect to config: keys that are gone (written
-// with an empty value, which deletes them), then keys new or changed, in
-// config's order; configuration lines first, then comment lines, the
-// block set off by blank lines as benchfmt.Writer sets it off.
+// configLines appends the lines that take the configuration in effect to
+// config: keys gone (empty value), then keys new or changed; plain lines
+// before comment lines, set off by blank lines as benchfmt.Writer does.
 func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
 	var plain, comments []byte
 	add := func(key string, value []byte) {
@@ -188,15 +165,13 @@ func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
 		}
 		*dst = append(*dst, '\n')
 	}
-	kept := w.written[:0]
-	for _, have := range w.written {
-		if i := slices.IndexFunc(config, func(c benchfmt.Config) bool { return c.Key == have.Key && c.File }); i < 0 {
+	w.written = slices.DeleteFunc(w.written, func(have benchfmt.Config) bool {
+		gone := !slices.ContainsFunc(config, func(c benchfmt.Config) bool { return c.Key == have.Key && c.File })
+		if gone {
 			add(have.Key, nil)
-			continue
 		}
-		kept = append(kept, have)
-	}
-	w.written = kept
+		return gone
+	})
 	for _, c := range config {
 		if !c.File {
 			continue
@@ -226,15 +201,10 @@ func (w *Writer) configLines(b []byte, config []benchfmt.Config) []byte {
 // Samples returns the number of result lines written.
 func (w *Writer) Samples() int { return w.n }
 
-// WriteFailure records that benchmark name (as a Sample names it: no
-// "Benchmark" prefix, no -GOMAXPROCS suffix, which WriteFailure adds as
-// Write does) failed, for reason (one line), in the lines go test writes
-// for a failed benchmark ("--- FAIL: BenchmarkNAME", the reason indented
-// on the next line), which benchstat ignores.
-//
-// Before the first result, the Writer's configuration lines are written
-// first, as they are before a result: a file whose every sample failed
-// still says where it was measured.
+// WriteFailure records that benchmark name (as a Sample names it) failed
+// for reason, as go test writes it ("--- FAIL: BenchmarkNAME-2", the
+// reason indented), which benchstat ignores. The configuration lines go
+// first, so a file of failures still says where it was measured.
 func (w *Writer) WriteFailure(name, reason string) error {
 	if w.closed {
 		return fmt.Errorf("results: failure of %s written after Close", name)
@@ -261,9 +231,8 @@ func (w *Writer) writeFailure(name, reason string) error {
 	return nil
 }
 
-// exact reports whether unit is exact in what the Writer wrote: every
-// benchmark written with that unit has at least MinExactSamples samples,
-// all with the same value.
+// exact reports whether every benchmark written in unit has at least
+// MinExactSamples samples, all the same.
 func (w *Writer) exact(unit string) bool {
 	runs := w.units[unit]
 	if len(runs) == 0 {
@@ -277,11 +246,8 @@ func (w *Writer) exact(unit string) bool {
 	return true
 }
 
-// declareUnit records unit metadata read from an input (a "Unit ..."
-// line), to be written by Close. It fails if the input contradicts
-// metadata declared before for the same unit and key. "assume=exact" is
-// not taken on trust: Close writes it only if the samples written are
-// exact.
+// declareUnit records an input's unit metadata for Close, failing on a
+// conflict; "assume=exact" is not taken on trust (see Close).
 func (w *Writer) declareUnit(m *benchfmt.UnitMetadata) error {
 	unit := metaUnit(m)
 	for _, have := range w.meta {
@@ -309,25 +275,17 @@ func metaUnit(m *benchfmt.UnitMetadata) string {
 
 // declared returns the value declared for unit and key, if any.
 func (w *Writer) declared(unit, key string) (string, bool) {
-	for _, m := range w.meta {
-		if metaUnit(m) == unit && m.Key == key {
-			return m.Value, true
-		}
+	if i := slices.IndexFunc(w.meta, func(m *benchfmt.UnitMetadata) bool { return metaUnit(m) == unit && m.Key == key }); i >= 0 {
+		return w.meta[i].Value, true
 	}
 	return "", false
 }
 
-// Close ends the file: it writes the unit metadata lines, then the
-// closing line "# certbench-end: N results" (EndKey), by which readers
-// tell a complete file from one cut short. Each count (goroutines, B/op,
-// allocs/op), and any unit an input declared exact, is declared
-// "assume=exact" if and only if it is exact in what was written: decided
-// from the samples, never from a single one, and for merged files from
-// all the merged samples. Other metadata declared by inputs is passed on; the units
-// benchfmt knows no direction for (latency percentiles, rates, the
-// operator-facing units) get theirs ("better=lower" or "better=higher")
-// unless an input declared one. Close does not close the underlying
-// io.Writer; calling it again does nothing.
+// Close writes the unit metadata lines and the closing line (EndKey). A
+// count, or a unit an input declared exact, is "assume=exact" if and only
+// if the samples written are exact; inputs' other metadata passes on;
+// directedUnits get their "better=" unless declared. It does not close
+// the io.Writer; a second call does nothing.
 func (w *Writer) Close() error {
 	if w.closed {
 		return nil
@@ -371,8 +329,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// endLine returns the closing line a Writer writes after n results, with
-// its newline: "# certbench-end: 24 results".
+// endLine returns the closing line after n results.
 func endLine(n int) string {
 	return CommentPrefix + EndKey + ": " + strconv.Itoa(n) + " results\n"
 }

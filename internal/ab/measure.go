@@ -19,8 +19,7 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// An InputError is bad input (exit code 2): a bad option, a binary that
-// rejects its arguments, results the gate cannot read.
+// An InputError is bad input (exit code 2).
 type InputError struct{ Err error }
 
 // Error returns the message.
@@ -33,19 +32,15 @@ func inputf(format string, args ...any) error { return &InputError{fmt.Errorf(fo
 
 // A Side is one certbench binary of a comparison.
 type Side struct {
-	// Bin is the certbench binary.
-	Bin string
-	// Stores are the stores it runs; nil is Options.Stores.
-	Stores []string
-	// As, when set, is the name of the side's one store in its merged
-	// results and profiles: peer check runs traefik@base and traefik@head
-	// of one binary and gates them as traefik.
+	Bin    string   // the certbench binary
+	Stores []string // nil: Options.Stores
+	// As, when set, names the side's one store in its merged results and
+	// profiles (peer check gates traefik@base and traefik@head as traefik).
 	As string
-	// Normalize, when set, rewrites the function and file names of the
-	// side's profiles (peer check's private package paths).
+	// Normalize, when set, rewrites the names in the side's profiles.
 	Normalize func(string) string
-	// Measured, when set, is a results file of this side measured
-	// before (a cached base): its rounds are not run.
+	// Measured, when set, is this side's results measured before (a
+	// cached base): its rounds are not run.
 	Measured string
 }
 
@@ -59,8 +54,7 @@ type Options struct {
 	// ByRound runs one process per side and round with every scenario;
 	// by default each scenario has its own process.
 	ByRound bool
-	// RunArgs are more arguments of certbench run (--config for the
-	// sample timeout, --instrument).
+	// RunArgs are more arguments of certbench run.
 	RunArgs []string
 	// Policy is the gate's; Out the output directory; Log, when not nil,
 	// gets a line per step.
@@ -84,14 +78,11 @@ type Result struct {
 // hangReason is in the reason of a sample whose store did not return.
 const hangReason = "did not return within"
 
-// Measure runs the sides' binaries in Rounds (certbench run --count 1
-// --round N), merges each side's samples into Out/base.txt and
-// Out/head.txt (certbench merge), gates them and, after an allocation
-// regression, profiles the regressed stores and scenarios with both
-// binaries into Out/base-profiles and Out/head-profiles to name the
-// sites that grew. A store that did not return in a sample is left out
-// of the later rounds of both sides. An earlier run's raw/ and profiles
-// in Out are removed first.
+// Measure runs the sides' binaries in Rounds (run --count 1 --round N),
+// merges each side's samples into Out/base.txt and Out/head.txt, gates
+// them and, after an allocation regression, profiles both sides into
+// Out/*-profiles to name the sites that grew. A store that did not
+// return in a sample is left out of both sides' later rounds.
 func Measure(ctx context.Context, o Options) (*Result, error) {
 	raw := filepath.Join(o.Out, "raw")
 	for _, old := range []string{raw, filepath.Join(o.Out, "base-profiles"), filepath.Join(o.Out, "head-profiles")} {
@@ -223,8 +214,7 @@ func (m *measurer) merge(side int, path string) error {
 	return os.WriteFile(path, out, 0o644)
 }
 
-// renameStore renames store from to to in the benchmark names of a
-// results file.
+// renameStore renames a store in a results file's benchmark names.
 func renameStore(file []byte, from, to string) []byte {
 	old, repl := "/"+results.StoreKey+"="+from, "/"+results.StoreKey+"="+to
 	r := strings.NewReplacer(old+"-", repl+"-", old+"/", repl+"/", old+" ", repl+" ", old+"\t", repl+"\t", old+"\n", repl+"\n")
@@ -282,8 +272,8 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, sc
 	return nil
 }
 
-// renameProfile copies a heap profile with store renamed to side.As and
-// the names normalized, so that both sides' profiles name functions alike.
+// renameProfile copies a heap profile, store renamed to side.As and names
+// normalized, so that both sides' profiles name functions alike.
 func renameProfile(from, to, store string, side Side) error {
 	p, err := profile.Load(from)
 	if err != nil {
@@ -307,6 +297,59 @@ func renameProfile(from, to, store string, side Side) error {
 	return os.WriteFile(to, b.Bytes(), 0o644)
 }
 
+// Simulate runs each side once on the simulated CPU, o.Count samples,
+// both sides at once (instruction counts do not depend on what else
+// runs), into Out/sim-base.txt and Out/sim-head.txt, and gates them with
+// o.Policy, naming the functions that grew from the callgrind files in
+// Out/SIDE-callgrind (not for sides with Normalize: their functions'
+// names differ).
+func Simulate(ctx context.Context, o Options) (*Result, error) {
+	logf(o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", o.Count)
+	m := &measurer{o: o}
+	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
+	dirs := [2]string{filepath.Join(o.Out, "base-callgrind"), filepath.Join(o.Out, "head-callgrind")}
+	for _, d := range dirs {
+		os.RemoveAll(d) // an earlier run's
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	errs := make(chan error, 2)
+	for i, side := range o.Sides {
+		go func() {
+			file := [2]string{res.Base, res.Head}[i]
+			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
+				"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(o.Scenarios, ","),
+				"--callgrind-dir", dirs[i], "-o", file}, append(o.opsArgs(), o.RunArgs...)...)
+			code, stderr, err := Command(ctx, side.Bin, nil, args...)
+			if err != nil || code > 1 {
+				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+			} else if side.As != "" {
+				var b []byte
+				if b, err = os.ReadFile(file); err == nil {
+					for _, st := range m.stores(i) {
+						b = renameStore(b, st, side.As)
+					}
+					err = os.WriteFile(file, b, 0o644)
+				}
+			}
+			errs <- err
+		}()
+	}
+	if err := errors.Join(<-errs, <-errs); err != nil {
+		return nil, err
+	}
+	v, err := GateFiles(res.Base, res.Head, o.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if o.Sides[0].Normalize == nil {
+		v.AddSites(blame.Folders{Base: dirs[0], Head: dirs[1]}, 5)
+	}
+	res.Verdict = v
+	return res, nil
+}
+
 // GateFiles gates two result files with the policy; what the gate
 // rejects is an InputError.
 func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
@@ -326,8 +369,8 @@ func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
 	return v, nil
 }
 
-// Command runs bin with args, its standard output to stdout (if not
-// nil); it returns the exit code and the error output.
+// Command runs bin, its output to stdout (if set), and returns the exit
+// code and error output.
 func Command(ctx context.Context, bin string, stdout io.Writer, args ...string) (int, string, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr bytes.Buffer

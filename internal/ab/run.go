@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
@@ -26,33 +25,30 @@ import (
 
 // RunOptions configure Run.
 type RunOptions struct {
-	// Dir is the module, relative to the root of the git repository the
-	// working directory is in ("" is the working directory); Main its
-	// main package (a certbench binary); Build, when set, a bash command
-	// that builds it instead of go build (see builder.build).
+	// Dir is the module, relative to the repository's root ("": the
+	// working directory); Main its certbench main package; Build, when
+	// set, a bash command that builds it instead (see builder.build).
 	Dir, Main, Build string
 	// BaseRef is the ref whose merge base with HEAD is the base; BaseTree,
-	// when set, is the base's tree instead (a directory of the same
-	// layout), and BaseReplace edits the base's go.mod (MODULE=DIR).
+	// when set, the base's tree instead; BaseReplace edits the base's
+	// go.mod (MODULE=DIR).
 	BaseRef, BaseTree string
 	BaseReplace       []string
-	// Stores (default every store of the head binary) and Scenarios
-	// (default its default set); Count, Ops and ByRound as for Measure.
+	// Stores (default the head binary's) and Scenarios (default its
+	// default set); Count, Ops and ByRound as for Measure.
 	Stores, Scenarios []string
 	Count, Ops        int
 	ByRound           bool
-	// Policy says which gate policy; its Config, when "", is DIR's
-	// certbench.yaml at the base, else in the working tree, else the
-	// built-in policy.
+	// Policy's Config, when "", is DIR's certbench.yaml at the base, else
+	// in the working tree, else the built-in policy.
 	Policy gate.PolicyFlags
-	// Simulate adds a pass on the simulated CPU of SimCount samples per
-	// side; WallMax is then the sec/op and cpu-sec/op threshold of the
-	// clock's gate ("policy": the policy's).
+	// Simulate adds a simulated CPU pass of SimCount samples per side;
+	// WallMax is then the clock's time threshold (see LoosenClock).
 	Simulate bool
 	SimCount int
 	WallMax  string
-	// Out is the output directory; Cache, when set, the directory where
-	// base binaries and base results are kept by commit.
+	// Out is the output directory; Cache, when set, keeps base binaries
+	// and results by commit.
 	Out, Cache string
 	Log        io.Writer
 }
@@ -84,14 +80,11 @@ type run struct {
 	policy     gate.Policy
 }
 
-// Run is the protocol on a git repository: it builds the module's
-// binary at the merge base of BaseRef and HEAD (or BaseTree) and from the
-// working tree, runs both in interleaved rounds, merges, gates with the
-// base's policy, profiles after an allocation regression, and writes in
-// Out: base.txt, head.txt, raw/, gate.txt, gate.json, summary.md,
-// base-profiles/, head-profiles/, bin/, build.log (and sim-* with
-// Simulate). With Cache, a base commit's binary and results are kept
-// there and not built or measured again.
+// Run is the protocol on a git repository: it builds the module's binary
+// at the merge base of BaseRef and HEAD (or BaseTree) and from the working
+// tree, runs Measure, gates with the base's policy, and writes in Out:
+// base.txt, head.txt, raw/, gate.txt, gate.json, summary.md, profiles,
+// bin/, build.log (and sim-* with Simulate).
 func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	start := time.Now()
 	r := &run{o: o}
@@ -112,7 +105,10 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	}
 	var summary bytes.Buffer
 	if o.Simulate {
-		if rep.Sim, err = r.simulate(ctx, stores, scenarios); err != nil {
+		so := Options{Stores: stores, Scenarios: scenarios, Count: o.SimCount, Ops: o.Ops, RunArgs: r.runArgs(),
+			Policy: SimPolicy(r.policy), Out: r.out, Log: o.Log}
+		so.Sides[0].Bin, so.Sides[1].Bin = r.bins[0], r.bins[1]
+		if rep.Sim, err = Simulate(ctx, so); err != nil {
 			return nil, err
 		}
 		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", &summary); err != nil {
@@ -137,11 +133,10 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 }
 
 func (r *run) noteList() string {
-	var b strings.Builder
-	for _, n := range r.notes {
-		b.WriteString("- " + n + "\n")
+	if len(r.notes) == 0 {
+		return ""
 	}
-	return b.String()
+	return "- " + strings.Join(r.notes, "\n- ") + "\n"
 }
 
 // setup finds the repository and the base, and builds both binaries.
@@ -168,7 +163,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.out, err = filepath.Abs(o.Out); err != nil {
 		return err
 	}
-	for _, g := range []string{"base-callgrind", "head-callgrind", "sim-*", "summary.md", "gate.*"} {
+	for _, g := range []string{"sim-*", "summary.md", "gate.*"} {
 		old, _ := filepath.Glob(filepath.Join(r.out, g))
 		for _, f := range old {
 			os.RemoveAll(f)
@@ -247,9 +242,9 @@ func (r *run) build(ctx context.Context, b *builder) error {
 // cacheFiles is how many files the cache keeps: the newest.
 const cacheFiles = 40
 
-// save copies a file into the cache (through a temporary file, so that a
-// concurrent run never reads half of it) and removes the oldest files
-// beyond cacheFiles.
+// save copies a file into the cache (through a temporary file: a
+// concurrent run never reads half) and removes the oldest beyond
+// cacheFiles.
 func (r *run) save(from, to string) {
 	if os.MkdirAll(filepath.Dir(to), 0o755) != nil || copyFile(from, to+".tmp") != nil || os.Rename(to+".tmp", to) != nil {
 		return
@@ -276,26 +271,22 @@ func key(parts ...string) string {
 // plan lists both binaries' stores and scenarios and returns those to
 // measure: the ones asked for (default the head's) that the base has.
 func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) {
+	type item struct {
+		Name    string
+		Default bool
+	}
 	var have [2][2][]string // side; stores, scenarios
 	var defaults []string   // the head's default scenarios
 	for i, bin := range r.bins {
 		var out bytes.Buffer
-		var l struct {
-			Stores, Scenarios []struct {
-				Name    string
-				Default bool
-			}
-		}
+		var l struct{ Stores, Scenarios []item }
 		if code, stderr, err := Command(ctx, bin, &out, "list", "--format", "json"); err != nil || code != 0 {
 			return nil, nil, commandError(Sides[i]+" binary: certbench list --format json", code, stderr, err)
 		}
 		if err := json.Unmarshal(out.Bytes(), &l); err != nil {
 			return nil, nil, inputf("%s binary: certbench list --format json: %v", Sides[i], err)
 		}
-		for k, list := range [2][]struct {
-			Name    string
-			Default bool
-		}{l.Stores, l.Scenarios} {
+		for k, list := range [2][]item{l.Stores, l.Scenarios} {
 			for _, x := range list {
 				have[i][k] = append(have[i][k], x.Name)
 				if i == 1 && k == 1 && x.Default {
@@ -305,11 +296,10 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 		}
 	}
 	want := [2][]string{r.o.Stores, r.o.Scenarios}
-	if want[0] == nil {
-		want[0] = have[1][0]
-	}
-	if want[1] == nil {
-		want[1] = defaults
+	for k, def := range [2][]string{have[1][0], defaults} {
+		if want[k] == nil {
+			want[k] = def
+		}
 	}
 	var got [2][]string
 	for k, what := range []string{"store", "scenario"} {
@@ -327,8 +317,8 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 	return got[0], got[1], nil
 }
 
-// resolvePolicy picks the policy file (the base's certbench.yaml, so that
-// a change cannot loosen its own gate) and resolves the policy.
+// resolvePolicy resolves the policy, from the base's certbench.yaml: a
+// change cannot loosen its own gate.
 func (r *run) resolvePolicy(ctx context.Context) error {
 	f := r.o.Policy
 	if f.Config == "" && !f.NoConfig {
@@ -368,19 +358,13 @@ func (r *run) runArgs() []string {
 	return []string{"--config", r.policyFile}
 }
 
-// measure runs the clock's pass, the base's results from the cache when
-// they are there.
+// measure runs the clock's pass, the base's results cached or not.
 func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result, error) {
-	policy := r.policy.Clone()
-	if r.o.Simulate && r.o.WallMax != "policy" {
-		th, err := gate.ParseThreshold(r.o.WallMax)
-		if err != nil {
-			return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
-		}
-		for _, u := range []string{"sec/op", "cpu-sec/op"} {
-			if err := policy.SetMax(u, th); err != nil {
-				return nil, inputf("--wall-max %s: %v", r.o.WallMax, err)
-			}
+	policy := r.policy
+	if r.o.Simulate {
+		var err error
+		if policy, err = LoosenClock(policy, r.o.WallMax); err != nil {
+			return nil, err
 		}
 	}
 	o := Options{Stores: stores, Scenarios: scenarios, Count: r.o.Count, Ops: r.o.Ops, ByRound: r.o.ByRound,
@@ -403,44 +387,39 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 	return res, err
 }
 
-// simulate runs both sides at once on the simulated CPU (instruction
-// counts do not depend on what else runs) and gates instructions/op,
-// naming the functions that grew.
-func (r *run) simulate(ctx context.Context, stores, scenarios []string) (*Result, error) {
-	logf(r.o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", r.o.SimCount)
-	errs := make(chan error, 2)
-	for i, bin := range r.bins {
-		go func() {
-			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(r.o.SimCount),
-				"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","),
-				"--callgrind-dir", filepath.Join(r.out, Sides[i]+"-callgrind"), "-o", filepath.Join(r.out, "sim-"+Sides[i]+".txt")},
-				append(Options{Ops: r.o.Ops}.opsArgs(), r.runArgs()...)...)
-			code, stderr, err := Command(ctx, bin, nil, args...)
-			if err != nil || code > 1 {
-				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
-			}
-			errs <- err
-		}()
+// DefaultWallMax is the clock's sec/op and cpu-sec/op threshold when the
+// simulated CPU gates the CPU: the clock then catches only gross changes.
+const DefaultWallMax = "+25%"
+
+// LoosenClock returns policy with max ("policy": none) as its sec/op and
+// cpu-sec/op threshold, for the clock's pass beside the simulated CPU's.
+func LoosenClock(policy gate.Policy, max string) (gate.Policy, error) {
+	policy = policy.Clone()
+	if max == "policy" {
+		return policy, nil
 	}
-	if err := errors.Join(<-errs, <-errs); err != nil {
-		return nil, err
+	th, err := gate.ParseThreshold(max)
+	for _, u := range []string{"sec/op", "cpu-sec/op"} {
+		if err == nil {
+			err = policy.SetMax(u, th)
+		}
 	}
-	// The retained heap is left to the clock's pass: at a few samples a
-	// side its U test cannot decide.
-	policy := r.policy.Clone()
-	policy.SetMax("retained-B", gate.MustThreshold("off"))
-	res := &Result{Base: filepath.Join(r.out, "sim-base.txt"), Head: filepath.Join(r.out, "sim-head.txt")}
-	v, err := GateFiles(res.Base, res.Head, policy)
 	if err != nil {
-		return nil, err
+		return policy, inputf("--wall-max %s: %v", max, err)
 	}
-	v.AddSites(blame.Folders{Base: filepath.Join(r.out, "base-callgrind"), Head: filepath.Join(r.out, "head-callgrind")}, 5)
-	res.Verdict = v
-	return res, nil
+	return policy, nil
 }
 
-// writeReports writes v as PREFIXgate.txt and PREFIXgate.json in out and
-// its Markdown to summary.
+// SimPolicy is policy for the simulated CPU's pass: the retained heap is
+// left to the clock's (at a few samples a side its U test cannot decide).
+func SimPolicy(policy gate.Policy) gate.Policy {
+	policy = policy.Clone()
+	policy.SetMax(results.UnitRetained, gate.MustThreshold("off"))
+	return policy
+}
+
+// writeReports writes v as PREFIXgate.txt and .json in out, and its
+// Markdown to summary.
 func writeReports(v *gate.Verdict, out, prefix string, summary io.Writer) error {
 	var text, js bytes.Buffer
 	page := v.Page()

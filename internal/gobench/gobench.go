@@ -1,13 +1,14 @@
 // Package gobench measures a Go module's own benchmarks (go test -bench)
-// at two trees, a pull request's base and head, for certbench's gate. It
-// builds each package's test binary in both trees, runs the two
-// interleaved in rounds with a fixed iteration count, and merges each
-// side's rounds into one benchmark-format file, each sample under the
-// configuration line "round: N" by which the gate pairs base and head.
-// After an allocation regression, [Sites] profiles the benchmark on each
-// side and names the functions whose allocations grew. The trees are only
-// read: output goes to Options.Out and the go command runs with
-// -mod=readonly.
+// at a pull request's base and head: it builds each package's test binary
+// in both trees, runs them in the A/B protocol's rounds (ab.Rounds) at a
+// fixed iteration count, and merges each side's samples, each under
+// "round: N". Benchmarks only at the head run too, into a file of their
+// own (shown, not gated). After an allocation regression, [Sites] names
+// the functions that grew. The trees are only read (-mod=readonly).
+//
+// They run on the clock, not the simulated CPU: under callgrind a test
+// binary's count would take in process start, the benchmark's setup and
+// testing's calibration run, so it would not be per op.
 package gobench
 
 import (
@@ -33,20 +34,17 @@ const DefaultBenchtime = "100x"
 
 // Options configure Run.
 type Options struct {
-	// Base and Head are the roots of the two trees (their go.mod's
-	// directory).
+	// Base and Head are the trees' roots (their go.mod's directory).
 	Base, Head string
-	// Packages are package patterns relative to a tree ("./pkg/tls",
-	// "./pkg/tls/...", "."), resolved in the head tree.
+	// Packages are patterns relative to a tree ("./pkg/tls/...", "."),
+	// resolved in the head tree.
 	Packages []string
-	// Bench selects the benchmarks (-test.bench); "" is ".".
-	Bench string
-	// Benchtime is the fixed iteration count, "Nx"; "" is DefaultBenchtime.
-	Benchtime string
+	// Bench selects benchmarks (-test.bench; "" is "."); Benchtime is the
+	// fixed iteration count ("Nx"; "" is DefaultBenchtime).
+	Bench, Benchtime string
 	// Rounds is the number of rounds (samples per side).
 	Rounds int
-	// Out is the directory for the binaries, the raw outputs and the
-	// merged files.
+	// Out is the directory for binaries, raw outputs and merged files.
 	Out string
 	// Log, when not nil, gets a line per step.
 	Log io.Writer
@@ -56,9 +54,9 @@ type Options struct {
 type Package struct {
 	// ImportPath is its import path; Dir its directory relative to a tree.
 	ImportPath, Dir string
-	// Benchmarks are the benchmarks the head binary lists (matching
-	// Options.Bench); BaseOnly those only the base has.
-	Benchmarks []string
+	// Benchmarks are those at both sides (gated); HeadOnly those only the
+	// head has (run, not gated); BaseOnly those the head removed.
+	Benchmarks, HeadOnly, BaseOnly []string
 	// Base and Head are the test binaries; Base is "" when the package has
 	// no tests at the base.
 	Base, Head string
@@ -69,9 +67,8 @@ type Package struct {
 // benchFunc matches the declaration of a benchmark function.
 var benchFunc = regexp.MustCompile(`(?m)^func (Benchmark|Benchmark[^\p{Ll}]\w*)\(`)
 
-// declaresBenchmarks reports whether one of the files in dir declares a
-// benchmark function (one whose name go test runs with -bench); a file
-// it cannot read counts as declaring one, so that the build says why.
+// declaresBenchmarks reports whether a file in dir declares a benchmark;
+// an unreadable one counts, so that the build says why.
 func declaresBenchmarks(dir string, files []string) bool {
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(dir, f))
@@ -84,10 +81,11 @@ func declaresBenchmarks(dir string, files []string) bool {
 
 // Result is what Run measured.
 type Result struct {
-	// Base and Head are the merged result files ("" when no package has
-	// benchmarks on both sides).
-	Base, Head string
-	// Packages are the packages with benchmarks.
+	// Base and Head are the merged files of the benchmarks at both sides
+	// ("" when there are none); HeadOnly the head's samples of those only
+	// it has ("" when none).
+	Base, Head, HeadOnly string
+	// Packages are the packages with benchmarks at the head.
 	Packages []*Package
 	// Notes say what was left out and why.
 	Notes []string
@@ -125,17 +123,22 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Base, res.Head = filepath.Join(opts.Out, "base.txt"), filepath.Join(opts.Out, "head.txt")
-	if err := os.WriteFile(res.Base, files[0], 0o644); err != nil {
-		return nil, err
+	for i, p := range []*string{&res.Base, &res.Head, &res.HeadOnly} {
+		if !bytes.Contains(files[i], []byte("\nBenchmark")) {
+			continue
+		}
+		*p = filepath.Join(opts.Out, []string{"base.txt", "head.txt", "head-only.txt"}[i])
+		if err := os.WriteFile(*p, files[i], 0o644); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.WriteFile(res.Head, files[1], 0o644); err != nil {
-		return nil, err
+	if res.Base == "" || res.Head == "" {
+		res.Base, res.Head = "", ""
 	}
 	return res, nil
 }
 
-// check fills the defaults of opts and checks it.
+// check fills in opts' defaults and checks it.
 func (opts *Options) check() error {
 	if opts.Bench == "" {
 		opts.Bench = "."
@@ -159,8 +162,7 @@ func (opts *Options) check() error {
 }
 
 // prepare builds package p's test binary (the i-th) on both sides and adds
-// it to res.Packages with the benchmarks both sides have, or says in
-// res.Notes why it is left out.
+// it to res.Packages with its benchmarks by side, or says why not.
 func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package) error {
 	for _, side := range []string{"base", "head"} {
 		tree := opts.Base
@@ -193,65 +195,69 @@ func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s has no benchmarks matching %q at the head", p.ImportPath, opts.Bench))
 		return nil
 	}
-	if p.Base == "" {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s has no tests at the base: its benchmarks are not gated", p.ImportPath))
-		return nil
-	}
-	baseNames, err := listBenchmarks(ctx, p.Base, opts.Bench)
-	if err != nil {
-		return fmt.Errorf("base %s: %w", p.ImportPath, err)
-	}
-	var both, headOnly []string
-	for _, n := range names {
-		if slices.Contains(baseNames, n) {
-			both = append(both, n)
-		} else {
-			headOnly = append(headOnly, n)
+	var baseNames []string
+	if p.Base != "" {
+		if baseNames, err = listBenchmarks(ctx, p.Base, opts.Bench); err != nil {
+			return fmt.Errorf("base %s: %w", p.ImportPath, err)
 		}
 	}
-	if len(headOnly) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s only at the head, not gated", p.ImportPath, strings.Join(headOnly, ", ")))
+	for _, n := range names {
+		if slices.Contains(baseNames, n) {
+			p.Benchmarks = append(p.Benchmarks, n)
+		} else {
+			p.HeadOnly = append(p.HeadOnly, n)
+		}
 	}
-	if len(both) > 0 {
-		p.Benchmarks = both
-		res.Packages = append(res.Packages, p)
-	}
+	p.BaseOnly = slices.DeleteFunc(baseNames, func(n string) bool { return slices.Contains(names, n) })
+	res.Packages = append(res.Packages, p)
 	return nil
 }
 
-// runRounds runs the rounds of the A/B protocol (ab.Rounds; a package is
-// a group), keeping each raw output under Out/raw, and returns each
-// side's samples (base, head), each under its "round: N" line.
-func (res *Result) runRounds(ctx context.Context, opts Options) ([2][]byte, error) {
-	var files [2][]byte
+// runRounds runs the A/B protocol's rounds (a package is a group), the
+// head's head-only benchmarks with its others, keeping each raw output in
+// Out/raw, and returns the base's, the head's and the head-only samples,
+// each under its "round: N" line.
+func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, error) {
+	var files [3][]byte
 	raw := filepath.Join(opts.Out, "raw")
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		return files, err
 	}
 	err := ab.Rounds(ctx, opts.Rounds, len(res.Packages), nil, func(ctx context.Context, s ab.Sample) error {
 		p := res.Packages[s.Group]
-		bin := p.Base
+		bin, names := p.Base, p.Benchmarks
 		if s.Side == 1 {
-			bin = p.Head
+			bin, names = p.Head, append(slices.Clip(names), p.HeadOnly...)
+		}
+		if len(names) == 0 {
+			return nil
 		}
 		logf(opts.Log, "gobench: round %d/%d %s (%s)", s.Round, opts.Rounds, p.ImportPath, ab.Sides[s.Side])
-		out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s.Side), p.Dir), benchArgs(p.Benchmarks, opts.Benchtime))
+		out, err := runBench(ctx, bin, filepath.Join(treeOf(opts, s.Side), p.Dir), benchArgs(names, opts.Benchtime))
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.ImportPath, err)
 		}
 		sample := append([]byte("round: "+strconv.Itoa(s.Round)+"\n"), out...)
-		files[s.Side] = append(files[s.Side], sample...)
+		if s.Side == 0 {
+			files[0] = append(files[0], sample...)
+		}
+		// The head's configuration lines go to both its files, each result
+		// to its own.
+		for _, l := range strings.SplitAfter(string(sample), "\n") {
+			only := strings.HasPrefix(l, "Benchmark") && slices.Contains(p.HeadOnly, topLevel(strings.Fields(l)[0]))
+			if s.Side == 1 && !only {
+				files[1] = append(files[1], l...)
+			}
+			if s.Side == 1 && (only || !strings.HasPrefix(l, "Benchmark")) {
+				files[2] = append(files[2], l...)
+			}
+		}
 		return os.WriteFile(filepath.Join(raw, s.Name()), sample, 0o644)
 	})
 	return files, err
 }
 
-func treeOf(opts Options, side int) string {
-	if side == 0 {
-		return opts.Base
-	}
-	return opts.Head
-}
+func treeOf(opts Options, side int) string { return [2]string{opts.Base, opts.Head}[side] }
 
 func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
@@ -259,8 +265,7 @@ func logf(w io.Writer, format string, args ...any) {
 	}
 }
 
-// goEnv is the environment of the go commands: read-only modules, no
-// workspace.
+// goEnv is the go commands' environment: read-only modules, no workspace.
 func goEnv() []string {
 	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 }
@@ -307,8 +312,8 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	return pkgs, nil
 }
 
-// buildTest builds p's test binary in tree; false when the package is
-// missing there or has no tests.
+// buildTest builds p's test binary in tree; false when it is missing
+// there or has no tests.
 func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, error) {
 	if _, err := os.Stat(filepath.Join(tree, p.Dir)); err != nil {
 		return false, nil
@@ -356,8 +361,8 @@ func benchArgs(names []string, benchtime string) []string {
 		"-test.benchtime=" + benchtime, "-test.benchmem", "-test.count=1"}
 }
 
-// runBench runs a test binary in dir (a package's tests read their
-// testdata from there) and returns its benchmark lines and configuration.
+// runBench runs a test binary in dir (where its testdata is) and returns
+// its benchmark and configuration lines.
 func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -367,7 +372,6 @@ func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, tail(string(out)+stderr.String(), 15))
 	}
-	// Keep the result and configuration lines; drop PASS and ok.
 	var b bytes.Buffer
 	for _, l := range strings.SplitAfter(string(out), "\n") {
 		t := strings.TrimSpace(l)
@@ -385,8 +389,5 @@ func runBench(ctx context.Context, bin, dir string, args []string) ([]byte, erro
 // tail returns the last n lines of s.
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

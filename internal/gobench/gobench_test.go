@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 
 // tinyModule writes a module with one package whose benchmark calls
 // work, whose body is given.
-func tinyModule(t *testing.T, body string) string {
+func tinyModule(t *testing.T, body string, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -23,6 +24,9 @@ func tinyModule(t *testing.T, body string) string {
 		"lib/lib_test.go":     "package lib\n\nimport \"testing\"\n\nfunc BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n}\n\nfunc TestNothing(t *testing.T) {}\n",
 		"other/other.go":      "package other\n",
 		"other/other_test.go": "package other\n\nimport \"testing\"\n\nfunc TestOther(t *testing.T) {}\n",
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		files[extra[i]] = extra[i+1]
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -135,6 +139,41 @@ func TestTopLevel(t *testing.T) {
 	} {
 		if got := topLevel(in); got != want {
 			t.Errorf("topLevel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRunHeadOnlyAndRemoved runs a head that adds BenchmarkNew and removes
+// BenchmarkOld: BenchmarkNew runs into head-only.txt, not head.txt, and
+// BenchmarkOld is listed as removed.
+func TestRunHeadOnlyAndRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	bench := func(name string) string {
+		return "package lib\n\nimport \"testing\"\n\nfunc Benchmark" + name + "(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n}\n"
+	}
+	base := tinyModule(t, "", "lib/old_test.go", bench("Old"))
+	head := tinyModule(t, "", "lib/new_test.go", bench("New"))
+	res, err := Run(t.Context(), Options{Base: base, Head: head, Packages: []string{"./lib"}, Rounds: 2, Benchtime: "5x", Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Packages[0]
+	if !slices.Equal(p.Benchmarks, []string{"BenchmarkWork"}) || !slices.Equal(p.HeadOnly, []string{"BenchmarkNew"}) || !slices.Equal(p.BaseOnly, []string{"BenchmarkOld"}) {
+		t.Fatalf("benchmarks %q, head only %q, base only %q", p.Benchmarks, p.HeadOnly, p.BaseOnly)
+	}
+	for file, want := range map[string][2]string{res.Head: {"BenchmarkWork", "BenchmarkNew"}, res.HeadOnly: {"BenchmarkNew", "BenchmarkWork"}, res.Base: {"BenchmarkWork", "BenchmarkOld"}} {
+		set, err := results.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range set.Series {
+			names = append(names, string(s.Name))
+		}
+		if j := strings.Join(names, " "); !strings.Contains(j, strings.TrimPrefix(want[0], "Benchmark")) || strings.Contains(j, strings.TrimPrefix(want[1], "Benchmark")) || set.Samples() != 2 {
+			t.Errorf("%s holds %s (%d samples), want %s's 2 and no %s", filepath.Base(file), j, set.Samples(), want[0], want[1])
 		}
 	}
 }

@@ -10,22 +10,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/profile"
 )
 
-// Sites names the allocation sites that grew in a regressed benchmark of
-// a Run: it implements gate.BenchmarkSiteFinder. For each benchmark asked
-// about it runs the benchmark once on each side with -test.memprofile and
-// -test.memprofilerate=1 (every allocation recorded), at the rounds'
-// iteration count, and compares the functions' own (flat) allocations.
-// The values are per iteration: the totals over the profiled run's
-// iterations (testing runs one iteration, then the fixed count), which
-// includes the benchmark's setup.
+// Sites is a gate.BenchmarkSiteFinder for a Run's benchmarks: it runs a
+// regressed benchmark once a side with every allocation profiled and
+// compares the functions' own allocations, per iteration (over testing's
+// one calibration iteration and the fixed count, setup included).
 type Sites struct {
-	// Ctx bounds the profiling runs (nil: no bound).
-	Ctx context.Context
-	// Options and Result are the Run's.
+	Ctx     context.Context // bounds the runs (nil: none)
 	Options Options
 	Result  *Result
 }
@@ -64,11 +59,8 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 		ctx = context.Background()
 	}
 	var paths [2]string
-	for i, side := range []string{"base", "head"} {
-		bin := pkg.Base
-		if i == 1 {
-			bin = pkg.Head
-		}
+	for i, side := range ab.Sides {
+		bin := [2]string{pkg.Base, pkg.Head}[i]
 		paths[i] = filepath.Join(dir, side+"."+top+".pb.gz")
 		if _, err := os.Stat(paths[i]); err == nil {
 			continue // profiled for the other unit already
@@ -108,26 +100,14 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 	return out, nil
 }
 
-// topLevel returns the top-level benchmark function of a gate benchmark
-// name: "Manager_UpdateConfigs/size=10" and "Manager_UpdateConfigs-2" (a
-// GOMAXPROCS suffix) are BenchmarkManager_UpdateConfigs.
+// topLevel returns a benchmark name's top-level function:
+// "Manager_UpdateConfigs/size=10" and "Manager_UpdateConfigs-2" are
+// BenchmarkManager_UpdateConfigs.
 func topLevel(name string) string {
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[:i]
-	} else if i := strings.LastIndexByte(name, '-'); i > 0 && allDigits(name[i+1:]) {
+	} else if i := strings.LastIndexByte(name, '-'); i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" {
 		name = name[:i]
 	}
-	if !strings.HasPrefix(name, "Benchmark") {
-		name = "Benchmark" + name
-	}
-	return name
-}
-
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
+	return "Benchmark" + strings.TrimPrefix(name, "Benchmark")
 }

@@ -3,12 +3,14 @@ package peercheck
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
@@ -43,12 +45,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 		writeNotes(bw, r.Notes)
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds; %s%s.</sub>\n", r.Count, r.Elapsed.Round(time.Second), r.phaseText())
+	sim := ""
+	if r.SimGate != nil {
+		sim = fmt.Sprintf(", %d samples per side on the simulated CPU", r.SimCount)
+	}
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds%s; %s%s.</sub>\n", r.Count, sim, r.Elapsed.Round(time.Second), r.phaseText())
 	return bw.Flush()
 }
 
-// writeBehaviour writes the behaviour diff and the conformance rules
-// whose outcome changed.
+// writeBehaviour writes the behaviour diff and the rules whose outcome
+// changed.
 func (r *Report) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Behaviour changes")
 	fmt.Fprintln(bw)
@@ -86,14 +92,22 @@ func (r *Report) writeBehaviour(bw io.Writer) {
 	}
 }
 
-// writeCosts writes the gate's verdicts on certbench's scenarios and on
-// the proxy's own benchmarks.
+// writeCosts writes the gates' verdicts on certbench's scenarios and on
+// the proxy's own benchmarks, and the head-only and removed benchmarks.
 func (r *Report) writeCosts(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Costs: certbench's scenarios")
 	fmt.Fprintln(bw)
-	if r.Gate == nil {
+	switch {
+	case r.Gate == nil:
 		fmt.Fprintln(bw, sentence("Not run"+reason(r.Skipped["gate"])))
-	} else {
+	case r.SimGate != nil:
+		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side), which other tenants of the machine cannot disturb.\n\n", r.SimCount)
+		writeVerdict(bw, r.SimGate)
+		fmt.Fprintf(bw, "\n**Allocations and retained heap on the clock** (%d interleaved rounds; its time is gated only past %s, as the simulated CPU gates the CPU).\n\n", r.Count, ab.DefaultWallMax)
+		writeVerdict(bw, r.Gate)
+	default:
+		fmt.Fprintln(bw, "The CPU half is the clock: valgrind is not installed. On a shared runner the clock's noise hides CPU changes smaller than about 10% (results/simulated-cpu.md); with valgrind installed, peer check gates instructions/op instead.")
+		fmt.Fprintln(bw)
 		writeVerdict(bw, r.Gate)
 	}
 	fmt.Fprintln(bw, "\n#### Costs: the proxy's own benchmarks")
@@ -111,13 +125,46 @@ func (r *Report) writeCosts(bw io.Writer) {
 	default:
 		fmt.Fprintln(bw, sentence("Not gated"+reason(r.Skipped["gobench"])))
 	}
-	if r.GoBenchRun != nil && len(r.GoBenchRun.Notes) > 0 {
-		fmt.Fprintln(bw)
-		writeNotes(bw, r.GoBenchRun.Notes)
+	r.writeHeadOnly(bw)
+	if gr := r.GoBenchRun; gr != nil {
+		var removed []string
+		for _, p := range gr.Packages {
+			for _, b := range p.BaseOnly {
+				removed = append(removed, "`"+b+"` ("+p.ImportPath+")")
+			}
+		}
+		if len(removed) > 0 {
+			fmt.Fprintf(bw, "\nRemoved at the head (the base has them): %s.\n", strings.Join(removed, ", "))
+		}
+		fmt.Fprintln(bw, "\nThese run on the clock: under callgrind a test binary's count would take in process start, the benchmark's setup and testing's calibration run, so it would not be per op.")
+		if len(gr.Notes) > 0 {
+			fmt.Fprintln(bw)
+			writeNotes(bw, gr.Notes)
+		}
 	}
 }
 
-// writeNotes writes notes as a list.
+// writeHeadOnly writes the medians of the benchmarks only the head has.
+func (r *Report) writeHeadOnly(bw io.Writer) {
+	if r.HeadOnly == nil {
+		return
+	}
+	units := []string{results.UnitSec, results.UnitBytes, results.UnitAllocs}
+	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of %d rounds.\n\n| benchmark | %s | %s | %s |\n| :-- | --: | --: | --: |\n",
+		r.Count, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
+	for _, s := range r.HeadOnly.Series {
+		fmt.Fprintf(bw, "| %s |", results.EscapeMarkdown(string(s.Name)))
+		for _, u := range units {
+			cell := "-"
+			if m := s.Metric(u); m != nil && len(m.Values) > 0 {
+				cell = results.Format(m.Values[len(m.Values)/2], u)
+			}
+			fmt.Fprintf(bw, " %s |", cell)
+		}
+		fmt.Fprintln(bw)
+	}
+}
+
 func writeNotes(bw io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(bw, "- %s\n", results.EscapeMarkdown(n))
@@ -133,48 +180,45 @@ func (r *Report) headline() string {
 	if r.Diff != nil && r.Diff.Differs {
 		parts = append(parts, "behaviour changed")
 	}
-	for _, v := range []*gate.Verdict{r.Gate, r.GoBench} {
-		if v != nil && !v.Passed() {
-			parts = append(parts, "cost regressed")
-			break
-		}
+	if r.costRegressed() {
+		parts = append(parts, "cost regressed")
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no behaviour change, no regression")
 	}
-	if best := r.bestImprovements(1); len(best) > 0 {
-		parts = append(parts, best[0])
+	if r.Gate != nil {
+		parts = append(parts, improvements(r.Gate, 1)...)
 	}
 	return strings.Join(parts, "; ")
 }
 
 // verdictRows are the verdict table: one row per check.
 func (r *Report) verdictRows() [][2]string {
-	var rows [][2]string
+	conf := "⚠️ not run" + reason(r.Skipped["conformance"])
 	switch c := r.Conformance; {
-	case c == nil:
-		rows = append(rows, [2]string{"conformance", "⚠️ not run" + reason(r.Skipped["conformance"])})
-	case len(c.Regressed) > 0:
-		rows = append(rows, [2]string{"conformance", fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)})
-	default:
-		s := fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too)", len(c.HeadFails), c.Rules)
+	case c != nil && len(c.Regressed) > 0:
+		conf = fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)
+	case c != nil:
+		conf = fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too", len(c.HeadFails), c.Rules)
 		if len(c.BaseVaries) > 0 {
-			s = fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too, %d of them in some runs only)", len(c.HeadFails), c.Rules, len(c.BaseVaries))
+			conf += fmt.Sprintf(", %d of them in some runs only", len(c.BaseVaries))
 		}
+		conf += ")"
 		if len(c.Fixed) > 0 {
-			s += fmt.Sprintf("; %d fixed", len(c.Fixed))
+			conf += fmt.Sprintf("; %d fixed", len(c.Fixed))
 		}
-		rows = append(rows, [2]string{"conformance", s})
 	}
-	switch d := r.Diff; {
-	case d == nil:
-		rows = append(rows, [2]string{"behaviour diff", "⚠️ not run" + reason(r.Skipped["diff"])})
-	case d.Differs:
-		rows = append(rows, [2]string{"behaviour diff", "❌ base and head answer differently (below)"})
-	default:
-		rows = append(rows, [2]string{"behaviour diff", "✅ no difference found"})
+	diff := "⚠️ not run" + reason(r.Skipped["diff"])
+	if d := r.Diff; d != nil {
+		diff = map[bool]string{true: "❌ base and head answer differently (below)", false: "✅ no difference found"}[d.Differs]
 	}
-	rows = append(rows, [2]string{"certbench's scenarios", verdictCell(r.Gate, r.Skipped["gate"])})
+	rows := [][2]string{{"conformance", conf}, {"behaviour diff", diff}}
+	scen := "certbench's scenarios"
+	if r.SimGate != nil {
+		rows = append(rows, [2]string{scen + ", simulated CPU", verdictCell(r.SimGate, "")})
+		scen += ", clock"
+	}
+	rows = append(rows, [2]string{scen, verdictCell(r.Gate, r.Skipped["gate"])})
 	rows = append(rows, [2]string{"the proxy's own benchmarks", verdictCell(r.GoBench, r.Skipped["gobench"])})
 	return rows
 }
@@ -199,15 +243,6 @@ func verdictCell(v *gate.Verdict, skipped string) string {
 	return results.EscapeMarkdown(s)
 }
 
-// bestImprovements returns the largest allocation improvements of the
-// scenario gate, as text.
-func (r *Report) bestImprovements(n int) []string {
-	if r.Gate == nil {
-		return nil
-	}
-	return improvements(r.Gate, n)
-}
-
 // improvements describes the n largest relative improvements of a
 // verdict, allocations first.
 func improvements(v *gate.Verdict, n int) []string {
@@ -218,19 +253,10 @@ func improvements(v *gate.Verdict, n int) []string {
 		}
 	}
 	rank := func(f *gate.Finding) int {
-		switch f.Unit {
-		case results.UnitAllocs:
-			return 0
-		case results.UnitBytes:
-			return 1
-		}
-		return 2
+		return (slices.Index([]string{results.UnitAllocs, results.UnitBytes}, f.Unit) + 3) % 3
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		if rank(fs[i]) != rank(fs[j]) {
-			return rank(fs[i]) < rank(fs[j])
-		}
-		return fs[i].Percent() < fs[j].Percent()
+	slices.SortStableFunc(fs, func(a, b *gate.Finding) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Percent(), b.Percent()))
 	})
 	var out []string
 	for _, f := range fs[:min(n, len(fs))] {
@@ -240,9 +266,8 @@ func improvements(v *gate.Verdict, n int) []string {
 	return out
 }
 
-// writeVerdict writes a gate verdict's Markdown under the comment's own
-// section heading, its headings as bold lines: two levels further down
-// they would be h5 and h6, which render smaller than the text.
+// writeVerdict writes a verdict's Markdown, its headings as bold lines:
+// two levels further down they would render smaller than the text.
 func writeVerdict(w io.Writer, v *gate.Verdict) {
 	var b bytes.Buffer
 	if err := table.WriteMarkdown(&b, v.Page()); err != nil {
@@ -257,13 +282,8 @@ func writeVerdict(w io.Writer, v *gate.Verdict) {
 	}
 }
 
-// sentence ends s with a period unless it ends with one.
-func sentence(s string) string {
-	if strings.HasSuffix(s, ".") {
-		return s
-	}
-	return s + "."
-}
+// sentence ends s with a period.
+func sentence(s string) string { return strings.TrimSuffix(s, ".") + "." }
 
 func reason(s string) string {
 	if s == "" {
@@ -273,10 +293,8 @@ func reason(s string) string {
 }
 
 func firstLine(lines []string) string {
-	for _, l := range lines {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
+	if i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) != "" }); i >= 0 {
+		return strings.TrimSpace(lines[i])
 	}
 	return ""
 }
@@ -291,12 +309,12 @@ func codeList(list []string) string {
 
 // phaseText lists the steps' wall times, in parentheses.
 func (r *Report) phaseText() string {
-	if len(r.Phases) == 0 {
-		return ""
-	}
 	var ps []string
 	for _, p := range r.Phases {
 		ps = append(ps, p.Name+" "+p.Elapsed.Round(time.Second).String())
+	}
+	if ps == nil {
+		return ""
 	}
 	return " (" + strings.Join(ps, ", ") + ")"
 }

@@ -1,12 +1,11 @@
-// Package peercheck checks a pull request of a proxy that certbench has a
-// peer adapter for (Traefik, certmagic). From the base and head trees it
-// builds one certbench binary with a store per side (package peerbuild),
-// runs the conformance suite on both (rules whose outcome changed), the
-// behaviour diff between them, certbench's scenarios gated base against
-// head in interleaved rounds (with the allocation sites that grew), and
-// the proxy's own benchmarks gated at both trees (package gobench), and
-// writes one Markdown comment: the verdict, then the behaviour changes,
-// then the costs. Each step writes its files into Options.Out.
+// Package peercheck checks a pull request of a proxy certbench has a peer
+// adapter for (Traefik, certmagic). It builds one certbench binary with a
+// store per side (package peerbuild), runs conformance on both, the
+// behaviour diff between them, certbench's scenarios in the A/B protocol
+// (package ab: instructions/op on the simulated CPU where valgrind is
+// installed, and the clock) and the proxy's own benchmarks (package
+// gobench), and writes one Markdown comment: verdict, behaviour changes,
+// costs. Each step writes its files into Options.Out.
 package peercheck
 
 import (
@@ -16,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,14 +26,15 @@ import (
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
+	"github.com/certbench/certbench/results"
 )
 
 // DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
 // a refresh, a renewal in a large pool and lookups.
 var DefaultScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "lookup-1000"}
 
-// DefaultBenchPackages are the packages whose own benchmarks are gated,
-// by proxy, when Options.BenchPackages is empty: the certificate code.
+// DefaultBenchPackages are the proxy's benchmarked packages, by proxy,
+// when Options.BenchPackages is empty: the certificate code.
 var DefaultBenchPackages = map[string][]string{
 	"traefik":   {"./pkg/tls/..."},
 	"certmagic": {"."},
@@ -41,44 +42,49 @@ var DefaultBenchPackages = map[string][]string{
 
 // Options configure Run.
 type Options struct {
-	// Build says what to build: the certbench checkout and the two sides,
-	// named "base" and "head".
+	// Build says what to build: the certbench checkout and the sides
+	// "base" and "head".
 	Build peerbuild.Options
 	// Out is the output directory.
 	Out string
 	// Scenarios are certbench's scenarios to gate (default
-	// DefaultScenarios); Count the interleaved rounds (samples per side);
-	// Ops overrides each scenario's op count when positive.
-	Scenarios []string
-	Count     int
-	Ops       int
-	// Instrument, when set, is passed to certbench run as --instrument
-	// (e.g. "simulate" for instruction counts, once that instrument
-	// exists).
+	// DefaultScenarios); Count the clock's rounds (samples per side); Ops,
+	// when positive, each scenario's op count.
+	Scenarios  []string
+	Count, Ops int
+	// Instrument is the CPU half's: InstrumentSimulate (instructions/op,
+	// SimCount samples a side, beside the clock's pass for allocations and
+	// the retained heap), InstrumentWall (the clock), or "": simulate
+	// where valgrind is installed.
 	Instrument string
-	// Policy is the gate policy (both gates).
+	SimCount   int
+	// Policy is the gate policy (every gate).
 	Policy gate.PolicyFlags
-	// BenchPackages are the proxy's packages whose go test benchmarks are
-	// gated (default DefaultBenchPackages of the proxy); Bench selects
-	// benchmarks (-test.bench); Benchtime is their fixed iteration count;
-	// NoGoBench skips them.
-	BenchPackages []string
-	Bench         string
-	Benchtime     string
-	NoGoBench     bool
-	// NoConformance and NoDiff skip those steps; NoGate skips the gate on
-	// certbench's scenarios.
-	NoConformance, NoDiff, NoGate bool
-	// Seed, when not zero, is the differential pass's and the behaviour
-	// diff's seed.
+	// BenchPackages are the proxy's benchmarked packages (default
+	// DefaultBenchPackages); Bench selects benchmarks (-test.bench);
+	// Benchtime is their fixed iteration count.
+	BenchPackages    []string
+	Bench, Benchtime string
+	// NoConformance, NoDiff, NoGate (certbench's scenarios) and NoGoBench
+	// (the proxy's benchmarks) skip those steps.
+	NoConformance, NoDiff, NoGate, NoGoBench bool
+	// Seed, when not zero, is the conformance passes' seed.
 	Seed uint64
-	// Labels name the base and head in the comment (e.g. a branch and a
-	// commit); by default a tree's directory name, or KIND@VERSION. A
-	// comment carries no local path.
+	// Labels name base and head in the comment (default a tree's
+	// directory name, or KIND@VERSION); a comment has no local path.
 	Labels [2]string
 	// Log gets a line per step (and the commands' error output).
 	Log io.Writer
 }
+
+// The instruments of Options.Instrument.
+const (
+	InstrumentWall     = results.InstrumentWall
+	InstrumentSimulate = results.InstrumentSimulate
+)
+
+// DefaultSimCount is the simulated CPU's samples per side.
+const DefaultSimCount = 5
 
 // Report is the outcome of Run.
 type Report struct {
@@ -89,17 +95,23 @@ type Report struct {
 	Notes       []string
 	Conformance *Conformance
 	Diff        *Diff
-	Gate        *gate.Verdict
-	GoBench     *gate.Verdict
-	GoBenchRun  *gobench.Result
+	// Gate is the clock's on certbench's scenarios; SimGate the simulated
+	// CPU's (nil on the clock alone).
+	Gate, SimGate *gate.Verdict
+	GoBench       *gate.Verdict
+	GoBenchRun    *gobench.Result
+	// HeadOnly are the samples of the proxy's benchmarks only the head
+	// has (shown, not gated).
+	HeadOnly *results.Set
+	// Instrument is the CPU half's (Options.Instrument, resolved).
+	Instrument string
 	// Skipped says why a step did not run or gave nothing, by step.
 	Skipped map[string]string
-	// Elapsed is the wall time of Run; Phases its steps' wall times, in
-	// the order they ran.
+	// Elapsed is Run's wall time; Phases its steps', in order.
 	Elapsed time.Duration
 	Phases  []Phase
-	// Count is the rounds of the gates.
-	Count int
+	// Count is the clock's rounds; SimCount the simulated CPU's samples.
+	Count, SimCount int
 
 	build *peerbuild.Result
 }
@@ -113,19 +125,12 @@ type Phase struct {
 // Passed reports whether nothing failed: no rule newly failing, no
 // behaviour change, no regression.
 func (r *Report) Passed() bool {
-	if r.Conformance != nil && len(r.Conformance.Regressed) > 0 {
-		return false
-	}
-	if r.Diff != nil && r.Diff.Differs {
-		return false
-	}
-	if r.Gate != nil && !r.Gate.Passed() {
-		return false
-	}
-	if r.GoBench != nil && !r.GoBench.Passed() {
-		return false
-	}
-	return true
+	return (r.Conformance == nil || len(r.Conformance.Regressed) == 0) && (r.Diff == nil || !r.Diff.Differs) && !r.costRegressed()
+}
+
+// costRegressed reports whether a gate failed.
+func (r *Report) costRegressed() bool {
+	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench}, func(v *gate.Verdict) bool { return v != nil && !v.Passed() })
 }
 
 // Run builds the binary and runs every step; see the package
@@ -143,6 +148,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if len(opts.Scenarios) == 0 {
 		opts.Scenarios = DefaultScenarios
+	}
+	if opts.SimCount < 1 {
+		opts.SimCount = DefaultSimCount
+	}
+	_, noValgrind := exec.LookPath("valgrind")
+	switch {
+	case opts.Instrument == "" && noValgrind == nil:
+		opts.Instrument = InstrumentSimulate
+	case opts.Instrument == "":
+		opts.Instrument = InstrumentWall
+	case opts.Instrument == InstrumentSimulate && noValgrind != nil:
+		return nil, &ab.InputError{Err: errors.New("instrument simulate needs valgrind: install it (Debian, Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)")}
+	case opts.Instrument != InstrumentWall && opts.Instrument != InstrumentSimulate:
+		return nil, &ab.InputError{Err: fmt.Errorf("instrument %q: want simulate or wall", opts.Instrument)}
 	}
 	out, err := filepath.Abs(opts.Out)
 	if err != nil {
@@ -171,7 +190,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	fmt.Fprintf(log, "peer: build took %v\n", phases[0].Elapsed.Round(time.Second))
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
-		Skipped: map[string]string{}, Count: opts.Count, build: built}
+		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
 	for i := range rep.Sides {
 		rep.Labels[i] = opts.Labels[i]
@@ -190,45 +209,39 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 // steps runs the checks opts asks for into rep, phase timing each.
 func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
-	if !opts.NoConformance {
-		fmt.Fprintf(p.log, "peer: conformance on %s and %s\n", rep.Base, rep.Head)
-		t := time.Now()
-		c, err := p.conformance(ctx, rep.Base, rep.Head, opts.Seed)
-		if err != nil {
-			rep.Skipped["conformance"] = err.Error()
-		}
-		rep.Conformance = c
-		phase("conformance", t)
-	}
-	if !opts.NoDiff {
-		fmt.Fprintf(p.log, "peer: behaviour diff %s against %s\n", rep.Base, rep.Head)
-		t := time.Now()
-		d, err := p.diff(ctx, rep.Base, rep.Head, opts.Seed)
-		if err != nil {
-			rep.Skipped["diff"] = err.Error()
-		}
-		rep.Diff = d
-		phase("behaviour diff", t)
-	}
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
-	if !opts.NoGate {
+	for _, s := range []struct {
+		name string
+		skip bool
+		run  func() error
+	}{
+		{"conformance", opts.NoConformance, func() (err error) {
+			if rep.Conformance, err = p.conformance(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
+				rep.Skipped["conformance"] = err.Error()
+			}
+			return nil
+		}},
+		{"behaviour diff", opts.NoDiff, func() (err error) {
+			if rep.Diff, err = p.diff(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
+				rep.Skipped["diff"] = err.Error()
+			}
+			return nil
+		}},
+		{"scenarios", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
+		{"proxy's benchmarks", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
+	} {
+		if s.skip {
+			continue
+		}
+		fmt.Fprintf(p.log, "peer: %s (%s against %s)\n", s.name, rep.Base, rep.Head)
 		t := time.Now()
-		v, err := p.gate(ctx, rep, opts, policy)
-		if err != nil {
+		if err := s.run(); err != nil {
 			return err
 		}
-		rep.Gate = v
-		phase("scenarios", t)
-	}
-	if !opts.NoGoBench {
-		t := time.Now()
-		if err := p.goBench(ctx, rep, opts, policy); err != nil {
-			return err
-		}
-		phase("proxy's benchmarks", t)
+		phase(s.name, t)
 	}
 	return nil
 }
@@ -246,8 +259,8 @@ func build(ctx context.Context, opts peerbuild.Options, bin, out string, log io.
 	return peerbuild.Build(ctx, opts)
 }
 
-// goBench gates the proxy's own benchmarks at both trees into rep
-// (GoBenchRun, GoBench), or says in rep.Skipped why not.
+// goBench gates the proxy's own benchmarks at both trees into rep, or
+// says in rep.Skipped why not, and reads those only at the head.
 func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
 	built := rep.build
 	pkgs := opts.BenchPackages
@@ -266,8 +279,16 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 		return fmt.Errorf("the proxy's benchmarks: %w", err)
 	}
 	rep.GoBenchRun = res
+	if res.HeadOnly != "" {
+		if rep.HeadOnly, err = results.Load(res.HeadOnly); err != nil {
+			return fmt.Errorf("the proxy's benchmarks only at the head: %w", err)
+		}
+	}
 	if res.Base == "" {
-		rep.Skipped["gobench"] = "no benchmarks at both base and head in " + strings.Join(pkgs, " ")
+		rep.Skipped["gobench"] = "the base has none of the head's benchmarks in " + strings.Join(pkgs, " ")
+		if len(res.Packages) == 0 {
+			rep.Skipped["gobench"] = "the head has no benchmarks in " + strings.Join(pkgs, " ")
+		}
 		return nil
 	}
 	v, err := ab.GateFiles(res.Base, res.Head, policy)
@@ -280,10 +301,8 @@ func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy ga
 	return nil
 }
 
-// cleanFailedBuild removes what Run wrote before a failed build: the
-// build log when the go command wrote nothing into it (bad input found
-// before building), and the output directory when Run made it and it is
-// empty then. A tree that does not compile keeps its build log.
+// cleanFailedBuild removes an empty build log (bad input found before
+// building) and the output directory if Run made it and it is empty.
 func cleanFailedBuild(out string, created bool) {
 	logFile := filepath.Join(out, "build.log")
 	if fi, err := os.Stat(logFile); err == nil && fi.Size() == 0 {
@@ -301,32 +320,44 @@ type peer struct {
 	log      io.Writer
 }
 
-// gate runs certbench's scenarios on both stores in the A/B protocol's
-// rounds (one process per side and round), each store renamed to the
-// proxy's name, and gates head against base, naming the allocation
-// sites that grew.
-func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) (*gate.Verdict, error) {
+// gate runs certbench's scenarios on both stores, each renamed to the
+// proxy's name, in the A/B protocol and gates head against base into
+// rep: with the simulated CPU first ab.Simulate's pass of SimCount
+// samples gating instructions/op, then the clock's rounds for the
+// allocations and the retained heap, its time loosened to
+// ab.DefaultWallMax.
+func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
 	side := func(store string) ab.Side {
 		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
 	}
-	var runArgs []string
-	if opts.Instrument != "" {
-		runArgs = []string{"--instrument", opts.Instrument}
+	o := ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
+		ByRound: true, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log}
+	if opts.Instrument == InstrumentSimulate {
+		so := o
+		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
+		res, err := ab.Simulate(ctx, so)
+		if err != nil {
+			return err
+		}
+		rep.SimGate = res.Verdict
+		rep.SimGate.Base, rep.SimGate.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+		if o.Policy, err = ab.LoosenClock(policy, ab.DefaultWallMax); err != nil {
+			return err
+		}
 	}
-	res, err := ab.Measure(ctx, ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios,
-		Count: opts.Count, Ops: opts.Ops, ByRound: true, RunArgs: runArgs, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log})
+	res, err := ab.Measure(ctx, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Notes = append(rep.Notes, res.Notes...)
-	res.Verdict.Base, res.Verdict.Head = "scenarios/base.txt", "scenarios/head.txt" // in OUT: no local path in the comment
-	return res.Verdict, nil
+	rep.Gate = res.Verdict
+	rep.Gate.Base, rep.Gate.Head = "scenarios/base.txt", "scenarios/head.txt"
+	return nil
 }
 
-// conformanceDoc is certbench conformance --format json.
+// conformanceDoc is what peer check reads of conformance --format json.
 type conformanceDoc struct {
-	Stores []string `json:"stores"`
-	Rules  []struct {
+	Rules []struct {
 		Rule    string `json:"rule"`
 		Results map[string]*struct {
 			Result string   `json:"result"`
@@ -339,29 +370,26 @@ type conformanceDoc struct {
 type Conformance struct {
 	// Rules is the number of rules run.
 	Rules int
-	// HeadFails are the rules the head store fails; Regressed those of
-	// them the base passes in every run; Fixed the rules the base fails
-	// and the head passes.
+	// HeadFails are the rules the head fails; Regressed those the base
+	// passes in every run; Fixed those the base fails and the head passes.
 	HeadFails, Regressed, Fixed []string
-	// BaseVaries are rules the head fails that the base passed in the
-	// first run but failed in a confirmation run: a base whose answers
-	// vary between processes (random tie-breaks) keeps them by chance,
-	// so they are not counted against the head.
+	// BaseVaries are rules the head fails that the base passed first but
+	// failed in a confirmation run (answers that vary between processes):
+	// not counted against the head.
 	BaseVaries []string
-	// BaseRuns is the number of runs of the suite on the base (1, or 1
-	// plus the confirmation runs when the head broke a rule).
+	// BaseRuns is the suite's runs on the base.
 	BaseRuns int
 	// Messages are the head's failure messages of the regressed rules.
 	Messages map[string][]string
 }
 
-// baseConfirmations is how many more times the suite runs on the base
-// when the head breaks a rule the base kept in the first run.
+// baseConfirmations is the suite's further runs on the base when the head
+// breaks a rule the base kept.
 const baseConfirmations = 3
 
 // conformance runs the suite on both stores, and again on the base when
-// the head breaks a rule the base kept, to tell a regression from a base
-// that keeps the rule by chance.
+// the head breaks a rule, to tell a regression from a base that keeps the
+// rule by chance.
 func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) (*Conformance, error) {
 	doc, err := p.suite(ctx, base+","+head, "conformance.json", seed)
 	if err != nil {
@@ -405,19 +433,7 @@ func (p *peer) conformance(ctx context.Context, base, head string, seed uint64) 
 // suite runs certbench conformance on stores, its JSON report in file
 // (under the output directory).
 func (p *peer) suite(ctx context.Context, stores, file string, seed uint64) (*conformanceDoc, error) {
-	file = filepath.Join(p.out, file)
-	args := []string{"conformance", "--stores", stores, "--format", "json", "-o", file}
-	if seed != 0 {
-		args = append(args, "--seed", strconv.FormatUint(seed, 10))
-	}
-	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
-	if err != nil {
-		return nil, err
-	}
-	if code != 0 && code != 1 {
-		return nil, fmt.Errorf("certbench conformance: exit %d: %s", code, strings.TrimSpace(stderr))
-	}
-	b, err := os.ReadFile(file)
+	b, _, err := p.conformanceCmd(ctx, file, seed, "--stores", stores, "--format", "json")
 	if err != nil {
 		return nil, err
 	}
@@ -430,35 +446,36 @@ func (p *peer) suite(ctx context.Context, stores, file string, seed uint64) (*co
 
 // Diff is the behaviour diff's outcome.
 type Diff struct {
-	// Differs reports that the stores behave differently (exit 1).
-	Differs bool
-	// Output is the command's report, in Markdown.
-	Output string
+	Differs bool   // the stores behave differently
+	Output  string // the command's report, in Markdown
 }
 
 // diff runs certbench conformance --stores BASE --against HEAD, its
-// report in Markdown (diff.md): a line per change, each case collapsed.
+// report in Markdown (diff.md).
 func (p *peer) diff(ctx context.Context, base, head string, seed uint64) (*Diff, error) {
-	file := filepath.Join(p.out, "diff.md")
-	args := []string{"conformance", "--stores", base, "--against", head, "--format", "markdown", "-o", file}
+	out, code, err := p.conformanceCmd(ctx, "diff.md", seed, "--stores", base, "--against", head, "--format", "markdown")
+	if err != nil {
+		return nil, err
+	}
+	return &Diff{Differs: code == 1, Output: string(out)}, nil
+}
+
+// conformanceCmd runs certbench conformance with args, its report in file
+// under the output directory, and returns the report and the exit code
+// (0, or 1: a failure or a difference).
+func (p *peer) conformanceCmd(ctx context.Context, file string, seed uint64, args ...string) ([]byte, int, error) {
+	file = filepath.Join(p.out, file)
+	args = append([]string{"conformance", "-o", file}, args...)
 	if seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 	}
 	code, stderr, err := ab.Command(ctx, p.bin, io.Discard, args...)
+	if err == nil && code > 1 {
+		err = fmt.Errorf("certbench %s: exit %d: %s", strings.Join(args[:1], " "), code, strings.TrimSpace(stderr))
+	}
 	if err != nil {
-		return nil, err
+		return nil, code, err
 	}
-	var out []byte
-	if code == 0 || code == 1 {
-		if out, err = os.ReadFile(file); err != nil {
-			return nil, err
-		}
-	}
-	switch code {
-	case 0:
-		return &Diff{Output: string(out)}, nil
-	case 1:
-		return &Diff{Differs: true, Output: string(out)}, nil
-	}
-	return nil, fmt.Errorf("certbench conformance --against: exit %d: %s", code, strings.TrimSpace(stderr))
+	b, err := os.ReadFile(file)
+	return b, code, err
 }

@@ -11,8 +11,10 @@ import (
 
 	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/internal/peerbuild"
+	"github.com/certbench/certbench/results"
 )
 
 // sideFiles writes the merged results of n rounds of each side, as the
@@ -61,9 +63,11 @@ func TestComment(t *testing.T) {
 			"| 1 | **held generations of the head serve a later configuration** | | 50 |\n" +
 			"| 1.1 | exact match -&gt; later configuration's exact match | Certificate(\"default\", \"a.a\") on the held generation of configuration 0 of 2: traefik@base served certificate 0 [\"a.a\"], traefik@head serves certificate 0 [\"a.a\" \"variant 1\"] of configuration 1 (not the held one, 0) | 41 |\n" +
 			"| 1.2 | exact match -&gt; later configuration's configured default | Certificate(\"default\", \"a.a\") on the held generation of configuration 0 of 2: traefik@base served certificate 0 [\"a.a\"], traefik@head serves the configured default of \"default\" [\"d\"] of configuration 1 (not the held one, 0) | 9 |\n"},
-		Gate:    v,
-		Skipped: map[string]string{"gobench": "no benchmarks at both base and head in ./pkg/tls/..."},
-		Count:   4, Elapsed: 95 * time.Second,
+		Gate: v, SimGate: simVerdict(t, dir, policy), Instrument: InstrumentSimulate, SimCount: 3,
+		Skipped:    map[string]string{"gobench": "the base has none of the head's benchmarks in ./pkg/tls/..."},
+		GoBenchRun: &gobench.Result{Benchtime: "100x", Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls", HeadOnly: []string{"BenchmarkManager_UpdateConfigs"}, BaseOnly: []string{"BenchmarkOld"}}}},
+		HeadOnly:   headOnly(t),
+		Count:      4, Elapsed: 95 * time.Second,
 		Phases: []Phase{{"build", 40 * time.Second}, {"conformance", 10 * time.Second}, {"behaviour diff", 20 * time.Second}, {"scenarios", 25 * time.Second}},
 	}
 	if rep.Passed() {
@@ -74,7 +78,9 @@ func TestComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{Marker + "\n### ❌", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.4%)", "#### Behaviour changes", "traefik@head serves certificate 0 [\"a.a\" \"variant 1\"] of configuration 1", "(build 40s, conformance 10s, behaviour diff 20s, scenarios 25s)",
+	for _, want := range []string{Marker + "\n### ❌", "instructions/op on the simulated CPU", "| certbench's scenarios, simulated CPU | ❌ 1 regressed",
+		"| Manager\\_UpdateConfigs-2 | 1.25 ms | 3.91 KiB | 42 |", "Removed at the head (the base has them): `BenchmarkOld` (github.com/traefik/traefik/v3/pkg/tls)",
+		"Not gated: the base has none of the head's benchmarks in ./pkg/tls/...", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.4%)", "#### Behaviour changes", "traefik@head serves certificate 0 [\"a.a\" \"variant 1\"] of configuration 1", "(build 40s, conformance 10s, behaviour diff 20s, scenarios 25s)",
 		"which the base keeps (in 4 runs)", "broke in one of 3 more (its answers vary between runs), not counted against the head: `Lookup/ChainAndKey`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comment lacks %q", want)
@@ -84,4 +90,67 @@ func TestComment(t *testing.T) {
 		t.Error("behaviour changes do not come before costs")
 	}
 	golden.Check(t, "testdata/comment.md", b.Bytes())
+}
+
+// simVerdict gates instructions/op of 3 samples a side, the head's 10% up.
+func simVerdict(t *testing.T, dir string, policy gate.Policy) *gate.Verdict {
+	t.Helper()
+	var paths [2]string
+	for i, ir := range []float64{50000, 55000} {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("sim-%d.txt", i))
+		text := "instrument: simulate\n"
+		for r := 1; r <= 3; r++ {
+			text += fmt.Sprintf("round: %d\nBenchmarkChurn/scenario=lookup-1000/store=traefik-2 200 %g instructions/op\n", r, ir)
+		}
+		if err := os.WriteFile(paths[i], []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := ab.GateFiles(paths[0], paths[1], ab.SimPolicy(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Base, v.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // as peer check names them
+	return v
+}
+
+// headOnly is 3 rounds of a benchmark only the head has.
+func headOnly(t *testing.T) *results.Set {
+	t.Helper()
+	var text string
+	for r, ns := range []int{1200000, 1250000, 1300000} {
+		text += fmt.Sprintf("round: %d\nBenchmarkManager_UpdateConfigs-2 100 %d ns/op 4000 B/op 42 allocs/op\n", r+1, ns)
+	}
+	set, err := results.Read(strings.NewReader(text), "head-only.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// TestCommentOnTheClock says so when valgrind is not installed.
+func TestCommentOnTheClock(t *testing.T) {
+	dir := t.TempDir()
+	base, head := sideFiles(t, dir, 4, [2]float64{748, 748})
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ab.GateFiles(base, head, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, Skipped: map[string]string{}, Count: 4}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The CPU half is the clock: valgrind is not installed", "| certbench's scenarios | ✅"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comment lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "simulated CPU |") {
+		t.Error("a simulated CPU row without a simulated pass")
+	}
 }
