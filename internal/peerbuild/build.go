@@ -176,12 +176,10 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 func loadAdapter(root string, kind Kind) (adapter, error) {
 	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
 	var err error
-	ad.files, err = goFiles(ad.dir)
-	if err != nil || len(ad.files) == 0 {
+	if ad.files, err = goFiles(ad.dir); err != nil || len(ad.files) == 0 {
 		return ad, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
 	}
-	ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module)
-	return ad, err
+	return ad, nil
 }
 
 // linkedConflicts returns the notes of the conflicts whose module the
@@ -235,7 +233,6 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 type adapter struct {
 	dir   string   // its directory in the certbench tree
 	files []string // its Go files
-	roots []string // the proxy's packages it imports
 	kind  Kind
 }
 

@@ -332,7 +332,10 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 		if err != nil {
 			return err
 		}
-		extra := buildLineEdits(src) // chosen already (variant.go)
+		var extra []edit // the files are chosen already (selectFiles): no //go:build line
+		if _, start, end := buildLine(src); end > 0 {
+			extra = append(extra, edit{start: start, end: end})
+		}
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {

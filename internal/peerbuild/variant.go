@@ -1,15 +1,14 @@
 package peerbuild
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"go/types"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,17 +176,14 @@ func chooseVariants(kind Kind, trees []*tree) error {
 const unparsed = "?"
 
 // declared returns the tree's declaration of p as in its source (decl),
-// without parameter names (shape, to compare with Shape.Decl), and where
-// it is; all empty when the tree declares none.
+// printed without parameter names (shape, to compare with Shape.Decl), and
+// where it is; all empty when the tree declares none.
 func (t *tree) declared(p Probe) (decl, shape, at string) {
 	if p.Func == "" {
 		return t.module(), t.module(), "go.mod"
 	}
 	dir := filepath.Join(t.dir, filepath.FromSlash(p.Pkg))
-	files, err := goFiles(dir)
-	if err != nil {
-		return "", "", ""
-	}
+	files, _ := goFiles(dir)
 	for _, n := range files {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
@@ -195,48 +191,33 @@ func (t *tree) declared(p Probe) (decl, shape, at string) {
 			return "", unparsed, "" // the build reports it
 		}
 		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || funcName(fd) != p.Func {
-				continue
+			if fd, ok := d.(*ast.FuncDecl); ok && funcName(fd) == p.Func {
+				fd.Body, fd.Doc = nil, nil
+				at = fmt.Sprintf("%s:%d", path.Join(p.Pkg, n), fset.Position(fd.Pos()).Line)
+				decl = printDecl(fd)
+				for _, fl := range []*ast.FieldList{fd.Recv, fd.Type.Params, fd.Type.Results} {
+					if fl != nil {
+						var unnamed []*ast.Field
+						for _, f := range fl.List {
+							for range max(1, len(f.Names)) {
+								unnamed = append(unnamed, &ast.Field{Type: f.Type})
+							}
+						}
+						fl.List = unnamed
+					}
+				}
+				return decl, printDecl(fd), at
 			}
-			fd.Body, fd.Doc = nil, nil
-			var b bytes.Buffer
-			printer.Fprint(&b, token.NewFileSet(), fd)
-			at := filepath.ToSlash(filepath.Join(p.Pkg, n)) + fmt.Sprintf(":%d", fset.Position(fd.Pos()).Line)
-			return b.String(), unnamed(fd), at
 		}
 	}
 	return "", "", ""
 }
 
-// unnamed is fd's declaration without parameter names: "func (*T)
-// M(string, string) error".
-func unnamed(fd *ast.FuncDecl) string {
-	list := func(fl *ast.FieldList) []string {
-		var out []string
-		if fl == nil {
-			return out
-		}
-		for _, f := range fl.List {
-			for range max(1, len(f.Names)) {
-				out = append(out, types.ExprString(f.Type))
-			}
-		}
-		return out
-	}
-	s := "func "
-	if fd.Recv != nil {
-		s += "(" + strings.Join(list(fd.Recv), ", ") + ") "
-	}
-	s += fd.Name.Name + "(" + strings.Join(list(fd.Type.Params), ", ") + ")"
-	switch res := list(fd.Type.Results); len(res) {
-	case 0:
-	case 1:
-		s += " " + res[0]
-	default:
-		s += " (" + strings.Join(res, ", ") + ")"
-	}
-	return s
+// printDecl prints fd on one line (an empty FileSet has no line breaks).
+func printDecl(fd *ast.FuncDecl) string {
+	var b strings.Builder
+	printer.Fprint(&b, token.NewFileSet(), fd)
+	return b.String()
 }
 
 // selectFiles returns the adapter's files whose //go:build constraint
@@ -248,53 +229,34 @@ func selectFiles(dir string, files, tags []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		ok, err := buildConstraintHolds(src, tags)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, n), err)
+		if line, _, _ := buildLine(src); line != "" {
+			expr, err := constraint.Parse(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(dir, n), err)
+			}
+			if !expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }) {
+				continue
+			}
 		}
-		if ok {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
 	return out, nil
 }
 
-// buildConstraintHolds evaluates the //go:build line of a Go file's
-// header with only tags set.
-func buildConstraintHolds(src []byte, tags []string) (bool, error) {
-	for _, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "package ") {
-			break
-		}
-		if !constraint.IsGoBuild(line) {
-			continue
-		}
-		expr, err := constraint.Parse(line)
-		if err != nil {
-			return false, err
-		}
-		return expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }), nil
-	}
-	return true, nil
-}
-
-// buildLineEdits blanks the //go:build line of a Go file's header (its
-// line stays, empty): the adapter's files for a tree are chosen by
-// selectFiles, and one go build builds every side's.
-func buildLineEdits(src []byte) []edit {
-	off := 0
-	for _, line := range strings.SplitAfter(string(src), "\n") {
-		t := strings.TrimSpace(line)
+// buildLine returns the //go:build line of a Go file's header and its
+// offsets in src (without its newline); "" when there is none.
+func buildLine(src []byte) (line string, start, end int) {
+	for l := range strings.Lines(string(src)) {
+		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "package ") {
 			break
 		}
 		if constraint.IsGoBuild(t) {
-			return []edit{{start: off, end: off + len(strings.TrimRight(line, "\r\n"))}}
+			return t, start, start + len(strings.TrimRight(l, "\r\n"))
 		}
-		off += len(line)
+		start += len(l)
 	}
-	return nil
+	return "", 0, 0
 }
 
 // module is the tree's module path.
