@@ -145,9 +145,6 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
 	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
-	if err == nil {
-		err = appendIsolated(work, trees)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -255,11 +252,12 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if r.deps, err = t.isolate(ctx, pkgs, work); err != nil {
 		return "", err
 	}
+	t.copies = append([][2]string{{t.private, "./tree/" + t.side.Name}}, t.copies...)
 	copyDir := filepath.Join(work, "tree", t.side.Name)
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
 		return "", fmt.Errorf("copying %s: %w", t.side, err)
 	}
-	if err := writeCopyModFile(ctx, t, copyDir); err != nil {
+	if err := writeModFile(ctx, t.dir, copyDir, t.private); err != nil {
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
@@ -396,25 +394,6 @@ func treeSum(dir string) ([]byte, error) {
 	return h.Sum(nil), err
 }
 
-// writeCopyModFile writes the copy's go.mod: the tree's, under the
-// private module path.
-func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
-	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
-	if err != nil {
-		return err
-	}
-	gomod := filepath.Join(copyDir, "go.mod")
-	if err := os.WriteFile(gomod, b, 0o644); err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", t.private, gomod)
-	cmd.Env = goEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod edit -module %s: %v: %s", t.private, err, out)
-	}
-	return nil
-}
-
 // writeBuildModule writes the build directory's go.mod, go.sum and main
 // package, and returns the replace directives the trees disagree on.
 func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]conflict, error) {
@@ -435,8 +414,9 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	fmt.Fprintf(&b, "require %s %s\n", certbenchModule, zero)
 	fmt.Fprintf(&b, "replace %s => %s\n", certbenchModule, quotePath(root))
 	for _, t := range trees {
-		fmt.Fprintf(&b, "require %s %s\n", t.private, zero)
-		fmt.Fprintf(&b, "replace %s => ./tree/%s\n", t.private, t.side.Name)
+		for _, c := range t.copies {
+			fmt.Fprintf(&b, "require %s %s\nreplace %s => %s\n", c[0], zero, c[0], c[1])
+		}
 	}
 
 	notes := writeReplacements(&b, trees)

@@ -1,19 +1,16 @@
 package peerbuild
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -35,20 +32,20 @@ func goFiles(dir string) ([]string, error) {
 	return names, nil
 }
 
-// imports returns the import paths of the Go file at path, ignoring build
-// constraints (a superset of what any build of it imports).
-func imports(path string) ([]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
-	}
+// importsOf returns what the Go files of dir import, ignoring build
+// constraints (a superset of what any build of them imports).
+func importsOf(dir string, files []string) ([]string, error) {
 	var out []string
-	for _, spec := range f.Imports {
-		p, err := strconv.Unquote(spec.Path.Value)
+	for _, n := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.ImportsOnly)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		for _, spec := range f.Imports {
+			if p, err := strconv.Unquote(spec.Path.Value); err == nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out, nil
 }
@@ -84,15 +81,13 @@ func (t *tree) closure(roots []string) ([]string, error) {
 		if err != nil || len(names) == 0 {
 			return nil, fmt.Errorf("package %s: no Go files in %s", p, dir)
 		}
-		for _, n := range names {
-			imps, err := imports(filepath.Join(dir, n))
-			if err != nil {
-				return nil, err
-			}
-			for _, imp := range imps {
-				if inModule(imp, mod) && !seen[imp] {
-					queue = append(queue, imp)
-				}
+		imps, err := importsOf(dir, names)
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range imps {
+			if inModule(imp, mod) && !seen[imp] {
+				queue = append(queue, imp)
 			}
 		}
 	}
@@ -165,7 +160,7 @@ type edit struct {
 
 // applyEdits applies non-overlapping edits to src.
 func applyEdits(src []byte, edits []edit) []byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	var b bytes.Buffer
 	last := 0
 	for _, e := range edits {
@@ -177,133 +172,83 @@ func applyEdits(src []byte, edits []edit) []byte {
 	return b.Bytes()
 }
 
-// copyPackages copies the tree's packages pkgs into dst (the copy's
-// root), rewriting their imports: every regular file of each package's
-// directory but its tests, and the files its //go:embed patterns name.
+// copyPackages copies the tree's packages pkgs into dst (the copy's root).
 func (t *tree) copyPackages(dst string, pkgs []string, r *rewriter) error {
 	for _, p := range pkgs {
-		src := t.pkgDir(p)
-		rel, err := filepath.Rel(t.dir, src)
+		rel, err := filepath.Rel(t.dir, t.pkgDir(p))
 		if err != nil {
 			return err
 		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		if err := copyDir(t.pkgDir(p), filepath.Join(dst, rel), r); err != nil {
 			return err
-		}
-		ents, err := os.ReadDir(src)
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			n := e.Name()
-			if !e.Type().IsRegular() || strings.HasSuffix(n, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(src, n))
-			if err != nil {
-				return err
-			}
-			if strings.HasSuffix(n, ".go") {
-				if b, err = r.rewrite(filepath.Join(src, n), b); err != nil {
-					return err
-				}
-				for _, pat := range embedPatterns(b) {
-					if err := copyEmbed(src, out, pat); err != nil {
-						return fmt.Errorf("%s: //go:embed %s: %w", filepath.Join(src, n), pat, err)
-					}
-				}
-			}
-			if err := os.WriteFile(filepath.Join(out, n), b, 0o644); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// embedPatterns returns the patterns of the //go:embed lines of a Go file.
-func embedPatterns(src []byte) []string {
-	var pats []string
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "//go:embed ")
-		if !ok {
-			continue
-		}
-		for _, f := range strings.Fields(rest) {
-			if u, err := strconv.Unquote(f); err == nil {
-				f = u
-			}
-			pats = append(pats, strings.TrimPrefix(f, "all:"))
-		}
+// copyDir copies the regular files of the package directory src but its
+// tests into out, with the imports of its Go files rewritten by r, and the
+// directories their //go:embed patterns reach into. Parents are copied
+// before their subdirectories, whose files then replace the embedded ones.
+func copyDir(src, out string, r *rewriter) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
 	}
-	return pats
-}
-
-// copyEmbed copies what an embed pattern matches in src to dst.
-func copyEmbed(src, dst, pattern string) error {
-	matches, err := filepath.Glob(filepath.Join(src, filepath.FromSlash(pattern)))
+	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
-		rel, err := filepath.Rel(src, m)
+	embedded := map[string]bool{}
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, n))
 		if err != nil {
 			return err
 		}
-		if err := copyAll(m, filepath.Join(dst, rel)); err != nil {
+		if strings.HasSuffix(n, ".go") {
+			if b, err = r.rewrite(filepath.Join(src, n), b); err != nil {
+				return err
+			}
+			for l := range strings.Lines(string(b)) {
+				rest, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:embed ")
+				if !ok {
+					continue
+				}
+				for _, pat := range strings.Fields(rest) {
+					if u, err := strconv.Unquote(pat); err == nil {
+						pat = u
+					}
+					first, _, _ := strings.Cut(strings.TrimPrefix(pat, "all:"), "/")
+					dirs, _ := filepath.Glob(filepath.Join(src, first)) // files in src are copied anyway
+					for _, d := range dirs {
+						if fi, err := os.Stat(d); err == nil && fi.IsDir() && !embedded[d] {
+							embedded[d] = true
+							if err := os.CopyFS(filepath.Join(out, filepath.Base(d)), os.DirFS(d)); err != nil {
+								return fmt.Errorf("%s: //go:embed %s: %w", filepath.Join(src, n), pat, err)
+							}
+						}
+					}
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(out, n), b, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// copyAll copies a file, or a directory recursively.
-func copyAll(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
 }
 
 // adapterImports returns the packages of module that the adapter's files
 // import.
 func adapterImports(dir string, files []string, module string) ([]string, error) {
-	var out []string
-	for _, n := range files {
-		imps, err := imports(filepath.Join(dir, n))
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range imps {
-			if inModule(p, module) && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
+	imps, err := importsOf(dir, files)
+	if err != nil {
+		return nil, err
 	}
+	out := slices.DeleteFunc(imps, func(p string) bool { return !inModule(p, module) })
 	if len(out) == 0 {
 		return nil, fmt.Errorf("the adapter in %s imports nothing of %s", dir, module)
 	}

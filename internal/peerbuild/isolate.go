@@ -2,12 +2,13 @@ package peerbuild
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -61,112 +62,78 @@ func major(v string) int {
 // isolate copies into work/dep/SIDE the modules the tree is behind on that
 // its packages pkgs import, and returns their private paths by module path.
 func (t *tree) isolate(ctx context.Context, pkgs []string, work string) (map[string]string, error) {
-	if len(t.behind) == 0 {
-		return nil, nil
-	}
 	used := map[string]bool{}
 	for _, p := range pkgs {
-		dir := t.pkgDir(p)
-		names, _ := goFiles(dir)
-		for _, n := range names {
-			imps, err := imports(filepath.Join(dir, n))
-			if err != nil {
-				return nil, err
-			}
-			for _, imp := range imps {
-				for mod := range t.behind {
-					if inModule(imp, mod) {
-						used[mod] = true
-					}
-				}
-			}
+		names, _ := goFiles(t.pkgDir(p))
+		imps, err := importsOf(t.pkgDir(p), names)
+		if err != nil {
+			return nil, err
+		}
+		for mod := range t.behind {
+			used[mod] = used[mod] || slices.ContainsFunc(imps, func(imp string) bool { return inModule(imp, mod) })
 		}
 	}
 	deps := map[string]string{}
 	for _, mod := range slices.Sorted(maps.Keys(used)) {
+		if !used[mod] {
+			continue
+		}
 		private := "certbench.invalid/" + t.side.Name + "/dep/" + mod
 		src, err := download(ctx, mod+"@"+t.behind[mod])
 		if err != nil {
 			return nil, &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
 		}
-		dst := filepath.Join(work, "dep", t.side.Name, filepath.FromSlash(mod))
-		if err := copyModule(src, dst, mod, private); err != nil {
+		dir := "dep/" + t.side.Name + "/" + mod
+		if err := copyModule(ctx, src, filepath.Join(work, filepath.FromSlash(dir)), mod, private); err != nil {
 			return nil, fmt.Errorf("copying %s@%s for %s: %w", mod, t.behind[mod], t.side, err)
 		}
 		deps[mod] = private
-		t.isolated = append(t.isolated, fmt.Sprintf("require %s v0.0.0-00010101000000-000000000000\nreplace %s => ./dep/%s/%s\n", private, private, t.side.Name, mod))
+		t.copies = append(t.copies, [2]string{private, "./" + dir})
 	}
 	return deps, nil
 }
 
-var moduleLine = regexp.MustCompile(`(?m)^module\s+\S+\s*$`)
-
-// copyModule copies the module at src (its packages' files but tests, and
-// no nested module, testdata or vendor directory) to dst under the module
-// path private, rewriting its imports of itself.
-func copyModule(src, dst, mod, private string) error {
+// copyModule copies the module at src (but tests, nested modules,
+// testdata and vendor) to dst under the module path private, rewriting its
+// imports of itself.
+func copyModule(ctx context.Context, src, dst, mod, private string) error {
 	r := &rewriter{deps: map[string]string{mod: private}}
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || !d.IsDir() {
 			return err
 		}
-		n := d.Name()
-		if d.IsDir() {
-			if p == src {
-				return nil
-			}
+		if n := d.Name(); p != src {
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil || n == "testdata" || n == "vendor" || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(n, "_test.go") || (p == filepath.Join(src, "go.mod")) {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(n, ".go") {
-			if b, err = r.rewrite(p, b); err != nil {
-				return err
-			}
 		}
 		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
+		return copyDir(p, filepath.Join(dst, rel), r)
 	})
 	if err != nil {
 		return err
 	}
-	gomod, err := os.ReadFile(filepath.Join(src, "go.mod"))
-	if err != nil {
-		gomod = []byte("module " + mod + "\n")
-	}
-	gomod = moduleLine.ReplaceAll(gomod, []byte("module "+private))
-	return os.WriteFile(filepath.Join(dst, "go.mod"), gomod, 0o644)
+	return writeModFile(ctx, src, dst, private)
 }
 
-// appendIsolated adds the sides' copied modules to the build module's
-// go.mod in work.
-func appendIsolated(work string, trees []*tree) error {
-	var lines string
-	for _, t := range trees {
-		lines += strings.Join(t.isolated, "")
+// writeModFile writes dst/go.mod: src's (a bare one when src has none, as
+// modules from before Go modules) under the module path mod.
+func writeModFile(ctx context.Context, src, dst, mod string) error {
+	b, err := os.ReadFile(filepath.Join(src, "go.mod"))
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = []byte("module "+mod+"\n"), nil
 	}
-	if lines == "" {
-		return nil
+	gomod := filepath.Join(dst, "go.mod")
+	if err == nil {
+		err = os.WriteFile(gomod, b, 0o644)
 	}
-	f, err := os.OpenFile(filepath.Join(work, "go.mod"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(lines); err != nil {
-		f.Close()
-		return err
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", mod, gomod)
+	cmd.Env = goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit -module %s: %v: %s", mod, err, out)
 	}
-	return f.Close()
+	return nil
 }

@@ -108,11 +108,11 @@ type tree struct {
 	private string
 	// tags select the adapter's files for the tree (variant.go).
 	tags []string
-	// behind and isolated are the modules required at a lower major
-	// version than another side's, and the go.mod lines of their copies
-	// (isolate.go).
-	behind   map[string]string
-	isolated []string
+	// behind are the modules required at a lower major version than
+	// another side's (isolate.go); copies the private module paths of the
+	// side's copies with their directories in the build directory.
+	behind map[string]string
+	copies [][2]string
 }
 
 // store is the name of the side's store.
