@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"go/version"
@@ -12,7 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -165,7 +167,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, classify(log, work, ad.dir, kind, trees)
 	}
-	res.Notes, err = linkedConflicts(ctx, out, conflicts)
+	res.Notes, err = linkedConflicts(out, conflicts)
 	return res, err
 }
 
@@ -181,17 +183,17 @@ func loadAdapter(root string, kind Kind) (adapter, error) {
 
 // linkedConflicts returns the notes of the conflicts whose module the
 // binary out links: a replacement the trees disagree on matters only then.
-func linkedConflicts(ctx context.Context, out string, conflicts []conflict) ([]string, error) {
+func linkedConflicts(out string, conflicts []conflict) ([]string, error) {
 	if len(conflicts) == 0 {
 		return nil, nil
 	}
-	linked, err := linkedModules(ctx, out)
+	info, err := buildinfo.ReadFile(out)
 	if err != nil {
 		return nil, err
 	}
 	var notes []string
 	for _, c := range conflicts {
-		if linked[c.module] {
+		if slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == c.module }) {
 			notes = append(notes, c.note)
 		}
 	}
@@ -285,24 +287,6 @@ func goBuild(ctx context.Context, work, out string, logTo io.Writer) (string, er
 // conflict is a module the trees replace differently.
 type conflict struct {
 	module, note string
-}
-
-// linkedModules returns the module paths linked into the binary at path.
-func linkedModules(ctx context.Context, path string) (map[string]bool, error) {
-	cmd := exec.CommandContext(ctx, "go", "version", "-m", path)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go version -m %s: %w", path, err)
-	}
-	mods := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "dep" {
-			mods[f[1]] = true
-		}
-	}
-	return mods, nil
 }
 
 // checkCertbench checks that dir is the root of a certbench checkout and
@@ -448,24 +432,20 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 // writeGoSum writes the lines of the go.sum files that exist, each once,
 // sorted, to path.
 func writeGoSum(path string, sumFiles []string) error {
-	seen := map[string]bool{}
 	var lines []string
 	for _, f := range sumFiles {
 		data, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" && !seen[l] {
-				seen[l] = true
+		for l := range strings.Lines(string(data)) {
+			if l = strings.TrimSpace(l); l != "" {
 				lines = append(lines, l)
 			}
 		}
 	}
-	sort.Strings(lines)
-	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	slices.Sort(lines)
+	return os.WriteFile(path, []byte(strings.Join(slices.Compact(lines), "\n")+"\n"), 0o644)
 }
 
 // writeMain writes the generated binary's main package: certbench's cli
