@@ -247,7 +247,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if err != nil {
 		return "", &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
 	}
-	r := &rewriter{from: t.module(), to: t.private, pkgs: map[string]bool{}}
+	r := &rewriter{from: t.module(), to: t.private, alias: ad.kind.Module, pkgs: map[string]bool{}}
 	for _, p := range pkgs {
 		r.pkgs[p] = true
 	}
@@ -263,7 +263,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
-	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r.as(ad.kind.Module), t.store()); err != nil {
+	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r, t.store()); err != nil {
 		return "", err
 	}
 	return genModule + "/adapter/" + t.side.Name, nil

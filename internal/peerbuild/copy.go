@@ -103,12 +103,16 @@ func (t *tree) pkgDir(p string) string {
 // rewriter rewrites the import paths of the packages it knows.
 type rewriter struct {
 	from, to string            // module path prefix, original and private
+	alias    string            // the path the adapter imports from as (the kind's module path)
 	pkgs     map[string]bool   // the packages copied, by original path
 	deps     map[string]string // modules copied for the side, to their private path (isolate.go)
 }
 
 // path returns the rewritten import path of p, or p.
 func (r *rewriter) path(p string) string {
+	if r.alias != "" && inModule(p, r.alias) {
+		p = r.from + strings.TrimPrefix(p, r.alias)
+	}
 	if r.pkgs[p] {
 		return r.to + strings.TrimPrefix(p, r.from)
 	}

@@ -91,17 +91,18 @@ type Unknown struct {
 // what the adapter knows.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the %s adapter (%s) does not know the API of %s:", e.Kind.Name, e.Kind.Adapter, sideList(e.sides()))
+	var sides []Side
 	for _, u := range e.Unknown {
-		decl := "nothing"
+		decl, names, verb := "nothing", []string{}, "declares"
 		if u.Decl != "" {
 			decl = u.Decl + " (" + u.At + ")"
 		}
-		var names []string
 		for _, s := range u.Sides {
 			names = append(names, s.Name)
+			if !slices.Contains(sides, s) {
+				sides = append(sides, s)
+			}
 		}
-		verb := "declares"
 		if len(names) > 1 {
 			verb = "declare"
 		}
@@ -113,21 +114,8 @@ func (e *APIError) Error() string {
 			fmt.Fprintf(&b, " %s (%s)", s.Decl, s.Era)
 		}
 	}
-	b.WriteString("\n  (a new shape needs a file for it in the adapter, and its tag in internal/peerbuild's probes)")
-	return b.String()
-}
-
-// sides are the sides of e, each once, in order.
-func (e *APIError) sides() []Side {
-	var out []Side
-	for _, u := range e.Unknown {
-		for _, s := range u.Sides {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return fmt.Sprintf("the %s adapter (%s) does not know the API of %s:%s\n  (a new shape needs a file for it in the adapter, and its tag in internal/peerbuild's probes)",
+		e.Kind.Name, e.Kind.Adapter, sideList(sides), b.String())
 }
 
 // sideList is "base tree A", "base tree A and head tree B".
@@ -268,36 +256,17 @@ func (t *tree) module() string {
 }
 
 // forTree returns the adapter's files for t's tags and the packages of
-// t's tree they import.
+// t's tree they import (under t's module path, another major version's
+// than the adapter's for Traefik v2).
 func (ad *adapter) forTree(t *tree) (files, roots []string, err error) {
 	if files, err = selectFiles(ad.dir, ad.files, t.tags); err != nil {
 		return nil, nil, err
 	}
 	imps, err := adapterImports(ad.dir, files, ad.kind.Module)
-	if err != nil {
-		return nil, nil, err
-	}
 	for _, p := range imps {
-		roots = append(roots, t.treePath(p))
+		roots = append(roots, t.module()+strings.TrimPrefix(p, ad.kind.Module))
 	}
-	return files, roots, nil
-}
-
-// as returns r for sources that import the copied packages under module
-// (the adapter, written against the kind's module path) rather than r.from.
-func (r *rewriter) as(module string) *rewriter {
-	a := &rewriter{from: module, to: r.to, pkgs: map[string]bool{}, deps: r.deps}
-	for p := range r.pkgs {
-		a.pkgs[module+strings.TrimPrefix(p, r.from)] = true
-	}
-	return a
-}
-
-// treePath returns the adapter's import path p (below the kind's module
-// path) as the tree's package path: they differ where the tree's module
-// path is another major version's.
-func (t *tree) treePath(p string) string {
-	return t.module() + strings.TrimPrefix(p, t.kind.Module)
+	return files, roots, err
 }
 
 // declares reports whether module is the kind's module path or one of its
