@@ -2,6 +2,7 @@ package peerbuild
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"debug/buildinfo"
@@ -18,60 +19,43 @@ import (
 	"strings"
 )
 
-// certbenchModule is the certbench module path.
 const certbenchModule = "github.com/certbench/certbench"
 
-// genModule is the module path of the build directory. It lies below
-// certbench's peers/ so that the generated adapters may import the
-// helpers in peers/internal, as the adapters in the repository do.
+// genModule is the build directory's module path: below peers/, so that
+// the generated adapters may import peers/internal as the real ones do.
 const genModule = certbenchModule + "/peers/generated"
 
 // Options configure Build.
 type Options struct {
-	// Certbench is the root of a certbench checkout (the directory of its
-	// go.mod): the adapters' source and the certbench module the binary
-	// is built with.
+	// Certbench is the root of the certbench checkout: the adapters'
+	// source and the certbench module the binary is built with.
 	Certbench string
-	// Sides are the versions of the proxy to build in, each as store
-	// KIND@NAME; all must be trees or versions of one proxy, and no two
-	// the same.
-	Sides []Side
-	// Output is the path of the binary to write.
-	Output string
-	// Log, when not nil, gets the go command's output.
-	Log io.Writer
-	// KeepDir, when set, is where the build directory goes (kept
-	// afterwards, for inspection); by default a temporary directory that
-	// Build removes.
+	// Sides are the versions of one proxy to build in (store KIND@NAME).
+	Sides  []Side
+	Output string    // the binary to write
+	Log    io.Writer // gets the go command's output, when not nil
+	// KeepDir, when set, is the build directory, kept afterwards;
+	// by default a temporary one.
 	KeepDir string
 }
 
-// Result describes a built binary.
+// Result describes a built binary; its slices are in the order of
+// Options.Sides.
 type Result struct {
-	// Kind is the proxy the binary adapts.
-	Kind Kind
-	// Stores are the stores the binary registers for the sides, in the
-	// order of Options.Sides.
-	Stores []string
-	// Trees are the sides' directories (a released version's in the module
-	// cache), in the order of Options.Sides.
-	Trees []string
-	// Labels name what each tree is (traefik@v3.6.12, traefik@c1ef74297,
-	// else its directory's name; label.go), in the order of Options.Sides.
-	Labels []string
-	// Rename maps the module path of each side's copy to the proxy's
-	// module path, and the generated adapter packages to the adapter's
-	// package: Normalize applies it to a function or file name, so that
-	// profiles of the sides can be compared.
+	Kind   Kind
+	Stores []string // the stores registered for the sides
+	Trees  []string // the sides' directories (a release's in the module cache)
+	Labels []string // what each tree is (label.go): traefik@v3.6.12, traefik@c1ef74297, its directory
+	// Rename maps each side's private module path and generated adapter
+	// package back to the proxy's and the adapter's (see Normalize).
 	Rename map[string]string
 	// Notes are things the caller should know, such as a replace
-	// directive the two trees disagree on.
+	// directive the trees disagree on.
 	Notes []string
 }
 
-// Normalize returns name (a function or file name from a profile or a
-// stack) with the sides' private paths turned back into the proxy's and
-// the adapter's.
+// Normalize returns a function or file name from a profile or a stack
+// with the sides' private paths turned back, so that sides compare.
 func (r *Result) Normalize(name string) string {
 	for from, to := range r.Rename {
 		if i := strings.Index(name, from); i >= 0 {
@@ -95,8 +79,7 @@ func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Build writes a certbench binary to opts.Output with one store per side
-// (KIND@SIDE), each running the adapter over that side's tree, besides
-// every store certbench's cli registers. See the package documentation.
+// (KIND@SIDE) besides certbench's own; see the package documentation.
 func Build(ctx context.Context, opts Options) (*Result, error) {
 	if len(opts.Sides) == 0 {
 		return nil, &InputError{Err: errors.New("no side to build")}
@@ -158,14 +141,19 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, err
 	}
-	if log, err := goBuild(ctx, work, out, opts.Log); err != nil {
+	var log bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir, cmd.Env = work, goEnv("GOFLAGS=-mod=mod -buildvcs=false")
+	cmd.Stdout = io.MultiWriter(&log, cmp.Or(opts.Log, io.Discard))
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Run(); err != nil {
 		if errors.Is(statErr, fs.ErrNotExist) {
 			os.Remove(filepath.Dir(out)) // made above; only if empty
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, classify(log, work, ad.dir, kind, trees)
+		return nil, classify(log.String(), work, ad.dir, kind, trees)
 	}
 	res.Notes, err = linkedConflicts(out, conflicts)
 	return res, err
@@ -222,8 +210,13 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 		}
 		trees = append(trees, t)
 	}
-	if err := checkDistinct(trees); err != nil {
-		return nil, err
+	for i, t := range trees {
+		if err := t.hash(); err != nil {
+			return nil, &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
+		}
+		if j := slices.IndexFunc(trees[:i], func(o *tree) bool { return bytes.Equal(o.sum, t.sum) }); j >= 0 {
+			return nil, &InputError{Err: fmt.Errorf("%s and %s hold the same Go code (no .go file, go.mod or go.sum differs): nothing to compare", trees[j].side, t.side)}
+		}
 	}
 	return trees, nil
 }
@@ -269,21 +262,6 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	return genModule + "/adapter/" + t.side.Name, nil
 }
 
-// goBuild builds the module in work to out, copying go build's output to
-// logTo (when not nil); on failure it returns that output.
-func goBuild(ctx context.Context, work, out string, logTo io.Writer) (string, error) {
-	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
-	cmd.Dir = work
-	cmd.Env = goEnv("GOFLAGS=-mod=mod -buildvcs=false")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	err := cmd.Run()
-	if logTo != nil {
-		logTo.Write(log.Bytes())
-	}
-	return log.String(), err
-}
-
 // conflict is a module the trees replace differently.
 type conflict struct {
 	module, note string
@@ -323,59 +301,31 @@ func FindCertbench(dir string) (string, error) {
 	}
 }
 
-// checkDistinct fails when two trees hold the same Go code: the same
-// go.mod, go.sum and .go files.
-func checkDistinct(trees []*tree) error {
-	sums := make([][]byte, len(trees))
-	for i, t := range trees {
-		s, err := treeSum(t.dir)
-		if err != nil {
-			return &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
-		}
-		sums[i] = s
-		for j := 0; j < i; j++ {
-			if bytes.Equal(sums[j], s) {
-				return &InputError{Err: fmt.Errorf("%s and %s hold the same Go code (no .go file, go.mod or go.sum differs): nothing to compare", trees[j].side, t.side)}
-			}
-		}
-	}
-	return nil
-}
-
-// treeSum hashes the names and contents of a tree's Go files, go.mod and
-// go.sum, skipping .git, node_modules and nested modules.
-func treeSum(dir string) ([]byte, error) {
+// hash sets t.sum from the names and contents of the tree's Go files,
+// go.mod and go.sum, skipping .git, node_modules and nested modules.
+func (t *tree) hash() error {
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	err := filepath.WalkDir(t.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() && !d.Type().IsRegular() {
 			return err
 		}
+		n := d.Name()
 		if d.IsDir() {
-			if p == dir {
-				return nil
-			}
-			if n := d.Name(); n == ".git" || n == "node_modules" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != t.dir && (err == nil || n == ".git" || n == "node_modules") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		n := d.Name()
-		if !d.Type().IsRegular() || !(strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum") {
+		if !strings.HasSuffix(n, ".go") && n != "go.mod" && n != "go.sum" {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-		return nil
+		rel, _ := filepath.Rel(t.dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00%s", filepath.ToSlash(rel), len(b), b)
+		return err
 	})
-	return h.Sum(nil), err
+	t.sum = h.Sum(nil)
+	return err
 }
 
 // writeBuildModule writes the build directory's go.mod, go.sum and main

@@ -113,6 +113,7 @@ type tree struct {
 	// side's copies with their directories in the build directory.
 	behind map[string]string
 	copies [][2]string
+	sum    []byte // of its Go code, to tell trees apart
 }
 
 // store is the name of the side's store.
