@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -123,10 +124,7 @@ func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
 type modFile struct {
 	Module  struct{ Path string }
 	Go      string
-	Require []struct {
-		Path, Version string
-		Indirect      bool
-	}
+	Require []modVersion
 	Exclude []modVersion
 	Replace []struct{ Old, New modVersion }
 }
@@ -161,44 +159,42 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 	if !sideName.MatchString(s.Name) {
 		return nil, fmt.Errorf("side name %q: want lowercase letters, digits and '-'", s.Name)
 	}
-	dir := s.Tree
+	fail := func(format string, a ...any) (*tree, error) {
+		return nil, &InputError{Err: fmt.Errorf("%s: "+format, append([]any{s}, a...)...)}
+	}
+	dir, err := s.Tree, error(nil)
 	if dir == "" {
 		k, ok := KindOf(s.Kind)
 		if !ok {
-			return nil, &InputError{Err: fmt.Errorf("%s: unknown proxy %q (want %s)", s.Name, s.Kind, kindList())}
+			return fail("unknown proxy %q (want %s)", s.Kind, kindList())
 		}
-		d, err := download(ctx, k.Module+"@"+s.Version)
-		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		if dir, err = download(ctx, k.Module+"@"+s.Version); err != nil {
+			return fail("%w", err)
 		}
-		dir = d
 	}
 	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		return fail("%w", err)
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
-	}
-	if !fi.IsDir() {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a directory", s)}
-	}
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return fail("not a directory")
 	}
 	gomod := filepath.Join(abs, "go.mod")
 	if _, err := os.Stat(gomod); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a Go module: no go.mod in %s (give the root of a checkout of %s)", s, abs, kindList())}
+		return fail("not a Go module: no go.mod in %s (give the root of a checkout of %s)", abs, kindList())
 	}
 	m, err := readModFile(ctx, gomod)
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		return fail("%w", err)
 	}
-	k, ok := KindOf(m.Module.Path)
-	if !ok || !k.declares(m.Module.Path) {
-		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Path, kindList())}
+	i := slices.IndexFunc(Kinds, func(k Kind) bool { return k.declares(m.Module.Path) })
+	if i < 0 {
+		return fail("module %s is not a proxy certbench has an adapter for (want %s)", m.Module.Path, kindList())
 	}
+	k := Kinds[i]
 	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil
 }
 
