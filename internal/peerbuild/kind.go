@@ -15,17 +15,11 @@ import (
 
 // A Kind is a proxy that certbench has an adapter for.
 type Kind struct {
-	// Name is the adapter's store name, the prefix of the stores a build
-	// registers ("traefik" gives "traefik@base").
-	Name string
-	// Module is the proxy's module path.
-	Module string
-	// Adapter is the adapter package's directory, slash-separated and
-	// relative to the certbench module's root.
-	Adapter string
-	// Probes are the proxy's declarations the adapter calls, with the
-	// shapes it has files for (variant.go); a module path among them is
-	// one of the proxy's too (Traefik v2's).
+	Name    string // the prefix of the stores a build registers ("traefik@base")
+	Module  string // the proxy's module path
+	Adapter string // the adapter package's directory in certbench, slash-separated
+	// Probes are the proxy's declarations the adapter calls (variant.go);
+	// a module path among them is one of the proxy's too (Traefik v2's).
 	Probes []Probe
 }
 
@@ -57,16 +51,11 @@ func kindList() string {
 // A Side is one version of the proxy in a build: a local tree or a
 // released version.
 type Side struct {
-	// Name is the side's name, the suffix of its store ("base", "head"):
-	// lowercase letters, digits and '-'.
-	Name string
-	// Tree is the root of a local tree of the proxy's module (the
-	// directory of its go.mod), such as a checkout.
-	Tree string
-	// Kind and Version, when Tree is empty, name a released version of a
-	// kind's module, which the go command downloads into the module cache.
-	Kind    string
-	Version string
+	Name string // the suffix of its store ("base"): lowercase letters, digits and '-'
+	Tree string // the directory of the proxy's go.mod, such as a checkout
+	// Kind and Version, when Tree is empty, name a released version,
+	// which the go command downloads into the module cache.
+	Kind, Version string
 }
 
 // String describes the side for messages.
@@ -101,20 +90,15 @@ var sideName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // tree is a side resolved to a directory with a parsed go.mod.
 type tree struct {
-	side Side
-	dir  string // absolute, symlinks evaluated
-	mod  *modFile
-	kind Kind
-	// private is the module path of the side's copy.
-	private string
-	// tags select the adapter's files for the tree (variant.go).
-	tags []string
-	// behind are the modules required at a lower major version than
-	// another side's (isolate.go); copies the private module paths of the
-	// side's copies with their directories in the build directory.
-	behind map[string]string
-	copies [][2]string
-	sum    []byte // of its Go code, to tell trees apart
+	side    Side
+	dir     string // absolute, symlinks evaluated
+	mod     *modFile
+	kind    Kind
+	private string            // the module path of the side's copy
+	tags    []string          // select the adapter's files (variant.go)
+	behind  map[string]string // modules required at a lower major version than another side's (isolate.go)
+	copies  [][2]string       // the side's private module paths and their directories in the build
+	sum     []byte            // of its Go code, to tell trees apart
 }
 
 // store is the name of the side's store.
@@ -129,12 +113,12 @@ type modFile struct {
 	Replace []struct{ Old, New modVersion }
 }
 
-// modVersion is a module path with an optional version; in a replacement
-// a Path without version is a directory.
+// modVersion is a module path and version; in a replacement a Path
+// without version is a directory.
 type modVersion struct{ Path, Version string }
 
 // readModFile parses the go.mod at path with the go command (x/mod is not
-// a dependency of the modules that build certbench).
+// a dependency of certbench).
 func readModFile(ctx context.Context, path string) (*modFile, error) {
 	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
 	cmd.Env = goEnv()
@@ -217,8 +201,7 @@ func download(ctx context.Context, modVer string) (string, error) {
 	return info.Dir, nil
 }
 
-// goEnv is the environment of the go commands Build runs: the caller's,
-// outside any workspace.
+// goEnv is the caller's environment, outside any workspace.
 func goEnv(extra ...string) []string {
 	return append(append(os.Environ(), "GOWORK=off"), extra...)
 }

@@ -16,28 +16,22 @@ import (
 
 // A Probe is a declaration of the proxy that the adapter calls. Where the
 // proxy changed it, the adapter has one file per shape, each with a build
-// constraint on the shape's tag; Build reads the tree's declaration and
-// keeps the adapter's files whose constraints its tags satisfy.
+// constraint on the shape's tag; Build keeps the files whose constraints
+// the tags of the tree's declarations satisfy.
 type Probe struct {
-	// Call names it as the adapter calls it ("tls.NewManager").
-	Call string
-	// Pkg is the declaring package's directory in the tree,
-	// slash-separated ("pkg/tls"); Func the function ("NewManager") or
-	// method ("(*Manager).Get", as funcName names it). Both empty: the
-	// tree's module path.
+	Call string // as the adapter calls it ("tls.NewManager")
+	// Pkg is the declaring package's directory ("pkg/tls"), Func the
+	// function or method as funcName names it ("(*Manager).Get"); both
+	// empty: the tree's module path.
 	Pkg, Func string
-	// Shapes are the declarations the adapter knows.
-	Shapes []Shape
+	Shapes    []Shape // the declarations the adapter knows
 }
 
 // A Shape is one declaration of a probe that the adapter knows.
 type Shape struct {
-	// Decl is the declaration without parameter names or body ("func
-	// NewManager(*OCSPConfig) *Manager"), or the module path.
-	Decl string
-	// Tag is the build tag of the adapter's files for it ("": the files
-	// without a tag); Era the releases that declare it.
-	Tag, Era string
+	Decl string // without parameter names or body ("func NewManager(*OCSPConfig) *Manager"), or the module path
+	Tag  string // of the adapter's files for it ("": the files without a tag)
+	Era  string // the releases that declare it
 }
 
 // traefikProbes are the declarations of Traefik's pkg/tls the adapter
@@ -73,9 +67,8 @@ var certmagicProbes = []Probe{
 // An APIError is a tree that declares a call of the adapter in a shape the
 // adapter has no files for.
 type APIError struct {
-	Kind Kind
-	// Unknown are the calls, with the sides that declare each shape.
-	Unknown []Unknown
+	Kind    Kind
+	Unknown []Unknown // the calls, with the sides that declare each shape
 }
 
 // Unknown is a declaration of a probe that the adapter does not know.
