@@ -56,9 +56,8 @@ func inModule(p, mod string) bool {
 }
 
 // closure returns the packages of the tree's module that roots import,
-// directly or not, as import paths, sorted. A package is a directory of
-// the tree with non-test Go files; a directory with a go.mod of its own is
-// another module and is not followed.
+// directly or not, sorted; a directory with a go.mod of its own is another
+// module and is not followed.
 func (t *tree) closure(roots []string) ([]string, error) {
 	mod := t.mod.Module.Path
 	seen := map[string]bool{}
@@ -124,46 +123,26 @@ func (r *rewriter) path(p string) string {
 	return p
 }
 
-// rewrite returns src with every import of a copied package rewritten
-// (lines and their number unchanged, so positions in errors still point at
-// the same lines).
-func (r *rewriter) rewrite(name string, src []byte) ([]byte, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
-	}
-	return r.rewriteSpecs(fset, f.Imports, src, nil)
-}
-
-// rewriteSpecs replaces the import paths of specs in src, and applies the
-// extra edits (offset ranges with their replacement).
-func (r *rewriter) rewriteSpecs(fset *token.FileSet, specs []*ast.ImportSpec, src []byte, extra []edit) ([]byte, error) {
-	edits := slices.Clone(extra)
-	for _, spec := range specs {
-		p, err := strconv.Unquote(spec.Path.Value)
-		if err != nil {
-			return nil, err
-		}
-		if np := r.path(p); np != p {
-			edits = append(edits, edit{
-				start: fset.Position(spec.Path.Pos()).Offset,
-				end:   fset.Position(spec.Path.End()).Offset,
-				text:  strconv.Quote(np),
-			})
-		}
-	}
-	return applyEdits(src, edits), nil
-}
-
 // edit replaces src[start:end] with text.
 type edit struct {
 	start, end int
 	text       string
 }
 
-// applyEdits applies non-overlapping edits to src.
-func applyEdits(src []byte, edits []edit) []byte {
+// rewrite returns src with every import of a copied package rewritten and
+// the non-overlapping edits applied, its lines unchanged (so that positions
+// in errors still hold).
+func (r *rewriter) rewrite(name string, src []byte, edits ...edit) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range f.Imports {
+		if p, _ := strconv.Unquote(spec.Path.Value); r.path(p) != p {
+			edits = append(edits, edit{fset.Position(spec.Path.Pos()).Offset, fset.Position(spec.Path.End()).Offset, strconv.Quote(r.path(p))})
+		}
+	}
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	var b bytes.Buffer
 	last := 0
@@ -173,7 +152,7 @@ func applyEdits(src []byte, edits []edit) []byte {
 		last = e.end
 	}
 	b.Write(src[last:])
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // copyPackages copies the tree's packages pkgs into dst (the copy's root).
@@ -259,13 +238,16 @@ func adapterImports(dir string, files []string, module string) ([]string, error)
 	return out, nil
 }
 
-// nameConst is the adapter's constant that holds its registered name.
+// nameConst is the adapter's string constant that holds its store name.
 const nameConst = "Name"
 
-// generateAdapter writes the adapter's files, from dir (named display in
-// the generated files' headers), into out with the proxy's imports
-// rewritten by r and the string constant Name set to store. It fails when
-// no file declares Name.
+// headerLines is the number of lines generateAdapter puts before the
+// adapter's source: error lines are shifted back by it.
+const headerLines = 2
+
+// generateAdapter writes the adapter's files from dir (display in their
+// headers) into out, their proxy imports rewritten by r, their //go:build
+// lines blanked (selectFiles chose them) and nameConst set to store.
 func generateAdapter(dir string, files []string, display, out string, r *rewriter, store string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -277,46 +259,37 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 			return err
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.ParseComments)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		var extra []edit // the files are chosen already (selectFiles): no //go:build line
+		var edits []edit
 		if _, start, end := buildLine(src); end > 0 {
-			extra = append(extra, edit{start: start, end: end})
+			edits = append(edits, edit{start: start, end: end})
 		}
 		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, s := range gd.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, id := range vs.Names {
-					if id.Name != nameConst || i >= len(vs.Values) {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				for _, s := range gd.Specs {
+					vs := s.(*ast.ValueSpec)
+					i := slices.IndexFunc(vs.Names, func(id *ast.Ident) bool { return id.Name == nameConst })
+					if i < 0 || i >= len(vs.Values) {
 						continue
 					}
 					lit, ok := vs.Values[i].(*ast.BasicLit)
 					if !ok || lit.Kind != token.STRING {
 						return fmt.Errorf("%s: %s is not a string literal", filepath.Join(dir, n), nameConst)
 					}
-					extra = append(extra, edit{
-						start: fset.Position(lit.Pos()).Offset,
-						end:   fset.Position(lit.End()).Offset,
-						text:  strconv.Quote(store),
-					})
+					edits = append(edits, edit{fset.Position(lit.Pos()).Offset, fset.Position(lit.End()).Offset, strconv.Quote(store)})
 					named = true
 				}
 			}
 		}
-		b, err := r.rewriteSpecs(fset, f.Imports, src, extra)
+		b, err := r.rewrite(filepath.Join(dir, n), src, edits...)
 		if err != nil {
 			return err
 		}
-		header := []byte("// Code generated by certbench peer build from " + path.Join(display, n) + ". DO NOT EDIT.\n\n")
-		// The header is one line plus a blank one: error lines are
-		// shifted back by headerLines.
-		if err := os.WriteFile(filepath.Join(out, n), append(header, b...), 0o644); err != nil {
+		header := "// Code generated by certbench peer build from " + path.Join(display, n) + ". DO NOT EDIT.\n\n"
+		if err := os.WriteFile(filepath.Join(out, n), append([]byte(header), b...), 0o644); err != nil {
 			return err
 		}
 	}
@@ -325,7 +298,3 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 	}
 	return nil
 }
-
-// headerLines is the number of lines generateAdapter puts before the
-// adapter's source.
-const headerLines = 2
