@@ -18,25 +18,17 @@ import (
 // An AdapterError is a build that failed in the adapter's own code: the
 // tree's Go API differs from what the adapter was written against.
 type AdapterError struct {
-	// Kind is the proxy; Sides the trees the adapter did not build
-	// against.
-	Kind  Kind
-	Sides []Side
-	// Problems are the compiler's errors in the adapter, each at a line
-	// of the adapter's source and in the function it belongs to.
-	Problems []Problem
+	Kind     Kind
+	Sides    []Side    // the trees the adapter did not build against
+	Problems []Problem // the compiler's errors in the adapter
 }
 
 // A Problem is one compiler error, where it is.
 type Problem struct {
-	// File and Line are in the adapter's or the tree's source.
-	File string
+	File string // in the adapter's or the tree's source
 	Line int
-	// Func is the enclosing declaration in the adapter ("(*Store).Update",
-	// "dynamicConfig", "the imports"); empty in a tree.
-	Func string
-	// Msg is the compiler's message.
-	Msg string
+	Func string // the enclosing declaration in the adapter ("(*Store).Update", "the imports")
+	Msg  string // the compiler's
 }
 
 // Error names the adapter functions to change, then each compiler error

@@ -13,43 +13,23 @@ import (
 	"strings"
 )
 
-// A side whose tree requires a module at a lower major version than
-// another side's, under the same path (certmagic v0.20 requires libdns
-// v0.2, v0.25 libdns v1), would be built with the other side's: minimum
-// version selection gives both the highest, whose API differs. Such a
-// module is copied for that side, as its tree is, under a path of its own,
-// and the side's packages import the copy.
-
 // planIsolation sets, on each tree, the modules it requires at a lower
 // major version than another tree does.
 func planIsolation(trees []*tree) {
 	highest := map[string]int{}
 	for _, t := range trees {
-		for mod, v := range t.requires() {
-			highest[mod] = max(highest[mod], major(v))
+		for _, r := range t.mod.Require {
+			highest[r.Path] = max(highest[r.Path], major(r.Version))
 		}
 	}
 	for _, t := range trees {
-		for mod, v := range t.requires() {
-			if major(v) < highest[mod] {
-				if t.behind == nil {
-					t.behind = map[string]string{}
-				}
-				t.behind[mod] = v
+		t.behind = map[string]string{}
+		for _, r := range t.mod.Require {
+			if major(r.Version) < highest[r.Path] {
+				t.behind[r.Path] = r.Version
 			}
 		}
 	}
-}
-
-// requires maps the modules the tree's go.mod requires to their versions.
-func (t *tree) requires() map[string]string {
-	out := map[string]string{}
-	if t.mod != nil {
-		for _, r := range t.mod.Require {
-			out[r.Path] = r.Version
-		}
-	}
-	return out
 }
 
 // major is a version's major number: 0 for v0.2.1, 1 for v1.1.1.
