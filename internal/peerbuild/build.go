@@ -155,27 +155,19 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, classify(log.String(), work, ad.dir, kind, trees)
 	}
-	res.Notes, err = linkedConflicts(out, conflicts)
-	return res, err
-}
-
-// linkedConflicts returns the notes of the conflicts whose module the
-// binary out links: a replacement the trees disagree on matters only then.
-func linkedConflicts(out string, conflicts []conflict) ([]string, error) {
-	if len(conflicts) == 0 {
-		return nil, nil
-	}
-	info, err := buildinfo.ReadFile(out)
-	if err != nil {
-		return nil, err
-	}
-	var notes []string
-	for _, c := range conflicts {
-		if slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == c.module }) {
-			notes = append(notes, c.note)
+	// A replacement the trees disagree on matters only where it is linked.
+	if len(conflicts) > 0 {
+		info, err := buildinfo.ReadFile(out)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conflicts {
+			if slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == c.module }) {
+				res.Notes = append(res.Notes, c.note)
+			}
 		}
 	}
-	return notes, nil
+	return res, nil
 }
 
 // resolveAll resolves the sides: distinct names and directories, one
@@ -222,7 +214,20 @@ type adapter struct {
 // under a private module path, and generates the adapter over them. It
 // returns the generated adapter's import path.
 func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
-	files, roots, err := ad.forTree(t)
+	files, err := selectFiles(ad.dir, ad.files, t.tags)
+	if err != nil {
+		return "", err
+	}
+	imps, err := importsOf(ad.dir, files)
+	var roots []string // the adapter's imports of the proxy, as t's paths (Traefik v2's for v2)
+	for _, p := range imps {
+		if inModule(p, ad.kind.Module) {
+			roots = append(roots, t.module()+strings.TrimPrefix(p, ad.kind.Module))
+		}
+	}
+	if err == nil && len(roots) == 0 {
+		err = fmt.Errorf("the adapter in %s imports nothing of %s", ad.dir, ad.kind.Module)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -224,20 +224,6 @@ func copyDir(src, out string, r *rewriter) error {
 	return nil
 }
 
-// adapterImports returns the packages of module that the adapter's files
-// import.
-func adapterImports(dir string, files []string, module string) ([]string, error) {
-	imps, err := importsOf(dir, files)
-	if err != nil {
-		return nil, err
-	}
-	out := slices.DeleteFunc(imps, func(p string) bool { return !inModule(p, module) })
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the adapter in %s imports nothing of %s", dir, module)
-	}
-	return out, nil
-}
-
 // nameConst is the adapter's string constant that holds its store name.
 const nameConst = "Name"
 

@@ -248,20 +248,6 @@ func (t *tree) module() string {
 	return t.mod.Module.Path
 }
 
-// forTree returns the adapter's files for t's tags and the packages of
-// t's tree they import (under t's module path, another major version's
-// than the adapter's for Traefik v2).
-func (ad *adapter) forTree(t *tree) (files, roots []string, err error) {
-	if files, err = selectFiles(ad.dir, ad.files, t.tags); err != nil {
-		return nil, nil, err
-	}
-	imps, err := adapterImports(ad.dir, files, ad.kind.Module)
-	for _, p := range imps {
-		roots = append(roots, t.module()+strings.TrimPrefix(p, ad.kind.Module))
-	}
-	return files, roots, err
-}
-
 // declares reports whether module is the kind's module path or one of its
 // other major versions' that the adapter knows.
 func (k Kind) declares(module string) bool {
