@@ -239,7 +239,7 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	for _, p := range pkgs {
 		r.pkgs[p] = true
 	}
-	if r.deps, err = t.isolate(ctx, pkgs, work); err != nil {
+	if r.deps, err = t.isolate(ctx, work); err != nil {
 		return "", err
 	}
 	t.copies = append([][2]string{{t.private, "./tree/" + t.side.Name}}, t.copies...)
@@ -347,16 +347,15 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	}
 
 	notes := writeReplacements(&b, trees)
-	excl := map[string]bool{}
+	var excl []string
 	for _, t := range trees {
 		for _, e := range t.mod.Exclude {
-			line := e.Path + " " + e.Version
-			if !excl[line] {
-				excl[line] = true
-				fmt.Fprintf(&b, "exclude %s\n", line)
+			if l := "exclude " + e.Path + " " + e.Version + "\n"; !slices.Contains(excl, l) {
+				excl = append(excl, l)
 			}
 		}
 	}
+	b.WriteString(strings.Join(excl, ""))
 	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}

@@ -56,8 +56,8 @@ func inModule(p, mod string) bool {
 }
 
 // closure returns the packages of the tree's module that roots import,
-// directly or not, sorted; a directory with a go.mod of its own is another
-// module and is not followed.
+// directly or not, sorted, and adds what they import to t.imports; a
+// directory with a go.mod of its own is another module, not followed.
 func (t *tree) closure(roots []string) ([]string, error) {
 	mod := t.mod.Module.Path
 	seen := map[string]bool{}
@@ -84,6 +84,7 @@ func (t *tree) closure(roots []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.imports = append(t.imports, imps...)
 		for _, imp := range imps {
 			if inModule(imp, mod) && !seen[imp] {
 				queue = append(queue, imp)

@@ -40,22 +40,12 @@ func major(v string) int {
 }
 
 // isolate copies into work/dep/SIDE the modules the tree is behind on that
-// its packages pkgs import, and returns their private paths by module path.
-func (t *tree) isolate(ctx context.Context, pkgs []string, work string) (map[string]string, error) {
-	used := map[string]bool{}
-	for _, p := range pkgs {
-		names, _ := goFiles(t.pkgDir(p))
-		imps, err := importsOf(t.pkgDir(p), names)
-		if err != nil {
-			return nil, err
-		}
-		for mod := range t.behind {
-			used[mod] = used[mod] || slices.ContainsFunc(imps, func(imp string) bool { return inModule(imp, mod) })
-		}
-	}
+// its copied packages import (t.imports), and returns their private paths
+// by module path.
+func (t *tree) isolate(ctx context.Context, work string) (map[string]string, error) {
 	deps := map[string]string{}
-	for _, mod := range slices.Sorted(maps.Keys(used)) {
-		if !used[mod] {
+	for _, mod := range slices.Sorted(maps.Keys(t.behind)) {
+		if !slices.ContainsFunc(t.imports, func(imp string) bool { return inModule(imp, mod) }) {
 			continue
 		}
 		private := "certbench.invalid/" + t.side.Name + "/dep/" + mod

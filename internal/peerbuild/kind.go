@@ -98,6 +98,7 @@ type tree struct {
 	tags    []string          // select the adapter's files (variant.go)
 	behind  map[string]string // modules required at a lower major version than another side's (isolate.go)
 	copies  [][2]string       // the side's private module paths and their directories in the build
+	imports []string          // what the copied packages import (closure)
 	sum     []byte            // of its Go code, to tell trees apart
 }
 
