@@ -417,15 +417,9 @@ func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 	var notes []conflict
 	for _, t := range trees {
 		for _, r := range t.mod.Replace {
-			old := r.Old.Path
-			if r.Old.Version != "" {
-				old += " " + r.Old.Version
-			}
-			to := r.New.Path
-			if r.New.Version != "" {
-				to += " " + r.New.Version
-			} else {
-				dir := to
+			old := strings.TrimSpace(r.Old.Path + " " + r.Old.Version)
+			to := strings.TrimSpace(r.New.Path + " " + r.New.Version)
+			if dir := r.New.Path; r.New.Version == "" {
 				if !filepath.IsAbs(dir) {
 					dir = filepath.Join(t.dir, dir)
 				}
@@ -434,12 +428,10 @@ func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 				}
 				to = quotePath(dir)
 			}
-			if prev, ok := chosen[old]; ok {
-				if prev.to != to {
-					notes = append(notes, conflict{r.Old.Path, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary links %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name)})
-				}
-			} else {
+			if prev, ok := chosen[old]; !ok {
 				order = append(order, old)
+			} else if prev.to != to {
+				notes = append(notes, conflict{r.Old.Path, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary links %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name)})
 			}
 			chosen[old] = repl{t.side.Name, to}
 		}

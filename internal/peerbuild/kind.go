@@ -193,11 +193,8 @@ func download(ctx context.Context, modVer string) (string, error) {
 	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
 		return "", fmt.Errorf("go mod download %s: %s", modVer, info.Error)
 	}
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s: %w", modVer, err)
-	}
-	if info.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: no directory", modVer)
+	if err != nil || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory (%v)", modVer, err)
 	}
 	return info.Dir, nil
 }
