@@ -196,9 +196,8 @@ type adapter struct {
 	kind  Kind
 }
 
-// writeSide copies the packages of t's tree the adapter needs into work,
-// under a private module path, and generates the adapter over them. It
-// returns the generated adapter's import path.
+// writeSide copies the packages of t that the adapter needs into work and
+// generates the adapter over them; it returns the adapter's import path.
 func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
 	files, err := selectFiles(ad.dir, ad.files, t.tags)
 	if err != nil {
@@ -307,9 +306,8 @@ func (t *tree) hash() error {
 	return err
 }
 
-// writeModule writes the build module into work: each side's copy and
-// adapter, go.mod, go.sum and main.go. It returns the result but for its
-// notes, and the replace directives the trees disagree on.
+// writeModule writes the build module into work (the sides, go.mod, go.sum,
+// main.go) and returns the replace directives the trees disagree on.
 func (ad *adapter) writeModule(ctx context.Context, work, root string, trees []*tree) (*Result, []conflict, error) {
 	kind := ad.kind
 	cb, err := readModFile(ctx, filepath.Join(root, "go.mod"))
@@ -406,10 +404,9 @@ func quotePath(p string) string {
 	return p
 }
 
-// writeReplacements writes the trees' replacements to b, which do not
-// apply to them as dependencies. Module replacements apply to both sides:
-// when the trees disagree, the last side's wins and a conflict says so. A
-// directory replacement is kept only when its directory exists.
+// writeReplacements writes the trees' replacements to b (as dependencies
+// they would not apply): one per module, the last side's where they
+// differ, a conflict saying so; a directory only where it exists.
 func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 	type repl struct{ side, to string }
 	chosen := map[string]repl{}

@@ -130,9 +130,8 @@ type edit struct {
 	text       string
 }
 
-// rewrite returns src with every import of a copied package rewritten and
-// the non-overlapping edits applied, its lines unchanged (so that positions
-// in errors still hold).
+// rewrite returns src with the imports of copied packages rewritten and
+// the edits applied, its lines unchanged (so that errors' positions hold).
 func (r *rewriter) rewrite(name string, src []byte, edits ...edit) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
@@ -170,10 +169,9 @@ func (t *tree) copyPackages(dst string, pkgs []string, r *rewriter) error {
 	return nil
 }
 
-// copyDir copies the regular files of the package directory src but its
-// tests into out, with the imports of its Go files rewritten by r, and the
-// directories their //go:embed patterns reach into. Parents are copied
-// before their subdirectories, whose files then replace the embedded ones.
+// copyDir copies the files of the package directory src but its tests,
+// rewritten by r, and the directories their //go:embed patterns reach into
+// (copied before their own packages, which then overwrite) into out.
 func copyDir(src, out string, r *rewriter) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -232,9 +230,8 @@ const nameConst = "Name"
 // adapter's source: error lines are shifted back by it.
 const headerLines = 2
 
-// generateAdapter writes the adapter's files from dir (display in their
-// headers) into out, their proxy imports rewritten by r, their //go:build
-// lines blanked (selectFiles chose them) and nameConst set to store.
+// generateAdapter writes the adapter's files from dir into out, rewritten
+// by r, //go:build lines blanked (selectFiles chose) and nameConst = store.
 func generateAdapter(dir string, files []string, display, out string, r *rewriter, store string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err

@@ -55,12 +55,9 @@ const maxProblems = 10
 // errLine is a compiler error line: file:line[:col]: message.
 var errLine = regexp.MustCompile(`^(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
 
-// classify turns the go command's output of a failed build into an
-// *AdapterError (errors in the generated adapters), an *InputError (errors
-// in a tree's copy: the tree does not compile, which explains the
-// adapter's errors too), or a plain error quoting the output's last lines
-// (such as a dependency that does not build at the versions minimum
-// version selection chose for the trees together).
+// classify turns a failed build's output into an *AdapterError (errors in
+// the adapters), an *InputError (a tree that does not compile explains the
+// adapter's errors too), or an error quoting the output's last lines.
 func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 	ae := &AdapterError{Kind: kind}
 	failed := map[*tree]bool{}

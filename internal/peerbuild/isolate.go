@@ -39,9 +39,8 @@ func major(v string) int {
 	return n
 }
 
-// isolate copies into work/dep/SIDE the modules the tree is behind on that
-// its copied packages import (t.imports), and returns their private paths
-// by module path.
+// isolate copies into work/dep/SIDE the modules t is behind on that its
+// packages import, and returns their private paths by module path.
 func (t *tree) isolate(ctx context.Context, work string) (map[string]string, error) {
 	deps := map[string]string{}
 	for _, mod := range slices.Sorted(maps.Keys(t.behind)) {
@@ -63,9 +62,8 @@ func (t *tree) isolate(ctx context.Context, work string) (map[string]string, err
 	return deps, nil
 }
 
-// copyModule copies the module at src (but tests, nested modules,
-// testdata and vendor) to dst under the module path private, rewriting its
-// imports of itself.
+// copyModule copies the module mod at src (but tests, nested modules,
+// testdata, vendor) to dst under the module path private.
 func copyModule(ctx context.Context, src, dst, mod, private string) error {
 	r := &rewriter{deps: map[string]string{mod: private}}
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {

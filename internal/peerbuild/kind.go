@@ -66,9 +66,8 @@ func (s Side) String() string {
 	return fmt.Sprintf("%s %s@%s", s.Name, s.Kind, s.Version)
 }
 
-// ParseSide reads a side's command-line form: a directory (a tree), or
-// KIND@VERSION or MODULE@VERSION (a released version, such as
-// traefik@v3.6.12) when no such directory exists.
+// ParseSide reads a side's command-line form: a directory, else
+// KIND@VERSION or MODULE@VERSION (traefik@v3.6.12).
 func ParseSide(name, spec string) (Side, error) {
 	if spec == "" {
 		return Side{}, &InputError{Err: fmt.Errorf("%s: empty; want a directory or KIND@VERSION", name)}

@@ -26,11 +26,7 @@ func (t *tree) label(ctx context.Context) string {
 	}
 	// Only a checkout whose root is the tree: a tree inside another
 	// repository (a copy under testdata) is not its commit.
-	top := git("rev-parse", "--show-toplevel")
-	if top == "" {
-		return base
-	}
-	if abs, err := filepath.EvalSymlinks(top); err != nil || abs != t.dir {
+	if top, err := filepath.EvalSymlinks(git("rev-parse", "--show-toplevel")); err != nil || top != t.dir {
 		return base
 	}
 	v := git("describe", "--tags", "--exact-match", "HEAD")

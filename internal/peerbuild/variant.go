@@ -120,9 +120,8 @@ func sideList(sides []Side) string {
 	return strings.Join(names, " and ")
 }
 
-// chooseVariants sets each tree's tags from its declarations of the
-// kind's probes. A declaration the adapter does not know on any side is an
-// *APIError naming every side that has it.
+// chooseVariants sets each tree's tags from its declarations of the kind's
+// probes, or returns an *APIError naming every side with an unknown one.
 func chooseVariants(kind Kind, trees []*tree) error {
 	e := &APIError{Kind: kind}
 	for _, p := range kind.Probes {
