@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,10 +97,6 @@ func writeModFile(ctx context.Context, src, dst, mod string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", mod, gomod)
-	cmd.Env = goEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod edit -module %s: %v: %s", mod, err, out)
-	}
-	return nil
+	_, err = goCmd(ctx, "mod", "edit", "-module", mod, gomod)
+	return err
 }

@@ -1,6 +1,7 @@
 package peerbuild
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -120,15 +121,9 @@ type modVersion struct{ Path, Version string }
 // readModFile parses the go.mod at path with the go command (x/mod is not
 // a dependency of certbench).
 func readModFile(ctx context.Context, path string) (*modFile, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
+	out, err := goCmd(ctx, "mod", "edit", "-json", path)
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("%s: %s", path, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return nil, fmt.Errorf("running the go command: %w", err)
+		return nil, err
 	}
 	var m modFile
 	if err := json.Unmarshal(out, &m); err != nil {
@@ -185,9 +180,7 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 // download fetches module@version into the module cache and returns its
 // directory there.
 func download(ctx context.Context, modVer string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", modVer)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
+	out, err := goCmd(ctx, "mod", "download", "-json", modVer)
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
 		return "", fmt.Errorf("go mod download %s: %s", modVer, info.Error)
@@ -196,6 +189,18 @@ func download(ctx context.Context, modVer string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: no directory (%v)", modVer, err)
 	}
 	return info.Dir, nil
+}
+
+// goCmd runs the go command and returns its output; its error quotes the
+// command and its standard error.
+func goCmd(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		err = fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(ee.Stderr))
+	}
+	return out, err
 }
 
 // goEnv is the caller's environment, outside any workspace.

@@ -17,11 +17,7 @@ func (t *tree) label(ctx context.Context) string {
 		return t.kind.Name + "@" + base[i+1:]
 	}
 	git := func(args ...string) string {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", t.dir}, args...)...)
-		out, err := cmd.Output()
-		if err != nil {
-			return ""
-		}
+		out, _ := exec.CommandContext(ctx, "git", append([]string{"-C", t.dir}, args...)...).Output() // "" on failure
 		return strings.TrimSpace(string(out))
 	}
 	// Only a checkout whose root is the tree: a tree inside another
