@@ -227,7 +227,6 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if r.deps, err = t.isolate(ctx, work); err != nil {
 		return "", err
 	}
-	t.copies = append([][2]string{{t.private, "./tree/" + t.side.Name}}, t.copies...)
 	copyDir := filepath.Join(work, "tree", t.side.Name)
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
 		return "", fmt.Errorf("copying %s: %w", t.side, err)

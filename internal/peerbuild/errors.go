@@ -25,7 +25,7 @@ type AdapterError struct {
 
 // A Problem is one compiler error, where it is.
 type Problem struct {
-	File string // in the adapter's or the tree's source
+	File string // in the adapter's source
 	Line int
 	Func string // the enclosing declaration in the adapter ("(*Store).Update", "the imports")
 	Msg  string // the compiler's
@@ -62,7 +62,7 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 	ae := &AdapterError{Kind: kind}
 	failed := map[*tree]bool{}
 	var broken *tree // the first tree that does not compile
-	var brokenAt []Problem
+	var brokenAt []string
 	for _, line := range strings.Split(output, "\n") {
 		m := errLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -78,7 +78,8 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 		if i < 0 {
 			continue
 		}
-		t, n, msg := trees[i], atoi(m[2]), m[3]
+		t, msg := trees[i], m[3]
+		n, _ := strconv.Atoi(m[2])
 		for _, t := range trees {
 			msg = strings.ReplaceAll(msg, t.private, t.module())
 		}
@@ -95,17 +96,12 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 				broken = t
 			}
 			if t == broken && len(brokenAt) < maxProblems {
-				brokenAt = append(brokenAt, Problem{File: filepath.Join(t.dir, filepath.FromSlash(parts[2])), Line: n, Msg: msg})
+				brokenAt = append(brokenAt, fmt.Sprintf("\n  %s:%d: %s", filepath.Join(t.dir, filepath.FromSlash(parts[2])), n, msg))
 			}
 		}
 	}
 	if broken != nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s does not compile:", broken.side)
-		for _, p := range brokenAt {
-			fmt.Fprintf(&b, "\n  %s:%d: %s", p.File, p.Line, p.Msg)
-		}
-		return &InputError{Err: errors.New(b.String())}
+		return &InputError{Err: errors.New(broken.side.String() + " does not compile:" + strings.Join(brokenAt, ""))}
 	}
 	for _, t := range trees {
 		if failed[t] {
@@ -124,8 +120,6 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 	return fmt.Errorf("building the %s adapter at %d trees failed outside the adapter and the trees (a dependency at the version Go's minimum version selection chose for the trees together, or a module that could not be downloaded):\n%s",
 		kind.Name, len(trees), strings.Join(tail[max(0, len(tail)-15):], "\n"))
 }
-
-func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // enclosing names the top-level declaration of the Go file at path that
 // holds line: a function or method ("(*Store).Update"), a declaration of

@@ -173,8 +173,8 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 	if i < 0 {
 		return fail("module %s is not a proxy certbench has an adapter for (want %s)", m.Module.Path, kindList())
 	}
-	k := Kinds[i]
-	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil
+	private := "certbench.invalid/" + s.Name + "/" + Kinds[i].Name
+	return &tree{side: s, dir: abs, mod: m, kind: Kinds[i], private: private, copies: [][2]string{{private, "./tree/" + s.Name}}}, nil
 }
 
 // download fetches module@version into the module cache and returns its
