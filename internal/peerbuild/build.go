@@ -123,19 +123,12 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(filepath.Dir(out))
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return nil, err
-	}
 	var log bytes.Buffer
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	cmd.Dir, cmd.Env = work, goEnv("GOFLAGS=-mod=mod -buildvcs=false")
 	cmd.Stdout = io.MultiWriter(&log, cmp.Or(opts.Log, io.Discard))
 	cmd.Stderr = cmd.Stdout
-	if err := cmd.Run(); err != nil {
-		if errors.Is(statErr, fs.ErrNotExist) {
-			os.Remove(filepath.Dir(out)) // made above; only if empty
-		}
+	if err := cmd.Run(); err != nil { // go build makes out's directory, only on success
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
