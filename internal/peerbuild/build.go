@@ -42,7 +42,7 @@ type Options struct {
 // Result describes a built binary; its slices are in the order of
 // Options.Sides.
 type Result struct {
-	Kind   Kind
+	Kind   Kind     // the proxy the binary adapts
 	Stores []string // the stores registered for the sides
 	Trees  []string // the sides' directories (a release's in the module cache)
 	Labels []string // what each tree is (label.go): traefik@v3.6.12, traefik@c1ef74297, its directory

@@ -18,7 +18,7 @@ import (
 // An AdapterError is a build that failed in the adapter's own code: the
 // tree's Go API differs from what the adapter was written against.
 type AdapterError struct {
-	Kind     Kind
+	Kind     Kind      // the proxy
 	Sides    []Side    // the trees the adapter did not build against
 	Problems []Problem // the compiler's errors in the adapter
 }
@@ -26,7 +26,7 @@ type AdapterError struct {
 // A Problem is one compiler error, where it is.
 type Problem struct {
 	File string // in the adapter's source
-	Line int
+	Line int    // in File
 	Func string // the enclosing declaration in the adapter ("(*Store).Update", "the imports")
 	Msg  string // the compiler's
 }

@@ -67,17 +67,16 @@ var certmagicProbes = []Probe{
 // An APIError is a tree that declares a call of the adapter in a shape the
 // adapter has no files for.
 type APIError struct {
-	Kind    Kind
+	Kind    Kind      // the proxy
 	Unknown []Unknown // the calls, with the sides that declare each shape
 }
 
 // Unknown is a declaration of a probe that the adapter does not know.
 type Unknown struct {
-	Sides []Side
+	Sides []Side // that declare it
 	Probe Probe
-	// Decl is what the sides declare, as in their source ("" for
-	// nothing), and At where (file:line in the first side's tree).
-	Decl, At string
+	Decl  string // as in their source ("": nothing)
+	At    string // file:line in the first side's tree
 }
 
 // Error names, for each unknown call, the sides, what they declare and
