@@ -2,8 +2,10 @@ package peerbuild
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"go/version"
@@ -12,64 +14,48 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"runtime/debug"
+	"slices"
 	"strings"
 )
 
-// certbenchModule is the certbench module path.
 const certbenchModule = "github.com/certbench/certbench"
 
-// genModule is the module path of the build directory. It lies below
-// certbench's peers/ so that the generated adapters may import the
-// helpers in peers/internal, as the adapters in the repository do.
+// genModule is the build directory's module path: below peers/, so that
+// the generated adapters may import peers/internal as the real ones do.
 const genModule = certbenchModule + "/peers/generated"
 
 // Options configure Build.
 type Options struct {
-	// Certbench is the root of a certbench checkout (the directory of its
-	// go.mod): the adapters' source and the certbench module the binary
-	// is built with.
+	// Certbench is the root of the certbench checkout: the adapters'
+	// source and the certbench module the binary is built with.
 	Certbench string
-	// Sides are the versions of the proxy to build in, each as store
-	// KIND@NAME; all must be trees or versions of one proxy, and no two
-	// the same.
-	Sides []Side
-	// Output is the path of the binary to write.
-	Output string
-	// Log, when not nil, gets the go command's output.
-	Log io.Writer
-	// KeepDir, when set, is where the build directory goes (kept
-	// afterwards, for inspection); by default a temporary directory that
-	// Build removes.
+	// Sides are the versions of one proxy to build in (store KIND@NAME).
+	Sides  []Side
+	Output string    // the binary to write
+	Log    io.Writer // gets the go command's output, when not nil
+	// KeepDir, when set, is the build directory, kept afterwards;
+	// by default a temporary one.
 	KeepDir string
 }
 
-// Result describes a built binary.
+// Result describes a built binary; its slices are in the order of
+// Options.Sides.
 type Result struct {
-	// Kind is the proxy the binary adapts.
-	Kind Kind
-	// Stores are the stores the binary registers for the sides, in the
-	// order of Options.Sides.
-	Stores []string
-	// Trees are the sides' directories (a released version's in the module
-	// cache), in the order of Options.Sides.
-	Trees []string
-	// Labels name what each tree is (traefik@v3.6.12, traefik@c1ef74297,
-	// else its directory's name; label.go), in the order of Options.Sides.
-	Labels []string
-	// Rename maps the module path of each side's copy to the proxy's
-	// module path, and the generated adapter packages to the adapter's
-	// package: Normalize applies it to a function or file name, so that
-	// profiles of the sides can be compared.
+	Kind   Kind     // the proxy the binary adapts
+	Stores []string // the stores registered for the sides
+	Trees  []string // the sides' directories (a release's in the module cache)
+	Labels []string // what each tree is (label.go): traefik@v3.6.12, traefik@c1ef74297, its directory
+	// Rename maps each side's private module path and generated adapter
+	// package back to the proxy's and the adapter's (see Normalize).
 	Rename map[string]string
 	// Notes are things the caller should know, such as a replace
-	// directive the two trees disagree on.
+	// directive the trees disagree on.
 	Notes []string
 }
 
-// Normalize returns name (a function or file name from a profile or a
-// stack) with the sides' private paths turned back into the proxy's and
-// the adapter's.
+// Normalize returns a function or file name from a profile or a stack
+// with the sides' private paths turned back, so that sides compare.
 func (r *Result) Normalize(name string) string {
 	for from, to := range r.Rename {
 		if i := strings.Index(name, from); i >= 0 {
@@ -93,8 +79,7 @@ func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Build writes a certbench binary to opts.Output with one store per side
-// (KIND@SIDE), each running the adapter over that side's tree, besides
-// every store certbench's cli registers. See the package documentation.
+// (KIND@SIDE) besides certbench's own; see the package documentation.
 func Build(ctx context.Context, opts Options) (*Result, error) {
 	if len(opts.Sides) == 0 {
 		return nil, &InputError{Err: errors.New("no side to build")}
@@ -115,9 +100,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	planIsolation(trees)
-	ad, err := loadAdapter(root, kind)
-	if err != nil {
-		return nil, err
+	ad := &adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
+	if ad.files, err = goFiles(ad.dir); err != nil || len(ad.files) == 0 {
+		return nil, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
 	}
 
 	work := opts.KeepDir
@@ -130,24 +115,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 
-	res := &Result{Kind: kind, Rename: map[string]string{}}
-	var mainImports []string
-	for _, t := range trees {
-		pkg, err := ad.writeSide(ctx, t, work)
-		if err != nil {
-			return nil, err
-		}
-		mainImports = append(mainImports, pkg)
-		res.Stores = append(res.Stores, t.store())
-		res.Trees = append(res.Trees, t.dir)
-		res.Labels = append(res.Labels, t.label(ctx))
-		res.Rename[t.private] = kind.Module // v2 too: profiles of both sides compare
-		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
-	}
-	conflicts, err := writeBuildModule(work, root, kind, trees, mainImports)
-	if err == nil {
-		err = appendIsolated(work, trees)
-	}
+	res, conflicts, err := ad.writeModule(ctx, work, root, trees)
 	if err != nil {
 		return nil, err
 	}
@@ -155,52 +123,30 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(filepath.Dir(out))
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return nil, err
-	}
-	if log, err := goBuild(ctx, work, out, opts.Log); err != nil {
-		if errors.Is(statErr, fs.ErrNotExist) {
-			os.Remove(filepath.Dir(out)) // made above; only if empty
-		}
+	var log bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir, cmd.Env = work, goEnv("GOFLAGS=-mod=mod -buildvcs=false")
+	cmd.Stdout = io.MultiWriter(&log, cmp.Or(opts.Log, io.Discard))
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Run(); err != nil { // go build makes out's directory, only on success
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, classify(log, work, ad.dir, kind, trees)
+		return nil, classify(log.String(), work, ad.dir, kind, trees)
 	}
-	res.Notes, err = linkedConflicts(ctx, out, conflicts)
-	return res, err
-}
-
-// loadAdapter finds the adapter of kind in the certbench checkout root.
-func loadAdapter(root string, kind Kind) (adapter, error) {
-	ad := adapter{dir: filepath.Join(root, filepath.FromSlash(kind.Adapter)), kind: kind}
-	var err error
-	ad.files, err = goFiles(ad.dir)
-	if err != nil || len(ad.files) == 0 {
-		return ad, fmt.Errorf("the %s adapter: no Go files in %s", kind.Name, ad.dir)
-	}
-	ad.roots, err = adapterImports(ad.dir, ad.files, kind.Module)
-	return ad, err
-}
-
-// linkedConflicts returns the notes of the conflicts whose module the
-// binary out links: a replacement the trees disagree on matters only then.
-func linkedConflicts(ctx context.Context, out string, conflicts []conflict) ([]string, error) {
-	if len(conflicts) == 0 {
-		return nil, nil
-	}
-	linked, err := linkedModules(ctx, out)
-	if err != nil {
-		return nil, err
-	}
-	var notes []string
-	for _, c := range conflicts {
-		if linked[c.module] {
-			notes = append(notes, c.note)
+	// A replacement the trees disagree on matters only where it is linked.
+	if len(conflicts) > 0 {
+		info, err := buildinfo.ReadFile(out)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conflicts {
+			if slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == c.module }) {
+				res.Notes = append(res.Notes, c.note)
+			}
 		}
 	}
-	return notes, nil
+	return res, nil
 }
 
 // resolveAll resolves the sides: distinct names and directories, one
@@ -225,8 +171,13 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 		}
 		trees = append(trees, t)
 	}
-	if err := checkDistinct(trees); err != nil {
-		return nil, err
+	for i, t := range trees {
+		if err := t.hash(); err != nil {
+			return nil, &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
+		}
+		if j := slices.IndexFunc(trees[:i], func(o *tree) bool { return bytes.Equal(o.sum, t.sum) }); j >= 0 {
+			return nil, &InputError{Err: fmt.Errorf("%s and %s hold the same Go code (no .go file, go.mod or go.sum differs): nothing to compare", trees[j].side, t.side)}
+		}
 	}
 	return trees, nil
 }
@@ -235,15 +186,26 @@ func resolveAll(ctx context.Context, sides []Side) ([]*tree, error) {
 type adapter struct {
 	dir   string   // its directory in the certbench tree
 	files []string // its Go files
-	roots []string // the proxy's packages it imports
 	kind  Kind
 }
 
-// writeSide copies the packages of t's tree the adapter needs into work,
-// under a private module path, and generates the adapter over them. It
-// returns the generated adapter's import path.
+// writeSide copies the packages of t that the adapter needs into work and
+// generates the adapter over them; it returns the adapter's import path.
 func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string, error) {
-	files, roots, err := ad.forTree(t)
+	files, err := selectFiles(ad.dir, ad.files, t.tags)
+	if err != nil {
+		return "", err
+	}
+	imps, err := importsOf(ad.dir, files)
+	var roots []string // the adapter's imports of the proxy, as t's paths (Traefik v2's for v2)
+	for _, p := range imps {
+		if inModule(p, ad.kind.Module) {
+			roots = append(roots, t.module()+strings.TrimPrefix(p, ad.kind.Module))
+		}
+	}
+	if err == nil && len(roots) == 0 {
+		err = fmt.Errorf("the adapter in %s imports nothing of %s", ad.dir, ad.kind.Module)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -251,63 +213,30 @@ func (ad *adapter) writeSide(ctx context.Context, t *tree, work string) (string,
 	if err != nil {
 		return "", &InputError{Err: fmt.Errorf("%s: the adapter's packages: %w", t.side, err)}
 	}
-	r := &rewriter{from: t.module(), to: t.private, pkgs: map[string]bool{}}
+	r := &rewriter{from: t.module(), to: t.private, alias: ad.kind.Module, pkgs: map[string]bool{}}
 	for _, p := range pkgs {
 		r.pkgs[p] = true
 	}
-	if r.deps, err = t.isolate(ctx, pkgs, work); err != nil {
+	if r.deps, err = t.isolate(ctx, work); err != nil {
 		return "", err
 	}
 	copyDir := filepath.Join(work, "tree", t.side.Name)
 	if err := t.copyPackages(copyDir, pkgs, r); err != nil {
 		return "", fmt.Errorf("copying %s: %w", t.side, err)
 	}
-	if err := writeCopyModFile(ctx, t, copyDir); err != nil {
+	if err := writeModFile(ctx, t.dir, copyDir, t.private); err != nil {
 		return "", err
 	}
 	adapterOut := filepath.Join(work, "adapter", t.side.Name)
-	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r.as(ad.kind.Module), t.store()); err != nil {
+	if err := generateAdapter(ad.dir, files, ad.kind.Adapter, adapterOut, r, t.store()); err != nil {
 		return "", err
 	}
 	return genModule + "/adapter/" + t.side.Name, nil
 }
 
-// goBuild builds the module in work to out, copying go build's output to
-// logTo (when not nil); on failure it returns that output.
-func goBuild(ctx context.Context, work, out string, logTo io.Writer) (string, error) {
-	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
-	cmd.Dir = work
-	cmd.Env = goEnv("GOFLAGS=-mod=mod -buildvcs=false")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	err := cmd.Run()
-	if logTo != nil {
-		logTo.Write(log.Bytes())
-	}
-	return log.String(), err
-}
-
 // conflict is a module the trees replace differently.
 type conflict struct {
 	module, note string
-}
-
-// linkedModules returns the module paths linked into the binary at path.
-func linkedModules(ctx context.Context, path string) (map[string]bool, error) {
-	cmd := exec.CommandContext(ctx, "go", "version", "-m", path)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go version -m %s: %w", path, err)
-	}
-	mods := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "dep" {
-			mods[f[1]] = true
-		}
-	}
-	return mods, nil
 }
 
 // checkCertbench checks that dir is the root of a certbench checkout and
@@ -331,10 +260,7 @@ func checkCertbench(dir string) (string, error) {
 // walking up from dir.
 func FindCertbench(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := abs; ; d = filepath.Dir(d) {
+	for d := abs; err == nil; d = filepath.Dir(d) {
 		if r, err := checkCertbench(d); err == nil {
 			return r, nil
 		}
@@ -342,94 +268,63 @@ func FindCertbench(dir string) (string, error) {
 			return "", fmt.Errorf("%s is not inside a certbench checkout", abs)
 		}
 	}
+	return "", err
 }
 
-// checkDistinct fails when two trees hold the same Go code: the same
-// go.mod, go.sum and .go files.
-func checkDistinct(trees []*tree) error {
-	sums := make([][]byte, len(trees))
-	for i, t := range trees {
-		s, err := treeSum(t.dir)
-		if err != nil {
-			return &InputError{Err: fmt.Errorf("%s: %w", t.side, err)}
-		}
-		sums[i] = s
-		for j := 0; j < i; j++ {
-			if bytes.Equal(sums[j], s) {
-				return &InputError{Err: fmt.Errorf("%s and %s hold the same Go code (no .go file, go.mod or go.sum differs): nothing to compare", trees[j].side, t.side)}
-			}
-		}
-	}
-	return nil
-}
-
-// treeSum hashes the names and contents of a tree's Go files, go.mod and
-// go.sum, skipping .git, node_modules and nested modules.
-func treeSum(dir string) ([]byte, error) {
+// hash sets t.sum from the names and contents of the tree's Go files,
+// go.mod and go.sum, skipping .git, node_modules and nested modules.
+func (t *tree) hash() error {
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	err := filepath.WalkDir(t.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() && !d.Type().IsRegular() {
 			return err
 		}
+		n := d.Name()
 		if d.IsDir() {
-			if p == dir {
-				return nil
-			}
-			if n := d.Name(); n == ".git" || n == "node_modules" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != t.dir && (err == nil || n == ".git" || n == "node_modules") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		n := d.Name()
-		if !d.Type().IsRegular() || !(strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum") {
+		if !strings.HasSuffix(n, ".go") && n != "go.mod" && n != "go.sum" {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-		return nil
+		rel, _ := filepath.Rel(t.dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00%s", filepath.ToSlash(rel), len(b), b)
+		return err
 	})
-	return h.Sum(nil), err
+	t.sum = h.Sum(nil)
+	return err
 }
 
-// writeCopyModFile writes the copy's go.mod: the tree's, under the
-// private module path.
-func writeCopyModFile(ctx context.Context, t *tree, copyDir string) error {
-	b, err := os.ReadFile(filepath.Join(t.dir, "go.mod"))
+// writeModule writes the build module into work (the sides, go.mod, go.sum,
+// main.go) and returns the replace directives the trees disagree on.
+func (ad *adapter) writeModule(ctx context.Context, work, root string, trees []*tree) (*Result, []conflict, error) {
+	kind := ad.kind
+	cb, err := readModFile(ctx, filepath.Join(root, "go.mod"))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	gomod := filepath.Join(copyDir, "go.mod")
-	if err := os.WriteFile(gomod, b, 0o644); err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-module", t.private, gomod)
-	cmd.Env = goEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod edit -module %s: %v: %s", t.private, err, out)
-	}
-	return nil
-}
-
-// writeBuildModule writes the build directory's go.mod, go.sum and main
-// package, and returns the replace directives the trees disagree on.
-func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports []string) ([]conflict, error) {
-	cb, err := readModFile(context.Background(), filepath.Join(root, "go.mod"))
-	if err != nil {
-		return nil, err
-	}
-	goVersion := cb.Go
+	res := &Result{Kind: kind, Rename: map[string]string{}}
+	goVersion, imps := cb.Go, ""
+	// go.sum: what certbench, the peer module and the trees have checked.
+	sums := []string{filepath.Join(root, "go.sum"), filepath.Join(root, filepath.FromSlash(kind.Adapter), "..", "go.sum")}
 	for _, t := range trees {
+		pkg, err := ad.writeSide(ctx, t, work)
+		if err != nil {
+			return nil, nil, err
+		}
+		imps += fmt.Sprintf("\t_ %q\n", pkg)
+		sums = append(sums, filepath.Join(t.dir, "go.sum"))
 		if version.Compare("go"+goVersion, "go"+t.mod.Go) < 0 {
 			goVersion = t.mod.Go
 		}
+		res.Stores = append(res.Stores, t.store())
+		res.Trees = append(res.Trees, t.dir)
+		res.Labels = append(res.Labels, t.label(ctx))
+		res.Rename[t.private] = kind.Module // v2 too: profiles of both sides compare
+		res.Rename[pkg] = certbenchModule + "/" + kind.Adapter
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "// Generated by certbench peer build: the %s adapter at %d trees.\n", kind.Name, len(trees))
@@ -438,70 +333,59 @@ func writeBuildModule(work, root string, kind Kind, trees []*tree, mainImports [
 	fmt.Fprintf(&b, "require %s %s\n", certbenchModule, zero)
 	fmt.Fprintf(&b, "replace %s => %s\n", certbenchModule, quotePath(root))
 	for _, t := range trees {
-		fmt.Fprintf(&b, "require %s %s\n", t.private, zero)
-		fmt.Fprintf(&b, "replace %s => ./tree/%s\n", t.private, t.side.Name)
+		for _, c := range t.copies {
+			fmt.Fprintf(&b, "require %s %s\nreplace %s => %s\n", c[0], zero, c[0], c[1])
+		}
 	}
 
 	notes := writeReplacements(&b, trees)
-	excl := map[string]bool{}
+	var excl []string
 	for _, t := range trees {
 		for _, e := range t.mod.Exclude {
-			line := e.Path + " " + e.Version
-			if !excl[line] {
-				excl[line] = true
-				fmt.Fprintf(&b, "exclude %s\n", line)
+			if l := "exclude " + e.Path + " " + e.Version + "\n"; !slices.Contains(excl, l) {
+				excl = append(excl, l)
 			}
 		}
 	}
+	b.WriteString(strings.Join(excl, ""))
 	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(b.String()), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if err := writeGoSum(filepath.Join(work, "go.sum"), sums); err != nil {
+		return nil, nil, err
+	}
+	return res, notes, os.WriteFile(filepath.Join(work, "main.go"), fmt.Appendf(nil, `// Code generated by certbench peer build. DO NOT EDIT.
 
-	// go.sum: what certbench, the peer module and both trees have checked.
-	sumFiles := []string{filepath.Join(root, "go.sum"), filepath.Join(root, filepath.FromSlash(kind.Adapter), "..", "go.sum")}
-	for _, t := range trees {
-		sumFiles = append(sumFiles, filepath.Join(t.dir, "go.sum"))
-	}
-	if err := writeGoSum(filepath.Join(work, "go.sum"), sumFiles); err != nil {
-		return nil, err
-	}
-	return notes, writeMain(filepath.Join(work, "main.go"), kind, mainImports)
+// Command generated is certbench with one %s store per side.
+package main
+
+import (
+	"os"
+
+	"%s/cli"
+%s)
+
+func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+`, kind.Name, certbenchModule, imps), 0o644)
 }
 
 // writeGoSum writes the lines of the go.sum files that exist, each once,
 // sorted, to path.
 func writeGoSum(path string, sumFiles []string) error {
-	seen := map[string]bool{}
 	var lines []string
 	for _, f := range sumFiles {
 		data, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" && !seen[l] {
-				seen[l] = true
+		for l := range strings.Lines(string(data)) {
+			if l = strings.TrimSpace(l); l != "" {
 				lines = append(lines, l)
 			}
 		}
 	}
-	sort.Strings(lines)
-	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-}
-
-// writeMain writes the generated binary's main package: certbench's cli
-// with the sides' adapters imported for their stores.
-func writeMain(path string, kind Kind, mainImports []string) error {
-	var m strings.Builder
-	m.WriteString("// Code generated by certbench peer build. DO NOT EDIT.\n\n")
-	m.WriteString("// Command generated is certbench with one " + kind.Name + " store per side.\npackage main\n\nimport (\n\t\"os\"\n\n\t\"" + certbenchModule + "/cli\"\n")
-	for _, p := range mainImports {
-		fmt.Fprintf(&m, "\t_ %q\n", p)
-	}
-	m.WriteString(")\n\nfunc main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }\n")
-	return os.WriteFile(path, []byte(m.String()), 0o644)
+	slices.Sort(lines)
+	return os.WriteFile(path, []byte(strings.Join(slices.Compact(lines), "\n")+"\n"), 0o644)
 }
 
 // quotePath quotes a directory for go.mod when it needs it.
@@ -512,10 +396,9 @@ func quotePath(p string) string {
 	return p
 }
 
-// writeReplacements writes the trees' replacements to b, which do not
-// apply to them as dependencies. Module replacements apply to both sides:
-// when the trees disagree, the last side's wins and a conflict says so. A
-// directory replacement is kept only when its directory exists.
+// writeReplacements writes the trees' replacements to b (as dependencies
+// they would not apply): one per module, the last side's where they
+// differ, a conflict saying so; a directory only where it exists.
 func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 	type repl struct{ side, to string }
 	chosen := map[string]repl{}
@@ -523,15 +406,9 @@ func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 	var notes []conflict
 	for _, t := range trees {
 		for _, r := range t.mod.Replace {
-			old := r.Old.Path
-			if r.Old.Version != "" {
-				old += " " + r.Old.Version
-			}
-			to := r.New.Path
-			if r.New.Version != "" {
-				to += " " + r.New.Version
-			} else {
-				dir := to
+			old := strings.TrimSpace(r.Old.Path + " " + r.Old.Version)
+			to := strings.TrimSpace(r.New.Path + " " + r.New.Version)
+			if dir := r.New.Path; r.New.Version == "" {
 				if !filepath.IsAbs(dir) {
 					dir = filepath.Join(t.dir, dir)
 				}
@@ -540,12 +417,10 @@ func writeReplacements(b *strings.Builder, trees []*tree) []conflict {
 				}
 				to = quotePath(dir)
 			}
-			if prev, ok := chosen[old]; ok {
-				if prev.to != to {
-					notes = append(notes, conflict{r.Old.Path, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary links %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name)})
-				}
-			} else {
+			if prev, ok := chosen[old]; !ok {
 				order = append(order, old)
+			} else if prev.to != to {
+				notes = append(notes, conflict{r.Old.Path, fmt.Sprintf("the %s and %s trees replace %s differently (%s, %s): the binary links %s's for both", prev.side, t.side.Name, old, prev.to, to, t.side.Name)})
 			}
 			chosen[old] = repl{t.side.Name, to}
 		}

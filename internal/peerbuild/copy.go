@@ -1,19 +1,16 @@
 package peerbuild
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -35,20 +32,20 @@ func goFiles(dir string) ([]string, error) {
 	return names, nil
 }
 
-// imports returns the import paths of the Go file at path, ignoring build
-// constraints (a superset of what any build of it imports).
-func imports(path string) ([]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
-	}
+// importsOf returns what the Go files of dir import, ignoring build
+// constraints (a superset of what any build of them imports).
+func importsOf(dir string, files []string) ([]string, error) {
 	var out []string
-	for _, spec := range f.Imports {
-		p, err := strconv.Unquote(spec.Path.Value)
+	for _, n := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.ImportsOnly)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		for _, spec := range f.Imports {
+			if p, err := strconv.Unquote(spec.Path.Value); err == nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out, nil
 }
@@ -59,9 +56,8 @@ func inModule(p, mod string) bool {
 }
 
 // closure returns the packages of the tree's module that roots import,
-// directly or not, as import paths, sorted. A package is a directory of
-// the tree with non-test Go files; a directory with a go.mod of its own is
-// another module and is not followed.
+// directly or not, sorted, and adds what they import to t.imports; a
+// directory with a go.mod of its own is another module, not followed.
 func (t *tree) closure(roots []string) ([]string, error) {
 	mod := t.mod.Module.Path
 	seen := map[string]bool{}
@@ -84,15 +80,14 @@ func (t *tree) closure(roots []string) ([]string, error) {
 		if err != nil || len(names) == 0 {
 			return nil, fmt.Errorf("package %s: no Go files in %s", p, dir)
 		}
-		for _, n := range names {
-			imps, err := imports(filepath.Join(dir, n))
-			if err != nil {
-				return nil, err
-			}
-			for _, imp := range imps {
-				if inModule(imp, mod) && !seen[imp] {
-					queue = append(queue, imp)
-				}
+		imps, err := importsOf(dir, names)
+		if err != nil {
+			return nil, err
+		}
+		t.imports = append(t.imports, imps...)
+		for _, imp := range imps {
+			if inModule(imp, mod) && !seen[imp] {
+				queue = append(queue, imp)
 			}
 		}
 	}
@@ -108,12 +103,16 @@ func (t *tree) pkgDir(p string) string {
 // rewriter rewrites the import paths of the packages it knows.
 type rewriter struct {
 	from, to string            // module path prefix, original and private
+	alias    string            // the path the adapter imports from as (the kind's module path)
 	pkgs     map[string]bool   // the packages copied, by original path
 	deps     map[string]string // modules copied for the side, to their private path (isolate.go)
 }
 
 // path returns the rewritten import path of p, or p.
 func (r *rewriter) path(p string) string {
+	if r.alias != "" && inModule(p, r.alias) {
+		p = r.from + strings.TrimPrefix(p, r.alias)
+	}
 	if r.pkgs[p] {
 		return r.to + strings.TrimPrefix(p, r.from)
 	}
@@ -125,47 +124,26 @@ func (r *rewriter) path(p string) string {
 	return p
 }
 
-// rewrite returns src with every import of a copied package rewritten
-// (lines and their number unchanged, so positions in errors still point at
-// the same lines).
-func (r *rewriter) rewrite(name string, src []byte) ([]byte, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
-	}
-	return r.rewriteSpecs(fset, f.Imports, src, nil)
-}
-
-// rewriteSpecs replaces the import paths of specs in src, and applies the
-// extra edits (offset ranges with their replacement).
-func (r *rewriter) rewriteSpecs(fset *token.FileSet, specs []*ast.ImportSpec, src []byte, extra []edit) ([]byte, error) {
-	edits := slices.Clone(extra)
-	for _, spec := range specs {
-		p, err := strconv.Unquote(spec.Path.Value)
-		if err != nil {
-			return nil, err
-		}
-		if np := r.path(p); np != p {
-			edits = append(edits, edit{
-				start: fset.Position(spec.Path.Pos()).Offset,
-				end:   fset.Position(spec.Path.End()).Offset,
-				text:  strconv.Quote(np),
-			})
-		}
-	}
-	return applyEdits(src, edits), nil
-}
-
 // edit replaces src[start:end] with text.
 type edit struct {
 	start, end int
 	text       string
 }
 
-// applyEdits applies non-overlapping edits to src.
-func applyEdits(src []byte, edits []edit) []byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+// rewrite returns src with the imports of copied packages rewritten and
+// the edits applied, its lines unchanged (so that errors' positions hold).
+func (r *rewriter) rewrite(name string, src []byte, edits ...edit) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range f.Imports {
+		if p, _ := strconv.Unquote(spec.Path.Value); r.path(p) != p {
+			edits = append(edits, edit{fset.Position(spec.Path.Pos()).Offset, fset.Position(spec.Path.End()).Offset, strconv.Quote(r.path(p))})
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	var b bytes.Buffer
 	last := 0
 	for _, e := range edits {
@@ -174,149 +152,86 @@ func applyEdits(src []byte, edits []edit) []byte {
 		last = e.end
 	}
 	b.Write(src[last:])
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-// copyPackages copies the tree's packages pkgs into dst (the copy's
-// root), rewriting their imports: every regular file of each package's
-// directory but its tests, and the files its //go:embed patterns name.
+// copyPackages copies the tree's packages pkgs into dst (the copy's root).
 func (t *tree) copyPackages(dst string, pkgs []string, r *rewriter) error {
 	for _, p := range pkgs {
-		src := t.pkgDir(p)
-		rel, err := filepath.Rel(t.dir, src)
+		rel, err := filepath.Rel(t.dir, t.pkgDir(p))
 		if err != nil {
 			return err
 		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		if err := copyDir(t.pkgDir(p), filepath.Join(dst, rel), r); err != nil {
 			return err
-		}
-		ents, err := os.ReadDir(src)
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			n := e.Name()
-			if !e.Type().IsRegular() || strings.HasSuffix(n, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(src, n))
-			if err != nil {
-				return err
-			}
-			if strings.HasSuffix(n, ".go") {
-				if b, err = r.rewrite(filepath.Join(src, n), b); err != nil {
-					return err
-				}
-				for _, pat := range embedPatterns(b) {
-					if err := copyEmbed(src, out, pat); err != nil {
-						return fmt.Errorf("%s: //go:embed %s: %w", filepath.Join(src, n), pat, err)
-					}
-				}
-			}
-			if err := os.WriteFile(filepath.Join(out, n), b, 0o644); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// embedPatterns returns the patterns of the //go:embed lines of a Go file.
-func embedPatterns(src []byte) []string {
-	var pats []string
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "//go:embed ")
-		if !ok {
-			continue
-		}
-		for _, f := range strings.Fields(rest) {
-			if u, err := strconv.Unquote(f); err == nil {
-				f = u
-			}
-			pats = append(pats, strings.TrimPrefix(f, "all:"))
-		}
+// copyDir copies the files of the package directory src but its tests,
+// rewritten by r, and the directories their //go:embed patterns reach into
+// (copied before their own packages, which then overwrite) into out.
+func copyDir(src, out string, r *rewriter) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
 	}
-	return pats
-}
-
-// copyEmbed copies what an embed pattern matches in src to dst.
-func copyEmbed(src, dst, pattern string) error {
-	matches, err := filepath.Glob(filepath.Join(src, filepath.FromSlash(pattern)))
+	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
-		rel, err := filepath.Rel(src, m)
+	embedded := map[string]bool{}
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, n))
 		if err != nil {
 			return err
 		}
-		if err := copyAll(m, filepath.Join(dst, rel)); err != nil {
+		if strings.HasSuffix(n, ".go") {
+			if b, err = r.rewrite(filepath.Join(src, n), b); err != nil {
+				return err
+			}
+			for l := range strings.Lines(string(b)) {
+				rest, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:embed ")
+				if !ok {
+					continue
+				}
+				for _, pat := range strings.Fields(rest) {
+					if u, err := strconv.Unquote(pat); err == nil {
+						pat = u
+					}
+					first, _, _ := strings.Cut(strings.TrimPrefix(pat, "all:"), "/")
+					dirs, _ := filepath.Glob(filepath.Join(src, first)) // files in src are copied anyway
+					for _, d := range dirs {
+						if fi, err := os.Stat(d); err == nil && fi.IsDir() && !embedded[d] {
+							embedded[d] = true
+							if err := os.CopyFS(filepath.Join(out, filepath.Base(d)), os.DirFS(d)); err != nil {
+								return fmt.Errorf("%s: //go:embed %s: %w", filepath.Join(src, n), pat, err)
+							}
+						}
+					}
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(out, n), b, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// copyAll copies a file, or a directory recursively.
-func copyAll(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-}
-
-// adapterImports returns the packages of module that the adapter's files
-// import.
-func adapterImports(dir string, files []string, module string) ([]string, error) {
-	var out []string
-	for _, n := range files {
-		imps, err := imports(filepath.Join(dir, n))
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range imps {
-			if inModule(p, module) && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the adapter in %s imports nothing of %s", dir, module)
-	}
-	return out, nil
-}
-
-// nameConst is the adapter's constant that holds its registered name.
+// nameConst is the adapter's string constant that holds its store name.
 const nameConst = "Name"
 
-// generateAdapter writes the adapter's files, from dir (named display in
-// the generated files' headers), into out with the proxy's imports
-// rewritten by r and the string constant Name set to store. It fails when
-// no file declares Name.
+// headerLines is the number of lines generateAdapter puts before the
+// adapter's source: error lines are shifted back by it.
+const headerLines = 2
+
+// generateAdapter writes the adapter's files from dir into out, rewritten
+// by r, //go:build lines blanked (selectFiles chose) and nameConst = store.
 func generateAdapter(dir string, files []string, display, out string, r *rewriter, store string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -328,43 +243,37 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 			return err
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.ParseComments)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), src, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		extra := buildLineEdits(src) // chosen already (variant.go)
+		var edits []edit
+		if _, start, end := buildLine(src); end > 0 {
+			edits = append(edits, edit{start: start, end: end})
+		}
 		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, s := range gd.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, id := range vs.Names {
-					if id.Name != nameConst || i >= len(vs.Values) {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				for _, s := range gd.Specs {
+					vs := s.(*ast.ValueSpec)
+					i := slices.IndexFunc(vs.Names, func(id *ast.Ident) bool { return id.Name == nameConst })
+					if i < 0 || i >= len(vs.Values) {
 						continue
 					}
 					lit, ok := vs.Values[i].(*ast.BasicLit)
 					if !ok || lit.Kind != token.STRING {
 						return fmt.Errorf("%s: %s is not a string literal", filepath.Join(dir, n), nameConst)
 					}
-					extra = append(extra, edit{
-						start: fset.Position(lit.Pos()).Offset,
-						end:   fset.Position(lit.End()).Offset,
-						text:  strconv.Quote(store),
-					})
+					edits = append(edits, edit{fset.Position(lit.Pos()).Offset, fset.Position(lit.End()).Offset, strconv.Quote(store)})
 					named = true
 				}
 			}
 		}
-		b, err := r.rewriteSpecs(fset, f.Imports, src, extra)
+		b, err := r.rewrite(filepath.Join(dir, n), src, edits...)
 		if err != nil {
 			return err
 		}
-		header := []byte("// Code generated by certbench peer build from " + path.Join(display, n) + ". DO NOT EDIT.\n\n")
-		// The header is one line plus a blank one: error lines are
-		// shifted back by headerLines.
-		if err := os.WriteFile(filepath.Join(out, n), append(header, b...), 0o644); err != nil {
+		header := "// Code generated by certbench peer build from " + path.Join(display, n) + ". DO NOT EDIT.\n\n"
+		if err := os.WriteFile(filepath.Join(out, n), append([]byte(header), b...), 0o644); err != nil {
 			return err
 		}
 	}
@@ -373,7 +282,3 @@ func generateAdapter(dir string, files []string, display, out string, r *rewrite
 	}
 	return nil
 }
-
-// headerLines is the number of lines generateAdapter puts before the
-// adapter's source.
-const headerLines = 2

@@ -15,8 +15,10 @@
 // (a directory replacement only when its directory exists).
 //
 // The adapter's files for a side are those whose build constraints hold
-// with the tags of what its tree declares ([Kind.Probes]); a module two
-// sides require at different major versions is copied for the older one.
+// with the tags of what its tree declares ([Kind.Probes]). A module two
+// sides require at different major versions under one path (libdns v0.2
+// and v1 for certmagic v0.20 and v0.25) is copied for the older side:
+// minimum version selection would give it the newer API.
 //
 // The trees are only read; the build happens in a temporary directory.
 // When it fails, an error in the generated adapter is an [*AdapterError]

@@ -1,10 +1,13 @@
 package peerbuild
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,25 +18,17 @@ import (
 // An AdapterError is a build that failed in the adapter's own code: the
 // tree's Go API differs from what the adapter was written against.
 type AdapterError struct {
-	// Kind is the proxy; Sides the trees the adapter did not build
-	// against.
-	Kind  Kind
-	Sides []Side
-	// Problems are the compiler's errors in the adapter, each at a line
-	// of the adapter's source and in the function it belongs to.
-	Problems []Problem
+	Kind     Kind      // the proxy
+	Sides    []Side    // the trees the adapter did not build against
+	Problems []Problem // the compiler's errors in the adapter
 }
 
 // A Problem is one compiler error, where it is.
 type Problem struct {
-	// File and Line are in the adapter's or the tree's source.
-	File string
-	Line int
-	// Func is the enclosing declaration in the adapter ("(*Store).Update",
-	// "dynamicConfig", "the imports"); empty in a tree.
-	Func string
-	// Msg is the compiler's message.
-	Msg string
+	File string // in the adapter's source
+	Line int    // in File
+	Func string // the enclosing declaration in the adapter ("(*Store).Update", "the imports")
+	Msg  string // the compiler's
 }
 
 // Error names the adapter functions to change, then each compiler error
@@ -60,17 +55,14 @@ const maxProblems = 10
 // errLine is a compiler error line: file:line[:col]: message.
 var errLine = regexp.MustCompile(`^(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
 
-// classify turns the go command's output of a failed build into an
-// *AdapterError (errors in the generated adapters), an *InputError (errors
-// in a tree's copy: the tree does not compile), or a plain error quoting
-// the output's last lines (anything else, such as a dependency that does
-// not build with the versions minimum version selection chose for both
-// trees together, or a module that cannot be downloaded).
+// classify turns a failed build's output into an *AdapterError (errors in
+// the adapters), an *InputError (a tree that does not compile explains the
+// adapter's errors too), or an error quoting the output's last lines.
 func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 	ae := &AdapterError{Kind: kind}
-	treeProblems := map[string][]Problem{}
-	var treeOrder []string
-	other := 0
+	failed := map[*tree]bool{}
+	var broken *tree // the first tree that does not compile
+	var brokenAt []string
 	for _, line := range strings.Split(output, "\n") {
 		m := errLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -80,106 +72,53 @@ func classify(output, work, adapterDir string, kind Kind, trees []*tree) error {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(work, file)
 		}
-		n, _ := strconv.Atoi(m[2])
-		m[3] = unprivate(m[3], kind, trees)
-		rel, err := filepath.Rel(work, file)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			other++
+		rel, _ := filepath.Rel(work, file)
+		parts := strings.SplitN(filepath.ToSlash(rel), "/", 3) // adapter|tree, side, file
+		i := slices.IndexFunc(trees, func(t *tree) bool { return len(parts) == 3 && t.side.Name == parts[1] })
+		if i < 0 {
 			continue
 		}
-		parts := strings.SplitN(filepath.ToSlash(rel), "/", 3)
-		if len(parts) < 3 {
-			other++
-			continue
+		t, msg := trees[i], m[3]
+		n, _ := strconv.Atoi(m[2])
+		for _, t := range trees {
+			msg = strings.ReplaceAll(msg, t.private, t.module())
 		}
 		switch parts[0] {
 		case "adapter":
-			side := parts[1]
-			src := filepath.Join(adapterDir, parts[2])
-			line := n - headerLines
-			p := Problem{File: filepath.ToSlash(filepath.Join(kind.Adapter, parts[2])), Line: line, Func: enclosing(src, line), Msg: m[3]}
-			// Every side the adapter fails on, each problem once.
-			if s := sideNamed(trees, side); !slices.Contains(ae.Sides, s) {
-				ae.Sides = append(ae.Sides, s)
-			}
+			failed[t] = true
+			n -= headerLines
+			p := Problem{File: path.Join(kind.Adapter, parts[2]), Line: n, Func: enclosing(filepath.Join(adapterDir, parts[2]), n), Msg: msg}
 			if len(ae.Problems) < maxProblems && !slices.Contains(ae.Problems, p) {
 				ae.Problems = append(ae.Problems, p)
 			}
 		case "tree":
-			side := parts[1]
-			if _, ok := treeProblems[side]; !ok {
-				treeOrder = append(treeOrder, side)
+			if broken == nil {
+				broken = t
 			}
-			if len(treeProblems[side]) < maxProblems {
-				treeProblems[side] = append(treeProblems[side], Problem{File: parts[2], Line: n, Msg: m[3]})
+			if t == broken && len(brokenAt) < maxProblems {
+				brokenAt = append(brokenAt, fmt.Sprintf("\n  %s:%d: %s", filepath.Join(t.dir, filepath.FromSlash(parts[2])), n, msg))
 			}
-		default:
-			other++
 		}
 	}
-	// A tree that does not compile explains the adapter's errors too.
-	if len(treeOrder) > 0 {
-		side := treeOrder[0]
-		t := treeNamed(trees, side)
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s does not compile:", t.side)
-		for _, p := range treeProblems[side] {
-			fmt.Fprintf(&b, "\n  %s:%d: %s", filepath.Join(t.dir, filepath.FromSlash(p.File)), p.Line, p.Msg)
+	if broken != nil {
+		return &InputError{Err: errors.New(broken.side.String() + " does not compile:" + strings.Join(brokenAt, ""))}
+	}
+	for _, t := range trees {
+		if failed[t] {
+			ae.Sides = append(ae.Sides, t.side)
 		}
-		return &InputError{Err: fmt.Errorf("%s", b.String())}
 	}
 	if len(ae.Sides) > 0 {
-		slices.SortFunc(ae.Sides, func(a, b Side) int { return sideIndex(trees, a) - sideIndex(trees, b) })
 		return ae
 	}
-	tail := lastLines(output, 15)
-	return fmt.Errorf("building the %s adapter at %d trees failed outside the adapter and the trees (a dependency at the version Go's minimum version selection chose for the trees together, or a module that could not be downloaded):\n%s", kind.Name, len(trees), tail)
-}
-
-// unprivate turns the sides' private module paths in a compiler message
-// back into the proxy's.
-func unprivate(msg string, kind Kind, trees []*tree) string {
-	for _, t := range trees {
-		if t.private != "" {
-			msg = strings.ReplaceAll(msg, t.private, t.module())
-		}
-	}
-	return msg
-}
-
-// sideNamed and treeNamed find a tree by side name.
-func sideNamed(trees []*tree, name string) Side {
-	if t := treeNamed(trees, name); t != nil {
-		return t.side
-	}
-	return Side{Name: name}
-}
-
-func sideIndex(trees []*tree, s Side) int {
-	return slices.IndexFunc(trees, func(t *tree) bool { return t.side.Name == s.Name })
-}
-
-func treeNamed(trees []*tree, name string) *tree {
-	for _, t := range trees {
-		if t.side.Name == name {
-			return t
-		}
-	}
-	return nil
-}
-
-// lastLines returns the last n non-empty lines of s, indented.
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+	var tail []string
+	for l := range strings.Lines(output) {
 		if strings.TrimSpace(l) != "" {
-			lines = append(lines, "  "+l)
+			tail = append(tail, "  "+strings.TrimRight(l, "\r\n"))
 		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return fmt.Errorf("building the %s adapter at %d trees failed outside the adapter and the trees (a dependency at the version Go's minimum version selection chose for the trees together, or a module that could not be downloaded):\n%s",
+		kind.Name, len(trees), strings.Join(tail[max(0, len(tail)-15):], "\n"))
 }
 
 // enclosing names the top-level declaration of the Go file at path that
@@ -219,26 +158,14 @@ func enclosing(path string, line int) string {
 	return "?"
 }
 
-// funcName is "F", "T.M" or "(*T).M".
+// funcName is "F", "T.M" or "(*T).M" (type parameters left out).
 func funcName(d *ast.FuncDecl) string {
 	if d.Recv == nil || len(d.Recv.List) == 0 {
 		return d.Name.Name
 	}
-	t := d.Recv.List[0].Type
-	if ix, ok := t.(*ast.IndexExpr); ok { // generic receiver
-		t = ix.X
+	recv, _, _ := strings.Cut(types.ExprString(d.Recv.List[0].Type), "[")
+	if strings.HasPrefix(recv, "*") {
+		recv = "(" + recv + ")"
 	}
-	switch t := t.(type) {
-	case *ast.StarExpr:
-		x := t.X
-		if ix, ok := x.(*ast.IndexExpr); ok {
-			x = ix.X
-		}
-		if id, ok := x.(*ast.Ident); ok {
-			return "(*" + id.Name + ")." + d.Name.Name
-		}
-	case *ast.Ident:
-		return t.Name + "." + d.Name.Name
-	}
-	return d.Name.Name
+	return recv + "." + d.Name.Name
 }

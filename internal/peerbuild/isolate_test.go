@@ -40,7 +40,7 @@ func TestCopyModule(t *testing.T) {
 		"nested/nested.go": "package nested\n",
 	})
 	const private = "certbench.invalid/base/dep/example.com/dep"
-	if err := copyModule(src, dst, "example.com/dep", private); err != nil {
+	if err := copyModule(t.Context(), src, dst, "example.com/dep", private); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {

@@ -1,6 +1,7 @@
 package peerbuild
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,22 +10,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // A Kind is a proxy that certbench has an adapter for.
 type Kind struct {
-	// Name is the adapter's store name, the prefix of the stores a build
-	// registers ("traefik" gives "traefik@base").
-	Name string
-	// Module is the proxy's module path.
-	Module string
-	// Adapter is the adapter package's directory, slash-separated and
-	// relative to the certbench module's root.
-	Adapter string
-	// Probes are the proxy's declarations the adapter calls, with the
-	// shapes it has files for (variant.go); a module path among them is
-	// one of the proxy's too (Traefik v2's).
+	Name    string // the prefix of the stores a build registers ("traefik@base")
+	Module  string // the proxy's module path
+	Adapter string // the adapter package's directory in certbench, slash-separated
+	// Probes are the proxy's declarations the adapter calls (variant.go);
+	// a module path among them is one of the proxy's too (Traefik v2's).
 	Probes []Probe
 }
 
@@ -56,16 +52,11 @@ func kindList() string {
 // A Side is one version of the proxy in a build: a local tree or a
 // released version.
 type Side struct {
-	// Name is the side's name, the suffix of its store ("base", "head"):
-	// lowercase letters, digits and '-'.
-	Name string
-	// Tree is the root of a local tree of the proxy's module (the
-	// directory of its go.mod), such as a checkout.
-	Tree string
-	// Kind and Version, when Tree is empty, name a released version of a
-	// kind's module, which the go command downloads into the module cache.
-	Kind    string
-	Version string
+	Name string // the suffix of its store ("base"): lowercase letters, digits and '-'
+	Tree string // the directory of the proxy's go.mod, such as a checkout
+	// Kind and Version, when Tree is empty, name a released version,
+	// which the go command downloads into the module cache.
+	Kind, Version string
 }
 
 // String describes the side for messages.
@@ -76,9 +67,8 @@ func (s Side) String() string {
 	return fmt.Sprintf("%s %s@%s", s.Name, s.Kind, s.Version)
 }
 
-// ParseSide reads a side's command-line form: a directory (a tree), or
-// KIND@VERSION or MODULE@VERSION (a released version, such as
-// traefik@v3.6.12) when no such directory exists.
+// ParseSide reads a side's command-line form: a directory, else
+// KIND@VERSION or MODULE@VERSION (traefik@v3.6.12).
 func ParseSide(name, spec string) (Side, error) {
 	if spec == "" {
 		return Side{}, &InputError{Err: fmt.Errorf("%s: empty; want a directory or KIND@VERSION", name)}
@@ -100,19 +90,16 @@ var sideName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // tree is a side resolved to a directory with a parsed go.mod.
 type tree struct {
-	side Side
-	dir  string // absolute, symlinks evaluated
-	mod  *modFile
-	kind Kind
-	// private is the module path of the side's copy.
-	private string
-	// tags select the adapter's files for the tree (variant.go).
-	tags []string
-	// behind and isolated are the modules required at a lower major
-	// version than another side's, and the go.mod lines of their copies
-	// (isolate.go).
-	behind   map[string]string
-	isolated []string
+	side    Side
+	dir     string // absolute, symlinks evaluated
+	mod     *modFile
+	kind    Kind
+	private string            // the module path of the side's copy
+	tags    []string          // select the adapter's files (variant.go)
+	behind  map[string]string // modules required at a lower major version than another side's (isolate.go)
+	copies  [][2]string       // the side's private module paths and their directories in the build
+	imports []string          // what the copied packages import (closure)
+	sum     []byte            // of its Go code, to tell trees apart
 }
 
 // store is the name of the side's store.
@@ -122,30 +109,21 @@ func (t *tree) store() string { return t.kind.Name + "@" + t.side.Name }
 type modFile struct {
 	Module  struct{ Path string }
 	Go      string
-	Require []struct {
-		Path, Version string
-		Indirect      bool
-	}
+	Require []modVersion
 	Exclude []modVersion
 	Replace []struct{ Old, New modVersion }
 }
 
-// modVersion is a module path with an optional version; in a replacement
-// a Path without version is a directory.
+// modVersion is a module path and version; in a replacement a Path
+// without version is a directory.
 type modVersion struct{ Path, Version string }
 
 // readModFile parses the go.mod at path with the go command (x/mod is not
-// a dependency of the modules that build certbench).
+// a dependency of certbench).
 func readModFile(ctx context.Context, path string) (*modFile, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", path)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
+	out, err := goCmd(ctx, "mod", "edit", "-json", path)
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("%s: %s", path, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return nil, fmt.Errorf("running the go command: %w", err)
+		return nil, err
 	}
 	var m modFile
 	if err := json.Unmarshal(out, &m); err != nil {
@@ -160,68 +138,72 @@ func resolve(ctx context.Context, s Side) (*tree, error) {
 	if !sideName.MatchString(s.Name) {
 		return nil, fmt.Errorf("side name %q: want lowercase letters, digits and '-'", s.Name)
 	}
-	dir := s.Tree
+	fail := func(format string, a ...any) (*tree, error) {
+		return nil, &InputError{Err: fmt.Errorf("%s: "+format, append([]any{s}, a...)...)}
+	}
+	dir, err := s.Tree, error(nil)
 	if dir == "" {
 		k, ok := KindOf(s.Kind)
 		if !ok {
-			return nil, &InputError{Err: fmt.Errorf("%s: unknown proxy %q (want %s)", s.Name, s.Kind, kindList())}
+			return fail("unknown proxy %q (want %s)", s.Kind, kindList())
 		}
-		d, err := download(ctx, k.Module+"@"+s.Version)
-		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		if dir, err = download(ctx, k.Module+"@"+s.Version); err != nil {
+			return fail("%w", err)
 		}
-		dir = d
 	}
 	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		return fail("%w", err)
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
-	}
-	if !fi.IsDir() {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a directory", s)}
-	}
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return fail("not a directory")
 	}
 	gomod := filepath.Join(abs, "go.mod")
 	if _, err := os.Stat(gomod); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a Go module: no go.mod in %s (give the root of a checkout of %s)", s, abs, kindList())}
+		return fail("not a Go module: no go.mod in %s (give the root of a checkout of %s)", abs, kindList())
 	}
 	m, err := readModFile(ctx, gomod)
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", s, err)}
+		return fail("%w", err)
 	}
-	k, ok := KindOf(m.Module.Path)
-	if !ok || !k.declares(m.Module.Path) {
-		return nil, &InputError{Err: fmt.Errorf("%s: module %s is not a proxy certbench has an adapter for (want %s)", s, m.Module.Path, kindList())}
+	i := slices.IndexFunc(Kinds, func(k Kind) bool { return k.declares(m.Module.Path) })
+	if i < 0 {
+		return fail("module %s is not a proxy certbench has an adapter for (want %s)", m.Module.Path, kindList())
 	}
-	return &tree{side: s, dir: abs, mod: m, kind: k, private: "certbench.invalid/" + s.Name + "/" + k.Name}, nil
+	private := "certbench.invalid/" + s.Name + "/" + Kinds[i].Name
+	return &tree{side: s, dir: abs, mod: m, kind: Kinds[i], private: private, copies: [][2]string{{private, "./tree/" + s.Name}}}, nil
 }
 
 // download fetches module@version into the module cache and returns its
 // directory there.
 func download(ctx context.Context, modVer string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", modVer)
-	cmd.Env = goEnv()
-	out, err := cmd.Output()
+	out, err := goCmd(ctx, "mod", "download", "-json", modVer)
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
 		return "", fmt.Errorf("go mod download %s: %s", modVer, info.Error)
 	}
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s: %w", modVer, err)
-	}
-	if info.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: no directory", modVer)
+	if err != nil || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory (%v)", modVer, err)
 	}
 	return info.Dir, nil
 }
 
-// goEnv is the environment of the go commands Build runs: the caller's,
-// outside any workspace.
+// goCmd runs the go command and returns its output; its error quotes the
+// command and its standard error.
+func goCmd(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		err = fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(ee.Stderr))
+	}
+	return out, err
+}
+
+// goEnv is the caller's environment, outside any workspace.
 func goEnv(extra ...string) []string {
 	return append(append(os.Environ(), "GOWORK=off"), extra...)
 }

@@ -17,20 +17,12 @@ func (t *tree) label(ctx context.Context) string {
 		return t.kind.Name + "@" + base[i+1:]
 	}
 	git := func(args ...string) string {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", t.dir}, args...)...)
-		out, err := cmd.Output()
-		if err != nil {
-			return ""
-		}
+		out, _ := exec.CommandContext(ctx, "git", append([]string{"-C", t.dir}, args...)...).Output() // "" on failure
 		return strings.TrimSpace(string(out))
 	}
 	// Only a checkout whose root is the tree: a tree inside another
 	// repository (a copy under testdata) is not its commit.
-	top := git("rev-parse", "--show-toplevel")
-	if top == "" {
-		return base
-	}
-	if abs, err := filepath.EvalSymlinks(top); err != nil || abs != t.dir {
+	if top, err := filepath.EvalSymlinks(git("rev-parse", "--show-toplevel")); err != nil || top != t.dir {
 		return base
 	}
 	v := git("describe", "--tags", "--exact-match", "HEAD")

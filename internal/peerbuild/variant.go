@@ -1,15 +1,14 @@
 package peerbuild
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"go/types"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,28 +16,22 @@ import (
 
 // A Probe is a declaration of the proxy that the adapter calls. Where the
 // proxy changed it, the adapter has one file per shape, each with a build
-// constraint on the shape's tag; Build reads the tree's declaration and
-// keeps the adapter's files whose constraints its tags satisfy.
+// constraint on the shape's tag; Build keeps the files whose constraints
+// the tags of the tree's declarations satisfy.
 type Probe struct {
-	// Call names it as the adapter calls it ("tls.NewManager").
-	Call string
-	// Pkg is the declaring package's directory in the tree,
-	// slash-separated ("pkg/tls"); Func the function ("NewManager") or
-	// method ("(*Manager).Get", as funcName names it). Both empty: the
-	// tree's module path.
+	Call string // as the adapter calls it ("tls.NewManager")
+	// Pkg is the declaring package's directory ("pkg/tls"), Func the
+	// function or method as funcName names it ("(*Manager).Get"); both
+	// empty: the tree's module path.
 	Pkg, Func string
-	// Shapes are the declarations the adapter knows.
-	Shapes []Shape
+	Shapes    []Shape // the declarations the adapter knows
 }
 
 // A Shape is one declaration of a probe that the adapter knows.
 type Shape struct {
-	// Decl is the declaration without parameter names or body ("func
-	// NewManager(*OCSPConfig) *Manager"), or the module path.
-	Decl string
-	// Tag is the build tag of the adapter's files for it ("": the files
-	// without a tag); Era the releases that declare it.
-	Tag, Era string
+	Decl string // without parameter names or body ("func NewManager(*OCSPConfig) *Manager"), or the module path
+	Tag  string // of the adapter's files for it ("": the files without a tag)
+	Era  string // the releases that declare it
 }
 
 // traefikProbes are the declarations of Traefik's pkg/tls the adapter
@@ -74,35 +67,34 @@ var certmagicProbes = []Probe{
 // An APIError is a tree that declares a call of the adapter in a shape the
 // adapter has no files for.
 type APIError struct {
-	Kind Kind
-	// Unknown are the calls, with the sides that declare each shape.
-	Unknown []Unknown
+	Kind    Kind      // the proxy
+	Unknown []Unknown // the calls, with the sides that declare each shape
 }
 
 // Unknown is a declaration of a probe that the adapter does not know.
 type Unknown struct {
-	Sides []Side
+	Sides []Side // that declare it
 	Probe Probe
-	// Decl is what the sides declare, as in their source ("" for
-	// nothing), and At where (file:line in the first side's tree).
-	Decl, At string
+	Decl  string // as in their source ("": nothing)
+	At    string // file:line in the first side's tree
 }
 
 // Error names, for each unknown call, the sides, what they declare and
 // what the adapter knows.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the %s adapter (%s) does not know the API of %s:", e.Kind.Name, e.Kind.Adapter, sideList(e.sides()))
+	var sides []Side
 	for _, u := range e.Unknown {
-		decl := "nothing"
+		decl, names, verb := "nothing", []string{}, "declares"
 		if u.Decl != "" {
 			decl = u.Decl + " (" + u.At + ")"
 		}
-		var names []string
 		for _, s := range u.Sides {
 			names = append(names, s.Name)
+			if !slices.Contains(sides, s) {
+				sides = append(sides, s)
+			}
 		}
-		verb := "declares"
 		if len(names) > 1 {
 			verb = "declare"
 		}
@@ -114,21 +106,8 @@ func (e *APIError) Error() string {
 			fmt.Fprintf(&b, " %s (%s)", s.Decl, s.Era)
 		}
 	}
-	b.WriteString("\n  (a new shape needs a file for it in the adapter, and its tag in internal/peerbuild's probes)")
-	return b.String()
-}
-
-// sides are the sides of e, each once, in order.
-func (e *APIError) sides() []Side {
-	var out []Side
-	for _, u := range e.Unknown {
-		for _, s := range u.Sides {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return fmt.Sprintf("the %s adapter (%s) does not know the API of %s:%s\n  (a new shape needs a file for it in the adapter, and its tag in internal/peerbuild's probes)",
+		e.Kind.Name, e.Kind.Adapter, sideList(sides), b.String())
 }
 
 // sideList is "base tree A", "base tree A and head tree B".
@@ -140,9 +119,8 @@ func sideList(sides []Side) string {
 	return strings.Join(names, " and ")
 }
 
-// chooseVariants sets each tree's tags from its declarations of the
-// kind's probes. A declaration the adapter does not know on any side is an
-// *APIError naming every side that has it.
+// chooseVariants sets each tree's tags from its declarations of the kind's
+// probes, or returns an *APIError naming every side with an unknown one.
 func chooseVariants(kind Kind, trees []*tree) error {
 	e := &APIError{Kind: kind}
 	for _, p := range kind.Probes {
@@ -177,17 +155,14 @@ func chooseVariants(kind Kind, trees []*tree) error {
 const unparsed = "?"
 
 // declared returns the tree's declaration of p as in its source (decl),
-// without parameter names (shape, to compare with Shape.Decl), and where
-// it is; all empty when the tree declares none.
+// printed without parameter names (shape, to compare with Shape.Decl), and
+// where it is; all empty when the tree declares none.
 func (t *tree) declared(p Probe) (decl, shape, at string) {
 	if p.Func == "" {
 		return t.module(), t.module(), "go.mod"
 	}
 	dir := filepath.Join(t.dir, filepath.FromSlash(p.Pkg))
-	files, err := goFiles(dir)
-	if err != nil {
-		return "", "", ""
-	}
+	files, _ := goFiles(dir)
 	for _, n := range files {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
@@ -195,48 +170,33 @@ func (t *tree) declared(p Probe) (decl, shape, at string) {
 			return "", unparsed, "" // the build reports it
 		}
 		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || funcName(fd) != p.Func {
-				continue
+			if fd, ok := d.(*ast.FuncDecl); ok && funcName(fd) == p.Func {
+				fd.Body, fd.Doc = nil, nil
+				at = fmt.Sprintf("%s:%d", path.Join(p.Pkg, n), fset.Position(fd.Pos()).Line)
+				decl = printDecl(fd)
+				for _, fl := range []*ast.FieldList{fd.Recv, fd.Type.Params, fd.Type.Results} {
+					if fl != nil {
+						var unnamed []*ast.Field
+						for _, f := range fl.List {
+							for range max(1, len(f.Names)) {
+								unnamed = append(unnamed, &ast.Field{Type: f.Type})
+							}
+						}
+						fl.List = unnamed
+					}
+				}
+				return decl, printDecl(fd), at
 			}
-			fd.Body, fd.Doc = nil, nil
-			var b bytes.Buffer
-			printer.Fprint(&b, token.NewFileSet(), fd)
-			at := filepath.ToSlash(filepath.Join(p.Pkg, n)) + fmt.Sprintf(":%d", fset.Position(fd.Pos()).Line)
-			return b.String(), unnamed(fd), at
 		}
 	}
 	return "", "", ""
 }
 
-// unnamed is fd's declaration without parameter names: "func (*T)
-// M(string, string) error".
-func unnamed(fd *ast.FuncDecl) string {
-	list := func(fl *ast.FieldList) []string {
-		var out []string
-		if fl == nil {
-			return out
-		}
-		for _, f := range fl.List {
-			for range max(1, len(f.Names)) {
-				out = append(out, types.ExprString(f.Type))
-			}
-		}
-		return out
-	}
-	s := "func "
-	if fd.Recv != nil {
-		s += "(" + strings.Join(list(fd.Recv), ", ") + ") "
-	}
-	s += fd.Name.Name + "(" + strings.Join(list(fd.Type.Params), ", ") + ")"
-	switch res := list(fd.Type.Results); len(res) {
-	case 0:
-	case 1:
-		s += " " + res[0]
-	default:
-		s += " (" + strings.Join(res, ", ") + ")"
-	}
-	return s
+// printDecl prints fd on one line (an empty FileSet has no line breaks).
+func printDecl(fd *ast.FuncDecl) string {
+	var b strings.Builder
+	printer.Fprint(&b, token.NewFileSet(), fd)
+	return b.String()
 }
 
 // selectFiles returns the adapter's files whose //go:build constraint
@@ -248,53 +208,34 @@ func selectFiles(dir string, files, tags []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		ok, err := buildConstraintHolds(src, tags)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, n), err)
+		if line, _, _ := buildLine(src); line != "" {
+			expr, err := constraint.Parse(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(dir, n), err)
+			}
+			if !expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }) {
+				continue
+			}
 		}
-		if ok {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
 	return out, nil
 }
 
-// buildConstraintHolds evaluates the //go:build line of a Go file's
-// header with only tags set.
-func buildConstraintHolds(src []byte, tags []string) (bool, error) {
-	for _, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "package ") {
-			break
-		}
-		if !constraint.IsGoBuild(line) {
-			continue
-		}
-		expr, err := constraint.Parse(line)
-		if err != nil {
-			return false, err
-		}
-		return expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }), nil
-	}
-	return true, nil
-}
-
-// buildLineEdits blanks the //go:build line of a Go file's header (its
-// line stays, empty): the adapter's files for a tree are chosen by
-// selectFiles, and one go build builds every side's.
-func buildLineEdits(src []byte) []edit {
-	off := 0
-	for _, line := range strings.SplitAfter(string(src), "\n") {
-		t := strings.TrimSpace(line)
+// buildLine returns the //go:build line of a Go file's header and its
+// offsets in src (without its newline); "" when there is none.
+func buildLine(src []byte) (line string, start, end int) {
+	for l := range strings.Lines(string(src)) {
+		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "package ") {
 			break
 		}
 		if constraint.IsGoBuild(t) {
-			return []edit{{start: off, end: off + len(strings.TrimRight(line, "\r\n"))}}
+			return t, start, start + len(strings.TrimRight(l, "\r\n"))
 		}
-		off += len(line)
+		start += len(l)
 	}
-	return nil
+	return "", 0, 0
 }
 
 // module is the tree's module path.
@@ -303,39 +244,6 @@ func (t *tree) module() string {
 		return t.kind.Module
 	}
 	return t.mod.Module.Path
-}
-
-// forTree returns the adapter's files for t's tags and the packages of
-// t's tree they import.
-func (ad *adapter) forTree(t *tree) (files, roots []string, err error) {
-	if files, err = selectFiles(ad.dir, ad.files, t.tags); err != nil {
-		return nil, nil, err
-	}
-	imps, err := adapterImports(ad.dir, files, ad.kind.Module)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, p := range imps {
-		roots = append(roots, t.treePath(p))
-	}
-	return files, roots, nil
-}
-
-// as returns r for sources that import the copied packages under module
-// (the adapter, written against the kind's module path) rather than r.from.
-func (r *rewriter) as(module string) *rewriter {
-	a := &rewriter{from: module, to: r.to, pkgs: map[string]bool{}, deps: r.deps}
-	for p := range r.pkgs {
-		a.pkgs[module+strings.TrimPrefix(p, r.from)] = true
-	}
-	return a
-}
-
-// treePath returns the adapter's import path p (below the kind's module
-// path) as the tree's package path: they differ where the tree's module
-// path is another major version's.
-func (t *tree) treePath(p string) string {
-	return t.module() + strings.TrimPrefix(p, t.kind.Module)
 }
 
 // declares reports whether module is the kind's module path or one of its
