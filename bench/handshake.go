@@ -10,7 +10,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -243,110 +242,43 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		defer t2.Stop()
 	}
 
-	var ref *hsRefresher
+	var ref *refresher
 	if r.churn {
-		ref = &hsRefresher{stop: make(chan struct{}), done: make(chan int, 1)}
-		go ref.run(store, w, r, &phaseStop)
+		ref = startRefresher(store, w, r.step, r.refreshEvery, r.ctl, &phaseStop)
 	}
-
 	clients := make([]hsClientResult, g)
-	var wg sync.WaitGroup
 	start := time.Now()
-	for ci := range clients {
-		quota := share(r.handshakes, g, ci)
-		pc := &clients[ci]
-		pc.lat = make([]int64, 0, min(quota, max(1024, MaxLatencies/g)))
-		pc.every = 1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cache := tls.NewLRUClientSessionCache(64)
-			c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
-			c.run(ctx, pc, quota, ci*len(w.Hellos)/g, &phaseStop)
-		}()
-	}
-	wg.Wait()
+	spread(g, r.handshakes, func(ci, quota int) {
+		cache := tls.NewLRUClientSessionCache(64)
+		c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
+		clients[ci].lat = newLatencies(quota, 1, g)
+		c.run(ctx, &clients[ci], quota, ci*len(w.Hellos)/g, &phaseStop)
+	})
 	res.elapsed = time.Since(start)
+	var err error
 	if ref != nil {
-		res.refreshes = int(ref.refreshed.Load())
-		close(ref.stop)
-		res.applied = <-ref.done
+		res.refreshes, res.applied, err = ref.end()
 	}
 	for _, pc := range clients {
 		res.add(&pc.hsResult)
-		res.latencies = append(res.latencies, pc.lat...)
+		res.latencies = append(res.latencies, pc.lat.lat...)
 	}
 	slices.Sort(res.latencies)
-	if ref != nil && ref.err != nil {
-		return res, ref.err
-	}
-	if r.ctl.stopped() {
+	if err == nil && r.ctl.stopped() {
 		return res, errStopped
 	}
-	return res, nil
+	return res, err
 }
 
-// hsRefresher applies the renew-1 configurations of a churn phase.
-type hsRefresher struct {
-	refreshed atomic.Int64  // refreshes completed so far
-	stop      chan struct{} // closed at the phase's end
-	done      chan int      // receives the refreshes applied, once stopped
-	err       error         // the refresh that failed; read after done
-}
-
-// run refreshes from r.step on, every r.refreshEvery (0: back to back),
-// until stopped; a failed refresh ends the phase (phaseStop).
-func (f *hsRefresher) run(store certstore.Store, w *scenarios.Workload, r hsRun, phaseStop *atomic.Bool) {
-	last := len(w.Configs) - 1
-	n := 0
-	defer func() { f.done <- n }()
-	defer func() { <-f.stop }() // the phase's end, in every case
-	defer r.ctl.catch(callRefresh)
-	next := time.Now()
-	for k := max(r.step, 1); ; k++ {
-		select {
-		case <-f.stop:
-			return
-		default:
-		}
-		r.ctl.setRefresh(k)
-		err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
-		r.ctl.setRefresh(0)
-		if err != nil {
-			f.err = fmt.Errorf("refresh %d: %w", k, err)
-			phaseStop.Store(true)
-			return
-		}
-		n++
-		f.refreshed.Add(1)
-		if r.refreshEvery > 0 {
-			next = next.Add(r.refreshEvery)
-			if d := time.Until(next); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-f.stop:
-					t.Stop()
-				}
-			} else {
-				next = time.Now() // late: the next one starts now, not in a burst
-			}
-		}
-	}
-}
-
-// hsClientResult is what one client of a phase measured; lat keeps every
-// every-th latency (thinned when full, as runChurn does).
+// hsClientResult is what one client of a phase measured.
 type hsClientResult struct {
 	hsResult
-	lat   []int64
-	every int
+	lat latencies
 }
 
 // run makes up to quota handshakes, starting at hello j, until phaseStop
 // or a stop of the sample.
 func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, phaseStop *atomic.Bool) {
-	countdown := 0
 	// The duration is checked from the second handshake on (as runChurn
 	// does): a phase has handshakes however late the scheduler starts its
 	// clients.
@@ -373,13 +305,8 @@ func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, ph
 		if o.miss {
 			pc.misses++
 		}
-		if countdown--; countdown <= 0 {
-			if len(pc.lat) == cap(pc.lat) {
-				pc.lat = halve(pc.lat)
-				pc.every *= 2
-			}
-			pc.lat = append(pc.lat, int64(o.lat))
-			countdown = pc.every
+		if pc.lat.due() {
+			pc.lat.lat = append(pc.lat.lat, int64(o.lat))
 		}
 	}
 }
