@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -298,73 +299,81 @@ func (cw *churnWindow) lookup(gi, quota int) {
 // percentiles of every LatencySampleEvery-th lookup; refreshes/s counts
 // those done in the window. Ops is the lookups done, which varies.
 func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
-	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
-	if w.Scenario.Ops <= 0 {
-		return s, fmt.Errorf("scenario %s: no lookups to time", w.Scenario.Name)
-	}
-	wrap := func(err error) error {
-		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
-	}
+	var (
+		res                         churnResult
+		bytes, allocs               uint64
+		refreshBytes, refreshAllocs float64
+	)
+	return measureWindow(newStore, storeName, w, ctl, func(store certstore.Store) (err error) {
+		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
+			return err
+		}
+		bytes, allocs = allocated(func() {
+			ctl.mark(callChurn, 0, 0)
+			res, err = runChurn(store, w, churnRun{
+				lookups:     w.Scenario.Ops,
+				duration:    w.Scenario.Duration,
+				sampleEvery: LatencySampleEvery,
+				step:        ChurnWarmup + 1,
+				ctl:         ctl,
+			})
+		})
+		return err
+	}, func(s *Sample) error {
+		if res.lookups == 0 {
+			return errors.New("no lookup done")
+		}
+		n := float64(res.lookups)
+		s.Ops = int(res.lookups)
+		s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
+		s.BytesPerOp = max(0, float64(bytes)-float64(res.applied)*refreshBytes) / n
+		s.AllocsPerOp = max(0, float64(allocs)-float64(res.applied)*refreshAllocs) / n
+		s.Extra = []benchfmt.Value{
+			{Value: percentile(res.latencies, 0.50), Unit: results.UnitP50},
+			{Value: percentile(res.latencies, 0.99), Unit: results.UnitP99},
+			{Value: percentile(res.latencies, 0.999), Unit: results.UnitP999},
+			{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: results.UnitRefreshRate},
+		}
+		res.latencies = nil
+		return nil
+	})
+}
 
+// measureWindow measures one sample of a churn or handshake workload: run
+// measures on a new store holding w.Configs[0], under the sample's probe;
+// fill sets the sample's figures, then the retained heap and goroutines.
+func measureWindow(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, run func(certstore.Store) error, fill func(*Sample) error) (Sample, error) {
+	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
+	wrap := func(err error) (Sample, error) {
+		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+	if w.Scenario.Ops <= 0 {
+		return wrap(errors.New("no ops to time"))
+	}
 	probe := startProbe()
 	ctl.setLabel(probe.label)
-	var (
-		store                       certstore.Store
-		res                         churnResult
-		refreshBytes, refreshAllocs float64
-		m0, m1                      runtime.MemStats
-		err                         error
-	)
+	var store certstore.Store
+	var err error
 	probe.run(func() {
 		defer ctl.catch(callHarness)
-		if store, err = firstStore(newStore, w, ctl); err != nil {
-			return
+		if store, err = firstStore(newStore, w, ctl); err == nil {
+			err = run(store)
 		}
-		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
-			return
-		}
-
-		runtime.ReadMemStats(&m0)
-		ctl.mark(callChurn, 0, 0)
-		res, err = runChurn(store, w, churnRun{
-			lookups:     w.Scenario.Ops,
-			duration:    w.Scenario.Duration,
-			sampleEvery: LatencySampleEvery,
-			step:        ChurnWarmup + 1,
-			ctl:         ctl,
-		})
-		runtime.ReadMemStats(&m1)
-		ctl.mark(callHarness, 0, 0)
 	})
+	ctl.mark(callHarness, 0, 0)
 	if err == nil && ctl.firstFault() != nil {
 		err = errStopped // the supervisor returns the fault
 	}
 	defer closeStore(store, ctl) // not after a panic: see closeStore
+	if err == nil {
+		err = fill(&s)
+	}
+	if err == nil {
+		s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+		runtime.KeepAlive(store)
+	}
 	if err != nil {
-		return s, wrap(err)
-	}
-	if res.lookups == 0 {
-		return s, wrap(fmt.Errorf("no lookup done"))
-	}
-	n := float64(res.lookups)
-	s.Ops = int(res.lookups)
-	s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
-	lookupBytes := float64(m1.TotalAlloc-m0.TotalAlloc) - float64(res.applied)*refreshBytes
-	lookupAllocs := float64(m1.Mallocs-m0.Mallocs) - float64(res.applied)*refreshAllocs
-	s.BytesPerOp = max(0, lookupBytes) / n
-	s.AllocsPerOp = max(0, lookupAllocs) / n
-	s.Extra = []benchfmt.Value{
-		{Value: percentile(res.latencies, 0.50), Unit: results.UnitP50},
-		{Value: percentile(res.latencies, 0.99), Unit: results.UnitP99},
-		{Value: percentile(res.latencies, 0.999), Unit: results.UnitP999},
-		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: results.UnitRefreshRate},
-	}
-	res.latencies = nil
-
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	runtime.KeepAlive(store)
-	if err != nil {
-		return s, wrap(err)
+		return wrap(err)
 	}
 	return s, nil
 }
@@ -387,17 +396,15 @@ func percentile(sorted []int64, p float64) float64 {
 // on average: the refresher's share, subtracted from what a churn sample
 // allocates per lookup or handshake.
 func warmupRefreshes(store certstore.Store, w *scenarios.Workload, n int, ctl *sampleCtl) (bytes, allocs float64, err error) {
-	last := len(w.Configs) - 1
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for k := 1; k <= n; k++ {
-		ctl.mark(callWarmup, k, n)
-		if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
-			return 0, 0, fmt.Errorf("refresh %d: %w", k, err)
+	b, a := allocated(func() {
+		for k := 1; k <= n && err == nil; k++ {
+			ctl.mark(callWarmup, k, n)
+			if err = store.Update(w.Configs[scenarios.ChurnStep(k, len(w.Configs)-1)]); err != nil {
+				err = fmt.Errorf("refresh %d: %w", k, err)
+			}
 		}
-	}
-	runtime.ReadMemStats(&m1)
-	return float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n), float64(m1.Mallocs-m0.Mallocs) / float64(n), nil
+	})
+	return float64(b) / float64(n), float64(a) / float64(n), err
 }
 
 // firstStore makes a store and gives it w.Configs[0], marking both calls

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -334,17 +333,10 @@ type hsPhase struct {
 
 // handshakePhase runs one phase between a forced GC and the allocation
 // and GC readings (see gcMeter), none of which falls in the phase.
-func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsPhase, error) {
-	var p hsPhase
-	var m0, m1 runtime.MemStats
+func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (p hsPhase, err error) {
 	meter := startGCMeter()
-	runtime.ReadMemStats(&m0)
-	res, err := runHandshakes(store, w, server, r)
-	runtime.ReadMemStats(&m1)
+	p.bytes, p.allocs = allocated(func() { p.hsResult, err = runHandshakes(store, w, server, r) })
 	p.gc = meter.stop()
-	p.hsResult = res
-	p.bytes = m1.TotalAlloc - m0.TotalAlloc
-	p.allocs = m1.Mallocs - m0.Mallocs
 	return p, err
 }
 
@@ -356,43 +348,10 @@ func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Co
 // is per handshake attempted, under churn less the refreshes' share. No
 // handshake succeeding is an error naming the first failure.
 func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
-	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
-	wrap := func(err error) error {
-		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
-	}
-	if w.Scenario.Ops <= 0 {
-		return s, wrap(errors.New("no handshakes to make"))
-	}
-	probe := startProbe()
-	ctl.setLabel(probe.label)
-	var (
-		store certstore.Store
-		ph    hsPhases
-		err   error
-	)
-	probe.run(func() {
-		defer ctl.catch(callHarness)
-		if store, err = firstStore(newStore, w, ctl); err == nil {
-			err = ph.run(store, w, ctl)
-		}
-	})
-	ctl.mark(callHarness, 0, 0)
-	if err == nil && ctl.firstFault() != nil {
-		err = errStopped // the supervisor returns the fault
-	}
-	defer closeStore(store, ctl) // not after a panic: see closeStore
-	if err != nil {
-		return s, wrap(err)
-	}
-	if err := ph.fill(&s, w.Scenario.Handshake.Churn); err != nil {
-		return s, wrap(err)
-	}
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	runtime.KeepAlive(store)
-	if err != nil {
-		return s, wrap(err)
-	}
-	return s, nil
+	var ph hsPhases
+	return measureWindow(newStore, storeName, w, ctl, func(store certstore.Store) error {
+		return ph.run(store, w, ctl)
+	}, func(s *Sample) error { return ph.fill(s, w.Scenario.Handshake.Churn) })
 }
 
 // hsPhases is what the phases of one Handshake sample measured.

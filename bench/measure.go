@@ -201,11 +201,7 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	probe.run(func() {
 		defer ctl.catch(callHarness)
 		if !w.FreshStore {
-			ctl.mark(callFactory, 0, 0)
-			store = newStore()
-			ctl.mark(callFirst, 0, 0)
-			if err = store.Update(w.Configs[0]); err != nil {
-				err = fmt.Errorf("initial configuration: %w", err)
+			if store, err = firstStore(newStore, w, ctl); err != nil {
 				return
 			}
 		}
@@ -277,21 +273,29 @@ type timing struct {
 // timeOps runs the timed ops and returns the store of the last configuration.
 func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
-	var m0, m1 runtime.MemStats
+	var err error
 	meter := startGCMeter()
-	runtime.ReadMemStats(&m0)
-	cpu0, ok0 := cpuTime()
-	start := time.Now()
-	store, err := apply(store, newStore, w, ops, ctl)
-	t.elapsed = time.Since(start)
-	cpu1, ok1 := cpuTime()
-	t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
-	runtime.ReadMemStats(&m1)
+	t.bytes, t.allocs = allocated(func() {
+		cpu0, ok0 := cpuTime()
+		start := time.Now()
+		store, err = apply(store, newStore, w, ops, ctl)
+		t.elapsed = time.Since(start)
+		cpu1, ok1 := cpuTime()
+		t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
+	})
 	t.rss, _ = maxRSS()
 	t.gc = meter.stop()
-	t.bytes = m1.TotalAlloc - m0.TotalAlloc
-	t.allocs = m1.Mallocs - m0.Mallocs
 	return store, t, err
+}
+
+// allocated runs f and returns the bytes and objects the process
+// allocated meanwhile.
+func allocated(f func()) (bytes, allocs uint64) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs
 }
 
 // simulateOps runs the timed ops in a callgrind window (a warm-up: outside
