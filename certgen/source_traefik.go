@@ -143,23 +143,23 @@ func tomlTree(v any, depth int) *tnode {
 		}
 		return t
 	case []map[string]any:
-		t := &tnode{kind: 'l'}
-		for _, m := range v {
-			t.items = append(t.items, tomlTree(m, depth+1))
-		}
-		return t
+		return tomlList(v, depth)
 	case []any:
-		t := &tnode{kind: 'l'}
-		for _, m := range v {
-			t.items = append(t.items, tomlTree(m, depth+1))
-		}
-		return t
+		return tomlList(v, depth)
 	case string:
 		return &tnode{kind: 's', str: v}
 	case nil:
 		return &tnode{}
 	}
 	return &tnode{kind: 'o'}
+}
+
+func tomlList[T any](v []T, depth int) *tnode {
+	t := &tnode{kind: 'l'}
+	for _, m := range v {
+		t.items = append(t.items, tomlTree(m, depth+1))
+	}
+	return t
 }
 
 // parseTraefikTLS parses a configuration file and returns its tls section
