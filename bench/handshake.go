@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -291,9 +292,7 @@ func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, ph
 		}
 		if err != nil {
 			pc.errors++
-			if pc.firstErr == nil {
-				pc.firstErr = err
-			}
+			pc.firstErr = cmp.Or(pc.firstErr, err)
 			continue
 		}
 		pc.succeeded++
@@ -318,9 +317,7 @@ func (r *hsResult) add(o *hsResult) {
 	r.resumed += o.resumed
 	r.misses += o.misses
 	r.latSum += o.latSum
-	if r.firstErr == nil {
-		r.firstErr = o.firstErr
-	}
+	r.firstErr = cmp.Or(r.firstErr, o.firstErr)
 }
 
 // hsPhase is one measured phase: its handshakes, what the window
@@ -397,14 +394,7 @@ func (p *hsPhases) fill(s *Sample, churn bool) error {
 	}
 	errs := p.warmErrors + calm.errors + churned.errors
 	if rep.succeeded == 0 || calm.succeeded == 0 {
-		first := p.warmFirst
-		if first == nil {
-			first = calm.firstErr
-		}
-		if first == nil {
-			first = churned.firstErr
-		}
-		return fmt.Errorf("no handshake succeeded (%d failed; first: %v)", errs, first)
+		return fmt.Errorf("no handshake succeeded (%d failed; first: %v)", errs, cmp.Or(p.warmFirst, calm.firstErr, churned.firstErr))
 	}
 	n := float64(rep.attempts)
 	s.Ops = rep.attempts
