@@ -91,17 +91,20 @@ func (c recordingCache) Put(key string, cs *tls.ClientSessionState) {
 // hsClient is one client of a phase: its session cache and the names it
 // holds sessions for.
 type hsClient struct {
-	ctl    *sampleCtl
-	w      *scenarios.Workload
-	roots  *x509.CertPool
-	server *tls.Config
-	cache  tls.ClientSessionCache
-	record recordingCache
-	recent [8]struct {
-		name    string
-		version uint16
-	}
+	ctl     *sampleCtl
+	w       *scenarios.Workload
+	roots   *x509.CertPool
+	server  *tls.Config
+	cache   tls.ClientSessionCache
+	record  recordingCache
+	recent  [8]recentName
 	nrecent int
+}
+
+// recentName is a name a client made a full handshake to, and at what version.
+type recentName struct {
+	name    string
+	version uint16
 }
 
 // errWrongDefault is a miss that was not served the configured default.
@@ -200,10 +203,7 @@ func (c *hsClient) one(ctx context.Context, i, j int) (o hsOne, err error) {
 		return o, fmt.Errorf("handshake %q (TLS %x): %w", cfg.ServerName, version, err)
 	}
 	if !o.miss && !o.tried {
-		c.recent[c.nrecent%len(c.recent)] = struct {
-			name    string
-			version uint16
-		}{cfg.ServerName, version}
+		c.recent[c.nrecent%len(c.recent)] = recentName{cfg.ServerName, version}
 		c.nrecent++
 	}
 	return o, nil
