@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -35,21 +37,127 @@ func workers(want, n int) int {
 	return max(1, min(want, n))
 }
 
-// share returns worker i's share of n jobs split over g workers.
-func share(n, g, i int) int {
-	if i < n%g {
-		return n/g + 1
+// spread runs job(i, quota) on g goroutines sharing n jobs evenly, each
+// from its own offset, and waits for them. The goroutines are spread's
+// closures, which the goroutines metric tells from the store's (see
+// harnessFrames); hence not wg.Go.
+func spread(g, n int, job func(i, quota int)) {
+	var wg sync.WaitGroup
+	for i := range g {
+		quota := n / g
+		if i < n%g {
+			quota++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			job(i, quota)
+		}()
 	}
-	return n / g
+	wg.Wait()
 }
 
-// halve keeps every other value of lat, in place.
-func halve(lat []int64) []int64 {
-	n := len(lat) / 2
-	for i := range n {
-		lat[i] = lat[2*i+1]
+// latencies keeps every every-th of a goroutine's latencies, in a buffer
+// of bounded size: when it fills, it keeps every other one and keeps half
+// as often, so that any window's length has latencies over all of it and
+// no allocation falls in the window.
+type latencies struct {
+	lat              []int64
+	every, countdown int
+}
+
+// newLatencies returns a buffer for one of g goroutines making quota
+// operations, keeping every every-th latency (none when every is 0).
+func newLatencies(quota, every, g int) latencies {
+	if every <= 0 {
+		return latencies{}
 	}
-	return lat[:n]
+	return latencies{lat: make([]int64, 0, min(quota/every+1, max(1024, MaxLatencies/g))), every: every}
+}
+
+// due reports whether the next latency is to be kept.
+func (l *latencies) due() bool {
+	if l.every == 0 {
+		return false
+	}
+	if l.countdown--; l.countdown > 0 {
+		return false
+	}
+	if len(l.lat) == cap(l.lat) {
+		n := len(l.lat) / 2
+		for i := range n {
+			l.lat[i] = l.lat[2*i+1]
+		}
+		l.lat = l.lat[:n]
+		l.every *= 2
+	}
+	l.countdown = l.every
+	return true
+}
+
+// refresher applies a churn workload's configurations alongside a window.
+type refresher struct {
+	refreshed atomic.Int64  // refreshes completed so far
+	stop      chan struct{} // closed at the window's end
+	done      chan int      // receives the refreshes applied, once stopped
+	err       error         // the refresh that failed; read after done
+}
+
+// startRefresher starts applying configurations to store from step on
+// (scenarios.ChurnStep), every every (0: back to back), until end; a failed
+// refresh sets failed.
+func startRefresher(store certstore.Store, w *scenarios.Workload, step int, every time.Duration, ctl *sampleCtl, failed *atomic.Bool) *refresher {
+	f := &refresher{stop: make(chan struct{}), done: make(chan int, 1)}
+	go f.run(store, w, step, every, ctl, failed)
+	return f
+}
+
+func (f *refresher) run(store certstore.Store, w *scenarios.Workload, step int, every time.Duration, ctl *sampleCtl, failed *atomic.Bool) {
+	last := len(w.Configs) - 1
+	n := 0
+	defer func() { f.done <- n }()
+	defer func() { <-f.stop }() // the window's end, in every case
+	defer ctl.catch(callRefresh)
+	next := time.Now()
+	for k := max(step, 1); ; k++ {
+		select {
+		case <-f.stop:
+			return
+		default:
+		}
+		ctl.setRefresh(k)
+		err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
+		ctl.setRefresh(0)
+		if err != nil {
+			f.err = fmt.Errorf("refresh %d: %w", k, err)
+			failed.Store(true)
+			return
+		}
+		n++
+		f.refreshed.Add(1)
+		if every > 0 {
+			next = next.Add(every)
+			if d := time.Until(next); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-t.C:
+				case <-f.stop:
+					t.Stop()
+				}
+			} else {
+				next = time.Now() // late: the next one starts now, not in a burst
+			}
+		}
+	}
+}
+
+// end stops the refresher and returns the refreshes completed before it
+// was called, those applied in all, and the failed refresh's error.
+func (f *refresher) end() (refreshes, applied int, err error) {
+	refreshes = int(f.refreshed.Load())
+	close(f.stop)
+	applied = <-f.done
+	return refreshes, applied, f.err
 }
 
 // ChurnWarmup is the refreshes a HandshakeUnderChurn sample applies alone
@@ -87,119 +195,76 @@ func runChurn(store certstore.Store, w *scenarios.Workload, r churnRun) (churnRe
 	}
 	g := workers(r.goroutines, r.lookups)
 	cw := &churnWindow{store: store, w: w, r: r, per: make([]churnLookups, g)}
-	for i := range cw.per {
-		quota := share(r.lookups, g, i)
-		cw.per[i].n = quota
-		if r.sampleEvery > 0 {
-			cw.per[i].lat = make([]int64, 0, min(quota/r.sampleEvery+1, max(1024, MaxLatencies/g)))
-		}
-	}
-
-	refreshDone := make(chan int, 1)
-	var wg sync.WaitGroup
 	start := time.Now()
 	if r.duration > 0 {
-		t := time.AfterFunc(r.duration, func() { cw.lookupStop.Store(true) })
+		t := time.AfterFunc(r.duration, func() { cw.stop.Store(true) })
 		defer t.Stop()
 	}
-	// The goroutines are closures of runChurn: a frame of it stays on their
-	// stacks until they exit, for the goroutines metric to tell them from
-	// the store's (see storeStack). Hence not wg.Go either.
-	go func() { refreshDone <- cw.refresh() }()
-	for gi := range cw.per {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cw.lookup(gi)
-		}()
-	}
-	wg.Wait()
+	ref := startRefresher(store, w, r.step, 0, r.ctl, &cw.stop)
+	spread(g, r.lookups, cw.lookup)
 	res.elapsed = time.Since(start)
-	res.refreshes = int(cw.refreshed.Load())
-	cw.refreshStop.Store(true)
-	res.applied = <-refreshDone
-
+	var refErr error
+	res.refreshes, res.applied, refErr = ref.end()
 	for _, pg := range cw.per {
 		res.lookups += int64(pg.n)
 		res.lookupTime += pg.dur
-		res.latencies = append(res.latencies, pg.lat...)
+		res.latencies = append(res.latencies, pg.lat.lat...)
 	}
 	slices.Sort(res.latencies)
 	cw.errMu.Lock()
 	defer cw.errMu.Unlock()
-	if cw.firstErr == nil && r.ctl.stopped() {
+	if cw.firstErr == nil && refErr == nil && r.ctl.stopped() {
 		return res, errStopped
 	}
-	return res, cw.firstErr
+	return res, cmp.Or(cw.firstErr, refErr)
 }
 
-// churnWindow is the state runChurn's goroutines share.
+// churnWindow is the state runChurn's lookup goroutines share.
 type churnWindow struct {
 	store certstore.Store
 	w     *scenarios.Workload
 	r     churnRun
 	per   []churnLookups // one a lookup goroutine
 
-	lookupStop, refreshStop atomic.Bool
-	refreshed               atomic.Int64
-	errMu                   sync.Mutex
-	firstErr                error
+	stop     atomic.Bool // ends the lookups
+	errMu    sync.Mutex
+	firstErr error
 }
 
-// churnLookups is one lookup goroutine's quota, then what it did.
+// churnLookups is what one lookup goroutine did.
 type churnLookups struct {
-	n   int           // lookups to do, then done
+	n   int           // lookups done
 	dur time.Duration // time spent doing them
-	lat []int64       // sampled latencies
+	lat latencies     // sampled latencies
 }
 
-// fail records the window's first error and ends the lookups.
+// fail records the window's first lookup error and ends the lookups.
 func (cw *churnWindow) fail(err error) {
 	cw.errMu.Lock()
 	if cw.firstErr == nil {
 		cw.firstErr = err
 	}
 	cw.errMu.Unlock()
-	cw.lookupStop.Store(true)
+	cw.stop.Store(true)
 }
 
-// refresh applies configurations from r.step on until refreshStop and
-// returns how many it applied.
-func (cw *churnWindow) refresh() (n int) {
-	r := cw.r
-	defer r.ctl.catch(callRefresh)
-	last := len(cw.w.Configs) - 1
-	for k := max(r.step, 1); !cw.refreshStop.Load(); k++ {
-		r.ctl.setRefresh(k)
-		err := cw.store.Update(cw.w.Configs[scenarios.ChurnStep(k, last)])
-		r.ctl.setRefresh(0)
-		if err != nil {
-			cw.fail(fmt.Errorf("refresh %d: %w", k, err))
-			break
-		}
-		n++
-		cw.refreshed.Add(1)
-	}
-	return n
-}
-
-// lookup does lookup goroutine gi's share, cycling over the hellos from
+// lookup does lookup goroutine gi's quota, cycling over the hellos from
 // its own offset and timing every r.sampleEvery-th lookup.
-func (cw *churnWindow) lookup(gi int) {
+func (cw *churnWindow) lookup(gi, quota int) {
 	r, store := cw.r, cw.store
 	defer r.ctl.catch(callLookup)
 	pg := &cw.per[gi]
+	pg.lat = newLatencies(quota, r.sampleEvery, len(cw.per))
 	hellos := cw.w.Hellos
 	j := gi * len(hellos) / len(cw.per)
-	countdown, every := 0, r.sampleEvery
 	t0 := time.Now()
 	i := 0
-	for ; i < pg.n; i++ {
+	for ; i < quota; i++ {
 		// The duration is checked from the second lookup on: each
 		// goroutine makes at least one, however late the scheduler
 		// starts it, so that a short window on a loaded machine still
 		// has lookups to report.
-		if i&63 == 0 && (i > 0 && cw.lookupStop.Load() || r.ctl.stopped()) {
+		if i&63 == 0 && (i > 0 && cw.stop.Load() || r.ctl.stopped()) {
 			break
 		}
 		h := hellos[j]
@@ -208,22 +273,13 @@ func (cw *churnWindow) lookup(gi int) {
 		}
 		var c *tls.Certificate
 		var err error
-		if every > 0 && countdown == 0 {
-			if len(pg.lat) == cap(pg.lat) {
-				// Full: keep every other latency, time half as often.
-				// Memory stays bounded, and no allocation falls in the
-				// window.
-				pg.lat = halve(pg.lat)
-				every *= 2
-			}
-			countdown = every
+		if pg.lat.due() {
 			ts := time.Now()
 			c, err = store.Certificate(cw.w.Store, h)
-			pg.lat = append(pg.lat, int64(time.Since(ts)))
+			pg.lat.lat = append(pg.lat.lat, int64(time.Since(ts)))
 		} else {
 			c, err = store.Certificate(cw.w.Store, h)
 		}
-		countdown--
 		if err != nil || c == nil {
 			cw.fail(fmt.Errorf("lookup %q: certificate %v, error %v", h.ServerName, c != nil, err))
 			break
@@ -243,73 +299,81 @@ func (cw *churnWindow) lookup(gi int) {
 // percentiles of every LatencySampleEvery-th lookup; refreshes/s counts
 // those done in the window. Ops is the lookups done, which varies.
 func measureChurn(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
-	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
-	if w.Scenario.Ops <= 0 {
-		return s, fmt.Errorf("scenario %s: no lookups to time", w.Scenario.Name)
-	}
-	wrap := func(err error) error {
-		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
-	}
+	var (
+		res                         churnResult
+		bytes, allocs               uint64
+		refreshBytes, refreshAllocs float64
+	)
+	return measureWindow(newStore, storeName, w, ctl, func(store certstore.Store) (err error) {
+		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
+			return err
+		}
+		bytes, allocs = allocated(func() {
+			ctl.mark(callChurn, 0, 0)
+			res, err = runChurn(store, w, churnRun{
+				lookups:     w.Scenario.Ops,
+				duration:    w.Scenario.Duration,
+				sampleEvery: LatencySampleEvery,
+				step:        ChurnWarmup + 1,
+				ctl:         ctl,
+			})
+		})
+		return err
+	}, func(s *Sample) error {
+		if res.lookups == 0 {
+			return errors.New("no lookup done")
+		}
+		n := float64(res.lookups)
+		s.Ops = int(res.lookups)
+		s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
+		s.BytesPerOp = max(0, float64(bytes)-float64(res.applied)*refreshBytes) / n
+		s.AllocsPerOp = max(0, float64(allocs)-float64(res.applied)*refreshAllocs) / n
+		s.Extra = []benchfmt.Value{
+			{Value: percentile(res.latencies, 0.50), Unit: results.UnitP50},
+			{Value: percentile(res.latencies, 0.99), Unit: results.UnitP99},
+			{Value: percentile(res.latencies, 0.999), Unit: results.UnitP999},
+			{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: results.UnitRefreshRate},
+		}
+		res.latencies = nil
+		return nil
+	})
+}
 
+// measureWindow measures one sample of a churn or handshake workload: run
+// measures on a new store holding w.Configs[0], under the sample's probe;
+// fill sets the sample's figures, then the retained heap and goroutines.
+func measureWindow(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, run func(certstore.Store) error, fill func(*Sample) error) (Sample, error) {
+	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
+	wrap := func(err error) (Sample, error) {
+		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
+	}
+	if w.Scenario.Ops <= 0 {
+		return wrap(errors.New("no ops to time"))
+	}
 	probe := startProbe()
 	ctl.setLabel(probe.label)
-	var (
-		store                       certstore.Store
-		res                         churnResult
-		refreshBytes, refreshAllocs float64
-		m0, m1                      runtime.MemStats
-		err                         error
-	)
+	var store certstore.Store
+	var err error
 	probe.run(func() {
 		defer ctl.catch(callHarness)
-		if store, err = firstStore(newStore, w, ctl); err != nil {
-			return
+		if store, err = firstStore(newStore, w, ctl); err == nil {
+			err = run(store)
 		}
-		if refreshBytes, refreshAllocs, err = warmupRefreshes(store, w, ChurnWarmup, ctl); err != nil {
-			return
-		}
-
-		runtime.ReadMemStats(&m0)
-		ctl.mark(callChurn, 0, 0)
-		res, err = runChurn(store, w, churnRun{
-			lookups:     w.Scenario.Ops,
-			duration:    w.Scenario.Duration,
-			sampleEvery: LatencySampleEvery,
-			step:        ChurnWarmup + 1,
-			ctl:         ctl,
-		})
-		runtime.ReadMemStats(&m1)
-		ctl.mark(callHarness, 0, 0)
 	})
+	ctl.mark(callHarness, 0, 0)
 	if err == nil && ctl.firstFault() != nil {
 		err = errStopped // the supervisor returns the fault
 	}
 	defer closeStore(store, ctl) // not after a panic: see closeStore
+	if err == nil {
+		err = fill(&s)
+	}
+	if err == nil {
+		s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+		runtime.KeepAlive(store)
+	}
 	if err != nil {
-		return s, wrap(err)
-	}
-	if res.lookups == 0 {
-		return s, wrap(fmt.Errorf("no lookup done"))
-	}
-	n := float64(res.lookups)
-	s.Ops = int(res.lookups)
-	s.NsPerOp = float64(res.lookupTime.Nanoseconds()) / n
-	lookupBytes := float64(m1.TotalAlloc-m0.TotalAlloc) - float64(res.applied)*refreshBytes
-	lookupAllocs := float64(m1.Mallocs-m0.Mallocs) - float64(res.applied)*refreshAllocs
-	s.BytesPerOp = max(0, lookupBytes) / n
-	s.AllocsPerOp = max(0, lookupAllocs) / n
-	s.Extra = []benchfmt.Value{
-		{Value: percentile(res.latencies, 0.50), Unit: results.UnitP50},
-		{Value: percentile(res.latencies, 0.99), Unit: results.UnitP99},
-		{Value: percentile(res.latencies, 0.999), Unit: results.UnitP999},
-		{Value: float64(res.refreshes) / res.elapsed.Seconds(), Unit: results.UnitRefreshRate},
-	}
-	res.latencies = nil
-
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	runtime.KeepAlive(store)
-	if err != nil {
-		return s, wrap(err)
+		return wrap(err)
 	}
 	return s, nil
 }
@@ -332,17 +396,15 @@ func percentile(sorted []int64, p float64) float64 {
 // on average: the refresher's share, subtracted from what a churn sample
 // allocates per lookup or handshake.
 func warmupRefreshes(store certstore.Store, w *scenarios.Workload, n int, ctl *sampleCtl) (bytes, allocs float64, err error) {
-	last := len(w.Configs) - 1
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for k := 1; k <= n; k++ {
-		ctl.mark(callWarmup, k, n)
-		if err := store.Update(w.Configs[scenarios.ChurnStep(k, last)]); err != nil {
-			return 0, 0, fmt.Errorf("refresh %d: %w", k, err)
+	b, a := allocated(func() {
+		for k := 1; k <= n && err == nil; k++ {
+			ctl.mark(callWarmup, k, n)
+			if err = store.Update(w.Configs[scenarios.ChurnStep(k, len(w.Configs)-1)]); err != nil {
+				err = fmt.Errorf("refresh %d: %w", k, err)
+			}
 		}
-	}
-	runtime.ReadMemStats(&m1)
-	return float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n), float64(m1.Mallocs-m0.Mallocs) / float64(n), nil
+	})
+	return float64(b) / float64(n), float64(a) / float64(n), err
 }
 
 // firstStore makes a store and gives it w.Configs[0], marking both calls

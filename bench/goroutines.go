@@ -32,10 +32,10 @@ func underLabel(value string, f func()) {
 	pprof.Do(context.Background(), pprof.Labels(SampleLabel, value), func(context.Context) { f() })
 }
 
-// harnessFrame is the prefix of the function names of the goroutines the
-// harness itself starts under a sample's label (runChurn's refresher,
-// lookup goroutines and timer), which are not the store's.
-var harnessFrame = funcName(runChurn) + "."
+// harnessFrames are the prefixes of the function names of the goroutines
+// the harness itself starts under a sample's label (the refresher, the
+// lookup goroutines and clients, the timers), which are not the store's.
+var harnessFrames = []string{funcName(runChurn) + ".", funcName(runHandshakes) + ".", funcName(spread) + ".", funcName((*refresher).run)}
 
 func funcName(f any) string {
 	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
@@ -43,7 +43,7 @@ func funcName(f any) string {
 
 // labelledGoroutines counts the goroutines labelled SampleLabel=value,
 // from a goroutine profile, leaving out the harness's own (a stack with a
-// frame of harnessFrame) and goroutines that are exiting (nothing but
+// frame of harnessFrames) and goroutines that are exiting (nothing but
 // runtime frames left on their stack).
 func labelledGoroutines(value string) (int, error) {
 	var buf bytes.Buffer
@@ -74,8 +74,10 @@ func storeStack(s *profile.Sample) bool {
 				continue
 			}
 			name := line.Function.Name
-			if strings.HasPrefix(name, harnessFrame) {
-				return false
+			for _, h := range harnessFrames {
+				if strings.HasPrefix(name, h) {
+					return false
+				}
 			}
 			if !strings.HasPrefix(name, "runtime.") {
 				own = true

@@ -2,15 +2,14 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -92,17 +91,20 @@ func (c recordingCache) Put(key string, cs *tls.ClientSessionState) {
 // hsClient is one client of a phase: its session cache and the names it
 // holds sessions for.
 type hsClient struct {
-	ctl    *sampleCtl
-	w      *scenarios.Workload
-	roots  *x509.CertPool
-	server *tls.Config
-	cache  tls.ClientSessionCache
-	record recordingCache
-	recent [8]struct {
-		name    string
-		version uint16
-	}
+	ctl     *sampleCtl
+	w       *scenarios.Workload
+	roots   *x509.CertPool
+	server  *tls.Config
+	cache   tls.ClientSessionCache
+	record  recordingCache
+	recent  [8]recentName
 	nrecent int
+}
+
+// recentName is a name a client made a full handshake to, and at what version.
+type recentName struct {
+	name    string
+	version uint16
 }
 
 // errWrongDefault is a miss that was not served the configured default.
@@ -201,10 +203,7 @@ func (c *hsClient) one(ctx context.Context, i, j int) (o hsOne, err error) {
 		return o, fmt.Errorf("handshake %q (TLS %x): %w", cfg.ServerName, version, err)
 	}
 	if !o.miss && !o.tried {
-		c.recent[c.nrecent%len(c.recent)] = struct {
-			name    string
-			version uint16
-		}{cfg.ServerName, version}
+		c.recent[c.nrecent%len(c.recent)] = recentName{cfg.ServerName, version}
 		c.nrecent++
 	}
 	return o, nil
@@ -243,110 +242,43 @@ func runHandshakes(store certstore.Store, w *scenarios.Workload, server *tls.Con
 		defer t2.Stop()
 	}
 
-	var ref *hsRefresher
+	var ref *refresher
 	if r.churn {
-		ref = &hsRefresher{stop: make(chan struct{}), done: make(chan int, 1)}
-		go ref.run(store, w, r, &phaseStop)
+		ref = startRefresher(store, w, r.step, r.refreshEvery, r.ctl, &phaseStop)
 	}
-
 	clients := make([]hsClientResult, g)
-	var wg sync.WaitGroup
 	start := time.Now()
-	for ci := range clients {
-		quota := share(r.handshakes, g, ci)
-		pc := &clients[ci]
-		pc.lat = make([]int64, 0, min(quota, max(1024, MaxLatencies/g)))
-		pc.every = 1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cache := tls.NewLRUClientSessionCache(64)
-			c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
-			c.run(ctx, pc, quota, ci*len(w.Hellos)/g, &phaseStop)
-		}()
-	}
-	wg.Wait()
+	spread(g, r.handshakes, func(ci, quota int) {
+		cache := tls.NewLRUClientSessionCache(64)
+		c := &hsClient{ctl: r.ctl, w: w, roots: roots, server: server, cache: cache, record: recordingCache{cache}}
+		clients[ci].lat = newLatencies(quota, 1, g)
+		c.run(ctx, &clients[ci], quota, ci*len(w.Hellos)/g, &phaseStop)
+	})
 	res.elapsed = time.Since(start)
+	var err error
 	if ref != nil {
-		res.refreshes = int(ref.refreshed.Load())
-		close(ref.stop)
-		res.applied = <-ref.done
+		res.refreshes, res.applied, err = ref.end()
 	}
 	for _, pc := range clients {
 		res.add(&pc.hsResult)
-		res.latencies = append(res.latencies, pc.lat...)
+		res.latencies = append(res.latencies, pc.lat.lat...)
 	}
 	slices.Sort(res.latencies)
-	if ref != nil && ref.err != nil {
-		return res, ref.err
-	}
-	if r.ctl.stopped() {
+	if err == nil && r.ctl.stopped() {
 		return res, errStopped
 	}
-	return res, nil
+	return res, err
 }
 
-// hsRefresher applies the renew-1 configurations of a churn phase.
-type hsRefresher struct {
-	refreshed atomic.Int64  // refreshes completed so far
-	stop      chan struct{} // closed at the phase's end
-	done      chan int      // receives the refreshes applied, once stopped
-	err       error         // the refresh that failed; read after done
-}
-
-// run refreshes from r.step on, every r.refreshEvery (0: back to back),
-// until stopped; a failed refresh ends the phase (phaseStop).
-func (f *hsRefresher) run(store certstore.Store, w *scenarios.Workload, r hsRun, phaseStop *atomic.Bool) {
-	last := len(w.Configs) - 1
-	n := 0
-	defer func() { f.done <- n }()
-	defer func() { <-f.stop }() // the phase's end, in every case
-	defer r.ctl.catch(callRefresh)
-	next := time.Now()
-	for k := max(r.step, 1); ; k++ {
-		select {
-		case <-f.stop:
-			return
-		default:
-		}
-		r.ctl.setRefresh(k)
-		err := store.Update(w.Configs[scenarios.ChurnStep(k, last)])
-		r.ctl.setRefresh(0)
-		if err != nil {
-			f.err = fmt.Errorf("refresh %d: %w", k, err)
-			phaseStop.Store(true)
-			return
-		}
-		n++
-		f.refreshed.Add(1)
-		if r.refreshEvery > 0 {
-			next = next.Add(r.refreshEvery)
-			if d := time.Until(next); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-f.stop:
-					t.Stop()
-				}
-			} else {
-				next = time.Now() // late: the next one starts now, not in a burst
-			}
-		}
-	}
-}
-
-// hsClientResult is what one client of a phase measured; lat keeps every
-// every-th latency (thinned when full, as runChurn does).
+// hsClientResult is what one client of a phase measured.
 type hsClientResult struct {
 	hsResult
-	lat   []int64
-	every int
+	lat latencies
 }
 
 // run makes up to quota handshakes, starting at hello j, until phaseStop
 // or a stop of the sample.
 func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, phaseStop *atomic.Bool) {
-	countdown := 0
 	// The duration is checked from the second handshake on (as runChurn
 	// does): a phase has handshakes however late the scheduler starts its
 	// clients.
@@ -360,9 +292,7 @@ func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, ph
 		}
 		if err != nil {
 			pc.errors++
-			if pc.firstErr == nil {
-				pc.firstErr = err
-			}
+			pc.firstErr = cmp.Or(pc.firstErr, err)
 			continue
 		}
 		pc.succeeded++
@@ -373,13 +303,8 @@ func (c *hsClient) run(ctx context.Context, pc *hsClientResult, quota, j int, ph
 		if o.miss {
 			pc.misses++
 		}
-		if countdown--; countdown <= 0 {
-			if len(pc.lat) == cap(pc.lat) {
-				pc.lat = halve(pc.lat)
-				pc.every *= 2
-			}
-			pc.lat = append(pc.lat, int64(o.lat))
-			countdown = pc.every
+		if pc.lat.due() {
+			pc.lat.lat = append(pc.lat.lat, int64(o.lat))
 		}
 	}
 }
@@ -392,9 +317,7 @@ func (r *hsResult) add(o *hsResult) {
 	r.resumed += o.resumed
 	r.misses += o.misses
 	r.latSum += o.latSum
-	if r.firstErr == nil {
-		r.firstErr = o.firstErr
-	}
+	r.firstErr = cmp.Or(r.firstErr, o.firstErr)
 }
 
 // hsPhase is one measured phase: its handshakes, what the window
@@ -407,17 +330,10 @@ type hsPhase struct {
 
 // handshakePhase runs one phase between a forced GC and the allocation
 // and GC readings (see gcMeter), none of which falls in the phase.
-func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (hsPhase, error) {
-	var p hsPhase
-	var m0, m1 runtime.MemStats
+func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Config, r hsRun) (p hsPhase, err error) {
 	meter := startGCMeter()
-	runtime.ReadMemStats(&m0)
-	res, err := runHandshakes(store, w, server, r)
-	runtime.ReadMemStats(&m1)
+	p.bytes, p.allocs = allocated(func() { p.hsResult, err = runHandshakes(store, w, server, r) })
 	p.gc = meter.stop()
-	p.hsResult = res
-	p.bytes = m1.TotalAlloc - m0.TotalAlloc
-	p.allocs = m1.Mallocs - m0.Mallocs
 	return p, err
 }
 
@@ -429,43 +345,10 @@ func handshakePhase(store certstore.Store, w *scenarios.Workload, server *tls.Co
 // is per handshake attempted, under churn less the refreshes' share. No
 // handshake succeeding is an error naming the first failure.
 func measureHandshake(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
-	s := Sample{Scenario: w.Scenario.Name, Store: storeName}
-	wrap := func(err error) error {
-		return fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
-	}
-	if w.Scenario.Ops <= 0 {
-		return s, wrap(errors.New("no handshakes to make"))
-	}
-	probe := startProbe()
-	ctl.setLabel(probe.label)
-	var (
-		store certstore.Store
-		ph    hsPhases
-		err   error
-	)
-	probe.run(func() {
-		defer ctl.catch(callHarness)
-		if store, err = firstStore(newStore, w, ctl); err == nil {
-			err = ph.run(store, w, ctl)
-		}
-	})
-	ctl.mark(callHarness, 0, 0)
-	if err == nil && ctl.firstFault() != nil {
-		err = errStopped // the supervisor returns the fault
-	}
-	defer closeStore(store, ctl) // not after a panic: see closeStore
-	if err != nil {
-		return s, wrap(err)
-	}
-	if err := ph.fill(&s, w.Scenario.Handshake.Churn); err != nil {
-		return s, wrap(err)
-	}
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	runtime.KeepAlive(store)
-	if err != nil {
-		return s, wrap(err)
-	}
-	return s, nil
+	var ph hsPhases
+	return measureWindow(newStore, storeName, w, ctl, func(store certstore.Store) error {
+		return ph.run(store, w, ctl)
+	}, func(s *Sample) error { return ph.fill(s, w.Scenario.Handshake.Churn) })
 }
 
 // hsPhases is what the phases of one Handshake sample measured.
@@ -511,14 +394,7 @@ func (p *hsPhases) fill(s *Sample, churn bool) error {
 	}
 	errs := p.warmErrors + calm.errors + churned.errors
 	if rep.succeeded == 0 || calm.succeeded == 0 {
-		first := p.warmFirst
-		if first == nil {
-			first = calm.firstErr
-		}
-		if first == nil {
-			first = churned.firstErr
-		}
-		return fmt.Errorf("no handshake succeeded (%d failed; first: %v)", errs, first)
+		return fmt.Errorf("no handshake succeeded (%d failed; first: %v)", errs, cmp.Or(p.warmFirst, calm.firstErr, churned.firstErr))
 	}
 	n := float64(rep.attempts)
 	s.Ops = rep.attempts

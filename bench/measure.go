@@ -201,11 +201,7 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	probe.run(func() {
 		defer ctl.catch(callHarness)
 		if !w.FreshStore {
-			ctl.mark(callFactory, 0, 0)
-			store = newStore()
-			ctl.mark(callFirst, 0, 0)
-			if err = store.Update(w.Configs[0]); err != nil {
-				err = fmt.Errorf("initial configuration: %w", err)
+			if store, err = firstStore(newStore, w, ctl); err != nil {
 				return
 			}
 		}
@@ -228,23 +224,25 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 		closeStore(store, ctl)
 		return s, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
 	}
-	if sim != nil {
-		return finishSimulated(s, probe, timing, store, w, ctl)
-	}
-	s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
 	s.BytesPerOp = float64(timing.bytes) / float64(ops)
 	s.AllocsPerOp = float64(timing.allocs) / float64(ops)
-
-	if timing.cpuOK {
-		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.cpu.Nanoseconds()) / float64(ops), Unit: results.UnitCPUNsPerOp})
+	if sim != nil {
+		// No clock figures, and no peak-heap pass (a refresh at GOGC=10
+		// under the simulation).
+		s.Instrument = Simulate
+		s.Extra = timing.sim
+	} else {
+		s.NsPerOp = float64(timing.elapsed.Nanoseconds()) / float64(ops)
+		if timing.cpuOK {
+			s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.cpu.Nanoseconds()) / float64(ops), Unit: results.UnitCPUNsPerOp})
+		}
+		s.Extra = append(s.Extra, timing.gc.values(ops, false)...)
+		if w.FreshStore && timing.rss > 0 {
+			s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: results.UnitMaxRSS})
+		}
 	}
-	s.Extra = append(s.Extra, timing.gc.values(ops, false)...)
-	if w.FreshStore && timing.rss > 0 {
-		s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: results.UnitMaxRSS})
-	}
-
 	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	if err == nil {
+	if err == nil && sim == nil {
 		var peak []benchfmt.Value
 		ctl.mark(callPeak, 0, 0)
 		probe.run(func() {
@@ -277,21 +275,29 @@ type timing struct {
 // timeOps runs the timed ops and returns the store of the last configuration.
 func timeOps(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
-	var m0, m1 runtime.MemStats
+	var err error
 	meter := startGCMeter()
-	runtime.ReadMemStats(&m0)
-	cpu0, ok0 := cpuTime()
-	start := time.Now()
-	store, err := apply(store, newStore, w, ops, ctl)
-	t.elapsed = time.Since(start)
-	cpu1, ok1 := cpuTime()
-	t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
-	runtime.ReadMemStats(&m1)
+	t.bytes, t.allocs = allocated(func() {
+		cpu0, ok0 := cpuTime()
+		start := time.Now()
+		store, err = apply(store, newStore, w, ops, ctl)
+		t.elapsed = time.Since(start)
+		cpu1, ok1 := cpuTime()
+		t.cpu, t.cpuOK = cpu1-cpu0, ok0 && ok1
+	})
 	t.rss, _ = maxRSS()
 	t.gc = meter.stop()
-	t.bytes = m1.TotalAlloc - m0.TotalAlloc
-	t.allocs = m1.Mallocs - m0.Mallocs
 	return store, t, err
+}
+
+// allocated runs f and returns the bytes and objects the process
+// allocated meanwhile.
+func allocated(f func()) (bytes, allocs uint64) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs
 }
 
 // simulateOps runs the timed ops in a callgrind window (a warm-up: outside
@@ -313,23 +319,6 @@ func simulateOps(sim *simulator, storeName string, store certstore.Store, newSto
 	t.bytes, t.allocs = bytes, allocs
 	t.sim, err = simulatedValues(p, ops)
 	return store, t, err
-}
-
-// finishSimulated completes a Simulate sample. The peak-heap pass is left
-// out (a refresh at GOGC=10 under the simulation), as are clock figures.
-func finishSimulated(s Sample, probe heapProbe, t timing, store certstore.Store, w *scenarios.Workload, ctl *sampleCtl) (Sample, error) {
-	s.Instrument = Simulate
-	s.BytesPerOp = float64(t.bytes) / float64(s.Ops)
-	s.AllocsPerOp = float64(t.allocs) / float64(s.Ops)
-	s.Extra = append(s.Extra, t.sim...)
-	var err error
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
-	runtime.KeepAlive(store)
-	closeStore(store, ctl)
-	if err != nil {
-		return s, fmt.Errorf("store %s, scenario %s: %w", s.Store, w.Scenario.Name, err)
-	}
-	return s, nil
 }
 
 // Apply is what is timed: ops ops of w on store, which holds w.Configs[0]

@@ -42,7 +42,7 @@ type sentinel struct {
 func (h *gcHook) arm() {
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
 		if h.active.Load() {
-			h.observe(readLive())
+			h.observe(readUint(metricLive))
 		}
 		if !h.done.Load() {
 			h.arm()
@@ -60,8 +60,9 @@ func (h *gcHook) observe(v uint64) {
 	}
 }
 
-func readLive() uint64 {
-	s := []metrics.Sample{{Name: metricLive}}
+// readUint reads a uint64 runtime metric, such as metricLive.
+func readUint(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
@@ -89,13 +90,10 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 	defer peakMu.Unlock()
 	var res peakResult
 	gcTwice()
-	base := readLive()
+	base := readUint(metricLive)
 	h := &gcHook{}
 	h.arm()
-	var cyc [1]metrics.Sample
-	cyc[0].Name = metricCycles
-	metrics.Read(cyc[:])
-	c0 := cyc[0].Value.Uint64()
+	c0 := readUint(metricCycles)
 
 	old := debug.SetGCPercent(PeakGCPercent)
 	h.active.Store(true)
@@ -107,7 +105,7 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 		}
 		restored = true
 		stepper.stop()
-		h.observe(readLive())
+		h.observe(readUint(metricLive))
 		h.active.Store(false)
 		debug.SetGCPercent(old)
 		h.done.Store(true)
@@ -122,8 +120,7 @@ func measurePeak(store certstore.Store, newStore certstore.Factory, cfg *certsto
 	err := store.Update(cfg)
 	restore()
 
-	metrics.Read(cyc[:])
-	res.cycles = cyc[0].Value.Uint64() - c0
+	res.cycles = readUint(metricCycles) - c0
 	res.seen = h.seen.Load() - 1
 	if m := h.max.Load(); m > base {
 		res.peak = m - base

@@ -35,30 +35,18 @@ func loadSecrets(name string, data []byte, opts SourceOptions) (*Source, error) 
 		return nil, err
 	}
 	src := &Source{}
-	results := make([]*SourceCert, len(items))
-	skips := make([][]Skip, len(items))
-	itemLines := make([]int, len(items))
 	line, last := 1, int64(0)
+	itemLines := make([]int, len(items))
 	for i, off := range offsets {
 		line += bytes.Count(data[last:off], newline)
 		itemLines[i], last = line, off
-	}
-	cc := newCertCache()
-	parallel(len(items), opts.Workers, func(i int) {
-		results[i], skips[i] = secretCert(&items[i], i, itemLines[i], name, cc, opts)
-	})
-	for i := range items {
 		if items[i].Type != secretTypeTLS {
 			src.OtherSecrets++
-			continue
 		}
-		src.Skipped = append(src.Skipped, skips[i]...)
-		if results[i] == nil {
-			continue
-		}
-		src.Certs = append(src.Certs, *results[i])
-		src.Stores = append(src.Stores, results[i].Stores...)
 	}
+	src.collect(len(items), opts.Workers, func(i int, cc *certCache) (*SourceCert, []Skip) {
+		return secretCert(&items[i], i, itemLines[i], name, cc, opts)
+	}, nil)
 	return src, nil
 }
 

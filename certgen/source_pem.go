@@ -310,6 +310,24 @@ func notRegular(m fs.FileMode) error {
 	return fmt.Errorf("refused: is %s, only regular files are read", what)
 }
 
+// collect reads n entries on up to workers goroutines, read(i) giving
+// entry i's certificate (nil: none) and skips, and adds them to s in
+// entry order; keep (nil: always) says whether a certificate is one of
+// s.Certs.
+func (s *Source) collect(n, workers int, read func(i int, cc *certCache) (*SourceCert, []Skip), keep func(i int, c *SourceCert) bool) {
+	certs := make([]*SourceCert, n)
+	skips := make([][]Skip, n)
+	cc := newCertCache()
+	parallel(n, workers, func(i int) { certs[i], skips[i] = read(i, cc) })
+	for i, c := range certs {
+		s.Skipped = append(s.Skipped, skips[i]...)
+		if c != nil && (keep == nil || keep(i, c)) {
+			s.Certs = append(s.Certs, *c)
+			s.Stores = append(s.Stores, c.Stores...)
+		}
+	}
+}
+
 // parallel calls f(0..n-1) on up to workers goroutines.
 func parallel(n, workers int, f func(i int)) {
 	if workers > n {

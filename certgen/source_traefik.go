@@ -143,23 +143,23 @@ func tomlTree(v any, depth int) *tnode {
 		}
 		return t
 	case []map[string]any:
-		t := &tnode{kind: 'l'}
-		for _, m := range v {
-			t.items = append(t.items, tomlTree(m, depth+1))
-		}
-		return t
+		return tomlList(v, depth)
 	case []any:
-		t := &tnode{kind: 'l'}
-		for _, m := range v {
-			t.items = append(t.items, tomlTree(m, depth+1))
-		}
-		return t
+		return tomlList(v, depth)
 	case string:
 		return &tnode{kind: 's', str: v}
 	case nil:
 		return &tnode{}
 	}
 	return &tnode{kind: 'o'}
+}
+
+func tomlList[T any](v []T, depth int) *tnode {
+	t := &tnode{kind: 'l'}
+	for _, m := range v {
+		t.items = append(t.items, tomlTree(m, depth+1))
+	}
+	return t
 }
 
 // parseTraefikTLS parses a configuration file and returns its tls section
@@ -206,8 +206,7 @@ type traefikEntry struct {
 	stores     []string
 	defaultFor string // store name, for a default certificate
 	isDefault  bool
-	result     *SourceCert
-	skips      []Skip
+	skips      []Skip // of reading it
 }
 
 func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) (*Source, error) {
@@ -217,23 +216,15 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 	if err != nil {
 		return nil, err
 	}
-	cc := newCertCache()
-	parallel(len(entries), opts.Workers, func(i int) {
-		entries[i].load(name, dir, cc, opts)
-	})
 	src.Defaults = make(map[string]*SourceCert)
-	for _, e := range entries {
-		src.Skipped = append(src.Skipped, e.skips...)
-		if e.result == nil {
-			continue
+	src.collect(len(entries), opts.Workers, func(i int, cc *certCache) (*SourceCert, []Skip) {
+		return entries[i].load(name, dir, cc, opts)
+	}, func(i int, c *SourceCert) bool {
+		if entries[i].isDefault {
+			src.Defaults[entries[i].defaultFor] = c
 		}
-		if e.isDefault {
-			src.Defaults[e.defaultFor] = e.result
-			continue
-		}
-		src.Stores = append(src.Stores, e.result.Stores...)
-		src.Certs = append(src.Certs, *e.result)
-	}
+		return !entries[i].isDefault
+	})
 	return src, nil
 }
 
@@ -371,37 +362,33 @@ func (pl traefikPlan) stores(stores *tnode, src *Source) ([]*traefikEntry, error
 }
 
 // load reads and pairs one entry's certificate and key.
-func (e *traefikEntry) load(config, dir string, cc *certCache, opts SourceOptions) {
-	problem := func(format string, args ...any) {
-		e.skips = append(e.skips, Skip{File: config, Line: e.line, Where: e.where, Reason: fmt.Sprintf(format, args...)})
+func (e *traefikEntry) load(config, dir string, cc *certCache, opts SourceOptions) (*SourceCert, []Skip) {
+	problem := func(format string, args ...any) (*SourceCert, []Skip) {
+		return nil, append(e.skips, Skip{File: config, Line: e.line, Where: e.where, Reason: fmt.Sprintf(format, args...)})
 	}
-	if e.certFile == "" || e.keyFile == "" {
-		switch {
-		case e.certFile == "" && e.keyFile == "":
-			problem("no certFile and no keyFile")
-		case e.certFile == "":
-			problem("no certFile")
-		default:
-			problem("no keyFile")
-		}
-		return
+	switch {
+	case e.certFile == "" && e.keyFile == "":
+		return problem("no certFile and no keyFile")
+	case e.certFile == "":
+		return problem("no certFile")
+	case e.keyFile == "":
+		return problem("no keyFile")
 	}
 	certItems, ok := e.read("certFile", e.certFile, config, dir, cc, opts)
 	if !ok {
-		return
+		return nil, e.skips
 	}
 	keyItems, ok := e.read("keyFile", e.keyFile, config, dir, cc, opts)
 	if !ok {
-		return
+		return nil, e.skips
 	}
 	res, reason := pairContent(certItems, keyItems)
 	if reason != "" {
-		problem("%s", reason)
-		return
+		return problem("%s", reason)
 	}
 	res.File, res.Line, res.Where = config, e.line, e.where
 	res.Stores = normalizeStores(e.stores)
-	e.result = res
+	return res, e.skips
 }
 
 // read returns the PEM items of a certFile or keyFile value: inline

@@ -8,8 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -109,43 +109,32 @@ func WriteTops(w io.Writer, format string, tops []*Top) error {
 		}
 		return enc.Encode(tops)
 	case "markdown":
-		for _, t := range tops {
-			fmt.Fprintf(w, "### %s\n\n%s per op: %s (%d ops)%s\n\n", cmp.Or(t.File, t.Label), t.Metric, formatCount(t.Total), t.Ops, storeNote(t))
-			for _, part := range []struct {
-				title string
-				fs    []FuncCost
-			}{{"own", t.Self}, {"inclusive", t.Inclusive}} {
-				fmt.Fprintf(w, "| function | %s per op | share |\n| :-- | --: | --: |\n", part.title)
-				for _, f := range part.fs {
-					fmt.Fprintf(w, "| `%s`%s | %s | %.1f%% |\n", strings.ReplaceAll(f.Function, "`", "'"), storeMark(f), formatCount(f.Cost), 100*f.Share)
-				}
-				fmt.Fprintln(w)
-			}
-		}
-		return nil
+		return table.WriteMarkdown(w, topsPage(tops))
 	case "text", "":
-		for i, t := range tops {
-			if i > 0 {
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintf(w, "%s: %s %s per op (%d ops)%s\n", cmp.Or(t.File, t.Label), formatCount(t.Total), t.Metric, t.Ops, storeNote(t))
-			for _, part := range []struct {
-				title string
-				fs    []FuncCost
-			}{{"own", t.Self}, {"inclusive", t.Inclusive}} {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-				fmt.Fprintf(tw, "  %s per op\tshare\t\t%s\n", part.title, "function")
-				for _, f := range part.fs {
-					fmt.Fprintf(tw, "  %s\t%.1f%%\t\t%s%s\n", formatCount(f.Cost), 100*f.Share, f.Function, storeMark(f))
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return table.WriteText(w, topsPage(tops))
 	}
 	return fmt.Errorf("unknown format %q (want text, markdown or json)", format)
+}
+
+// topsPage makes a table of own and one of inclusive costs per Top.
+func topsPage(tops []*Top) *table.Page {
+	p := &table.Page{}
+	for _, t := range tops {
+		for i, part := range []struct {
+			title string
+			fs    []FuncCost
+		}{{"own", t.Self}, {"inclusive", t.Inclusive}} {
+			tb := table.New("", table.Column{Name: part.title + " per op", Align: table.Right}, table.Column{Name: "share", Align: table.Right}, table.Column{Name: "function"})
+			if i == 0 {
+				tb.Title = fmt.Sprintf("%s: %s %s per op (%d ops)%s", cmp.Or(t.File, t.Label), formatCount(t.Total), t.Metric, t.Ops, storeNote(t))
+			}
+			for _, f := range part.fs {
+				tb.Add(table.Cell{Text: formatCount(f.Cost)}, table.Cell{Text: fmt.Sprintf("%.1f%%", 100*f.Share)}, table.Cell{Text: f.Function + storeMark(f)})
+			}
+			p.Tables = append(p.Tables, tb)
+		}
+	}
+	return p
 }
 
 func storeNote(t *Top) string {

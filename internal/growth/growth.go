@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -186,35 +186,36 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 // TableUnits are the units WriteTable shows, in order, when present.
 var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert}
 
-// WriteTable writes, per family, the medians per pool size (a line per
+// WriteTable writes, per family, the medians per pool size (a row per
 // unit and store) with the exponents, then the exponents' summary (a row
 // per family and unit, a column per store).
 func WriteTable(w io.Writer, curves []Curve) error {
 	families, stores := order(curves)
-	for _, fam := range families {
-		if err := writeFamily(w, curves, fam, stores); err != nil {
-			return err
-		}
+	p := &table.Page{}
+	cols := []table.Column{{Name: "growth"}, {Name: "unit"}}
+	for _, st := range stores {
+		cols = append(cols, table.Column{Name: st})
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(append([]string{"growth", "unit"}, stores...), "\t"))
+	sum := table.New("", cols...)
 	for _, fam := range families {
+		p.Tables = append(p.Tables, familyTable(curves, fam, stores))
 		for _, unit := range TableUnits {
-			var cells []string
+			cells := []table.Cell{{Text: fam}, {Text: unit}}
 			found := false
 			for _, st := range stores {
 				cell := "-"
 				if c := Find(curves, fam, st, unit); c != nil {
 					cell, found = growthText(c), true
 				}
-				cells = append(cells, cell)
+				cells = append(cells, table.Cell{Text: cell})
 			}
 			if found {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", fam, unit, strings.Join(cells, "\t"))
+				sum.Add(cells...)
 			}
 		}
 	}
-	return tw.Flush()
+	p.Tables = append(p.Tables, sum)
+	return table.WriteText(w, p)
 }
 
 // WriteReport writes what certbench sweep prints after a sweep: WriteTable,
@@ -252,8 +253,8 @@ func order(curves []Curve) (families, stores []string) {
 	return families, stores
 }
 
-// writeFamily writes WriteTable's table of one family.
-func writeFamily(w io.Writer, curves []Curve, fam string, stores []string) error {
+// familyTable is WriteTable's table of one family.
+func familyTable(curves []Curve, fam string, stores []string) *table.Table {
 	var sizes []int
 	for _, c := range curves {
 		if c.Family == fam {
@@ -262,43 +263,34 @@ func writeFamily(w io.Writer, curves []Curve, fam string, stores []string) error
 	}
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
-	fmt.Fprintf(w, "%s: median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes\n", fam)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	cols := []table.Column{{Name: "unit"}, {Name: "store"}}
+	for _, s := range sizes {
+		cols = append(cols, table.Column{Name: results.FormatInt(s), Align: table.Right})
+	}
+	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k last", Align: table.Right})
+	t := table.New(fam+": median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
 	for _, unit := range TableUnits {
-		header := false
 		for _, st := range stores {
 			c := Find(curves, fam, st, unit)
 			if c == nil {
 				continue
 			}
-			if !header {
-				header = true
-				fmt.Fprintf(tw, "%s\t", unit)
-				for _, s := range sizes {
-					fmt.Fprintf(tw, "%s\t", results.FormatInt(s))
-				}
-				fmt.Fprint(tw, "k\tk last\t\n")
-			}
-			fmt.Fprintf(tw, "%s\t", st)
+			cells := []table.Cell{{Text: unit}, {Text: st}}
 			for _, s := range sizes {
+				cell := "-"
 				if i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s }); i >= 0 {
-					fmt.Fprintf(tw, "%s (%d)\t", results.Format(c.Points[i].Center, unit), c.Points[i].N)
-				} else {
-					fmt.Fprint(tw, "-\t")
+					cell = fmt.Sprintf("%s (%d)", results.Format(c.Points[i].Center, unit), c.Points[i].N)
 				}
+				cells = append(cells, table.Cell{Text: cell})
 			}
-			if AllZero(c) {
-				fmt.Fprint(tw, "-\t-\t\n")
-			} else {
-				fmt.Fprintf(tw, "%s\t%s\t\n", exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr))
+			k, last := "-", "-"
+			if !AllZero(c) {
+				k, last = exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr)
 			}
+			t.Add(append(cells, table.Cell{Text: k}, table.Cell{Text: last})...)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return t
 }
 
 // AllZero reports whether every point of the curve is zero: nothing to
