@@ -30,7 +30,7 @@ type rule struct {
 var rules = []rule{
 	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", nil},
 	{"certgen", "deterministic issuers, leaves and pools, the pool cache, your certificates (PEM directory, Traefik file, Secret list)", []string{"certstore"}},
-	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests", []string{"certstore", "certgen"}},
+	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests", []string{"certstore", "certgen", "results"}},
 	{"scenarios", "the scenario catalogue (embedded YAML), scenario files, sweep families", []string{"certstore", "certgen", "results", "internal/yamlfile"}},
 	{"stores/naive", "a model of Traefik v3's TLS manager refresh", []string{"certstore"}},
 	{"stores/optimized", "the optimized store", []string{"certstore"}},
@@ -49,7 +49,7 @@ var rules = []rule{
 	{"internal/gobench", "a Go module's own `go test -bench` benchmarks at base and head, in the A/B protocol's rounds, and their grown allocation sites", []string{"results", "internal/gate", "internal/profile", "internal/ab"}},
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/gate", "internal/ab", "internal/gobench", "internal/peerbuild", "internal/table"}},
-	{"internal/history", "results per commit (a directory or a git ref), change points and creep over commits", []string{"results"}},
+	{"internal/history", "results per commit (a directory or a git ref), change points and creep over commits", []string{"results", "internal/table"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
 	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand", "results"}},
 	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by bench; its initialization runs before any store's)", nil},
