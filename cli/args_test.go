@@ -39,9 +39,9 @@ func TestLongForms(t *testing.T) {
 
 // The single-dash spellings set the options their long flags set.
 func TestLongFormsSetOptions(t *testing.T) {
-	var got *CompareOptions
+	var got *compareOptions
 	root := &cobra.Command{Use: "certbench", SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(newCompareCmd(func(_ context.Context, o *CompareOptions) error { got = o; return nil }))
+	root.AddCommand(newCompareCmd(func(_ context.Context, o *compareOptions) error { got = o; return nil }))
 	root.SetArgs(longForms(root, strings.Fields("compare -count 4 -row .name -col /store -filter /store:naive -alpha 0.01")))
 	root.SetOut(io.Discard)
 	if err := root.Execute(); err != nil {

@@ -17,7 +17,7 @@ import (
 
 // CertsFlags are the flags that run scenarios on the user's own
 // certificates (--certs) instead of generated pools.
-type CertsFlags struct {
+type certsFlags struct {
 	Path string // --certs (see certgen.Load); "" means generated pools
 
 	src *certgen.Source
@@ -30,13 +30,13 @@ const (
 	maxSkipFiles = 3
 )
 
-func (c *CertsFlags) bind(cmd *cobra.Command) {
+func (c *certsFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.Path, "certs", "", "run on your own certificates: a `source`, a directory of PEM files, a Traefik dynamic configuration (.yaml, .toml) or a Kubernetes Secret list (.json); results record only its shape")
 }
 
 // load reads the source once, printing to progress (unless nil) what was
 // loaded and skipped (file names, never a certificate's).
-func (c *CertsFlags) load(progress io.Writer) (*certgen.Source, error) {
+func (c *certsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	if c.src != nil {
 		return c.src, nil
 	}
@@ -147,7 +147,7 @@ func skipLines(skips []certgen.Skip) []string {
 
 // scenarios returns the named scenarios (none: the default set) on the
 // loaded certificates, printing ForSource's notes to progress.
-func (c *CertsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.Scenario, error) {
+func (c *certsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.Scenario, error) {
 	src, err := c.load(progress)
 	if err != nil {
 		return nil, err
@@ -171,18 +171,18 @@ func (c *CertsFlags) scenarios(names []string, progress io.Writer) ([]scenarios.
 // file: the default set), on the certificates of --certs when it is
 // given, followed by those of the scenario files; the notes of loading go
 // to stderr unless Quiet.
-func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenarios.Scenario, error) {
-	if f.CertsFlags.Path != "" {
-		if len(f.ScenarioFileFlags.Files) > 0 {
-			return f.ScenarioFileFlags.withFiles(nil, &f.CertsFlags)
+func (f *benchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenarios.Scenario, error) {
+	if f.certsFlags.Path != "" {
+		if len(f.scenarioFileFlags.Files) > 0 {
+			return f.scenarioFileFlags.withFiles(nil, &f.certsFlags)
 		}
 		var progress io.Writer
 		if !f.Quiet {
 			progress = stderr
 		}
-		return f.CertsFlags.scenarios(names, progress)
+		return f.certsFlags.scenarios(names, progress)
 	}
-	if len(names) == 0 && len(f.ScenarioFileFlags.Files) == 0 {
+	if len(names) == 0 && len(f.scenarioFileFlags.Files) == 0 {
 		names = scenarios.Names(true)
 	}
 	var sc []scenarios.Scenario
@@ -192,7 +192,7 @@ func (f *BenchFlags) selectScenarios(names []string, stderr io.Writer) ([]scenar
 			return nil, usagef("--scenarios: %v%s", err, sweepHint(names))
 		}
 	}
-	return f.ScenarioFileFlags.withFiles(sc, &f.CertsFlags)
+	return f.scenarioFileFlags.withFiles(sc, &f.certsFlags)
 }
 
 // warnDifferentCerts warns when the files of rs were measured on

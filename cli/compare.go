@@ -60,11 +60,11 @@ func render(r renderer, format string, w io.Writer) error {
 }
 
 // CompareOptions are the options of certbench compare.
-type CompareOptions struct {
-	IO IO
+type compareOptions struct {
+	ioStreams ioStreams
 	// Files are the result files; none runs BenchFlags' benchmarks.
 	Files []string
-	BenchFlags
+	benchFlags
 	// StoresGiven and ScenariosGiven: with Files they select.
 	StoresGiven, ScenariosGiven bool
 	// RunOnlyGiven lists the run-only flags given ("--count"), an error
@@ -74,11 +74,11 @@ type CompareOptions struct {
 	// Output is a file for a run's raw results (-o).
 	Output string
 	Alpha  float64
-	Selection
+	selection
 }
 
-func newCompareCmd(runF func(context.Context, *CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{}
+func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare [RESULTS.txt | OLD.txt NEW.txt ...]",
 		Short: "Compare stores (running them) or result files, with benchstat's statistics",
@@ -96,7 +96,7 @@ the files (the first is the base).
   certbench compare results.txt
   certbench compare --format markdown base.txt head.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Files = ioOf(cmd), args
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			opts.StoresGiven, opts.ScenariosGiven = changed(cmd, "stores"), changed(cmd, "scenarios")
 			opts.RunOnlyGiven = nil
 			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
@@ -115,26 +115,26 @@ the files (the first is the base).
 			return runCompare(cmd.Context(), opts)
 		},
 	}
-	opts.BenchFlags.bind(cmd)
+	opts.benchFlags.bind(cmd)
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Format, "format", "text", formatUsage("format of the table on stdout", formats))
 	fs.StringVarP(&opts.Output, "output", "o", "", "when compare runs the benchmarks: also write the run's raw results (Go benchmark format) to this `file`")
 	fs.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance `level`")
-	opts.Selection.bind(cmd, "the table",
+	opts.selection.bind(cmd, "the table",
 		"/scenario, or /scenario,/store with several files; .fullname for plain go test results",
 		"/store with one file or a run, .file with several files or for plain go test results")
 	return cmd
 }
 
 // runCompare loads the files, or runs the benchmarks, and prints the table.
-func runCompare(ctx context.Context, opts *CompareOptions) error {
+func runCompare(ctx context.Context, opts *compareOptions) error {
 	if err := checkFormat(opts.Format, formats); err != nil {
 		return err
 	}
 	if opts.Alpha <= 0 || opts.Alpha >= 1 {
 		return usagef("--alpha %v: want a level between 0 and 1", opts.Alpha)
 	}
-	if err := opts.Selection.check(); err != nil {
+	if err := opts.selection.check(); err != nil {
 		return err
 	}
 	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
@@ -180,9 +180,9 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	report, err := compare.Build(set, copts)
 	if err != nil {
 		given, _ := opts.selected()
-		return buildError(err, given, opts.Selection, from)
+		return buildError(err, given, opts.selection, from)
 	}
-	if err := table.Write(opts.IO.Out, opts.Format, report.Page(), report); err != nil {
+	if err := table.Write(opts.ioStreams.Out, opts.Format, report.Page(), report); err != nil {
 		return err
 	}
 	return runErr
@@ -191,14 +191,14 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 // loadFiles reads the result files, warns about them, checks --stores and
 // --scenarios against them and sets copts for them; filters select what
 // --stores and --scenarios name.
-func (opts *CompareOptions) loadFiles(copts *compare.Options, from string) (set *results.Set, filters []string, err error) {
+func (opts *compareOptions) loadFiles(copts *compare.Options, from string) (set *results.Set, filters []string, err error) {
 	if set, err = results.Load(opts.Files...); err != nil {
 		return nil, nil, usageError(err)
 	}
-	printWarnings(opts.IO.ErrOut, set)
-	printFailures(opts.IO.ErrOut, set)
-	warnDifferentCerts(opts.IO.ErrOut, set)
-	warnDifferentScenarios(opts.IO.ErrOut, set)
+	printWarnings(opts.ioStreams.ErrOut, set)
+	printFailures(opts.ioStreams.ErrOut, set)
+	warnDifferentCerts(opts.ioStreams.ErrOut, set)
+	warnDifferentScenarios(opts.ioStreams.ErrOut, set)
 	if err := opts.checkSelection(set, from); err != nil {
 		return nil, nil, err
 	}
@@ -216,11 +216,11 @@ func (opts *CompareOptions) loadFiles(copts *compare.Options, from string) (set 
 // measured, and returns the samples; raw is nil if there is nothing to
 // table. An interrupted run, or one in which a store failed, keeps its
 // samples and returns its error with them.
-func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, err error) {
+func (opts *compareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, err error) {
 	if opts.Output == "-" {
 		return nil, usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
 	}
-	bopts, err := opts.options(opts.IO.ErrOut)
+	bopts, err := opts.options(opts.ioStreams.ErrOut)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, e
 		defer file.Close()
 		out = io.MultiWriter(file, raw)
 	}
-	runErr := runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output))
+	runErr := runTo(ctx, bopts, out, opts.ioStreams.ErrOut, stackBase(opts.Output))
 	if file != nil {
 		if err := file.Close(); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", opts.Output, err)
@@ -249,11 +249,11 @@ func (opts *CompareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, e
 
 // Selection are the benchstat-style flags of compare and report: --row
 // and --col projections and a --filter ("" the defaults).
-type Selection struct {
+type selection struct {
 	Row, Col, Filter string
 }
 
-func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string) {
+func (s *selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string) {
 	fs := cmd.Flags()
 	fs.StringVar(&s.Row, "row", "", "split "+what+" into rows by this benchproc `projection`, as benchstat -row (default: "+rowDefault+")")
 	fs.StringVar(&s.Col, "col", "", "split "+what+" into columns by this benchproc `projection`, as benchstat -col (default: "+colDefault+")")
@@ -262,7 +262,7 @@ func (s *Selection) bind(cmd *cobra.Command, what, rowDefault, colDefault string
 
 // check parses the projections and filter, so that a mistake is reported
 // against the flag.
-func (s *Selection) check() error {
+func (s *selection) check() error {
 	filter, err := benchproc.NewFilter(cmp.Or(s.Filter, "*"))
 	if err != nil {
 		return usagef("--filter %q: %v", s.Filter, err)
@@ -281,7 +281,7 @@ func (s *Selection) check() error {
 
 // checkSelection reports the stores and scenarios given that the results
 // do not have.
-func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
+func (o *compareOptions) checkSelection(rs *results.Set, from string) error {
 	for _, sel := range []struct {
 		flag, key, what string
 		given           bool
@@ -314,7 +314,7 @@ func (o *CompareOptions) checkSelection(rs *results.Set, from string) error {
 
 // selected returns --stores and --scenarios, if given, as written (for
 // errors) and as filter terms.
-func (o *CompareOptions) selected() (given, filters []string) {
+func (o *compareOptions) selected() (given, filters []string) {
 	for _, sel := range []struct {
 		flag, key string
 		on        bool
@@ -330,7 +330,7 @@ func (o *CompareOptions) selected() (given, filters []string) {
 
 // buildError says which flags selected nothing; given are the selecting
 // flags other than sel's, as written.
-func buildError(err error, given []string, sel Selection, from string) error {
+func buildError(err error, given []string, sel selection, from string) error {
 	switch {
 	case errors.Is(err, compare.ErrNoResults):
 		for _, p := range []struct{ flag, val string }{{"--filter", sel.Filter}, {"--row", sel.Row}, {"--col", sel.Col}} {

@@ -32,9 +32,9 @@ import (
 var conformanceFormats = []string{"text", "markdown", "json"}
 
 // ConformanceOptions are the options of certbench conformance.
-type ConformanceOptions struct {
-	IO     IO
-	Stores []string // none: every registered store; with Against, the base
+type conformanceOptions struct {
+	ioStreams ioStreams
+	Stores    []string // none: every registered store; with Against, the base
 	// Against, when set, compares Stores[0] (the base) with this store.
 	Against string
 	// Seed, Iterations, Duration and Runs set the differential pass or the
@@ -52,8 +52,8 @@ type ConformanceOptions struct {
 	ChildTimeout time.Duration // plus twice Duration; 0 is 30 minutes
 }
 
-func newConformanceCmd(runF func(context.Context, *ConformanceOptions) error) *cobra.Command {
-	opts := &ConformanceOptions{}
+func newConformanceCmd(runF func(context.Context, *conformanceOptions) error) *cobra.Command {
+	opts := &conformanceOptions{}
 	cmd := &cobra.Command{
 		Use:   "conformance [--stores a,b] [--seed N] [--duration D] | --stores BASE --against HEAD",
 		Short: "Check stores against the contract's rules (exit 1 if one fails), or diff two stores' behaviour",
@@ -75,7 +75,7 @@ rule failed (the stores differ), 2 bad usage.`,
   certbench conformance --stores traefik@base --against traefik@head`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -99,7 +99,7 @@ rule failed (the stores differ), 2 bad usage.`,
 }
 
 // runConformance checks each store (or compares two) in a child process.
-func runConformance(ctx context.Context, opts *ConformanceOptions) error {
+func runConformance(ctx context.Context, opts *conformanceOptions) error {
 	if opts.Child != "" {
 		return runConformanceChild(opts)
 	}
@@ -137,7 +137,7 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 		tab := &conformanceReport{Stores: stores, Seed: opts.Seed}
 		for _, name := range stores {
 			if opts.Verbose {
-				fmt.Fprintf(opts.IO.ErrOut, "conformance: running the suite against %s\n", name)
+				fmt.Fprintf(opts.ioStreams.ErrOut, "conformance: running the suite against %s\n", name)
 			}
 			res, err := runChild(ctx, opts, name, nil)
 			if err != nil {
@@ -157,7 +157,7 @@ func runConformance(ctx context.Context, opts *ConformanceOptions) error {
 }
 
 // runComparison compares base with opts.Against in a child process.
-func runComparison(ctx context.Context, opts *ConformanceOptions, base string) (*conformance.Comparison, error) {
+func runComparison(ctx context.Context, opts *conformanceOptions, base string) (*conformance.Comparison, error) {
 	head := opts.Against
 	if _, err := lookupStores("--against", []string{head}); err != nil {
 		return nil, err
@@ -167,8 +167,8 @@ func runComparison(ctx context.Context, opts *ConformanceOptions, base string) (
 	}
 	var onChange func(*conformance.Change)
 	if opts.Verbose {
-		fmt.Fprintf(opts.IO.ErrOut, "conformance: comparing %s with %s\n", base, head)
-		onChange = func(ch *conformance.Change) { fmt.Fprintf(opts.IO.ErrOut, "conformance: change: %s\n", ch.Kind) }
+		fmt.Fprintf(opts.ioStreams.ErrOut, "conformance: comparing %s with %s\n", base, head)
+		onChange = func(ch *conformance.Change) { fmt.Fprintf(opts.ioStreams.ErrOut, "conformance: change: %s\n", ch.Kind) }
 	}
 	res, err := runChild(ctx, opts, base, onChange)
 	if err != nil {
@@ -181,9 +181,9 @@ func runComparison(ctx context.Context, opts *ConformanceOptions, base string) (
 }
 
 // writeOutput renders r to -o or IO.Out.
-func writeOutput(opts *ConformanceOptions, r renderer) error {
+func writeOutput(opts *conformanceOptions, r renderer) error {
 	if opts.Output == "" || opts.Output == "-" {
-		return render(r, opts.Format, opts.IO.Out)
+		return render(r, opts.Format, opts.ioStreams.Out)
 	}
 	var buf bytes.Buffer
 	if err := render(r, opts.Format, &buf); err != nil {
@@ -205,13 +205,13 @@ type childEvent struct {
 }
 
 // runConformanceChild checks one store, or compares it, writing childEvents.
-func runConformanceChild(opts *ConformanceOptions) error {
+func runConformanceChild(opts *conformanceOptions) error {
 	info, err := certstore.LookupFactory(opts.Child)
 	if err != nil {
 		return usageError(err)
 	}
 	var mu sync.Mutex
-	enc := json.NewEncoder(opts.IO.Out)
+	enc := json.NewEncoder(opts.ioStreams.Out)
 	emit := func(e childEvent) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -259,7 +259,7 @@ type childRun struct {
 
 // runChild runs the child for store and reads its events; a child that
 // ended before it was done fails the rule that was running.
-func runChild(ctx context.Context, opts *ConformanceOptions, store string, onChange func(*conformance.Change)) (*childRun, error) {
+func runChild(ctx context.Context, opts *conformanceOptions, store string, onChange func(*conformance.Change)) (*childRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("conformance: finding this binary to run the check in: %w", err)

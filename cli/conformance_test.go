@@ -271,7 +271,7 @@ func TestConformanceChildCrashes(t *testing.T) {
 	} {
 		t.Setenv("CERTBENCH_TEST_CRASH", tc.crash)
 		var stdout, stderr bytes.Buffer
-		opts := &ConformanceOptions{IO: IO{Out: &stdout, ErrOut: &stderr}, Stores: []string{"test-crash"}, Format: "text", Iterations: 1, ChildTimeout: tc.limit}
+		opts := &conformanceOptions{ioStreams: ioStreams{Out: &stdout, ErrOut: &stderr}, Stores: []string{"test-crash"}, Format: "text", Iterations: 1, ChildTimeout: tc.limit}
 		err := runConformance(context.Background(), opts)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != ExitRegression {

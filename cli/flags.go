@@ -16,12 +16,14 @@ import (
 
 // IO is where a command writes: Out what it produces, ErrOut progress,
 // warnings and notes.
-type IO struct {
+type ioStreams struct {
 	Out, ErrOut io.Writer
 }
 
 // ioOf returns the writers of cmd.
-func ioOf(cmd *cobra.Command) IO { return IO{Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()} }
+func ioOf(cmd *cobra.Command) ioStreams {
+	return ioStreams{Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
+}
 
 // storeNames returns the registered stores' names, sorted.
 func storeNames() []string {

@@ -20,8 +20,8 @@ import (
 var gateFormats = []string{"text", "markdown", "json"}
 
 // GateOptions are the options of certbench gate.
-type GateOptions struct {
-	IO         IO
+type gateOptions struct {
+	ioStreams  ioStreams
 	Base, Head string
 	// Policy are the policy flags over the policy file.
 	Policy gate.PolicyFlags
@@ -38,8 +38,8 @@ type GateOptions struct {
 	SitesGiven bool
 }
 
-func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
-	g := &gateCmd{opts: &GateOptions{}}
+func newGateCmd(runF func(context.Context, *gateOptions) error) *cobra.Command {
+	g := &gateCmd{opts: &gateOptions{}}
 	cmd := &cobra.Command{
 		Use:     "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
 		Short:   "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
@@ -62,7 +62,7 @@ func newGateCmd(runF func(context.Context, *GateOptions) error) *cobra.Command {
 // gateCmd holds the options of gate while its flags are parsed, with the
 // flags that only shape them.
 type gateCmd struct {
-	opts     *GateOptions
+	opts     *gateOptions
 	baseline string // --baseline: the base file, with HEAD the only argument
 	config   string // --config: the policy file
 }
@@ -107,7 +107,7 @@ func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
 	}
 	g.policyGiven(fs)
 	g.opts.SitesGiven = fs.Changed("sites")
-	g.opts.IO = ioOf(cmd)
+	g.opts.ioStreams = ioOf(cmd)
 	return nil
 }
 
@@ -158,7 +158,7 @@ const gateExample = `  certbench gate base.txt head.txt
   certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
-func runGate(_ context.Context, opts *GateOptions) error {
+func runGate(_ context.Context, opts *gateOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func runGate(_ context.Context, opts *GateOptions) error {
 
 // check rejects options that would do nothing, or outputs that would
 // overwrite an input or each other.
-func (o *GateOptions) check() error {
+func (o *gateOptions) check() error {
 	if err := checkFormat(o.Format, gateFormats); err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (o *GateOptions) check() error {
 
 // loadGateFiles reads BASE and HEAD, printing their warnings, and checks
 // that the profile folders, if any, are folders.
-func loadGateFiles(opts *GateOptions) (base, head *results.Set, err error) {
+func loadGateFiles(opts *gateOptions) (base, head *results.Set, err error) {
 	base, err = results.Load(opts.Base)
 	if err != nil {
 		return nil, nil, usageError(err)
@@ -241,8 +241,8 @@ func loadGateFiles(opts *GateOptions) (base, head *results.Set, err error) {
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
-	printWarnings(opts.IO.ErrOut, base)
-	printWarnings(opts.IO.ErrOut, head)
+	printWarnings(opts.ioStreams.ErrOut, base)
+	printWarnings(opts.ioStreams.ErrOut, head)
 	if opts.BaseProfiles != "" {
 		for _, d := range []string{opts.BaseProfiles, opts.HeadProfiles} {
 			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -255,7 +255,7 @@ func loadGateFiles(opts *GateOptions) (base, head *results.Set, err error) {
 
 // writeGateReports writes the verdict to --summary (Markdown) and to -o
 // or stdout.
-func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
+func writeGateReports(v *gate.Verdict, opts *gateOptions) error {
 	if opts.Summary != "" {
 		if err := writeFileBy(opts.Summary, "--summary", func(w io.Writer) error { return table.WriteMarkdown(w, v.Page()) }); err != nil {
 			return err
@@ -263,7 +263,7 @@ func writeGateReports(v *gate.Verdict, opts *GateOptions) error {
 	}
 	write := func(w io.Writer) error { return table.Write(w, opts.Format, v.Page(), v.JSON()) }
 	if opts.Output == "" || opts.Output == "-" {
-		return write(opts.IO.Out)
+		return write(opts.ioStreams.Out)
 	}
 	return writeFileBy(opts.Output, "-o", write)
 }

@@ -14,8 +14,8 @@ import (
 // the store (a directory or git:REF), add's commit, its time (zero: from
 // git) and files, and changes' --since commit ("": no drift), format and
 // statistics.
-type HistoryOptions struct {
-	IO                     IO
+type historyOptions struct {
+	ioStreams              ioStreams
 	History, Commit, Since string
 	Time                   time.Time
 	Files                  []string
@@ -37,12 +37,12 @@ it; --since C adds the drift of every series from C to the last commit, so
 small steps that each passed a gate show as one number. Exit 0; 2 on bad
 input. The method and its false-alarm rate: docs/history.md.`
 
-func newHistoryCmd(runF func(context.Context, *HistoryOptions, string) error) *cobra.Command {
-	opts := &HistoryOptions{}
+func newHistoryCmd(runF func(context.Context, *historyOptions, string) error) *cobra.Command {
+	opts := &historyOptions{}
 	var at string
 	run := func(sub string) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Files = ioOf(cmd), args
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			if opts.History == "" {
 				return usagef("--history: required")
 			}
@@ -82,7 +82,7 @@ func newHistoryCmd(runF func(context.Context, *HistoryOptions, string) error) *c
 }
 
 // runHistoryAdd stores the files.
-func runHistoryAdd(ctx context.Context, opts *HistoryOptions) error {
+func runHistoryAdd(ctx context.Context, opts *historyOptions) error {
 	if opts.Commit == "" {
 		return usagef("--commit: required")
 	}
@@ -102,12 +102,12 @@ func runHistoryAdd(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "certbench: stored %s in %s\n", name, st)
+	fmt.Fprintf(opts.ioStreams.ErrOut, "certbench: stored %s in %s\n", name, st)
 	return nil
 }
 
 // runHistoryChanges prints the report.
-func runHistoryChanges(ctx context.Context, opts *HistoryOptions) error {
+func runHistoryChanges(ctx context.Context, opts *historyOptions) error {
 	if err := checkFormat(opts.Format, []string{"text", "markdown", "json"}); err != nil {
 		return err
 	}
@@ -129,5 +129,5 @@ func runHistoryChanges(ctx context.Context, opts *HistoryOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	return table.Write(opts.IO.Out, opts.Format, r.Page(), r)
+	return table.Write(opts.ioStreams.Out, opts.Format, r.Page(), r)
 }

@@ -17,17 +17,17 @@ import (
 var listFormats = []string{"text", "json"}
 
 // ListOptions are the options of certbench list.
-type ListOptions struct {
-	IO IO
+type listOptions struct {
+	ioStreams ioStreams
 	// Format is text (for people) or json (for scripts).
 	Format string
 	// ScenarioFileFlags list (and so check) scenario files too
 	// (--scenario-file): their definitions and hashes.
-	ScenarioFileFlags
+	scenarioFileFlags
 }
 
-func newListCmd(runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{}
+func newListCmd(runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the registered stores and the scenarios",
@@ -50,7 +50,7 @@ definition and the hash results record of it: a way to check a file
   certbench list --scenario-file my-scenario.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -58,7 +58,7 @@ definition and the hash results record of it: a way to check a file
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", formatUsage("output format", listFormats))
-	opts.ScenarioFileFlags.bind(cmd)
+	opts.scenarioFileFlags.bind(cmd)
 	return cmd
 }
 
@@ -92,11 +92,11 @@ type listFamily struct {
 }
 
 // runList prints the stores, scenarios and families.
-func runList(_ context.Context, opts *ListOptions) error {
+func runList(_ context.Context, opts *listOptions) error {
 	if err := checkFormat(opts.Format, listFormats); err != nil {
 		return err
 	}
-	files, err := opts.ScenarioFileFlags.withFiles(nil, &CertsFlags{})
+	files, err := opts.scenarioFileFlags.withFiles(nil, &certsFlags{})
 	if err != nil {
 		return err
 	}
@@ -116,11 +116,11 @@ func runList(_ context.Context, opts *ListOptions) error {
 		for _, f := range scenarios.Families {
 			doc.Families = append(doc.Families, listFamily{f.Name, f.Description, string(f.Kind)})
 		}
-		enc := json.NewEncoder(opts.IO.Out)
+		enc := json.NewEncoder(opts.ioStreams.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(opts.ioStreams.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STORES")
 	for _, info := range certstore.Registered() {
 		fmt.Fprintf(tw, "  %s\t%s\n", info.Name, info.Description)
@@ -138,11 +138,11 @@ func runList(_ context.Context, opts *ListOptions) error {
 	}
 	for i, s := range files {
 		if i == 0 {
-			fmt.Fprintln(opts.IO.Out, "\nSCENARIO FILES")
+			fmt.Fprintln(opts.ioStreams.Out, "\nSCENARIO FILES")
 		}
-		fmt.Fprintf(opts.IO.Out, "  %s  %s\n    hash %s (scenario-hash.%s in results) of:\n", s.Name, s.Description, s.Hash(), s.Name)
+		fmt.Fprintf(opts.ioStreams.Out, "  %s  %s\n    hash %s (scenario-hash.%s in results) of:\n", s.Name, s.Description, s.Hash(), s.Name)
 		for _, line := range strings.Split(strings.TrimSpace(s.Definition()), "\n") {
-			fmt.Fprintf(opts.IO.Out, "      %s\n", line)
+			fmt.Fprintf(opts.ioStreams.Out, "      %s\n", line)
 		}
 	}
 	return nil

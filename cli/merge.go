@@ -10,16 +10,16 @@ import (
 )
 
 // MergeOptions are the options of certbench merge.
-type MergeOptions struct {
-	IO    IO
-	Files []string
+type mergeOptions struct {
+	ioStreams ioStreams
+	Files     []string
 	// Output is the merged file (-o), not one of Files; "" or "-" is
 	// IO.Out.
 	Output string
 }
 
-func newMergeCmd(runF func(context.Context, *MergeOptions) error) *cobra.Command {
-	opts := &MergeOptions{}
+func newMergeCmd(runF func(context.Context, *mergeOptions) error) *cobra.Command {
+	opts := &mergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge FILE...",
 		Short: "Merge result files into one, recomputing the unit lines from all samples",
@@ -37,7 +37,7 @@ other are an error.`,
 		Example: `  certbench merge -o all.txt run1.txt run2.txt`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Files = ioOf(cmd), args
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -49,14 +49,14 @@ other are an error.`,
 }
 
 // runMerge merges the files; a failed merge leaves no output file.
-func runMerge(_ context.Context, opts *MergeOptions) error {
+func runMerge(_ context.Context, opts *mergeOptions) error {
 	toFile := opts.Output != "" && opts.Output != "-"
 	for _, a := range opts.Files {
 		if toFile && sameFile(a, opts.Output) {
 			return usagef("-o %s: is also an input", opts.Output)
 		}
 	}
-	out := opts.IO.Out
+	out := opts.ioStreams.Out
 	var file *os.File
 	if toFile {
 		f, err := os.Create(opts.Output)

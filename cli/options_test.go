@@ -23,9 +23,9 @@ import (
 )
 
 // testIO returns an IO writing into two buffers.
-func testIO() (IO, *bytes.Buffer, *bytes.Buffer) {
+func testIO() (ioStreams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return IO{Out: &out, ErrOut: &errOut}, &out, &errOut
+	return ioStreams{Out: &out, ErrOut: &errOut}, &out, &errOut
 }
 
 // parse runs cmd on args with its run function replaced, and returns the
@@ -44,19 +44,19 @@ func parse(t *testing.T, cmd *cobra.Command, args ...string) error {
 // Flag handling: what command lines turn into, apart from behaviour.
 func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
-		var got *RunOptions
-		cmd := newRunCmd(func(_ context.Context, o *RunOptions) error { got = o; return nil })
+		var got *runOptions
+		cmd := newRunCmd(func(_ context.Context, o *runOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--stores", "optimized", "--scenarios", "a,b", "--count", "3", "--ops", "4", "-q", "-o", "r.txt", "--sample-timeout", "90s"); err != nil {
 			t.Fatal(err)
 		}
-		want := BenchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true, SampleTimeout: 90 * time.Second, SampleTimeoutGiven: true}
-		if !reflect.DeepEqual(got.BenchFlags, want) || got.Output != "r.txt" {
+		want := benchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true, SampleTimeout: 90 * time.Second, SampleTimeoutGiven: true}
+		if !reflect.DeepEqual(got.benchFlags, want) || got.Output != "r.txt" {
 			t.Errorf("%+v", got)
 		}
 	})
 	t.Run("compare", func(t *testing.T) {
-		var got *CompareOptions
-		cmd := newCompareCmd(func(_ context.Context, o *CompareOptions) error { got = o; return nil })
+		var got *compareOptions
+		cmd := newCompareCmd(func(_ context.Context, o *compareOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--scenarios", "x", "--count", "2", "-o", "f", "--row", ".name", "--format", "md", "a.txt", "b.txt"); err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +67,8 @@ func TestFlagsMakeOptions(t *testing.T) {
 		}
 	})
 	t.Run("gate", func(t *testing.T) {
-		var got *GateOptions
-		cmd := newGateCmd(func(_ context.Context, o *GateOptions) error { got = o; return nil })
+		var got *gateOptions
+		cmd := newGateCmd(func(_ context.Context, o *gateOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--baseline", "b.txt", "--max", "sec/op=+5%", "--max", "B/op=+1KiB", "--alpha", "0.01", "--strict", "--config", "", "h.txt"); err != nil {
 			t.Fatal(err)
 		}
@@ -84,15 +84,15 @@ func TestFlagsMakeOptions(t *testing.T) {
 			"--summary= a.txt b":   "--summary: empty file name",
 			"--base-profiles= a b": "--base-profiles: empty file name",
 		} {
-			cmd := newGateCmd(func(context.Context, *GateOptions) error { t.Errorf("%s: ran", args); return nil })
+			cmd := newGateCmd(func(context.Context, *gateOptions) error { t.Errorf("%s: ran", args); return nil })
 			if err := parse(t, cmd, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: %v, want %q", args, err, want)
 			}
 		}
 	})
 	t.Run("profile", func(t *testing.T) {
-		var got *ProfileOptions
-		cmd := newProfileCmd(func(_ context.Context, o *ProfileOptions) error { got = o; return nil })
+		var got *profileOptions
+		cmd := newProfileCmd(func(_ context.Context, o *profileOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--stores", "naive,optimized", "--scenarios", "x", "--all", "--dir", "d", "--top", "3"); err != nil {
 			t.Fatal(err)
 		}
@@ -102,8 +102,8 @@ func TestFlagsMakeOptions(t *testing.T) {
 		}
 	})
 	t.Run("profile diff", func(t *testing.T) {
-		var got *ProfileDiffOptions
-		cmd := newProfileDiffCmd(func(_ context.Context, o *ProfileDiffOptions) error { got = o; return nil })
+		var got *profileDiffOptions
+		cmd := newProfileDiffCmd(func(_ context.Context, o *profileDiffOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--type", "inuse_space", "a", "b"); err != nil {
 			t.Fatal(err)
 		}
@@ -112,8 +112,8 @@ func TestFlagsMakeOptions(t *testing.T) {
 		}
 	})
 	t.Run("sweep", func(t *testing.T) {
-		var got *SweepOptions
-		cmd := newSweepCmd(func(_ context.Context, o *SweepOptions) error { got = o; return nil })
+		var got *sweepOptions
+		cmd := newSweepCmd(func(_ context.Context, o *sweepOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--scenarios", "renew-1,noop", "--sizes", "10,20", "--max-size", "naive=100,optimized=200", "--max-size", "x=1", "--budget", "1m"); err != nil {
 			t.Fatal(err)
 		}
@@ -121,14 +121,14 @@ func TestFlagsMakeOptions(t *testing.T) {
 			!reflect.DeepEqual(got.MaxSize, map[string]int{"naive": 100, "optimized": 200, "x": 1}) || got.Budget != time.Minute {
 			t.Errorf("%+v", got)
 		}
-		cmd = newSweepCmd(func(context.Context, *SweepOptions) error { return nil })
+		cmd = newSweepCmd(func(context.Context, *sweepOptions) error { return nil })
 		if err := parse(t, cmd, "--max-size", "naive"); err == nil || !strings.Contains(err.Error(), "--max-size") || !strings.Contains(err.Error(), "want store=size") {
 			t.Errorf("bad --max-size: %v", err)
 		}
 	})
 	t.Run("report", func(t *testing.T) {
-		var got *ReportOptions
-		cmd := newReportCmd(func(_ context.Context, o *ReportOptions) error { got = o; return nil })
+		var got *reportOptions
+		cmd := newReportCmd(func(_ context.Context, o *reportOptions) error { got = o; return nil })
 		if err := parse(t, cmd, "--by-file", "--png", "p", "--growth-units", "B/op", "a.txt"); err != nil {
 			t.Fatal(err)
 		}
@@ -137,17 +137,17 @@ func TestFlagsMakeOptions(t *testing.T) {
 		}
 	})
 	t.Run("merge list conformance", func(t *testing.T) {
-		var m *MergeOptions
-		if err := parse(t, newMergeCmd(func(_ context.Context, o *MergeOptions) error { m = o; return nil }), "-o", "x", "a", "b"); err != nil ||
+		var m *mergeOptions
+		if err := parse(t, newMergeCmd(func(_ context.Context, o *mergeOptions) error { m = o; return nil }), "-o", "x", "a", "b"); err != nil ||
 			m.Output != "x" || !reflect.DeepEqual(m.Files, []string{"a", "b"}) {
 			t.Errorf("merge: %v %+v", err, m)
 		}
-		var l *ListOptions
-		if err := parse(t, newListCmd(func(_ context.Context, o *ListOptions) error { l = o; return nil }), "--format", "json"); err != nil || l.Format != "json" {
+		var l *listOptions
+		if err := parse(t, newListCmd(func(_ context.Context, o *listOptions) error { l = o; return nil }), "--format", "json"); err != nil || l.Format != "json" {
 			t.Errorf("list: %v %+v", err, l)
 		}
-		var c *ConformanceOptions
-		if err := parse(t, newConformanceCmd(func(_ context.Context, o *ConformanceOptions) error { c = o; return nil }),
+		var c *conformanceOptions
+		if err := parse(t, newConformanceCmd(func(_ context.Context, o *conformanceOptions) error { c = o; return nil }),
 			"--stores", "naive", "--seed", "7", "--duration", "2s", "--iterations", "5", "-v"); err != nil ||
 			!reflect.DeepEqual(c.Stores, []string{"naive"}) || c.Seed != 7 || c.Duration != 2*time.Second || c.Iterations != 5 || !c.Verbose {
 			t.Errorf("conformance: %v %+v", err, c)
@@ -162,18 +162,18 @@ func TestRunFunctions(t *testing.T) {
 
 	t.Run("list", func(t *testing.T) {
 		io, out, _ := testIO()
-		if err := runList(ctx, &ListOptions{IO: io, Format: "json"}); err != nil {
+		if err := runList(ctx, &listOptions{ioStreams: io, Format: "json"}); err != nil {
 			t.Fatal(err)
 		}
 		goldenfile.Check(t, filepath.Join("testdata", "list.json.golden"), out.Bytes())
-		if err := runList(ctx, &ListOptions{IO: io, Format: "yaml"}); err == nil || !strings.Contains(err.Error(), `--format "yaml"`) {
+		if err := runList(ctx, &listOptions{ioStreams: io, Format: "yaml"}); err == nil || !strings.Contains(err.Error(), `--format "yaml"`) {
 			t.Errorf("yaml: %v", err)
 		}
 	})
 	results := filepath.Join(dir, "r.txt")
 	t.Run("run", func(t *testing.T) {
 		io, _, _ := testIO()
-		opts := &RunOptions{IO: io, Output: results, BenchFlags: BenchFlags{Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, Count: 2, Ops: 2}}
+		opts := &runOptions{ioStreams: io, Output: results, benchFlags: benchFlags{Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, Count: 2, Ops: 2}}
 		if err := runRun(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("merge", func(t *testing.T) {
 		io, out, _ := testIO()
-		if err := runMerge(ctx, &MergeOptions{IO: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}}); err != nil {
+		if err := runMerge(ctx, &mergeOptions{ioStreams: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), "BenchmarkChurn/scenario=") || !strings.Contains(out.String(), "Unit ") {
@@ -197,8 +197,8 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("compare", func(t *testing.T) {
 		io, out, _ := testIO()
-		opts := &CompareOptions{IO: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}, Format: "text", Alpha: compare.DefaultAlpha,
-			BenchFlags: BenchFlags{Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}}, StoresGiven: true, ScenariosGiven: true}
+		opts := &compareOptions{ioStreams: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}, Format: "text", Alpha: compare.DefaultAlpha,
+			benchFlags: benchFlags{Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}}, StoresGiven: true, ScenariosGiven: true}
 		if err := runCompare(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("gate", func(t *testing.T) {
 		io, out, _ := testIO()
-		opts := &GateOptions{IO: io, Base: gateData + "base.txt", Head: gateData + "alloc1.txt", Format: "text", Sites: 5,
+		opts := &gateOptions{ioStreams: io, Base: gateData + "base.txt", Head: gateData + "alloc1.txt", Format: "text", Sites: 5,
 			Policy: gate.PolicyFlags{NoConfig: true}}
 		err := runGate(ctx, opts)
 		var ee *exitError
@@ -233,8 +233,8 @@ func TestRunFunctions(t *testing.T) {
 	t.Run("profile", func(t *testing.T) {
 		io, out, _ := testIO()
 		pdir := filepath.Join(dir, "profiles")
-		opts := &ProfileOptions{IO: io, Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, All: true, Quiet: true, Dir: pdir, Ops: 2,
-			ProfileOutput: ProfileOutput{Top: 2, Format: "text"}}
+		opts := &profileOptions{ioStreams: io, Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, All: true, Quiet: true, Dir: pdir, Ops: 2,
+			profileOutput: profileOutput{Top: 2, Format: "text"}}
 		if err := runProfile(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("sweep", func(t *testing.T) {
 		io, out, errOut := testIO()
-		opts := &SweepOptions{IO: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true}
+		opts := &sweepOptions{ioStreams: io, Families: []string{"noop"}, Sizes: []int{2, 4}, Stores: []string{"optimized"}, Count: 1, Quiet: true}
 		if err := runSweep(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -268,25 +268,25 @@ func TestRunFunctions(t *testing.T) {
 	t.Run("report", func(t *testing.T) {
 		io, out, _ := testIO()
 		page := filepath.Join(dir, "r.html")
-		if err := runReport(ctx, &ReportOptions{IO: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}, Output: page, ByFile: true}); err != nil {
+		if err := runReport(ctx, &reportOptions{ioStreams: io, Files: []string{"testdata/old.txt", "testdata/new.txt"}, Output: page, ByFile: true}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), "wrote "+page) {
 			t.Errorf("stdout %q", out.String())
 		}
-		if err := runReport(ctx, &ReportOptions{IO: io, Files: []string{"testdata/old.txt"}}); err == nil || !strings.Contains(err.Error(), "-o: name the HTML file") {
+		if err := runReport(ctx, &reportOptions{ioStreams: io, Files: []string{"testdata/old.txt"}}); err == nil || !strings.Contains(err.Error(), "-o: name the HTML file") {
 			t.Errorf("no -o: %v", err)
 		}
 	})
 	t.Run("conformance", func(t *testing.T) {
 		io, _, _ := testIO()
 		for _, tc := range []struct {
-			opts ConformanceOptions
+			opts conformanceOptions
 			want string
 		}{
-			{ConformanceOptions{IO: io, Format: "csv"}, `--format "csv"`},
-			{ConformanceOptions{IO: io, Format: "text", Iterations: -1}, "must not be negative"},
-			{ConformanceOptions{IO: io, Format: "text", Stores: []string{"no-such-store"}}, `"no-such-store"`},
+			{conformanceOptions{ioStreams: io, Format: "csv"}, `--format "csv"`},
+			{conformanceOptions{ioStreams: io, Format: "text", Iterations: -1}, "must not be negative"},
+			{conformanceOptions{ioStreams: io, Format: "text", Stores: []string{"no-such-store"}}, `"no-such-store"`},
 		} {
 			if err := runConformance(ctx, &tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%+v: %v, want %q", tc.opts, err, tc.want)
@@ -406,7 +406,7 @@ func contains(list []string, s string) bool {
 // list --format json parses, and names every scenario's kind, pool and ops.
 func TestListJSONShape(t *testing.T) {
 	io, out, _ := testIO()
-	if err := runList(context.Background(), &ListOptions{IO: io, Format: "json"}); err != nil {
+	if err := runList(context.Background(), &listOptions{ioStreams: io, Format: "json"}); err != nil {
 		t.Fatal(err)
 	}
 	var doc listDoc
@@ -438,24 +438,24 @@ func TestSampleTimeout(t *testing.T) {
 	two := write("two.yaml", "gate:\n  sample_timeout: 2s\n")
 	none := write("none.yaml", "gate:\n  strict: true\n")
 	for _, tc := range []struct {
-		f    BenchFlags
+		f    benchFlags
 		want time.Duration
 	}{
-		{BenchFlags{SampleTimeout: 10 * time.Minute}, 10 * time.Minute},
-		{BenchFlags{SampleTimeout: 0}, -1},
-		{BenchFlags{SampleTimeout: 10 * time.Minute, Config: two}, 2 * time.Second},
-		{BenchFlags{SampleTimeout: 10 * time.Minute, Config: none}, 10 * time.Minute},
-		{BenchFlags{SampleTimeout: 5 * time.Second, SampleTimeoutGiven: true, Config: two}, 5 * time.Second},
+		{benchFlags{SampleTimeout: 10 * time.Minute}, 10 * time.Minute},
+		{benchFlags{SampleTimeout: 0}, -1},
+		{benchFlags{SampleTimeout: 10 * time.Minute, Config: two}, 2 * time.Second},
+		{benchFlags{SampleTimeout: 10 * time.Minute, Config: none}, 10 * time.Minute},
+		{benchFlags{SampleTimeout: 5 * time.Second, SampleTimeoutGiven: true, Config: two}, 5 * time.Second},
 	} {
 		got, err := tc.f.sampleTimeout()
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: %v, %v; want %v", tc.f, got, err, tc.want)
 		}
 	}
-	if _, err := (&BenchFlags{SampleTimeout: -time.Second, SampleTimeoutGiven: true}).sampleTimeout(); err == nil {
+	if _, err := (&benchFlags{SampleTimeout: -time.Second, SampleTimeoutGiven: true}).sampleTimeout(); err == nil {
 		t.Error("a negative --sample-timeout is accepted")
 	}
-	if _, err := (&BenchFlags{Config: filepath.Join(dir, "nosuch.yaml")}).sampleTimeout(); err == nil || !strings.Contains(err.Error(), "--config") {
+	if _, err := (&benchFlags{Config: filepath.Join(dir, "nosuch.yaml")}).sampleTimeout(); err == nil || !strings.Contains(err.Error(), "--config") {
 		t.Errorf("a missing policy file: %v", err)
 	}
 }

@@ -18,8 +18,8 @@ import (
 )
 
 // PeerBuildOptions are the options of certbench peer build.
-type PeerBuildOptions struct {
-	IO IO
+type peerBuildOpts struct {
+	ioStreams ioStreams
 	// Base, Head: a tree of the proxy's module or KIND@VERSION; Certbench:
 	// the checkout with the adapters ("": the working directory's);
 	// Output: the binary; KeepDir: where to keep the build directory.
@@ -44,8 +44,8 @@ or give it with --certbench.`,
 	return cmd
 }
 
-func newPeerBuildCmd(runF func(context.Context, *PeerBuildOptions) error) *cobra.Command {
-	opts := &PeerBuildOptions{}
+func newPeerBuildCmd(runF func(context.Context, *peerBuildOpts) error) *cobra.Command {
+	opts := &peerBuildOpts{}
 	cmd := &cobra.Command{
 		Use:   "build --base TREE|KIND@VERSION --head TREE|KIND@VERSION -o BINARY",
 		Short: "Build a certbench binary with the proxy at base and at head as two stores",
@@ -63,7 +63,7 @@ not compile, base and head the same, an adapter that does not build).`,
   certbench peer build --base certmagic@v0.24.0 --head ~/src/certmagic -o certbench-certmagic`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -79,7 +79,7 @@ not compile, base and head the same, an adapter that does not build).`,
 	return cmd
 }
 
-func runPeerBuild(ctx context.Context, opts *PeerBuildOptions) error {
+func runPeerBuild(ctx context.Context, opts *peerBuildOpts) error {
 	if opts.Output == "" {
 		return usagef("-o: the binary to write is required")
 	}
@@ -88,11 +88,11 @@ func runPeerBuild(ctx context.Context, opts *PeerBuildOptions) error {
 		return err
 	}
 	bopts.Output, bopts.KeepDir = opts.Output, opts.KeepDir
-	res, err := buildPeer(ctx, bopts, opts.IO)
+	res, err := buildPeer(ctx, bopts, opts.ioStreams)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: stores %s\n", opts.Output, strings.Join(res.Stores, ", "))
+	fmt.Fprintf(opts.ioStreams.Out, "%s: stores %s\n", opts.Output, strings.Join(res.Stores, ", "))
 	return nil
 }
 
@@ -124,7 +124,7 @@ func peerBuildOptions(base, head, certbench string) (peerbuild.Options, error) {
 
 // buildPeer runs peerbuild.Build, bad input and adapter errors as usage
 // errors (exit 2).
-func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.Result, error) {
+func buildPeer(ctx context.Context, opts peerbuild.Options, io ioStreams) (*peerbuild.Result, error) {
 	var names []string
 	for _, s := range opts.Sides {
 		names = append(names, s.String())
@@ -146,8 +146,8 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io IO) (*peerbuild.R
 }
 
 // PeerCheckOptions are the options of certbench peer check.
-type PeerCheckOptions struct {
-	IO IO
+type peerCheckOptions struct {
+	ioStreams ioStreams
 	// Base, Head and Certbench as for peer build; BaseRef, when set, makes
 	// the base the merge base of BaseRef and Head's HEAD.
 	Base, Head, Certbench, BaseRef string
@@ -161,8 +161,8 @@ type PeerCheckOptions struct {
 	Max      gate.Thresholds
 }
 
-func newPeerCheckCmd(runF func(context.Context, *PeerCheckOptions) error) *cobra.Command {
-	opts := &PeerCheckOptions{}
+func newPeerCheckCmd(runF func(context.Context, *peerCheckOptions) error) *cobra.Command {
+	opts := &peerCheckOptions{}
 	cmd := &cobra.Command{
 		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--dir DIR] [-o COMMENT.md]",
 		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
@@ -180,7 +180,7 @@ behaviour change or a regression, 2 bad input.`,
   certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --skip gobench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			fs := cmd.Flags()
 			c := &opts.Check
 			// Without --config the built-in policy, not a certbench.yaml
@@ -223,7 +223,7 @@ behaviour change or a regression, 2 bad input.`,
 	return cmd
 }
 
-func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
+func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	if opts.Dir == "" {
 		return usagef("--dir: empty folder name")
 	}
@@ -262,7 +262,7 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	c.Build = bopts
 	c.Out = opts.Dir
 	c.Labels = [2]string{opts.BaseLabel, opts.HeadLabel}
-	c.Log = opts.IO.ErrOut
+	c.Log = opts.ioStreams.ErrOut
 	rep, err := peercheck.Run(ctx, c)
 	var ie *peerbuild.InputError
 	var ae *peerbuild.AdapterError
@@ -284,8 +284,8 @@ func runPeerCheck(ctx context.Context, opts *PeerCheckOptions) error {
 	if err := os.WriteFile(comment, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing the comment: %w", err)
 	}
-	opts.IO.Out.Write(b.Bytes())
-	fmt.Fprintf(opts.IO.ErrOut, "peer: comment in %s (%s)\n", comment, rep.Elapsed.Round(time.Second))
+	opts.ioStreams.Out.Write(b.Bytes())
+	fmt.Fprintf(opts.ioStreams.ErrOut, "peer: comment in %s (%s)\n", comment, rep.Elapsed.Round(time.Second))
 	if !rep.Passed() {
 		return &exitError{code: ExitRegression, err: errSilent}
 	}

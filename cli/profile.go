@@ -18,17 +18,17 @@ import (
 )
 
 // ProfileOutput are the output options every profile command shares.
-type ProfileOutput struct {
+type profileOutput struct {
 	Top    int    // sites per table (at least 1)
 	Format string // text, markdown or json
 }
 
-func (o *ProfileOutput) bind(cmd *cobra.Command) {
+func (o *profileOutput) bind(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&o.Top, "top", 10, "`n` sites per table")
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: `text|markdown|json`")
 }
 
-func (o *ProfileOutput) check() (profile.Format, error) {
+func (o *profileOutput) check() (profile.Format, error) {
 	if o.Top < 1 {
 		return "", usagef("--top %d: want at least 1", o.Top)
 	}
@@ -40,8 +40,8 @@ func (o *ProfileOutput) check() (profile.Format, error) {
 }
 
 // ProfileOptions are the options of certbench profile.
-type ProfileOptions struct {
-	IO IO
+type profileOptions struct {
+	ioStreams ioStreams
 	// Stores and Scenarios name what to profile, every combination (with
 	// All, they narrow every registered store and default scenario).
 	Stores, Scenarios []string
@@ -49,14 +49,14 @@ type ProfileOptions struct {
 	Dir               string // --dir
 	Ops               int    // overrides each scenario's op count when positive
 	Quiet             bool   // no progress lines (All)
-	CertsFlags
-	ScenarioFileFlags
-	ProfileOutput
-	SimulateFlags // --instrument simulate writes callgrind files
+	certsFlags
+	scenarioFileFlags
+	profileOutput
+	simulateFlags // --instrument simulate writes callgrind files
 }
 
-func newProfileCmd(runF func(context.Context, *ProfileOptions) error) *cobra.Command {
-	opts := &ProfileOptions{}
+func newProfileCmd(runF func(context.Context, *profileOptions) error) *cobra.Command {
+	opts := &profileOptions{}
 	cmd := &cobra.Command{
 		Use:   "profile --stores S --scenarios X [--dir DIR] | profile --all [--dir DIR]",
 		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
@@ -72,14 +72,14 @@ DIR/index.md and DIR/index.json; --instrument simulate writes callgrind files.`,
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runProfile(cmd.Context(), opts)
 		},
 	}
-	opts.ProfileOutput.bind(cmd)
+	opts.profileOutput.bind(cmd)
 	fs := cmd.Flags()
 	storesFlag(cmd, &opts.Stores, nil, "stores to profile, comma-separated `names` (see certbench list); with --all, only these")
 	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (see certbench list); with --all, only these")
@@ -88,9 +88,9 @@ DIR/index.md and DIR/index.json; --instrument simulate writes callgrind files.`,
 	fs.StringVar(&opts.Dir, "dir", "profiles", "write the profiles (and the index of --all) into this `dir`")
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
-	opts.CertsFlags.bind(cmd)
-	opts.ScenarioFileFlags.bind(cmd)
-	opts.SimulateFlags.bind(cmd)
+	opts.certsFlags.bind(cmd)
+	opts.scenarioFileFlags.bind(cmd)
+	opts.simulateFlags.bind(cmd)
 	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
 }
@@ -116,9 +116,9 @@ func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob
 
 // jobs returns the captures the options name: every registered store on
 // every default scenario, narrowed by --stores and --scenarios.
-func (o *ProfileOptions) jobs() ([]profileJob, error) {
+func (o *profileOptions) jobs() ([]profileJob, error) {
 	stores, scs := trimAll(o.Stores), trimAll(o.Scenarios)
-	if !o.All && (len(stores) == 0 || (len(scs) == 0 && len(o.ScenarioFileFlags.Files) == 0)) {
+	if !o.All && (len(stores) == 0 || (len(scs) == 0 && len(o.scenarioFileFlags.Files) == 0)) {
 		return nil, usagef("name stores and scenarios (--stores S --scenarios X or --scenario-file F), or use --all (stores: %s; scenarios: %s)",
 			strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
 	}
@@ -134,15 +134,15 @@ func (o *ProfileOptions) jobs() ([]profileJob, error) {
 	}
 	scs2 := scenarios.Defaults()
 	var err error
-	if o.CertsFlags.Path != "" {
+	if o.certsFlags.Path != "" {
 		var progress io.Writer
 		if !o.Quiet {
-			progress = o.IO.ErrOut
+			progress = o.ioStreams.ErrOut
 		}
-		if scs2, err = o.CertsFlags.scenarios(scs, progress); err != nil {
+		if scs2, err = o.certsFlags.scenarios(scs, progress); err != nil {
 			return nil, err
 		}
-	} else if len(scs) > 0 || len(o.ScenarioFileFlags.Files) > 0 {
+	} else if len(scs) > 0 || len(o.scenarioFileFlags.Files) > 0 {
 		scs2 = nil
 		if len(scs) > 0 {
 			if scs2, err = scenarios.ByName(scs...); err != nil {
@@ -150,7 +150,7 @@ func (o *ProfileOptions) jobs() ([]profileJob, error) {
 			}
 		}
 	}
-	all, err := o.ScenarioFileFlags.withFiles(scs2, &o.CertsFlags)
+	all, err := o.scenarioFileFlags.withFiles(scs2, &o.certsFlags)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions
 
 // runProfile captures the profiles and prints their summaries (with
 // All, the index).
-func runProfile(ctx context.Context, opts *ProfileOptions) error {
+func runProfile(ctx context.Context, opts *profileOptions) error {
 	format, err := opts.check()
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Ops)
 	}
-	simulate, err := opts.SimulateFlags.simulate()
+	simulate, err := opts.simulateFlags.simulate()
 	if err != nil {
 		return err
 	}
@@ -236,9 +236,9 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if simulate {
 		return profileSimulated(ctx, opts, jobs, format)
 	}
-	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.IO.ErrOut}
+	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
 	if opts.All && !opts.Quiet {
-		copts.progress = opts.IO.ErrOut
+		copts.progress = opts.ioStreams.ErrOut
 	}
 	sums, err := captureProfiles(ctx, jobs, copts)
 	if err != nil && (!storeFailed(err) || len(sums) == 0) {
@@ -251,14 +251,14 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 }
 
 // writeProfiles prints the summaries (with All, writes and prints the index).
-func writeProfiles(opts *ProfileOptions, format profile.Format, sums []*profile.Summary) error {
+func writeProfiles(opts *profileOptions, format profile.Format, sums []*profile.Summary) error {
 	if !opts.All {
-		return profile.WriteSummaries(opts.IO.Out, format, sums)
+		return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
 	}
 	if err := profile.WriteIndexFiles(opts.Dir, sums); err != nil {
 		return err
 	}
-	return profile.WriteIndex(opts.IO.Out, format, sums)
+	return profile.WriteIndex(opts.ioStreams.Out, format, sums)
 }
 
 // loadProfile reads a profile file; a bad one is bad input.
@@ -271,18 +271,18 @@ func loadProfile(path string) (*pprofile.Profile, error) {
 }
 
 // ProfileDiffOptions are the options of certbench profile diff.
-type ProfileDiffOptions struct {
-	IO         IO
+type profileDiffOptions struct {
+	ioStreams  ioStreams
 	Base, Head string
 	// Types are the sample types to compare (none: alloc_space and
 	// alloc_objects, or every sample type for other profiles).
 	Types  []string
 	Output string // a file for the difference as a profile, when set
-	ProfileOutput
+	profileOutput
 }
 
-func newProfileDiffCmd(runF func(context.Context, *ProfileDiffOptions) error) *cobra.Command {
-	opts := &ProfileDiffOptions{}
+func newProfileDiffCmd(runF func(context.Context, *profileDiffOptions) error) *cobra.Command {
+	opts := &profileDiffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
 		Short: "Show which allocation sites grew and shrank between two profiles, per op",
@@ -292,21 +292,21 @@ cumulative change. -o FILE also writes head minus base as a profile, as pprof
 -diff_base builds it.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
+			opts.ioStreams, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runProfileDiff(cmd.Context(), opts)
 		},
 	}
-	opts.ProfileOutput.bind(cmd)
+	opts.profileOutput.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "also write the difference as a profile to this `file` (.pb.gz)")
 	cmd.Flags().StringSliceVar(&opts.Types, "type", nil, "sample `types` to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
 }
 
 // runProfileDiff compares the two profiles.
-func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
+func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	format, err := opts.check()
 	if err != nil {
 		return err
@@ -359,42 +359,42 @@ func runProfileDiff(_ context.Context, opts *ProfileDiffOptions) error {
 			return err
 		}
 	}
-	return profile.WriteComparisons(opts.IO.Out, format, cs, opts.Top)
+	return profile.WriteComparisons(opts.ioStreams.Out, format, cs, opts.Top)
 }
 
 // ProfileTopOptions are the options of certbench profile top.
-type ProfileTopOptions struct {
-	IO    IO
-	Files []string
-	ProfileOutput
+type profileTopOptions struct {
+	ioStreams ioStreams
+	Files     []string
+	profileOutput
 }
 
-func newProfileTopCmd(runF func(context.Context, *ProfileTopOptions) error) *cobra.Command {
-	opts := &ProfileTopOptions{}
+func newProfileTopCmd(runF func(context.Context, *profileTopOptions) error) *cobra.Command {
+	opts := &profileTopOptions{}
 	cmd := &cobra.Command{
 		Use:   "top FILE.pb.gz ...",
 		Short: "Print the top allocation sites of profiles written by certbench profile",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Files = ioOf(cmd), args
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runProfileTop(cmd.Context(), opts)
 		},
 	}
-	opts.ProfileOutput.bind(cmd)
+	opts.profileOutput.bind(cmd)
 	return cmd
 }
 
 // runProfileTop prints the top sites of each profile.
-func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
+func runProfileTop(_ context.Context, opts *profileTopOptions) error {
 	format, err := opts.check()
 	if err != nil {
 		return err
 	}
 	if isCallgrindFile(opts.Files[0]) {
-		return topCallgrind(opts.IO.Out, format, opts.Files, opts.Top)
+		return topCallgrind(opts.ioStreams.Out, format, opts.Files, opts.Top)
 	}
 	var sums []*profile.Summary
 	for _, path := range opts.Files {
@@ -409,5 +409,5 @@ func runProfileTop(_ context.Context, opts *ProfileTopOptions) error {
 		sum.File = path
 		sums = append(sums, sum)
 	}
-	return profile.WriteSummaries(opts.IO.Out, format, sums)
+	return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
 }

@@ -35,7 +35,7 @@ func TestProfileJobs(t *testing.T) {
 			t.Errorf("job %d: %s, want %s", i, names[i], want[i])
 		}
 	}
-	all, err := (&ProfileOptions{All: true}).jobs()
+	all, err := (&profileOptions{All: true}).jobs()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 )
 
 // ReportOptions are the options of certbench report.
-type ReportOptions struct {
-	IO    IO
-	Files []string
+type reportOptions struct {
+	ioStreams ioStreams
+	Files     []string
 	// Output is the HTML file (-o); never stdout.
 	Output string
 	// PNGDir, if set, also gets every chart as PNG at DPI.
@@ -36,11 +36,11 @@ type ReportOptions struct {
 	ByFile bool
 	// Gate is a gate result file (gate --format json) shown on top.
 	Gate string
-	Selection
+	selection
 }
 
-func newReportCmd(runF func(context.Context, *ReportOptions) error) *cobra.Command {
-	opts := &ReportOptions{}
+func newReportCmd(runF func(context.Context, *reportOptions) error) *cobra.Command {
+	opts := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report RESULTS...",
 		Short: "Write an HTML page (and PNG images) of charts and tables from result files",
@@ -57,7 +57,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
   certbench report --by-file --gate gate.json base.txt head.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.IO, opts.Files = ioOf(cmd), args
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -76,21 +76,21 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
-	opts.Selection.bind(cmd, "the charts and tables",
+	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
 		"/store, or .file for plain go test results")
 	return cmd
 }
 
 // runReport reads the files and writes the page and images.
-func runReport(_ context.Context, opts *ReportOptions) error {
+func runReport(_ context.Context, opts *reportOptions) error {
 	if opts.Output == "" {
 		return usagef("-o: name the HTML file to write")
 	}
 	if opts.ByFile && opts.Col != "" {
 		return usagef("--by-file and --col both choose the columns; give one (--by-file is --col .file)")
 	}
-	if err := opts.Selection.check(); err != nil {
+	if err := opts.selection.check(); err != nil {
 		return err
 	}
 	files := strings.Join(opts.Files, ", ")
@@ -99,8 +99,8 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	printWarnings(opts.IO.ErrOut, rs)
-	printFailures(opts.IO.ErrOut, rs)
+	printWarnings(opts.ioStreams.ErrOut, rs)
+	printFailures(opts.ioStreams.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
 	if ropts.Gate, err = readGate(opts.Gate); err != nil {
 		return err
@@ -111,7 +111,7 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 	}
 	rep, err := report.Build(rs, ropts)
 	if err != nil {
-		return buildError(err, nil, opts.Selection, files+" (other than sweep samples)")
+		return buildError(err, nil, opts.selection, files+" (other than sweep samples)")
 	}
 	if rep.Compare == nil {
 		for _, fl := range []struct {
@@ -123,7 +123,7 @@ func runReport(_ context.Context, opts *ReportOptions) error {
 			}
 		}
 	}
-	out := opts.IO.Out
+	out := opts.ioStreams.Out
 	if err := writeHTML(opts.Output, rep); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func readGate(path string) (*report.GateResult, error) {
 }
 
 // writeGrowthChart writes the one growth chart of --growth-chart.
-func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) error {
+func writeGrowthChart(opts *reportOptions, rep *report.Report, files string) error {
 	if len(rep.Curves) == 0 {
 		return usagef("--growth-chart: no sweep results in %s", files)
 	}
@@ -182,7 +182,7 @@ func writeGrowthChart(opts *ReportOptions, rep *report.Report, files string) err
 	if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
 		return usageError(err)
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s\n", opts.GrowthChart)
+	fmt.Fprintf(opts.ioStreams.Out, "wrote %s\n", opts.GrowthChart)
 	return nil
 }
 

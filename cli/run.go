@@ -18,7 +18,7 @@ import (
 )
 
 // BenchFlags are the measuring flags run and compare share.
-type BenchFlags struct {
+type benchFlags struct {
 	Stores    []string // --stores; the first is compare's baseline
 	Scenarios []string // --scenarios; none means the default set
 	Count     int      // --count
@@ -30,12 +30,12 @@ type BenchFlags struct {
 	SampleTimeout      time.Duration
 	SampleTimeoutGiven bool
 	Config             string
-	CertsFlags         // --certs
-	ScenarioFileFlags  // --scenario-file
+	certsFlags         // --certs
+	scenarioFileFlags  // --scenario-file
 }
 
 // bind binds the flags into f.
-func (f *BenchFlags) bind(cmd *cobra.Command) {
+func (f *benchFlags) bind(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	storesFlag(cmd, &f.Stores, defaultStores(), "stores to measure, comma-separated `names`; the first is the baseline (see certbench list)")
 	fs.StringSliceVar(&f.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (default: the default set, see certbench list)")
@@ -45,12 +45,12 @@ func (f *BenchFlags) bind(cmd *cobra.Command) {
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
 	fs.DurationVar(&f.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (0: no limit)")
 	fs.StringVar(&f.Config, "config", "", "policy `file` whose gate.sample_timeout applies unless --sample-timeout is given")
-	f.CertsFlags.bind(cmd)
-	f.ScenarioFileFlags.bind(cmd)
+	f.certsFlags.bind(cmd)
+	f.scenarioFileFlags.bind(cmd)
 }
 
 // options turns the flags into bench options, checking every name.
-func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
+func (f *benchFlags) options(stderr io.Writer) (bench.Options, error) {
 	var opts bench.Options
 	timeout, err := f.sampleTimeout()
 	if err != nil {
@@ -84,7 +84,7 @@ func (f *BenchFlags) options(stderr io.Writer) (bench.Options, error) {
 
 // sampleTimeout returns bench.Options' SampleTimeout: --sample-timeout
 // when given, else --config's when set, else the flag's default.
-func (f *BenchFlags) sampleTimeout() (time.Duration, error) {
+func (f *benchFlags) sampleTimeout() (time.Duration, error) {
 	t := f.SampleTimeout
 	if f.Config != "" && !f.SampleTimeoutGiven {
 		p, err := gate.LoadConfig(f.Config)
@@ -141,7 +141,7 @@ func writeSamples(ctx context.Context, out, errOut io.Writer, stacks string, con
 // writeResultsTo calls write with the file named by output (-o), or with
 // stdout when output is "" or "-", and closes the file. A store's failure
 // (storeFailed) still closes and keeps the file.
-func writeResultsTo(o IO, output string, write func(io.Writer) error) error {
+func writeResultsTo(o ioStreams, output string, write func(io.Writer) error) error {
 	if output == "" || output == "-" {
 		return write(o.Out)
 	}
@@ -169,9 +169,9 @@ func noLimit(t time.Duration) time.Duration {
 }
 
 // RunOptions are the options of certbench run.
-type RunOptions struct {
-	IO IO
-	BenchFlags
+type runOptions struct {
+	ioStreams ioStreams
+	benchFlags
 	Output string // -o; "" or "-" is IO.Out
 	// Round (--round) is written as "# round: ROUND" (results.RoundKey),
 	// by which gate pairs the samples of interleaved base/head rounds.
@@ -179,12 +179,12 @@ type RunOptions struct {
 	// Sync (--sync) is a directory shared with one other run: each
 	// sample's timed ops start when both reach it (package rendezvous).
 	Sync          string
-	SimulateFlags        // --instrument simulate
+	simulateFlags        // --instrument simulate
 	CallgrindDir  string // --callgrind-dir: every sample's callgrind file
 }
 
-func newRunCmd(runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{}
+func newRunCmd(runF func(context.Context, *runOptions) error) *cobra.Command {
+	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Measure stores on scenarios and write Go benchmark results",
@@ -202,7 +202,7 @@ go doc github.com/certbench/certbench/bench.`,
   certbench run --certs /etc/traefik/certs -o mine.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -210,26 +210,26 @@ go doc github.com/certbench/certbench/bench.`,
 			return runRun(cmd.Context(), opts)
 		},
 	}
-	opts.BenchFlags.bind(cmd)
+	opts.benchFlags.bind(cmd)
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
 	fs.StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other run given this `dir`")
-	opts.SimulateFlags.bind(cmd)
+	opts.simulateFlags.bind(cmd)
 	fs.StringVar(&opts.CallgrindDir, "callgrind-dir", "", "with --instrument simulate: keep every sample's callgrind file in this `dir`")
 	return cmd
 }
 
 // runRun measures and writes the results.
-func runRun(ctx context.Context, opts *RunOptions) error {
-	simulate, err := opts.SimulateFlags.simulate()
+func runRun(ctx context.Context, opts *runOptions) error {
+	simulate, err := opts.simulateFlags.simulate()
 	if err != nil {
 		return err
 	}
 	if !simulate && opts.CallgrindDir != "" {
 		return usagef("--callgrind-dir needs --instrument simulate")
 	}
-	bopts, err := opts.options(opts.IO.ErrOut)
+	bopts, err := opts.options(opts.ioStreams.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			}
 		}
 		if !underCallgrind() {
-			return reexecUnderCallgrind(ctx, opts.IO, bopts.Scenarios, opts.CacheSim)
+			return reexecUnderCallgrind(ctx, opts.ioStreams, bopts.Scenarios, opts.CacheSim)
 		}
 		bopts.Instrument = bench.Simulate
 		bopts.CallgrindDir = opts.CallgrindDir
@@ -272,8 +272,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		bopts.Sync = d.Sample
 	}
-	return writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
-		return runTo(ctx, bopts, out, opts.IO.ErrOut, stackBase(opts.Output), config...)
+	return writeResultsTo(opts.ioStreams, opts.Output, func(out io.Writer) error {
+		return runTo(ctx, bopts, out, opts.ioStreams.ErrOut, stackBase(opts.Output), config...)
 	})
 }
 

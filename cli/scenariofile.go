@@ -10,18 +10,18 @@ import (
 
 // ScenarioFileFlags are the flags that add scenarios from the user's
 // scenario files (--scenario-file, repeatable).
-type ScenarioFileFlags struct {
+type scenarioFileFlags struct {
 	Files []string // --scenario-file (docs/scenarios.md)
 }
 
-func (s *ScenarioFileFlags) bind(cmd *cobra.Command) {
+func (s *scenarioFileFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&s.Files, "scenario-file", nil,
 		"run the scenario a YAML scenario `file` describes (repeatable; format: docs/scenarios.md); with --scenarios, both; results record its name and definition hash")
 	_ = cmd.MarkFlagFilename("scenario-file", "yaml", "yml")
 }
 
 // load reads the scenario files.
-func (s *ScenarioFileFlags) load() ([]scenarios.Scenario, error) {
+func (s *scenarioFileFlags) load() ([]scenarios.Scenario, error) {
 	var out []scenarios.Scenario
 	for _, path := range s.Files {
 		sc, err := scenarios.LoadFile(path)
@@ -36,7 +36,7 @@ func (s *ScenarioFileFlags) load() ([]scenarios.Scenario, error) {
 // withFiles returns named followed by the scenarios of the files,
 // refusing two scenarios of one name (the benchmark names would collide)
 // and files that name their certificates when --certs names others.
-func (s *ScenarioFileFlags) withFiles(named []scenarios.Scenario, c *CertsFlags) ([]scenarios.Scenario, error) {
+func (s *scenarioFileFlags) withFiles(named []scenarios.Scenario, c *certsFlags) ([]scenarios.Scenario, error) {
 	if len(s.Files) == 0 {
 		return named, nil
 	}

@@ -23,12 +23,12 @@ import (
 
 // SimulateFlags choose the instrument of the commands that measure or
 // profile under the simulated CPU (run, profile).
-type SimulateFlags struct {
+type simulateFlags struct {
 	Instrument string // --instrument: wall (the default) or simulate
 	CacheSim   bool   // --cache-sim: est-cycles/op too
 }
 
-func (f *SimulateFlags) bind(cmd *cobra.Command) {
+func (f *simulateFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Instrument, "instrument", bench.Wall,
 		"how the timed ops are measured: `wall` (the clock) or simulate (instructions under valgrind's callgrind; certbench starts it)")
 	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (slower)")
@@ -36,7 +36,7 @@ func (f *SimulateFlags) bind(cmd *cobra.Command) {
 
 // simulate reports whether the flags ask for the simulate instrument,
 // checking them.
-func (f *SimulateFlags) simulate() (bool, error) {
+func (f *simulateFlags) simulate() (bool, error) {
 	switch f.Instrument {
 	case "", bench.Wall:
 		if f.CacheSim {
@@ -96,7 +96,7 @@ func commandArgs(ctx context.Context) []string {
 // for it, forwarding a SIGINT or SIGTERM and exiting as it does. It first
 // checks valgrind and fills the pool cache natively for large pools, so
 // that the child does not generate certificates under the simulation.
-func reexecUnderCallgrind(ctx context.Context, out IO, scs []scenarios.Scenario, cacheSim bool) error {
+func reexecUnderCallgrind(ctx context.Context, out ioStreams, scs []scenarios.Scenario, cacheSim bool) error {
 	if !callgrind.Supported() {
 		return usageError(callgrind.ErrUnsupported)
 	}
@@ -140,7 +140,7 @@ type callgrindChild struct {
 	opts callgrind.Options
 	exe  string
 	args []string
-	out  IO
+	out  ioStreams
 }
 
 // start starts the child, its start-up seed fixed if fixed, and returns

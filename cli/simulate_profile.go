@@ -40,7 +40,7 @@ func topCallgrind(w io.Writer, format profile.Format, files []string, n int) err
 // profileSimulated is certbench profile --instrument simulate: one sample
 // of each job under callgrind (certbench re-executes itself), its window
 // kept as DIR/<scenario>.<store>.callgrind, and the top functions printed.
-func profileSimulated(ctx context.Context, opts *ProfileOptions, jobs []profileJob, format profile.Format) error {
+func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob, format profile.Format) error {
 	var stores []certstore.Info
 	var scs []scenarios.Scenario
 	for _, j := range jobs {
@@ -55,11 +55,11 @@ func profileSimulated(ctx context.Context, opts *ProfileOptions, jobs []profileJ
 		return err
 	}
 	if !underCallgrind() {
-		return reexecUnderCallgrind(ctx, opts.IO, scs, opts.CacheSim)
+		return reexecUnderCallgrind(ctx, opts.ioStreams, scs, opts.CacheSim)
 	}
 	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: 1, Ops: opts.Ops, Instrument: bench.Simulate, CallgrindDir: opts.Dir}
-	if opts.All && !opts.Quiet && isTerminal(opts.IO.ErrOut) {
-		bopts.Progress = opts.IO.ErrOut
+	if opts.All && !opts.Quiet && isTerminal(opts.ioStreams.ErrOut) {
+		bopts.Progress = opts.ioStreams.ErrOut
 	}
 	if err := bench.Run(ctx, bopts, func(bench.Sample) error { return nil }); err != nil {
 		return err
@@ -77,5 +77,5 @@ func profileSimulated(ctx context.Context, opts *ProfileOptions, jobs []profileJ
 		}
 		tops = append(tops, ts...)
 	}
-	return callgrind.WriteTops(opts.IO.Out, string(format), tops)
+	return callgrind.WriteTops(opts.ioStreams.Out, string(format), tops)
 }

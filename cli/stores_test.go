@@ -25,13 +25,13 @@ func TestDefaultStoresAreRegistered(t *testing.T) {
 	var got []string
 	for name, cmd := range map[string]func() error{
 		"run": func() error {
-			return parse(t, newRunCmd(func(_ context.Context, o *RunOptions) error { got = o.Stores; return nil }))
+			return parse(t, newRunCmd(func(_ context.Context, o *runOptions) error { got = o.Stores; return nil }))
 		},
 		"compare": func() error {
-			return parse(t, newCompareCmd(func(_ context.Context, o *CompareOptions) error { got = o.Stores; return nil }))
+			return parse(t, newCompareCmd(func(_ context.Context, o *compareOptions) error { got = o.Stores; return nil }))
 		},
 		"sweep": func() error {
-			return parse(t, newSweepCmd(func(_ context.Context, o *SweepOptions) error { got = o.Stores; return nil }))
+			return parse(t, newSweepCmd(func(_ context.Context, o *sweepOptions) error { got = o.Stores; return nil }))
 		},
 	} {
 		got = nil

@@ -19,8 +19,8 @@ import (
 )
 
 // SweepOptions are the options of certbench sweep.
-type SweepOptions struct {
-	IO            IO
+type sweepOptions struct {
+	ioStreams     ioStreams
 	Families      []string // --scenarios
 	Sizes         []int
 	Stores        []string
@@ -32,8 +32,8 @@ type SweepOptions struct {
 	SampleTimeout time.Duration // 0: no bound
 }
 
-func newSweepCmd(runF func(context.Context, *SweepOptions) error) *cobra.Command {
-	opts := &SweepOptions{}
+func newSweepCmd(runF func(context.Context, *sweepOptions) error) *cobra.Command {
+	opts := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Measure how stores grow with the number of certificates, and fit the growth",
@@ -51,7 +51,7 @@ github.com/certbench/certbench/bench.Sweep.`,
   certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.IO = ioOf(cmd)
+			opts.ioStreams = ioOf(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -88,7 +88,7 @@ func sweepHint(names []string) string {
 }
 
 // check validates the options and returns the families and stores.
-func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
+func (o *sweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 	var fams []scenarios.Family
 	for _, name := range o.Families {
 		name = strings.TrimSpace(name)
@@ -126,7 +126,7 @@ func (o *SweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 }
 
 // runSweep runs the families and prints the growth tables.
-func runSweep(ctx context.Context, opts *SweepOptions) error {
+func runSweep(ctx context.Context, opts *sweepOptions) error {
 	fams, infos, err := opts.check()
 	if err != nil {
 		return err
@@ -134,18 +134,18 @@ func runSweep(ctx context.Context, opts *SweepOptions) error {
 	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
 		Budget: opts.Budget, SampleTimeout: noLimit(opts.SampleTimeout)}
 	if !opts.Quiet {
-		sopts.Progress = opts.IO.ErrOut
-		sopts.ProgressLines = !isTerminal(opts.IO.ErrOut)
+		sopts.Progress = opts.ioStreams.ErrOut
+		sopts.ProgressLines = !isTerminal(opts.ioStreams.ErrOut)
 	}
-	tables := opts.IO.ErrOut
+	tables := opts.ioStreams.ErrOut
 	if opts.Output != "" && opts.Output != "-" {
-		tables = opts.IO.Out
+		tables = opts.ioStreams.Out
 	}
 	var raw bytes.Buffer
 	var res *bench.SweepResult
 	var sweepErr error
-	err = writeResultsTo(opts.IO, opts.Output, func(out io.Writer) error {
-		return writeSamples(ctx, io.MultiWriter(out, &raw), opts.IO.ErrOut, stackBase(opts.Output), nil,
+	err = writeResultsTo(opts.ioStreams, opts.Output, func(out io.Writer) error {
+		return writeSamples(ctx, io.MultiWriter(out, &raw), opts.ioStreams.ErrOut, stackBase(opts.Output), nil,
 			func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error {
 				sopts.Fault = fault
 				res, sweepErr = bench.Sweep(ctx, sopts, emit)
