@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -89,12 +90,11 @@ func (s *Series) Round(i int) string {
 
 // Metric returns the values of unit (as read or as written), or nil.
 func (s *Series) Metric(unit string) *Metric {
-	for _, m := range s.Metrics {
-		if m.Unit == unit || (m.OrigUnit != "" && m.OrigUnit == unit) {
-			return m
-		}
+	i := slices.IndexFunc(s.Metrics, func(m *Metric) bool { return m.Unit == unit || (m.OrigUnit != "" && m.OrigUnit == unit) })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return s.Metrics[i]
 }
 
 // GetConfig returns the value of a configuration key, or "".
@@ -221,17 +221,17 @@ func Load(paths ...string) (*Set, error) {
 		} else {
 			seen[label] = 1
 		}
-		if path == stdinArg {
-			if stdin {
-				return nil, fmt.Errorf("%s: standard input given twice", arg)
-			}
+		var err error
+		switch {
+		case path == stdinArg && stdin:
+			return nil, fmt.Errorf("%s: standard input given twice", arg)
+		case path == stdinArg:
 			stdin = true
-			if err := set.read(os.Stdin, stdinName, label); err != nil {
-				return nil, err
-			}
-			continue
+			err = set.read(os.Stdin, stdinName, label)
+		default:
+			err = set.readFile(path, label)
 		}
-		if err := set.readFile(path, label); err != nil {
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -325,9 +325,7 @@ func (set *Set) read(r io.Reader, path, label string) error {
 		set.Failures = append(set.Failures, f)
 	}
 	set.Series = append(set.Series, agg.series...)
-	for k, m := range newUnits {
-		set.Units[k] = m
-	}
+	maps.Copy(set.Units, newUnits)
 	set.Warnings = append(set.Warnings, units.errors()...)
 	set.Warnings = append(set.Warnings, sc.finish(agg.results)...)
 	set.Files = append(set.Files, label)
@@ -508,15 +506,9 @@ func (a *aggregator) intern(s string) string {
 }
 
 func sameConfig(a, b []benchfmt.Config) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Key != b[i].Key || a[i].File != b[i].File || !bytes.Equal(a[i].Value, b[i].Value) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y benchfmt.Config) bool {
+		return x.Key == y.Key && x.File == y.File && bytes.Equal(x.Value, y.Value)
+	})
 }
 
 // metric returns the metric of v's unit, made if new; j is where it
@@ -525,10 +517,8 @@ func (s *Series) metric(j int, v benchfmt.Value) *Metric {
 	if j < len(s.Metrics) && s.Metrics[j].Unit == v.Unit {
 		return s.Metrics[j]
 	}
-	for _, m := range s.Metrics {
-		if m.Unit == v.Unit {
-			return m
-		}
+	if k := slices.IndexFunc(s.Metrics, func(m *Metric) bool { return m.Unit == v.Unit }); k >= 0 {
+		return s.Metrics[k]
 	}
 	m := &Metric{Unit: v.Unit, OrigUnit: v.OrigUnit}
 	s.Metrics = append(s.Metrics, m)

@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -145,8 +146,11 @@ func Parse(r io.Reader) ([]*Profile, error) {
 	if p.line == 0 || p.cur == nil && len(p.out) == 0 {
 		return nil, &SyntaxError{Line: p.line, Msg: "empty file"}
 	}
-	if err := p.finish(); err != nil {
-		return nil, &SyntaxError{Line: p.line, Msg: err.Error()}
+	if p.cur != nil {
+		if err := p.closePart(); err != nil {
+			return nil, &SyntaxError{Line: p.line, Msg: err.Error()}
+		}
+		p.out = append(p.out, p.cur)
 	}
 	return p.out, nil
 }
@@ -182,38 +186,15 @@ type parser struct {
 	hasTot bool
 }
 
-// newPart starts a new part.
 func (p *parser) newPart() {
 	if p.cur != nil {
 		p.out = append(p.out, p.cur)
 	}
-	p.cur = &Profile{Creator: p.creator, Cmd: p.cmd, PID: p.pid, Events: p.events}
-	p.seenFn = false
-	p.obs, p.files, p.fns = map[int]string{}, map[int]string{}, map[int]string{}
-	p.names = 0
-	p.ob, p.fl, p.cob = "", "", ""
-	p.fn, p.cfn = nil, nil
-	p.calls = -1
-	p.jump = false
-	p.byName = map[[2]string]*Function{}
-	if p.positions == 0 {
-		p.positions = 1
-	}
-	p.pos = make([]int64, p.positions)
-	p.sum = nil
-	p.hasTot = false
-}
-
-// finish closes the last part and checks every part.
-func (p *parser) finish() error {
-	if p.cur != nil {
-		if err := p.closePart(); err != nil {
-			return err
-		}
-		p.out = append(p.out, p.cur)
-		p.cur = nil
-	}
-	return nil
+	n := max(p.positions, 1)
+	*p = parser{line: p.line, out: p.out, creator: p.creator, cmd: p.cmd, pid: p.pid, positions: n, events: p.events,
+		cur: &Profile{Creator: p.creator, Cmd: p.cmd, PID: p.pid, Events: p.events},
+		obs: map[int]string{}, files: map[int]string{}, fns: map[int]string{},
+		calls: -1, byName: map[[2]string]*Function{}, pos: make([]int64, n)}
 }
 
 // closePart fills Totals of the current part when the file gave none.
@@ -396,11 +377,7 @@ func (p *parser) functionLine(key, val string) error {
 		return fmt.Errorf("%s=: %v", key, err)
 	}
 	if key == "cfn" {
-		ob := p.cob
-		if ob == "" {
-			ob = p.ob
-		}
-		p.cfn = p.function(ob, name)
+		p.cfn = p.function(cmp.Or(p.cob, p.ob), name)
 		return nil
 	}
 	if p.calls >= 0 {
@@ -530,13 +507,11 @@ func (p *parser) costLine(s string) error {
 		p.addCall(v)
 		return nil
 	}
-	for i, x := range v {
-		p.fn.Self[i] = addSat(p.fn.Self[i], x)
-	}
 	if p.sum == nil {
 		p.sum = make([]uint64, len(p.cur.Events))
 	}
 	for i, x := range v {
+		p.fn.Self[i] = addSat(p.fn.Self[i], x)
 		p.sum[i] = addSat(p.sum[i], x)
 	}
 	return nil
@@ -545,17 +520,12 @@ func (p *parser) costLine(s string) error {
 // addCall adds the cost v of the pending calls= line to the current
 // function's call of the current callee.
 func (p *parser) addCall(v []uint64) {
-	var c *Call
-	for _, have := range p.fn.Calls {
-		if have.Callee == p.cfn {
-			c = have
-			break
-		}
+	i := slices.IndexFunc(p.fn.Calls, func(c *Call) bool { return c.Callee == p.cfn })
+	if i < 0 {
+		i = len(p.fn.Calls)
+		p.fn.Calls = append(p.fn.Calls, &Call{Callee: p.cfn, Inclusive: make([]uint64, len(p.cur.Events))})
 	}
-	if c == nil {
-		c = &Call{Callee: p.cfn, Inclusive: make([]uint64, len(p.cur.Events))}
-		p.fn.Calls = append(p.fn.Calls, c)
-	}
+	c := p.fn.Calls[i]
 	c.Count = addSat(c.Count, uint64(p.calls))
 	for i, x := range v {
 		c.Inclusive[i] = addSat(c.Inclusive[i], x)
@@ -571,12 +541,9 @@ func (p *parser) position(i int, s string) (int64, error) {
 	case s == "*":
 		return p.pos[i], nil
 	case s[0] == '+' || s[0] == '-':
-		d, err := strconv.ParseInt(s[1:], 10, 64)
-		if err != nil || d < 0 {
+		d, err := strconv.ParseInt(s, 10, 64) // the sign is the direction
+		if err != nil || d == math.MinInt64 {
 			return 0, fmt.Errorf("position %q: not a number", clip(s))
-		}
-		if s[0] == '-' {
-			d = -d
 		}
 		return p.pos[i] + d, nil
 	}
