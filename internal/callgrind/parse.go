@@ -215,7 +215,7 @@ func (p *parser) closePart() error {
 }
 
 // parseLine reads one line: a cost line, a header line ("key: value") or
-// a body line ("key=value"), each kind of key read by its own method.
+// a body line ("key=value").
 func (p *parser) parseLine(s string) error {
 	if s == "" || s[0] == '#' {
 		return nil
@@ -234,35 +234,6 @@ func (p *parser) parseLine(s string) error {
 	if p.jump && key != "" {
 		return fmt.Errorf("%s= line where the source position of a jump must be", key)
 	}
-	switch key {
-	case "version", "creator", "cmd", "pid", "part", "desc":
-		return p.partLine(key, val)
-	case "positions", "events", "summary", "totals":
-		return p.costFormatLine(key, val)
-	case "ob", "cob", "fl", "fi", "fe", "cfl", "cfi":
-		return p.locationLine(key, val)
-	case "fn", "cfn":
-		return p.functionLine(key, val)
-	case "calls":
-		return p.callsLine(val)
-	case "jump", "jcnd":
-		p.jump = true
-	case "thread", "event":
-		// A thread number, or an event's long name or formula ("event:
-		// CEst = Ir + ..."): not needed.
-	default:
-		// Other header lines of later formats are skipped, as the
-		// format says readers should.
-		if p.seenFn {
-			return fmt.Errorf("unknown line %q", clip(s))
-		}
-	}
-	return nil
-}
-
-// partLine reads a header line that describes the run or starts a part:
-// version, creator, cmd, pid, part or desc.
-func (p *parser) partLine(key, val string) error {
 	switch key {
 	case "version":
 		if strings.TrimSpace(val) != "1" {
@@ -299,14 +270,6 @@ func (p *parser) partLine(key, val string) error {
 		} else {
 			p.cur.Desc = append(p.cur.Desc, val)
 		}
-	}
-	return nil
-}
-
-// costFormatLine reads a header line about the cost columns (positions,
-// events) or the part's totals (summary, totals).
-func (p *parser) costFormatLine(key, val string) error {
-	switch key {
 	case "positions":
 		if p.seenFn || len(p.cur.Functions) > 0 {
 			return errors.New("positions: after cost lines")
@@ -341,72 +304,66 @@ func (p *parser) costFormatLine(key, val string) error {
 			p.cur.Totals = v
 			p.hasTot = true
 		}
+	case "ob", "cob", "fl", "fi", "fe", "cfl", "cfi": // only ob, cob and fl are kept; the others may define compressed names
+		table := p.files
+		if key == "ob" || key == "cob" {
+			table = p.obs
+		}
+		name, err := p.name(table, val)
+		if err != nil {
+			return fmt.Errorf("%s=: %v", key, err)
+		}
+		switch key {
+		case "ob":
+			p.ob = name
+		case "cob":
+			p.cob = name
+		case "fl":
+			p.fl = name
+		}
+	case "fn", "cfn": // the function of the cost lines that follow, or the callee of the next calls= line
+		name, err := p.name(p.fns, val)
+		if err != nil {
+			return fmt.Errorf("%s=: %v", key, err)
+		}
+		if key == "cfn" {
+			p.cfn = p.function(cmp.Or(p.cob, p.ob), name)
+			return nil
+		}
+		if p.calls >= 0 {
+			return errors.New("fn= line where the cost line of a call must be")
+		}
+		p.fn = p.function(p.ob, name)
+		if p.fn.File == "" {
+			p.fn.File = p.fl
+		}
+		p.cob, p.cfn = "", nil
+		p.seenFn = true
+	case "calls": // the next cost line is that many calls from the current function to the current callee
+		f := strings.Fields(val)
+		if len(f) < 1 {
+			return errors.New("calls=: no count")
+		}
+		n, err := strconv.ParseUint(f[0], 10, 63)
+		if err != nil {
+			return fmt.Errorf("calls=%q: not a count", clip(val))
+		}
+		if p.fn == nil || p.cfn == nil {
+			return errors.New("calls= before fn= and cfn=")
+		}
+		p.calls = int64(n)
+	case "jump", "jcnd":
+		p.jump = true
+	case "thread", "event":
+		// A thread number, or an event's long name or formula ("event:
+		// CEst = Ir + ..."): not needed.
+	default:
+		// Other header lines of later formats are skipped, as the
+		// format says readers should.
+		if p.seenFn {
+			return fmt.Errorf("unknown line %q", clip(s))
+		}
 	}
-	return nil
-}
-
-// locationLine reads a body line that names the object or file of the
-// cost lines that follow (ob, fl, fi, fe) or of a call (cob, cfl, cfi).
-// Only ob, cob and fl are kept; the others are read for their
-// compressed names.
-func (p *parser) locationLine(key, val string) error {
-	table := p.files
-	if key == "ob" || key == "cob" {
-		table = p.obs
-	}
-	name, err := p.name(table, val)
-	if err != nil {
-		return fmt.Errorf("%s=: %v", key, err)
-	}
-	switch key {
-	case "ob":
-		p.ob = name
-	case "cob":
-		p.cob = name
-	case "fl":
-		p.fl = name
-	}
-	return nil
-}
-
-// functionLine reads fn= (the function of the cost lines that follow) or
-// cfn= (the callee of the next calls= line).
-func (p *parser) functionLine(key, val string) error {
-	name, err := p.name(p.fns, val)
-	if err != nil {
-		return fmt.Errorf("%s=: %v", key, err)
-	}
-	if key == "cfn" {
-		p.cfn = p.function(cmp.Or(p.cob, p.ob), name)
-		return nil
-	}
-	if p.calls >= 0 {
-		return errors.New("fn= line where the cost line of a call must be")
-	}
-	p.fn = p.function(p.ob, name)
-	if p.fn.File == "" {
-		p.fn.File = p.fl
-	}
-	p.cob, p.cfn = "", nil
-	p.seenFn = true
-	return nil
-}
-
-// callsLine reads calls=: the next cost line is that many calls from the
-// current function to the current callee.
-func (p *parser) callsLine(val string) error {
-	f := strings.Fields(val)
-	if len(f) < 1 {
-		return errors.New("calls=: no count")
-	}
-	n, err := strconv.ParseUint(f[0], 10, 63)
-	if err != nil {
-		return fmt.Errorf("calls=%q: not a count", clip(val))
-	}
-	if p.fn == nil || p.cfn == nil {
-		return errors.New("calls= before fn= and cfn=")
-	}
-	p.calls = int64(n)
 	return nil
 }
 
