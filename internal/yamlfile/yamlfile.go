@@ -116,7 +116,6 @@ func Flatten(err error) []error {
 	return []error{err}
 }
 
-// join appends field to path: "a" + "b" is "a.b", "a" + "[0]" is "a[0]".
 func join(path, field string) string {
 	if path == "" || field == "" || strings.HasPrefix(field, "[") {
 		return path + field
@@ -166,10 +165,8 @@ func Decode(data []byte, name, want string, v any) error {
 	return errors.Join(errs...)
 }
 
-// maxErrors bounds the errors Decode reports.
 const maxErrors = 50
 
-// checker checks a document against a Go type.
 type checker struct {
 	name    string
 	errs    []posError
@@ -178,7 +175,6 @@ type checker struct {
 	seen    map[seenKey]bool // whether each node checked was good
 }
 
-// posError is an error at a line and column.
 type posError struct {
 	line, column int
 	error
@@ -195,7 +191,6 @@ type seenKey struct {
 	t reflect.Type
 }
 
-// errorf records an error about field at n.
 func (c *checker) errorf(n *yaml.Node, field, format string, args ...any) {
 	c.flagged = append(c.flagged, field)
 	msg := fmt.Sprintf(format, args...)
@@ -205,7 +200,6 @@ func (c *checker) errorf(n *yaml.Node, field, format string, args ...any) {
 	c.errs = append(c.errs, posError{n.Line, n.Column, fmt.Errorf("%s:%d:%d: %s", c.name, n.Line, n.Column, msg)})
 }
 
-// mismatch records that n is not what t wants.
 func (c *checker) mismatch(n *yaml.Node, t reflect.Type, path string) bool {
 	c.errorf(n, path, "want %s, found %s", describe(t), KindName(n))
 	return false
@@ -260,7 +254,6 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) (ok bool) {
 	return true
 }
 
-// unmarshaler runs t's UnmarshalYAML on n and records its errors.
 func (c *checker) unmarshaler(n *yaml.Node, t reflect.Type, path string) bool {
 	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 		c.at[join(path, n.Content[i].Value)] = place{key: n.Content[i], value: n.Content[i+1]}
@@ -348,7 +341,6 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
 	return true
 }
 
-// field is a struct field by the name YAML gives it.
 type field struct {
 	name string
 	reflect.StructField
@@ -425,7 +417,6 @@ func KindName(n *yaml.Node) string {
 	return strconv.Quote(n.Value)
 }
 
-// null returns a null node where n was.
 func null(n *yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
 }
@@ -471,7 +462,6 @@ func (c *checker) related(field string) bool {
 	return slices.ContainsFunc(c.flagged, func(f string) bool { return within(f, field) || within(field, f) })
 }
 
-// parent returns the path of the mapping or list holding field.
 func parent(field string) string {
 	return field[:max(0, strings.LastIndexByte(field, '.'), strings.LastIndexByte(field, '['))]
 }
@@ -481,13 +471,10 @@ func parent(field string) string {
 // quote) where the document cut after it fails the same way.
 func syntaxError(name string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
-	if !ok {
-		return fmt.Errorf("%s: %s", name, msg)
-	}
-	n, what, ok := strings.Cut(rest, ": ")
+	rest, ok1 := strings.CutPrefix(msg, "line ")
+	n, what, ok2 := strings.Cut(rest, ": ")
 	line, err := strconv.Atoi(n)
-	if !ok || err != nil {
+	if !ok1 || !ok2 || err != nil {
 		return fmt.Errorf("%s: %s", name, msg)
 	}
 	if l := problemLine(data, line, what); l > 0 {
@@ -496,7 +483,6 @@ func syntaxError(name string, data []byte, err error) error {
 	return fmt.Errorf("%s:%d: %s", name, line, what)
 }
 
-// maxProblemScan bounds the documents problemLine parses.
 const maxProblemScan = 500
 
 // problemLine returns the first line, from line from on, at which data cut
