@@ -240,8 +240,7 @@ func (p *parser) parseLine(s string) error {
 			return fmt.Errorf("version %q: only version 1 is known", clip(val))
 		}
 	case "creator":
-		p.creator = val
-		p.cur.Creator = val
+		p.creator, p.cur.Creator = val, val
 	case "cmd":
 		p.cmd = strings.TrimSpace(val)
 		p.cur.Cmd = p.cmd
@@ -250,8 +249,7 @@ func (p *parser) parseLine(s string) error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("pid %q: not a process id", clip(val))
 		}
-		p.pid = n
-		p.cur.PID = n
+		p.pid, p.cur.PID = n, n
 	case "part":
 		n, err := strconv.Atoi(strings.TrimSpace(val))
 		if err != nil || n < 0 {
@@ -270,39 +268,32 @@ func (p *parser) parseLine(s string) error {
 		} else {
 			p.cur.Desc = append(p.cur.Desc, val)
 		}
-	case "positions":
-		if p.seenFn || len(p.cur.Functions) > 0 {
-			return errors.New("positions: after cost lines")
-		}
+	case "positions", "events":
 		f := strings.Fields(val)
-		if len(f) == 0 || len(f) > 2 {
-			return fmt.Errorf("positions %q: want line, instr or instr line", clip(val))
-		}
-		for _, x := range f {
-			if x != "line" && x != "instr" {
-				return fmt.Errorf("positions %q: unknown position %q", clip(val), clip(x))
-			}
-		}
-		p.positions = len(f)
-		p.pos = make([]int64, p.positions)
-	case "events":
-		if p.seenFn || len(p.cur.Functions) > 0 {
-			return errors.New("events: after cost lines")
-		}
-		f := strings.Fields(val)
-		if len(f) == 0 || len(f) > MaxEvents {
+		switch {
+		case p.seenFn || len(p.cur.Functions) > 0:
+			return fmt.Errorf("%s: after cost lines", key)
+		case key == "events" && (len(f) == 0 || len(f) > MaxEvents):
 			return fmt.Errorf("events: want 1 to %d event names, have %d", MaxEvents, len(f))
+		case key == "events":
+			p.cur.Events, p.events = f, f
+		case len(f) == 0 || len(f) > 2:
+			return fmt.Errorf("positions %q: want line, instr or instr line", clip(val))
+		default:
+			for _, x := range f {
+				if x != "line" && x != "instr" {
+					return fmt.Errorf("positions %q: unknown position %q", clip(val), clip(x))
+				}
+			}
+			p.positions, p.pos = len(f), make([]int64, len(f))
 		}
-		p.cur.Events = f
-		p.events = f
 	case "summary", "totals":
 		v, err := p.costs(strings.Fields(val))
 		if err != nil {
 			return fmt.Errorf("%s: %v", key, err)
 		}
 		if key == "totals" || !p.hasTot {
-			p.cur.Totals = v
-			p.hasTot = true
+			p.cur.Totals, p.hasTot = v, true
 		}
 	case "ob", "cob", "fl", "fi", "fe", "cfl", "cfi": // only ob, cob and fl are kept; the others may define compressed names
 		table := p.files
@@ -370,17 +361,11 @@ func (p *parser) parseLine(s string) error {
 // cutKey splits "key: value" (header lines) or "key=value" (body
 // lines); keys are lower-case letters.
 func cutKey(s string) (key, val string, ok bool) {
-	i := 0
-	for i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
-		i++
-	}
-	if i == 0 || i == len(s) {
-		return "", "", false
-	}
-	switch s[i] {
-	case '=':
+	i := strings.IndexFunc(s, func(r rune) bool { return r < 'a' || r > 'z' })
+	switch {
+	case i > 0 && s[i] == '=':
 		return s[:i], s[i+1:], true
-	case ':':
+	case i > 0 && s[i] == ':':
 		return s[:i], strings.TrimPrefix(s[i+1:], " "), true
 	}
 	return "", "", false
@@ -404,14 +389,13 @@ func (p *parser) name(table map[int]string, val string) (string, error) {
 		return "", fmt.Errorf("%q: bad id", clip(val))
 	}
 	rest := strings.TrimSpace(val[end+1:])
-	if rest == "" {
-		name, ok := table[id]
-		if !ok {
-			return "", fmt.Errorf("(%d) used before it is defined", id)
-		}
-		return name, nil
-	}
-	if _, ok := table[id]; !ok {
+	have, defined := table[id]
+	switch {
+	case rest == "" && !defined:
+		return "", fmt.Errorf("(%d) used before it is defined", id)
+	case rest == "":
+		return have, nil
+	case !defined:
 		if p.names++; p.names > MaxNames {
 			return "", fmt.Errorf("more than %d names", MaxNames)
 		}
@@ -504,15 +488,11 @@ func (p *parser) position(i int, s string) (int64, error) {
 		}
 		return p.pos[i] + d, nil
 	}
-	v, err := strconv.ParseInt(s, 0, 64)
+	v, err := strconv.ParseUint(s, 0, 64) // instruction addresses may use all 64 bits
 	if err != nil {
-		u, uerr := strconv.ParseUint(s, 0, 64) // instruction addresses may use all 64 bits
-		if uerr != nil {
-			return 0, fmt.Errorf("position %q: not a number", clip(s))
-		}
-		v = int64(u)
+		return 0, fmt.Errorf("position %q: not a number", clip(s))
 	}
-	return v, nil
+	return int64(v), nil
 }
 
 // costs reads up to one cost per event; missing trailing costs are 0.
