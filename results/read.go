@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -159,17 +158,12 @@ func (set *Set) Relabel(label string) *Set {
 	for _, s := range set.Series {
 		p, ok := protos[s.proto]
 		if !ok || s.proto == nil {
-			cfg := make([]benchfmt.Config, 0, len(s.Config)+1)
-			labelled := false
-			for _, c := range s.Config {
-				if c.Key == FileKey {
-					c.Value, labelled = []byte(label), true
-				}
-				cfg = append(cfg, c)
+			cfg := slices.Clone(s.Config)
+			i := slices.IndexFunc(cfg, func(c benchfmt.Config) bool { return c.Key == FileKey })
+			if i < 0 {
+				i, cfg = len(cfg), append(cfg, benchfmt.Config{Key: FileKey})
 			}
-			if !labelled {
-				cfg = append(cfg, benchfmt.Config{Key: FileKey, Value: []byte(label)})
-			}
+			cfg[i].Value = []byte(label)
 			p = newProto(cfg)
 			protos[s.proto] = p
 		}
@@ -238,7 +232,6 @@ func Load(paths ...string) (*Set, error) {
 	return set, nil
 }
 
-// readFile appends the results of the file at path to set.
 func (set *Set) readFile(path, label string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -332,7 +325,6 @@ func (set *Set) read(r io.Reader, path, label string) error {
 	return nil
 }
 
-// lastResult is what the truncation check needs of the last result read.
 type lastResult struct {
 	line    int    // its line, 0 if none
 	unknown string // its first unit certbench does not know, as written
@@ -355,7 +347,6 @@ func checkLastLine(f *lineFeed, path string, last lastResult) error {
 	return fmt.Errorf("%s:%d: last line, without a newline, is not a complete benchmark result: the file looks truncated", path, line)
 }
 
-// aggregator adds the results of one input to series as they are read.
 type aggregator struct {
 	snap    *snapshot            // the configuration in effect
 	snaps   map[string]*snapshot // by canonical text
@@ -410,7 +401,6 @@ func (a *aggregator) add(sc *scanner, rec *benchfmt.Result) {
 	}
 }
 
-// finish sorts every series' values and trims the slices' spare room.
 func (a *aggregator) finish() {
 	for _, s := range a.series {
 		for _, m := range s.Metrics {
@@ -437,7 +427,6 @@ func (m byValue) Swap(i, j int) {
 	m.Samples[i], m.Samples[j] = m.Samples[j], m.Samples[i]
 }
 
-// configure makes the snapshot and round of the configuration in effect.
 func (a *aggregator) configure(sc *scanner, rec *benchfmt.Result) {
 	cfg := sc.config(a.scratch[:0], rec)
 	a.scratch = cfg
@@ -460,13 +449,7 @@ func (a *aggregator) configure(sc *scanner, rec *benchfmt.Result) {
 	}
 	key := a.key[:0]
 	for _, c := range cfg {
-		key = strconv.AppendInt(key, int64(len(c.Key)), 10)
-		key = append(key, ':')
-		key = append(key, c.Key...)
-		key = strconv.AppendInt(key, int64(len(c.Value)), 10)
-		key = append(key, ':')
-		key = append(key, c.Value...)
-		key = strconv.AppendBool(key, c.File)
+		key = fmt.Appendf(key, "%d:%s%d:%s%t", len(c.Key), c.Key, len(c.Value), c.Value, c.File)
 	}
 	a.key = key
 	if sn := a.snaps[string(key)]; sn != nil {
@@ -490,10 +473,7 @@ func (a *aggregator) configure(sc *scanner, rec *benchfmt.Result) {
 
 // intern returns s, sharing the storage of an equal round read before.
 func (a *aggregator) intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	if r, ok := a.rounds[s]; ok {
+	if r, ok := a.rounds[s]; ok || s == "" {
 		return r
 	}
 	if a.rounds == nil {
