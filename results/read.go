@@ -20,11 +20,10 @@ import (
 // label, usable in benchproc projections and filters.
 const FileKey = ".file"
 
-// stdinArg makes Load read standard input, as benchfmt.Files does.
-const stdinArg = "-"
-
-// stdinName names standard input in errors.
-const stdinName = "<stdin>"
+const (
+	stdinArg  = "-"       // makes Load read standard input, as benchfmt.Files does
+	stdinName = "<stdin>" // names standard input in errors
+)
 
 // A Set is the results of one or more inputs, aggregated as they are read
 // into a Series per benchmark and configuration: values, never the lines,
@@ -209,11 +208,9 @@ func Load(paths ...string) (*Set, error) {
 				label, path = arg[:i], arg[i+1:]
 			}
 		}
-		if n := seen[label]; n > 0 {
-			seen[label]++
+		seen[label]++
+		if n := seen[label] - 1; n > 0 {
 			label = fmt.Sprintf("%s#%d", label, n)
-		} else {
-			seen[label] = 1
 		}
 		var err error
 		switch {
@@ -365,10 +362,8 @@ type snapshot struct {
 	last   *Series
 }
 
-// maxRounds bounds the distinct rounds an aggregator interns.
 const maxRounds = 1 << 14
 
-// add adds rec, the scanner's current result, checked.
 func (a *aggregator) add(sc *scanner, rec *benchfmt.Result) {
 	a.results++
 	if sc.changed || a.snap == nil {
@@ -415,7 +410,6 @@ func (a *aggregator) finish() {
 	}
 }
 
-// byValue sorts a metric's values, and samples with them.
 type byValue struct{ *Metric }
 
 func (m byValue) Len() int { return len(m.Values) }
