@@ -155,7 +155,6 @@ func Parse(r io.Reader) ([]*Profile, error) {
 	return p.out, nil
 }
 
-// parser holds the state of one Parse.
 type parser struct {
 	line   int
 	out    []*Profile
@@ -404,8 +403,6 @@ func (p *parser) name(table map[int]string, val string) (string, error) {
 	return rest, nil
 }
 
-// function returns the part's function of that object and name, adding
-// it if new.
 func (p *parser) function(ob, name string) *Function {
 	k := [2]string{ob, name}
 	if f := p.byName[k]; f != nil {
@@ -417,7 +414,6 @@ func (p *parser) function(ob, name string) *Function {
 	return f
 }
 
-// costLine reads a line of positions and costs.
 func (p *parser) costLine(s string) error {
 	f := strings.Fields(s)
 	if len(f) < p.positions {
@@ -458,8 +454,6 @@ func (p *parser) costLine(s string) error {
 	return nil
 }
 
-// addCall adds the cost v of the pending calls= line to the current
-// function's call of the current callee.
 func (p *parser) addCall(v []uint64) {
 	i := slices.IndexFunc(p.fn.Calls, func(c *Call) bool { return c.Callee == p.cfn })
 	if i < 0 {
@@ -515,7 +509,6 @@ func (p *parser) costs(f []string) ([]uint64, error) {
 	return v, nil
 }
 
-// addSat adds without wrapping around.
 func addSat(a, b uint64) uint64 {
 	if a > math.MaxUint64-b {
 		return math.MaxUint64
@@ -523,7 +516,6 @@ func addSat(a, b uint64) uint64 {
 	return a + b
 }
 
-// clip shortens s for an error message.
 func clip(s string) string {
 	const n = 60
 	if len(s) > n {
