@@ -264,10 +264,8 @@ func (c *checker) unmarshaler(n *yaml.Node, t reflect.Type, path string) bool {
 		switch {
 		case !errors.As(e, &fe):
 			c.errorf(n, path, "%v", e)
-		case fe.Node != nil:
-			c.errorf(fe.Node, join(path, fe.Field), "%v", fe.Err)
 		default:
-			c.errorf(n, join(path, fe.Field), "%v", fe.Err)
+			c.errorf(cmp.Or(fe.Node, n), join(path, fe.Field), "%v", fe.Err)
 		}
 	}
 	return err == nil
