@@ -218,8 +218,7 @@ type rawCell struct {
 	files   []string
 }
 
-// values returns the cell's values, sorted: the one series' own (shared),
-// or a sorted copy of all of them.
+// values returns the sorted values: the one series' own (shared) or a sorted copy.
 func (c *rawCell) values() []float64 {
 	if len(c.parts) == 1 {
 		return c.parts[0]
@@ -233,21 +232,20 @@ type cellKey struct {
 }
 
 // warnings is an ordered set of messages.
-type warnings struct {
-	list []string
-	seen map[string]bool
-}
+type warnings []string
 
 func (w *warnings) add(msgs ...string) {
-	if w.seen == nil {
-		w.seen = make(map[string]bool)
-	}
 	for _, m := range msgs {
-		if !w.seen[m] {
-			w.seen[m] = true
-			w.list = append(w.list, m)
-		}
+		*w = appendNew(*w, m)
 	}
+}
+
+// appendNew appends v to s unless s has it.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }
 
 // Build groups the results of set into tables as opts says: every
@@ -281,8 +279,7 @@ func Build(set *results.Set, opts Options) (*Report, error) {
 	return b.report()
 }
 
-// A builder holds the series Build keeps, as benchstat's table builder
-// does, and makes their Report.
+// A builder holds the series Build keeps and makes their Report.
 type builder struct {
 	opts   Options
 	filter *benchproc.Filter
@@ -352,8 +349,8 @@ func (b *builder) report() (*Report, error) {
 			}
 		}
 	}
-	general.add(cellWarnings.list...)
-	rep.Warnings = general.list
+	general.add(cellWarnings...)
+	rep.Warnings = general
 	return rep, nil
 }
 
@@ -379,12 +376,7 @@ func (b *builder) group(opts Options) (*grid, error) {
 	}
 	residueBy := parser.Residue()
 	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
-	var (
-		seenUnit = make(map[string]bool)
-		rowSet   = make(map[benchproc.Key]bool)
-		colSet   = make(map[benchproc.Key]bool)
-		matched  []*results.Series
-	)
+	var matched []*results.Series
 	for _, k := range b.kept {
 		// Projections with an explicit order ("/store@(naive optimized)")
 		// add to the filter: match again.
@@ -395,23 +387,13 @@ func (b *builder) group(opts Options) (*grid, error) {
 		matched = append(matched, k.series)
 		row, col, residue := rowBy.Project(k.res), colBy.Project(k.res), residueBy.Project(k.res)
 		file := k.series.GetConfig(results.FileKey)
-		if !rowSet[row] {
-			rowSet[row] = true
-			g.rowKeys = append(g.rowKeys, row)
-		}
-		if !colSet[col] {
-			colSet[col] = true
-			g.colKeys = append(g.colKeys, col)
-		}
+		g.rowKeys, g.colKeys = appendNew(g.rowKeys, row), appendNew(g.colKeys, col)
 		g.pairs[[2]benchproc.Key{row, col}] = true
 		for i, metric := range k.series.Metrics {
 			if !m.Test(i) {
 				continue
 			}
-			if !seenUnit[metric.Unit] {
-				seenUnit[metric.Unit] = true
-				g.units = append(g.units, metric.Unit)
-			}
+			g.units = appendNew(g.units, metric.Unit)
 			g.add(cellKey{metric.Unit, row, col}, metric.Values, residue, file)
 		}
 	}
@@ -447,15 +429,12 @@ func ConfigOf(series []*results.Series, hashes bool) []Config {
 				index[c.Key] = i
 				cfg = append(cfg, Config{Key: c.Key})
 			}
-			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
-				cfg[i].Values = append(cfg[i].Values, v)
-			}
+			cfg[i].Values = appendNew(cfg[i].Values, string(c.Value))
 		}
 	}
 	return cfg
 }
 
-// add adds the sorted values of a series to their cell.
 func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file string) {
 	c := g.cells[k]
 	if c == nil {
@@ -463,12 +442,7 @@ func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file stri
 		g.cells[k] = c
 	}
 	c.parts = append(c.parts, values)
-	if !slices.Contains(c.residue, residue) {
-		c.residue = append(c.residue, residue)
-	}
-	if !slices.Contains(c.files, file) {
-		c.files = append(c.files, file)
-	}
+	c.residue, c.files = appendNew(c.residue, residue), appendNew(c.files, file)
 }
 
 // keyWarnings says what the projections leave unclear: one column only,
@@ -490,7 +464,7 @@ func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 			}
 		}
 	}
-	return w.list
+	return w
 }
 
 // table makes the table of one unit, counting rows shared with the
@@ -588,7 +562,7 @@ func (t *Table) warnings() []string {
 	for _, g := range t.Geomean {
 		w.add(g.Warnings...)
 	}
-	return w.list
+	return w
 }
 
 func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
@@ -778,10 +752,7 @@ func projections(row, col string, plain bool) (string, string) {
 // parse (Build reports that).
 func projectionKeys(proj string) []string {
 	var parser benchproc.ProjectionParser
-	filter, err := benchproc.NewFilter(DefaultFilter)
-	if err != nil {
-		return nil
-	}
+	filter, _ := benchproc.NewFilter(DefaultFilter) // "*" always parses
 	p, err := parser.Parse(proj, filter)
 	if err != nil {
 		return nil
