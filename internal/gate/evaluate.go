@@ -34,10 +34,8 @@ const (
 // rowsFor returns the row projection for the results of both sides.
 func rowsFor(sides ...*results.Set) string {
 	for _, rs := range sides {
-		for _, s := range rs.Series {
-			if !results.IsCertbench(s.Result()) {
-				return plainRowProjection
-			}
+		if slices.ContainsFunc(rs.Series, func(s *results.Series) bool { return !results.IsCertbench(s.Result()) }) {
+			return plainRowProjection
 		}
 	}
 	return rowProjection
@@ -75,7 +73,8 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	if err := v.checkCerts(base, head, p); err != nil {
 		return nil, err
 	}
-	rep, err := v.comparison(base, head)
+	rows := rowsFor(base, head)
+	rep, err := v.comparison(base, head, rows)
 	if err != nil && len(v.Problems) > failures && errors.Is(err, ErrInput) {
 		return v, nil // nothing in common but the failed benchmarks
 	}
@@ -84,7 +83,6 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	}
 	present := presence(rep)
 	v.checkPresence(present)
-	rows := rowsFor(base, head)
 	ps := pairs{base: roundsOf(base, rows), head: roundsOf(head, rows)}
 	var notGated, newMetrics []string
 	for _, t := range rep.Tables {
@@ -187,9 +185,9 @@ func newVerdict(base, head *results.Set, p Policy) *Verdict {
 }
 
 // comparison builds the two sides' comparison: a row per benchmark.
-func (v *Verdict) comparison(base, head *results.Set) (*compare.Report, error) {
+func (v *Verdict) comparison(base, head *results.Set, rows string) (*compare.Report, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
-		Row:     rowsFor(base, head),
+		Row:     rows,
 		Col:     results.FileKey,
 		Columns: []string{baseLabel, headLabel},
 		Alpha:   v.Policy.Alpha,
@@ -334,7 +332,7 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.Method = NotCompared
 	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	f.Ratio, f.RatioLow, f.RatioHigh, f.uP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	f.BaseMin, f.BaseMax, f.HeadMin, f.HeadMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.HeadMin, f.HeadMax = math.NaN(), math.NaN()
 	f.BaseN = bc.N()
 	f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
 	if hc == nil {
@@ -399,6 +397,7 @@ func decide(f *Finding) {
 	if f.Method == SignedRank {
 		head = f.Base * f.Ratio // the paired estimate
 	}
+	f.Status = Unchanged
 	switch {
 	case f.Significant && th.Exceeds(f.Base, head):
 		f.Status, f.Fatal = Regressed, true
@@ -407,13 +406,10 @@ func decide(f *Finding) {
 		f.Status = Improved
 		f.Note = "beyond -" + strings.TrimPrefix(th.String(), "+")
 	case f.Base == head:
-		f.Status = Unchanged
 		f.Note = "same"
 	case f.Significant:
-		f.Status = Unchanged
 		f.Note = "within " + th.String()
 	default:
-		f.Status = Unchanged
 		f.Note = "not significant"
 	}
 	if f.Method == Exact {
@@ -488,11 +484,9 @@ func adjust(family []*Finding, c Correction) {
 	// Holm: adjusted p_(i) = max_{j<=i} min(1, (m-j) p_(j)).
 	sorted := slices.Clone(family)
 	slices.SortStableFunc(sorted, func(a, b *Finding) int { return cmp.Compare(a.P, b.P) })
-	m := len(sorted)
 	running := 0.0
 	for i, f := range sorted {
-		a := math.Min(1, float64(m-i)*f.P)
-		running = math.Max(running, a)
+		running = math.Max(running, math.Min(1, float64(len(sorted)-i)*f.P))
 		f.AdjustedP = running
 	}
 }

@@ -180,8 +180,8 @@ func parseThreshold(unit, s string) (Threshold, error) {
 	if err != nil || math.IsInf(v, 0) {
 		return bad("not a number")
 	}
-	var th Threshold
-	switch a, ok := amounts[suffix]; {
+	a, ok := amounts[suffix]
+	switch {
 	case suffix == "%":
 		return Threshold{Value: v, Relative: true}, nil
 	case suffix == "":
@@ -194,9 +194,8 @@ func parseThreshold(unit, s string) (Threshold, error) {
 		return bad(fmt.Sprintf("%q is ambiguous (minutes or hours to Go, milli in benchstat's tables): write ms or s", suffix))
 	case !ok:
 		return bad(fmt.Sprintf("unknown amount %q", suffix))
-	default:
-		th = Threshold{Value: v * a.factor, Measure: a.measure}
 	}
+	th := Threshold{Value: v * a.factor, Measure: a.measure}
 	if th.Value == 0 {
 		th.Measure = ""
 	}
@@ -490,15 +489,11 @@ func (p Policy) Clone() Policy {
 // Threshold returns the threshold of unit for the benchmark of scenario
 // and store, and whether the unit is gated there.
 func (p *Policy) Threshold(scenario, store, unit string) (Threshold, bool) {
-	if th, ok := p.explicit(scenario, store, unit); ok {
-		return th, !th.Off
+	th, ok := p.explicit(scenario, store, unit)
+	if !ok && unit == results.UnitRetainedPerCert {
+		th, ok = p.explicit(scenario, store, results.UnitRetained)
 	}
-	if unit == results.UnitRetainedPerCert {
-		if th, ok := p.explicit(scenario, store, results.UnitRetained); ok {
-			return th, !th.Off
-		}
-	}
-	return Threshold{}, false
+	return th, ok && !th.Off
 }
 
 func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
