@@ -14,9 +14,7 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// Defaults of Build for zero Options fields. Certbench results are
-// compared by DefaultRow and DefaultCol, others as benchstat compares
-// them, by NameRow and NameCol.
+// Defaults of Build: DefaultRow and DefaultCol for certbench results, NameRow and NameCol for others.
 const (
 	DefaultRow        = "/scenario"
 	DefaultCol        = "/store"
@@ -27,12 +25,10 @@ const (
 	DefaultConfidence = 0.95
 )
 
-// ErrNothingInCommon is returned (wrapped) by Build when no row has
-// results in both the baseline column and another column.
+// ErrNothingInCommon is Build's error when no row is in the baseline and another column.
 var ErrNothingInCommon = errors.New("no benchmarks in common")
 
-// ErrNoResults is returned (wrapped) by Build when the filter leaves no
-// result.
+// ErrNoResults is Build's error when the filter leaves no result.
 var ErrNoResults = errors.New("no benchmark results")
 
 // Options configures Build. The zero value compares stores within one
@@ -44,20 +40,15 @@ type Options struct {
 	// /store (NameCol for plain results).
 	Row string `json:"row"`
 	Col string `json:"col"`
-	// Filter is a benchproc filter (benchstat's -filter); Row and Col
-	// are chosen after filtering.
+	// Filter is a benchproc filter (benchstat's -filter), applied before Row and Col.
 	Filter string `json:"filter"`
-	// Columns, if set, lists the column labels to show, in order; the
-	// first is the baseline. Otherwise columns are in input order.
-	Columns []string `json:"columns"`
-	// Alpha is the significance level of the U test.
-	Alpha float64 `json:"alpha"`
-	// Confidence is the level of each center's interval, in (0, 1).
-	Confidence float64 `json:"confidence"`
+	// Columns, if set, lists the column labels to show, baseline first.
+	Columns    []string `json:"columns"`
+	Alpha      float64  `json:"alpha"`      // of the U test
+	Confidence float64  `json:"confidence"` // of each center's interval
 }
 
-// FileOptions returns the Options that compare input files (base
-// against head): one column per file.
+// FileOptions returns the Options that compare input files: one column per file.
 func FileOptions() Options {
 	return Options{Col: results.FileKey}
 }
@@ -77,17 +68,13 @@ func (o Options) withDefaults() (Options, error) {
 
 // A Report is the result of Build: one comparison Table per unit.
 type Report struct {
-	// Options are the options used, with defaults filled in.
-	Options Options `json:"options"`
-	// Config lists the file configuration keys and their distinct
-	// values, less the scenario-hash lines.
-	Config []Config `json:"config"`
-	// Columns are the columns of every table, baseline first.
-	Columns []Column `json:"columns"`
+	Options Options `json:"options"` // with defaults filled in
+	// Config is the file configuration, less the scenario-hash lines.
+	Config  []Config `json:"config"`
+	Columns []Column `json:"columns"` // of every table, baseline first
 	// Tables holds one table per unit, in unitOrder, then as first seen.
 	Tables []*Table `json:"tables"`
-	// Warnings lists every distinct warning, of the report and of its
-	// cells, in a stable order.
+	// Warnings lists every distinct warning, of the report and its cells.
 	Warnings []string `json:"warnings"`
 }
 
@@ -107,8 +94,7 @@ type Column struct {
 type Row struct {
 	Label string        `json:"label"`
 	Key   benchproc.Key `json:"-"`
-	// Cells holds one cell per column; nil where the column has no
-	// results for the row.
+	// Cells holds one cell per column; nil where the column has no results.
 	Cells []*Cell `json:"cells"`
 }
 
@@ -121,24 +107,20 @@ type Table struct {
 	Better  int      `json:"better"`
 	Columns []Column `json:"-"`
 	Rows    []*Row   `json:"rows"`
-	// Geomean summarizes each column over the rows with a positive
-	// center in every column; nil if fewer than two such rows.
+	// Geomean summarizes each column over the rows positive in every column.
 	Geomean []Geomean `json:"geomean"`
 	// NoGeomean says why Geomean is nil, for every renderer to show.
 	NoGeomean string `json:"no_geomean,omitempty"`
-	// Hidden, if set, says why the table carries no information: text
-	// and Markdown leave it out, CSV and JSON keep it.
+	// Hidden says why the table carries no information (text and Markdown omit it).
 	Hidden string `json:"hidden,omitempty"`
 }
 
 // A Cell summarizes the sample of one row and column.
 type Cell struct {
-	// Sample holds the values, sorted; they may be the results.Set's
-	// own (read-only).
+	// Sample holds the values, sorted; maybe the results.Set's own (read-only).
 	Sample  *benchmath.Sample `json:"-"`
 	Summary benchmath.Summary `json:"-"`
-	// Delta compares the cell with its row's baseline cell; nil in the
-	// baseline column and when the row has no baseline.
+	// Delta compares the cell with its row's baseline cell, if any.
 	Delta    *Delta   `json:"delta"`
 	Warnings []string `json:"warnings"`
 }
@@ -153,9 +135,8 @@ func (c *Cell) Center() float64 { return c.Summary.Center }
 type Delta struct {
 	// Comparison is benchmath's test (P is 0 for exact units).
 	Comparison benchmath.Comparison `json:"-"`
-	// Base and Value are the centers of the baseline cell and this one.
-	Base  float64 `json:"base"`
-	Value float64 `json:"value"`
+	Base       float64              `json:"base"`  // the baseline cell's center
+	Value      float64              `json:"value"` // this cell's
 	// Ratio is Value/Base: 1 if both are 0, +Inf if only Base is.
 	Ratio float64 `json:"ratio"`
 	// Significant is P < Alpha, or for exact units, centers that differ.
@@ -166,8 +147,7 @@ type Delta struct {
 // Percent returns the change from Base to Value in percent.
 func (d *Delta) Percent() float64 { return (d.Ratio - 1) * 100 }
 
-// String formats d like benchstat: "~" if not significant, else the
-// signed percent change, "0.00%" if equal, "?" if Base is 0.
+// String formats d like benchstat: "~", a signed percent change, "0.00%" or "?".
 func (d *Delta) String() string {
 	switch {
 	case !d.Significant:
@@ -182,19 +162,14 @@ func (d *Delta) String() string {
 
 // A Geomean summarizes one column of a Table.
 type Geomean struct {
-	// Center is the geometric mean of the column's centers.
-	Center float64 `json:"center"`
-	// Ratio is the geometric mean of the column's Delta ratios; NaN in
-	// the baseline column.
-	Ratio float64 `json:"ratio"`
-	// Rows is the number of rows the geomean is taken over.
-	Rows int `json:"rows"`
-	// Warnings say which rows the geomean leaves out.
-	Warnings []string `json:"warnings"`
+	Center float64 `json:"center"` // of the column's centers
+	// Ratio is the geomean of the column's Delta ratios; NaN in the baseline column.
+	Ratio    float64  `json:"ratio"`
+	Rows     int      `json:"rows"`     // the geomean is taken over
+	Warnings []string `json:"warnings"` // on the rows left out
 }
 
-// Table returns the table for unit (tidied, so "ns/op" finds "sec/op"),
-// or nil if r has none.
+// Table returns the table for unit (tidied: "ns/op" finds "sec/op"), or nil.
 func (r *Report) Table(unit string) *Table {
 	if unit == results.UnitNsPerOp {
 		unit = results.UnitSec
@@ -248,10 +223,7 @@ func appendNew[T comparable](s []T, v T) []T {
 	return append(s, v)
 }
 
-// Build groups the results of set into tables as opts says: every
-// cell's summary, its comparison with the row's baseline cell, and the
-// geomeans. It fails with ErrNoResults, ErrNothingInCommon, or on a bad
-// projection, filter, Alpha, Confidence or column name.
+// Build groups the results of set into tables of summaries, deltas and geomeans.
 func Build(set *results.Set, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -296,7 +268,6 @@ type kept struct {
 	res    *benchfmt.Result
 }
 
-// report makes the tables of the kept results (see Build).
 func (b *builder) report() (*Report, error) {
 	opts := b.opts
 	if len(b.kept) == 0 {
@@ -363,7 +334,6 @@ type grid struct {
 	config           []Config
 }
 
-// group projects the kept series into rows and columns.
 func (b *builder) group(opts Options) (*grid, error) {
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(opts.Row, b.filter)
@@ -378,8 +348,7 @@ func (b *builder) group(opts Options) (*grid, error) {
 	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
 	var matched []*results.Series
 	for _, k := range b.kept {
-		// Projections with an explicit order ("/store@(naive optimized)")
-		// add to the filter: match again.
+		// Projections with an explicit order ("/store@(a b)") add to the filter.
 		m, _ := b.filter.Match(k.res)
 		if !m.Any() {
 			continue
@@ -407,9 +376,7 @@ func (b *builder) group(opts Options) (*grid, error) {
 	return g, nil
 }
 
-// ConfigOf returns the file configuration of series, less the
-// scenario-hash lines unless hashes: keys in the order first seen, each
-// with its distinct values.
+// ConfigOf returns the file configuration of series, with scenario hashes if hashes.
 func ConfigOf(series []*results.Series, hashes bool) []Config {
 	var cfg []Config
 	index := make(map[string]int)
@@ -445,8 +412,7 @@ func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file stri
 	c.residue, c.files = appendNew(c.residue, residue), appendNew(c.files, file)
 }
 
-// keyWarnings says what the projections leave unclear: one column only,
-// results without a row or column field.
+// keyWarnings says what the projections leave unclear.
 func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 	var w warnings
 	if len(columns) == 1 {
@@ -467,8 +433,7 @@ func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 	return w
 }
 
-// table makes the table of one unit, counting rows shared with the
-// baseline in common and reporting missing rows to general.
+// table makes unit's table, counting rows shared with the baseline in common.
 func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Column, th *benchmath.Thresholds, opts Options, common []int, general *warnings) *Table {
 	assumption := units.GetAssumption(unit)
 	t := &Table{Unit: unit, Assumption: assumption, Better: better(units, unit), Columns: columns}
@@ -545,7 +510,6 @@ func (g *grid) hidden(t *Table, columns []Column) string {
 	return "the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process"
 }
 
-// warnings returns the warnings of t's cells, deltas and geomeans.
 func (t *Table) warnings() []string {
 	var w warnings
 	for _, row := range t.Rows {
@@ -605,8 +569,7 @@ func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *De
 	return d
 }
 
-// geomeans computes t's summary row over the rows with a positive center
-// in every column, or says why there is none.
+// geomeans computes t's summary row, or says why there is none.
 func geomeans(t *Table) ([]Geomean, string) {
 	if len(t.Rows) < 2 {
 		return nil, ""
@@ -654,8 +617,7 @@ func geomeans(t *Table) ([]Geomean, string) {
 	return gs, ""
 }
 
-// geomean returns the geometric mean of xs; NaN if empty or a value is
-// not positive and finite.
+// geomean is NaN if xs is empty or a value is not positive and finite.
 func geomean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -677,7 +639,6 @@ func appendErrors(dst []string, errs []error) []string {
 	return dst
 }
 
-// selectColumns orders and filters columns by label.
 func selectColumns(columns []Column, order []string) ([]Column, error) {
 	var out []Column
 	for _, name := range order {
@@ -704,8 +665,7 @@ func unitRank(unit string) int {
 	return len(unitOrder)
 }
 
-// better is the direction of unit: its metadata, else results', else
-// benchfmt's default.
+// better is the direction of unit: its metadata, else results', else benchfmt's.
 func better(units benchfmt.UnitMetadataMap, unit string) int {
 	if units.Get(unit, "better") == nil {
 		if b := results.Better(unit); b != 0 {
@@ -715,8 +675,7 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 	return units.GetBetter(unit)
 }
 
-// projections fills in an empty Options.Row or Col; plain says some
-// results are not certbench's.
+// projections fills in an empty Row or Col; plain says some results are not certbench's.
 func projections(row, col string, plain bool) (string, string) {
 	if row != "" && col != "" {
 		return row, col
@@ -748,8 +707,7 @@ func projections(row, col string, plain bool) (string, string) {
 	}
 }
 
-// projectionKeys returns the keys a projection names; nil if it does not
-// parse (Build reports that).
+// projectionKeys returns the keys a projection names; nil if it does not parse.
 func projectionKeys(proj string) []string {
 	var parser benchproc.ProjectionParser
 	filter, _ := benchproc.NewFilter(DefaultFilter) // "*" always parses
@@ -764,8 +722,7 @@ func projectionKeys(proj string) []string {
 	return keys
 }
 
-// nothingInCommon is Build's ErrNothingInCommon, naming a few rows of
-// each column.
+// nothingInCommon is ErrNothingInCommon naming a few rows of each column.
 func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchproc.Key]bool) error {
 	const shown = 3
 	var sides []string
@@ -792,8 +749,7 @@ func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchp
 	return fmt.Errorf("%w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
 }
 
-// keyLabel formats a projected key: the bare value of a one-field
-// projection, else key=value parts joined by "/" (names bare).
+// keyLabel formats a projected key: a bare value, or key=value parts joined by "/".
 func keyLabel(k benchproc.Key) string {
 	fields := k.Projection().FlattenedFields()
 	if len(fields) == 1 {
