@@ -379,7 +379,6 @@ func (b *builder) group(opts Options) (*grid, error) {
 // ConfigOf returns the file configuration of series, with scenario hashes if hashes.
 func ConfigOf(series []*results.Series, hashes bool) []Config {
 	var cfg []Config
-	index := make(map[string]int)
 	var last *benchfmt.Config
 	for _, s := range series {
 		if len(s.Config) == 0 || &s.Config[0] == last {
@@ -390,10 +389,9 @@ func ConfigOf(series []*results.Series, hashes bool) []Config {
 			if !c.File || (!hashes && strings.HasPrefix(c.Key, results.ScenarioHashPrefix)) {
 				continue
 			}
-			i, ok := index[c.Key]
-			if !ok {
+			i := slices.IndexFunc(cfg, func(x Config) bool { return x.Key == c.Key })
+			if i < 0 {
 				i = len(cfg)
-				index[c.Key] = i
 				cfg = append(cfg, Config{Key: c.Key})
 			}
 			cfg[i].Values = appendNew(cfg[i].Values, string(c.Value))
@@ -598,8 +596,7 @@ func geomeans(t *Table) ([]Geomean, string) {
 			len(used), len(t.Rows), zero, missing)
 	}
 	gs := make([]Geomean, len(t.Columns))
-	for j := range t.Columns {
-		g := Geomean{Rows: len(used), Ratio: math.NaN(), Warnings: slices.Clone(warn)}
+	for j := range gs {
 		var centers, ratios []float64
 		for _, row := range used {
 			c := row.Cells[j]
@@ -608,11 +605,10 @@ func geomeans(t *Table) ([]Geomean, string) {
 				ratios = append(ratios, c.Delta.Ratio)
 			}
 		}
-		g.Center = geomean(centers)
+		gs[j] = Geomean{Center: geomean(centers), Ratio: math.NaN(), Rows: len(used), Warnings: slices.Clone(warn)}
 		if j > 0 {
-			g.Ratio = geomean(ratios)
+			gs[j].Ratio = geomean(ratios)
 		}
-		gs[j] = g
 	}
 	return gs, ""
 }
