@@ -531,8 +531,7 @@ func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresh
 	// Sorted already; benchmath.NewSample would sort the series' values.
 	s := &benchmath.Sample{Values: raw.values(), Thresholds: th}
 	c := &Cell{Sample: s, Summary: assumption.Summary(s, confidence)}
-	c.Warnings = appendErrors(c.Warnings, s.Warnings)
-	c.Warnings = appendErrors(c.Warnings, c.Summary.Warnings)
+	c.Warnings = appendErrors(nil, slices.Concat(s.Warnings, c.Summary.Warnings))
 	var vary []string
 	for _, f := range benchproc.NonSingularFields(raw.residue) {
 		vary = append(vary, f.Name)
