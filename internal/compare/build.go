@@ -14,9 +14,7 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// Defaults of Build for zero Options fields. Certbench results are
-// compared by DefaultRow and DefaultCol, others as benchstat compares
-// them, by NameRow and NameCol.
+// Defaults of Build: DefaultRow and DefaultCol for certbench results, NameRow and NameCol for others.
 const (
 	DefaultRow        = "/scenario"
 	DefaultCol        = "/store"
@@ -27,12 +25,10 @@ const (
 	DefaultConfidence = 0.95
 )
 
-// ErrNothingInCommon is returned (wrapped) by Build when no row has
-// results in both the baseline column and another column.
+// ErrNothingInCommon is Build's error when no row is in the baseline and another column.
 var ErrNothingInCommon = errors.New("no benchmarks in common")
 
-// ErrNoResults is returned (wrapped) by Build when the filter leaves no
-// result.
+// ErrNoResults is Build's error when the filter leaves no result.
 var ErrNoResults = errors.New("no benchmark results")
 
 // Options configures Build. The zero value compares stores within one
@@ -44,20 +40,15 @@ type Options struct {
 	// /store (NameCol for plain results).
 	Row string `json:"row"`
 	Col string `json:"col"`
-	// Filter is a benchproc filter (benchstat's -filter); Row and Col
-	// are chosen after filtering.
+	// Filter is a benchproc filter (benchstat's -filter), applied before Row and Col.
 	Filter string `json:"filter"`
-	// Columns, if set, lists the column labels to show, in order; the
-	// first is the baseline. Otherwise columns are in input order.
-	Columns []string `json:"columns"`
-	// Alpha is the significance level of the U test.
-	Alpha float64 `json:"alpha"`
-	// Confidence is the level of each center's interval, in (0, 1).
-	Confidence float64 `json:"confidence"`
+	// Columns, if set, lists the column labels to show, baseline first.
+	Columns    []string `json:"columns"`
+	Alpha      float64  `json:"alpha"`      // of the U test
+	Confidence float64  `json:"confidence"` // of each center's interval
 }
 
-// FileOptions returns the Options that compare input files (base
-// against head): one column per file.
+// FileOptions returns the Options that compare input files: one column per file.
 func FileOptions() Options {
 	return Options{Col: results.FileKey}
 }
@@ -77,17 +68,13 @@ func (o Options) withDefaults() (Options, error) {
 
 // A Report is the result of Build: one comparison Table per unit.
 type Report struct {
-	// Options are the options used, with defaults filled in.
-	Options Options `json:"options"`
-	// Config lists the file configuration keys and their distinct
-	// values, less the scenario-hash lines.
-	Config []Config `json:"config"`
-	// Columns are the columns of every table, baseline first.
-	Columns []Column `json:"columns"`
+	Options Options `json:"options"` // with defaults filled in
+	// Config is the file configuration, less the scenario-hash lines.
+	Config  []Config `json:"config"`
+	Columns []Column `json:"columns"` // of every table, baseline first
 	// Tables holds one table per unit, in unitOrder, then as first seen.
 	Tables []*Table `json:"tables"`
-	// Warnings lists every distinct warning, of the report and of its
-	// cells, in a stable order.
+	// Warnings lists every distinct warning, of the report and its cells.
 	Warnings []string `json:"warnings"`
 }
 
@@ -107,8 +94,7 @@ type Column struct {
 type Row struct {
 	Label string        `json:"label"`
 	Key   benchproc.Key `json:"-"`
-	// Cells holds one cell per column; nil where the column has no
-	// results for the row.
+	// Cells holds one cell per column; nil where the column has no results.
 	Cells []*Cell `json:"cells"`
 }
 
@@ -121,24 +107,20 @@ type Table struct {
 	Better  int      `json:"better"`
 	Columns []Column `json:"-"`
 	Rows    []*Row   `json:"rows"`
-	// Geomean summarizes each column over the rows with a positive
-	// center in every column; nil if fewer than two such rows.
+	// Geomean summarizes each column over the rows positive in every column.
 	Geomean []Geomean `json:"geomean"`
 	// NoGeomean says why Geomean is nil, for every renderer to show.
 	NoGeomean string `json:"no_geomean,omitempty"`
-	// Hidden, if set, says why the table carries no information: text
-	// and Markdown leave it out, CSV and JSON keep it.
+	// Hidden says why the table carries no information (text and Markdown omit it).
 	Hidden string `json:"hidden,omitempty"`
 }
 
 // A Cell summarizes the sample of one row and column.
 type Cell struct {
-	// Sample holds the values, sorted; they may be the results.Set's
-	// own (read-only).
+	// Sample holds the values, sorted; maybe the results.Set's own (read-only).
 	Sample  *benchmath.Sample `json:"-"`
 	Summary benchmath.Summary `json:"-"`
-	// Delta compares the cell with its row's baseline cell; nil in the
-	// baseline column and when the row has no baseline.
+	// Delta compares the cell with its row's baseline cell, if any.
 	Delta    *Delta   `json:"delta"`
 	Warnings []string `json:"warnings"`
 }
@@ -153,9 +135,8 @@ func (c *Cell) Center() float64 { return c.Summary.Center }
 type Delta struct {
 	// Comparison is benchmath's test (P is 0 for exact units).
 	Comparison benchmath.Comparison `json:"-"`
-	// Base and Value are the centers of the baseline cell and this one.
-	Base  float64 `json:"base"`
-	Value float64 `json:"value"`
+	Base       float64              `json:"base"`  // the baseline cell's center
+	Value      float64              `json:"value"` // this cell's
 	// Ratio is Value/Base: 1 if both are 0, +Inf if only Base is.
 	Ratio float64 `json:"ratio"`
 	// Significant is P < Alpha, or for exact units, centers that differ.
@@ -166,8 +147,7 @@ type Delta struct {
 // Percent returns the change from Base to Value in percent.
 func (d *Delta) Percent() float64 { return (d.Ratio - 1) * 100 }
 
-// String formats d like benchstat: "~" if not significant, else the
-// signed percent change, "0.00%" if equal, "?" if Base is 0.
+// String formats d like benchstat: "~", a signed percent change, "0.00%" or "?".
 func (d *Delta) String() string {
 	switch {
 	case !d.Significant:
@@ -182,19 +162,14 @@ func (d *Delta) String() string {
 
 // A Geomean summarizes one column of a Table.
 type Geomean struct {
-	// Center is the geometric mean of the column's centers.
-	Center float64 `json:"center"`
-	// Ratio is the geometric mean of the column's Delta ratios; NaN in
-	// the baseline column.
-	Ratio float64 `json:"ratio"`
-	// Rows is the number of rows the geomean is taken over.
-	Rows int `json:"rows"`
-	// Warnings say which rows the geomean leaves out.
-	Warnings []string `json:"warnings"`
+	Center float64 `json:"center"` // of the column's centers
+	// Ratio is the geomean of the column's Delta ratios; NaN in the baseline column.
+	Ratio    float64  `json:"ratio"`
+	Rows     int      `json:"rows"`     // the geomean is taken over
+	Warnings []string `json:"warnings"` // on the rows left out
 }
 
-// Table returns the table for unit (tidied, so "ns/op" finds "sec/op"),
-// or nil if r has none.
+// Table returns the table for unit (tidied: "ns/op" finds "sec/op"), or nil.
 func (r *Report) Table(unit string) *Table {
 	if unit == results.UnitNsPerOp {
 		unit = results.UnitSec
@@ -218,8 +193,7 @@ type rawCell struct {
 	files   []string
 }
 
-// values returns the cell's values, sorted: the one series' own (shared),
-// or a sorted copy of all of them.
+// values returns the sorted values: the one series' own (shared) or a sorted copy.
 func (c *rawCell) values() []float64 {
 	if len(c.parts) == 1 {
 		return c.parts[0]
@@ -233,27 +207,23 @@ type cellKey struct {
 }
 
 // warnings is an ordered set of messages.
-type warnings struct {
-	list []string
-	seen map[string]bool
-}
+type warnings []string
 
 func (w *warnings) add(msgs ...string) {
-	if w.seen == nil {
-		w.seen = make(map[string]bool)
-	}
 	for _, m := range msgs {
-		if !w.seen[m] {
-			w.seen[m] = true
-			w.list = append(w.list, m)
-		}
+		*w = appendNew(*w, m)
 	}
 }
 
-// Build groups the results of set into tables as opts says: every
-// cell's summary, its comparison with the row's baseline cell, and the
-// geomeans. It fails with ErrNoResults, ErrNothingInCommon, or on a bad
-// projection, filter, Alpha, Confidence or column name.
+// appendNew appends v to s unless s has it.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+// Build groups the results of set into tables of summaries, deltas and geomeans.
 func Build(set *results.Set, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -281,8 +251,7 @@ func Build(set *results.Set, opts Options) (*Report, error) {
 	return b.report()
 }
 
-// A builder holds the series Build keeps, as benchstat's table builder
-// does, and makes their Report.
+// A builder holds the series Build keeps and makes their Report.
 type builder struct {
 	opts   Options
 	filter *benchproc.Filter
@@ -299,7 +268,6 @@ type kept struct {
 	res    *benchfmt.Result
 }
 
-// report makes the tables of the kept results (see Build).
 func (b *builder) report() (*Report, error) {
 	opts := b.opts
 	if len(b.kept) == 0 {
@@ -352,8 +320,8 @@ func (b *builder) report() (*Report, error) {
 			}
 		}
 	}
-	general.add(cellWarnings.list...)
-	rep.Warnings = general.list
+	general.add(cellWarnings...)
+	rep.Warnings = general
 	return rep, nil
 }
 
@@ -366,7 +334,6 @@ type grid struct {
 	config           []Config
 }
 
-// group projects the kept series into rows and columns.
 func (b *builder) group(opts Options) (*grid, error) {
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(opts.Row, b.filter)
@@ -379,15 +346,9 @@ func (b *builder) group(opts Options) (*grid, error) {
 	}
 	residueBy := parser.Residue()
 	g := &grid{cells: make(map[cellKey]*rawCell), pairs: make(map[[2]benchproc.Key]bool)}
-	var (
-		seenUnit = make(map[string]bool)
-		rowSet   = make(map[benchproc.Key]bool)
-		colSet   = make(map[benchproc.Key]bool)
-		matched  []*results.Series
-	)
+	var matched []*results.Series
 	for _, k := range b.kept {
-		// Projections with an explicit order ("/store@(naive optimized)")
-		// add to the filter: match again.
+		// Projections with an explicit order ("/store@(a b)") add to the filter.
 		m, _ := b.filter.Match(k.res)
 		if !m.Any() {
 			continue
@@ -395,23 +356,13 @@ func (b *builder) group(opts Options) (*grid, error) {
 		matched = append(matched, k.series)
 		row, col, residue := rowBy.Project(k.res), colBy.Project(k.res), residueBy.Project(k.res)
 		file := k.series.GetConfig(results.FileKey)
-		if !rowSet[row] {
-			rowSet[row] = true
-			g.rowKeys = append(g.rowKeys, row)
-		}
-		if !colSet[col] {
-			colSet[col] = true
-			g.colKeys = append(g.colKeys, col)
-		}
+		g.rowKeys, g.colKeys = appendNew(g.rowKeys, row), appendNew(g.colKeys, col)
 		g.pairs[[2]benchproc.Key{row, col}] = true
 		for i, metric := range k.series.Metrics {
 			if !m.Test(i) {
 				continue
 			}
-			if !seenUnit[metric.Unit] {
-				seenUnit[metric.Unit] = true
-				g.units = append(g.units, metric.Unit)
-			}
+			g.units = appendNew(g.units, metric.Unit)
 			g.add(cellKey{metric.Unit, row, col}, metric.Values, residue, file)
 		}
 	}
@@ -425,12 +376,9 @@ func (b *builder) group(opts Options) (*grid, error) {
 	return g, nil
 }
 
-// ConfigOf returns the file configuration of series, less the
-// scenario-hash lines unless hashes: keys in the order first seen, each
-// with its distinct values.
+// ConfigOf returns the file configuration of series, with scenario hashes if hashes.
 func ConfigOf(series []*results.Series, hashes bool) []Config {
 	var cfg []Config
-	index := make(map[string]int)
 	var last *benchfmt.Config
 	for _, s := range series {
 		if len(s.Config) == 0 || &s.Config[0] == last {
@@ -441,21 +389,17 @@ func ConfigOf(series []*results.Series, hashes bool) []Config {
 			if !c.File || (!hashes && strings.HasPrefix(c.Key, results.ScenarioHashPrefix)) {
 				continue
 			}
-			i, ok := index[c.Key]
-			if !ok {
+			i := slices.IndexFunc(cfg, func(x Config) bool { return x.Key == c.Key })
+			if i < 0 {
 				i = len(cfg)
-				index[c.Key] = i
 				cfg = append(cfg, Config{Key: c.Key})
 			}
-			if v := string(c.Value); !slices.Contains(cfg[i].Values, v) {
-				cfg[i].Values = append(cfg[i].Values, v)
-			}
+			cfg[i].Values = appendNew(cfg[i].Values, string(c.Value))
 		}
 	}
 	return cfg
 }
 
-// add adds the sorted values of a series to their cell.
 func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file string) {
 	c := g.cells[k]
 	if c == nil {
@@ -463,16 +407,10 @@ func (g *grid) add(k cellKey, values []float64, residue benchproc.Key, file stri
 		g.cells[k] = c
 	}
 	c.parts = append(c.parts, values)
-	if !slices.Contains(c.residue, residue) {
-		c.residue = append(c.residue, residue)
-	}
-	if !slices.Contains(c.files, file) {
-		c.files = append(c.files, file)
-	}
+	c.residue, c.files = appendNew(c.residue, residue), appendNew(c.files, file)
 }
 
-// keyWarnings says what the projections leave unclear: one column only,
-// results without a row or column field.
+// keyWarnings says what the projections leave unclear.
 func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 	var w warnings
 	if len(columns) == 1 {
@@ -490,11 +428,10 @@ func (g *grid) keyWarnings(opts Options, columns []Column) []string {
 			}
 		}
 	}
-	return w.list
+	return w
 }
 
-// table makes the table of one unit, counting rows shared with the
-// baseline in common and reporting missing rows to general.
+// table makes unit's table, counting rows shared with the baseline in common.
 func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Column, th *benchmath.Thresholds, opts Options, common []int, general *warnings) *Table {
 	assumption := units.GetAssumption(unit)
 	t := &Table{Unit: unit, Assumption: assumption, Better: better(units, unit), Columns: columns}
@@ -571,7 +508,6 @@ func (g *grid) hidden(t *Table, columns []Column) string {
 	return "the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process"
 }
 
-// warnings returns the warnings of t's cells, deltas and geomeans.
 func (t *Table) warnings() []string {
 	var w warnings
 	for _, row := range t.Rows {
@@ -588,15 +524,14 @@ func (t *Table) warnings() []string {
 	for _, g := range t.Geomean {
 		w.add(g.Warnings...)
 	}
-	return w.list
+	return w
 }
 
 func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresholds, confidence float64) *Cell {
 	// Sorted already; benchmath.NewSample would sort the series' values.
 	s := &benchmath.Sample{Values: raw.values(), Thresholds: th}
 	c := &Cell{Sample: s, Summary: assumption.Summary(s, confidence)}
-	c.Warnings = appendErrors(c.Warnings, s.Warnings)
-	c.Warnings = appendErrors(c.Warnings, c.Summary.Warnings)
+	c.Warnings = appendErrors(nil, slices.Concat(s.Warnings, c.Summary.Warnings))
 	var vary []string
 	for _, f := range benchproc.NonSingularFields(raw.residue) {
 		vary = append(vary, f.Name)
@@ -631,8 +566,7 @@ func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *De
 	return d
 }
 
-// geomeans computes t's summary row over the rows with a positive center
-// in every column, or says why there is none.
+// geomeans computes t's summary row, or says why there is none.
 func geomeans(t *Table) ([]Geomean, string) {
 	if len(t.Rows) < 2 {
 		return nil, ""
@@ -661,8 +595,7 @@ func geomeans(t *Table) ([]Geomean, string) {
 			len(used), len(t.Rows), zero, missing)
 	}
 	gs := make([]Geomean, len(t.Columns))
-	for j := range t.Columns {
-		g := Geomean{Rows: len(used), Ratio: math.NaN(), Warnings: slices.Clone(warn)}
+	for j := range gs {
 		var centers, ratios []float64
 		for _, row := range used {
 			c := row.Cells[j]
@@ -671,17 +604,15 @@ func geomeans(t *Table) ([]Geomean, string) {
 				ratios = append(ratios, c.Delta.Ratio)
 			}
 		}
-		g.Center = geomean(centers)
+		gs[j] = Geomean{Center: geomean(centers), Ratio: math.NaN(), Rows: len(used), Warnings: slices.Clone(warn)}
 		if j > 0 {
-			g.Ratio = geomean(ratios)
+			gs[j].Ratio = geomean(ratios)
 		}
-		gs[j] = g
 	}
 	return gs, ""
 }
 
-// geomean returns the geometric mean of xs; NaN if empty or a value is
-// not positive and finite.
+// geomean is NaN if xs is empty or a value is not positive and finite.
 func geomean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -703,7 +634,6 @@ func appendErrors(dst []string, errs []error) []string {
 	return dst
 }
 
-// selectColumns orders and filters columns by label.
 func selectColumns(columns []Column, order []string) ([]Column, error) {
 	var out []Column
 	for _, name := range order {
@@ -730,8 +660,7 @@ func unitRank(unit string) int {
 	return len(unitOrder)
 }
 
-// better is the direction of unit: its metadata, else results', else
-// benchfmt's default.
+// better is the direction of unit: its metadata, else results', else benchfmt's.
 func better(units benchfmt.UnitMetadataMap, unit string) int {
 	if units.Get(unit, "better") == nil {
 		if b := results.Better(unit); b != 0 {
@@ -741,8 +670,7 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 	return units.GetBetter(unit)
 }
 
-// projections fills in an empty Options.Row or Col; plain says some
-// results are not certbench's.
+// projections fills in an empty Row or Col; plain says some results are not certbench's.
 func projections(row, col string, plain bool) (string, string) {
 	if row != "" && col != "" {
 		return row, col
@@ -774,14 +702,10 @@ func projections(row, col string, plain bool) (string, string) {
 	}
 }
 
-// projectionKeys returns the keys a projection names; nil if it does not
-// parse (Build reports that).
+// projectionKeys returns the keys a projection names; nil if it does not parse.
 func projectionKeys(proj string) []string {
 	var parser benchproc.ProjectionParser
-	filter, err := benchproc.NewFilter(DefaultFilter)
-	if err != nil {
-		return nil
-	}
+	filter, _ := benchproc.NewFilter(DefaultFilter) // "*" always parses
 	p, err := parser.Parse(proj, filter)
 	if err != nil {
 		return nil
@@ -793,8 +717,7 @@ func projectionKeys(proj string) []string {
 	return keys
 }
 
-// nothingInCommon is Build's ErrNothingInCommon, naming a few rows of
-// each column.
+// nothingInCommon is ErrNothingInCommon naming a few rows of each column.
 func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchproc.Key]bool) error {
 	const shown = 3
 	var sides []string
@@ -821,8 +744,7 @@ func nothingInCommon(columns []Column, rows []benchproc.Key, pairs map[[2]benchp
 	return fmt.Errorf("%w: %s", ErrNothingInCommon, strings.Join(sides, "; "))
 }
 
-// keyLabel formats a projected key: the bare value of a one-field
-// projection, else key=value parts joined by "/" (names bare).
+// keyLabel formats a projected key: a bare value, or key=value parts joined by "/".
 func keyLabel(k benchproc.Key) string {
 	fields := k.Projection().FlattenedFields()
 	if len(fields) == 1 {

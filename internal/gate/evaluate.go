@@ -14,8 +14,7 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// MachineKeys are the configuration keys that must match between base
-// and head.
+// MachineKeys are the configuration keys that must match between base and head.
 var MachineKeys = []string{"goos", "goarch", "cpu", "go", "gomaxprocs", results.SimulatorKey}
 
 // The labels Evaluate gives the two sides in the comparison it builds.
@@ -24,8 +23,8 @@ const (
 	headLabel = "head"
 )
 
-// The row projections of certbench's results and of plain go test
-// -bench results (by full name, so sub-benchmarks stay apart).
+// The row projections of certbench's results and of plain ones (by full name, so
+// sub-benchmarks stay apart).
 const (
 	rowProjection      = ".name,/scenario,/store"
 	plainRowProjection = ".fullname,/scenario,/store"
@@ -34,10 +33,8 @@ const (
 // rowsFor returns the row projection for the results of both sides.
 func rowsFor(sides ...*results.Set) string {
 	for _, rs := range sides {
-		for _, s := range rs.Series {
-			if !results.IsCertbench(s.Result()) {
-				return plainRowProjection
-			}
+		if slices.ContainsFunc(rs.Series, func(s *results.Series) bool { return !results.IsCertbench(s.Result()) }) {
+			return plainRowProjection
 		}
 	}
 	return rowProjection
@@ -47,9 +44,7 @@ func rowsFor(sides ...*results.Set) string {
 var ErrInput = errors.New("gate: bad input")
 
 // Evaluate compares head with base under p by the rules of docs/gate.md.
-// It fails only on a bad policy, a nil side or inputs that cannot be gated
-// (ErrInput, ErrDifferentCerts, ErrDifferentScenario); all else is in the
-// Verdict.
+// It fails only on a bad policy or inputs that cannot be gated; all else is in the Verdict.
 func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	p, err := p.withDefaults()
 	if err != nil {
@@ -75,7 +70,8 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	if err := v.checkCerts(base, head, p); err != nil {
 		return nil, err
 	}
-	rep, err := v.comparison(base, head)
+	rows := rowsFor(base, head)
+	rep, err := v.comparison(base, head, rows)
 	if err != nil && len(v.Problems) > failures && errors.Is(err, ErrInput) {
 		return v, nil // nothing in common but the failed benchmarks
 	}
@@ -84,7 +80,6 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	}
 	present := presence(rep)
 	v.checkPresence(present)
-	rows := rowsFor(base, head)
 	ps := pairs{base: roundsOf(base, rows), head: roundsOf(head, rows)}
 	var notGated, newMetrics []string
 	for _, t := range rep.Tables {
@@ -103,8 +98,7 @@ func Evaluate(base, head *results.Set, p Policy) (*Verdict, error) {
 	return v, nil
 }
 
-// notePairing warns, once per reason, of the findings that were to be
-// paired but took the U test.
+// notePairing warns, once per reason, of findings to be paired that took the U test.
 func (v *Verdict) notePairing() {
 	var reasons []string
 	units := make(map[string][]string)             // reason -> units, in order
@@ -124,8 +118,7 @@ func (v *Verdict) notePairing() {
 		labels[why][f.Unit] = append(labels[why][f.Unit], f.Label())
 	}
 	for _, why := range reasons {
-		// Units that apply to the same benchmarks share a list.
-		var sets []string
+		var sets []string // units of the same benchmarks share a list
 		setUnits := make(map[string][]string)
 		n := 0
 		for _, u := range units[why] {
@@ -148,7 +141,6 @@ func (v *Verdict) notePairing() {
 // maxListed is the number of benchmarks a warning names.
 const maxListed = 6
 
-// listSome joins up to max items, then says how many more there are.
 func listSome(items []string, max int) string {
 	if len(items) <= max {
 		return strings.Join(items, ", ")
@@ -156,8 +148,7 @@ func listSome(items []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:max], ", "), len(items)-max)
 }
 
-// newVerdict starts the verdict: labels, configuration, and a problem if
-// the machines differ.
+// newVerdict starts the verdict: labels, configuration, differing machines.
 func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	v := &Verdict{
 		Base:   cmp.Or(strings.Join(base.Files, ", "), baseLabel),
@@ -186,10 +177,9 @@ func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	return v
 }
 
-// comparison builds the two sides' comparison: a row per benchmark.
-func (v *Verdict) comparison(base, head *results.Set) (*compare.Report, error) {
+func (v *Verdict) comparison(base, head *results.Set, rows string) (*compare.Report, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
-		Row:     rowsFor(base, head),
+		Row:     rows,
 		Col:     results.FileKey,
 		Columns: []string{baseLabel, headLabel},
 		Alpha:   v.Policy.Alpha,
@@ -230,8 +220,7 @@ func presence(rep *compare.Report) present {
 	return pr
 }
 
-// checkPresence reports benchmarks of base missing in head (a failure
-// unless AllowMissing) and those only in head.
+// checkPresence reports benchmarks missing in head and those only in head.
 func (v *Verdict) checkPresence(pr present) {
 	var missing, added []string
 	for _, k := range pr.order {
@@ -250,8 +239,7 @@ func (v *Verdict) checkPresence(pr present) {
 	}
 }
 
-// missing reports benchmarks of base missing in head, a failure unless
-// AllowMissing.
+// missing reports benchmarks of base missing in head.
 func (v *Verdict) missing(names []string) {
 	if len(names) == 0 {
 		return
@@ -263,9 +251,8 @@ func (v *Verdict) missing(names []string) {
 	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
 }
 
-// gateTable makes the findings of one unit's table, the tested ones a
-// family for the correction. It returns the unit if nothing of it is
-// gated, and the metrics only head has.
+// gateTable makes the findings of one unit's table, the tested ones a family for the
+// correction, and returns the unit if nothing of it is gated and the metrics only head has.
 func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, newMetrics []string) {
 	p := v.Policy
 	if _, err := CheckUnit(t.Unit); err != nil {
@@ -307,8 +294,7 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 		m = 1
 	}
 	if p.Test == AutoTest {
-		// Pairs the correction leaves no chance take the U test if it has
-		// one.
+		// Pairs the correction leaves no chance take the U test if it has one.
 		for _, f := range family {
 			if f.Method == SignedRank && f.nonZero > 0 && f.bestP()*float64(m) >= p.Alpha && minP(f.BaseN, f.HeadN)*float64(m) < p.Alpha {
 				f.unpair(fmt.Sprintf("%s cannot reach p < %g after %s's correction for %d tests", nonZeroPairs(f.nonZero), p.Alpha, p.Correction, len(family)))
@@ -328,13 +314,12 @@ func (v *Verdict) gateTable(t *compare.Table, pr present, ps pairs) (notGated, n
 	return notGated, newMetrics
 }
 
-// measure fills in f from the cells (hc nil if head lacks the metric) and
-// decides it, or reports that it is to be tested, with f.P set.
+// measure fills in f from the cells (hc may be nil) and decides it or reports it is to be tested.
 func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	f.Method = NotCompared
 	f.Base, f.Head, f.P, f.AdjustedP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	f.Ratio, f.RatioLow, f.RatioHigh, f.uP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	f.BaseMin, f.BaseMax, f.HeadMin, f.HeadMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.HeadMin, f.HeadMax = math.NaN(), math.NaN()
 	f.BaseN = bc.N()
 	f.BaseMin, f.BaseMax = bc.Sample.Values[0], bc.Sample.Values[f.BaseN-1]
 	if hc == nil {
@@ -371,10 +356,8 @@ func (f *Finding) measure(bc, hc *compare.Cell, p Policy) (test bool) {
 	return true
 }
 
-// nearExact decides a finding of a simulated CPU's unit (docs/gate.md):
-// the medians against the threshold, and an uncorrected U test. No
-// correction: its noise is far below the threshold, and Holm's would
-// make small families unreachable.
+// nearExact decides a finding of a simulated CPU's unit (docs/gate.md). No correction:
+// its noise is far below the threshold, and Holm's would make small families unreachable.
 func (f *Finding) nearExact(pval float64, p Policy) {
 	f.Method = NearExact
 	f.P, f.AdjustedP = pval, pval
@@ -392,13 +375,13 @@ func spreadText(lo, hi float64) string {
 	return fmt.Sprintf("%.3f%%", 100*(hi/lo-1))
 }
 
-// decide sets a compared finding's status.
 func decide(f *Finding) {
 	th := f.Threshold
 	head := f.Head
 	if f.Method == SignedRank {
 		head = f.Base * f.Ratio // the paired estimate
 	}
+	f.Status = Unchanged
 	switch {
 	case f.Significant && th.Exceeds(f.Base, head):
 		f.Status, f.Fatal = Regressed, true
@@ -407,13 +390,10 @@ func decide(f *Finding) {
 		f.Status = Improved
 		f.Note = "beyond -" + strings.TrimPrefix(th.String(), "+")
 	case f.Base == head:
-		f.Status = Unchanged
 		f.Note = "same"
 	case f.Significant:
-		f.Status = Unchanged
 		f.Note = "within " + th.String()
 	default:
-		f.Status = Unchanged
 		f.Note = "not significant"
 	}
 	if f.Method == Exact {
@@ -436,8 +416,7 @@ func tooFewNote(f *Finding, min int) string {
 	return fmt.Sprintf("%s sample(s), need %d (%s)", strings.Join(sides, " and "), min, why)
 }
 
-// minP returns the smallest two-sided p-value of a U test of n1 and n2
-// values: 2 / C(n1+n2, n1).
+// minP returns the smallest two-sided p-value of a U test: 2 / C(n1+n2, n1).
 func minP(n1, n2 int) float64 {
 	c := 1.0
 	for i := 1; i <= n1; i++ {
@@ -446,9 +425,8 @@ func minP(n1, n2 int) float64 {
 	return math.Min(1, 2/c)
 }
 
-// reachable marks TooFewSamples the tests that could not be significant
-// whatever the data after the correction for m tests, and returns the
-// others: the gate must not pass a metric it could never have failed.
+// reachable marks TooFewSamples the tests that could never be significant and returns
+// the others: the gate must not pass a metric it could never have failed.
 func reachable(family []*Finding, p Policy, m int) []*Finding {
 	var out []*Finding
 	for _, f := range family {
@@ -477,7 +455,6 @@ func reachable(family []*Finding, p Policy, m int) []*Finding {
 	return out
 }
 
-// adjust sets AdjustedP on a family of tested findings.
 func adjust(family []*Finding, c Correction) {
 	if c == NoCorrection || len(family) <= 1 {
 		for _, f := range family {
@@ -488,17 +465,14 @@ func adjust(family []*Finding, c Correction) {
 	// Holm: adjusted p_(i) = max_{j<=i} min(1, (m-j) p_(j)).
 	sorted := slices.Clone(family)
 	slices.SortStableFunc(sorted, func(a, b *Finding) int { return cmp.Compare(a.P, b.P) })
-	m := len(sorted)
 	running := 0.0
 	for i, f := range sorted {
-		a := math.Min(1, float64(m-i)*f.P)
-		running = math.Max(running, a)
+		running = math.Max(running, math.Min(1, float64(len(sorted)-i)*f.P))
 		f.AdjustedP = running
 	}
 }
 
-// merge returns both sides as one set, labelled under results.FileKey.
-// Unit metadata is dropped: the gate decides itself what is exact.
+// merge returns both sides as one set; without unit metadata, as the gate decides what is exact.
 func merge(base, head *results.Set) *results.Set {
 	b, h := base.Relabel(baseLabel), head.Relabel(headLabel)
 	return &results.Set{
@@ -508,8 +482,7 @@ func merge(base, head *results.Set) *results.Set {
 	}
 }
 
-// keyParts returns a benchmark row's display name and its scenario and
-// store.
+// keyParts returns a benchmark row's display name, scenario and store.
 func keyParts(k benchproc.Key) (name, scenario, store string) {
 	var parts []string
 	for _, f := range k.Projection().FlattenedFields() {
@@ -538,8 +511,7 @@ func benchLabel(k benchproc.Key) string {
 	return name
 }
 
-// configLines returns each side's configuration, flagging machine keys
-// that differ.
+// configLines returns each side's configuration, flagging machine keys that differ.
 func configLines(base, head *results.Set) []ConfigLine {
 	b, h := compare.ConfigOf(base.Series, true), compare.ConfigOf(head.Series, true)
 	values := func(cs []compare.Config, key string) []string {

@@ -19,8 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Units lists the units the gate can gate, in report order: every
-// lower-is-better unit package results knows, tidied.
+// Units lists the units the gate can gate (lower-is-better, tidied), in report order.
 var Units = gateUnits()
 
 func gateUnits() []string {
@@ -45,36 +44,29 @@ const (
 	DefaultMinSamples = 4
 )
 
-// Correction is how the p-values of one metric's tests (one per
-// benchmark) are corrected for multiple comparisons.
+// Correction is how one metric's p-values are corrected for multiple comparisons.
 type Correction string
 
-// The corrections (docs/gate.md): Holm's step-down method, the default,
-// or none.
+// The corrections (docs/gate.md).
 const (
 	Holm         Correction = "holm"
 	NoCorrection Correction = "none"
 )
 
-// A Threshold is the largest increase of a metric that is not a
-// regression. The zero Threshold allows no increase at all.
+// A Threshold is the largest increase of a metric that is not a regression.
 type Threshold struct {
-	// Value is a percentage if Relative, else an amount in the base unit
-	// of Measure (seconds, bytes).
+	// Value is a percentage if Relative, else an amount of Measure's base unit.
 	Value    float64
 	Relative bool
-	// Off means the metric is not gated.
-	Off bool
-	// Measure is what an absolute, non-zero Value counts (MeasureOf the
-	// unit); empty for relative, off and zero thresholds.
+	Off      bool // not gated
+	// Measure is what an absolute, non-zero Value counts (MeasureOf the unit).
 	Measure string
 }
 
 // MarshalText writes t as it reads: "+10%", "+2ms", "off".
 func (t Threshold) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
-// The measures of absolute thresholds; amounts lists the suffixes
-// ParseThreshold reads for each.
+// The measures of absolute thresholds.
 const (
 	MeasureSeconds      = "s"
 	MeasureBytes        = "B"
@@ -84,8 +76,7 @@ const (
 	MeasureCycles       = "cycles"
 )
 
-// MeasureOf returns the measure of an absolute threshold for unit, or ""
-// for a unit that is unknown or takes relative thresholds only.
+// MeasureOf returns the measure of an absolute threshold for unit, or "" if none.
 func MeasureOf(unit string) string {
 	info, ok := results.Info(unit)
 	if !ok {
@@ -108,8 +99,7 @@ func MeasureOf(unit string) string {
 	return ""
 }
 
-// measures names each measure in messages, with its example suffix and
-// the suffixes String scales by (largest first).
+// measures names each measure, its example suffix and String's scale (largest first).
 var measures = map[string]struct {
 	name, example string
 	scale         []string
@@ -121,8 +111,7 @@ var measures = map[string]struct {
 	MeasureCycles: {MeasureCycles, MeasureCycles, nil},
 }
 
-// exampleAmount is how an absolute threshold of n in measure m is
-// written, for error messages.
+// exampleAmount writes an absolute threshold of n in measure m, for messages.
 func exampleAmount(m, n string) string {
 	if ms, ok := measures[m]; ok {
 		return "+" + n + ms.example
@@ -130,8 +119,7 @@ func exampleAmount(m, n string) string {
 	return "+" + n + "ms, +" + n + "KiB, +" + n + "allocs, +" + n + "goroutines or +" + n + "instructions"
 }
 
-// amounts are the suffixes of absolute thresholds: their measure and the
-// factor to its base unit.
+// amounts are the suffixes of absolute thresholds: measure and factor to its base unit.
 var amounts = map[string]struct {
 	measure string
 	factor  float64
@@ -149,16 +137,12 @@ var amounts = map[string]struct {
 // thresholdSyntax splits a threshold into its number and suffix.
 var thresholdSyntax = regexp.MustCompile(`^\+?((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(.*)$`)
 
-// ParseThreshold parses a threshold as docs/gate.md writes it ("+10%",
-// "+2ms", "+4KiB", "+1allocs", "+0", "off"). Whether an absolute amount
-// fits a unit is checked where the threshold is set (ParseMax,
-// ParseConfig).
+// ParseThreshold parses a threshold as docs/gate.md writes it ("+10%", "+2ms", "off").
 func ParseThreshold(s string) (Threshold, error) {
 	return parseThreshold("", s)
 }
 
-// parseThreshold is ParseThreshold for unit, if known: hints name its
-// amounts and an amount of another measure is an error.
+// parseThreshold is ParseThreshold, checking the amount fits unit if known.
 func parseThreshold(unit, s string) (Threshold, error) {
 	t := strings.TrimSpace(s)
 	if t == "off" || t == "none" {
@@ -180,8 +164,8 @@ func parseThreshold(unit, s string) (Threshold, error) {
 	if err != nil || math.IsInf(v, 0) {
 		return bad("not a number")
 	}
-	var th Threshold
-	switch a, ok := amounts[suffix]; {
+	a, ok := amounts[suffix]
+	switch {
 	case suffix == "%":
 		return Threshold{Value: v, Relative: true}, nil
 	case suffix == "":
@@ -194,9 +178,8 @@ func parseThreshold(unit, s string) (Threshold, error) {
 		return bad(fmt.Sprintf("%q is ambiguous (minutes or hours to Go, milli in benchstat's tables): write ms or s", suffix))
 	case !ok:
 		return bad(fmt.Sprintf("unknown amount %q", suffix))
-	default:
-		th = Threshold{Value: v * a.factor, Measure: a.measure}
 	}
+	th := Threshold{Value: v * a.factor, Measure: a.measure}
 	if th.Value == 0 {
 		th.Measure = ""
 	}
@@ -254,8 +237,7 @@ func (t Threshold) String() string {
 	return "+" + num(t.Value) + t.Measure
 }
 
-// scaled writes v in the first of suffixes (largest first) in which it
-// is at least 1, to 12 digits: no float noise such as 10.000000000000002.
+// scaled writes v in the largest suffix it is at least 1 of, to 12 digits (no float noise).
 func scaled(v float64, suffixes []string) string {
 	for i, u := range suffixes {
 		x := v / amounts[u].factor
@@ -266,8 +248,7 @@ func scaled(v float64, suffixes []string) string {
 	return ""
 }
 
-// Allowed returns the largest change from base that t allows, in the
-// unit; relative to |base|, as retained heap can be negative.
+// Allowed returns the largest change from base t allows; relative to |base|, as retained heap can be negative.
 func (t Threshold) Allowed(base float64) float64 {
 	if t.Off {
 		return math.Inf(1)
@@ -278,8 +259,7 @@ func (t Threshold) Allowed(base float64) float64 {
 	return t.Value
 }
 
-// Exceeds reports whether head is worse than base by more than t allows,
-// for a lower-is-better metric.
+// Exceeds reports whether head is worse (higher) than base by more than t allows.
 func (t Threshold) Exceeds(base, head float64) bool {
 	return !t.Off && head-base > t.Allowed(base)
 }
@@ -289,8 +269,7 @@ func (t Threshold) Beats(base, head float64) bool {
 	return !t.Off && base-head > t.Allowed(base)
 }
 
-// Thresholds maps units to their thresholds: the policy file's "max"
-// (UnmarshalYAML adds to those there) and the flag --max (Set).
+// Thresholds maps units to their thresholds: the policy file's "max" and the flag --max.
 type Thresholds map[string]Threshold
 
 // UnmarshalYAML reads a mapping of unit: threshold, checking both.
@@ -332,8 +311,7 @@ func (t *Thresholds) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Set adds a threshold given as UNIT=THRESHOLD (ParseMax), once per
-// unit: Thresholds is a pflag.Value.
+// Set adds a threshold given as UNIT=THRESHOLD (ParseMax), once per unit.
 func (t *Thresholds) Set(s string) error {
 	unit, th, err := ParseMax(s)
 	if err != nil {
@@ -378,8 +356,7 @@ func (t Thresholds) validate() error {
 	return errors.Join(errs...)
 }
 
-// ParseMax parses a --max value, "UNIT=THRESHOLD" such as
-// "sec/op=+2ms", checking that the threshold fits the unit.
+// ParseMax parses a --max value, "UNIT=THRESHOLD" such as "sec/op=+2ms".
 func ParseMax(s string) (unit string, th Threshold, err error) {
 	u, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -392,8 +369,7 @@ func ParseMax(s string) (unit string, th Threshold, err error) {
 	return unit, th, err
 }
 
-// CheckUnit returns unit tidied ("ns/op" is "sec/op"), or an error if
-// it is unknown or higher-is-better.
+// CheckUnit returns unit tidied, or an error if it is unknown or higher-is-better.
 func CheckUnit(unit string) (string, error) {
 	info, ok := results.Info(unit)
 	switch {
@@ -405,16 +381,14 @@ func CheckUnit(unit string) (string, error) {
 	return info.Tidy, nil
 }
 
-// An Override sets thresholds for the benchmarks whose scenario and store
-// match its patterns (path.Match globs; empty matches anything).
+// An Override sets thresholds where scenario and store match its path.Match globs.
 type Override struct {
 	Scenario string     `yaml:"scenario,omitempty" json:"scenario,omitempty"`
 	Store    string     `yaml:"store,omitempty" json:"store,omitempty"`
 	Max      Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
 }
 
-// Matches reports whether o applies to the benchmark of scenario and
-// store.
+// Matches reports whether o applies to the benchmark of scenario and store.
 func (o Override) Matches(scenario, store string) bool {
 	return glob(o.Scenario, scenario) && glob(o.Store, store)
 }
@@ -427,11 +401,8 @@ func glob(pattern, name string) bool {
 	return err == nil && ok
 }
 
-// A Policy says what the gate calls a regression and how it treats
-// incomplete data; the zero Policy gates nothing. The yaml tags are the
-// keys of the policy file's "gate" section and name gate's flags
-// (ResolvePolicy); docs/gate.md states what each setting does. Zero
-// scalar fields take their defaults in Evaluate.
+// A Policy says what the gate calls a regression (docs/gate.md); the zero Policy
+// gates nothing. The yaml tags are the policy file's keys and name gate's flags.
 type Policy struct {
 	Alpha                   float64    `yaml:"alpha" json:"alpha"`
 	MinSamples              int        `yaml:"min_samples" json:"min_samples"`
@@ -441,23 +412,18 @@ type Policy struct {
 	Strict                  bool       `yaml:"strict" json:"strict"`
 	AllowDifferentCerts     bool       `yaml:"allow_different_certs" json:"allow_different_certs"`
 	AllowDifferentScenarios bool       `yaml:"allow_different_scenarios" json:"allow_different_scenarios"`
-	// Max maps units to their thresholds; retained-B/cert follows
-	// retained-B unless set.
+	// Max maps units to thresholds; retained-B/cert follows retained-B unless set.
 	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
-	// Overrides refine Max: the last matching override that sets a unit
-	// wins.
+	// Overrides refine Max: the last matching override that sets a unit wins.
 	Overrides []Override `yaml:"overrides,omitempty" json:"overrides,omitempty"`
-	// SampleTimeout is run's, not the gate's: it bounds one sample
-	// (0: run's default).
+	// SampleTimeout is run's, not the gate's: it bounds one sample.
 	SampleTimeout time.Duration `yaml:"sample_timeout,omitempty" json:"sample_timeout,omitempty"`
-	// Source says where the policy came from, for the report's policy
-	// line; empty leaves it out.
+	// Source says where the policy came from, for the report's policy line.
 	Source string `yaml:"-" json:"-"`
 }
 
-// DefaultPolicy returns the defaults of docs/gate.md. cpu-sec/op is not
-// gated by default: results without it would make it a new metric in
-// every comparison.
+// DefaultPolicy returns the defaults of docs/gate.md. cpu-sec/op is not gated: results
+// without it would make it a new metric in every comparison.
 func DefaultPolicy() Policy {
 	return Policy{
 		Max: Thresholds{
@@ -487,18 +453,13 @@ func (p Policy) Clone() Policy {
 	return q
 }
 
-// Threshold returns the threshold of unit for the benchmark of scenario
-// and store, and whether the unit is gated there.
+// Threshold returns unit's threshold for scenario and store, and whether it is gated.
 func (p *Policy) Threshold(scenario, store, unit string) (Threshold, bool) {
-	if th, ok := p.explicit(scenario, store, unit); ok {
-		return th, !th.Off
+	th, ok := p.explicit(scenario, store, unit)
+	if !ok && unit == results.UnitRetainedPerCert {
+		th, ok = p.explicit(scenario, store, results.UnitRetained)
 	}
-	if unit == results.UnitRetainedPerCert {
-		if th, ok := p.explicit(scenario, store, results.UnitRetained); ok {
-			return th, !th.Off
-		}
-	}
-	return Threshold{}, false
+	return th, ok && !th.Off
 }
 
 func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
@@ -512,9 +473,7 @@ func (p *Policy) explicit(scenario, store, unit string) (Threshold, bool) {
 	return th, ok
 }
 
-// MinSamplesFor returns the fewest samples a side with which the U test
-// can reach p < alpha (at least results.MinExactSamples); 0 if alpha is
-// not in (0, 1).
+// MinSamplesFor returns the fewest samples a side for the U test to reach p < alpha.
 func MinSamplesFor(alpha float64) int {
 	if !(alpha > 0 && alpha < 1) {
 		return 0
@@ -533,9 +492,7 @@ func (p Policy) withDefaults() (Policy, error) {
 	return p, p.named(p.validate(false), func(key string) string { return key })
 }
 
-// validate checks p, each error a *yamlfile.FieldError naming its key.
-// strict (a policy file or flags) also checks min_samples against alpha
-// and overrides that set nothing or match everything.
+// validate checks p, each error a *yamlfile.FieldError; strict (a file or flags) checks more.
 func (p Policy) validate(strict bool) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -591,8 +548,7 @@ func (p Policy) validate(strict bool) error {
 	return errors.Join(errs...)
 }
 
-// named renders validate's errors for a policy not read from a file:
-// name(key), then a scalar setting's value ("--alpha 2: want ...").
+// named renders validate's errors as name(key) and the value ("--alpha 2: want ...").
 func (p Policy) named(err error, name func(key string) string) error {
 	var out []error
 	for _, e := range yamlfile.Flatten(err) {
@@ -632,8 +588,7 @@ func settingKeys() []string {
 	return keys
 }
 
-// SetMax sets the top-level threshold of unit, as --max does, failing if
-// the unit is unknown or th does not fit it.
+// SetMax sets the top-level threshold of unit, as --max does.
 func (p *Policy) SetMax(unit string, th Threshold) error {
 	unit, err := CheckUnit(unit)
 	if err != nil {
