@@ -119,11 +119,9 @@ const (
 	causeMatch  = "a lookup is answered with another kind of match, default or error"
 )
 
-// causeOf is the cause of a new change (see the package doc): a lookup on
-// a held generation is replayed on each side with the last configuration
-// newest, then with the held one newest; a side whose held generation
-// answered as the first does and not as the second, where the other's
-// did not, serves a later configuration. Else the change's kind says.
+// causeOf is the cause of a new change (see the package doc): a held
+// generation that answers as with the last configuration newest, not as
+// with its own, serves a later configuration. Else the kind says.
 func (cp *comparer) causeOf(ch *Change) string {
 	c := ch.Case
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
@@ -131,7 +129,7 @@ func (cp *comparer) causeOf(ch *Change) string {
 			newest := func(f certstore.Factory, k int) []Answer {
 				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
 				sc := caseScript(&t)
-				o := newObservations(len(positions(sc))) // the last: Current's lookup
+				o := make(observations, len(positions(sc))) // the last: Current's lookup
 				for range max(ch.Runs, verifyRuns) {
 					sc.observe(f, bs[:k+1], o)
 				}
@@ -163,17 +161,15 @@ func (cp *comparer) causeOf(ch *Change) string {
 // or default taken as its leaf whatever configuration it came from.
 func sameServed(bs []*built, a, b []Answer) bool {
 	keys := func(as []Answer) []string {
-		var ks []string
-		for _, x := range as {
-			k := answerKey(x)
+		ks := mapSlice(as, func(x Answer) string {
 			switch x.Kind {
 			case AnswerCertificate:
-				k = string(bs[x.Config].certs[x.Index].leaf)
+				return string(bs[x.Config].certs[x.Index].leaf)
 			case AnswerDefault:
-				k = string(bs[x.Config].defaults[x.Store].leaf)
+				return string(bs[x.Config].defaults[x.Store].leaf)
 			}
-			ks = append(ks, k)
-		}
+			return answerKey(x)
+		})
 		slices.Sort(ks)
 		return slices.Compact(ks)
 	}
@@ -230,9 +226,10 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 			return true // a name the issuer refuses; the next iteration has others
 		}
 		pos := positions(sc)
-		ob, oh := newObservations(len(pos)), newObservations(len(pos))
+		ob, oh := make(observations, len(pos)), make(observations, len(pos))
 		for range opts.Runs {
-			cp.count(sc.observe(base, bs, ob))
+			configs, lookups := sc.observe(base, bs, ob)
+			r.Configs, r.Lookups = r.Configs+configs, r.Lookups+lookups
 			sc.observe(head, bs, oh)
 		}
 		for p := range pos {
@@ -263,7 +260,6 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	o.Base, o.Head = cmp.Or(o.Base, "base"), cmp.Or(o.Head, "head")
 	o.Seed = cmp.Or(o.Seed, DefaultDiffSeed)
 	if o.Runs <= 0 {
-
 		o.Runs = DefaultCompareRuns
 	}
 	if o.Iterations == 0 && o.Duration == 0 {
@@ -282,11 +278,6 @@ type comparer struct {
 	alias      map[string]string // search kinds whose candidates were another kind when replayed
 }
 
-func (cp *comparer) count(configs, lookups int) {
-	cp.r.Configs += configs
-	cp.r.Lookups += lookups
-}
-
 // candidate counts one differing answer under its known kind, or confirms
 // and shrinks it, reporting a kind not seen before.
 func (cp *comparer) candidate(c Case, kind string, it int) {
@@ -301,7 +292,7 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 		cp.r.Unconfirmed++
 		return
 	}
-	var v *view
+	var v, ch *Change
 	if undefaultedStores(&c) > 0 {
 		// A store that generates a default (an RSA key per Update) makes
 		// replays slow: try the case with every default configured first.
@@ -312,27 +303,25 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 	if v == nil {
 		v = cp.replay(c, verifyRuns, verifyRuns, true)
 	}
-	if v == nil {
+	if v != nil {
+		if ch = cp.find(v.Kind); ch == nil {
+			if ch = cp.shrink(v); ch != nil {
+				if known := cp.find(ch.Kind); known != nil {
+					ch = known
+				} else {
+					ch.Seed, ch.Iteration = cp.opts.Seed, it
+					cp.add(ch)
+					if cp.opts.Found != nil {
+						defer cp.opts.Found(ch)
+					}
+				}
+			}
+		}
+	}
+	if ch == nil {
 		cp.refuted[kind]++
 		cp.r.Unconfirmed++
 		return
-	}
-	ch := cp.find(v.kind)
-	if ch == nil {
-		if ch = cp.shrink(v); ch == nil {
-			cp.refuted[kind]++
-			cp.r.Unconfirmed++
-			return
-		}
-		if known := cp.find(ch.Kind); known != nil {
-			ch = known
-		} else {
-			ch.Seed, ch.Iteration = cp.opts.Seed, it
-			cp.add(ch)
-			if cp.opts.Found != nil {
-				defer cp.opts.Found(ch)
-			}
-		}
 	}
 	ch.Count++
 	if ch.Kind != kind {
@@ -352,13 +341,11 @@ func (cp *comparer) find(kind string) *Change {
 // add adds a change of a new kind under its cause.
 func (cp *comparer) add(ch *Change) {
 	name := cp.causeOf(ch)
-	for _, c := range cp.r.Causes {
-		if c.Cause == name {
-			c.Changes = append(c.Changes, ch)
-			return
-		}
+	if i := slices.IndexFunc(cp.r.Causes, func(c *Cause) bool { return c.Cause == name }); i >= 0 {
+		cp.r.Causes[i].Changes = append(cp.r.Causes[i].Changes, ch)
+	} else {
+		cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 	}
-	cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 }
 
 // shrink shrinks a confirmed difference and confirms the result (nil when
@@ -366,20 +353,20 @@ func (cp *comparer) add(ch *Change) {
 // configuration or take a store's default away. With fixed sides a step
 // is kept if the kind stays or is a known one; with a varying side, any
 // difference keeps it.
-func (cp *comparer) shrink(v *view) *Change {
-	nb, nh := 1, 1
-	if len(v.base) > 1 {
-		nb = varyRuns
+func (cp *comparer) shrink(v *Change) *Change {
+	runs := func(as []Answer) int {
+		if len(as) > 1 {
+			return varyRuns
+		}
+		return 1
 	}
-	if len(v.head) > 1 {
-		nh = varyRuns
-	}
-	invalid, undefaulted := invalidConfigs(&v.c), undefaultedStores(&v.c)
+	nb, nh := runs(v.Base), runs(v.Head)
+	invalid, undefaulted := invalidConfigs(&v.Case), undefaultedStores(&v.Case)
 	// configureDefaults' defaults stay out of the shrink, in every replay.
 	filler := undefaulted == 0
-	start := v.c
+	start := v.Case
 	if filler {
-		start = withoutFiller(v.c)
+		start = withoutFiller(v.Case)
 	}
 	test := func(c Case) bool {
 		if filler {
@@ -392,7 +379,7 @@ func (cp *comparer) shrink(v *view) *Change {
 			return false // a generated default makes every replay slow
 		}
 		got := cp.replay(c, nb, nh, false)
-		return got != nil && (nb+nh > 2 || got.kind == v.kind || cp.find(got.kind) != nil)
+		return got != nil && (nb+nh > 2 || got.Kind == v.Kind || cp.find(got.Kind) != nil)
 	}
 	best, note := shrinkCase(start, test)
 	if filler {
@@ -403,14 +390,12 @@ func (cp *comparer) shrink(v *view) *Change {
 		final = cp.replay(best, extendRuns, extendRuns, true)
 	}
 	if final == nil {
-		if final, note = cp.replay(v.c, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
+		if final, note = cp.replay(v.Case, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
 			return nil
 		}
 	}
-	return &Change{
-		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
-		Shrunk: note == "" || !strings.HasPrefix(note, "a smaller"), Original: countCerts(&v.c), Note: note,
-	}
+	final.Shrunk, final.Original, final.Note = note == "" || !strings.HasPrefix(note, "a smaller"), countCerts(&v.Case), note
+	return final
 }
 
 // undefaultedStores counts the stores of c's configurations without a
@@ -442,29 +427,20 @@ func invalidConfigs(c *Case) int {
 	return n
 }
 
-// view is the first differing position of a replayed case.
-type view struct {
-	c          Case
-	via        string
-	base, head []Answer
-	runs       int
-	kind       string
-}
-
 // replay plays c on base and head and returns the first difference, or
 // nil. Without extend, the side with fewer runs plays first and the other
 // stops at a difference. With extend, both play all their runs, then up to
 // extendRuns when a side varies, or tieRuns for a tie broken differently
 // (biased map order can look fixed for a while), and up to fixedRuns for
 // a side that gave only some of the answers the other varies among.
-func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
+func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 	bs, err := c.build(cp.lc, false)
 	if err != nil {
 		return nil
 	}
 	sc := caseScript(&c)
 	pos := positions(sc)
-	ob, oh := newObservations(len(pos)), newObservations(len(pos))
+	ob, oh := make(observations, len(pos)), make(observations, len(pos))
 	play := func(f certstore.Factory, o observations, n int, stop func() bool) int {
 		for i := range n {
 			sc.observe(f, bs, o)
@@ -517,7 +493,7 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 	if p < 0 {
 		return nil
 	}
-	return &view{c: c, via: pos[p].via(), base: ob[p], head: oh[p], runs: runs, kind: kindOf(bs, pos, p, ob, oh)}
+	return &Change{Kind: kindOf(bs, pos, p, ob, oh), Case: c, Via: pos[p].via(), Base: ob[p], Head: oh[p], Runs: runs}
 }
 
 // breakConfig makes one configuration of some sequences invalid, so that
@@ -621,10 +597,8 @@ func caseAt(sc *script, p position) Case {
 // observations are the distinct answers seen at each position of a script.
 type observations [][]Answer
 
-func newObservations(n int) observations { return make(observations, n) }
-
 func (o observations) add(p int, a Answer) {
-	if !slices.ContainsFunc(o[p], func(b Answer) bool { return answerKey(b) == answerKey(a) }) {
+	if !has(o[p], a) {
 		o[p] = append(o[p], a)
 	}
 }
@@ -641,7 +615,7 @@ func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (con
 			configs++
 			a := Answer{Kind: AnswerNone, Config: e.k}
 			if e.err != nil {
-				a = Answer{Kind: AnswerError, Config: e.k, Err: e.err}
+				a.Kind, a.Err = AnswerError, e.err
 				if p == 0 && e.k == 0 {
 					openErr = e.err
 				}
@@ -693,7 +667,6 @@ func answerKey(a Answer) string {
 
 // errClass is the kind of an error two stores are compared by.
 func errClass(err error) string {
-	var pe *panicError
 	var de *decodedError
 	switch {
 	case errors.As(err, &de) && de.class != "":
@@ -702,11 +675,9 @@ func errClass(err error) string {
 		return "unknown store"
 	case errors.Is(err, certstore.ErrNoCertificate):
 		return "no certificate"
-	case errors.As(err, &pe):
+	case errors.As(err, new(*panicError)):
 		return "panic"
-	}
-	var ce *certstore.CertificateError
-	if errors.As(err, &ce) {
+	case errors.As(err, new(*certstore.CertificateError)):
 		return "certificate error"
 	}
 	return "other"
@@ -715,11 +686,25 @@ func errClass(err error) string {
 // subset reports whether every answer of a is one of b.
 func subset(a, b []Answer) bool {
 	for _, x := range a {
-		if !slices.ContainsFunc(b, func(y Answer) bool { return answerKey(x) == answerKey(y) }) {
+		if !has(b, x) {
 			return false
 		}
 	}
 	return true
+}
+
+// has reports whether a is one of as.
+func has(as []Answer, a Answer) bool {
+	return slices.ContainsFunc(as, func(b Answer) bool { return answerKey(a) == answerKey(b) })
+}
+
+// mapSlice is f of each of xs.
+func mapSlice[T, U any](xs []T, f func(T) U) []U {
+	us := make([]U, len(xs))
+	for i, x := range xs {
+		us[i] = f(x)
+	}
+	return us
 }
 
 func sameAnswers(a, b []Answer) bool { return len(a) == len(b) && subset(a, b) }
@@ -742,34 +727,29 @@ type shape struct {
 // kindOf names the difference at position p (Change.Kind), each side in
 // relation to the configuration its generation holds.
 func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
-	base, head := ob[p], oh[p]
 	if pos[p].step == nil {
-		return "Update: " + updateShape(base) + " -> " + updateShape(head)
+		return "Update: " + updateShape(ob[p]) + " -> " + updateShape(oh[p])
 	}
 	st := pos[p].step
-	shapes := func(as []Answer, o observations) (ss []shape) {
-		for _, a := range as {
-			ss = append(ss, shapeOf(bs, effective(o, pos, st.held), st.store, st.sni, a))
-		}
-		return ss
+	shapes := func(o observations) []shape {
+		held := effective(o, pos, st.held)
+		return mapSlice(o[p], func(a Answer) shape { return shapeOf(bs, held, st.store, st.sni, a) })
 	}
-	sb, sh := shapes(base, ob), shapes(head, oh)
+	sb, sh := shapes(ob), shapes(oh)
 	if k := tieKind(sb, sh); k != "" {
 		return k
 	}
-	return sideShape(sb) + " -> " + sideShape(sh)
+	what := func(s shape) string { return s.what }
+	return joinShapes(mapSlice(sb, what)) + " -> " + joinShapes(mapSlice(sh, what))
 }
 
 func updateShape(as []Answer) string {
-	var ws []string
-	for _, a := range as {
-		w := "accepted"
+	return joinShapes(mapSlice(as, func(a Answer) string {
 		if a.Kind == AnswerError {
-			w = "rejected (" + errClass(a.Err) + ")"
+			return "rejected (" + errClass(a.Err) + ")"
 		}
-		ws = append(ws, w)
-	}
-	return joinShapes(ws)
+		return "accepted"
+	}))
 }
 
 // What shapeOf says of an answer from a configuration other than the one
@@ -869,14 +849,6 @@ func tieKind(base, head []shape) string {
 	return tiePrefix + rank(base, vh) + " -> " + rank(head, vb)
 }
 
-func sideShape(ss []shape) string {
-	var ws []string
-	for _, s := range ss {
-		ws = append(ws, s.what)
-	}
-	return joinShapes(ws)
-}
-
 // joinShapes joins distinct descriptions, sorted, marking a side that varies.
 func joinShapes(ws []string) string {
 	varies := len(ws) > 1
@@ -901,9 +873,5 @@ func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 		return nil, err
 	}
 	cp := &comparer{base: base, head: head, lc: lc}
-	v := cp.replay(c, runs, runs, true)
-	if v == nil {
-		return nil, nil
-	}
-	return &Change{Kind: v.kind, Case: v.c, Via: v.via, Base: v.base, Head: v.head, Runs: v.runs}, nil
+	return cp.replay(c, runs, runs, true), nil
 }
