@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -86,11 +85,7 @@ func (r *Comparison) Differs() bool { return len(r.Causes) > 0 }
 
 // Changes lists every change, cause by cause.
 func (r *Comparison) Changes() []*Change {
-	var chs []*Change
-	for _, c := range r.Causes {
-		chs = append(chs, c.Changes...)
-	}
-	return chs
+	return slices.Concat(mapSlice(r.Causes, func(c *Cause) []*Change { return c.Changes })...)
 }
 
 // Cause is one cause of differences and the changes of each kind it
@@ -330,10 +325,9 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 }
 
 func (cp *comparer) find(kind string) *Change {
-	for _, ch := range cp.r.Changes() {
-		if ch.Kind == kind {
-			return ch
-		}
+	chs := cp.r.Changes()
+	if i := slices.IndexFunc(chs, func(ch *Change) bool { return ch.Kind == kind }); i >= 0 {
+		return chs[i]
 	}
 	return nil
 }
@@ -398,8 +392,7 @@ func (cp *comparer) shrink(v *Change) *Change {
 	return final
 }
 
-// undefaultedStores counts the stores of c's configurations without a
-// configured default.
+// undefaultedStores counts c's stores without a configured default.
 func undefaultedStores(c *Case) int {
 	n := 0
 	for k := range c.Configs {
@@ -429,10 +422,9 @@ func invalidConfigs(c *Case) int {
 
 // replay plays c on base and head and returns the first difference, or
 // nil. Without extend, the side with fewer runs plays first and the other
-// stops at a difference. With extend, both play all their runs, then up to
-// extendRuns when a side varies, or tieRuns for a tie broken differently
-// (biased map order can look fixed for a while), and up to fixedRuns for
-// a side that gave only some of the answers the other varies among.
+// stops at a difference. With extend, all runs play, then up to extendRuns
+// if a side varies, tieRuns for a tie (biased map order can look fixed a
+// while), fixedRuns for a side with only some of the other's answers.
 func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 	bs, err := c.build(cp.lc, false)
 	if err != nil {
@@ -493,7 +485,11 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 	if p < 0 {
 		return nil
 	}
-	return &Change{Kind: kindOf(bs, pos, p, ob, oh), Case: c, Via: pos[p].via(), Base: ob[p], Head: oh[p], Runs: runs}
+	via := viaUpdate
+	if pos[p].step != nil {
+		via = pos[p].step.via
+	}
+	return &Change{Kind: kindOf(bs, pos, p, ob, oh), Case: c, Via: via, Base: ob[p], Head: oh[p], Runs: runs}
 }
 
 // breakConfig makes one configuration of some sequences invalid, so that
@@ -564,13 +560,6 @@ func configureDefaults(seq []CaseConfig) {
 type position struct {
 	k    int
 	step *lookupStep
-}
-
-func (p position) via() string {
-	if p.step == nil {
-		return viaUpdate
-	}
-	return p.step.via
 }
 
 // positions lists a script's answers in the order play gives them.
@@ -804,20 +793,13 @@ func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 // relation says how a certificate's names cover sni: "exact",
 // "wildcard" (certstore.Match's one-label wildcard) or "".
 func relation(names []string, sni string) string {
-	n := certstore.NormalizeServerName(sni)
-	if n == "" {
+	switch {
+	case certstore.Match([][]string{names}, sni) < 0:
 		return ""
-	}
-	if slices.Contains(names, n) {
+	case slices.Contains(names, certstore.NormalizeServerName(sni)):
 		return "exact"
 	}
-	if _, err := netip.ParseAddr(n); err == nil {
-		return ""
-	}
-	if parent, ok := certstore.WildcardParent(n); ok && slices.Contains(names, "*."+parent) {
-		return "wildcard"
-	}
-	return ""
+	return "wildcard"
 }
 
 const tiePrefix = "tie-break: "
