@@ -88,8 +88,7 @@ func (r *Comparison) Changes() []*Change {
 	return slices.Concat(mapSlice(r.Causes, func(c *Cause) []*Change { return c.Changes })...)
 }
 
-// Cause is one cause of differences and the changes of each kind it
-// showed as.
+// Cause is one cause of differences and the changes of each kind it showed as.
 type Cause struct {
 	Cause   string    `json:"cause"`
 	Changes []*Change `json:"changes"`
@@ -104,8 +103,7 @@ func (c *Cause) Count() int {
 	return n
 }
 
-// The causes of differences (see the package doc); causeLater names the
-// side.
+// The causes of differences (see the package doc); causeLater names the side.
 const (
 	causeUpdate = "an Update is accepted or rejected differently"
 	causeLater  = "held generations of the %s serve a later configuration"
@@ -133,11 +131,8 @@ func (cp *comparer) causeOf(ch *Change) string {
 			live := func(f certstore.Factory, held []Answer) bool {
 				return sameServed(bs, held, newest(f, last)) && !sameServed(bs, held, newest(f, c.Held))
 			}
-			switch b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); {
-			case h && !b:
-				return fmt.Sprintf(causeLater, "head")
-			case b && !h:
-				return fmt.Sprintf(causeLater, "base")
+			if b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); b != h {
+				return fmt.Sprintf(causeLater, map[bool]string{false: "base", true: "head"}[h])
 			}
 		}
 	}
@@ -201,9 +196,8 @@ type Change struct {
 // one that shrinks to a known kind counts as one more of it.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
-	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
-	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
-	cp.r = r
+	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs, TimeLimit: opts.Duration}
+	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), r: r, refuted: map[string]int{}, alias: map[string]string{}}
 	progress := func() string {
 		return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes()))
 	}
@@ -227,21 +221,16 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 			r.Configs, r.Lookups = r.Configs+configs, r.Lookups+lookups
 			sc.observe(head, bs, oh)
 		}
-		for p := range pos {
-			if over() {
-				break
-			}
-			if sameAnswers(ob[p], oh[p]) {
-				continue
-			}
-			cp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
-			if pos[p].step == nil {
-				break // the stores now hold different configurations
+		for p := 0; p < len(pos) && !over(); p++ {
+			if !sameAnswers(ob[p], oh[p]) {
+				cp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
+				if pos[p].step == nil {
+					break // the stores now hold different configurations
+				}
 			}
 		}
 		return true
 	})
-	r.TimeLimit = opts.Duration
 	switch {
 	case opts.Iterations > 0 && r.Iterations >= opts.Iterations:
 		r.Stopped = StopIterations
@@ -504,8 +493,7 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 		bad = cfg.Certs[rng.IntN(len(cfg.Certs))].clone()
 		bad.Stores = []string{"undeclared"}
 	}
-	at := rng.IntN(len(cfg.Certs) + 1)
-	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
+	cfg.Certs = slices.Insert(cfg.Certs, rng.IntN(len(cfg.Certs)+1), bad)
 }
 
 // fillerDefault names the defaults configureDefaults adds.

@@ -140,18 +140,15 @@ func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	if r.Differs() {
 		b.WriteString("\n| # | cause, then each kind of change | what | seen |\n|--:|---|---|--:|\n")
 	}
+	var cases strings.Builder
 	for i, c := range r.Causes {
 		fmt.Fprintf(&b, "| %d | **%s** | | %d |\n", i+1, mdCell(c.Cause), c.Count())
 		for j, ch := range c.Changes {
 			fmt.Fprintf(&b, "| %d.%d | %s | %s | %d |\n", i+1, j+1, mdCell(ch.Kind), mdCell(ch.line(r.Base, r.Head)), ch.Count)
+			fmt.Fprintf(&cases, "\n<details><summary>change %d.%d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, j+1, ch.Case.GoString(), ch.Runs)
 		}
 	}
-	for i, c := range r.Causes {
-		for j, ch := range c.Changes {
-			fmt.Fprintf(&b, "\n<details><summary>change %d.%d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, j+1, ch.Case.GoString(), ch.Runs)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String()+cases.String())
 	return err
 }
 
