@@ -95,8 +95,7 @@ type Cause struct {
 }
 
 // Count is how many differing answers of the cause the search saw.
-func (c *Cause) Count() int {
-	n := 0
+func (c *Cause) Count() (n int) {
 	for _, ch := range c.Changes {
 		n += ch.Count
 	}
@@ -252,7 +251,6 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	return o
 }
 
-// comparer is one Compare.
 type comparer struct {
 	opts       CompareOptions
 	base, head certstore.Factory
@@ -265,9 +263,7 @@ type comparer struct {
 // candidate counts one differing answer under its known kind, or confirms
 // and shrinks it, reporting a kind not seen before.
 func (cp *comparer) candidate(c Case, kind string, it int) {
-	if to, ok := cp.alias[kind]; ok {
-		kind = to
-	}
+	kind = cmp.Or(cp.alias[kind], kind)
 	if ch := cp.find(kind); ch != nil {
 		ch.Count++
 		return
@@ -321,7 +317,6 @@ func (cp *comparer) find(kind string) *Change {
 	return nil
 }
 
-// add adds a change of a new kind under its cause.
 func (cp *comparer) add(ch *Change) {
 	name := cp.causeOf(ch)
 	if i := slices.IndexFunc(cp.r.Causes, func(c *Cause) bool { return c.Cause == name }); i >= 0 {
@@ -381,9 +376,7 @@ func (cp *comparer) shrink(v *Change) *Change {
 	return final
 }
 
-// undefaultedStores counts c's stores without a configured default.
-func undefaultedStores(c *Case) int {
-	n := 0
+func undefaultedStores(c *Case) (n int) {
 	for k := range c.Configs {
 		cfg := &c.Configs[k]
 		if cfg.Stores[certstore.DefaultStore] == nil {
@@ -398,9 +391,7 @@ func undefaultedStores(c *Case) int {
 	return n
 }
 
-// invalidConfigs counts the configurations of c a store must reject.
-func invalidConfigs(c *Case) int {
-	n := 0
+func invalidConfigs(c *Case) (n int) {
 	for k := range c.Configs {
 		if !c.Configs[k].valid() {
 			n++
@@ -496,10 +487,8 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 	cfg.Certs = slices.Insert(cfg.Certs, rng.IntN(len(cfg.Certs)+1), bad)
 }
 
-// fillerDefault names the defaults configureDefaults adds.
 const fillerDefault = "default.compare.invalid"
 
-// withoutFiller returns c without configureDefaults' defaults.
 func withoutFiller(c Case) Case {
 	c = c.clone()
 	for k := range c.Configs {
@@ -520,7 +509,6 @@ func withoutFiller(c Case) Case {
 	return c
 }
 
-// withFiller returns c with configureDefaults' defaults.
 func withFiller(c Case) Case {
 	c = c.clone()
 	configureDefaults(c.Configs)
@@ -562,7 +550,6 @@ func positions(sc *script) []position {
 	return ps
 }
 
-// caseAt is the case of one position of a script.
 func caseAt(sc *script, p position) Case {
 	c := Case{Configs: sc.seq[:p.k+1], Held: p.k}
 	if p.step != nil {
@@ -660,7 +647,6 @@ func errClass(err error) string {
 	return "other"
 }
 
-// subset reports whether every answer of a is one of b.
 func subset(a, b []Answer) bool {
 	for _, x := range a {
 		if !has(b, x) {
@@ -670,12 +656,10 @@ func subset(a, b []Answer) bool {
 	return true
 }
 
-// has reports whether a is one of as.
 func has(as []Answer, a Answer) bool {
 	return slices.ContainsFunc(as, func(b Answer) bool { return answerKey(a) == answerKey(b) })
 }
 
-// mapSlice is f of each of xs.
 func mapSlice[T, U any](xs []T, f func(T) U) []U {
 	us := make([]U, len(xs))
 	for i, x := range xs {

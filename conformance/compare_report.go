@@ -45,7 +45,6 @@ func (r *Comparison) extent() string {
 	return s
 }
 
-// found counts the changes and their causes.
 func (r *Comparison) found() string {
 	n := len(r.Changes())
 	switch {
@@ -60,7 +59,6 @@ func (r *Comparison) found() string {
 // Summary says the change in one line, "base served X, head serves Y".
 func (ch *Change) Summary() string { return ch.line("base", "head") }
 
-// line is Summary with the stores' names.
 func (ch *Change) line(base, head string) string {
 	c := &ch.Case
 	if ch.Via == viaUpdate {
@@ -82,7 +80,6 @@ func (ch *Change) line(base, head string) string {
 		on, c.Held, len(c.Configs), base, answers(ch.Base), head, answers(ch.Head))
 }
 
-// updateText says what a side did with an Update, in the tense of its verbs.
 func updateText(as []Answer, runs int, accepted, rejected string) string {
 	return orVaries(mapSlice(as, func(a Answer) string {
 		if a.Kind == AnswerError {
@@ -152,7 +149,6 @@ func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// mdCell escapes text for a Markdown table cell.
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
 }
