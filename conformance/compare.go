@@ -327,10 +327,8 @@ func (cp *comparer) add(ch *Change) {
 }
 
 // shrink shrinks a confirmed difference and confirms the result (nil when
-// neither it nor the unshrunk case reproduces). No step may break a
-// configuration or take a store's default away. With fixed sides a step
-// is kept if the kind stays or is a known one; with a varying side, any
-// difference keeps it.
+// neither it nor the unshrunk case reproduces). With fixed sides a step is
+// kept if the kind stays or is a known one; with a varying side, any is.
 func (cp *comparer) shrink(v *Change) *Change {
 	runs := func(as []Answer) int {
 		if len(as) > 1 {
@@ -372,7 +370,7 @@ func (cp *comparer) shrink(v *Change) *Change {
 			return nil
 		}
 	}
-	final.Shrunk, final.Original, final.Note = note == "" || !strings.HasPrefix(note, "a smaller"), countCerts(&v.Case), note
+	final.Shrunk, final.Original, final.Note = !strings.HasPrefix(note, "a smaller"), countCerts(&v.Case), note
 	return final
 }
 
@@ -605,10 +603,9 @@ func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (con
 // the last configuration up to it the store accepted (on the first run).
 func effective(o observations, pos []position, held int) int {
 	for j := held; j >= 0; j-- {
-		for p, ps := range pos {
-			if ps.step == nil && ps.k == j && len(o[p]) > 0 && o[p][0].Kind != AnswerError {
-				return j
-			}
+		p := slices.IndexFunc(pos, func(ps position) bool { return ps.step == nil && ps.k == j })
+		if p >= 0 && len(o[p]) > 0 && o[p][0].Kind != AnswerError {
+			return j
 		}
 	}
 	return held
@@ -648,12 +645,7 @@ func errClass(err error) string {
 }
 
 func subset(a, b []Answer) bool {
-	for _, x := range a {
-		if !has(b, x) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(a, func(x Answer) bool { return !has(b, x) })
 }
 
 func has(as []Answer, a Answer) bool {
@@ -713,8 +705,7 @@ func updateShape(as []Answer) string {
 	}))
 }
 
-// What shapeOf says of an answer from a configuration other than the one
-// the generation holds.
+// What shapeOf says of an answer from another configuration than the held one.
 const (
 	earlierConfig = "earlier configuration's "
 	laterConfig   = "later configuration's "
@@ -723,12 +714,7 @@ const (
 func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	stale := ""
 	if a.Kind == AnswerCertificate || a.Kind == AnswerDefault {
-		switch {
-		case a.Config < held:
-			stale = earlierConfig
-		case a.Config > held:
-			stale = laterConfig
-		}
+		stale = map[int]string{-1: earlierConfig, 1: laterConfig}[cmp.Compare(a.Config, held)]
 	}
 	b := bs[a.Config]
 	switch a.Kind {
@@ -762,8 +748,7 @@ func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	return shape{what: "no certificate"}
 }
 
-// relation says how a certificate's names cover sni: "exact",
-// "wildcard" (certstore.Match's one-label wildcard) or "".
+// relation says how names cover sni by certstore.Match: "exact", "wildcard" or "".
 func relation(names []string, sni string) string {
 	switch {
 	case certstore.Match([][]string{names}, sni) < 0:
@@ -780,10 +765,8 @@ const tiePrefix = "tie-break: "
 // match the SNI alike on both sides), or "".
 func tieKind(base, head []shape) string {
 	all := append(slices.Clone(base), head...)
-	for _, s := range all {
-		if s.rank == "" || s.what != all[0].what {
-			return ""
-		}
+	if slices.ContainsFunc(all, func(s shape) bool { return s.rank == "" || s.what != all[0].what }) {
+		return ""
 	}
 	vb, vh := len(base) > 1, len(head) > 1
 	rank := func(s []shape, other bool) string {
@@ -805,11 +788,8 @@ func tieKind(base, head []shape) string {
 
 // joinShapes joins distinct descriptions, sorted, marking a side that varies.
 func joinShapes(ws []string) string {
-	varies := len(ws) > 1
-	slices.Sort(ws)
-	ws = slices.Compact(ws)
-	s := strings.Join(ws, " or ")
-	if varies {
+	s := strings.Join(slices.Compact(slices.Sorted(slices.Values(ws))), " or ")
+	if len(ws) > 1 {
 		s += " (varies between runs)"
 	}
 	return s
