@@ -119,8 +119,7 @@ func (cp *comparer) causeOf(ch *Change) string {
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
 		if bs, err := c.build(cp.lc, false); err == nil {
 			newest := func(f certstore.Factory, k int) []Answer {
-				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
-				sc := caseScript(&t)
+				sc := caseScript(&Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI})
 				o := make(observations, len(positions(sc))) // the last: Current's lookup
 				for range max(ch.Runs, verifyRuns) {
 					sc.observe(f, bs[:k+1], o)
@@ -273,12 +272,10 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 		return
 	}
 	var v, ch *Change
-	if undefaultedStores(&c) > 0 {
-		// A store that generates a default (an RSA key per Update) makes
-		// replays slow: try the case with every default configured first.
-		if fc := withFiller(c); invalidConfigs(&fc) == invalidConfigs(&c) {
-			v = cp.replay(fc, verifyRuns, verifyRuns, true)
-		}
+	// A store that generates a default (an RSA key per Update) makes
+	// replays slow: try the case with every default configured first.
+	if fc := withFiller(c); undefaultedStores(&c) > 0 && invalidConfigs(&fc) == invalidConfigs(&c) {
+		v = cp.replay(fc, verifyRuns, verifyRuns, true)
 	}
 	if v == nil {
 		v = cp.replay(c, verifyRuns, verifyRuns, true)
@@ -330,12 +327,7 @@ func (cp *comparer) add(ch *Change) {
 // neither it nor the unshrunk case reproduces). With fixed sides a step is
 // kept if the kind stays or is a known one; with a varying side, any is.
 func (cp *comparer) shrink(v *Change) *Change {
-	runs := func(as []Answer) int {
-		if len(as) > 1 {
-			return varyRuns
-		}
-		return 1
-	}
+	runs := func(as []Answer) int { return max(1, varyRuns*min(len(as)-1, 1)) } // varyRuns for a varying side
 	nb, nh := runs(v.Base), runs(v.Head)
 	invalid, undefaulted := invalidConfigs(&v.Case), undefaultedStores(&v.Case)
 	// configureDefaults' defaults stay out of the shrink, in every replay.
@@ -348,11 +340,10 @@ func (cp *comparer) shrink(v *Change) *Change {
 		if filler {
 			c = withFiller(c)
 		}
-		if invalidConfigs(&c) > invalid {
-			return false // a step that breaks a configuration finds another difference
-		}
-		if undefaultedStores(&c) > undefaulted {
-			return false // a generated default makes every replay slow
+		// A step that breaks a configuration finds another difference; a
+		// generated default makes every replay slow.
+		if invalidConfigs(&c) > invalid || undefaultedStores(&c) > undefaulted {
+			return false
 		}
 		got := cp.replay(c, nb, nh, false)
 		return got != nil && (nb+nh > 2 || got.Kind == v.Kind || cp.find(got.Kind) != nil)
@@ -376,14 +367,13 @@ func (cp *comparer) shrink(v *Change) *Change {
 
 func undefaultedStores(c *Case) (n int) {
 	for k := range c.Configs {
-		cfg := &c.Configs[k]
-		if cfg.Stores[certstore.DefaultStore] == nil {
-			n++
-		}
-		for st, d := range cfg.Stores {
-			if d == nil && st != certstore.DefaultStore {
+		for _, d := range c.Configs[k].Stores {
+			if d == nil {
 				n++
 			}
+		}
+		if _, ok := c.Configs[k].Stores[certstore.DefaultStore]; !ok {
+			n++
 		}
 	}
 	return n
@@ -420,16 +410,15 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 		}
 		return n
 	}
+	var differs func() bool
+	if !extend {
+		differs = func() bool { return firstDiff(ob, oh) >= 0 }
+	}
 	var runs int
-	if extend {
-		runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, nil))
+	if extend || nb <= nh {
+		runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, differs))
 	} else {
-		differs := func() bool { return firstDiff(ob, oh) >= 0 }
-		if nb <= nh {
-			runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, differs))
-		} else {
-			runs = min(play(cp.head, oh, nh, nil), play(cp.base, ob, nb, differs))
-		}
+		runs = min(play(cp.head, oh, nh, nil), play(cp.base, ob, nb, differs))
 	}
 	p := firstDiff(ob, oh)
 	if p >= 0 && extend {
@@ -450,13 +439,12 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 		// which gets the same chance.
 		nbAll, nhAll := max(nb, runs), max(nh, runs)
 		for tried := map[int]bool{}; p >= 0 && !tried[p]; p = firstDiff(ob, oh) {
-			at := p
-			tried[at] = true
+			tried[p] = true
 			switch {
-			case len(ob[at]) < len(oh[at]) && subset(ob[at], oh[at]) && nbAll < fixedRuns:
-				nbAll += play(cp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[at]) == len(oh[at]) })
-			case len(oh[at]) < len(ob[at]) && subset(oh[at], ob[at]) && nhAll < fixedRuns:
-				nhAll += play(cp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[at]) == len(ob[at]) })
+			case len(ob[p]) < len(oh[p]) && subset(ob[p], oh[p]) && nbAll < fixedRuns:
+				nbAll += play(cp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[p]) == len(oh[p]) })
+			case len(oh[p]) < len(ob[p]) && subset(oh[p], ob[p]) && nhAll < fixedRuns:
+				nhAll += play(cp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[p]) == len(ob[p]) })
 			}
 		}
 	}
@@ -806,6 +794,5 @@ func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if _, err := c.build(lc, false); err != nil {
 		return nil, err
 	}
-	cp := &comparer{base: base, head: head, lc: lc}
-	return cp.replay(c, runs, runs, true), nil
+	return (&comparer{base: base, head: head, lc: lc}).replay(c, runs, runs, true), nil
 }

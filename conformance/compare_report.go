@@ -13,8 +13,7 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// Summary is one line saying what ran, what ended it and how many
-// changes were found.
+// Summary is one line saying what ran, what ended it and how many changes were found.
 func (r *Comparison) Summary() string {
 	s := fmt.Sprintf("compare %s -> %s, seed %#x, %d runs a case, %s configurations in %v: %s; %s",
 		r.Base, r.Head, r.Seed, r.Runs, results.FormatInt(r.Configs), r.Elapsed.Round(time.Millisecond), r.extent(), r.found())
