@@ -435,8 +435,7 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 			runs = more
 			p = firstDiff(ob, oh)
 		}
-		// After that the first difference may be at another position,
-		// which gets the same chance.
+		// The first difference may now be elsewhere; it gets the same chance.
 		nbAll, nhAll := max(nb, runs), max(nh, runs)
 		for tried := map[int]bool{}; p >= 0 && !tried[p]; p = firstDiff(ob, oh) {
 			tried[p] = true

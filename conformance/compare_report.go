@@ -61,10 +61,7 @@ func (ch *Change) Summary() string { return ch.line("base", "head") }
 func (ch *Change) line(base, head string) string {
 	c := &ch.Case
 	if ch.Via == viaUpdate {
-		k := 0
-		if as := slices.Concat(ch.Base, ch.Head); len(as) > 0 {
-			k = as[0].Config
-		}
+		k := slices.Concat(ch.Base, ch.Head, []Answer{{}})[0].Config // 0 without answers
 		return fmt.Sprintf("Update of configuration %d of %d: %s %s, %s %s", k, len(c.Configs),
 			base, updateText(ch.Base, ch.Runs, "accepted", "rejected"), head, updateText(ch.Head, ch.Runs, "accepts", "rejects"))
 	}
@@ -108,8 +105,7 @@ func (ch *Change) report(base, head string) string {
 	if ch.Note != "" {
 		fmt.Fprintf(&b, "%s; ", ch.Note)
 	}
-	fmt.Fprintf(&b, "found by seed %#x, iteration %d; replay with:\n", ch.Seed, ch.Iteration)
-	fmt.Fprintf(&b, "%s.Compare(base, head, %d)\n", ch.Case.GoString(), ch.Runs)
+	fmt.Fprintf(&b, "found by seed %#x, iteration %d; replay with:\n%s.Compare(base, head, %d)\n", ch.Seed, ch.Iteration, ch.Case.GoString(), ch.Runs)
 	return b.String()
 }
 
