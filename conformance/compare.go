@@ -145,8 +145,7 @@ func (cp *comparer) causeOf(ch *Change) string {
 	return causeMatch
 }
 
-// sameServed reports whether a and b are the same answers, a certificate
-// or default taken as its leaf whatever configuration it came from.
+// sameServed reports whether a and b are the same answers, a certificate or default as its leaf.
 func sameServed(bs []*built, a, b []Answer) bool {
 	keys := func(as []Answer) []string {
 		ks := mapSlice(as, func(x Answer) string {
@@ -516,8 +515,7 @@ func configureDefaults(seq []CaseConfig) {
 	}
 }
 
-// position is one answer of a played script: the Update of configuration
-// k (step nil) or a lookup after it.
+// position is one answer of a played script: configuration k's Update (step nil) or a lookup after it.
 type position struct {
 	k    int
 	step *lookupStep
@@ -664,8 +662,7 @@ type shape struct {
 	rank string // for a certificate of the store: "first" or "later" among those that match as it does
 }
 
-// kindOf names the difference at position p (Change.Kind), each side in
-// relation to the configuration its generation holds.
+// kindOf names the difference at p (Change.Kind), each side against its generation's configuration.
 func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
 	if pos[p].step == nil {
 		return "Update: " + updateShape(ob[p]) + " -> " + updateShape(oh[p])
@@ -748,8 +745,7 @@ func relation(names []string, sni string) string {
 
 const tiePrefix = "tie-break: "
 
-// tieKind names a tie broken differently (certificates of the store that
-// match the SNI alike on both sides), or "".
+// tieKind names a tie (the store's certificates matching alike on both sides) broken differently, or "".
 func tieKind(base, head []shape) string {
 	all := append(slices.Clone(base), head...)
 	if slices.ContainsFunc(all, func(s shape) bool { return s.rank == "" || s.what != all[0].what }) {

@@ -124,8 +124,7 @@ func (r *Comparison) WriteText(w io.Writer) error {
 	return err
 }
 
-// WriteMarkdown writes the summary, a row per cause with its changes' rows
-// under it, and each case collapsed.
+// WriteMarkdown writes the summary, a row per cause and per change under it, and each case collapsed.
 func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Behaviour %s -> %s**: %s (%s, seed %#x).\n", mdCode(r.Base), mdCode(r.Head), r.found(), r.extent(), r.Seed)
