@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -86,31 +85,24 @@ func (r *Comparison) Differs() bool { return len(r.Causes) > 0 }
 
 // Changes lists every change, cause by cause.
 func (r *Comparison) Changes() []*Change {
-	var chs []*Change
-	for _, c := range r.Causes {
-		chs = append(chs, c.Changes...)
-	}
-	return chs
+	return slices.Concat(mapSlice(r.Causes, func(c *Cause) []*Change { return c.Changes })...)
 }
 
-// Cause is one cause of differences and the changes of each kind it
-// showed as.
+// Cause is one cause of differences and the changes of each kind it showed as.
 type Cause struct {
 	Cause   string    `json:"cause"`
 	Changes []*Change `json:"changes"`
 }
 
 // Count is how many differing answers of the cause the search saw.
-func (c *Cause) Count() int {
-	n := 0
+func (c *Cause) Count() (n int) {
 	for _, ch := range c.Changes {
 		n += ch.Count
 	}
 	return n
 }
 
-// The causes of differences (see the package doc); causeLater names the
-// side.
+// The causes of differences (see the package doc); causeLater names the side.
 const (
 	causeUpdate = "an Update is accepted or rejected differently"
 	causeLater  = "held generations of the %s serve a later configuration"
@@ -119,19 +111,16 @@ const (
 	causeMatch  = "a lookup is answered with another kind of match, default or error"
 )
 
-// causeOf is the cause of a new change (see the package doc): a lookup on
-// a held generation is replayed on each side with the last configuration
-// newest, then with the held one newest; a side whose held generation
-// answered as the first does and not as the second, where the other's
-// did not, serves a later configuration. Else the change's kind says.
+// causeOf is the cause of a new change (see the package doc): a held
+// generation that answers as with the last configuration newest, not as
+// with its own, serves a later configuration. Else the kind says.
 func (cp *comparer) causeOf(ch *Change) string {
 	c := ch.Case
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
 		if bs, err := c.build(cp.lc, false); err == nil {
 			newest := func(f certstore.Factory, k int) []Answer {
-				t := Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI}
-				sc := caseScript(&t)
-				o := newObservations(len(positions(sc))) // the last: Current's lookup
+				sc := caseScript(&Case{Configs: c.Configs[:k+1], Held: k, Store: c.Store, SNI: c.SNI})
+				o := make(observations, len(positions(sc))) // the last: Current's lookup
 				for range max(ch.Runs, verifyRuns) {
 					sc.observe(f, bs[:k+1], o)
 				}
@@ -140,11 +129,8 @@ func (cp *comparer) causeOf(ch *Change) string {
 			live := func(f certstore.Factory, held []Answer) bool {
 				return sameServed(bs, held, newest(f, last)) && !sameServed(bs, held, newest(f, c.Held))
 			}
-			switch b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); {
-			case h && !b:
-				return fmt.Sprintf(causeLater, "head")
-			case b && !h:
-				return fmt.Sprintf(causeLater, "base")
+			if b, h := live(cp.base, ch.Base), live(cp.head, ch.Head); b != h {
+				return fmt.Sprintf(causeLater, map[bool]string{false: "base", true: "head"}[h])
 			}
 		}
 	}
@@ -159,21 +145,18 @@ func (cp *comparer) causeOf(ch *Change) string {
 	return causeMatch
 }
 
-// sameServed reports whether a and b are the same answers, a certificate
-// or default taken as its leaf whatever configuration it came from.
+// sameServed reports whether a and b are the same answers, a certificate or default as its leaf.
 func sameServed(bs []*built, a, b []Answer) bool {
 	keys := func(as []Answer) []string {
-		var ks []string
-		for _, x := range as {
-			k := answerKey(x)
+		ks := mapSlice(as, func(x Answer) string {
 			switch x.Kind {
 			case AnswerCertificate:
-				k = string(bs[x.Config].certs[x.Index].leaf)
+				return string(bs[x.Config].certs[x.Index].leaf)
 			case AnswerDefault:
-				k = string(bs[x.Config].defaults[x.Store].leaf)
+				return string(bs[x.Config].defaults[x.Store].leaf)
 			}
-			ks = append(ks, k)
-		}
+			return answerKey(x)
+		})
 		slices.Sort(ks)
 		return slices.Compact(ks)
 	}
@@ -210,9 +193,8 @@ type Change struct {
 // one that shrinks to a known kind counts as one more of it.
 func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
-	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), refuted: map[string]int{}, alias: map[string]string{}}
-	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs}
-	cp.r = r
+	r := &Comparison{Base: opts.Base, Head: opts.Head, Seed: opts.Seed, Planned: opts.Iterations, Runs: opts.Runs, TimeLimit: opts.Duration}
+	cp := &comparer{opts: opts, base: base, head: head, lc: diffLeaves(), r: r, refuted: map[string]int{}, alias: map[string]string{}}
 	progress := func() string {
 		return fmt.Sprintf("compare: %d iterations, %d changes", r.Iterations, len(r.Changes()))
 	}
@@ -230,26 +212,22 @@ func Compare(base, head certstore.Factory, opts CompareOptions) *Comparison {
 			return true // a name the issuer refuses; the next iteration has others
 		}
 		pos := positions(sc)
-		ob, oh := newObservations(len(pos)), newObservations(len(pos))
+		ob, oh := make(observations, len(pos)), make(observations, len(pos))
 		for range opts.Runs {
-			cp.count(sc.observe(base, bs, ob))
+			configs, lookups := sc.observe(base, bs, ob)
+			r.Configs, r.Lookups = r.Configs+configs, r.Lookups+lookups
 			sc.observe(head, bs, oh)
 		}
-		for p := range pos {
-			if over() {
-				break
-			}
-			if sameAnswers(ob[p], oh[p]) {
-				continue
-			}
-			cp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
-			if pos[p].step == nil {
-				break // the stores now hold different configurations
+		for p := 0; p < len(pos) && !over(); p++ {
+			if !sameAnswers(ob[p], oh[p]) {
+				cp.candidate(caseAt(sc, pos[p]), kindOf(bs, pos, p, ob, oh), it)
+				if pos[p].step == nil {
+					break // the stores now hold different configurations
+				}
 			}
 		}
 		return true
 	})
-	r.TimeLimit = opts.Duration
 	switch {
 	case opts.Iterations > 0 && r.Iterations >= opts.Iterations:
 		r.Stopped = StopIterations
@@ -263,7 +241,6 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	o.Base, o.Head = cmp.Or(o.Base, "base"), cmp.Or(o.Head, "head")
 	o.Seed = cmp.Or(o.Seed, DefaultDiffSeed)
 	if o.Runs <= 0 {
-
 		o.Runs = DefaultCompareRuns
 	}
 	if o.Iterations == 0 && o.Duration == 0 {
@@ -272,7 +249,6 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	return o
 }
 
-// comparer is one Compare.
 type comparer struct {
 	opts       CompareOptions
 	base, head certstore.Factory
@@ -282,17 +258,10 @@ type comparer struct {
 	alias      map[string]string // search kinds whose candidates were another kind when replayed
 }
 
-func (cp *comparer) count(configs, lookups int) {
-	cp.r.Configs += configs
-	cp.r.Lookups += lookups
-}
-
 // candidate counts one differing answer under its known kind, or confirms
 // and shrinks it, reporting a kind not seen before.
 func (cp *comparer) candidate(c Case, kind string, it int) {
-	if to, ok := cp.alias[kind]; ok {
-		kind = to
-	}
+	kind = cmp.Or(cp.alias[kind], kind)
 	if ch := cp.find(kind); ch != nil {
 		ch.Count++
 		return
@@ -301,38 +270,34 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 		cp.r.Unconfirmed++
 		return
 	}
-	var v *view
-	if undefaultedStores(&c) > 0 {
-		// A store that generates a default (an RSA key per Update) makes
-		// replays slow: try the case with every default configured first.
-		if fc := withFiller(c); invalidConfigs(&fc) == invalidConfigs(&c) {
-			v = cp.replay(fc, verifyRuns, verifyRuns, true)
-		}
+	var v, ch *Change
+	// A store that generates a default (an RSA key per Update) makes
+	// replays slow: try the case with every default configured first.
+	if fc := withFiller(c); undefaultedStores(&c) > 0 && invalidConfigs(&fc) == invalidConfigs(&c) {
+		v = cp.replay(fc, verifyRuns, verifyRuns, true)
 	}
 	if v == nil {
 		v = cp.replay(c, verifyRuns, verifyRuns, true)
 	}
-	if v == nil {
+	if v != nil {
+		if ch = cp.find(v.Kind); ch == nil {
+			if ch = cp.shrink(v); ch != nil {
+				if known := cp.find(ch.Kind); known != nil {
+					ch = known
+				} else {
+					ch.Seed, ch.Iteration = cp.opts.Seed, it
+					cp.add(ch)
+					if cp.opts.Found != nil {
+						defer cp.opts.Found(ch)
+					}
+				}
+			}
+		}
+	}
+	if ch == nil {
 		cp.refuted[kind]++
 		cp.r.Unconfirmed++
 		return
-	}
-	ch := cp.find(v.kind)
-	if ch == nil {
-		if ch = cp.shrink(v); ch == nil {
-			cp.refuted[kind]++
-			cp.r.Unconfirmed++
-			return
-		}
-		if known := cp.find(ch.Kind); known != nil {
-			ch = known
-		} else {
-			ch.Seed, ch.Iteration = cp.opts.Seed, it
-			cp.add(ch)
-			if cp.opts.Found != nil {
-				defer cp.opts.Found(ch)
-			}
-		}
 	}
 	ch.Count++
 	if ch.Kind != kind {
@@ -341,58 +306,46 @@ func (cp *comparer) candidate(c Case, kind string, it int) {
 }
 
 func (cp *comparer) find(kind string) *Change {
-	for _, ch := range cp.r.Changes() {
-		if ch.Kind == kind {
-			return ch
-		}
+	chs := cp.r.Changes()
+	if i := slices.IndexFunc(chs, func(ch *Change) bool { return ch.Kind == kind }); i >= 0 {
+		return chs[i]
 	}
 	return nil
 }
 
-// add adds a change of a new kind under its cause.
 func (cp *comparer) add(ch *Change) {
 	name := cp.causeOf(ch)
-	for _, c := range cp.r.Causes {
-		if c.Cause == name {
-			c.Changes = append(c.Changes, ch)
-			return
-		}
+	if i := slices.IndexFunc(cp.r.Causes, func(c *Cause) bool { return c.Cause == name }); i >= 0 {
+		cp.r.Causes[i].Changes = append(cp.r.Causes[i].Changes, ch)
+	} else {
+		cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 	}
-	cp.r.Causes = append(cp.r.Causes, &Cause{Cause: name, Changes: []*Change{ch}})
 }
 
 // shrink shrinks a confirmed difference and confirms the result (nil when
-// neither it nor the unshrunk case reproduces). No step may break a
-// configuration or take a store's default away. With fixed sides a step
-// is kept if the kind stays or is a known one; with a varying side, any
-// difference keeps it.
-func (cp *comparer) shrink(v *view) *Change {
-	nb, nh := 1, 1
-	if len(v.base) > 1 {
-		nb = varyRuns
-	}
-	if len(v.head) > 1 {
-		nh = varyRuns
-	}
-	invalid, undefaulted := invalidConfigs(&v.c), undefaultedStores(&v.c)
+// neither it nor the unshrunk case reproduces). With fixed sides a step is
+// kept if the kind stays or is a known one; with a varying side, any is.
+func (cp *comparer) shrink(v *Change) *Change {
+	runs := func(as []Answer) int { return max(1, varyRuns*min(len(as)-1, 1)) } // varyRuns for a varying side
+	nb, nh := runs(v.Base), runs(v.Head)
+	invalid, undefaulted := invalidConfigs(&v.Case), undefaultedStores(&v.Case)
 	// configureDefaults' defaults stay out of the shrink, in every replay.
 	filler := undefaulted == 0
-	start := v.c
+	start := v.Case
 	if filler {
-		start = withoutFiller(v.c)
+		start = withoutFiller(v.Case)
 	}
 	test := func(c Case) bool {
 		if filler {
 			c = withFiller(c)
 		}
-		if invalidConfigs(&c) > invalid {
-			return false // a step that breaks a configuration finds another difference
-		}
-		if undefaultedStores(&c) > undefaulted {
-			return false // a generated default makes every replay slow
+		// A step that breaks a configuration finds another difference; a
+		// generated default makes every replay slow.
+		if invalidConfigs(&c) > invalid || undefaultedStores(&c) > undefaulted {
+			return false
 		}
 		got := cp.replay(c, nb, nh, false)
-		return got != nil && (nb+nh > 2 || got.kind == v.kind || cp.find(got.kind) != nil)
+		return got != nil && (nb+nh > 2 || got.Kind == v.Kind || cp.find(got.Kind) != nil)
 	}
 	best, note := shrinkCase(start, test)
 	if filler {
@@ -403,37 +356,29 @@ func (cp *comparer) shrink(v *view) *Change {
 		final = cp.replay(best, extendRuns, extendRuns, true)
 	}
 	if final == nil {
-		if final, note = cp.replay(v.c, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
+		if final, note = cp.replay(v.Case, verifyRuns, verifyRuns, true), "a smaller case did not reproduce when replayed; not shrunk"; final == nil {
 			return nil
 		}
 	}
-	return &Change{
-		Kind: final.kind, Case: final.c, Via: final.via, Base: final.base, Head: final.head, Runs: final.runs,
-		Shrunk: note == "" || !strings.HasPrefix(note, "a smaller"), Original: countCerts(&v.c), Note: note,
-	}
+	final.Shrunk, final.Original, final.Note = !strings.HasPrefix(note, "a smaller"), countCerts(&v.Case), note
+	return final
 }
 
-// undefaultedStores counts the stores of c's configurations without a
-// configured default.
-func undefaultedStores(c *Case) int {
-	n := 0
+func undefaultedStores(c *Case) (n int) {
 	for k := range c.Configs {
-		cfg := &c.Configs[k]
-		if cfg.Stores[certstore.DefaultStore] == nil {
-			n++
-		}
-		for st, d := range cfg.Stores {
-			if d == nil && st != certstore.DefaultStore {
+		for _, d := range c.Configs[k].Stores {
+			if d == nil {
 				n++
 			}
+		}
+		if _, ok := c.Configs[k].Stores[certstore.DefaultStore]; !ok {
+			n++
 		}
 	}
 	return n
 }
 
-// invalidConfigs counts the configurations of c a store must reject.
-func invalidConfigs(c *Case) int {
-	n := 0
+func invalidConfigs(c *Case) (n int) {
 	for k := range c.Configs {
 		if !c.Configs[k].valid() {
 			n++
@@ -442,29 +387,19 @@ func invalidConfigs(c *Case) int {
 	return n
 }
 
-// view is the first differing position of a replayed case.
-type view struct {
-	c          Case
-	via        string
-	base, head []Answer
-	runs       int
-	kind       string
-}
-
 // replay plays c on base and head and returns the first difference, or
 // nil. Without extend, the side with fewer runs plays first and the other
-// stops at a difference. With extend, both play all their runs, then up to
-// extendRuns when a side varies, or tieRuns for a tie broken differently
-// (biased map order can look fixed for a while), and up to fixedRuns for
-// a side that gave only some of the answers the other varies among.
-func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
+// stops at a difference. With extend, all runs play, then up to extendRuns
+// if a side varies, tieRuns for a tie (biased map order can look fixed a
+// while), fixedRuns for a side with only some of the other's answers.
+func (cp *comparer) replay(c Case, nb, nh int, extend bool) *Change {
 	bs, err := c.build(cp.lc, false)
 	if err != nil {
 		return nil
 	}
 	sc := caseScript(&c)
 	pos := positions(sc)
-	ob, oh := newObservations(len(pos)), newObservations(len(pos))
+	ob, oh := make(observations, len(pos)), make(observations, len(pos))
 	play := func(f certstore.Factory, o observations, n int, stop func() bool) int {
 		for i := range n {
 			sc.observe(f, bs, o)
@@ -474,16 +409,15 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 		}
 		return n
 	}
+	var differs func() bool
+	if !extend {
+		differs = func() bool { return firstDiff(ob, oh) >= 0 }
+	}
 	var runs int
-	if extend {
-		runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, nil))
+	if extend || nb <= nh {
+		runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, differs))
 	} else {
-		differs := func() bool { return firstDiff(ob, oh) >= 0 }
-		if nb <= nh {
-			runs = min(play(cp.base, ob, nb, nil), play(cp.head, oh, nh, differs))
-		} else {
-			runs = min(play(cp.head, oh, nh, nil), play(cp.base, ob, nb, differs))
-		}
+		runs = min(play(cp.head, oh, nh, nil), play(cp.base, ob, nb, differs))
 	}
 	p := firstDiff(ob, oh)
 	if p >= 0 && extend {
@@ -500,24 +434,26 @@ func (cp *comparer) replay(c Case, nb, nh int, extend bool) *view {
 			runs = more
 			p = firstDiff(ob, oh)
 		}
-		// After that the first difference may be at another position,
-		// which gets the same chance.
+		// The first difference may now be elsewhere; it gets the same chance.
 		nbAll, nhAll := max(nb, runs), max(nh, runs)
 		for tried := map[int]bool{}; p >= 0 && !tried[p]; p = firstDiff(ob, oh) {
-			at := p
-			tried[at] = true
+			tried[p] = true
 			switch {
-			case len(ob[at]) < len(oh[at]) && subset(ob[at], oh[at]) && nbAll < fixedRuns:
-				nbAll += play(cp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[at]) == len(oh[at]) })
-			case len(oh[at]) < len(ob[at]) && subset(oh[at], ob[at]) && nhAll < fixedRuns:
-				nhAll += play(cp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[at]) == len(ob[at]) })
+			case len(ob[p]) < len(oh[p]) && subset(ob[p], oh[p]) && nbAll < fixedRuns:
+				nbAll += play(cp.base, ob, fixedRuns-nbAll, func() bool { return len(ob[p]) == len(oh[p]) })
+			case len(oh[p]) < len(ob[p]) && subset(oh[p], ob[p]) && nhAll < fixedRuns:
+				nhAll += play(cp.head, oh, fixedRuns-nhAll, func() bool { return len(oh[p]) == len(ob[p]) })
 			}
 		}
 	}
 	if p < 0 {
 		return nil
 	}
-	return &view{c: c, via: pos[p].via(), base: ob[p], head: oh[p], runs: runs, kind: kindOf(bs, pos, p, ob, oh)}
+	via := viaUpdate
+	if pos[p].step != nil {
+		via = pos[p].step.via
+	}
+	return &Change{Kind: kindOf(bs, pos, p, ob, oh), Case: c, Via: via, Base: ob[p], Head: oh[p], Runs: runs}
 }
 
 // breakConfig makes one configuration of some sequences invalid, so that
@@ -532,14 +468,11 @@ func breakConfig(rng *rand.Rand, seq []CaseConfig) {
 		bad = cfg.Certs[rng.IntN(len(cfg.Certs))].clone()
 		bad.Stores = []string{"undeclared"}
 	}
-	at := rng.IntN(len(cfg.Certs) + 1)
-	cfg.Certs = slices.Insert(cfg.Certs, at, bad)
+	cfg.Certs = slices.Insert(cfg.Certs, rng.IntN(len(cfg.Certs)+1), bad)
 }
 
-// fillerDefault names the defaults configureDefaults adds.
 const fillerDefault = "default.compare.invalid"
 
-// withoutFiller returns c without configureDefaults' defaults.
 func withoutFiller(c Case) Case {
 	c = c.clone()
 	for k := range c.Configs {
@@ -560,7 +493,6 @@ func withoutFiller(c Case) Case {
 	return c
 }
 
-// withFiller returns c with configureDefaults' defaults.
 func withFiller(c Case) Case {
 	c = c.clone()
 	configureDefaults(c.Configs)
@@ -583,18 +515,10 @@ func configureDefaults(seq []CaseConfig) {
 	}
 }
 
-// position is one answer of a played script: the Update of configuration
-// k (step nil) or a lookup after it.
+// position is one answer of a played script: configuration k's Update (step nil) or a lookup after it.
 type position struct {
 	k    int
 	step *lookupStep
-}
-
-func (p position) via() string {
-	if p.step == nil {
-		return viaUpdate
-	}
-	return p.step.via
 }
 
 // positions lists a script's answers in the order play gives them.
@@ -609,7 +533,6 @@ func positions(sc *script) []position {
 	return ps
 }
 
-// caseAt is the case of one position of a script.
 func caseAt(sc *script, p position) Case {
 	c := Case{Configs: sc.seq[:p.k+1], Held: p.k}
 	if p.step != nil {
@@ -621,10 +544,8 @@ func caseAt(sc *script, p position) Case {
 // observations are the distinct answers seen at each position of a script.
 type observations [][]Answer
 
-func newObservations(n int) observations { return make(observations, n) }
-
 func (o observations) add(p int, a Answer) {
-	if !slices.ContainsFunc(o[p], func(b Answer) bool { return answerKey(b) == answerKey(a) }) {
+	if !has(o[p], a) {
 		o[p] = append(o[p], a)
 	}
 }
@@ -641,7 +562,7 @@ func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (con
 			configs++
 			a := Answer{Kind: AnswerNone, Config: e.k}
 			if e.err != nil {
-				a = Answer{Kind: AnswerError, Config: e.k, Err: e.err}
+				a.Kind, a.Err = AnswerError, e.err
 				if p == 0 && e.k == 0 {
 					openErr = e.err
 				}
@@ -667,10 +588,9 @@ func (sc *script) observe(f certstore.Factory, bs []*built, o observations) (con
 // the last configuration up to it the store accepted (on the first run).
 func effective(o observations, pos []position, held int) int {
 	for j := held; j >= 0; j-- {
-		for p, ps := range pos {
-			if ps.step == nil && ps.k == j && len(o[p]) > 0 && o[p][0].Kind != AnswerError {
-				return j
-			}
+		p := slices.IndexFunc(pos, func(ps position) bool { return ps.step == nil && ps.k == j })
+		if p >= 0 && len(o[p]) > 0 && o[p][0].Kind != AnswerError {
+			return j
 		}
 	}
 	return held
@@ -693,7 +613,6 @@ func answerKey(a Answer) string {
 
 // errClass is the kind of an error two stores are compared by.
 func errClass(err error) string {
-	var pe *panicError
 	var de *decodedError
 	switch {
 	case errors.As(err, &de) && de.class != "":
@@ -702,24 +621,28 @@ func errClass(err error) string {
 		return "unknown store"
 	case errors.Is(err, certstore.ErrNoCertificate):
 		return "no certificate"
-	case errors.As(err, &pe):
+	case errors.As(err, new(*panicError)):
 		return "panic"
-	}
-	var ce *certstore.CertificateError
-	if errors.As(err, &ce) {
+	case errors.As(err, new(*certstore.CertificateError)):
 		return "certificate error"
 	}
 	return "other"
 }
 
-// subset reports whether every answer of a is one of b.
 func subset(a, b []Answer) bool {
-	for _, x := range a {
-		if !slices.ContainsFunc(b, func(y Answer) bool { return answerKey(x) == answerKey(y) }) {
-			return false
-		}
+	return !slices.ContainsFunc(a, func(x Answer) bool { return !has(b, x) })
+}
+
+func has(as []Answer, a Answer) bool {
+	return slices.ContainsFunc(as, func(b Answer) bool { return answerKey(a) == answerKey(b) })
+}
+
+func mapSlice[T, U any](xs []T, f func(T) U) []U {
+	us := make([]U, len(xs))
+	for i, x := range xs {
+		us[i] = f(x)
 	}
-	return true
+	return us
 }
 
 func sameAnswers(a, b []Answer) bool { return len(a) == len(b) && subset(a, b) }
@@ -739,41 +662,34 @@ type shape struct {
 	rank string // for a certificate of the store: "first" or "later" among those that match as it does
 }
 
-// kindOf names the difference at position p (Change.Kind), each side in
-// relation to the configuration its generation holds.
+// kindOf names the difference at p (Change.Kind), each side against its generation's configuration.
 func kindOf(bs []*built, pos []position, p int, ob, oh observations) string {
-	base, head := ob[p], oh[p]
 	if pos[p].step == nil {
-		return "Update: " + updateShape(base) + " -> " + updateShape(head)
+		return "Update: " + updateShape(ob[p]) + " -> " + updateShape(oh[p])
 	}
 	st := pos[p].step
-	shapes := func(as []Answer, o observations) (ss []shape) {
-		for _, a := range as {
-			ss = append(ss, shapeOf(bs, effective(o, pos, st.held), st.store, st.sni, a))
-		}
-		return ss
+	shapes := func(o observations) []shape {
+		held := effective(o, pos, st.held)
+		return mapSlice(o[p], func(a Answer) shape { return shapeOf(bs, held, st.store, st.sni, a) })
 	}
-	sb, sh := shapes(base, ob), shapes(head, oh)
+	sb, sh := shapes(ob), shapes(oh)
 	if k := tieKind(sb, sh); k != "" {
 		return k
 	}
-	return sideShape(sb) + " -> " + sideShape(sh)
+	what := func(s shape) string { return s.what }
+	return joinShapes(mapSlice(sb, what)) + " -> " + joinShapes(mapSlice(sh, what))
 }
 
 func updateShape(as []Answer) string {
-	var ws []string
-	for _, a := range as {
-		w := "accepted"
+	return joinShapes(mapSlice(as, func(a Answer) string {
 		if a.Kind == AnswerError {
-			w = "rejected (" + errClass(a.Err) + ")"
+			return "rejected (" + errClass(a.Err) + ")"
 		}
-		ws = append(ws, w)
-	}
-	return joinShapes(ws)
+		return "accepted"
+	}))
 }
 
-// What shapeOf says of an answer from a configuration other than the one
-// the generation holds.
+// What shapeOf says of an answer from another configuration than the held one.
 const (
 	earlierConfig = "earlier configuration's "
 	laterConfig   = "later configuration's "
@@ -782,12 +698,7 @@ const (
 func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	stale := ""
 	if a.Kind == AnswerCertificate || a.Kind == AnswerDefault {
-		switch {
-		case a.Config < held:
-			stale = earlierConfig
-		case a.Config > held:
-			stale = laterConfig
-		}
+		stale = map[int]string{-1: earlierConfig, 1: laterConfig}[cmp.Compare(a.Config, held)]
 	}
 	b := bs[a.Config]
 	switch a.Kind {
@@ -821,35 +732,24 @@ func shapeOf(bs []*built, held int, store, sni string, a Answer) shape {
 	return shape{what: "no certificate"}
 }
 
-// relation says how a certificate's names cover sni: "exact",
-// "wildcard" (certstore.Match's one-label wildcard) or "".
+// relation says how names cover sni by certstore.Match: "exact", "wildcard" or "".
 func relation(names []string, sni string) string {
-	n := certstore.NormalizeServerName(sni)
-	if n == "" {
+	switch {
+	case certstore.Match([][]string{names}, sni) < 0:
 		return ""
-	}
-	if slices.Contains(names, n) {
+	case slices.Contains(names, certstore.NormalizeServerName(sni)):
 		return "exact"
 	}
-	if _, err := netip.ParseAddr(n); err == nil {
-		return ""
-	}
-	if parent, ok := certstore.WildcardParent(n); ok && slices.Contains(names, "*."+parent) {
-		return "wildcard"
-	}
-	return ""
+	return "wildcard"
 }
 
 const tiePrefix = "tie-break: "
 
-// tieKind names a tie broken differently (certificates of the store that
-// match the SNI alike on both sides), or "".
+// tieKind names a tie (the store's certificates matching alike on both sides) broken differently, or "".
 func tieKind(base, head []shape) string {
 	all := append(slices.Clone(base), head...)
-	for _, s := range all {
-		if s.rank == "" || s.what != all[0].what {
-			return ""
-		}
+	if slices.ContainsFunc(all, func(s shape) bool { return s.rank == "" || s.what != all[0].what }) {
+		return ""
 	}
 	vb, vh := len(base) > 1, len(head) > 1
 	rank := func(s []shape, other bool) string {
@@ -869,21 +769,10 @@ func tieKind(base, head []shape) string {
 	return tiePrefix + rank(base, vh) + " -> " + rank(head, vb)
 }
 
-func sideShape(ss []shape) string {
-	var ws []string
-	for _, s := range ss {
-		ws = append(ws, s.what)
-	}
-	return joinShapes(ws)
-}
-
 // joinShapes joins distinct descriptions, sorted, marking a side that varies.
 func joinShapes(ws []string) string {
-	varies := len(ws) > 1
-	slices.Sort(ws)
-	ws = slices.Compact(ws)
-	s := strings.Join(ws, " or ")
-	if varies {
+	s := strings.Join(slices.Compact(slices.Sorted(slices.Values(ws))), " or ")
+	if len(ws) > 1 {
 		s += " (varies between runs)"
 	}
 	return s
@@ -900,10 +789,5 @@ func (c Case) Compare(base, head certstore.Factory, runs int) (*Change, error) {
 	if _, err := c.build(lc, false); err != nil {
 		return nil, err
 	}
-	cp := &comparer{base: base, head: head, lc: lc}
-	v := cp.replay(c, runs, runs, true)
-	if v == nil {
-		return nil, nil
-	}
-	return &Change{Kind: v.kind, Case: v.c, Via: v.via, Base: v.base, Head: v.head, Runs: v.runs}, nil
+	return (&comparer{base: base, head: head, lc: lc}).replay(c, runs, runs, true), nil
 }

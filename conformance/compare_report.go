@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/certbench/certbench/results"
 )
 
-// Summary is one line saying what ran, what ended it and how many
-// changes were found.
+// Summary is one line saying what ran, what ended it and how many changes were found.
 func (r *Comparison) Summary() string {
 	s := fmt.Sprintf("compare %s -> %s, seed %#x, %d runs a case, %s configurations in %v: %s; %s",
 		r.Base, r.Head, r.Seed, r.Runs, results.FormatInt(r.Configs), r.Elapsed.Round(time.Millisecond), r.extent(), r.found())
@@ -44,71 +44,45 @@ func (r *Comparison) extent() string {
 	return s
 }
 
-// found counts the changes and their causes.
 func (r *Comparison) found() string {
-	switch n, c := len(r.Changes()), len(r.Causes); {
-	case n == 0:
-		return "no behaviour change"
-	case n == 1:
-		return "1 behaviour change"
-	case c == 1:
+	n := len(r.Changes())
+	switch {
+	case n <= 1:
+		return [...]string{"no behaviour change", "1 behaviour change"}[n]
+	case len(r.Causes) == 1:
 		return fmt.Sprintf("%d behaviour changes of 1 cause", n)
-	default:
-		return fmt.Sprintf("%d behaviour changes of %d causes", n, c)
 	}
+	return fmt.Sprintf("%d behaviour changes of %d causes", n, len(r.Causes))
 }
 
 // Summary says the change in one line, "base served X, head serves Y".
 func (ch *Change) Summary() string { return ch.line("base", "head") }
 
-// line is Summary with the stores' names.
 func (ch *Change) line(base, head string) string {
 	c := &ch.Case
 	if ch.Via == viaUpdate {
-		k := updateConfig(ch.Base, ch.Head)
+		k := slices.Concat(ch.Base, ch.Head, []Answer{{}})[0].Config // 0 without answers
 		return fmt.Sprintf("Update of configuration %d of %d: %s %s, %s %s", k, len(c.Configs),
-			base, updateText(ch.Base, "it", ch.Runs, true), head, updateText(ch.Head, "it", ch.Runs, false))
+			base, updateText(ch.Base, ch.Runs, "accepted", "rejected"), head, updateText(ch.Head, ch.Runs, "accepts", "rejects"))
+	}
+	answers := func(as []Answer) string {
+		return orVaries(mapSlice(as, func(a Answer) string { return a.describe(c) }), ch.Runs)
 	}
 	on := fmt.Sprintf("%s(%q, %q) on the generation", ch.Via, c.Store, c.SNI)
 	if ch.Via == viaCurrent && c.Held < len(c.Configs)-1 {
 		on = fmt.Sprintf("Certificate(%q, %q) on the held generation", c.Store, c.SNI)
 	}
 	return fmt.Sprintf("%s of configuration %d of %d: %s served %s, %s serves %s",
-		on, c.Held, len(c.Configs), base, answersText(c, ch.Base, ch.Runs), head, answersText(c, ch.Head, ch.Runs))
+		on, c.Held, len(c.Configs), base, answers(ch.Base), head, answers(ch.Head))
 }
 
-func updateConfig(as ...[]Answer) int {
-	for _, s := range as {
-		for _, a := range s {
-			return a.Config
+func updateText(as []Answer, runs int, accepted, rejected string) string {
+	return orVaries(mapSlice(as, func(a Answer) string {
+		if a.Kind == AnswerError {
+			return rejected + " it (" + errText(a.Err) + ")"
 		}
-	}
-	return 0
-}
-
-func updateText(as []Answer, it string, runs int, past bool) string {
-	var ws []string
-	for _, a := range as {
-		switch {
-		case a.Kind != AnswerError && past:
-			ws = append(ws, "accepted "+it)
-		case a.Kind != AnswerError:
-			ws = append(ws, "accepts "+it)
-		case past:
-			ws = append(ws, "rejected "+it+" ("+errText(a.Err)+")")
-		default:
-			ws = append(ws, "rejects "+it+" ("+errText(a.Err)+")")
-		}
-	}
-	return orVaries(ws, runs)
-}
-
-func answersText(c *Case, as []Answer, runs int) string {
-	var ws []string
-	for _, a := range as {
-		ws = append(ws, a.describe(c))
-	}
-	return orVaries(ws, runs)
+		return accepted + " it"
+	}), runs)
 }
 
 func orVaries(ws []string, runs int) string {
@@ -131,8 +105,7 @@ func (ch *Change) report(base, head string) string {
 	if ch.Note != "" {
 		fmt.Fprintf(&b, "%s; ", ch.Note)
 	}
-	fmt.Fprintf(&b, "found by seed %#x, iteration %d; replay with:\n", ch.Seed, ch.Iteration)
-	fmt.Fprintf(&b, "%s.Compare(base, head, %d)\n", ch.Case.GoString(), ch.Runs)
+	fmt.Fprintf(&b, "found by seed %#x, iteration %d; replay with:\n%s.Compare(base, head, %d)\n", ch.Seed, ch.Iteration, ch.Case.GoString(), ch.Runs)
 	return b.String()
 }
 
@@ -143,42 +116,33 @@ func (r *Comparison) WriteText(w io.Writer) error {
 	for i, c := range r.Causes {
 		fmt.Fprintf(&b, "\ncause %d of %d: %s (seen %d times)\n", i+1, len(r.Causes), c.Cause, c.Count())
 		for j, ch := range c.Changes {
-			fmt.Fprintf(&b, "    change %d.%d: %s", i+1, j+1, indentAfterFirst(ch.report(r.Base, r.Head), "        "))
+			report := strings.TrimSuffix(ch.report(r.Base, r.Head), "\n")
+			fmt.Fprintf(&b, "    change %d.%d: %s\n", i+1, j+1, strings.ReplaceAll(report, "\n", "\n        "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func indentAfterFirst(s, indent string) string {
-	s = strings.TrimSuffix(s, "\n")
-	return strings.ReplaceAll(s, "\n", "\n"+indent) + "\n"
-}
-
-// WriteMarkdown writes the summary, a row per cause with its changes' rows
-// under it, and each case collapsed.
+// WriteMarkdown writes the summary, a row per cause and per change under it, and each case collapsed.
 func (r *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Behaviour %s -> %s**: %s (%s, seed %#x).\n", mdCode(r.Base), mdCode(r.Head), r.found(), r.extent(), r.Seed)
 	if r.Differs() {
 		b.WriteString("\n| # | cause, then each kind of change | what | seen |\n|--:|---|---|--:|\n")
 	}
+	var cases strings.Builder
 	for i, c := range r.Causes {
 		fmt.Fprintf(&b, "| %d | **%s** | | %d |\n", i+1, mdCell(c.Cause), c.Count())
 		for j, ch := range c.Changes {
 			fmt.Fprintf(&b, "| %d.%d | %s | %s | %d |\n", i+1, j+1, mdCell(ch.Kind), mdCell(ch.line(r.Base, r.Head)), ch.Count)
+			fmt.Fprintf(&cases, "\n<details><summary>change %d.%d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, j+1, ch.Case.GoString(), ch.Runs)
 		}
 	}
-	for i, c := range r.Causes {
-		for j, ch := range c.Changes {
-			fmt.Fprintf(&b, "\n<details><summary>change %d.%d: the case</summary>\n\n```go\n%s.Compare(base, head, %d)\n```\n\n</details>\n", i+1, j+1, ch.Case.GoString(), ch.Runs)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String()+cases.String())
 	return err
 }
 
-// mdCell escapes text for a Markdown table cell.
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
 }
