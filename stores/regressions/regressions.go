@@ -10,6 +10,8 @@
 //     such checkpoint; it allocates nothing.
 //   - [Work]: a fixed number of extra instructions after every Update and
 //     lookup ([WrapWork]; exact on amd64), allocating nothing.
+//   - [Janitor]: a goroutine and [JanitorBytes] per published generation,
+//     alive until that generation is collected (a held generation's cost).
 //   - [None] changes nothing (for A/A controls).
 package regressions
 
@@ -33,10 +35,12 @@ const (
 	Bytes  Kind = "bytes"
 	Slow   Kind = "slow"
 	Work   Kind = "work"
+	// Janitor is a store with a cleanup goroutine per generation.
+	Janitor Kind = "janitor"
 )
 
 // Kinds lists every variant.
-var Kinds = []Kind{None, Allocs, Bytes, Slow, Work}
+var Kinds = []Kind{None, Allocs, Bytes, Slow, Work, Janitor}
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
 const DefaultSlowPercent = 25
@@ -64,6 +68,8 @@ func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
 		return WrapSlow(DefaultSlowPercent, newStore)
 	case Work:
 		return WrapWork(DefaultWorkInstructions, newStore)
+	case Janitor:
+		return func() certstore.Store { return &janitorStore{Store: newStore()} }
 	}
 	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
 }
