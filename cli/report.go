@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/report"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
@@ -36,28 +37,34 @@ type reportOptions struct {
 	ByFile bool
 	// Gate is a gate result file (gate --format json) shown on top.
 	Gate string
+	// History is a history (a directory or git:REF) to draw trends of.
+	History string
 	selection
 }
 
 func newReportCmd(runF func(context.Context, *reportOptions) error) *cobra.Command {
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report RESULTS...",
+		Use:   "report [--history LOC] RESULTS...",
 		Short: "Write an HTML page (and PNG images) of charts and tables from result files",
 		Long: `report reads result files (certbench run, compare -o, sweep, go test -bench)
 and writes one self-contained HTML page (-o; no scripts, charts as inline SVG):
 growth curves per sweep family with their exponent k (value ≈ c·N^k), bar
 charts per scenario (median and 95% interval per store; per file with
 --by-file), and compare's tables. --gate FILE (certbench gate --format json)
-puts the gate's verdict on top, as the gate shows it. --png DIR also writes
+puts the gate's verdict on top, as the gate shows it. --history LOC adds a
+trend chart per benchmark with its change points, the last file as the head
+against main's band (RESULTS may then be none). --png DIR also writes
 every chart as a PNG, --growth-chart FILE one growth chart for a README.
 --row, --col and --filter select as benchstat's -row, -col and -filter do.`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
   certbench report --by-file --png charts base.txt head.txt
   certbench report --by-file --gate gate.json base.txt head.txt`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ioStreams, opts.Files = ioOf(cmd), args
+			if len(args) == 0 && opts.History == "" {
+				return usagef("name the result files to report on (or --history)")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -75,6 +82,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
+	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
 	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
@@ -83,7 +91,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 }
 
 // runReport reads the files and writes the page and images.
-func runReport(_ context.Context, opts *reportOptions) error {
+func runReport(ctx context.Context, opts *reportOptions) error {
 	if opts.Output == "" {
 		return usagef("-o: name the HTML file to write")
 	}
@@ -95,13 +103,25 @@ func runReport(_ context.Context, opts *reportOptions) error {
 	}
 	files := strings.Join(opts.Files, ", ")
 	defer forAnalysis()()
-	rs, err := results.Load(opts.Files...)
-	if err != nil {
-		return usageError(err)
+	rs := &results.Set{}
+	var err error
+	if len(opts.Files) > 0 {
+		if rs, err = results.Load(opts.Files...); err != nil {
+			return usageError(err)
+		}
 	}
 	printWarnings(opts.ioStreams.ErrOut, rs)
 	printFailures(opts.ioStreams.ErrOut, rs)
 	ropts := report.Options{Title: opts.Title}
+	if opts.History != "" {
+		st, err := history.Open(opts.History, "")
+		if err != nil {
+			return usageError(err)
+		}
+		if ropts.History, err = history.Load(ctx, st); err != nil {
+			return usageError(err)
+		}
+	}
 	if ropts.Gate, err = readGate(opts.Gate); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/internal/growth"
@@ -483,6 +484,7 @@ func newPlot(title string) *plot.Plot {
 // barValue is one store's median and interval in a scenario panel.
 type barValue struct {
 	center, lo, hi float64
+	n              int // samples; 0: not known
 	color          color.Color
 }
 
@@ -602,7 +604,13 @@ func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	grid.Vertical.Color = nil
 	grid.Horizontal.Color = color.Gray{Y: 0xdd}
 	p.Add(grid, b)
-	p.NominalX(stores...)
+	ticks := slices.Clone(stores)
+	for i, v := range vals {
+		if v.n > 0 {
+			ticks[i] += "\nn=" + strconv.Itoa(v.n)
+		}
+	}
+	p.NominalX(ticks...)
 	p.X.Tick.Label.Font = font.From(chartFont, 9)
 	p.Y.Label.Text = axisLabel(info, info.title)
 	switch {

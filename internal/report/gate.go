@@ -4,19 +4,58 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/table"
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // A GateResult is a gate's verdict as the report shows it: the outcome
 // and the gate's own Page, so that the two cannot differ in a figure.
 type GateResult struct {
-	Passed  bool        `json:"passed"`
-	Summary string      `json:"summary"`
-	Page    *table.Page `json:"page"`
+	Passed   bool          `json:"passed"`
+	Summary  string        `json:"summary"`
+	Page     *table.Page   `json:"page"`
+	Findings []GateFinding `json:"findings"`
 }
+
+// A GateFinding is what the report draws of one gate.Finding: its
+// benchmark, metric, status, threshold ("+10%") and change in percent of
+// the base (nil: not a finite number), with the samples on each side.
+type GateFinding struct {
+	Scenario  string      `json:"scenario"`
+	Store     string      `json:"store"`
+	Benchmark string      `json:"benchmark"`
+	Unit      string      `json:"unit"`
+	Status    gate.Status `json:"status"`
+	Threshold string      `json:"threshold"`
+	Percent   *float64    `json:"percent"`
+	BaseN     int         `json:"base_n"`
+	HeadN     int         `json:"head_n"`
+}
+
+// label names f's benchmark as the gate's tables do (gate.Finding.Label).
+func (f GateFinding) label() string {
+	if f.Scenario != "" && f.Store != "" {
+		return f.Scenario + "/" + f.Store
+	}
+	return f.Benchmark
+}
+
+// regressed reports whether f failed the gate.
+func (f GateFinding) regressed() bool { return f.Status == gate.Regressed }
 
 // ReadGate reads what certbench gate --format json writes, refusing
 // anything else.
@@ -40,4 +79,178 @@ func ReadGate(r io.Reader) (*GateResult, error) {
 	}
 	g.GateResult.Passed = *g.Passed
 	return &g.GateResult, nil
+}
+
+// The colours of a finding's status, as the page colours its table.
+var (
+	regressedColor = color.RGBA{0xb2, 0x22, 0x22, 0xff}
+	improvedColor  = color.RGBA{0x2e, 0x8b, 0x2e, 0xff}
+	unchangedColor = color.RGBA{0x99, 0x99, 0x99, 0xff}
+)
+
+func statusColor(s gate.Status) color.RGBA {
+	switch s {
+	case gate.Regressed:
+		return regressedColor
+	case gate.Improved:
+		return improvedColor
+	}
+	return unchangedColor
+}
+
+// regression returns the gate's regressed finding of unit on the
+// comparison row label ("scenario=S/store=T", or a benchmark's name).
+func (g *GateResult) regression(label, unit string) (GateFinding, bool) {
+	if g != nil {
+		for _, f := range g.Findings {
+			if f.Unit == unit && f.regressed() && (label == "scenario="+f.Scenario+"/store="+f.Store || label == f.Benchmark || strings.HasSuffix(f.Benchmark, "/"+label)) {
+				return f, true
+			}
+		}
+	}
+	return GateFinding{}, false
+}
+
+// percentText formats a change in percent as the gate's tables do.
+func percentText(p float64) string { return fmt.Sprintf("%+.2f%%", p) }
+
+// chart draws the findings as change in percent of the base, a panel
+// per metric that changed anywhere; nil if none did.
+func (g *GateResult) chart() *Chart {
+	var panels []*plot.Plot
+	rows := 0
+	for _, unit := range g.units() {
+		var fs []GateFinding
+		changed := false
+		for _, f := range g.Findings {
+			if f.Unit == unit && f.Percent != nil && finite(*f.Percent) {
+				fs = append(fs, f)
+				changed = changed || *f.Percent != 0
+			}
+		}
+		if changed {
+			panels = append(panels, changePlot(unit, fs))
+			rows = max(rows, len(fs))
+		}
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	return withBetter(panels, make([]int, len(panels)), &Chart{
+		ID:    "gate-changes",
+		Title: "The gate: change of head against base, in percent of base",
+		Caption: "Each gated metric's change as the gate measured it: head minus base in percent of base (medians; an exact metric's value), " +
+			"a bar from 0 and a dot at the value, so that even a change of a few hundredths of a percent shows; metrics unchanged everywhere are left out; " +
+			"red: regressed (fails the gate, labelled), green: improved, grey: unchanged or not tested; dashed red line: the metric's threshold (max). " +
+			"n = the samples of base/head, after each benchmark; no whiskers: the gate's test and p-value are in its table.",
+		plots: gridOf(panels, 2),
+		tileW: 460, tileH: vg.Length(90 + 20*rows),
+	})
+}
+
+// units returns the findings' units in order.
+func (g *GateResult) units() []string {
+	var units []string
+	for _, f := range g.Findings {
+		if !slices.Contains(units, f.Unit) {
+			units = append(units, f.Unit)
+		}
+	}
+	return units
+}
+
+// changePlot makes a panel of one metric's findings: a benchmark a row,
+// the first on top.
+func changePlot(unit string, fs []GateFinding) *plot.Plot {
+	p := newPlot(infoOf(unit).title + " (" + unit + ")")
+	var maxText string
+	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		j := len(fs) - 1 - i
+		names[j] = fmt.Sprintf("%s (n=%d/%d)", f.label(), f.BaseN, f.HeadN)
+		c := change{pct: *f.Percent, color: statusColor(f.Status), text: percentText(*f.Percent)}
+		if f.regressed() {
+			c.text += " regressed"
+		}
+		cb.vals = append(cb.vals, c)
+		if th, err := gate.ParseThreshold(f.Threshold); err == nil && th.Relative && !th.Off {
+			cb.max, maxText = th.Value, f.Threshold
+		}
+	}
+	slices.Reverse(cb.vals)
+	grid := plotter.NewGrid()
+	grid.Horizontal.Color = nil
+	grid.Vertical.Color = color.Gray{Y: 0xdd}
+	p.Add(grid, cb)
+	p.NominalY(names...)
+	p.X.Label.Text = "change, % of base"
+	p.X.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + "%" }}
+	if finite(cb.max) {
+		if l, err := plotter.NewLine(plotter.XYs{{}, {X: 1}}); err == nil {
+			l.LineStyle = thresholdLine
+			p.Legend.Add("max "+maxText+" (the gate's threshold)", l)
+		}
+	}
+	return p
+}
+
+// thresholdLine draws a gate's threshold.
+var thresholdLine = draw.LineStyle{Color: regressedColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+
+// change is one finding's bar.
+type change struct {
+	pct   float64
+	color color.Color
+	text  string
+}
+
+// changeBars draws a bar per finding from 0 to its change, a dot at the
+// value and the value beside it, and the threshold.
+type changeBars struct {
+	vals  []change
+	max   float64 // the threshold in percent, NaN if none
+	label text.Style
+}
+
+// DataRange implements plot.DataRanger, with room for the labels.
+func (cb *changeBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	for _, c := range cb.vals {
+		xmin, xmax = math.Min(xmin, c.pct), math.Max(xmax, c.pct)
+	}
+	if finite(cb.max) {
+		xmax = math.Max(xmax, cb.max)
+	}
+	span := math.Max(xmax-xmin, 0.1)
+	if xmin < 0 {
+		xmin -= span * 0.45
+	}
+	return xmin, xmax + span*0.45, -0.5, float64(len(cb.vals)) - 0.5
+}
+
+// Plot implements plot.Plotter.
+func (cb *changeBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x0 := trX(0)
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 0x44}, Width: vg.Points(0.8)}, x0, c.Min.Y, x0, c.Max.Y)
+	if finite(cb.max) {
+		xt := trX(cb.max)
+		c.StrokeLine2(thresholdLine, xt, c.Min.Y, xt, c.Max.Y)
+	}
+	for i, v := range cb.vals {
+		y, h := trY(float64(i)), (trY(1)-trY(0))*0.3
+		x := trX(v.pct)
+		c.FillPolygon(v.color, []vg.Point{{X: x0, Y: y - h}, {X: x, Y: y - h}, {X: x, Y: y + h}, {X: x0, Y: y + h}})
+		c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: y})
+		st := cb.label
+		st.XAlign, x = draw.XLeft, x+dotRadius+2
+		if v.pct < 0 {
+			st.XAlign, x = draw.XRight, x-2*(dotRadius+2)
+		}
+		if v.color == regressedColor {
+			st.Color = regressedColor
+			st.Font.Weight = xfont.WeightBold
+		}
+		c.FillText(st, vg.Point{X: x, Y: y}, v.text)
+	}
 }

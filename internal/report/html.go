@@ -34,12 +34,14 @@ type htmlPage struct {
 	Inputs      []string
 	Gate        *GateResult
 	GateHTML    template.HTML
+	GateChart   *htmlChart
 	Config      []compare.Config
 	Families    []htmlFamily
 	Exponents   template.HTML
 	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
 	Operators   []htmlChart
+	Trends      []htmlChart
 	Tables      template.HTML // compare's page
 }
 
@@ -56,6 +58,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{Title: r.Title, Inputs: r.Inputs, Config: r.Config, ChartsTitle: "Scenarios", Gate: r.Gate}
 	if g := r.Gate; g != nil {
 		page.GateHTML = fragment(g.Page)
+	}
+	if r.GateChart != nil {
+		hc, err := toHTML(r.GateChart)
+		if err != nil {
+			return err
+		}
+		page.GateChart = &hc
 	}
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"
@@ -79,7 +88,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, chs := range []struct {
 		from []*Chart
 		to   *[]htmlChart
-	}{{r.Operators, &page.Operators}, {r.Scenarios, &page.Scenarios}} {
+	}{{r.Operators, &page.Operators}, {r.Trends, &page.Trends}, {r.Scenarios, &page.Scenarios}} {
 		for _, ch := range chs.from {
 			hc, err := toHTML(ch)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/growth"
+	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -30,6 +31,9 @@ type Options struct {
 	Compare compare.Options
 	// Gate, if set, is a gate's verdict (ReadGate), shown at the top.
 	Gate *GateResult
+	// History, if set, gets a trend chart per benchmark (trend.go), the
+	// last results file drawn as the head; the results may then be none.
+	History *history.History
 }
 
 // DefaultGrowthUnits are the metrics of a growth chart.
@@ -51,9 +55,12 @@ type Report struct {
 	// Curves are the growth curves of the sweep samples.
 	Curves []growth.Curve
 	// Growth holds a chart per sweep family, Scenarios one per row of
-	// Compare, Operators those of operator.go.
-	Growth, Scenarios, Operators []*Chart
-	Gate                         *GateResult
+	// Compare, Operators those of operator.go, Trends one per benchmark
+	// of Options.History (trend.go).
+	Growth, Scenarios, Operators, Trends []*Chart
+	Gate                                 *GateResult
+	// GateChart draws Gate's findings; nil without a gate.
+	GateChart *Chart
 
 	colors colors
 	ticks  map[string]string // short labels of file columns (fileTicks)
@@ -61,10 +68,19 @@ type Report struct {
 
 // Build computes the statistics of rs and makes every chart.
 func Build(rs *results.Set, opts Options) (*Report, error) {
-	if rs == nil || len(rs.Series) == 0 {
+	if (rs == nil || len(rs.Series) == 0) && opts.History == nil {
 		return nil, errors.New("report: no results")
 	}
+	if rs == nil {
+		rs = &results.Set{}
+	}
 	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate}
+	if r.Gate != nil {
+		r.GateChart = r.Gate.chart()
+	}
+	if opts.History != nil {
+		r.Trends = trendCharts(opts.History, rs)
+	}
 	growthUnits := opts.GrowthUnits
 	if growthUnits == nil {
 		growthUnits = DefaultGrowthUnits
@@ -123,10 +139,14 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	return r, nil
 }
 
-// Charts returns every chart: growth charts, operator charts, then
-// scenario charts.
+// Charts returns every chart: the gate's, growth charts, operator
+// charts, trend charts, then scenario charts.
 func (r *Report) Charts() []*Chart {
-	return slices.Concat(r.Growth, r.Operators, r.Scenarios)
+	var gate []*Chart
+	if r.GateChart != nil {
+		gate = []*Chart{r.GateChart}
+	}
+	return slices.Concat(gate, r.Growth, r.Operators, r.Trends, r.Scenarios)
 }
 
 // families and curveStores return the sweep's families and stores, in
@@ -236,7 +256,12 @@ func (r *Report) scenarioChart(label string) *Chart {
 		case unit == results.UnitRetained && hasPerCert:
 			continue
 		}
-		panels = append(panels, barPlot(unit, stores, vals))
+		p := barPlot(unit, stores, vals)
+		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && f.Percent != nil {
+			p.Title.Text += "\nregressed " + percentText(*f.Percent) + " (max " + f.Threshold + ")"
+			p.Title.TextStyle.Color = regressedColor
+		}
+		panels = append(panels, p)
 		better = append(better, t.Better)
 	}
 	if len(panels) == 0 {
@@ -245,7 +270,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 	return withBetter(panels, better, &Chart{
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
-		Caption: "Median of the samples (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
+		Caption: "Median of the n samples under each bar (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
 			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,
@@ -258,7 +283,7 @@ func (r *Report) rowBars(t *compare.Table, row *compare.Row, keep func(*compare.
 	for j, c := range row.Cells {
 		if c != nil && keep(c) {
 			stores = append(stores, r.tick(t.Columns[j].Label))
-			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, color: r.columnColor(t.Columns[j].Label)})
+			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, n: c.N(), color: r.columnColor(t.Columns[j].Label)})
 		}
 	}
 	return stores, vals

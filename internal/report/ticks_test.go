@@ -71,7 +71,11 @@ func TestByFileAbsolutePaths(t *testing.T) {
 			var got []string
 			for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
 				if tk.Label != "" {
-					got = append(got, tk.Label)
+					name, n, _ := strings.Cut(tk.Label, "\n")
+					got = append(got, name)
+					if !strings.HasPrefix(n, "n=") {
+						t.Errorf("%s %q: tick %q does not say its n", ch.ID, p.Title.Text, tk.Label)
+					}
 				}
 			}
 			if !reflect.DeepEqual(got, want) {
