@@ -481,6 +481,19 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
+// samplesText says how many samples ns are: "n=6", or "n=3–6" when
+// they differ.
+func samplesText(ns []int) string {
+	if len(ns) == 0 {
+		return "n=0"
+	}
+	lo, hi := slices.Min(ns), slices.Max(ns)
+	if lo == hi {
+		return "n=" + strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("n=%d–%d", lo, hi)
+}
+
 // barValue is one store's median and interval in a scenario panel.
 type barValue struct {
 	center, lo, hi float64

@@ -129,7 +129,8 @@ func (g *GateResult) chart() *Chart {
 			}
 		}
 		if changed {
-			panels = append(panels, changePlot(unit, fs))
+			p, _ := changePlot(unit, fs)
+			panels = append(panels, p)
 			rows = max(rows, len(fs))
 		}
 	}
@@ -159,9 +160,9 @@ func (g *GateResult) units() []string {
 	return units
 }
 
-// changePlot makes a panel of one metric's findings: a benchmark a row,
-// the first on top.
-func changePlot(unit string, fs []GateFinding) *plot.Plot {
+// changePlot makes a panel of one metric's findings, a benchmark a row,
+// the first on top, and returns what it draws.
+func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 	p := newPlot(infoOf(unit).title + " (" + unit + ")")
 	var maxText string
 	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
@@ -192,7 +193,7 @@ func changePlot(unit string, fs []GateFinding) *plot.Plot {
 			p.Legend.Add("max "+maxText+" (the gate's threshold)", l)
 		}
 	}
-	return p
+	return p, cb
 }
 
 // thresholdLine draws a gate's threshold.

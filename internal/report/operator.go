@@ -57,6 +57,7 @@ func (r *Report) operatorCharts() []*Chart {
 type storeValue struct {
 	store string
 	v     float64
+	n     int // samples
 }
 
 // rowValues returns the positive finite medians of unit in the row
@@ -75,7 +76,7 @@ func (r *Report) rowValues(unit, label string) []storeValue {
 		if c == nil || !finite(c.Summary.Center) || !(c.Summary.Center > 0) {
 			continue
 		}
-		out = append(out, storeValue{store: t.Columns[j].Label, v: c.Summary.Center})
+		out = append(out, storeValue{store: t.Columns[j].Label, v: c.Summary.Center, n: c.N()})
 	}
 	return out
 }
@@ -124,6 +125,10 @@ func (r *Report) handshakeChart(label string) *Chart {
 	curves.Y.Min, curves.Y.Max = ymin, ymax
 	pair := r.churnPairPlot(&d)
 	pair.Y.Min, pair.Y.Max = ymin, ymax
+	var ns []int
+	for _, sv := range d.churn {
+		ns = append(ns, sv.n)
+	}
 
 	return withBetter([]*plot.Plot{curves, pair}, []int{results.LowerIsBetter, results.LowerIsBetter}, &Chart{
 		ID:    "operators-handshake-" + safeID(strings.TrimPrefix(label, "scenario=")),
@@ -131,7 +136,8 @@ func (r *Report) handshakeChart(label string) *Chart {
 		Caption: "Left: each store's handshake latency percentiles under churn (median over the samples of each percentile; a percentile curve, " +
 			"since the results hold percentiles, not the latencies), with the p99 of the churn-free phase of the same store and process as a ring. " +
 			"Right: p99 without churn (ring) and under churn (dot) per store, with both values and the median p99-churn-ratio written above (1 means churn costs nothing). " +
-			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances.",
+			"Latency axis logarithmic, shared by both panels, so equal ratios are equal distances. " +
+			samplesText(ns) + " samples per store; no whiskers (a median over the samples, each a percentile of its own handshakes).",
 		plots: [][]*plot.Plot{{curves, pair}},
 		tileW: 400, tileH: 300,
 	})
@@ -289,7 +295,7 @@ func (r *Report) peakChart() *Chart {
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
-			"less the live heap before; about ±10% of the process's live heap; 0 where no growth showed above the live heap before), median of the samples with its 95% confidence interval. " +
+			"less the live heap before; about ±10% of the process's live heap; 0 where no growth showed above the live heap before), median of the n samples under each bar with its 95% confidence interval (whiskers). " +
 			"Bars from 0 on a linear axis when the stores are within 30× of each other, else dots on a logarithmic axis (noted under the panel).",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,

@@ -174,12 +174,15 @@ func (r *Report) curvesBy(key func(growth.Curve) string) []string {
 func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
 	title = cmp.Or(title, family+": growth with the number of certificates")
 	var panels []*plot.Plot
-	var better []int
+	var better, ns []int
 	for _, unit := range units {
 		var curves []*growth.Curve
 		for _, st := range r.curveStores() {
 			if c := growth.Find(r.Curves, family, st, unit); c != nil {
 				curves = append(curves, c)
+				for _, pt := range c.Points {
+					ns = append(ns, pt.N)
+				}
 			}
 		}
 		if len(curves) == 0 {
@@ -200,7 +203,7 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 	return withBetter(panels, better, &Chart{
 		ID:    "growth-" + safeID(family),
 		Title: title,
-		Caption: "Median at each pool size (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
+		Caption: "Median of the " + samplesText(ns) + " samples at each pool size (points), 95% confidence interval of the median (whiskers; none where there are too few samples), " +
 			"and the least-squares power law c·N^k (dashed) with its exponent k in the legend; both axes logarithmic.",
 		plots: gridOf(panels, 2),
 		tileW: 400, tileH: 280,

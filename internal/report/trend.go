@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/internal/gate"
@@ -58,7 +57,7 @@ func trendCharts(h *history.History, head *results.Set) []*Chart {
 		var better []int
 		for _, unit := range units {
 			k := history.Key{Benchmark: bench, Unit: unit}
-			if p := trendPlot(h, k, first, cps, headValues(head, headFile, k)); p != nil {
+			if p, _ := trendPlot(h, k, first, cps, headValues(head, headFile, k)); p != nil {
 				panels = append(panels, p)
 				better = append(better, results.Better(unit))
 			}
@@ -156,9 +155,10 @@ type trend struct {
 	info  unitInfo
 }
 
-// trendPlot makes the panel of series k from commit first on; nil if it
-// has no points there or is 0 at every one.
-func trendPlot(h *history.History, k history.Key, first int, cps []history.ChangePoint, head []float64) *plot.Plot {
+// trendPlot makes the panel of series k from commit first on, and
+// returns what it draws; nil if it has no points there or is 0 at every
+// one.
+func trendPlot(h *history.History, k history.Key, first int, cps []history.ChangePoint, head []float64) (*plot.Plot, *trend) {
 	tr := &trend{info: infoOf(k.Unit), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}}
 	nonZero := false
 	for _, pt := range h.Recent(k, -1) {
@@ -170,7 +170,7 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 		nonZero = nonZero || p.lo != 0 || p.hi != 0
 	}
 	if len(tr.pts) == 0 || !nonZero {
-		return nil
+		return nil, nil
 	}
 	at := func(c string) float64 { return float64(h.Index(c) - first) }
 	for _, cp := range cps {
@@ -221,19 +221,16 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 	} else {
 		p.Y.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: tr.info.format}
 	}
-	return p
+	return p, tr
 }
 
-// nText says how many samples the points have: "n=6", "n=3-6".
+// nText says how many samples the points have: "n=6", "n=3–6".
 func nText(pts []trendPoint) string {
-	lo, hi := pts[0].n, pts[0].n
-	for _, p := range pts {
-		lo, hi = min(lo, p.n), max(hi, p.n)
+	ns := make([]int, len(pts))
+	for i, p := range pts {
+		ns[i] = p.n
 	}
-	if lo == hi {
-		return "n=" + strconv.Itoa(lo)
-	}
-	return fmt.Sprintf("n=%d–%d", lo, hi)
+	return samplesText(ns)
 }
 
 // lineThumb is a legend thumbnail of a line.

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/results"
+)
+
+// TestGateChartHighlightsRegressions: the gate's chart draws each
+// finding's change in percent, red and labelled "regressed" exactly where
+// the gate found a regression, however small; and in the scenario charts
+// of base against head, only the panels of regressed metrics are red.
+func TestGateChartHighlightsRegressions(t *testing.T) {
+	pct := func(v float64) *float64 { return &v }
+	fs := []GateFinding{
+		{Scenario: "a", Store: "x", Unit: "allocs/op", Status: gate.Regressed, Threshold: "+0%", Percent: pct(0.08), BaseN: 6, HeadN: 6},
+		{Scenario: "b", Store: "x", Unit: "allocs/op", Status: gate.Unchanged, Threshold: "+0%", Percent: pct(0), BaseN: 6, HeadN: 6},
+		{Scenario: "c", Store: "x", Unit: "allocs/op", Status: gate.Improved, Threshold: "+0%", Percent: pct(-5), BaseN: 6, HeadN: 6},
+	}
+	_, cb := changePlot("allocs/op", fs)
+	for i, f := range fs {
+		c := cb.vals[len(fs)-1-i] // the first on top
+		if red := c.color == regressedColor; red != f.regressed() || strings.Contains(c.text, "regressed") != f.regressed() || c.pct != *f.Percent {
+			t.Errorf("%s: drawn %+v; want red and labelled regressed iff the gate says so (%s)", f.label(), c, f.Status)
+		}
+	}
+	if cb.max != 0 {
+		t.Errorf("threshold at %v%%, want the policy's +0%%", cb.max)
+	}
+	if _, _, _, xmax := cb.DataRange(); !(xmax > 0.08) {
+		t.Errorf("x axis up to %v: the +0.08%% regression is off the panel", xmax)
+	}
+
+	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGate(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Load("../gate/testdata/base.txt", "../gate/testdata/golden-head.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Gate: g}
+	opts.Compare.Col = results.FileKey
+	rep, err := Build(rs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.GateChart == nil {
+		t.Fatal("no gate chart")
+	}
+	want := map[string]bool{} // chart title and panel title of each regression
+	for _, f := range g.Findings {
+		if f.regressed() {
+			want["scenario="+f.Scenario+"/store="+f.Store+" "+infoOf(f.Unit).title] = true
+		}
+	}
+	red := 0
+	for _, ch := range rep.Scenarios {
+		for _, p := range ch.panels() {
+			title, _, _ := strings.Cut(p.Title.Text, "\n")
+			if isRed := p.Title.TextStyle.Color == regressedColor; isRed != want[ch.Title+" "+title] || isRed != strings.Contains(p.Title.Text, "regressed +") {
+				t.Errorf("%s %q: red %v, want red and its change iff the gate found it regressed", ch.Title, p.Title.Text, isRed)
+			} else if isRed {
+				red++
+			}
+		}
+	}
+	if len(want) == 0 || red != len(want) {
+		t.Errorf("%d red panels, want one per regression (%d)", red, len(want))
+	}
+}
