@@ -44,7 +44,7 @@ var rules = []rule{
 	{"internal/gate", "regression decisions and the policy file; asks an interface for grown sites", []string{"results", "internal/compare", "internal/table", "internal/yamlfile"}},
 	{"internal/profile", "pprof and callgrind files: top sites, diffs, blame at the store boundary", []string{"results", "internal/callgrind", "internal/table"}},
 	{"internal/blame", "the gate's grown sites from profile analysis: where gate and profile meet", []string{"results", "internal/gate", "internal/profile", "internal/callgrind"}},
-	{"internal/report", "HTML page and PNG charts", []string{"results", "internal/compare", "internal/growth", "internal/gate", "internal/table"}},
+	{"internal/report", "HTML page and PNG charts", []string{"results", "internal/compare", "internal/growth", "internal/gate", "internal/history", "internal/table"}},
 	{"internal/ab", "the A/B protocol: build base and head, interleaved rounds, merge, gate, profile on a regression; the one round loop", []string{"results", "internal/gate", "internal/blame", "internal/profile", "internal/table"}},
 	{"internal/gobench", "a Go module's own `go test -bench` benchmarks at base and head, in the A/B protocol's rounds, and their grown allocation sites", []string{"results", "internal/gate", "internal/profile", "internal/ab"}},
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},

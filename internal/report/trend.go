@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/internal/gate"
@@ -216,11 +217,11 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 	p.Add(grid, tr)
 	p.X.Tick.Marker = tr.ticker(h, first)
 	p.X.Tick.Label.Font = font.From(chartFont, 7.5)
-	if tr.info.bytes {
-		p.Y.Tick.Marker = bytesTicker{}
-	} else {
-		p.Y.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: tr.info.format}
+	y := uniqueTicker{labelTicker{ticker: plot.DefaultTicks{}, format: tr.info.format}}
+	if tr.info.bytes { // KiB, or in a narrow range bytes
+		y = uniqueTicker{bytesTicker{}, labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + " B" }}}
 	}
+	p.Y.Tick.Marker = y
 	return p, tr
 }
 
@@ -231,6 +232,30 @@ func nText(pts []trendPoint) string {
 		ns[i] = p.n
 	}
 	return samplesText(ns)
+}
+
+// uniqueTicker uses the first of its tickers whose labels differ (in a
+// narrow range, such as a series that never changed, a format can print
+// ticks alike), else keeps only the first of ticks labelled alike.
+type uniqueTicker []plot.Ticker
+
+// Ticks implements plot.Ticker.
+func (u uniqueTicker) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, t := range u {
+		ticks = t.Ticks(min, max)
+		seen, alike := map[string]bool{}, false
+		for i, t := range ticks {
+			if seen[t.Label] {
+				ticks[i].Label, alike = "", true
+			}
+			seen[t.Label] = t.Label != ""
+		}
+		if !alike {
+			break
+		}
+	}
+	return ticks
 }
 
 // lineThumb is a legend thumbnail of a line.
