@@ -502,8 +502,8 @@ type barValue struct {
 }
 
 // bars draws a value per store: a bar from 0, or on a log axis (where a
-// bar's length means nothing) a dot; the interval a whisker, the value
-// above.
+// bar's length means nothing) a dot; the interval a whisker; the value
+// at the bar's top or the dot, beside the whisker where that is long.
 type bars struct {
 	vals   []barValue
 	log    bool
@@ -572,9 +572,10 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 				c.FillPolygon(v.color, []vg.Point{{X: x0, Y: base}, {X: x1, Y: base}, {X: x1, Y: top}, {X: x0, Y: top}})
 			}
 		}
-		labelY := top
+		txt := b.format(v.center)
+		st, at := b.label, vg.Point{X: xc, Y: top + 2} // above the bar's top
 		if b.log && v.center > 0 {
-			labelY = top + dotRadius
+			at.Y += dotRadius
 		}
 		if lo, hi, ok := b.finite(v); ok {
 			ylo, yhi := trY(math.Max(lo, p.Y.Min)), trY(math.Min(hi, p.Y.Max))
@@ -582,12 +583,19 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(line, xc, ylo, xc, yhi)
 			c.StrokeLine2(line, xc-capW, ylo, xc+capW, ylo)
 			c.StrokeLine2(line, xc-capW, yhi, xc+capW, yhi)
-			labelY = max(labelY, yhi)
+			switch {
+			case yhi-at.Y < st.Height(txt)/2: // a short whisker: the label just above it
+				at.Y = max(at.Y, yhi+2)
+			case b.log: // beside the whisker, at the dot
+				st.XAlign, st.YAlign, at = draw.XLeft, draw.YCenter, vg.Point{X: xc + dotRadius + 2, Y: top}
+			default: // beside the whisker, on the bar's top
+				st.XAlign, at.X = draw.XLeft, xc+3
+			}
 		}
 		if b.log && v.center > 0 {
 			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: xc, Y: top})
 		}
-		c.FillText(b.label, vg.Point{X: xc, Y: labelY + 2}, b.format(v.center))
+		c.FillText(st, at, txt)
 	}
 }
 
