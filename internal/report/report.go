@@ -273,7 +273,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 	return withBetter(panels, better, &Chart{
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
-		Caption: "Median of the n samples under each bar (value written above) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
+		Caption: "Median of the n samples under each bar (value written at its top, beside a long whisker) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
 			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
 		plots: gridOf(panels, 4),
 		tileW: 230, tileH: 185,

@@ -41,6 +41,14 @@ func trendCharts(h *history.History, head *results.Set) []*Chart {
 	if head != nil && len(head.Files) > 0 {
 		headFile = head.Files[len(head.Files)-1]
 	}
+	caption := fmt.Sprintf("The last %d commits of the history (x axis: short hash and date), a dot per commit at the median of its samples, "+
+		"whiskers from its lowest to its highest sample, n in the legend; y axis linear, not from 0. "+
+		"Dashed vertical lines: the change points certbench history changes finds, at the first commit of the new level, named by it and the step's size; "+
+		"the thick lines are the levels before and after (medians of the commits' medians). ", trendCommits)
+	if headFile != "" {
+		caption += fmt.Sprintf("The head (%s) is drawn right of the history, against main's band: the lowest to highest median of main's last %d commits since its last change point, their median dashed. ", headFile, bandCommits)
+	}
+	caption += "Metrics the gate does not gate, or 0 at every commit, are left out."
 	var charts []*Chart
 	policy := gate.DefaultPolicy()
 	for _, bench := range benchmarks(h) {
@@ -67,16 +75,11 @@ func trendCharts(h *history.History, head *results.Set) []*Chart {
 			continue
 		}
 		charts = append(charts, withBetter(panels, better, &Chart{
-			ID:    "trend-" + safeID(bench),
-			Title: strings.TrimPrefix(bench, "Churn/") + ": history",
-			Caption: fmt.Sprintf("The last %d commits of the history (x axis: short hash and date), a dot per commit at the median of its samples, "+
-				"whiskers from its lowest to its highest sample, n in the legend; y axis linear, not from 0. "+
-				"Dashed vertical lines: the change points certbench history changes finds, at the first commit of the new level, named by it and the step's size; "+
-				"the thick lines are the levels before and after (medians of the commits' medians). "+
-				"The head (the last result file) is drawn right of the history, against main's band: the lowest to highest median of main's last %d commits since its last change point, their median dashed. "+
-				"Metrics the gate does not gate, or 0 at every commit, are left out.", trendCommits, bandCommits),
-			plots: gridOf(panels, 2),
-			tileW: 460, tileH: 230,
+			ID:      "trend-" + safeID(bench),
+			Title:   strings.TrimPrefix(bench, "Churn/") + ": history",
+			Caption: caption,
+			plots:   gridOf(panels, 2),
+			tileW:   460, tileH: 230,
 		}))
 	}
 	return charts
