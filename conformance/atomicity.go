@@ -441,7 +441,10 @@ func settle(done func(settled) bool, wait time.Duration) settled {
 		metrics.Read(live)
 		st := settled{goroutines: runtime.NumGoroutine(), heap: int64(live[0].Value.Uint64())}
 		if (done != nil && done(st)) || time.Now().After(deadline) {
-			st.running = takeCensus()
+			st.running = takeCensus() // then counted in the heap, as it stays
+			runtime.GC()
+			metrics.Read(live)
+			st.heap = int64(live[0].Value.Uint64())
 			return st
 		}
 		time.Sleep(10 * time.Millisecond)
