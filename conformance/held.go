@@ -19,10 +19,8 @@ const (
 	heldGens = 64               // generations held at once
 	heldLeak = heldGens << 10   // heap allowed above the steady state once released: 1 KiB a generation
 	heldWait = 10 * time.Second // the longest wait for cleanups and finalizers after release
+	heldSNI  = "good2.example.com"
 )
-
-// heldHello is the handshake each held generation answers.
-var heldHello = &tls.ClientHelloInfo{ServerName: "good2.example.com"}
 
 // holders hold generations, half through Current() and half through
 // tls.Configs whose GetCertificate looks up in the generation, one per
@@ -32,8 +30,8 @@ type holders struct {
 	configs []*tls.Config
 }
 
-// hold keeps generation i of g; a tls.Config serves one handshake, as the
-// connection that keeps it did.
+// hold keeps g, the i-th generation; a tls.Config serves one handshake, as
+// the connection that keeps it did.
 func (h *holders) hold(t rt, i int, g certstore.Generation) {
 	t.Helper()
 	if i%2 == 0 {
@@ -44,11 +42,11 @@ func (h *holders) hold(t rt, i int, g certstore.Generation) {
 		c := &tls.Config{GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) { return g.Certificate(st, hello) }}
 		var cert *tls.Certificate
 		var err error
-		if pe := protect("GetCertificate", func() { cert, err = c.GetCertificate(heldHello) }); pe != nil {
+		if pe := protect("GetCertificate", func() { cert, err = c.GetCertificate(&tls.ClientHelloInfo{ServerName: heldSNI}) }); pe != nil {
 			t.Fatalf("%v", pe)
 		}
 		if err != nil || leafOf(cert) == nil {
-			t.Fatalf("a tls.Config's GetCertificate over held generation %d, store %q, SNI %q: no certificate, error %s", i, st, heldHello.ServerName, errText(err))
+			t.Fatalf("a tls.Config's GetCertificate over held generation %d, store %q, SNI %q: no certificate, error %s", i, st, heldSNI, errText(err))
 		}
 		h.configs = append(h.configs, c)
 	}
@@ -67,7 +65,7 @@ func (su *suite) testHeldGenerations(t rt) {
 		}
 		g := su.current(t, s)
 		for _, st := range []string{storeDefault, storeShop} {
-			su.lookup(t, g, st, heldHello.ServerName)
+			su.lookup(t, g, st, heldSNI)
 		}
 		return g
 	}

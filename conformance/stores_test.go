@@ -344,7 +344,7 @@ var brokenStores = map[string]struct {
 	"leaky": {
 		factory: func() certstore.Store { return leakyStore{newRefStore(), make(chan struct{})} },
 		run:     "/^Goroutines$",
-		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "goroutines grew"},
+		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "goroutines grew", "× github.com/certbench/certbench/conformance.leakyStore.Update.func1 (started by github.com/certbench/certbench/conformance.leakyStore.Update)"},
 	},
 	"unstopped": {
 		factory: func() certstore.Store { return unstoppedStore{newRefStore(), new(sync.Once), make(chan struct{})} },
