@@ -473,9 +473,13 @@ func takeCensus() census {
 				}
 			}
 		}
-		if fn != "" {
-			c[fn+" (started by "+by+")"]++
+		if fn == "" {
+			continue
 		}
+		if by != "" {
+			fn += " (started by " + by + ")"
+		}
+		c[fn]++
 	}
 	return c
 }
