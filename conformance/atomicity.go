@@ -2,10 +2,13 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -345,12 +348,9 @@ const (
 	goroutineSettle    = 2 * time.Second
 )
 
-// testGoroutines checks that goroutines do not grow over refreshes and
-// that none the store started is left after Close. Growth is counted, not
-// found with goleak: a store may replace its goroutines on every Update,
-// so "one started since is still running" holds of a store that does not
-// grow. After Close, goleak.Find names what is left.
-func (su *suite) testGoroutines(t rt) {
+// refreshConfigs are two valid configurations of two stores, each with a
+// configured default, for rules that refresh many times.
+func (su *suite) refreshConfigs() []*certstore.Config {
 	c := su.fx.certs
 	config := func(cert, def string) *certstore.Config {
 		return &certstore.Config{
@@ -361,7 +361,16 @@ func (su *suite) testGoroutines(t rt) {
 			},
 		}
 	}
-	cfgs := []*certstore.Config{config(lGood2, lDefault), config(lGood3, lDefaultAlt)}
+	return []*certstore.Config{config(lGood2, lDefault), config(lGood3, lDefaultAlt)}
+}
+
+// testGoroutines checks that goroutines do not grow over refreshes and
+// that none the store started is left after Close. Growth is counted, not
+// found with goleak: a store may replace its goroutines on every Update,
+// so "one started since is still running" holds of a store that does not
+// grow. After Close, goleak.Find names what is left.
+func (su *suite) testGoroutines(t rt) {
+	cfgs := su.refreshConfigs()
 	running := goleak.IgnoreCurrent() // the goroutines from before the store
 	s := su.openStore(t)
 	closer, _ := s.(certstore.Closer)
@@ -375,7 +384,7 @@ func (su *suite) testGoroutines(t rt) {
 	}
 	su.mustUpdate(t, s, cfgs[0])
 	su.lookup(t, s, storeShop, "good2.example.com")
-	before := countGoroutines(-1)
+	before := settle(nil, settleBrief)
 	for i := 1; i <= goroutineRefreshes; i++ {
 		if err := su.update(t, s, cfgs[i%2]); err != nil {
 			t.Fatalf("refresh %d: Update rejected a valid configuration: %v", i, err)
@@ -383,12 +392,10 @@ func (su *suite) testGoroutines(t rt) {
 		su.lookup(t, su.current(t, s), storeDefault, "good2.example.com")
 		su.lookup(t, s, storeShop, miss)
 	}
-	after := countGoroutines(before + goroutineSlack)
-	if after > before+goroutineSlack {
-		var buf bytes.Buffer
-		pprof.Lookup("goroutine").WriteTo(&buf, 1)
-		t.Errorf("goroutines grew from %d to %d over %d refreshes (allowed: %d more); goroutines now:\n%s",
-			before, after, goroutineRefreshes, goroutineSlack, clip(buf.String()))
+	after := settle(func(st settled) bool { return st.goroutines <= before.goroutines+goroutineSlack }, goroutineSettle)
+	if after.goroutines > before.goroutines+goroutineSlack {
+		t.Errorf("goroutines grew from %d to %d over %d refreshes (allowed: %d more); running more than before: %s",
+			before.goroutines, after.goroutines, goroutineRefreshes, goroutineSlack, after.running.grown(before.running))
 	}
 	if closer == nil {
 		return
@@ -410,19 +417,94 @@ func clip(s string) string {
 	return s
 }
 
-// countGoroutines returns the number of goroutines once it is at most
-// target, or after goroutineSettle (target < 0: settle briefly).
-func countGoroutines(target int) int {
-	deadline := time.Now().Add(goroutineSettle)
-	if target < 0 {
-		deadline = time.Now().Add(50 * time.Millisecond)
-	}
+// settleBrief is how long a baseline settles: long enough for goroutines
+// that are ending to end.
+const settleBrief = 50 * time.Millisecond
+
+// settled is the process after collections: its goroutines, by function,
+// and its live heap.
+type settled struct {
+	goroutines int
+	heap       int64 // /gc/heap/live:bytes after the collections
+	running    census
+}
+
+// settle collects garbage, so that cleanups and finalizers run and what
+// they free is collected in turn, until done holds or wait has passed (done
+// nil: until wait has passed), and returns the process then.
+func settle(done func(settled) bool, wait time.Duration) settled {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	deadline := time.Now().Add(wait)
 	for {
 		runtime.GC()
-		n := runtime.NumGoroutine()
-		if (target >= 0 && n <= target) || time.Now().After(deadline) {
-			return n
+		runtime.GC()
+		metrics.Read(live)
+		st := settled{goroutines: runtime.NumGoroutine(), heap: int64(live[0].Value.Uint64())}
+		if (done != nil && done(st)) || time.Now().After(deadline) {
+			st.running = takeCensus() // then counted in the heap, as it stays
+			runtime.GC()
+			metrics.Read(live)
+			st.heap = int64(live[0].Value.Uint64())
+			return st
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// census counts the running goroutines by their function (the bottom frame
+// of the stack) and the function that started them.
+type census map[string]int
+
+// takeCensus reads every goroutine's stack.
+func takeCensus() census {
+	var buf bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&buf, 2)
+	c := census{}
+	for _, g := range strings.Split(buf.String(), "\n\n") {
+		fn, by := "", ""
+		for _, line := range strings.Split(g, "\n")[1:] {
+			switch {
+			case strings.HasPrefix(line, "\t"), strings.HasPrefix(line, "runtime.goexit("):
+			case strings.HasPrefix(line, "created by "):
+				by, _, _ = strings.Cut(strings.TrimPrefix(line, "created by "), " in goroutine ")
+			default:
+				if i := strings.LastIndex(line, "("); i > 0 {
+					fn = line[:i]
+				}
+			}
+		}
+		if fn == "" {
+			continue
+		}
+		if by != "" {
+			fn += " (started by " + by + ")"
+		}
+		c[fn]++
+	}
+	return c
+}
+
+// grown lists the functions that more goroutines run than in before, most
+// first: "64 × pkg.janitor (started by pkg.(*Store).Update)".
+func (c census) grown(before census) string {
+	var keys []string
+	for k, n := range c {
+		if n > before[k] {
+			keys = append(keys, k)
+		}
+	}
+	more := func(k string) int { return c[k] - before[k] }
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(more(b)-more(a), strings.Compare(a, b)) })
+	if len(keys) == 0 {
+		return "no function (other goroutines ended as these started)"
+	}
+	var out []string
+	for i, k := range keys {
+		if i == 10 {
+			out = append(out, fmt.Sprintf("and %d more functions", len(keys)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("%d × %s", more(k), k))
+	}
+	return strings.Join(out, "; ")
 }

@@ -64,6 +64,7 @@ var rules = []struct {
 	{"Accept", (*suite).testAccept},
 	{"Atomicity", (*suite).testAtomicity},
 	{"Goroutines", (*suite).testGoroutines},
+	{"HeldGenerations", (*suite).testHeldGenerations},
 	{"Differential", (*suite).testDifferential},
 }
 

@@ -9,9 +9,9 @@
 //
 // Each rule is a subtest with a stable name (NoConfiguration, Lookup/*,
 // Stores/*, GeneratedDefault, Replace, Reject/*, Accept/*, Atomicity,
-// Goroutines, Differential), run on a store of its own, closed at the end
-// when it implements [certstore.Closer]. [Check] runs the same rules
-// without a *testing.T and returns a [Report].
+// Goroutines, HeldGenerations/*, Differential), run on a store of its own,
+// closed at the end when it implements [certstore.Closer]. [Check] runs
+// the same rules without a *testing.T and returns a [Report].
 //
 // [Differential] checks random configurations and lookups, drawn from a
 // small alphabet so that names collide, against [certstore.Match]; the
@@ -37,5 +37,6 @@
 // A panic in a call into a store fails the rule; a panic in a goroutine
 // the store starts, or a call that never returns, cannot be caught in
 // process ("certbench conformance" runs Check in a child process). The
-// rules count goroutines: do not run the suite in parallel with others.
+// rules count goroutines and measure the live heap: do not run the suite in
+// parallel with others.
 package conformance

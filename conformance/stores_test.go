@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/stores/optimized"
+	"github.com/certbench/certbench/stores/regressions"
 )
 
 // refStore is a minimal correct store: every Update parses the whole
@@ -213,6 +215,22 @@ func (s unstoppedStore) Update(cfg *certstore.Config) error {
 
 func (s unstoppedStore) Close() error { return nil }
 
+// hoardingStore keeps every generation it published, for ever: no
+// goroutine, but its heap grows with every refresh.
+type hoardingStore struct {
+	*refStore
+	mu   *sync.Mutex
+	kept *[]certstore.Generation
+}
+
+func (s hoardingStore) Update(cfg *certstore.Config) error {
+	err := s.refStore.Update(cfg)
+	s.mu.Lock()
+	*s.kept = append(*s.kept, s.Current())
+	s.mu.Unlock()
+	return err
+}
+
 // inPlaceStore has a single mutable generation that Update changes entry
 // by entry, each entry safe on its own (sync.Map) but the whole not: a
 // reader holding Current() sees a mix of two configurations while an update
@@ -326,12 +344,25 @@ var brokenStores = map[string]struct {
 	"leaky": {
 		factory: func() certstore.Store { return leakyStore{newRefStore(), make(chan struct{})} },
 		run:     "/^Goroutines$",
-		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "goroutines grew"},
+		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "goroutines grew", "× github.com/certbench/certbench/conformance.leakyStore.Update.func1 (started by github.com/certbench/certbench/conformance.leakyStore.Update)"},
 	},
 	"unstopped": {
 		factory: func() certstore.Store { return unstoppedStore{newRefStore(), new(sync.Once), make(chan struct{})} },
 		run:     "/^Goroutines$",
 		want:    []string{"--- FAIL: TestHelperBrokenStore/Goroutines", "still running after Close", "unstoppedStore.Update"},
+	},
+	"janitor": {
+		factory: regressions.Wrap(regressions.Janitor, func() certstore.Store { return optimized.New() }),
+		run:     "/^HeldGenerations$",
+		want: []string{"--- FAIL: TestHelperBrokenStore/HeldGenerations/WhileHeld", "64 generations held", "+64 goroutines (+1 a held generation)",
+			"64 × github.com/certbench/certbench/stores/regressions.janitor (started by github.com/certbench/certbench/stores/regressions.(*janitorStore).Update)"},
+	},
+	"hoarding": {
+		factory: func() certstore.Store {
+			return hoardingStore{newRefStore(), new(sync.Mutex), new([]certstore.Generation)}
+		},
+		run:  "/^HeldGenerations$",
+		want: []string{"--- FAIL: TestHelperBrokenStore/HeldGenerations/Released", "after all 64 held generations were released and collected: +0 goroutines"},
 	},
 	"deepwildcard": {
 		factory: func() certstore.Store { s := newRefStore(); s.deepWildcard = true; return s },
