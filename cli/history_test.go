@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,5 +112,59 @@ func TestHistoryAddConcurrentAndChanges(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, strings.TrimSpace(string(head))+"-*.txt")); len(m) != 1 {
 		t.Errorf("history add --commit HEAD stored no file named by HEAD's hash %s", head)
+	}
+}
+
+// TestGateHistory gates head files against a history in a git ref with
+// no base run: allocs/op step from 1,000 to 1,001 at commit c08 of 12.
+func TestGateHistory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	t.Chdir(repo)
+	const ref = "git:refs/notes/certbench"
+	for c := range 12 {
+		var out, errb bytes.Buffer
+		args := []string{"history", "add", "--history", ref, "--commit", fmt.Sprintf("c%02d", c),
+			"--time", fmt.Sprintf("2026-01-%02dT00:00:00Z", c+1), historyRun(t, 1000+float64(c/8))}
+		if code := cli.Main(args, &out, &errb); code != 0 {
+			t.Fatalf("history add %d: exit %d: %s", c, code, errb.String())
+		}
+	}
+	same, more := historyRun(t, 1001), historyRun(t, 1002)
+	data, _ := os.ReadFile(same)
+	sim := filepath.Join(t.TempDir(), "sim.txt")
+	os.WriteFile(sim, append([]byte("instrument: simulate\n"), data...), 0o644)
+	noClock := []string{"--no-config", "--max", "sec/op=off"} // historyRun's 3 samples are too few for a clock
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"unchanged", []string{"--history", ref, same}, cli.ExitOK,
+			"history: base from 10 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06, c06 2026-01-07, c07 2026-01-08, c08 2026-01-09, c09 2026-01-10, c10 2026-01-11, c11 2026-01-12", ""},
+		{"one allocation more", []string{"--history", ref, more}, cli.ExitRegression, "FAIL: 1 regression", ""},
+		{"at the merge base, before the step", []string{"--history", ref, "--history-at", "c05", "--history-commits", "4", same}, cli.ExitRegression,
+			"history: base from 4 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06", ""},
+		{"commit not in the history", []string{"--history", ref, "--history-at", "c99", same}, cli.ExitUsage, "", "--history git:refs/notes/certbench: commit c99 is not in the history (its newest is c11)"},
+		{"no such ref", []string{"--history", "git:refs/notes/nosuch", same}, cli.ExitUsage, "", "--history git:refs/notes/nosuch: git:refs/notes/nosuch: no such ref"},
+		{"empty directory", []string{"--history", t.TempDir(), same}, cli.ExitUsage, "", "no commits stored"},
+		{"other instrument", []string{"--history", ref, sim}, cli.ExitUsage, "", "no results measured by simulate"},
+		{"no head files", []string{"--history", ref}, cli.ExitUsage, "", "with --history, give HEAD's result files"},
+		{"and a baseline", []string{"--history", ref, "--baseline", same, more}, cli.ExitUsage, "", "not --baseline"},
+		{"at without history", []string{"--history-at", "c05", same, more}, cli.ExitUsage, "", "--history-at: only with --history"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runGate(t, append(slices.Clone(noClock), tc.args...)...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, want %d with %q in stdout, %q in stderr\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.stdout, tc.stderr, out, errOut)
+			}
+		})
 	}
 }
