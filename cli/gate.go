@@ -270,7 +270,9 @@ func loadGateBase(ctx context.Context, opts *gateOptions, head *results.Set, n i
 			at = full // a branch or tag of the repository here
 		}
 		instrument := cmp.Or(append(gate.InstrumentsOf(head), results.InstrumentWall)...)
-		if base, used, err = history.Base(ctx, st, at, n, instrument); err != nil {
+		if base, used, err = history.Base(ctx, st, at, n, instrument); err != nil && strings.HasPrefix(err.Error(), st.String()) {
+			err = fmt.Errorf("--history %w", err) // it names a stored file, or the ref
+		} else if err != nil {
 			err = fmt.Errorf("--history %s: %w", opts.History, err)
 		}
 	}

@@ -153,7 +153,7 @@ func TestGateHistory(t *testing.T) {
 		{"at the merge base, before the step", []string{"--history", ref, "--history-at", "c05", "--history-commits", "4", same}, cli.ExitRegression,
 			"history: base from 4 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06", ""},
 		{"commit not in the history", []string{"--history", ref, "--history-at", "c99", same}, cli.ExitUsage, "", "--history git:refs/notes/certbench: commit c99 is not in the history (its newest is c11)"},
-		{"no such ref", []string{"--history", "git:refs/notes/nosuch", same}, cli.ExitUsage, "", "--history git:refs/notes/nosuch: git:refs/notes/nosuch: no such ref"},
+		{"no such ref", []string{"--history", "git:refs/notes/nosuch", same}, cli.ExitUsage, "", "certbench: --history git:refs/notes/nosuch: no such ref"},
 		{"empty directory", []string{"--history", t.TempDir(), same}, cli.ExitUsage, "", "no commits stored"},
 		{"other instrument", []string{"--history", ref, sim}, cli.ExitUsage, "", "no results measured by simulate"},
 		{"no head files", []string{"--history", ref}, cli.ExitUsage, "", "with --history, give HEAD's result files"},

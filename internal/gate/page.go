@@ -48,7 +48,11 @@ func (v *Verdict) Page() *table.Page {
 				cs = append(cs, fmt.Sprintf("(%d more)", n-6))
 			}
 		}
-		p.Lines = append(p.Lines, fmt.Sprintf("history: base from %d commit(s) of main, oldest first: %s", n, strings.Join(cs, ", ")))
+		line := fmt.Sprintf("history: base from %d commit(s) of main, oldest first: %s", n, strings.Join(cs, ", "))
+		if n < v.Policy.MinSamples {
+			line += fmt.Sprintf(" (fewer than min_samples, %d: a clock, one base value per commit, cannot be decided)", v.Policy.MinSamples)
+		}
+		p.Lines = append(p.Lines, line)
 	}
 	p.Lines = append(p.Lines, "policy: "+v.Policy.describe())
 	if c := v.correctionNote(); c != "" {

@@ -19,9 +19,10 @@ import (
 // (gate --history; the rule is docs/gate.md's "Against history"): per
 // benchmark and unit, a clock's (any unit not a count or the simulated
 // CPU's) one value per commit, its median; a count's or the simulated
-// CPU's, the samples of the newest commits whose median is that of the
-// newest one within the unit's minimum effect (DefaultMinEffect), as an
-// older level of a precise unit is an older state of main, not noise.
+// CPU's, the samples of the newest commits whose medians are within the
+// newest one's range of samples, widened by the unit's minimum effect
+// (DefaultMinEffect), as an older level of a precise unit is an older
+// state of main, not noise.
 // Only the results of instrument are kept. It returns the commits of
 // the window, oldest first. Errors do not name st: the caller does.
 func Base(ctx context.Context, st Store, at string, n int, instrument string) (*results.Set, []Commit, error) {
@@ -125,7 +126,8 @@ func baseSet(runs [][]*results.Set, instrument string) *results.Set {
 }
 
 // sample returns what commit i adds to the base of unit: its median, or
-// for a precise unit its samples if it is at the newest commit's level.
+// for a precise unit its samples if it and every commit after it are at
+// the newest commit's level.
 func (l *baseSeries) sample(unit string, i int) []float64 {
 	v := l.values[unit]
 	if v[i] == nil {
@@ -139,9 +141,13 @@ func (l *baseSeries) sample(unit string, i int) []float64 {
 	for v[last] == nil {
 		last--
 	}
-	ref, floor := median(v[last]), DefaultMinEffect(unit)
+	lo, hi := v[last][0], v[last][len(v[last])-1]
+	slack := DefaultMinEffect(unit) * max(math.Abs(lo), math.Abs(hi))
 	for j := i; j <= last; j++ {
-		if v[j] != nil && math.Abs(median(v[j])-ref) > floor*math.Abs(ref) {
+		if v[j] == nil {
+			continue
+		}
+		if m := median(v[j]); m < lo-slack || m > hi+slack {
 			return nil // an older level
 		}
 	}
