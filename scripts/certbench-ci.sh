@@ -20,8 +20,18 @@
 #   CERTBENCH_GATE_ARGS: more ab flags, split on spaces (e.g. --max sec/op=off).
 # Flags given on the command line come after them and win.
 #
-# Exit status: that of certbench ab (0 pass, 1 regression, 2 bad input or
-# a failed build).
+# With CERTBENCH_HISTORY (git:REF, such as git:refs/notes/certbench, or a
+# directory; docs/ci.md):
+#   CERTBENCH_RECORD=1: run the working tree's binary and add its results to
+#     the history as HEAD's (certbench history add), then push REF to origin;
+#   else, if the history has results of the merge base of CERTBENCH_BASE_REF
+#     (default origin/main) and HEAD, run only HEAD and gate it against the
+#     history up to the merge base (certbench gate --history), writing
+#     head.txt, gate.txt, summary.md (and sim-*) in CERTBENCH_OUT; if it has
+#     not, certbench ab as above. CERTBENCH_GATE_ARGS then go to gate.
+#
+# Exit status: that of certbench ab or gate (0 pass, 1 regression, 2 bad
+# input or a failed build).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
@@ -55,6 +65,81 @@ args+=(${CERTBENCH_GATE_ARGS:-})
 bin=$(mktemp -d)/certbench
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -C "$here" -o "$bin" ./cmd/certbench || { echo "certbench-ci: cannot build certbench in $here" >&2; exit 2; }
+hist=${CERTBENCH_HISTORY:-}
+ref=""
+if [[ $hist == git:* ]]; then ref=${hist#git:}; fi
+simulate=""
+if [[ " ${args[*]-} $* " == *" --simulate "* ]]; then simulate=1; fi
+out=${CERTBENCH_OUT:-certbench-out}
+mkdir -p "$out"
+
+# run_head runs the working tree's certbench binary (built as certbench ab
+# builds a side) into $out/head.txt, and $out/sim-head.txt with simulate;
+# its status is run's (1: a store failed, its results are still written).
+run_head() {
+  local mod rev sel=()
+  mod=$(git rev-parse --show-toplevel)/${CERTBENCH_DIR:-$(git rev-parse --show-prefix)}
+  rev=$(git rev-parse HEAD)
+  export CERTBENCH_BIN=$out/bin/head CERTBENCH_REVISION=$rev
+  export CERTBENCH_LDFLAGS="-X github.com/certbench/certbench/results.revision=$rev"
+  mkdir -p "$out/bin"
+  if [[ -n ${CERTBENCH_BUILD:-} ]]; then (cd "$mod" && bash -c "$CERTBENCH_BUILD"); else
+    go build -C "$mod" -ldflags "$CERTBENCH_LDFLAGS" -o "$CERTBENCH_BIN" "${CERTBENCH_MAIN:-./cmd/certbench}"; fi ||
+    { echo "certbench-ci: cannot build HEAD's certbench in $mod" >&2; exit 2; }
+  if [[ -n ${CERTBENCH_STORES:-} ]]; then sel+=(--stores "$CERTBENCH_STORES"); fi
+  if [[ -n ${CERTBENCH_SCENARIOS:-} ]]; then sel+=(--scenarios "$CERTBENCH_SCENARIOS"); fi
+  if [[ -n ${CERTBENCH_OPS:-} ]]; then sel+=(--ops "$CERTBENCH_OPS"); fi
+  local rc=0
+  "$CERTBENCH_BIN" run -q "${sel[@]+"${sel[@]}"}" --count "${CERTBENCH_COUNT:-10}" -o "$out/head.txt" || rc=$?
+  if [[ -n $simulate ]]; then
+    "$CERTBENCH_BIN" run -q --instrument simulate "${sel[@]+"${sel[@]}"}" --count "${CERTBENCH_SIM_COUNT:-5}" -o "$out/sim-head.txt" || rc=$((rc > 0 ? rc : $?))
+  fi
+  return "$rc"
+}
+
+if [[ -n $ref ]]; then git fetch -q origin "+$ref:$ref" 2>/dev/null || echo "certbench-ci: origin has no $ref yet" >&2; fi
+if [[ -n $hist && ${CERTBENCH_RECORD:-0} == 1 ]]; then
+  run_head || { echo "certbench-ci: HEAD's run failed: nothing recorded" >&2; exit 2; }
+  files=("$out/head.txt")
+  if [[ -n $simulate ]]; then files+=("$out/sim-head.txt"); fi
+  # Another job may push first: fetch its additions, add again (adding is
+  # idempotent), push again.
+  for try in 1 2 3 4 5; do
+    "$bin" history add --history "$hist" --commit "$(git rev-parse HEAD)" "${files[@]}" || exit 2
+    if [[ -z $ref ]] || git push -q origin "$ref"; then exit 0; fi
+    sleep $((try * 2))
+    git fetch -q origin "+$ref:$ref" || true
+  done
+  echo "certbench-ci: could not push $ref to origin" >&2
+  exit 2
+fi
+if [[ -n $hist ]]; then
+  mb=$(git merge-base "${CERTBENCH_BASE_REF:-origin/main}" HEAD) || { echo "certbench-ci: no merge base of ${CERTBENCH_BASE_REF:-origin/main} and HEAD (fetch-depth: 0)" >&2; exit 2; }
+  if { [[ -n $ref ]] && git ls-tree --name-only "$ref" 2>/dev/null | grep -q "^$mb-"; } || compgen -G "$hist/$mb-*.txt" >/dev/null; then
+    run_head || [[ -s $out/head.txt ]] || exit 2 # a store that failed fails the gate
+    gate=(--history "$hist" --history-at "$mb")
+    if [[ -n ${CERTBENCH_CONFIG:-} ]]; then gate+=(--config "$CERTBENCH_CONFIG")
+    elif git show "$mb:./certbench.yaml" >"$out/policy.yaml" 2>/dev/null; then gate+=(--config "$out/policy.yaml") # the base's, as ab
+    fi
+    # shellcheck disable=SC2206 # split on spaces, documented
+    gate+=(${CERTBENCH_GATE_ARGS:-})
+    wall=()
+    if [[ -n $simulate && ${CERTBENCH_WALL_MAX:-+25%} != policy ]]; then
+      wall=(--max "sec/op=${CERTBENCH_WALL_MAX:-+25%}" --max "cpu-sec/op=${CERTBENCH_WALL_MAX:-+25%}")
+    fi
+    rc=0
+    "$bin" gate "${gate[@]}" "${wall[@]+"${wall[@]}"}" -o "$out/gate.txt" --summary "$out/summary.md" "$out/head.txt" || rc=$?
+    if [[ -n $simulate ]]; then
+      src=0 # the retained heap is the clock's to gate, as in ab
+      "$bin" gate "${gate[@]}" --max retained-B=off -o "$out/sim-gate.txt" --summary "$out/sim-summary.md" "$out/sim-head.txt" || src=$?
+      cat "$out/sim-summary.md" >>"$out/summary.md" 2>/dev/null || true
+      rc=$((src > rc ? src : rc))
+    fi
+    cat "$out/gate.txt" "$out/sim-gate.txt" 2>/dev/null || true
+    exit "$rc"
+  fi
+  echo "certbench-ci: $hist has no results of the merge base $mb: measuring the base too (certbench ab)" >&2
+fi
 rc=0
 "$bin" ab "${args[@]+"${args[@]}"}" "$@" || rc=$?
 exit "$rc"

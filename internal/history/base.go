@@ -66,11 +66,12 @@ func Base(ctx context.Context, st Store, at string, n int, instrument string) (*
 	return set, window, nil
 }
 
-// A baseSeries is one benchmark's configuration and, per unit, the sorted
-// samples of each commit that has it (nil for one that has not).
+// A baseSeries is one benchmark's configuration at each commit and, per
+// unit, the sorted samples of each commit that has it (nil for one that
+// has not).
 type baseSeries struct {
 	name   benchfmt.Name
-	config []benchfmt.Config
+	config [][]benchfmt.Config
 	units  []string
 	values map[string][][]float64
 }
@@ -89,9 +90,12 @@ func baseSet(runs [][]*results.Set, instrument string) *results.Set {
 				name := string(s.Name.Full())
 				l := levels[name]
 				if l == nil {
-					l = &baseSeries{name: s.Name, config: baseConfig(s.Config), values: map[string][][]float64{}}
+					l = &baseSeries{name: s.Name, config: make([][]benchfmt.Config, len(runs)), values: map[string][][]float64{}}
 					levels[name] = l
 					order = append(order, name)
+				}
+				if l.config[i] == nil {
+					l.config[i] = baseConfig(s.Config)
 				}
 				for _, m := range s.Metrics {
 					v := l.values[m.Unit]
@@ -110,7 +114,7 @@ func baseSet(runs [][]*results.Set, instrument string) *results.Set {
 	for _, name := range order {
 		l := levels[name]
 		for i := range runs {
-			s := &results.Series{Name: l.name, Config: l.config}
+			s := &results.Series{Name: l.name, Config: l.config[i]}
 			for _, u := range l.units {
 				if v := l.sample(u, i); len(v) > 0 {
 					s.N = max(s.N, len(v))
