@@ -24,11 +24,11 @@
 # directory; docs/ci.md):
 #   CERTBENCH_RECORD=1: run the working tree's binary and add its results to
 #     the history as HEAD's (certbench history add), then push REF to origin;
-#   else, if the history has results of the merge base of CERTBENCH_BASE_REF
-#     (default origin/main) and HEAD, run only HEAD and gate it against the
-#     history up to the merge base (certbench gate --history), writing
-#     head.txt, gate.txt, summary.md (and sim-*) in CERTBENCH_OUT; if it has
-#     not, certbench ab as above. CERTBENCH_GATE_ARGS then go to gate.
+#   else, if the history has results of the merge base of BASE_REF and HEAD,
+#     run only HEAD and gate it against the history up to the merge base
+#     (certbench gate --history; CERTBENCH_GATE_ARGS, --max and --no-config
+#     go to gate), writing head.txt, gate.txt, summary.md (and sim-*) in the
+#     output directory; if it has not, certbench ab as above.
 #
 # Exit status: that of certbench ab or gate (0 pass, 1 regression, 2 bad
 # input or a failed build).
@@ -68,8 +68,36 @@ go build -C "$here" -o "$bin" ./cmd/certbench || { echo "certbench-ci: cannot bu
 hist=${CERTBENCH_HISTORY:-}
 ref=""
 if [[ $hist == git:* ]]; then ref=${hist#git:}; fi
+# What the history modes take from the command line ("--flag value" forms;
+# ab takes the command line as it is).
 simulate=""
-if [[ " ${args[*]-} $* " == *" --simulate "* ]]; then simulate=1; fi
+if [[ " ${args[*]-} " == *" --simulate "* ]]; then simulate=1; fi
+base_ref="" gate_args=()
+a=("$@")
+for ((i = 0; i < ${#a[@]}; i++)); do
+  v=${a[i + 1]:-}
+  case ${a[i]} in
+    --stores) CERTBENCH_STORES=$v ;;
+    --scenarios) CERTBENCH_SCENARIOS=$v ;;
+    --count) CERTBENCH_COUNT=$v ;;
+    --ops) CERTBENCH_OPS=$v ;;
+    --sim-count) CERTBENCH_SIM_COUNT=$v ;;
+    --out) CERTBENCH_OUT=$v ;;
+    --config) CERTBENCH_CONFIG=$v ;;
+    --main) CERTBENCH_MAIN=$v ;;
+    --dir) CERTBENCH_DIR=$v ;;
+    --build) CERTBENCH_BUILD=$v ;;
+    --wall-max) CERTBENCH_WALL_MAX=$v ;;
+    --max) gate_args+=(--max "$v") ;;
+    --interleave | --cache | --base-replace | --base-tree) ;;
+    --simulate) simulate=1; continue ;;
+    --no-config) gate_args+=(--no-config); continue ;;
+    -*) continue ;;
+    *) base_ref=${a[i]}; continue ;;
+  esac
+  i=$((i + 1))
+done
+if [[ -z $base_ref ]]; then base_ref=main; if git rev-parse -q --verify origin/main >/dev/null; then base_ref=origin/main; fi; fi
 out=${CERTBENCH_OUT:-certbench-out}
 mkdir -p "$out"
 
@@ -114,7 +142,7 @@ if [[ -n $hist && ${CERTBENCH_RECORD:-0} == 1 ]]; then
   exit 2
 fi
 if [[ -n $hist ]]; then
-  mb=$(git merge-base "${CERTBENCH_BASE_REF:-origin/main}" HEAD) || { echo "certbench-ci: no merge base of ${CERTBENCH_BASE_REF:-origin/main} and HEAD (fetch-depth: 0)" >&2; exit 2; }
+  mb=$(git merge-base "$base_ref" HEAD) || { echo "certbench-ci: no merge base of $base_ref and HEAD (fetch-depth: 0 in CI)" >&2; exit 2; }
   if { [[ -n $ref ]] && git ls-tree --name-only "$ref" 2>/dev/null | grep -q "^$mb-"; } || compgen -G "$hist/$mb-*.txt" >/dev/null; then
     run_head || [[ -s $out/head.txt ]] || exit 2 # a store that failed fails the gate
     gate=(--history "$hist" --history-at "$mb")
@@ -122,20 +150,26 @@ if [[ -n $hist ]]; then
     elif git show "$mb:./certbench.yaml" >"$out/policy.yaml" 2>/dev/null; then gate+=(--config "$out/policy.yaml") # the base's, as ab
     fi
     # shellcheck disable=SC2206 # split on spaces, documented
-    gate+=(${CERTBENCH_GATE_ARGS:-})
-    wall=()
-    if [[ -n $simulate && ${CERTBENCH_WALL_MAX:-+25%} != policy ]]; then
-      wall=(--max "sec/op=${CERTBENCH_WALL_MAX:-+25%}" --max "cpu-sec/op=${CERTBENCH_WALL_MAX:-+25%}")
+    gate+=(${CERTBENCH_GATE_ARGS:-} "${gate_args[@]+"${gate_args[@]}"}")
+    # unset UNIT=MAX...: --max UNIT=MAX for each unit the flags do not set.
+    unset() { for m; do if [[ " ${gate[*]} " != *" --max ${m%%=*}="* ]]; then echo "--max $m"; fi; done; }
+    wall=() sim=()
+    if [[ -n $simulate && ${CERTBENCH_WALL_MAX:-+25%} != policy ]]; then # as ab --simulate
+      read -ra wall <<<"$(unset "sec/op=${CERTBENCH_WALL_MAX:-+25%}" "cpu-sec/op=${CERTBENCH_WALL_MAX:-+25%}")"
     fi
     rc=0
-    "$bin" gate "${gate[@]}" "${wall[@]+"${wall[@]}"}" -o "$out/gate.txt" --summary "$out/summary.md" "$out/head.txt" || rc=$?
+    "$bin" gate "${gate[@]}" "${wall[@]+"${wall[@]}"}" -o "$out/gate.txt" --summary "$out/wall-summary.md" "$out/head.txt" || rc=$?
     if [[ -n $simulate ]]; then
-      src=0 # the retained heap is the clock's to gate, as in ab
-      "$bin" gate "${gate[@]}" --max retained-B=off -o "$out/sim-gate.txt" --summary "$out/sim-summary.md" "$out/sim-head.txt" || src=$?
-      cat "$out/sim-summary.md" >>"$out/summary.md" 2>/dev/null || true
+      src=0
+      read -ra sim <<<"$(unset retained-B=off)" # the retained heap is the clock's to gate, as in ab
+      "$bin" gate "${gate[@]}" "${sim[@]+"${sim[@]}"}" -o "$out/sim-gate.txt" --summary "$out/sim-summary.md" "$out/sim-head.txt" || src=$?
       rc=$((src > rc ? src : rc))
+      echo "== simulated CPU (instructions/op) ==" # as ab prints its two passes
+      cat "$out/sim-gate.txt" 2>/dev/null || true
+      echo "== wall clock =="
     fi
-    cat "$out/gate.txt" "$out/sim-gate.txt" 2>/dev/null || true
+    cat "$out"/sim-summary.md "$out/wall-summary.md" >"$out/summary.md" 2>/dev/null || true
+    cat "$out/gate.txt" 2>/dev/null || true
     exit "$rc"
   fi
   echo "certbench-ci: $hist has no results of the merge base $mb: measuring the base too (certbench ab)" >&2
