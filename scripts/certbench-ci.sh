@@ -97,9 +97,7 @@ for ((i = 0; i < ${#a[@]}; i++)); do
   esac
   i=$((i + 1))
 done
-if [[ -z $base_ref ]]; then base_ref=main; if git rev-parse -q --verify origin/main >/dev/null; then base_ref=origin/main; fi; fi
 out=${CERTBENCH_OUT:-certbench-out}
-mkdir -p "$out"
 
 # run_head runs the working tree's certbench binary (built as certbench ab
 # builds a side) into $out/head.txt, and $out/sim-head.txt with simulate;
@@ -142,6 +140,7 @@ if [[ -n $hist && ${CERTBENCH_RECORD:-0} == 1 ]]; then
   exit 2
 fi
 if [[ -n $hist ]]; then
+  if [[ -z $base_ref ]]; then base_ref=main; if git rev-parse -q --verify origin/main >/dev/null; then base_ref=origin/main; fi; fi # as ab
   mb=$(git merge-base "$base_ref" HEAD) || { echo "certbench-ci: no merge base of $base_ref and HEAD (fetch-depth: 0 in CI)" >&2; exit 2; }
   if { [[ -n $ref ]] && git ls-tree --name-only "$ref" 2>/dev/null | grep -q "^$mb-"; } || compgen -G "$hist/$mb-*.txt" >/dev/null; then
     run_head || [[ -s $out/head.txt ]] || exit 2 # a store that failed fails the gate
