@@ -168,3 +168,56 @@ func TestGateHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryBackfill backfills a range of a scratch repository whose
+// "certbench binary" is a stand-in the build command writes (its run
+// copies a prepared result file): every commit is stored but the one that
+// does not build, and a second backfill stores nothing again.
+func TestHistoryBackfill(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	gitIn := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitIn("init", "-q", "-b", "main")
+	for i := range 4 {
+		if i == 2 {
+			os.WriteFile(filepath.Join(repo, "broken"), nil, 0o644)
+			gitIn("add", "broken")
+		} else if i == 3 {
+			gitIn("rm", "-q", "broken")
+		}
+		gitIn("commit", "-q", "--allow-empty", "-m", fmt.Sprint("c", i))
+	}
+	t.Chdir(repo)
+	build := `test ! -f broken && printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = -o ]; then cp %s "$2"; fi; shift; done\n' ` + historyRun(t, 1000) +
+		` >"$CERTBENCH_BIN" && chmod +x "$CERTBENCH_BIN"`
+	hist := filepath.Join(t.TempDir(), "h")
+	backfill := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Main(append([]string{"history", "backfill", "--history", hist, "--build", build, "--cache", ""}, args...), &out, &errb)
+		return code, errb.String()
+	}
+	code, log := backfill("main~3..main") // c1, c2 (broken), c3
+	stored, _ := filepath.Glob(filepath.Join(hist, "*.txt"))
+	if code != 0 || len(stored) != 2 || !strings.Contains(log, "2 of 3 commits stored") || !strings.Contains(log, gitIn("rev-parse", "--short=12", "main~1")+" (2 of 3): skipped") {
+		t.Errorf("backfill: exit %d, %d files stored, want 2 (the broken commit skipped)\n%s", code, len(stored), log)
+	}
+	if c3 := gitIn("rev-parse", "main"); len(stored) > 0 && !slices.ContainsFunc(stored, func(p string) bool { return strings.HasPrefix(filepath.Base(p), c3+"-") }) {
+		t.Errorf("no file of %s among %v", c3, stored)
+	}
+	if code, log := backfill("main~3..main"); code != 0 || !strings.Contains(log, "0 of 3 commits stored") || strings.Count(log, "stored already") != 2 {
+		t.Errorf("second backfill: exit %d\n%s", code, log)
+	}
+	gitIn("checkout", "-q", "main~2")
+	if code, log := backfill("main~3..main"); code != 2 || !strings.Contains(log, "not an ancestor of HEAD") {
+		t.Errorf("a range past HEAD: exit %d, want 2\n%s", code, log)
+	}
+}
