@@ -142,7 +142,7 @@ fi
 if [[ -n $hist ]]; then
   if [[ -z $base_ref ]]; then base_ref=main; if git rev-parse -q --verify origin/main >/dev/null; then base_ref=origin/main; fi; fi # as ab
   mb=$(git merge-base "$base_ref" HEAD) || { echo "certbench-ci: no merge base of $base_ref and HEAD (fetch-depth: 0 in CI)" >&2; exit 2; }
-  if { [[ -n $ref ]] && git ls-tree --name-only "$ref" 2>/dev/null | grep -q "^$mb-"; } || compgen -G "$hist/$mb-*.txt" >/dev/null; then
+  if { [[ -n $ref ]] && git ls-tree --name-only "$ref" 2>/dev/null | grep "^$mb-" >/dev/null; } || compgen -G "$hist/$mb-*.txt" >/dev/null; then
     run_head || [[ -s $out/head.txt ]] || exit 2 # a store that failed fails the gate
     gate=(--history "$hist" --history-at "$mb")
     if [[ -n ${CERTBENCH_CONFIG:-} ]]; then gate+=(--config "$CERTBENCH_CONFIG")
@@ -150,17 +150,17 @@ if [[ -n $hist ]]; then
     fi
     # shellcheck disable=SC2206 # split on spaces, documented
     gate+=(${CERTBENCH_GATE_ARGS:-} "${gate_args[@]+"${gate_args[@]}"}")
-    # unset UNIT=MAX...: --max UNIT=MAX for each unit the flags do not set.
-    unset() { for m; do if [[ " ${gate[*]} " != *" --max ${m%%=*}="* ]]; then echo "--max $m"; fi; done; }
+    # unless_set UNIT=MAX...: --max UNIT=MAX for each unit the flags do not set.
+    unless_set() { for m; do if [[ " ${gate[*]} " != *" --max ${m%%=*}="* ]]; then printf "%s " --max "$m"; fi; done; }
     wall=() sim=()
     if [[ -n $simulate && ${CERTBENCH_WALL_MAX:-+25%} != policy ]]; then # as ab --simulate
-      read -ra wall <<<"$(unset "sec/op=${CERTBENCH_WALL_MAX:-+25%}" "cpu-sec/op=${CERTBENCH_WALL_MAX:-+25%}")"
+      read -ra wall <<<"$(unless_set "sec/op=${CERTBENCH_WALL_MAX:-+25%}" "cpu-sec/op=${CERTBENCH_WALL_MAX:-+25%}")"
     fi
     rc=0
     "$bin" gate "${gate[@]}" "${wall[@]+"${wall[@]}"}" -o "$out/gate.txt" --summary "$out/wall-summary.md" "$out/head.txt" || rc=$?
     if [[ -n $simulate ]]; then
       src=0
-      read -ra sim <<<"$(unset retained-B=off)" # the retained heap is the clock's to gate, as in ab
+      read -ra sim <<<"$(unless_set retained-B=off)" # the retained heap is the clock's to gate, as in ab
       "$bin" gate "${gate[@]}" "${sim[@]+"${sim[@]}"}" -o "$out/sim-gate.txt" --summary "$out/sim-summary.md" "$out/sim-head.txt" || src=$?
       rc=$((src > rc ? src : rc))
       echo "== simulated CPU (instructions/op) ==" # as ab prints its two passes
