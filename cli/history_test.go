@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,5 +221,47 @@ func TestHistoryBackfill(t *testing.T) {
 	gitIn("checkout", "-q", "main~2")
 	if code, log := backfill("main~3..main"); code != 2 || !strings.Contains(log, "not an ancestor of HEAD") {
 		t.Errorf("a range past HEAD: exit %d, want 2\n%s", code, log)
+	}
+}
+
+// TestGateHistoryInstructions is the criterion at the command
+// line: against 10 commits of simulated-CPU results (instructions/op
+// jittering by 0.001%), a head +0.3% fails (exit 1) and an unchanged one
+// passes (exit 0), with no base run.
+func TestGateHistoryInstructions(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	simRun := func(instructions float64) string {
+		var buf bytes.Buffer
+		w := results.NewWriter(&buf)
+		cfg := []benchfmt.Config{{Key: results.VersionKey, Value: []byte("v0.0.0-test"), File: true}, {Key: results.InstrumentKey, Value: []byte(results.InstrumentSimulate), File: true}}
+		for range 5 {
+			w.WriteResult(&benchfmt.Result{Config: cfg, Name: benchfmt.Name(results.ChurnName("rotate-10-of-100", "optimized")), Iters: 1, Values: []benchfmt.Value{
+				{Value: math.Round(instructions * (1 + 1e-5*r.NormFloat64())), Unit: "instructions/op"}, {Value: 562, Unit: "allocs/op"}}})
+		}
+		w.Close()
+		path := filepath.Join(t.TempDir(), "sim.txt")
+		os.WriteFile(path, buf.Bytes(), 0o644)
+		return path
+	}
+	hist := filepath.Join(t.TempDir(), "h")
+	for c := range 10 {
+		var out, errb bytes.Buffer
+		args := []string{"history", "add", "--history", hist, "--commit", fmt.Sprintf("c%02d", c), "--time", fmt.Sprintf("2026-01-%02dT00:00:00Z", c+1), simRun(2.675e6)}
+		if code := cli.Main(args, &out, &errb); code != 0 {
+			t.Fatalf("history add: exit %d: %s", code, errb.String())
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		factor float64
+		code   int
+	}{{"unchanged", 1, cli.ExitOK}, {"+0.3%", 1.003, cli.ExitRegression}} {
+		code, out, errOut := runGate(t, "--no-config", "--history", hist, simRun(2.675e6*tc.factor))
+		if code != tc.code || !strings.Contains(out, "history: base from 10 commit(s)") {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
+		}
+		if tc.code == cli.ExitRegression && !strings.Contains(out, "instructions/op") {
+			t.Errorf("%s: the regression does not name instructions/op:\n%s", tc.name, out)
+		}
 	}
 }
