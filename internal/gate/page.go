@@ -50,7 +50,7 @@ func (v *Verdict) Page() *table.Page {
 		}
 		line := fmt.Sprintf("history: base from %d commit(s) of main, oldest first: %s", n, strings.Join(cs, ", "))
 		if n < v.Policy.MinSamples {
-			line += fmt.Sprintf(" (fewer than min_samples, %d: a clock, one base value per commit, cannot be decided)", v.Policy.MinSamples)
+			line += fmt.Sprintf(" (fewer than min_samples, %d: a clock, one base value per commit, cannot be decided; docs/gate.md)", v.Policy.MinSamples)
 		}
 		p.Lines = append(p.Lines, line)
 	}
