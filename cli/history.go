@@ -189,11 +189,17 @@ func runHistoryBackfill(ctx context.Context, opts *historyOptions) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	log, err := os.CreateTemp("", "certbench-backfill-*.log") // kept: the warnings name it
+	log, err := os.CreateTemp("", "certbench-backfill-*.log") // kept if a warning names it
 	if err != nil {
 		return err
 	}
-	defer log.Close()
+	warned := false
+	defer func() {
+		log.Close()
+		if !warned {
+			os.Remove(log.Name())
+		}
+	}()
 	args := []string{"run", "-q"}
 	if len(o.Stores) > 0 {
 		args = append(args, "--stores", strings.Join(o.Stores, ","))
@@ -216,6 +222,7 @@ func runHistoryBackfill(ctx context.Context, opts *historyOptions) error {
 		bin := filepath.Join(tmp, "certbench")
 		if _, err := ab.BuildCommit(ctx, o, c, bin, log); err != nil {
 			fmt.Fprintf(errOut, "certbench: warning: %s: skipped: %v\n", at, err)
+			warned = true
 			continue
 		}
 		var files []string
@@ -224,7 +231,7 @@ func runHistoryBackfill(ctx context.Context, opts *historyOptions) error {
 			code, stderr, err := ab.Command(ctx, bin, nil, slices.Concat(args, pass, []string{"-o", file})...)
 			if err != nil || code != 0 {
 				fmt.Fprintf(errOut, "certbench: warning: %s: skipped: certbench %s: exit %d %v %s\n", at, strings.Join(pass, " "), code, err, strings.TrimSpace(stderr))
-				files = nil
+				files, warned = nil, true
 				break
 			}
 			files = append(files, file)

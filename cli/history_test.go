@@ -199,6 +199,7 @@ func TestHistoryBackfill(t *testing.T) {
 		gitIn("commit", "-q", "--allow-empty", "-m", fmt.Sprint("c", i))
 	}
 	t.Chdir(repo)
+	t.Setenv("TMPDIR", t.TempDir()) // the build log of the broken commit
 	build := `test ! -f broken && printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = -o ]; then cp %s "$2"; fi; shift; done\n' ` + historyRun(t, 1000) +
 		` >"$CERTBENCH_BIN" && chmod +x "$CERTBENCH_BIN"`
 	hist := filepath.Join(t.TempDir(), "h")
