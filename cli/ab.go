@@ -62,13 +62,18 @@ results are cached (--cache). Exit codes: 0 pass, 1 regression, 2 bad input.`,
 	f.BoolVar(&o.Simulate, "simulate", false, "also gate instructions/op on the simulated CPU (needs valgrind)")
 	f.IntVar(&o.SimCount, "sim-count", 5, "samples per side on the simulated CPU (`n`)")
 	f.StringVar(&o.WallMax, "wall-max", "+25%", "with --simulate, the sec/op and cpu-sec/op `threshold` (policy: the policy's)")
+	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir`")
+	f.BoolVar(&noCache, "no-cache", false, "build and measure the base again")
+	return cmd
+}
+
+// abCacheDir is ab's (and history backfill's) default cache.
+func abCacheDir() string {
 	cache, _ := os.UserCacheDir()
 	if cache != "" {
 		cache = filepath.Join(cache, "certbench", "ab")
 	}
-	f.StringVar(&o.Cache, "cache", cache, "keep base binaries and results in this `dir`")
-	f.BoolVar(&noCache, "no-cache", false, "build and measure the base again")
-	return cmd
+	return cache
 }
 
 func runAB(cmd *cobra.Command, o ab.RunOptions) error {

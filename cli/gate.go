@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
@@ -21,8 +23,12 @@ var gateFormats = []string{"text", "markdown", "json"}
 
 // GateOptions are the options of certbench gate.
 type gateOptions struct {
-	ioStreams  ioStreams
-	Base, Head string
+	ioStreams ioStreams
+	Base      string
+	Heads     []string
+	// History, if set, is the store the base is made from (a directory
+	// or git:REF), up to the commit HistoryAt ("": its newest).
+	History, HistoryAt string
 	// Policy are the policy flags over the policy file.
 	Policy gate.PolicyFlags
 	Format string
@@ -41,7 +47,7 @@ type gateOptions struct {
 func newGateCmd(runF func(context.Context, *gateOptions) error) *cobra.Command {
 	g := &gateCmd{opts: &gateOptions{}}
 	cmd := &cobra.Command{
-		Use:     "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt",
+		Use:     "gate BASE.txt HEAD.txt | gate --baseline BASE.txt HEAD.txt | gate --history LOC HEAD.txt...",
 		Short:   "Fail (exit 1) when HEAD's results regress on BASE's beyond the policy's thresholds",
 		Long:    gateLong,
 		Example: gateExample,
@@ -72,12 +78,15 @@ type gateCmd struct {
 // thresholds), then the report's outputs and the profiles.
 func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
+	f.StringVar(&g.opts.History, "history", "", "the base is main's history, a `dir` or git:REF (certbench history)")
+	f.StringVar(&g.opts.HistoryAt, "history-at", "", "with --history, its last commits up to this `commit` (the merge base)")
 	set := &g.opts.Policy.Set
 	*set = gate.DefaultPolicy()
 	set.Max = nil
 	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` (+N%, +2ms, +1KiB, +1allocs, off; docs/gate.md), once per unit")
 	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
 	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
+	f.IntVar(&set.HistoryCommits, "history-commits", set.HistoryCommits, "with --history, how many of main's last commits (`n`) make the base")
 	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
 	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired`")
 	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
@@ -97,7 +106,7 @@ func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 // complete checks the flags and arguments and fills opts from them.
 func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
 	fs := cmd.Flags()
-	for _, name := range []string{"baseline", "summary", "output", "base-profiles", "head-profiles"} {
+	for _, name := range []string{"baseline", "history", "summary", "output", "base-profiles", "head-profiles"} {
 		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
 			return usagef("--%s: empty file name", name)
 		}
@@ -115,12 +124,20 @@ func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
 func (g *gateCmd) files(args []string) error {
 	opts := g.opts
 	switch {
+	case opts.HistoryAt != "" && opts.History == "":
+		return usagef("--history-at: only with --history")
+	case opts.History != "" && (g.baseline != "" || opts.BaseProfiles != ""):
+		return usagef("--history: the base is the history, not --baseline or --base-profiles")
+	case opts.History != "" && len(args) > 0:
+		opts.Heads = args
+	case opts.History != "":
+		return usagef("with --history, give HEAD's result files")
 	case g.baseline != "" && len(args) == 1:
-		opts.Base, opts.Head = g.baseline, args[0]
+		opts.Base, opts.Heads = g.baseline, args
 	case g.baseline != "":
 		return usagef("with --baseline, give exactly one HEAD file (got %d arguments)", len(args))
 	case len(args) == 2:
-		opts.Base, opts.Head = args[0], args[1]
+		opts.Base, opts.Heads = args[0], args[1:]
 	default:
 		return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 	}
@@ -144,21 +161,21 @@ func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
 
 // gateLong is gate's help text: the rules are in docs/gate.md.
 const gateLong = `gate compares two result files (ideally interleaved rounds of a base and a head
-binary on one machine) and exits 1 if a metric of a benchmark regressed: a change
-both significant and beyond its threshold. The rules, the defaults and the policy
-file are in docs/gate.md. The policy is the "gate" section of --config FILE, or of
-./certbench.yaml if there is one (--no-config: the defaults); each flag is named
-after a key and overrides it. --base-profiles and --head-profiles (certbench
-profile --all output) name the allocation sites or functions that grew.
-Exit codes: 0 pass, 1 the gate failed, 2 bad usage or input.`
+binary on one machine), or HEAD's files with main's last commits in a history
+(--history: no base run), and exits 1 if a metric of a benchmark regressed: a
+change both significant and beyond its threshold. The rules, the defaults and the
+policy file are in docs/gate.md. The policy is the "gate" section of --config FILE,
+or of ./certbench.yaml if there is one (--no-config: the defaults); each flag is
+named after a key and overrides it. --base-profiles and --head-profiles name the
+allocation sites or functions that grew. Exit: 0 pass, 1 failed, 2 bad input.`
 
 // gateExample is gate's usage examples.
 const gateExample = `  certbench gate base.txt head.txt
   certbench gate --baseline results/reference.txt head.txt --max sec/op=+15%
-  certbench gate --base-profiles base-profiles --head-profiles head-profiles base.txt head.txt`
+  certbench gate --history git:refs/notes/certbench --history-at $(git merge-base origin/main HEAD) head.txt`
 
 // runGate is options -> policy and results -> gate.Evaluate -> report.
-func runGate(_ context.Context, opts *gateOptions) error {
+func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
@@ -167,13 +184,22 @@ func runGate(_ context.Context, opts *gateOptions) error {
 		return usageError(err)
 	}
 	defer forAnalysis()()
-	base, head, err := loadGateFiles(opts)
+	head, err := results.Load(opts.Heads...)
+	if err != nil {
+		return usageError(err)
+	}
+	base, used, err := loadGateBase(ctx, opts, head, policy.HistoryCommits)
 	if err != nil {
 		return err
 	}
+	printWarnings(opts.ioStreams.ErrOut, base)
+	printWarnings(opts.ioStreams.ErrOut, head)
 	v, err := gate.Evaluate(base, head, policy)
 	if err != nil {
 		return usageError(err)
+	}
+	for _, c := range used {
+		v.History = append(v.History, gate.HistoryCommit{Commit: c.Hash, Time: c.Time})
 	}
 	if opts.BaseProfiles != "" {
 		v.AddSites(blame.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
@@ -218,7 +244,7 @@ func (o *gateOptions) check() error {
 		if out[1] == "" {
 			continue
 		}
-		for _, in := range []string{o.Base, o.Head} {
+		for _, in := range append([]string{o.Base}, o.Heads...) {
 			if same(out[1], in) {
 				return usagef("%s %s: would overwrite the input %s", out[0], out[1], in)
 			}
@@ -230,19 +256,29 @@ func (o *gateOptions) check() error {
 	return nil
 }
 
-// loadGateFiles reads BASE and HEAD, printing their warnings, and checks
-// that the profile folders, if any, are folders.
-func loadGateFiles(opts *gateOptions) (base, head *results.Set, err error) {
-	base, err = results.Load(opts.Base)
+// loadGateBase reads BASE, or with --history makes the base of head's
+// instrument from the last n commits of the history (history.Base) and
+// returns them, and checks that the profile folders, if any, are folders.
+func loadGateBase(ctx context.Context, opts *gateOptions, head *results.Set, n int) (base *results.Set, used []history.Commit, err error) {
+	if opts.History == "" {
+		base, err = results.Load(opts.Base)
+	} else if st, serr := history.Open(opts.History, ""); serr != nil {
+		err = serr
+	} else {
+		at := opts.HistoryAt
+		if full, err := history.Resolve(ctx, "", at); err == nil {
+			at = full // a branch or tag of the repository here
+		}
+		instrument := cmp.Or(append(gate.InstrumentsOf(head), results.InstrumentWall)...)
+		if base, used, err = history.Base(ctx, st, at, n, instrument); err != nil && strings.HasPrefix(err.Error(), st.String()) {
+			err = fmt.Errorf("--history %w", err) // it names a stored file, or the ref
+		} else if err != nil {
+			err = fmt.Errorf("--history %s: %w", opts.History, err)
+		}
+	}
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
-	head, err = results.Load(opts.Head)
-	if err != nil {
-		return nil, nil, usageError(err)
-	}
-	printWarnings(opts.ioStreams.ErrOut, base)
-	printWarnings(opts.ioStreams.ErrOut, head)
 	if opts.BaseProfiles != "" {
 		for _, d := range []string{opts.BaseProfiles, opts.HeadProfiles} {
 			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -250,7 +286,7 @@ func loadGateFiles(opts *gateOptions) (base, head *results.Set, err error) {
 			}
 		}
 	}
-	return base, head, nil
+	return base, used, nil
 }
 
 // writeGateReports writes the verdict to --summary (Markdown) and to -o

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,5 +114,155 @@ func TestHistoryAddConcurrentAndChanges(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, strings.TrimSpace(string(head))+"-*.txt")); len(m) != 1 {
 		t.Errorf("history add --commit HEAD stored no file named by HEAD's hash %s", head)
+	}
+}
+
+// TestGateHistory gates head files against a history in a git ref with
+// no base run: allocs/op step from 1,000 to 1,001 at commit c08 of 12.
+func TestGateHistory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	t.Chdir(repo)
+	const ref = "git:refs/notes/certbench"
+	for c := range 12 {
+		var out, errb bytes.Buffer
+		args := []string{"history", "add", "--history", ref, "--commit", fmt.Sprintf("c%02d", c),
+			"--time", fmt.Sprintf("2026-01-%02dT00:00:00Z", c+1), historyRun(t, 1000+float64(c/8))}
+		if code := cli.Main(args, &out, &errb); code != 0 {
+			t.Fatalf("history add %d: exit %d: %s", c, code, errb.String())
+		}
+	}
+	same, more := historyRun(t, 1001), historyRun(t, 1002)
+	data, _ := os.ReadFile(same)
+	sim := filepath.Join(t.TempDir(), "sim.txt")
+	os.WriteFile(sim, append([]byte("instrument: simulate\n"), data...), 0o644)
+	noClock := []string{"--no-config", "--max", "sec/op=off"} // historyRun's 3 samples are too few for a clock
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"unchanged", []string{"--history", ref, same}, cli.ExitOK,
+			"history: base from 10 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06, c06 2026-01-07, c07 2026-01-08, c08 2026-01-09, c09 2026-01-10, c10 2026-01-11, c11 2026-01-12", ""},
+		{"one allocation more", []string{"--history", ref, more}, cli.ExitRegression, "FAIL: 1 regression", ""},
+		{"at the merge base, before the step", []string{"--history", ref, "--history-at", "c05", "--history-commits", "4", same}, cli.ExitRegression,
+			"history: base from 4 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06", ""},
+		{"commit not in the history", []string{"--history", ref, "--history-at", "c99", same}, cli.ExitUsage, "", "--history git:refs/notes/certbench: commit c99 is not in the history (its newest is c11)"},
+		{"no such ref", []string{"--history", "git:refs/notes/nosuch", same}, cli.ExitUsage, "", "certbench: --history git:refs/notes/nosuch: no such ref"},
+		{"empty directory", []string{"--history", t.TempDir(), same}, cli.ExitUsage, "", "no commits stored"},
+		{"other instrument", []string{"--history", ref, sim}, cli.ExitUsage, "", "no results measured by simulate"},
+		{"no head files", []string{"--history", ref}, cli.ExitUsage, "", "with --history, give HEAD's result files"},
+		{"and a baseline", []string{"--history", ref, "--baseline", same, more}, cli.ExitUsage, "", "not --baseline"},
+		{"at without history", []string{"--history-at", "c05", same, more}, cli.ExitUsage, "", "--history-at: only with --history"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runGate(t, append(slices.Clone(noClock), tc.args...)...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, want %d with %q in stdout, %q in stderr\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.stdout, tc.stderr, out, errOut)
+			}
+		})
+	}
+}
+
+// TestHistoryBackfill backfills a range of a scratch repository whose
+// "certbench binary" is a stand-in the build command writes (its run
+// copies a prepared result file): every commit is stored but the one that
+// does not build, and a second backfill stores nothing again.
+func TestHistoryBackfill(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	gitIn := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitIn("init", "-q", "-b", "main")
+	for i := range 4 {
+		if i == 2 {
+			os.WriteFile(filepath.Join(repo, "broken"), nil, 0o644)
+			gitIn("add", "broken")
+		} else if i == 3 {
+			gitIn("rm", "-q", "broken")
+		}
+		gitIn("commit", "-q", "--allow-empty", "-m", fmt.Sprint("c", i))
+	}
+	t.Chdir(repo)
+	t.Setenv("TMPDIR", t.TempDir()) // the build log of the broken commit
+	build := `test ! -f broken && printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = -o ]; then cp %s "$2"; fi; shift; done\n' ` + historyRun(t, 1000) +
+		` >"$CERTBENCH_BIN" && chmod +x "$CERTBENCH_BIN"`
+	hist := filepath.Join(t.TempDir(), "h")
+	backfill := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Main(append([]string{"history", "backfill", "--history", hist, "--build", build, "--cache", ""}, args...), &out, &errb)
+		return code, errb.String()
+	}
+	code, log := backfill("main~3..main") // c1, c2 (broken), c3
+	stored, _ := filepath.Glob(filepath.Join(hist, "*.txt"))
+	if code != 0 || len(stored) != 2 || !strings.Contains(log, "2 of 3 commits stored") || !strings.Contains(log, gitIn("rev-parse", "--short=12", "main~1")+" (2 of 3): skipped") {
+		t.Errorf("backfill: exit %d, %d files stored, want 2 (the broken commit skipped)\n%s", code, len(stored), log)
+	}
+	if c3 := gitIn("rev-parse", "main"); len(stored) > 0 && !slices.ContainsFunc(stored, func(p string) bool { return strings.HasPrefix(filepath.Base(p), c3+"-") }) {
+		t.Errorf("no file of %s among %v", c3, stored)
+	}
+	if code, log := backfill("main~3..main"); code != 0 || !strings.Contains(log, "0 of 3 commits stored") || strings.Count(log, "stored already") != 2 {
+		t.Errorf("second backfill: exit %d\n%s", code, log)
+	}
+	gitIn("checkout", "-q", "main~2")
+	if code, log := backfill("main~3..main"); code != 2 || !strings.Contains(log, "not an ancestor of HEAD") {
+		t.Errorf("a range past HEAD: exit %d, want 2\n%s", code, log)
+	}
+}
+
+// TestGateHistoryInstructions is the issue's criterion at the command
+// line: against 10 commits of simulated-CPU results (instructions/op
+// jittering by 0.001%), a head +0.3% fails (exit 1) and an unchanged one
+// passes (exit 0), with no base run.
+func TestGateHistoryInstructions(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	simRun := func(instructions float64) string {
+		var buf bytes.Buffer
+		w := results.NewWriter(&buf)
+		cfg := []benchfmt.Config{{Key: results.VersionKey, Value: []byte("v0.0.0-test"), File: true}, {Key: results.InstrumentKey, Value: []byte(results.InstrumentSimulate), File: true}}
+		for range 5 {
+			w.WriteResult(&benchfmt.Result{Config: cfg, Name: benchfmt.Name(results.ChurnName("rotate-10-of-100", "optimized")), Iters: 1, Values: []benchfmt.Value{
+				{Value: math.Round(instructions * (1 + 1e-5*r.NormFloat64())), Unit: "instructions/op"}, {Value: 562, Unit: "allocs/op"}}})
+		}
+		w.Close()
+		path := filepath.Join(t.TempDir(), "sim.txt")
+		os.WriteFile(path, buf.Bytes(), 0o644)
+		return path
+	}
+	hist := filepath.Join(t.TempDir(), "h")
+	for c := range 10 {
+		var out, errb bytes.Buffer
+		args := []string{"history", "add", "--history", hist, "--commit", fmt.Sprintf("c%02d", c), "--time", fmt.Sprintf("2026-01-%02dT00:00:00Z", c+1), simRun(2.675e6)}
+		if code := cli.Main(args, &out, &errb); code != 0 {
+			t.Fatalf("history add: exit %d: %s", code, errb.String())
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		factor float64
+		code   int
+	}{{"unchanged", 1, cli.ExitOK}, {"+0.3%", 1.003, cli.ExitRegression}} {
+		code, out, errOut := runGate(t, "--no-config", "--history", hist, simRun(2.675e6*tc.factor))
+		if code != tc.code || !strings.Contains(out, "history: base from 10 commit(s)") {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
+		}
+		if tc.code == cli.ExitRegression && !strings.Contains(out, "instructions/op") {
+			t.Errorf("%s: the regression does not name instructions/op:\n%s", tc.name, out)
+		}
 	}
 }

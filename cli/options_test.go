@@ -73,7 +73,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := got.Policy
-		if got.Base != "b.txt" || got.Head != "h.txt" || p.Set.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
+		if got.Base != "b.txt" || !reflect.DeepEqual(got.Heads, []string{"h.txt"}) || p.Set.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
 			p.Set.Alpha != 0.01 || !p.Set.Strict || p.Config != "" || !p.NoConfig ||
 			!reflect.DeepEqual(p.Given, []string{"alpha", "max", "strict"}) || got.SitesGiven || got.Sites != 5 {
 			t.Errorf("%+v", got)
@@ -213,7 +213,7 @@ func TestRunFunctions(t *testing.T) {
 	})
 	t.Run("gate", func(t *testing.T) {
 		io, out, _ := testIO()
-		opts := &gateOptions{ioStreams: io, Base: gateData + "base.txt", Head: gateData + "alloc1.txt", Format: "text", Sites: 5,
+		opts := &gateOptions{ioStreams: io, Base: gateData + "base.txt", Heads: []string{gateData + "alloc1.txt"}, Format: "text", Sites: 5,
 			Policy: gate.PolicyFlags{NoConfig: true}}
 		err := runGate(ctx, opts)
 		var ee *exitError

@@ -115,6 +115,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"min samples negative", "gate:\n  min_samples: -4\n", "c.yaml:2:16: gate.min_samples: -4: want at least 4"},
 		{"min samples fraction", "gate:\n  min_samples: 4.5\n", `c.yaml:2:16: gate.min_samples: want a whole number, found "4.5"`},
 		{"min samples huge", "gate:\n  min_samples: 99999999999999999999\n", `c.yaml:2:16: gate.min_samples: want a whole number, found "99999999999999999999"`},
+		{"history commits below min samples", "gate:\n  history_commits: 3\n", "c.yaml:2:20: gate.history_commits: 3: want at least min_samples (4): a clock's base is one value per commit"},
 		{"correction", "gate:\n  correction: bonferroni\n", `c.yaml:2:15: gate.correction: "bonferroni": want holm or none`},
 		{"strict yes", "gate:\n  strict: yes\n", `c.yaml:2:11: gate.strict: want true or false, found "yes"`},
 		{"allow missing number", "gate:\n  allow_missing: 1\n", `c.yaml:2:18: gate.allow_missing: want true or false, found "1"`},
@@ -133,7 +134,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no gate", "report: {}\n", `c.yaml:1:1: gate: missing (required: gate)`},
 		{"empty", "", "c.yaml: empty configuration"},
 		{"comments only", "# nothing\n", "c.yaml: empty configuration"},
-		{"gate empty", "gate:\n", "c.yaml:1:6: gate: want a mapping (alpha, min_samples, correction, test, allow_missing, strict, allow_different_certs, allow_different_scenarios, max, overrides, sample_timeout), found nothing"},
+		{"gate empty", "gate:\n", "c.yaml:1:6: gate: want a mapping (alpha, min_samples, correction, test, allow_missing, strict, allow_different_certs, allow_different_scenarios, history_commits, max, overrides, sample_timeout), found nothing"},
 		{"gate list", "gate: [1]\n", "c.yaml:1:7: gate: want a mapping (alpha, min_samples,"},
 		{"list document", "- gate\n", `c.yaml:1:1: want a mapping with a "gate" section, found a list`},
 		{"gate twice", "gate: {alpha: 0.1}\ngate: {alpha: 0.2}\n", "c.yaml:2:1: gate: set twice (first at line 1, column 1)"},
@@ -203,6 +204,7 @@ func TestWriteConfigFormat(t *testing.T) {
   strict: true
   allow_different_certs: false
   allow_different_scenarios: false
+  history_commits: 10
   max:
     sec/op: "+10%"
     B/op: "+2%"

@@ -44,6 +44,7 @@ func TestDocDefaults(t *testing.T) {
 		"strict":                    fmt.Sprint(p.Strict),
 		"allow_different_certs":     fmt.Sprint(p.AllowDifferentCerts),
 		"allow_different_scenarios": fmt.Sprint(p.AllowDifferentScenarios),
+		"history_commits":           fmt.Sprint(p.HistoryCommits),
 	}
 	for k, v := range want {
 		if doc[k] != v {

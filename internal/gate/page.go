@@ -39,6 +39,21 @@ const columnsNote = "base, head: medians (an exact metric: its value); change: h
 func (v *Verdict) Page() *table.Page {
 	p := &table.Page{Title: "certbench gate: " + v.Summary()}
 	p.Lines = append(p.Lines, fmt.Sprintf("base: %s, head: %s. %s", v.Base, v.Head, v.counts()))
+	if n := len(v.History); n > 0 {
+		var cs []string
+		for i, c := range v.History {
+			if n <= 10 || i < 3 || i >= n-3 {
+				cs = append(cs, c.String())
+			} else if i == 3 {
+				cs = append(cs, fmt.Sprintf("(%d more)", n-6))
+			}
+		}
+		line := fmt.Sprintf("history: base from %d commit(s) of main, oldest first: %s", n, strings.Join(cs, ", "))
+		if n < v.Policy.MinSamples {
+			line += fmt.Sprintf(" (fewer than min_samples, %d: a clock, one base value per commit, cannot be decided; docs/gate.md)", v.Policy.MinSamples)
+		}
+		p.Lines = append(p.Lines, line)
+	}
 	p.Lines = append(p.Lines, "policy: "+v.Policy.describe())
 	if c := v.correctionNote(); c != "" {
 		p.Lines = append(p.Lines, "tests: "+c)

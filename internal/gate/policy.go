@@ -42,6 +42,9 @@ const (
 const (
 	DefaultAlpha      = 0.05
 	DefaultMinSamples = 4
+	// DefaultHistoryCommits is how many of main's commits gate --history
+	// judges a head against.
+	DefaultHistoryCommits = 10
 )
 
 // Correction is how one metric's p-values are corrected for multiple comparisons.
@@ -412,6 +415,9 @@ type Policy struct {
 	Strict                  bool       `yaml:"strict" json:"strict"`
 	AllowDifferentCerts     bool       `yaml:"allow_different_certs" json:"allow_different_certs"`
 	AllowDifferentScenarios bool       `yaml:"allow_different_scenarios" json:"allow_different_scenarios"`
+	// HistoryCommits is how many of main's latest commits gate --history
+	// makes the base of (docs/gate.md, "Against history").
+	HistoryCommits int `yaml:"history_commits" json:"history_commits"`
 	// Max maps units to thresholds; retained-B/cert follows retained-B unless set.
 	Max Thresholds `yaml:"max,omitempty" json:"max,omitempty"`
 	// Overrides refine Max: the last matching override that sets a unit wins.
@@ -435,10 +441,11 @@ func DefaultPolicy() Policy {
 			results.UnitInstructions: MustThreshold(DefaultInstructionsMax),
 			results.UnitEstCycles:    MustThreshold(DefaultEstCyclesMax),
 		},
-		Alpha:      DefaultAlpha,
-		MinSamples: DefaultMinSamples,
-		Correction: Holm,
-		Test:       AutoTest,
+		Alpha:          DefaultAlpha,
+		MinSamples:     DefaultMinSamples,
+		Correction:     Holm,
+		Test:           AutoTest,
+		HistoryCommits: DefaultHistoryCommits,
 	}
 }
 
@@ -489,6 +496,7 @@ func MinSamplesFor(alpha float64) int {
 func (p Policy) withDefaults() (Policy, error) {
 	p.Alpha, p.MinSamples = cmp.Or(p.Alpha, DefaultAlpha), cmp.Or(p.MinSamples, DefaultMinSamples)
 	p.Correction, p.Test = cmp.Or(p.Correction, Holm), cmp.Or(p.Test, AutoTest)
+	p.HistoryCommits = cmp.Or(p.HistoryCommits, DefaultHistoryCommits)
 	return p, p.named(p.validate(false), func(key string) string { return key })
 }
 
@@ -518,6 +526,12 @@ func (p Policy) validate(strict bool) error {
 		bad("min_samples", "want at least %d", least)
 	case p.MinSamples < least:
 		bad("min_samples", "the U test cannot reach p < %g with fewer than %d samples a side; want at least %d", p.Alpha, least, least)
+	}
+	switch {
+	case p.HistoryCommits == 0:
+		bad("history_commits", "want at least min_samples (%d) commits%s", p.MinSamples, zero(DefaultHistoryCommits))
+	case p.HistoryCommits < p.MinSamples:
+		bad("history_commits", "want at least min_samples (%d): a clock's base is one value per commit", p.MinSamples)
 	}
 	if p.Correction != Holm && p.Correction != NoCorrection {
 		bad("correction", "want %s or %s", Holm, NoCorrection)

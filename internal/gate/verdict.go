@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Status is the outcome of one comparison.
@@ -140,6 +141,21 @@ type Verdict struct {
 	// Findings are in unit order, then benchmark order.
 	Findings []*Finding `json:"findings"`
 	Problems []Problem  `json:"problems"`
+	// History is main's commits the base was made of (gate --history),
+	// oldest first; nil for a base run.
+	History []HistoryCommit `json:"history,omitempty"`
+}
+
+// A HistoryCommit is one of main's commits in the base of a gate against
+// history.
+type HistoryCommit struct {
+	Commit string    `json:"commit"`
+	Time   time.Time `json:"time"`
+}
+
+// String is the commit's short hash and day: "1a2b3c4 2026-01-02".
+func (c HistoryCommit) String() string {
+	return c.Commit[:min(7, len(c.Commit))] + " " + c.Time.UTC().Format(time.DateOnly)
 }
 
 // A ConfigLine is one configuration key's values on each side.

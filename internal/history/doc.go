@@ -8,7 +8,8 @@
 // retry rather than lose each other. Nothing stored is ever replaced; a
 // truncated or foreign file is refused. Load reads a store into a
 // History, each series (benchmark and unit) over its commits in order;
-// Recent gives a series' last N commits, for a gate against history.
+// Recent gives a series' last N commits. Base makes the base of a gate
+// against history (gate --history) from main's last N commits.
 //
 // Changes finds change points by binary segmentation with Pettitt's rank
 // test on the per-commit medians, Benjamini-Hochberg across all series at

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -201,7 +202,7 @@ func (g *gitStore) Put(ctx context.Context, name string, data []byte) error {
 // Walk reads the ref's tree as one tar stream (git archive).
 func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error {
 	if head, err := g.head(ctx); err != nil || head == "" {
-		return cmp.Or(err, fmt.Errorf("%s: no such ref", g))
+		return cmp.Or(err, error(noRef(g.String())))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -244,6 +245,13 @@ func (g *gitStore) Walk(ctx context.Context, f func(string, []byte) error) error
 	}
 }
 
+// noRef is Walk's error for a ref that does not exist: an fs.ErrNotExist,
+// as a directory's.
+type noRef string
+
+func (r noRef) Error() string      { return string(r) + ": no such ref" }
+func (noRef) Is(target error) bool { return target == fs.ErrNotExist }
+
 // CommitTime returns the committer time of commit in the git repository
 // of dir ("" for the working directory).
 func CommitTime(ctx context.Context, dir, commit string) (time.Time, error) {
@@ -269,4 +277,23 @@ func readAll(buf []byte, r io.Reader) ([]byte, error) {
 	b := bytes.NewBuffer(buf[:0])
 	_, err := b.ReadFrom(r)
 	return b.Bytes(), err
+}
+
+// Range returns the commits of the git range spec ("v0.3.0..main") in
+// the repository of dir, oldest first along first parents. They must be
+// ancestors of HEAD, as a commit is built in a worktree of HEAD's history.
+func Range(ctx context.Context, dir, spec string) ([]string, error) {
+	g := &gitStore{dir: dir}
+	out, err := g.git(ctx, nil, "rev-list", "--reverse", "--first-parent", spec, "--")
+	if err != nil {
+		return nil, err
+	}
+	commits := strings.Fields(out)
+	if len(commits) == 0 {
+		return nil, fmt.Errorf("%s: no commits", spec)
+	}
+	if _, err := g.git(ctx, nil, "merge-base", "--is-ancestor", commits[len(commits)-1], "HEAD"); err != nil {
+		return nil, fmt.Errorf("%s: its newest commit %.12s is not an ancestor of HEAD: check out the branch it is on", spec, commits[len(commits)-1])
+	}
+	return commits, nil
 }
