@@ -13,6 +13,7 @@ import (
 
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/report"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +75,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.StringVar(&opts.GrowthTitle, "growth-title", "", "`title` of --growth-chart (default: the family's)")
 	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
-	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
+	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents, and the price of atomicity (held-B/gen)")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
 	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
@@ -145,6 +146,10 @@ func runReport(_ context.Context, opts *reportOptions) error {
 		if err := growth.WriteTable(out, rep.Curves); err != nil {
 			return err
 		}
+	}
+	if t := rep.HeldTable(); opts.Table && t != nil {
+		fmt.Fprintln(out)
+		return table.WriteText(out, &table.Page{Tables: []*table.Table{t}})
 	}
 	return nil
 }

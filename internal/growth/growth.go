@@ -172,6 +172,18 @@ func (c *Curve) fit() {
 	}
 }
 
+// HeldFamily is the sweep family whose size N counts the generations held
+// at once (scenarios' held family), not the certificates in the pool.
+const HeldFamily = "held"
+
+// SizeName says what a family's size N counts, for axes and titles.
+func SizeName(family string) string {
+	if family == HeldFamily {
+		return "held generations"
+	}
+	return "certificates in the pool"
+}
+
 // Find returns the curve of a family, store and unit, or nil.
 func Find(curves []Curve, family, store, unit string) *Curve {
 	for i := range curves {
@@ -268,7 +280,7 @@ func familyTable(curves []Curve, fam string, stores []string) *table.Table {
 		cols = append(cols, table.Column{Name: results.FormatInt(s), Align: table.Right})
 	}
 	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k last", Align: table.Right})
-	t := table.New(fam+": median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
+	t := table.New(fam+": median (samples) at each N, "+SizeName(fam)+"; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
 	for _, unit := range TableUnits {
 		for _, st := range stores {
 			c := Find(curves, fam, st, unit)

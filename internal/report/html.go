@@ -40,6 +40,7 @@ type htmlPage struct {
 	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
 	Operators   []htmlChart
+	Held        template.HTML // the price of atomicity (held.go)
 	Tables      template.HTML // compare's page
 }
 
@@ -75,6 +76,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	if len(r.Curves) > 0 {
 		page.Exponents = fragment(&table.Page{Tables: []*table.Table{r.exponentTable()}})
+	}
+	if t := r.HeldTable(); t != nil {
+		page.Held = fragment(&table.Page{Tables: []*table.Table{t}})
 	}
 	for _, chs := range []struct {
 		from []*Chart

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
+)
+
+// The price of atomicity (issue 29): what a store pays for every
+// generation a live connection still holds, set against the whole
+// configuration and against one certificate's entry. A store that shares
+// unchanged entries between generations pays only what changed; one that
+// rebuilds everything pays the whole configuration per held generation.
+
+// heldPrice is one store's price in one held scenario, each figure the
+// median compare computed, taken once.
+type heldPrice struct {
+	scenario, store string
+	perGen          float64 // held-B/gen
+	config          float64 // retained-B: the configuration, only its current generation held
+	entry           float64 // retained-B/cert: one certificate's entry
+	goroutines      float64 // held-goroutines/gen; NaN if not measured
+}
+
+// share is perGen as a part of the configuration: 1 is the whole of it.
+func (p heldPrice) share() float64 { return ratio(p.perGen, p.config) }
+
+// entries is perGen in certificate entries: 1 is one certificate, what a
+// renew-1 refresh changes.
+func (p heldPrice) entries() float64 { return ratio(p.perGen, p.entry) }
+
+// ratio is a/b, NaN where b is not a positive finite number.
+func ratio(a, b float64) float64 {
+	if !(b > 0) || !finite(a) || !finite(b) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// heldPrices returns the price of every store in every scenario with
+// held-B/gen, in compare's row and column order.
+func (r *Report) heldPrices() []heldPrice {
+	if r.Compare == nil {
+		return nil
+	}
+	t := r.Compare.Table(unitHeldPerGen)
+	if t == nil {
+		return nil
+	}
+	var out []heldPrice
+	for _, row := range t.Rows {
+		for j, c := range row.Cells {
+			if c == nil {
+				continue
+			}
+			st := t.Columns[j].Label
+			out = append(out, heldPrice{
+				scenario:   row.Label,
+				store:      st,
+				perGen:     c.Summary.Center,
+				config:     r.median(results.UnitRetained, row.Label, st),
+				entry:      r.median(results.UnitRetainedPerCert, row.Label, st),
+				goroutines: r.median(unitHeldGoroutinesPerGen, row.Label, st),
+			})
+		}
+	}
+	return out
+}
+
+// median returns compare's center of unit in a row and column, NaN if
+// there is none.
+func (r *Report) median(unit, row, col string) float64 {
+	t := r.Compare.Table(unit)
+	if t == nil {
+		return math.NaN()
+	}
+	i := slices.IndexFunc(t.Rows, func(rw *compare.Row) bool { return rw.Label == row })
+	j := slices.IndexFunc(t.Columns, func(c compare.Column) bool { return c.Label == col })
+	if i < 0 || j < 0 || j >= len(t.Rows[i].Cells) || t.Rows[i].Cells[j] == nil {
+		return math.NaN()
+	}
+	return t.Rows[i].Cells[j].Summary.Center
+}
+
+// shareUnit formats a part of a whole as a percentage (results.Format's
+// fractions).
+const shareUnit = "configuration-fraction"
+
+// HeldTable is the price-of-atomicity table: per held scenario and store,
+// the bytes a held generation costs, against the configuration and
+// against one certificate's entry; nil without held-B/gen results.
+func (r *Report) HeldTable() *table.Table {
+	prices := r.heldPrices()
+	if len(prices) == 0 {
+		return nil
+	}
+	right := func(name string) table.Column { return table.Column{Name: name, Align: table.Right} }
+	t := table.New("The price of atomicity: what each held generation costs",
+		table.Column{Name: "scenario"}, table.Column{Name: "store"},
+		right("per held generation"), right("configuration"), right("share of the configuration"),
+		right("certificate entries"), right("goroutines per held generation"))
+	t.ID = "held-price"
+	t.Notes = []string{
+		"per held generation: held-B/gen, the retained heap each generation a connection holds adds above the store holding only its current one; " +
+			"configuration: retained-B, what the store holds with only its current generation; share: the first over the second (100%: the whole configuration per held generation).",
+		"certificate entries: held-B/gen over retained-B/cert, one certificate's entry. A renew-1 refresh changes one certificate, so 1 is only what changed " +
+			"and the pool's size is the whole configuration. Medians of the samples (compare's centers).",
+	}
+	cell := func(v float64, unit string) table.Cell {
+		if !finite(v) {
+			return t.Note(table.Cell{Text: "-"}, "not measured in this scenario")
+		}
+		return table.Cell{Text: results.Format(v, unit)}
+	}
+	for _, p := range prices {
+		t.Add(table.Cell{Text: p.scenario}, table.Cell{Text: p.store},
+			cell(p.perGen, unitHeldPerGen), cell(p.config, results.UnitRetained),
+			cell(p.share(), shareUnit), cell(p.entries(), ""),
+			cell(p.goroutines, unitHeldGoroutinesPerGen))
+	}
+	return t
+}

@@ -1,0 +1,141 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/certbench/certbench/internal/golden"
+	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
+)
+
+// heldReport builds a report of a held scenario on three stores, 3
+// samples each: one that rebuilds everything (held-B/gen about its whole
+// configuration), one that shares unchanged entries (about 2 entries), and
+// one measured without retained-B.
+func heldReport(t *testing.T) *Report {
+	t.Helper()
+	var b strings.Builder
+	for i := range 3 {
+		d := float64(i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=naive-2 10 1e8 ns/op 4800000 retained-B 4800 retained-B/cert %g %s 0 %s\n", 4800000+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=optimized-2 10 1e6 ns/op 1270000 retained-B 1270 retained-B/cert %g %s 0 %s\n", 2540+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=janitor-2 10 1e6 ns/op %g %s 1 %s\n", 70000+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=renew-1-of-1000/store=naive-2 10 1e8 ns/op 4800000 retained-B\n")
+	}
+	rs, err := results.Read(strings.NewReader(b.String()), "held.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestHeldTable(t *testing.T) {
+	ht := heldReport(t).HeldTable()
+	if ht == nil {
+		t.Fatal("no price-of-atomicity table")
+	}
+	if len(ht.Rows) != 3 {
+		t.Fatalf("%d rows, want 3 (only the held scenario, a row per store)", len(ht.Rows))
+	}
+	// The ratios are of the medians: naive pays its whole configuration
+	// (100%, 1,000 entries), optimized 2,541 / 1,270 = 2.001 entries and
+	// 2,541 / 1,270,000 = 0.2% of its configuration; janitor has no
+	// retained-B, so no ratio, and says why.
+	want := map[string][]string{
+		"naive":     {"4.58 MiB", "4.58 MiB", "100%", "1,000", "0"},
+		"optimized": {"2.48 KiB", "1.21 MiB", "0.2%", "2.001", "0"},
+		"janitor":   {"68.4 KiB", "-", "-", "-", "1"},
+	}
+	for _, row := range ht.Rows {
+		var got []string
+		for _, c := range row.Cells[2:] {
+			got = append(got, c.Text)
+		}
+		st := row.Cells[1].Text
+		if w := want[st]; strings.Join(got, " | ") != strings.Join(w, " | ") {
+			t.Errorf("%s: %q, want %q", st, got, w)
+		}
+		if st == "janitor" && len(row.Cells[3].Notes) == 0 {
+			t.Error("janitor: configuration \"-\" without a footnote saying why")
+		}
+	}
+	var buf bytes.Buffer
+	if err := table.WriteText(&buf, &table.Page{Tables: []*table.Table{ht}}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/held-table.golden", buf.Bytes())
+}
+
+func TestHeldHTML(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *Report
+		want bool
+	}{
+		{"held", heldReport(t), true},
+		{"no held units", nil, false},
+	} {
+		rep := tc.rep
+		if rep == nil {
+			var err error
+			if rep, err = Build(sweepResults(t), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if rep.HeldTable() != nil {
+				t.Errorf("%s: a price-of-atomicity table without held-B/gen", tc.name)
+			}
+		}
+		var buf bytes.Buffer
+		if err := rep.WriteHTML(&buf); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		for _, s := range []string{`<section id="held">`, `href="#held"`, `id="held-price"`} {
+			if strings.Contains(page, s) != tc.want {
+				t.Errorf("%s: page has %s: %v, want %v", tc.name, s, !tc.want, tc.want)
+			}
+		}
+		if tc.want && !strings.Contains(page, "2.001") {
+			t.Errorf("%s: page lacks the optimized store's 2.001 entries", tc.name)
+		}
+	}
+}
+
+// TestHeldGrowthChart: the held family's growth chart counts held
+// generations on its x axis, not certificates.
+func TestHeldGrowthChart(t *testing.T) {
+	var b strings.Builder
+	for _, n := range []int{1, 10, 100, 1000} {
+		for i := range 3 {
+			fmt.Fprintf(&b, "Benchmark%s-2 1 1e6 ns/op %d retained-B\n",
+				results.SweepName("held", n, "held-renew-1-of-1000", "naive"), 4800000*(n+1)+i)
+		}
+	}
+	rs, err := results.Read(strings.NewReader(b.String()), "sweep.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := rep.GrowthChart("held", []string{results.UnitRetained}, "")
+	if err != nil || ch == nil {
+		t.Fatalf("held growth chart: %v, %v", ch, err)
+	}
+	if want := "held: growth with the number of held generations"; ch.Title != want {
+		t.Errorf("title %q, want %q", ch.Title, want)
+	}
+	for _, p := range ch.panels() {
+		if p.X.Label.Text != "held generations, N" {
+			t.Errorf("x axis label %q, want \"held generations, N\"", p.X.Label.Text)
+		}
+	}
+}
