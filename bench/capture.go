@@ -51,7 +51,7 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 	if err != nil {
 		return nil, fmt.Errorf("bench: heap profile: scenario %s: %w", sc.Name, err)
 	}
-	applies := sc.Kind == scenarios.Rotate || sc.Kind == scenarios.Renew || sc.Kind == scenarios.Noop || sc.Kind == scenarios.Startup
+	applies := sc.Kind == scenarios.Rotate || sc.Kind == scenarios.Renew || sc.Kind == scenarios.Held || sc.Kind == scenarios.Noop || sc.Kind == scenarios.Startup
 	if applies && len(w.Configs) <= ops {
 		return nil, fmt.Errorf("bench: heap profile: scenario %s: workload has %d configurations for %d ops", sc.Name, len(w.Configs), ops)
 	}

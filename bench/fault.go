@@ -114,6 +114,7 @@ const (
 	callHandshakes             // handshakes (Certificate through GetCertificate), refreshes on another goroutine
 	callPeak                   // Update of the peak-heap pass
 	callClose                  // Close
+	callHold                   // Current, and Certificate through a held connection's GetCertificate
 	// Calls on goroutines other than the sample's own, for catch.
 	callRefresh // a refresher's Update
 	callLookup  // a lookup goroutine's Certificate
@@ -132,6 +133,7 @@ type sampleCtl struct {
 	pausedAt, paused atomic.Int64
 	synced           atomic.Bool
 	label            atomic.Pointer[string] // the sample's SampleLabel value
+	held             *holders               // a Held sample's connections (set before it runs)
 
 	mu    sync.Mutex
 	fault *StoreFault // the first panic recovered
@@ -175,6 +177,7 @@ var calls = [...]struct{ name, detail, refreshing string }{
 	callHandshakes: {"Certificate", "through GetCertificate, in handshakes", "refresh %[3]d, during handshakes"},
 	callPeak:       {"Update", "peak-heap pass", ""},
 	callClose:      {"Close", "", ""},
+	callHold:       {"Current", "a connection held before configuration %[1]d of %[2]d, and its lookup", ""},
 	callRefresh:    {"Update", "refresh %[3]d", ""},
 	callLookup:     {"Certificate", "lookups under churn", ""},
 	callGetCert:    {"Certificate", "through GetCertificate, in a handshake", ""},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
@@ -197,26 +198,36 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	ctl.setLabel(probe.label)
 	var store certstore.Store
 	var timing timing
+	var steady heapReading // a Held sample's store with its first generation only
 	var err error
+	if w.Scenario.Kind == scenarios.Held {
+		ctl.held = newHolders(w)
+	}
 	probe.run(func() {
 		defer ctl.catch(callHarness)
 		if !w.FreshStore {
-			if store, err = firstStore(newStore, w, ctl); err != nil {
-				return
-			}
+			store, err = firstStore(newStore, w, ctl)
 		}
-		ctl.mark(callHarness, 0, 0)
-		if sync != nil {
-			if err = sync(); err != nil {
-				return
-			}
-		}
-		if sim != nil {
-			store, timing, err = simulateOps(sim, storeName, store, newStore, w, ops, ctl)
-			return
-		}
-		store, timing, err = timeOps(store, newStore, w, ops, ctl)
 	})
+	if err == nil && ctl.firstFault() == nil && ctl.held != nil {
+		steady, err = probe.read() // off the label, as the held reading is
+	}
+	if err == nil && ctl.firstFault() == nil {
+		probe.run(func() {
+			defer ctl.catch(callHarness)
+			ctl.mark(callHarness, 0, 0)
+			if sync != nil {
+				if err = sync(); err != nil {
+					return
+				}
+			}
+			if sim != nil {
+				store, timing, err = simulateOps(sim, storeName, store, newStore, w, ops, ctl)
+				return
+			}
+			store, timing, err = timeOps(store, newStore, w, ops, ctl)
+		})
+	}
 	if err == nil && ctl.firstFault() != nil {
 		err = errStopped // the supervisor returns the fault
 	}
@@ -241,7 +252,9 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 			s.Extra = append(s.Extra, benchfmt.Value{Value: float64(timing.rss), Unit: results.UnitMaxRSS})
 		}
 	}
-	s.RetainedBytes, s.RetainedPerCert, s.Goroutines, err = probe.finish(w.Certs)
+	held, err := probe.read()
+	s.RetainedBytes, s.RetainedPerCert = probe.retained(held, w.Certs)
+	s.Goroutines = held.goroutines
 	if err == nil && sim == nil {
 		var peak []benchfmt.Value
 		ctl.mark(callPeak, 0, 0)
@@ -253,6 +266,11 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 			err = errStopped
 		}
 		s.Extra = append(s.Extra, peak...)
+	}
+	if err == nil && ctl.held != nil {
+		var vals []benchfmt.Value
+		vals, err = heldValues(probe, ctl.held, steady, held)
+		s.Extra = append(s.Extra, vals...)
 	}
 	runtime.KeepAlive(store)
 	closeStore(store, ctl)
@@ -365,9 +383,16 @@ func apply(store certstore.Store, newStore certstore.Factory, w *scenarios.Workl
 			err = store.Update(w.Configs[i])
 		}
 	default:
+		hold := ctl.holders(w)
 		for i := 1; i <= ops && err == nil; i++ {
 			if ctl.stopped() {
 				return store, errStopped
+			}
+			if hold != nil {
+				ctl.mark(callHold, i, ops)
+				if err = hold.open(store); err != nil {
+					break
+				}
 			}
 			ctl.mark(callOp, i, ops)
 			err = store.Update(w.Configs[i])
@@ -416,11 +441,21 @@ type heapProbe struct {
 }
 
 func startProbe() heapProbe {
+	probeTables()
 	var m runtime.MemStats
 	gcTwice()
 	runtime.ReadMemStats(&m)
 	return heapProbe{heap: m.HeapAlloc, label: sampleLabel()}
 }
+
+// probeTables makes, once, what a process's first reading of the
+// goroutine profile and of runtime metrics allocate and keep (gzip's CRC
+// table, the metrics' descriptions: about 22 KB), so that no sample
+// counts them as its store's.
+var probeTables = sync.OnceFunc(func() {
+	_, _ = labelledGoroutines("")
+	_ = readUint(metricLive)
+})
 
 // run calls f, which makes and uses the store, under the probe's label.
 func (p heapProbe) run(f func()) { underLabel(p.label, f) }
@@ -429,17 +464,37 @@ func (p heapProbe) run(f func()) { underLabel(p.label, f) }
 // and per certificate, and the store's goroutines still running. The
 // caller keeps the store alive across the call.
 func (p heapProbe) finish(certs int) (retained, perCert float64, goroutines int, err error) {
+	r, err := p.read()
+	retained, perCert = p.retained(r, certs)
+	return retained, perCert, r.goroutines, err
+}
+
+// heapReading is the live heap after collections, and the store's
+// goroutines then.
+type heapReading struct {
+	heap       uint64
+	goroutines int
+}
+
+// read collects garbage and reads the heap and the store's goroutines.
+func (p heapProbe) read() (heapReading, error) {
 	var m runtime.MemStats
 	gcTwice()
 	runtime.ReadMemStats(&m)
-	if m.HeapAlloc > p.heap {
-		retained = float64(m.HeapAlloc - p.heap)
+	n, err := labelledGoroutines(p.label)
+	return heapReading{heap: m.HeapAlloc, goroutines: n}, err
+}
+
+// retained returns r's heap above startProbe's (at least 0), in all and
+// per certificate.
+func (p heapProbe) retained(r heapReading, certs int) (retained, perCert float64) {
+	if r.heap > p.heap {
+		retained = float64(r.heap - p.heap)
 	}
 	if certs > 0 {
 		perCert = retained / float64(certs)
 	}
-	goroutines, err = labelledGoroutines(p.label)
-	return retained, perCert, goroutines, err
+	return retained, perCert
 }
 
 // gcTwice collects garbage twice before a heap reading: objects freed by

@@ -48,6 +48,8 @@ func CheckSimulate(sc scenarios.Scenario) error {
 	switch sc.Kind {
 	case scenarios.Handshake, scenarios.HandshakeUnderChurn:
 		return fmt.Errorf("scenario %s: the simulate instrument measures refresh and lookup scenarios; %s scenarios run concurrent clients and timers whose instruction counts depend on scheduling (measure them with --instrument wall)", sc.Name, sc.Kind)
+	case scenarios.Held:
+		return fmt.Errorf("scenario %s: held scenarios measure the heap and goroutines that held generations keep, not instructions (measure them with --instrument wall)", sc.Name)
 	}
 	return nil
 }

@@ -45,8 +45,8 @@ func TestCheckSimulate(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = bench.CheckSimulate(sc[0])
-		handshake := sc[0].Kind == scenarios.Handshake || sc[0].Kind == scenarios.HandshakeUnderChurn
-		if handshake != (err != nil) {
+		rejected := sc[0].Kind == scenarios.Handshake || sc[0].Kind == scenarios.HandshakeUnderChurn || sc[0].Kind == scenarios.Held
+		if rejected != (err != nil) {
 			t.Errorf("%s (%s): CheckSimulate %v", name, sc[0].Kind, err)
 		}
 		ops := bench.SimulateOps(sc[0])

@@ -133,7 +133,8 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off", "--max", "instructions/op=off", "--max", "est-cycles/op=off"}
+	allOff := []string{"--max", "sec/op=off", "--max", "B/op=off", "--max", "allocs/op=off", "--max", "retained-B=off", "--max", "goroutines=off",
+		"--max", "held-B/gen=off", "--max", "held-goroutines/gen=off", "--max", "released-held-B=off", "--max", "released-held-goroutines=off", "--max", "instructions/op=off", "--max", "est-cycles/op=off"}
 	for _, tc := range []struct {
 		name string
 		args []string

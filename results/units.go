@@ -36,6 +36,18 @@ const (
 	// UnitGoroutines is the goroutines the store started that still run
 	// at the end of the sample.
 	UnitGoroutines = "goroutines"
+	// UnitHeldPerGen is a held scenario's retained heap per generation
+	// that connections hold, above the store holding only its current one.
+	UnitHeldPerGen = "held-B/gen"
+	// UnitHeldGoroutinesPerGen is the store's goroutines per held
+	// generation, above those of the store holding only its current one.
+	UnitHeldGoroutinesPerGen = "held-goroutines/gen"
+	// UnitReleasedHeld and UnitReleasedHeldGoroutines are the retained
+	// heap and the store's goroutines still there once every connection
+	// let go and collections ran, above the steady state before any was
+	// held (never negative): a leak; 0 for a store that comes back.
+	UnitReleasedHeld           = "released-held-B"
+	UnitReleasedHeldGoroutines = "released-held-goroutines"
 	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles of
 	// handshake-under-churn samples, in nanoseconds.
 	UnitP50  = "p50-ns"
@@ -158,6 +170,10 @@ var units = []UnitInfo{
 	{UnitRetained, UnitRetained, LowerIsBetter, false, "retained heap"},
 	{UnitRetainedPerCert, UnitRetainedPerCert, LowerIsBetter, false, "retained heap per certificate"},
 	{UnitGoroutines, UnitGoroutines, LowerIsBetter, true, "goroutines left running"},
+	{UnitHeldPerGen, UnitHeldPerGen, LowerIsBetter, false, "retained heap per held generation"},
+	{UnitHeldGoroutinesPerGen, UnitHeldGoroutinesPerGen, LowerIsBetter, true, "goroutines per held generation"},
+	{UnitReleasedHeld, UnitReleasedHeld, LowerIsBetter, false, "retained heap left once held generations are let go"},
+	{UnitReleasedHeldGoroutines, UnitReleasedHeldGoroutines, LowerIsBetter, true, "goroutines left once held generations are let go"},
 	{UnitInstructions, UnitInstructions, LowerIsBetter, false, "instructions per op (simulated CPU)"},
 	{UnitEstCycles, UnitEstCycles, LowerIsBetter, false, "estimated cycles per op (simulated CPU)"},
 	{UnitP50, UnitP50Sec, LowerIsBetter, false, "lookup latency, median (p50)"},

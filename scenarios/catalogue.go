@@ -32,6 +32,10 @@ const (
 	// Handshake runs in-process crypto/tls handshakes served by the store;
 	// with HandshakeSpec.Churn a second phase runs under renew-1 refreshes.
 	Handshake Kind = "handshake"
+	// Held is Renew while simulated connections hold earlier generations:
+	// before each refresh a connection opens on the current generation,
+	// and the oldest closes once Held are open (see Scenario.Held).
+	Held Kind = "held"
 )
 
 // HandshakeSpec says how a Handshake scenario's clients connect and what
@@ -54,6 +58,7 @@ type Scenario struct {
 	Stores            []string // every certificate is in each, with a default; none: the default store
 	Renew             int      // certificates Renew renews per refresh; 0 means 1
 	Steps             []int    // a Sequence's refreshes, cycled: Steps[j] renewed in refresh j+1
+	Held              int      // a Held scenario's connections open at once, each holding a generation
 	Mix               LookupMix
 	Ops               int // ops per sample, fixed so that B/op compares run to run
 	// SimulateOps, when positive, replaces Ops on the simulated CPU: enough
@@ -198,11 +203,19 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 		}
 		w.FreshStore = s.Kind == Startup
 		w.Certs = n
-	case Renew, Sequence:
+	case Renew, Sequence, Held:
 		if w.Configs, err = s.renewConfigs(pool, ops); err != nil {
 			return nil, err
 		}
 		w.Certs = n
+		if s.Kind == Held {
+			if s.Held < 1 || s.Held > MaxHeld {
+				return nil, fmt.Errorf("scenario %s: %d held generations, want 1 to %d", s.Name, s.Held, MaxHeld)
+			}
+			if w.Hellos, w.Store, err = s.hellos(pool, 1); err != nil { // the held connections' lookup
+				return nil, err
+			}
+		}
 	case HandshakeUnderChurn:
 		if err := s.buildChurn(pool, w, ops); err != nil {
 			return nil, err
@@ -220,7 +233,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("scenario %s: unknown kind %q", s.Name, s.Kind)
 	}
-	if s.Kind == Rotate || s.Kind == Renew || s.Kind == Sequence || s.Kind == Noop || s.Kind == Startup {
+	if s.Kind == Rotate || s.Kind == Renew || s.Kind == Sequence || s.Kind == Held || s.Kind == Noop || s.Kind == Startup {
 		// One configuration more than the ops: the peak-heap pass's.
 		w.Next = w.Configs[len(w.Configs)-1]
 		w.Configs = w.Configs[:len(w.Configs)-1]

@@ -43,6 +43,8 @@ func catalogueTable() string {
 			churn += fmt.Sprintf(" %d", sc.Window)
 		case Renew:
 			churn += fmt.Sprintf(" %d", max(1, sc.Renew))
+		case Held:
+			churn += fmt.Sprintf(" (renew %d, %d connections held)", max(1, sc.Renew), sc.Held)
 		case Lookup, HandshakeUnderChurn:
 			m := sc.Mix.orDefault()
 			churn += fmt.Sprintf(" (%d/%d/%d)", m.Exact, m.Wildcard, m.Miss)

@@ -28,7 +28,13 @@ var Families = []Family{
 	{Name: "rotate-10", Kind: Rotate, Window: 10, Description: "the next 10 certificates of the pool on every refresh"},
 	{Name: "startup", Kind: Startup, Description: "the whole pool loaded into a fresh store"},
 	{Name: "lookup", Kind: Lookup, Description: "handshake lookups: 60% exact, 20% wildcard, 20% misses"},
+	{Name: "held", Kind: Held, Description: "renew-1 of 100 certificates while connections hold the last generations (the size: held generations)"},
 }
+
+// HeldPool is the pool of the held family at every size, whose size is
+// the number of held generations: small, so that a store that keeps a
+// whole configuration per held generation stays within memory at 1,000.
+const HeldPool = 100
 
 // SweepLookups is the number of lookups per sample of the lookup family,
 // at every size: a lookup's cost should not grow with the pool.
@@ -59,7 +65,7 @@ func SweepOps(size int) int {
 	return max(1, min(10, 30000/size))
 }
 
-// FamilyAt finds the family and pool size a scenario name of At's naming
+// FamilyAt finds the family and size a scenario name of At's naming
 // stands for ("renew-1-of-1000": renew-1 at 1000).
 func FamilyAt(name string) (family string, size int, ok bool) {
 	for _, f := range Families {
@@ -77,7 +83,8 @@ func FamilyAt(name string) (family string, size int, ok bool) {
 // At returns the family's scenario at a pool of size certificates, named
 // as the catalogue names its scenarios: "renew-1-of-1000", "noop-1000",
 // "rotate-10-of-1000", "startup-1000", "lookup-1000" (SweepLookups
-// lookups per sample).
+// lookups per sample); the held family's size is its held generations
+// ("held-100": 100 held, on HeldPool certificates, one refresh each).
 func (f Family) At(size int) Scenario {
 	name := fmt.Sprintf("%s-%d", f.Name, size)
 	if f.Kind == Renew || f.Kind == Rotate {
@@ -89,6 +96,14 @@ func (f Family) At(size int) Scenario {
 		ops = max(1, ops/2)
 	case Lookup:
 		ops = SweepLookups
+	case Held:
+		return Scenario{
+			Name:        name,
+			Description: fmt.Sprintf("%s (%s held generations)", f.Description, results.FormatInt(size)),
+			Kind:        Held, Renew: 1, Held: size,
+			Pool: certgen.PoolSpec{Seed: SweepSeed, Count: HeldPool},
+			Ops:  size,
+		}
 	}
 	return Scenario{
 		Name:        name,

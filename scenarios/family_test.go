@@ -36,6 +36,38 @@ func TestFamilyNames(t *testing.T) {
 	}
 }
 
+// TestHeldFamily checks that the held family's size is its held
+// generations, on a pool of HeldPool, one refresh per held generation.
+func TestHeldFamily(t *testing.T) {
+	f, err := FamilyByName("held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := f.At(30)
+	if sc.Name != "held-30" || sc.Kind != Held || sc.Held != 30 || sc.Ops != 30 || sc.Pool.Count != HeldPool {
+		t.Errorf("held at 30: %+v", sc)
+	}
+	if fam, size, ok := FamilyAt("held-30"); fam != "held" || size != 30 || !ok {
+		t.Errorf("FamilyAt(held-30) = %s, %d, %t", fam, size, ok)
+	}
+	if _, _, ok := FamilyAt("held-100-renew-1-of-1000"); ok {
+		t.Error("FamilyAt takes the catalogue's held-100-renew-1-of-1000 for a family scenario")
+	}
+	if f.At(30).Hash() == f.At(31).Hash() {
+		t.Error("held generations are not part of the definition")
+	}
+	w, err := sc.Build(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Configs) != 31 || w.Next == nil || len(w.Hellos) != 1 || w.Store == "" {
+		t.Errorf("held-30: %d configs, next %v, %d hellos, store %q; want 31, a next, 1 and the default", len(w.Configs), w.Next != nil, len(w.Hellos), w.Store)
+	}
+	if _, err := f.At(MaxHeld + 1).Build(0); err == nil || !strings.Contains(err.Error(), "held generations") {
+		t.Errorf("held at %d: %v, want an error naming the bound", MaxHeld+1, err)
+	}
+}
+
 func TestFamilyBuilds(t *testing.T) {
 	f, _ := FamilyByName("renew-1")
 	w, err := f.At(30).Build(2)

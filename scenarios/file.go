@@ -27,6 +27,10 @@ const MaxSteps = 100_000
 // Sequence applies Scenario.Steps' refreshes to the whole pool, cycled.
 const Sequence Kind = "sequence"
 
+// MaxHeld bounds a Held scenario's open connections: each may keep a
+// whole configuration alive.
+const MaxHeld = 1000
+
 // LookupMix is the percent of each kind of server name a lookup or
 // handshake scenario sends, adding up to 100 (one in six exact names in
 // upper case); the zero value means DefaultLookupMix.
@@ -62,7 +66,7 @@ func (m LookupMix) slots() (length, exact, wildcard int) {
 var scenarioName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{0,63}$`)
 
 // fileKinds are the churn kinds a file may name, in the order docs list them.
-var fileKinds = []Kind{Rotate, Renew, Noop, Startup, Sequence, Lookup, Handshake, HandshakeUnderChurn}
+var fileKinds = []Kind{Rotate, Renew, Noop, Startup, Sequence, Held, Lookup, Handshake, HandshakeUnderChurn}
 
 // FileError is an error in a scenario file: each problem names
 // file:line:column and the field.
@@ -155,6 +159,7 @@ type churnFile struct {
 	Kind   Kind   `yaml:"kind"`
 	Window int    `yaml:"window"`
 	Renew  *int   `yaml:"renew"`
+	Held   int    `yaml:"held"`
 	Steps  []step `yaml:"steps"`
 	Spread *struct {
 		Renewals  *int `yaml:"renewals"`
@@ -237,6 +242,9 @@ func (f *file) Validate() error {
 		errs.bad("duration", "want the time bound of one sample, from 1ns to 1h, such as 2s")
 	case !timed && f.Duration != 0:
 		errs.key("duration", "only handshake and handshake-under-churn scenarios are bounded in time (churn.kind is %s); the others run ops", kind)
+	}
+	if kind == Held && f.Churn.Held > f.Ops && f.Ops > 0 {
+		errs.bad("ops", "want at least churn.held (%d) refreshes: each opens one connection on the generation it replaces", f.Churn.Held)
 	}
 	if kind == Handshake && len(f.Stores) == 0 {
 		errs.bad("stores", "a handshake scenario needs a named store (misses are served its configured default)")
@@ -325,7 +333,7 @@ func (p *poolFile) validate() error {
 }
 
 // churnTakes are the fields of churn each kind takes besides kind.
-var churnTakes = map[Kind][]string{Rotate: {"window"}, Renew: {"renew"}, Sequence: {"steps", "spread"}}
+var churnTakes = map[Kind][]string{Rotate: {"window"}, Renew: {"renew"}, Held: {"renew", "held"}, Sequence: {"steps", "spread"}}
 
 // validate checks a churn.
 func (c *churnFile) validate() error {
@@ -338,7 +346,7 @@ func (c *churnFile) validate() error {
 		errs.bad("kind", "want one of %s", strings.Join(names, ", "))
 		return errs.err()
 	}
-	for key, set := range map[string]bool{"window": c.Window != 0, "renew": c.Renew != nil, "steps": c.Steps != nil, "spread": c.Spread != nil} {
+	for key, set := range map[string]bool{"window": c.Window != 0, "renew": c.Renew != nil, "held": c.Held != 0, "steps": c.Steps != nil, "spread": c.Spread != nil} {
 		if set && !slices.Contains(churnTakes[c.Kind], key) {
 			errs.key(key, "a %s scenario does not take %s", c.Kind, key)
 		}
@@ -348,9 +356,12 @@ func (c *churnFile) validate() error {
 		if c.Window < 1 || c.Window > 1_000_000 {
 			errs.bad("window", "want the certificates in each configuration, from 1 to 1000000")
 		}
-	case Renew:
+	case Renew, Held:
 		if c.Renew != nil && (*c.Renew < 1 || *c.Renew > 1_000_000) {
 			errs.bad("renew", "want certificates renewed per refresh from 1 to 1000000")
+		}
+		if c.Kind == Held {
+			errs.inRange("held", c.Held, 1, MaxHeld, "connections open at once, each holding a generation,")
 		}
 	case Sequence:
 		switch {
@@ -423,7 +434,8 @@ func (f *file) scenario() Scenario {
 	if f.Handshake != nil {
 		sc.Handshake = *f.Handshake
 	}
-	if c.Kind == Renew {
+	if c.Kind == Renew || c.Kind == Held {
+		sc.Held = c.Held
 		sc.Renew = 1
 		if c.Renew != nil {
 			sc.Renew = *c.Renew

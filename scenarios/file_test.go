@@ -33,6 +33,8 @@ var goCatalogue = []Scenario{
 		Handshake: HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2}},
 	{Name: "handshake-under-renew-1-of-10000", Kind: Handshake, Ops: 20000, Duration: 2 * time.Second, Pool: certgen.PoolSpec{Seed: 3, Count: 10000}, Stores: []string{"edge"},
 		Handshake: HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2, Churn: true, RefreshEvery: 100 * time.Millisecond}},
+	{Name: "held-100-renew-1-of-1000", Kind: Held, Renew: 1, Held: 100, Ops: 100, Pool: certgen.PoolSpec{Seed: 2, Count: 1000}},
+	{Name: "held-churn-1000", Kind: Held, Renew: 1, Held: 20, Ops: 200, Pool: certgen.PoolSpec{Seed: 2, Count: 1000}},
 }
 
 func TestCatalogueIsTheGoCatalogue(t *testing.T) {
@@ -272,6 +274,9 @@ func TestParseFileErrors(t *testing.T) {
 		{"every error", "name: X\npool: {count: lots}\nchurn: {kind: noop}\nops: 0\n", `f.yaml:1:7: name: "X": want 1 to 64`},
 		{"every error 2", "name: X\npool: {count: lots}\nchurn: {kind: noop}\nops: 0\n", "f.yaml:4:6: ops: 0: want the ops in one sample"},
 		{"churn error and ops", "name: x\npool: {count: 1}\nchurn: {kind: noop, window: 3}\nops: 0\n", "f.yaml:4:6: ops: 0: want the ops in one sample"},
+		{"held missing", "name: x\npool: {count: 1}\nchurn: {kind: held}\nops: 1\n", "f.yaml:3:8: churn.held: missing: want connections open at once, each holding a generation, from 1 to 1000"},
+		{"held above ops", "name: x\npool: {count: 1}\nchurn: {kind: held, held: 5}\nops: 4\n", "f.yaml:4:6: ops: 4: want at least churn.held (5) refreshes"},
+		{"held on renew", "name: x\npool: {count: 1}\nchurn: {kind: renew, held: 5}\nops: 5\n", "churn.held: a renew scenario does not take held"},
 		{"store twice", "name: x\npool: {count: 1}\nstores: [a, a]\nchurn: {kind: noop}\nops: 1\n", "f.yaml:3:13: stores[1]: \"a\": named twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,8 @@ func (s Scenario) Definition() string {
 		fmt.Fprintf(&b, "window=%d\n", s.Window)
 	case Renew:
 		fmt.Fprintf(&b, "renew=%d\n", max(1, s.Renew))
+	case Held:
+		fmt.Fprintf(&b, "renew=%d\nheld=%d\n", max(1, s.Renew), s.Held)
 	case Sequence:
 		b.WriteString("steps=")
 		for i := 0; i < len(s.Steps); {

@@ -209,6 +209,10 @@ func TestWriteConfigFormat(t *testing.T) {
     allocs/op: "+0%"
     retained-B: "off"
     goroutines: "+1goroutines"
+    held-B/gen: "+2%"
+    held-goroutines/gen: "+0"
+    released-held-B: "+16KiB"
+    released-held-goroutines: "+0"
     instructions/op: "+0.25%"
     est-cycles/op: "+1%"
   overrides:
