@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -15,14 +16,15 @@ import (
 // unchanged entries between generations pays only what changed; one that
 // rebuilds everything pays the whole configuration per held generation.
 
-// heldPrice is one store's price in one held scenario, each figure the
+// heldPrice is one store's price in one held scenario, each figure a
 // median compare computed, taken once.
 type heldPrice struct {
 	scenario, store string
+	base            string  // the plain scenario the configuration is measured in
 	perGen          float64 // held-B/gen
-	config          float64 // retained-B: the configuration, only its current generation held
-	entry           float64 // retained-B/cert: one certificate's entry
-	goroutines      float64 // held-goroutines/gen; NaN if not measured
+	config          float64 // base's retained-B: the whole configuration
+	entry           float64 // base's retained-B/cert: one certificate's entry
+	goroutines      float64 // held-goroutines/gen
 }
 
 // share is perGen as a part of the configuration: 1 is the whole of it.
@@ -41,12 +43,15 @@ func ratio(a, b float64) float64 {
 }
 
 // heldPrices returns the price of every store in every scenario with
-// held-B/gen, in compare's row and column order.
+// held-B/gen, in compare's row and column order. A held sample's own
+// retained-B includes the generations it holds, so the configuration is
+// that of the same store in the plain renew-1 scenario on as many
+// certificates (the catalogue's renew-1-of-N), NaN if it was not run.
 func (r *Report) heldPrices() []heldPrice {
 	if r.Compare == nil {
 		return nil
 	}
-	t := r.Compare.Table(unitHeldPerGen)
+	t := r.Compare.Table(results.UnitHeldPerGen)
 	if t == nil {
 		return nil
 	}
@@ -57,14 +62,16 @@ func (r *Report) heldPrices() []heldPrice {
 				continue
 			}
 			st := t.Columns[j].Label
-			out = append(out, heldPrice{
-				scenario:   row.Label,
-				store:      st,
-				perGen:     c.Summary.Center,
-				config:     r.median(results.UnitRetained, row.Label, st),
-				entry:      r.median(results.UnitRetainedPerCert, row.Label, st),
-				goroutines: r.median(unitHeldGoroutinesPerGen, row.Label, st),
-			})
+			p := heldPrice{scenario: row.Label, store: st, perGen: c.Summary.Center,
+				goroutines: r.median(results.UnitHeldGoroutinesPerGen, row.Label, st)}
+			// retained-B/cert is retained-B over the certificates, sample
+			// by sample, and so are their medians.
+			if certs := ratio(r.median(results.UnitRetained, row.Label, st), r.median(results.UnitRetainedPerCert, row.Label, st)); finite(certs) {
+				p.base = fmt.Sprintf("renew-1-of-%d", int(math.Round(certs)))
+			}
+			p.config = r.median(results.UnitRetained, p.base, st)
+			p.entry = r.median(results.UnitRetainedPerCert, p.base, st)
+			out = append(out, p)
 		}
 	}
 	return out
@@ -90,7 +97,7 @@ func (r *Report) median(unit, row, col string) float64 {
 const shareUnit = "configuration-fraction"
 
 // HeldTable is the price-of-atomicity table: per held scenario and store,
-// the bytes a held generation costs, against the configuration and
+// the bytes a held generation costs, against the whole configuration and
 // against one certificate's entry; nil without held-B/gen results.
 func (r *Report) HeldTable() *table.Table {
 	prices := r.heldPrices()
@@ -104,22 +111,31 @@ func (r *Report) HeldTable() *table.Table {
 		right("certificate entries"), right("goroutines per held generation"))
 	t.ID = "held-price"
 	t.Notes = []string{
-		"per held generation: held-B/gen, the retained heap each generation a connection holds adds above the store holding only its current one; " +
-			"configuration: retained-B, what the store holds with only its current generation; share: the first over the second (100%: the whole configuration per held generation).",
-		"certificate entries: held-B/gen over retained-B/cert, one certificate's entry. A renew-1 refresh changes one certificate, so 1 is only what changed " +
-			"and the pool's size is the whole configuration. Medians of the samples (compare's centers).",
+		"per held generation: held-B/gen, the heap each generation a connection still holds keeps alive, above the store holding only its current one. " +
+			"configuration: the whole configuration, the same store's retained-B on as many certificates without held generations; " +
+			"share: the first over the second (100%: a held generation costs the whole configuration).",
+		"certificate entries: held-B/gen over that run's retained-B/cert, one certificate's entry. A renew-1 refresh changes one certificate, " +
+			"so 1 is only what changed and the number of certificates is the whole configuration. Medians of the samples.",
 	}
-	cell := func(v float64, unit string) table.Cell {
+	cell := func(v float64, unit string, why ...string) table.Cell {
 		if !finite(v) {
-			return t.Note(table.Cell{Text: "-"}, "not measured in this scenario")
+			return t.Note(table.Cell{Text: "-"}, why...)
 		}
 		return table.Cell{Text: results.Format(v, unit)}
 	}
 	for _, p := range prices {
+		missing := "not measured"
+		if p.base != "" {
+			missing = "no " + p.base + " in these results (run it beside the held scenarios)"
+		}
+		config := cell(p.config, results.UnitRetained, missing)
+		if finite(p.config) {
+			config = t.Note(config, "retained-B in "+p.base)
+		}
 		t.Add(table.Cell{Text: p.scenario}, table.Cell{Text: p.store},
-			cell(p.perGen, unitHeldPerGen), cell(p.config, results.UnitRetained),
-			cell(p.share(), shareUnit), cell(p.entries(), ""),
-			cell(p.goroutines, unitHeldGoroutinesPerGen))
+			cell(p.perGen, results.UnitHeldPerGen, "not measured"), config,
+			cell(p.share(), shareUnit, missing), cell(p.entries(), "", missing),
+			cell(p.goroutines, results.UnitHeldGoroutinesPerGen, "not measured"))
 	}
 	return t
 }

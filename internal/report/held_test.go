@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,19 +12,25 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// heldReport builds a report of a held scenario on three stores, 3
-// samples each: one that rebuilds everything (held-B/gen about its whole
-// configuration), one that shares unchanged entries (about 2 entries), and
-// one measured without retained-B.
+// heldReport builds a report of a held scenario and its plain base
+// (renew-1-of-1000), 3 samples each, on three stores: one that rebuilds
+// everything (held-B/gen about its whole configuration), one that shares
+// unchanged entries (about 2 entries), and one whose base was not run. A
+// held sample's retained-B includes its 100 held generations, so it must
+// not be taken for the configuration.
 func heldReport(t *testing.T) *Report {
 	t.Helper()
 	var b strings.Builder
+	line := func(scenario, store string, retained float64, extra string) {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=%s/store=%s-2 10 1e6 ns/op %g retained-B %g retained-B/cert%s\n", scenario, store, retained, retained/1000, extra)
+	}
 	for i := range 3 {
 		d := float64(i)
-		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=naive-2 10 1e8 ns/op 4800000 retained-B 4800 retained-B/cert %g %s 0 %s\n", 4800000+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
-		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=optimized-2 10 1e6 ns/op 1270000 retained-B 1270 retained-B/cert %g %s 0 %s\n", 2540+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
-		fmt.Fprintf(&b, "BenchmarkChurn/scenario=held-100-renew-1-of-1000/store=janitor-2 10 1e6 ns/op %g %s 1 %s\n", 70000+d, unitHeldPerGen, unitHeldGoroutinesPerGen)
-		fmt.Fprintf(&b, "BenchmarkChurn/scenario=renew-1-of-1000/store=naive-2 10 1e8 ns/op 4800000 retained-B\n")
+		line("held-100-renew-1-of-1000", "naive", 4800000+100*(4800000+d), fmt.Sprintf(" %g %s 0 %s", 4800000+d, results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen))
+		line("held-100-renew-1-of-1000", "optimized", 1270000+100*(2540+d), fmt.Sprintf(" %g %s 0 %s", 2540+d, results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen))
+		line("held-100-renew-1-of-1000", "janitor", 1270000+100*(70000+d), fmt.Sprintf(" %g %s 1 %s", 70000+d, results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen))
+		line("renew-1-of-1000", "naive", 4800000, "")
+		line("renew-1-of-1000", "optimized", 1270000, "")
 	}
 	rs, err := results.Read(strings.NewReader(b.String()), "held.txt")
 	if err != nil {
@@ -44,10 +51,10 @@ func TestHeldTable(t *testing.T) {
 	if len(ht.Rows) != 3 {
 		t.Fatalf("%d rows, want 3 (only the held scenario, a row per store)", len(ht.Rows))
 	}
-	// The ratios are of the medians: naive pays its whole configuration
+	// The configuration is renew-1-of-1000's: naive pays the whole of it
 	// (100%, 1,000 entries), optimized 2,541 / 1,270 = 2.001 entries and
-	// 2,541 / 1,270,000 = 0.2% of its configuration; janitor has no
-	// retained-B, so no ratio, and says why.
+	// 2,541 / 1,270,000 = 0.2%; janitor's base was not run, so no ratio,
+	// and a footnote says why.
 	want := map[string][]string{
 		"naive":     {"4.58 MiB", "4.58 MiB", "100%", "1,000", "0"},
 		"optimized": {"2.48 KiB", "1.21 MiB", "0.2%", "2.001", "0"},
@@ -62,9 +69,12 @@ func TestHeldTable(t *testing.T) {
 		if w := want[st]; strings.Join(got, " | ") != strings.Join(w, " | ") {
 			t.Errorf("%s: %q, want %q", st, got, w)
 		}
-		if st == "janitor" && len(row.Cells[3].Notes) == 0 {
-			t.Error("janitor: configuration \"-\" without a footnote saying why")
+		if len(row.Cells[3].Notes) != 1 {
+			t.Errorf("%s: configuration with %d footnotes, want 1 (where it was measured, or why not)", st, len(row.Cells[3].Notes))
 		}
+	}
+	if want := "no renew-1-of-1000 in these results (run it beside the held scenarios)"; !slices.Contains(ht.Footnotes, want) {
+		t.Errorf("footnotes %q lack %q", ht.Footnotes, want)
 	}
 	var buf bytes.Buffer
 	if err := table.WriteText(&buf, &table.Page{Tables: []*table.Table{ht}}); err != nil {
