@@ -195,8 +195,10 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 	return nil
 }
 
-// TableUnits are the units WriteTable shows, in order, when present.
-var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert}
+// TableUnits are the units WriteTable shows, in order, when present
+// (the held units only in the held family's samples).
+var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert,
+	results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen}
 
 // WriteTable writes, per family, the medians per pool size (a row per
 // unit and store) with the exponents, then the exponents' summary (a row

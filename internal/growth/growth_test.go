@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/scenarios"
 )
 
 func TestFitPowerKnown(t *testing.T) {
@@ -141,5 +142,23 @@ func TestCurves(t *testing.T) {
 	}
 	if _, err := Curves(other); err == nil {
 		t.Error("Curves of results without sweep samples gave no error")
+	}
+}
+
+// TestSizeName: the held family, as scenarios names it, counts held
+// generations; every other family certificates.
+func TestSizeName(t *testing.T) {
+	f, err := scenarios.FamilyByName(HeldFamily)
+	if err != nil || f.Kind != scenarios.Held {
+		t.Fatalf("scenarios has no held family named %q (%v): SizeName would label its axis wrong", HeldFamily, err)
+	}
+	for _, f := range scenarios.Families {
+		want := "certificates in the pool"
+		if f.Kind == scenarios.Held {
+			want = "held generations"
+		}
+		if got := SizeName(f.Name); got != want {
+			t.Errorf("SizeName(%q) = %q, want %q", f.Name, got, want)
+		}
 	}
 }

@@ -105,7 +105,7 @@ func (r *Report) HeldTable() *table.Table {
 		return nil
 	}
 	right := func(name string) table.Column { return table.Column{Name: name, Align: table.Right} }
-	t := table.New("The price of atomicity: what each held generation costs",
+	t := table.New("What each held generation costs",
 		table.Column{Name: "scenario"}, table.Column{Name: "store"},
 		right("per held generation"), right("configuration"), right("share of the configuration"),
 		right("certificate entries"), right("goroutines per held generation"))

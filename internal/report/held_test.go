@@ -149,3 +149,45 @@ func TestHeldGrowthChart(t *testing.T) {
 		}
 	}
 }
+
+// The docs' price-of-atomicity table and the README's line are the
+// HeldTable of docs/held-run.txt, rendered; `go test -run TestHeldDocs
+// -update ./internal/report` rewrites both from the file.
+const (
+	heldRun        = "../../docs/held-run.txt"
+	heldDocsBegin  = "<!-- held table: generated from docs/held-run.txt by TestHeldDocs in internal/report/held_test.go -->\n"
+	heldDocsEnd    = "<!-- end of held table -->\n"
+	heldReadmeScen = "held-100-renew-1-of-1000"
+)
+
+func TestHeldDocs(t *testing.T) {
+	rs, err := results.Load(heldRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ht := rep.HeldTable()
+	if ht == nil {
+		t.Fatalf("%s: no held-B/gen", heldRun)
+	}
+	var md bytes.Buffer
+	if err := table.WriteMarkdown(&md, &table.Page{Tables: []*table.Table{ht}}); err != nil {
+		t.Fatal(err)
+	}
+	golden.CheckSection(t, "../../docs/measurements.md", heldDocsBegin, heldDocsEnd, md.Bytes())
+
+	var parts []string
+	for _, row := range ht.Rows {
+		if c := row.Cells; c[0].Text == heldReadmeScen {
+			parts = append(parts, fmt.Sprintf("%s %s (%s of its configuration, %s certificate entries)", c[1].Text, c[2].Text, c[4].Text, c[5].Text))
+		}
+	}
+	if len(parts) == 0 {
+		t.Fatalf("%s: no %s", heldRun, heldReadmeScen)
+	}
+	line := fmt.Sprintf("Per generation a connection still holds, in %s: %s.\n", heldReadmeScen, strings.Join(parts, ";\n"))
+	golden.CheckSection(t, "../../README.md", heldDocsBegin, heldDocsEnd, []byte(line))
+}
