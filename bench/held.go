@@ -126,22 +126,24 @@ func heldValues(p heapProbe, h *holders, steady, held heapReading) ([]benchfmt.V
 }
 
 // settle reads the heap until the store's goroutines are back to steady's
-// and the heap has stopped falling, or settleTimeout has passed, sleeping
-// between readings (doubling, from 1ms) so that cleanups and the
-// goroutines they stop run.
+// in two readings running (so that the second collection ran after they
+// exited) and the heap fell by less than settleSlack between them, or
+// settleTimeout has passed, sleeping between readings (doubling, from
+// 1ms) so that cleanups and the goroutines they stop run.
 func (p heapProbe) settle(steady heapReading) (heapReading, error) {
 	deadline := time.Now().Add(settleTimeout)
 	var prev heapReading
+	prevBack := false
 	for round := 0; ; round++ {
 		r, err := p.read()
 		if err != nil {
 			return r, err
 		}
-		settled := round > 0 && r.goroutines <= steady.goroutines && r.heap+settleSlack >= prev.heap
-		if settled || time.Now().After(deadline) {
+		back := r.goroutines <= steady.goroutines
+		if back && prevBack && r.heap+settleSlack >= prev.heap || time.Now().After(deadline) {
 			return r, nil
 		}
-		prev = r
+		prev, prevBack = r, back
 		time.Sleep(time.Millisecond << min(round, 7))
 	}
 }

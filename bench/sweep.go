@@ -124,7 +124,7 @@ func sweepFamily(ctx context.Context, opts SweepOptions, fam scenarios.Family, s
 			if n := len(sizes) - si - 1; n > 0 {
 				left = fmt.Sprintf("; %d sizes left", n)
 			}
-			fmt.Fprintf(opts.Progress, "%s at %d certificates: %d samples in %s%s\n", fam.Name, size, w.res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
+			fmt.Fprintf(opts.Progress, "%s at %d %s: %d samples in %s%s\n", fam.Name, size, fam.Counts(), w.res.Samples-sizeSamples, time.Since(sizeStart).Round(time.Second), left)
 		}
 	}
 	if opts.Progress != nil {
@@ -161,7 +161,7 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 	timeout, plan = w.opts.SampleTimeout, make(map[string]int)
 	for _, st := range w.opts.Stores {
 		if limit, ok := w.opts.MaxSize[st.Name]; ok && size > limit {
-			w.note("%s: %s skipped at %d certificates (above --max-size %s=%d)", fam, st.Name, size, st.Name, limit)
+			w.note("%s: %s skipped at %d %s (above --max-size %s=%d)", fam, st.Name, size, w.fam.Counts(), st.Name, limit)
 			continue
 		}
 		c := sweepCount(w.opts.Count, size)
@@ -172,10 +172,10 @@ func (w *sweeper) plan(size, ops int) (active []certstore.Info, plan map[string]
 			if b := w.opts.Budget; b > 0 && time.Duration(float64(c)*est*1e9) > b {
 				fit := int(b.Seconds() / est)
 				if fit < 1 {
-					w.note("%s: %s skipped at %d certificates: one sample is estimated at %s, over the budget of %s", fam, st.Name, size, roundDur(est), b)
+					w.note("%s: %s skipped at %d %s: one sample is estimated at %s, over the budget of %s", fam, st.Name, size, w.fam.Counts(), roundDur(est), b)
 					continue
 				}
-				w.note("%s: %s gets %d samples instead of %d at %d certificates: each is estimated at %s, budget %s", fam, st.Name, fit, c, size, roundDur(est), b)
+				w.note("%s: %s gets %d samples instead of %d at %d %s: each is estimated at %s, budget %s", fam, st.Name, fit, c, size, w.fam.Counts(), roundDur(est), b)
 				c = fit
 			}
 		}
@@ -220,7 +220,7 @@ func (w *sweeper) measure(ctx context.Context, size int) (bool, error) {
 			return ErrSkipStore
 		}
 		if b := w.opts.Budget; b > 0 && spent[s.Store] > b {
-			w.note("%s: %s stopped after %d of %d samples at %d certificates: %s spent, budget %s", w.fam.Name, s.Store, k, plan[s.Store], size, spent[s.Store].Round(time.Second), b)
+			w.note("%s: %s stopped after %d of %d samples at %d %s: %s spent, budget %s", w.fam.Name, s.Store, k, plan[s.Store], size, w.fam.Counts(), spent[s.Store].Round(time.Second), b)
 			return ErrSkipStore
 		}
 		return nil

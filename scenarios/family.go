@@ -36,6 +36,15 @@ var Families = []Family{
 // whole configuration per held generation stays within memory at 1,000.
 const HeldPool = 100
 
+// Counts names what the family's size counts: "held generations" for
+// the held family, else "certificates" (the pool).
+func (f Family) Counts() string {
+	if f.Kind == Held {
+		return "held generations"
+	}
+	return "certificates"
+}
+
 // SweepLookups is the number of lookups per sample of the lookup family,
 // at every size: a lookup's cost should not grow with the pool.
 const SweepLookups = 20000

@@ -47,6 +47,9 @@ func TestHeldFamily(t *testing.T) {
 	if sc.Name != "held-30" || sc.Kind != Held || sc.Held != 30 || sc.Ops != 30 || sc.Pool.Count != HeldPool {
 		t.Errorf("held at 30: %+v", sc)
 	}
+	if f.Counts() != "held generations" || Families[0].Counts() != "certificates" {
+		t.Errorf("sizes count %q (held), %q (%s)", f.Counts(), Families[0].Counts(), Families[0].Name)
+	}
 	if fam, size, ok := FamilyAt("held-30"); fam != "held" || size != 30 || !ok {
 		t.Errorf("FamilyAt(held-30) = %s, %d, %t", fam, size, ok)
 	}
