@@ -319,7 +319,7 @@ func AllZero(c *Curve) bool {
 }
 
 // growthText formats a curve's growth: "N^1.02 (N^1.31 at 10,000-100,000)",
-// "0 at every size", or "0 at 3 of 4 sizes, no fit".
+// "0 at every size", "0 at 3 of 4 sizes, no fit", or "no fit at 1 size".
 func growthText(c *Curve) string {
 	if AllZero(c) {
 		return "0 at every size"
@@ -330,6 +330,9 @@ func growthText(c *Curve) string {
 			if p.Center <= 0 {
 				zeros++
 			}
+		}
+		if zeros == 0 {
+			return fmt.Sprintf("no fit at %d size", len(c.Points))
 		}
 		return fmt.Sprintf("0 at %d of %d sizes, no fit", zeros, len(c.Points))
 	}

@@ -157,3 +157,20 @@ func TestSizeName(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowthTextNoFit: a curve that cannot be fitted says why.
+func TestGrowthTextNoFit(t *testing.T) {
+	for _, tc := range []struct {
+		points []Point
+		want   string
+	}{
+		{[]Point{{Size: 1000, Center: 5e6}}, "no fit at 1 size"},
+		{[]Point{{Size: 10, Center: 0}, {Size: 100, Center: 3}}, "0 at 1 of 2 sizes, no fit"},
+	} {
+		c := Curve{Points: tc.points}
+		c.fit()
+		if got := growthText(&c); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.points, got, tc.want)
+		}
+	}
+}

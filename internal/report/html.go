@@ -166,7 +166,7 @@ func (r *Report) medianTable(family string) *table.Table {
 		cols = append(cols, table.Column{Name: "N = " + formatCount(float64(s)), Align: table.Right})
 	}
 	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k (last step)", Align: table.Right})
-	t := table.New(family+": median [95% CI] (samples) per pool size", cols...)
+	t := table.New(family+": median [95% CI] (samples) at each N, "+growth.SizeName(family), cols...)
 	t.ID = "medians-" + safeID(family)
 	for _, unit := range growth.TableUnits {
 		info := infoOf(unit)
