@@ -28,14 +28,14 @@ type heldPrice struct {
 }
 
 // share is perGen as a part of the configuration: 1 is the whole of it.
-func (p heldPrice) share() float64 { return ratio(p.perGen, p.config) }
+func (p heldPrice) share() float64 { return heldRatio(p.perGen, p.config) }
 
 // entries is perGen in certificate entries: 1 is one certificate, what a
 // renew-1 refresh changes.
-func (p heldPrice) entries() float64 { return ratio(p.perGen, p.entry) }
+func (p heldPrice) entries() float64 { return heldRatio(p.perGen, p.entry) }
 
-// ratio is a/b, NaN where b is not a positive finite number.
-func ratio(a, b float64) float64 {
+// heldRatio is a/b, NaN where b is not a positive finite number.
+func heldRatio(a, b float64) float64 {
 	if !(b > 0) || !finite(a) || !finite(b) {
 		return math.NaN()
 	}
@@ -63,23 +63,23 @@ func (r *Report) heldPrices() []heldPrice {
 			}
 			st := t.Columns[j].Label
 			p := heldPrice{scenario: row.Label, store: st, perGen: c.Summary.Center,
-				goroutines: r.median(results.UnitHeldGoroutinesPerGen, row.Label, st)}
+				goroutines: r.heldMedian(results.UnitHeldGoroutinesPerGen, row.Label, st)}
 			// retained-B/cert is retained-B over the certificates, sample
 			// by sample, and so are their medians.
-			if certs := ratio(r.median(results.UnitRetained, row.Label, st), r.median(results.UnitRetainedPerCert, row.Label, st)); finite(certs) {
+			if certs := heldRatio(r.heldMedian(results.UnitRetained, row.Label, st), r.heldMedian(results.UnitRetainedPerCert, row.Label, st)); finite(certs) {
 				p.base = fmt.Sprintf("renew-1-of-%d", int(math.Round(certs)))
 			}
-			p.config = r.median(results.UnitRetained, p.base, st)
-			p.entry = r.median(results.UnitRetainedPerCert, p.base, st)
+			p.config = r.heldMedian(results.UnitRetained, p.base, st)
+			p.entry = r.heldMedian(results.UnitRetainedPerCert, p.base, st)
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// median returns compare's center of unit in a row and column, NaN if
+// heldMedian returns compare's center of unit in a row and column, NaN if
 // there is none.
-func (r *Report) median(unit, row, col string) float64 {
+func (r *Report) heldMedian(unit, row, col string) float64 {
 	t := r.Compare.Table(unit)
 	if t == nil {
 		return math.NaN()
@@ -92,9 +92,9 @@ func (r *Report) median(unit, row, col string) float64 {
 	return t.Rows[i].Cells[j].Summary.Center
 }
 
-// shareUnit formats a part of a whole as a percentage (results.Format's
+// heldShareUnit formats a part of a whole as a percentage (results.Format's
 // fractions).
-const shareUnit = "configuration-fraction"
+const heldShareUnit = "configuration-fraction"
 
 // HeldTable is the price-of-atomicity table: per held scenario and store,
 // the bytes a held generation costs, against the whole configuration and
@@ -134,7 +134,7 @@ func (r *Report) HeldTable() *table.Table {
 		}
 		t.Add(table.Cell{Text: p.scenario}, table.Cell{Text: p.store},
 			cell(p.perGen, results.UnitHeldPerGen, "not measured"), config,
-			cell(p.share(), shareUnit, missing), cell(p.entries(), "", missing),
+			cell(p.share(), heldShareUnit, missing), cell(p.entries(), "", missing),
 			cell(p.goroutines, results.UnitHeldGoroutinesPerGen, "not measured"))
 	}
 	return t
