@@ -75,7 +75,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.StringVar(&opts.GrowthTitle, "growth-title", "", "`title` of --growth-chart (default: the family's)")
 	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
-	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents, and the price of atomicity (held-B/gen)")
+	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
 	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",

@@ -36,11 +36,11 @@ type htmlPage struct {
 	GateHTML    template.HTML
 	Config      []compare.Config
 	Families    []htmlFamily
+	Held        template.HTML // the price of atomicity (held.go)
 	Exponents   template.HTML
 	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
 	Operators   []htmlChart
-	Held        template.HTML // the price of atomicity (held.go)
 	Tables      template.HTML // compare's page
 }
 

@@ -180,7 +180,7 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 	return withBetter(panels, better, &Chart{
 		ID:    "growth-" + safeID(family),
 		Title: title,
-		Caption: "Median at each N (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
+		Caption: "Median at each pool size (points), 95% confidence interval of the median (error bars; none where there are too few samples), " +
 			"and the least-squares power law c·N^k (dashed) with its exponent k in the legend; both axes logarithmic.",
 		plots: gridOf(panels, 2),
 		tileW: 400, tileH: 280,
