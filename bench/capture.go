@@ -122,7 +122,7 @@ type heapSnapshots struct {
 
 // captureHeap runs one sample with every allocation recorded and takes the
 // heap snapshots before the store exists, after Configs[0], and after the
-// ops. It allocates nothing between the last two other than through Apply.
+// ops. It allocates nothing between the last two other than through apply.
 func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (heapSnapshots, error) {
 	var raw heapSnapshots
 	m0, m1 := new(runtime.MemStats), new(runtime.MemStats)
@@ -142,12 +142,18 @@ func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (he
 			return raw, fmt.Errorf("initial configuration: %w", err)
 		}
 	}
+	// A held workload's connections, made before the snapshot, keep
+	// their generations in the last one.
+	ctl := &sampleCtl{}
+	if w.Scenario.Kind == scenarios.Held {
+		ctl.held = newHolders(w)
+	}
 	if raw.initial, err = heapSnapshot(); err != nil {
 		closeStore(store, nil)
 		return raw, err
 	}
 	runtime.ReadMemStats(m0)
-	held, applyErr := Apply(store, newStore, w, ops)
+	held, applyErr := apply(store, newStore, w, ops, ctl)
 	runtime.ReadMemStats(m1)
 	raw.memBytes, raw.memObjects = m1.TotalAlloc-m0.TotalAlloc, m1.Mallocs-m0.Mallocs
 	raw.after, err = heapSnapshot()
@@ -158,6 +164,7 @@ func captureHeap(newStore certstore.Factory, w *scenarios.Workload, ops int) (he
 	// closed by Apply and is garbage.
 	runtime.KeepAlive(w)
 	runtime.KeepAlive(held)
+	runtime.KeepAlive(ctl.held)
 	closeStore(held, nil)
 	if applyErr != nil {
 		return raw, applyErr

@@ -313,9 +313,10 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-// TestCaptureOtherKinds profiles a fresh-store (startup) and a lookup
-// workload on small pools: a fresh-store profile retains one store, as
-// much as a refreshed one; lookups are attributed to Certificate.
+// TestCaptureOtherKinds profiles a fresh-store (startup), a held and a
+// lookup workload on small pools: a fresh-store profile retains one store,
+// as much as a refreshed one, a held one more; lookups are attributed to
+// Certificate.
 func TestCaptureOtherKinds(t *testing.T) {
 	newStore := factory(t, "optimized")
 	pool := certgen.PoolSpec{Seed: 1, Count: 100}
@@ -328,6 +329,13 @@ func TestCaptureOtherKinds(t *testing.T) {
 	}
 	if a := total(t, startup, profile.AllocSpace); !within(a, float64(startupInfo.MemBytes), 0.10) {
 		t.Errorf("startup: profile %.0f B, runtime counters %d B", a, startupInfo.MemBytes)
+	}
+	// A held workload's profile keeps the generations its connections
+	// hold: at least the renewed entry (over 1 KiB) of each.
+	const held = 20
+	heldP, _ := capture(t, newStore, "optimized", scenarios.Scenario{Name: "held-20", Kind: scenarios.Held, Renew: 1, Held: held, Pool: pool, Ops: held}, held)
+	if h, n := total(t, heldP, profile.InuseSpace), total(t, noop, profile.InuseSpace); h < n+held<<10 {
+		t.Errorf("held: retains %.0f B, a refreshed store %.0f B: want %d held generations more", h, n, held)
 	}
 
 	lookup, _ := capture(t, newStore, "optimized", scenarios.Scenario{Name: "lookup-100", Kind: scenarios.Lookup, Pool: pool, Ops: 200}, 200)

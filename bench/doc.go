@@ -19,5 +19,8 @@
 // while refreshes run, and add latency percentiles and refreshes/s (see
 // churn.go). With Options.Instrument set to [Simulate] the timed ops run
 // in a callgrind window and record instructions/op (see simulate.go).
+// Held scenarios hold earlier generations through simulated connections
+// and add what each held generation keeps and what is left once they let
+// go (see held.go).
 // [HeapProfile] captures a heap profile of one sample's ops.
 package bench

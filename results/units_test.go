@@ -30,7 +30,7 @@ func TestUnits(t *testing.T) {
 			counts = append(counts, u.Unit)
 		}
 	}
-	if !slices.Equal(counts, []string{UnitBytes, UnitAllocs, UnitGoroutines}) {
+	if !slices.Equal(counts, []string{UnitBytes, UnitAllocs, UnitGoroutines, UnitHeldGoroutinesPerGen, UnitReleasedHeldGoroutines}) {
 		t.Errorf("counts = %v", counts)
 	}
 	if Title(UnitSec) != "time per op" || Title(UnitNsPerOp) != "time per op" || Title("x/op") != "x/op" || Title(UnitBytesPerSec) != UnitBytesPerSec {
