@@ -14,6 +14,7 @@ import (
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/report"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"
 )
@@ -165,6 +166,10 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		if err := growth.WriteTable(out, rep.Curves); err != nil {
 			return err
 		}
+	}
+	if t := rep.HeldTable(); opts.Table && t != nil {
+		fmt.Fprintln(out)
+		return table.WriteText(out, &table.Page{Tables: []*table.Table{t}})
 	}
 	return nil
 }

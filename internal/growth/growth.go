@@ -172,6 +172,18 @@ func (c *Curve) fit() {
 	}
 }
 
+// HeldFamily is the sweep family whose size N counts the generations held
+// at once (scenarios' held family), not the certificates in the pool.
+const HeldFamily = "held"
+
+// SizeName says what a family's size N counts, for axes and titles.
+func SizeName(family string) string {
+	if family == HeldFamily {
+		return "held generations"
+	}
+	return "certificates in the pool"
+}
+
 // Find returns the curve of a family, store and unit, or nil.
 func Find(curves []Curve, family, store, unit string) *Curve {
 	for i := range curves {
@@ -183,8 +195,10 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 	return nil
 }
 
-// TableUnits are the units WriteTable shows, in order, when present.
-var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert}
+// TableUnits are the units WriteTable shows, in order, when present
+// (the held units only in the held family's samples).
+var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert,
+	results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen}
 
 // WriteTable writes, per family, the medians per pool size (a row per
 // unit and store) with the exponents, then the exponents' summary (a row
@@ -268,7 +282,7 @@ func familyTable(curves []Curve, fam string, stores []string) *table.Table {
 		cols = append(cols, table.Column{Name: results.FormatInt(s), Align: table.Right})
 	}
 	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k last", Align: table.Right})
-	t := table.New(fam+": median (samples) per pool size N; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
+	t := table.New(fam+": median (samples) at each N, "+SizeName(fam)+"; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
 	for _, unit := range TableUnits {
 		for _, st := range stores {
 			c := Find(curves, fam, st, unit)
@@ -305,7 +319,7 @@ func AllZero(c *Curve) bool {
 }
 
 // growthText formats a curve's growth: "N^1.02 (N^1.31 at 10,000-100,000)",
-// "0 at every size", or "0 at 3 of 4 sizes, no fit".
+// "0 at every size", "0 at 3 of 4 sizes, no fit", or "no fit at 1 size".
 func growthText(c *Curve) string {
 	if AllZero(c) {
 		return "0 at every size"
@@ -316,6 +330,9 @@ func growthText(c *Curve) string {
 			if p.Center <= 0 {
 				zeros++
 			}
+		}
+		if zeros == 0 {
+			return fmt.Sprintf("no fit at %d size", len(c.Points))
 		}
 		return fmt.Sprintf("0 at %d of %d sizes, no fit", zeros, len(c.Points))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/scenarios"
 )
 
 func TestFitPowerKnown(t *testing.T) {
@@ -141,5 +142,35 @@ func TestCurves(t *testing.T) {
 	}
 	if _, err := Curves(other); err == nil {
 		t.Error("Curves of results without sweep samples gave no error")
+	}
+}
+
+// TestSizeName: SizeName says what scenarios says each family's size
+// counts (growth does not import scenarios, which makes pools).
+func TestSizeName(t *testing.T) {
+	if f, err := scenarios.FamilyByName(HeldFamily); err != nil || f.Kind != scenarios.Held {
+		t.Fatalf("scenarios has no held family named %q (%v)", HeldFamily, err)
+	}
+	for _, f := range scenarios.Families {
+		if got := SizeName(f.Name); !strings.HasPrefix(got, f.Counts()) {
+			t.Errorf("SizeName(%q) = %q, want what scenarios counts, %q", f.Name, got, f.Counts())
+		}
+	}
+}
+
+// TestGrowthTextNoFit: a curve that cannot be fitted says why.
+func TestGrowthTextNoFit(t *testing.T) {
+	for _, tc := range []struct {
+		points []Point
+		want   string
+	}{
+		{[]Point{{Size: 1000, Center: 5e6}}, "no fit at 1 size"},
+		{[]Point{{Size: 10, Center: 0}, {Size: 100, Center: 3}}, "0 at 1 of 2 sizes, no fit"},
+	} {
+		c := Curve{Points: tc.points}
+		c.fit()
+		if got := growthText(&c); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.points, got, tc.want)
+		}
 	}
 }

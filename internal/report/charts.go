@@ -662,7 +662,7 @@ func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, er
 	info := infoOf(unit)
 	title := strings.Replace(info.title, " per op", " per refresh", 1)
 	p := newPlot(title)
-	p.X.Label.Text = "certificates in the pool, N"
+	p.X.Label.Text = growth.SizeName(curves[0].Family) + ", N"
 	p.Y.Label.Text = axisLabel(info, title)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = logTicker{format: formatCount}

@@ -37,6 +37,7 @@ type htmlPage struct {
 	GateChart   *htmlChart
 	Config      []compare.Config
 	Families    []htmlFamily
+	Held        template.HTML // the price of atomicity (held.go)
 	Exponents   template.HTML
 	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
@@ -84,6 +85,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	if len(r.Curves) > 0 {
 		page.Exponents = fragment(&table.Page{Tables: []*table.Table{r.exponentTable()}})
+	}
+	if t := r.HeldTable(); t != nil {
+		page.Held = fragment(&table.Page{Tables: []*table.Table{t}})
 	}
 	for _, chs := range []struct {
 		from []*Chart
@@ -171,7 +175,7 @@ func (r *Report) medianTable(family string) *table.Table {
 		cols = append(cols, table.Column{Name: "N = " + formatCount(float64(s)), Align: table.Right})
 	}
 	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k (last step)", Align: table.Right})
-	t := table.New(family+": median [95% CI] (samples) per pool size", cols...)
+	t := table.New(family+": median [95% CI] (samples) at each N, "+growth.SizeName(family), cols...)
 	t.ID = "medians-" + safeID(family)
 	for _, unit := range growth.TableUnits {
 		info := infoOf(unit)

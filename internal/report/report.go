@@ -172,7 +172,7 @@ func (r *Report) curvesBy(key func(growth.Curve) string) []string {
 // per unit with data, two a row; nil if there is none. title has a
 // default.
 func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
-	title = cmp.Or(title, family+": growth with the number of certificates")
+	title = cmp.Or(title, family+": growth with the number of "+growth.SizeName(family))
 	var panels []*plot.Plot
 	var better, ns []int
 	for _, unit := range units {
