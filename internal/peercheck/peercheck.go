@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,6 +87,9 @@ const (
 // DefaultSimCount is the simulated CPU's samples per side.
 const DefaultSimCount = 5
 
+// skippedBy begins Report.Skipped's reason of a step the options skipped.
+const skippedBy = "skipped (--skip "
+
 // Report is the outcome of Run.
 type Report struct {
 	Kind        peerbuild.Kind
@@ -99,13 +103,19 @@ type Report struct {
 	// CPU's (nil on the clock alone).
 	Gate, SimGate *gate.Verdict
 	GoBench       *gate.Verdict
-	GoBenchRun    *gobench.Result
+	// Noisy are the benchmarks whose instructions/op vary between samples
+	// beyond their threshold, with their ranges: SimGate gates them at
+	// the clock's sec/op threshold.
+	Noisy      []string
+	GoBenchRun *gobench.Result
 	// HeadOnly are the samples of the proxy's benchmarks only the head
 	// has (shown, not gated).
 	HeadOnly *results.Set
 	// Instrument is the CPU half's (Options.Instrument, resolved).
 	Instrument string
-	// Skipped says why a step did not run or gave nothing, by step.
+	// Skipped says why a step did not run or gave nothing, by step
+	// (conformance, diff, gate, gobench): "skipped (--skip STEP)" when the
+	// options skipped it.
 	Skipped map[string]string
 	// Elapsed is Run's wall time; Phases its steps', in order.
 	Elapsed time.Duration
@@ -123,14 +133,56 @@ type Phase struct {
 }
 
 // Passed reports whether nothing failed: no rule newly failing, no
-// behaviour change, no regression.
+// behaviour change, no regression (a cost not decided is none; see
+// Undecided).
 func (r *Report) Passed() bool {
 	return (r.Conformance == nil || len(r.Conformance.Regressed) == 0) && (r.Diff == nil || !r.Diff.Differs) && !r.costRegressed()
 }
 
-// costRegressed reports whether a gate failed.
+// costRegressed reports whether a gate failed for a reason other than
+// too few samples: a regression, a metric missing at the head, a store
+// that failed.
 func (r *Report) costRegressed() bool {
-	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench}, func(v *gate.Verdict) bool { return v != nil && !v.Passed() })
+	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench}, regressed)
+}
+
+// regressed reports whether v fails for a reason other than too few samples.
+func regressed(v *gate.Verdict) bool {
+	return v != nil && (slices.ContainsFunc(v.Findings, func(f *gate.Finding) bool { return f.Fatal && f.Status != gate.TooFewSamples }) ||
+		slices.ContainsFunc(v.Problems, func(p gate.Problem) bool { return p.Fatal }))
+}
+
+// needRE finds the samples a too-few-samples finding's note asks for.
+var needRE = regexp.MustCompile(`need (\d+)`)
+
+// Undecided says which gates had too few samples to decide some metric
+// ("too few samples on the clock (n=2, need ≥ 4)"), "" if none. Such a
+// check neither passes nor finds a regression: the command exits 2.
+func (r *Report) Undecided() string {
+	var parts []string
+	for i, v := range []*gate.Verdict{r.Gate, r.SimGate, r.GoBench} {
+		if v == nil {
+			continue
+		}
+		n, need := -1, v.Policy.MinSamples
+		for _, f := range v.Select(gate.TooFewSamples) {
+			if n < 0 || min(f.BaseN, f.HeadN) < n {
+				n = min(f.BaseN, f.HeadN)
+			}
+			if m := needRE.FindStringSubmatch(f.Note); m != nil {
+				k, _ := strconv.Atoi(m[1])
+				need = max(need, k)
+			}
+		}
+		if n >= 0 {
+			where := [...]string{"the clock", "the simulated CPU", "the proxy's benchmarks"}[i]
+			parts = append(parts, fmt.Sprintf("%s (n=%d, need ≥ %d)", where, n, need))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	return "too few samples on " + strings.Join(parts, " and on ")
 }
 
 // Run builds the binary and runs every step; see the package
@@ -214,26 +266,27 @@ func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
 	for _, s := range []struct {
-		name string
-		skip bool
-		run  func() error
+		name, step string // the phase; the --skip value
+		skip       bool
+		run        func() error
 	}{
-		{"conformance", opts.NoConformance, func() (err error) {
+		{"conformance", "conformance", opts.NoConformance, func() (err error) {
 			if rep.Conformance, err = p.conformance(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
 				rep.Skipped["conformance"] = err.Error()
 			}
 			return nil
 		}},
-		{"behaviour diff", opts.NoDiff, func() (err error) {
+		{"behaviour diff", "diff", opts.NoDiff, func() (err error) {
 			if rep.Diff, err = p.diff(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
 				rep.Skipped["diff"] = err.Error()
 			}
 			return nil
 		}},
-		{"scenarios", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
-		{"proxy's benchmarks", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
+		{"scenarios", "gate", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
+		{"proxy's benchmarks", "gobench", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
 	} {
 		if s.skip {
+			rep.Skipped[s.step] = skippedBy + s.step + ")"
 			continue
 		}
 		fmt.Fprintf(p.log, "peer: %s (%s against %s)\n", s.name, rep.Base, rep.Head)
@@ -340,6 +393,12 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 			return err
 		}
 		rep.SimGate = res.Verdict
+		if noisy, loose := noisyPolicy(res.Verdict, so.Policy, policy); noisy != nil {
+			rep.Noisy = noisy
+			if rep.SimGate, err = ab.GateFiles(res.Base, res.Head, loose); err != nil {
+				return err
+			}
+		}
 		rep.SimGate.Base, rep.SimGate.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
 		if o.Policy, err = ab.LoosenClock(policy, ab.DefaultWallMax); err != nil {
 			return err
@@ -353,6 +412,28 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	rep.Gate = res.Verdict
 	rep.Gate.Base, rep.Gate.Head = "scenarios/base.txt", "scenarios/head.txt"
 	return nil
+}
+
+// noisyPolicy finds the scenarios whose simulated CPU's counts vary
+// between samples by more than their threshold allows (near-exact would
+// decide them on noise: docs/gate.md) and returns them, each with its
+// spread, and sim with those scenarios' simulated units gated at the
+// clock's sec/op threshold of policy, as the clock's time would be.
+func noisyPolicy(v *gate.Verdict, sim, policy gate.Policy) ([]string, gate.Policy) {
+	var noisy []string
+	loose := sim.Clone()
+	for _, f := range v.Findings {
+		spread := max(f.BaseMax-f.BaseMin, f.HeadMax-f.HeadMin)
+		if f.Unit != results.UnitInstructions || f.Method != gate.NearExact || spread <= f.Threshold.Allowed(f.Base) {
+			continue
+		}
+		th, _ := policy.Threshold(f.Scenario, f.Store, results.UnitSec)
+		noisy = append(noisy, fmt.Sprintf("%s (%s %s to %s at the base, %s to %s at the head)", f.Label(), f.Unit,
+			results.Format(f.BaseMin, f.Unit), results.Format(f.BaseMax, f.Unit), results.Format(f.HeadMin, f.Unit), results.Format(f.HeadMax, f.Unit)))
+		loose.Overrides = append(loose.Overrides, gate.Override{Scenario: f.Scenario, Store: f.Store,
+			Max: gate.Thresholds{results.UnitInstructions: th, results.UnitEstCycles: th}})
+	}
+	return noisy, loose
 }
 
 // conformanceDoc is what peer check reads of conformance --format json.
