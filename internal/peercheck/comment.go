@@ -166,8 +166,12 @@ func (r *Report) writeHeadOnly(bw io.Writer) {
 		return
 	}
 	units := []string{results.UnitSec, results.UnitBytes, results.UnitAllocs}
+	rounds := r.Count
+	if r.GoBenchRun != nil {
+		rounds = r.GoBenchRun.HeadOnlyRounds
+	}
 	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of %d rounds.\n\n| benchmark | %s | %s | %s |\n| :-- | --: | --: | --: |\n",
-		r.Count, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
+		rounds, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
 	for _, s := range r.HeadOnly.Series {
 		fmt.Fprintf(bw, "| %s |", results.EscapeMarkdown(string(s.Name)))
 		for _, u := range units {

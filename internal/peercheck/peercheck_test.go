@@ -65,7 +65,7 @@ func TestComment(t *testing.T) {
 			"| 1.2 | exact match -&gt; later configuration's configured default | Certificate(\"default\", \"a.a\") on the held generation of configuration 0 of 2: traefik@base served certificate 0 [\"a.a\"], traefik@head serves the configured default of \"default\" [\"d\"] of configuration 1 (not the held one, 0) | 9 |\n"},
 		Gate: v, SimGate: simVerdict(t, dir, policy), Instrument: InstrumentSimulate, SimCount: 3,
 		Skipped:    map[string]string{"gobench": "the base has none of the head's benchmarks in ./pkg/tls/..."},
-		GoBenchRun: &gobench.Result{Benchtime: "100x", Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls", HeadOnly: []string{"BenchmarkManager_UpdateConfigs"}, BaseOnly: []string{"BenchmarkOld"}}}},
+		GoBenchRun: &gobench.Result{Benchtime: "100x", HeadOnlyRounds: 3, Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls", HeadOnly: []string{"BenchmarkManager_UpdateConfigs"}, BaseOnly: []string{"BenchmarkOld"}}}},
 		HeadOnly:   headOnly(t),
 		Count:      4, Elapsed: 95 * time.Second,
 		Phases: []Phase{{"build", 40 * time.Second}, {"conformance", 10 * time.Second}, {"behaviour diff", 20 * time.Second}, {"scenarios", 25 * time.Second}},
