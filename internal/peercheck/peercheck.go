@@ -234,13 +234,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		cleanFailedBuild(out, created)
 		return nil, err
 	}
-	phases := []Phase{{Name: "build", Elapsed: time.Since(start)}}
-	phase := func(name string, from time.Time) {
-		d := time.Since(from)
+	var phases []Phase
+	phase := func(name string, d time.Duration) {
 		phases = append(phases, Phase{Name: name, Elapsed: d})
 		fmt.Fprintf(log, "peer: %s took %v\n", name, d.Round(time.Second))
 	}
-	fmt.Fprintf(log, "peer: build took %v\n", phases[0].Elapsed.Round(time.Second))
+	phase("build", time.Since(start))
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
@@ -259,11 +258,26 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// steps runs the checks opts asks for into rep, phase timing each.
-func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
+// steps runs the checks opts asks for into rep, phase timing each. The
+// simulated CPU's pass, whose instruction counts do not depend on what
+// else runs, runs beside conformance and the behaviour diff; the clock's
+// pass and the proxy's benchmarks run after them, alone.
+func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Duration)) error {
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
+	}
+	sim := make(chan error, 1)
+	var simTook time.Duration
+	if !opts.NoGate && opts.Instrument == InstrumentSimulate {
+		fmt.Fprintf(p.log, "peer: simulated CPU (%s against %s), beside the next steps\n", rep.Base, rep.Head)
+		go func(t time.Time) {
+			err := p.simulate(ctx, rep, opts, policy)
+			simTook = time.Since(t)
+			sim <- err
+		}(time.Now())
+	} else {
+		sim <- nil
 	}
 	for _, s := range []struct {
 		name, step string // the phase; the --skip value
@@ -282,19 +296,27 @@ func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(
 			}
 			return nil
 		}},
-		{"scenarios", "gate", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
+		{"scenarios on the clock", "gate", opts.NoGate, func() error { return p.clock(ctx, rep, opts, policy) }},
 		{"proxy's benchmarks", "gobench", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
 	} {
 		if s.skip {
 			rep.Skipped[s.step] = skippedBy + s.step + ")"
 			continue
 		}
+		if s.step == "gate" {
+			if err := <-sim; err != nil {
+				return err
+			}
+			if rep.SimGate != nil {
+				phase("simulated CPU (beside conformance and the diff)", simTook)
+			}
+		}
 		fmt.Fprintf(p.log, "peer: %s (%s against %s)\n", s.name, rep.Base, rep.Head)
 		t := time.Now()
 		if err := s.run(); err != nil {
 			return err
 		}
-		phase(s.name, t)
+		phase(s.name, time.Since(t))
 	}
 	return nil
 }
@@ -373,33 +395,44 @@ type peer struct {
 	log      io.Writer
 }
 
-// gate runs certbench's scenarios on both stores, each renamed to the
-// proxy's name, in the A/B protocol and gates head against base into
-// rep: with the simulated CPU first ab.Simulate's pass of SimCount
-// samples gating instructions/op, then the clock's rounds for the
-// allocations and the retained heap, its time loosened to
-// ab.DefaultWallMax.
-func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+// scenarioOptions are the A/B protocol's options for certbench's
+// scenarios on both stores, each renamed to the proxy's name.
+func (p *peer) scenarioOptions(rep *Report, opts Options, policy gate.Policy) ab.Options {
 	side := func(store string) ab.Side {
 		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
 	}
-	o := ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
+	return ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
 		ByRound: true, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log}
-	if opts.Instrument == InstrumentSimulate {
-		so := o
-		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
-		res, err := ab.Simulate(ctx, so)
-		if err != nil {
+}
+
+// simulate runs ab.Simulate's pass of SimCount samples and gates
+// instructions/op into rep.SimGate (rep.Noisy: the series gated as noisy).
+func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	so := p.scenarioOptions(rep, opts, policy)
+	so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
+	res, err := ab.Simulate(ctx, so)
+	if err != nil {
+		return err
+	}
+	v := res.Verdict
+	if noisy, loose := noisyPolicy(v, so.Policy, policy); noisy != nil {
+		rep.Noisy = noisy
+		if v, err = ab.GateFiles(res.Base, res.Head, loose); err != nil {
 			return err
 		}
-		rep.SimGate = res.Verdict
-		if noisy, loose := noisyPolicy(res.Verdict, so.Policy, policy); noisy != nil {
-			rep.Noisy = noisy
-			if rep.SimGate, err = ab.GateFiles(res.Base, res.Head, loose); err != nil {
-				return err
-			}
-		}
-		rep.SimGate.Base, rep.SimGate.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+	}
+	v.Base, v.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+	rep.SimGate = v
+	return nil
+}
+
+// clock runs the clock's rounds and gates head against base into
+// rep.Gate: beside the simulated CPU for the allocations and the retained
+// heap, its time loosened to ab.DefaultWallMax.
+func (p *peer) clock(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	o := p.scenarioOptions(rep, opts, policy)
+	if rep.SimGate != nil {
+		var err error
 		if o.Policy, err = ab.LoosenClock(policy, ab.DefaultWallMax); err != nil {
 			return err
 		}
