@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,7 +109,13 @@ func (r *Report) writeCosts(bw io.Writer) {
 	case r.Gate == nil:
 		fmt.Fprintln(bw, r.notRun("gate", "Not run", true))
 	case r.SimGate != nil:
-		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side), which other tenants of the machine cannot disturb.\n\n", r.SimCount)
+		var ops []string
+		for _, sc := range slices.Sorted(maps.Keys(r.SimOps)) {
+			if slices.ContainsFunc(r.SimGate.Findings, func(f *gate.Finding) bool { return f.Scenario == sc }) {
+				ops = append(ops, fmt.Sprintf("; %s at %d ops a sample", sc, r.SimOps[sc]))
+			}
+		}
+		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, strings.Join(ops, ""))
 		if len(r.Noisy) > 0 {
 			fmt.Fprintf(bw, "Not exact here: %s vary between samples by more than their threshold%s. They are gated as noisy: at the clock's sec/op threshold instead, by the same U test, so a smaller change is not seen.\n\n",
 				strings.Join(r.Noisy, "; "), noisyCause[r.Kind.Name])
