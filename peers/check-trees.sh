@@ -142,6 +142,7 @@ fi
 
 # --- 2. bad input -----------------------------------------------------------
 go build -o "$work/certbench" ./cmd/certbench
+mkdir -p "$work/tmp"
 cb() { TMPDIR=$work/tmp "$work/certbench" peer build --certbench "$root" -o "$work/bin/peer" "$@"; }
 # expect_bad WANT ARGS...: exit 2, WANT in the message, nothing left behind.
 expect_bad() {
