@@ -112,7 +112,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 		var ops []string
 		for _, sc := range slices.Sorted(maps.Keys(r.SimOps)) {
 			if slices.ContainsFunc(r.SimGate.Findings, func(f *gate.Finding) bool { return f.Scenario == sc }) {
-				ops = append(ops, fmt.Sprintf("; %s at %d ops a sample", sc, r.SimOps[sc]))
+				ops = append(ops, fmt.Sprintf("; %s at its first %d ops a sample, where a lookup cache is colder than over the clock's", sc, r.SimOps[sc]))
 			}
 		}
 		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, strings.Join(ops, ""))
