@@ -29,8 +29,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	switch {
 	case !r.Passed():
 		mark = "❌"
-	case r.Undecided() != "":
-		mark = "⚠️"
+	case r.Undecided() != "", r.Conformance == nil && r.Diff == nil && r.Gate == nil && r.GoBench == nil:
+		mark = "⚠️" // not decided, or nothing checked
 	}
 	fmt.Fprintln(bw, Marker)
 	fmt.Fprintf(bw, "### %s certbench on %s: %s\n\n", mark, r.Kind.Name, results.EscapeMarkdown(r.headline()))

@@ -207,6 +207,9 @@ func TestCommentSkipped(t *testing.T) {
 			t.Errorf("comment lacks %q:\n%s", w, out)
 		}
 	}
+	if !strings.Contains(out, "### ✅") {
+		t.Error("a check that ran the diff is not marked ✅")
+	}
 	for _, no := range []string{"no regression", "interleaved rounds", "not run"} {
 		if strings.Contains(out, no) {
 			t.Errorf("comment has %q with the gates skipped:\n%s", no, out)
