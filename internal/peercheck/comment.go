@@ -300,7 +300,7 @@ func (r *Report) verdictCell(v *gate.Verdict, step string) string {
 	}
 	s := fmt.Sprintf("%d regressed, %d improved, %d unchanged", n[gate.Regressed], n[gate.Improved], n[gate.Unchanged])
 	if k := n[gate.TooFewSamples]; k > 0 {
-		s = fmt.Sprintf("not decided: %d with too few samples; %s", k, s)
+		s = fmt.Sprintf("not decided: %d metric(s) with too few samples; %s", k, s)
 	}
 	switch {
 	case regressed(v):

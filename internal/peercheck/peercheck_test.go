@@ -182,7 +182,7 @@ func TestCommentUndecided(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, w := range []string{"### ⚠️ certbench on traefik: cost: not decided, " + want, "| certbench's scenarios | ⚠️ not decided: 1 with too few samples; 0 regressed"} {
+	for _, w := range []string{"### ⚠️ certbench on traefik: cost: not decided, " + want, "| certbench's scenarios | ⚠️ not decided: 1 metric(s) with too few samples; 0 regressed"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("comment lacks %q:\n%s", w, out)
 		}
