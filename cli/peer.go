@@ -169,13 +169,12 @@ func newPeerCheckCmd(runF func(context.Context, *peerCheckOptions) error) *cobra
 		Long: `check compares a pull request's head of Traefik or certmagic with its base (two
 trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
 binary with both as stores KIND@base and KIND@head, then runs: conformance (a
-rule the base keeps in 4 runs and the head breaks fails), the behaviour diff
-(any difference fails), the A/B protocol of certbench ab on certbench's
-scenarios (instructions/op where valgrind is installed) and on the proxy's
-own go test benchmarks (those only at the head shown, not gated). It writes one Markdown comment (-o, default
-DIR/comment.md): verdict, behaviour changes, costs; every step's files go to
---dir (see docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a
-behaviour change or a regression, 2 bad input.`,
+rule the base keeps in 4 runs and the head breaks fails), the behaviour diff (any
+difference fails), certbench ab's A/B protocol on certbench's scenarios (on the
+simulated CPU where valgrind is installed) and on the proxy's go test benchmarks.
+One Markdown comment (-o, default DIR/comment.md); each step's files in --dir
+(docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a behaviour
+change or a regression, 2 bad input or too few samples to decide.`,
 		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
   certbench peer check --base certmagic@v0.24.0 --head ~/src/certmagic --skip gobench`,
 		Args: cobra.NoArgs,
@@ -209,7 +208,8 @@ behaviour change or a regression, 2 bad input.`,
 	f.StringVar(&opts.Dir, "dir", "certbench-peer-out", "write every step's files into this `dir`")
 	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default DIR/comment.md)")
 	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
-	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of both gates; the gate needs 6 with several benchmarks")
+	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of the clock's pass and the proxy's benchmarks; the gate needs 6 with several benchmarks")
+	f.IntVar(&c.SimCount, "sim-count", peercheck.DefaultSimCount, "`n` samples per side of the simulated CPU's pass (--instrument simulate)")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
 	f.StringVar(&c.Instrument, "instrument", "", "the CPU half: `simulate` (instructions/op, needs valgrind) or wall (the clock); default simulate where valgrind is installed")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
@@ -227,8 +227,8 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	if opts.Dir == "" {
 		return usagef("--dir: empty folder name")
 	}
-	if opts.Check.Count < 1 {
-		return usagef("--count %d: want at least 1", opts.Check.Count)
+	if opts.Check.Count < 1 || opts.Check.SimCount < 1 {
+		return usagef("--count %d, --sim-count %d: want at least 1", opts.Check.Count, opts.Check.SimCount)
 	}
 	for _, step := range opts.Skip {
 		skip := map[string]*bool{"conformance": &opts.Check.NoConformance, "diff": &opts.Check.NoDiff, "gate": &opts.Check.NoGate, "gobench": &opts.Check.NoGoBench}[step]
@@ -288,6 +288,9 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	fmt.Fprintf(opts.ioStreams.ErrOut, "peer: comment in %s (%s)\n", comment, rep.Elapsed.Round(time.Second))
 	if !rep.Passed() {
 		return &exitError{code: ExitRegression, err: errSilent}
+	}
+	if u := rep.Undecided(); u != "" {
+		return usagef("the costs are not decided: %s (raise --count or --sim-count)", u)
 	}
 	return nil
 }

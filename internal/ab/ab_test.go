@@ -158,3 +158,17 @@ func TestCacheKeepsTheNewest(t *testing.T) {
 		t.Errorf("after save: %d files (want %d), oldest kept %v, saved %q", len(ents), cacheFiles, errOldest == nil, b)
 	}
 }
+
+// TestSimGroups: scenarios with ops of their own on the simulated CPU run
+// in a process per ops count, the others together at Ops.
+func TestSimGroups(t *testing.T) {
+	o := Options{Scenarios: []string{"rotate", "lookup", "renew", "lookup-big"}, Ops: 0, SimOps: map[string]int{"lookup": 1000, "lookup-big": 1000, "absent": 5}}
+	want := []simGroup{{scenarios: []string{"rotate", "renew"}}, {scenarios: []string{"lookup", "lookup-big"}, ops: 1000}}
+	if got := o.simGroups(); !reflect.DeepEqual(got, want) {
+		t.Errorf("simGroups() = %+v, want %+v", got, want)
+	}
+	o.SimOps = nil
+	if got := o.simGroups(); len(got) != 1 || len(got[0].scenarios) != 4 {
+		t.Errorf("without SimOps: %+v, want one group of all", got)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/gate"
@@ -54,6 +56,10 @@ type Options struct {
 	// ByRound runs one process per side and round with every scenario;
 	// by default each scenario has its own process.
 	ByRound bool
+	// SimOps gives scenarios ops per sample of their own on the
+	// simulated CPU (Simulate), over Ops: each such group of scenarios
+	// runs in a process of its own.
+	SimOps map[string]int
 	// RunArgs are more arguments of certbench run.
 	RunArgs []string
 	// Policy is the gate's; Out the output directory; Log, when not nil,
@@ -314,17 +320,32 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
+	groups := o.simGroups()
 	errs := make(chan error, 2)
 	for i, side := range o.Sides {
 		go func() {
 			file := [2]string{res.Base, res.Head}[i]
-			args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
-				"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(o.Scenarios, ","),
-				"--callgrind-dir", dirs[i], "-o", file}, append(o.opsArgs(), o.RunArgs...)...)
-			code, stderr, err := Command(ctx, side.Bin, nil, args...)
-			if err != nil || code > 1 {
-				err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
-			} else if side.As != "" {
+			var parts []string
+			var err error
+			for k, g := range groups {
+				part := file
+				if len(groups) > 1 {
+					part = fmt.Sprintf("%s.%d", file, k)
+					parts = append(parts, part)
+				}
+				args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
+					"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(g.scenarios, ","),
+					"--callgrind-dir", dirs[i], "-o", part}, append(Options{Ops: g.ops}.opsArgs(), o.RunArgs...)...)
+				code, stderr, cerr := Command(ctx, side.Bin, nil, args...)
+				if cerr != nil || code > 1 {
+					err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, cerr)
+					break
+				}
+			}
+			if err == nil && parts != nil {
+				err = mergeFiles(file, parts)
+			}
+			if err == nil && side.As != "" {
 				var b []byte
 				if b, err = os.ReadFile(file); err == nil {
 					for _, st := range m.stores(i) {
@@ -350,6 +371,43 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// A simGroup is scenarios run in one simulated process, at ops per sample
+// (0: each scenario's).
+type simGroup struct {
+	scenarios []string
+	ops       int
+}
+
+// simGroups groups the scenarios by their ops on the simulated CPU: Ops,
+// or SimOps where it names the scenario, in the scenarios' order.
+func (o Options) simGroups() []simGroup {
+	var groups []simGroup
+	for _, sc := range o.Scenarios {
+		ops := o.Ops
+		if n := o.SimOps[sc]; n > 0 {
+			ops = n
+		}
+		i := slices.IndexFunc(groups, func(g simGroup) bool { return g.ops == ops })
+		if i < 0 {
+			i, groups = len(groups), append(groups, simGroup{ops: ops})
+		}
+		groups[i].scenarios = append(groups[i].scenarios, sc)
+	}
+	return groups
+}
+
+// mergeFiles merges result files into path and removes them.
+func mergeFiles(path string, parts []string) error {
+	var b bytes.Buffer
+	if _, err := results.Merge(&b, parts...); err != nil {
+		return &InputError{err}
+	}
+	for _, p := range parts {
+		os.Remove(p)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // GateFiles gates two result files with the policy; what the gate
 // rejects is an InputError.
 func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
@@ -373,6 +431,10 @@ func GateFiles(base, head string, policy gate.Policy) (*gate.Verdict, error) {
 // code and error output.
 func Command(ctx context.Context, bin string, stdout io.Writer, args ...string) (int, string, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
+	// Cancelled, certbench gets SIGTERM: it stops its own children
+	// (callgrind's valgrind), which a kill would leave running.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	err := cmd.Run()

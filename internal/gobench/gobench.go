@@ -2,8 +2,8 @@
 // at a pull request's base and head: it builds each package's test binary
 // in both trees, runs them in the A/B protocol's rounds (ab.Rounds) at a
 // fixed iteration count, and merges each side's samples, each under
-// "round: N". Benchmarks only at the head run too, into a file of their
-// own (shown, not gated). After an allocation regression, [Sites] names
+// "round: N". Benchmarks only at the head run too, in the first rounds,
+// into a file of their own (shown, not gated). After an allocation regression, [Sites] names
 // the functions that grew. The trees are only read (-mod=readonly).
 //
 // They run on the clock, not the simulated CPU: under callgrind a test
@@ -31,6 +31,11 @@ import (
 
 // DefaultBenchtime is the fixed iteration count of a round.
 const DefaultBenchtime = "100x"
+
+// HeadOnlyRounds is how many rounds (the first) run the benchmarks only
+// the head has: their medians are shown, not gated, so more rounds would
+// only cost time.
+const HeadOnlyRounds = 3
 
 // Options configure Run.
 type Options struct {
@@ -89,8 +94,10 @@ type Result struct {
 	Packages []*Package
 	// Notes say what was left out and why.
 	Notes []string
-	// Benchtime is the fixed iteration count used.
-	Benchtime string
+	// Benchtime is the fixed iteration count used; HeadOnlyRounds the
+	// rounds of the benchmarks only the head has.
+	Benchtime      string
+	HeadOnlyRounds int
 }
 
 var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
@@ -100,7 +107,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	res := &Result{Benchtime: opts.Benchtime}
+	res := &Result{Benchtime: opts.Benchtime, HeadOnlyRounds: min(opts.Rounds, HeadOnlyRounds)}
 	pkgs, err := listPackages(ctx, opts.Head, opts.Packages)
 	if err != nil {
 		return nil, err
@@ -214,7 +221,8 @@ func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package)
 }
 
 // runRounds runs the A/B protocol's rounds (a package is a group), the
-// head's head-only benchmarks with its others, keeping each raw output in
+// head's head-only benchmarks with its others in the first
+// res.HeadOnlyRounds rounds, keeping each raw output in
 // Out/raw, and returns the base's, the head's and the head-only samples,
 // each under its "round: N" line.
 func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, error) {
@@ -227,7 +235,10 @@ func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, erro
 		p := res.Packages[s.Group]
 		bin, names := p.Base, p.Benchmarks
 		if s.Side == 1 {
-			bin, names = p.Head, append(slices.Clip(names), p.HeadOnly...)
+			bin = p.Head
+			if s.Round <= res.HeadOnlyRounds {
+				names = append(slices.Clip(names), p.HeadOnly...)
+			}
 		}
 		if len(names) == 0 {
 			return nil

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,8 +26,11 @@ const Marker = "<!-- certbench-peer -->"
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	mark := "✅"
-	if !r.Passed() {
+	switch {
+	case !r.Passed():
 		mark = "❌"
+	case r.Undecided() != "", r.Conformance == nil && r.Diff == nil && r.Gate == nil && r.GoBench == nil:
+		mark = "⚠️" // not decided, or nothing checked
 	}
 	fmt.Fprintln(bw, Marker)
 	fmt.Fprintf(bw, "### %s certbench on %s: %s\n\n", mark, r.Kind.Name, results.EscapeMarkdown(r.headline()))
@@ -45,11 +49,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 		writeNotes(bw, r.Notes)
 	}
-	sim := ""
-	if r.SimGate != nil {
-		sim = fmt.Sprintf(", %d samples per side on the simulated CPU", r.SimCount)
+	var runs []string
+	if r.Gate != nil || r.GoBench != nil {
+		runs = append(runs, fmt.Sprintf("%d interleaved rounds", r.Count))
 	}
-	fmt.Fprintf(bw, "\n<sub>certbench peer check: %d interleaved rounds%s; %s%s.</sub>\n", r.Count, sim, r.Elapsed.Round(time.Second), r.phaseText())
+	if r.SimGate != nil {
+		runs = append(runs, fmt.Sprintf("%d samples per side on the simulated CPU", r.SimCount))
+	}
+	runs = append(runs, r.Elapsed.Round(time.Second).String()+r.phaseText())
+	fmt.Fprintf(bw, "\n<sub>certbench peer check: %s.</sub>\n", strings.Join(runs, "; "))
 	return bw.Flush()
 }
 
@@ -60,7 +68,7 @@ func (r *Report) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw)
 	switch {
 	case r.Diff == nil:
-		fmt.Fprintln(bw, sentence("Not run"+reason(r.Skipped["diff"])))
+		fmt.Fprintln(bw, r.notRun("diff", "Not run", true))
 	case !r.Diff.Differs:
 		fmt.Fprintln(bw, "None found: the same generated cases gave the same answers on both stores.")
 	default:
@@ -99,9 +107,19 @@ func (r *Report) writeCosts(bw io.Writer) {
 	fmt.Fprintln(bw)
 	switch {
 	case r.Gate == nil:
-		fmt.Fprintln(bw, sentence("Not run"+reason(r.Skipped["gate"])))
+		fmt.Fprintln(bw, r.notRun("gate", "Not run", true))
 	case r.SimGate != nil:
-		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side), which other tenants of the machine cannot disturb.\n\n", r.SimCount)
+		var ops []string
+		for _, sc := range slices.Sorted(maps.Keys(r.SimOps)) {
+			if slices.ContainsFunc(r.SimGate.Findings, func(f *gate.Finding) bool { return f.Scenario == sc }) {
+				ops = append(ops, fmt.Sprintf("; %s at its first %d ops a sample, where a lookup cache is colder than over the clock's", sc, r.SimOps[sc]))
+			}
+		}
+		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, strings.Join(ops, ""))
+		if len(r.Noisy) > 0 {
+			fmt.Fprintf(bw, "Not exact here: %s vary between samples by more than their threshold. They are gated as noisy: at the clock's sec/op threshold instead, by the same U test, so a smaller change is not seen. Known causes: %sa sample far below the others, a window callgrind counted short (the same basic blocks ran).\n\n",
+				strings.Join(r.Noisy, "; "), noisyCause[r.Kind.Name])
+		}
 		writeVerdict(bw, r.SimGate)
 		fmt.Fprintf(bw, "\n**Allocations and retained heap on the clock** (%d interleaved rounds; its time is gated only past %s, as the simulated CPU gates the CPU).\n\n", r.Count, ab.DefaultWallMax)
 		writeVerdict(bw, r.Gate)
@@ -123,7 +141,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 		}
 		writeVerdict(bw, r.GoBench)
 	default:
-		fmt.Fprintln(bw, sentence("Not gated"+reason(r.Skipped["gobench"])))
+		fmt.Fprintln(bw, r.notRun("gobench", "Not gated", true))
 	}
 	r.writeHeadOnly(bw)
 	if gr := r.GoBenchRun; gr != nil {
@@ -144,14 +162,23 @@ func (r *Report) writeCosts(bw io.Writer) {
 	}
 }
 
+// noisyCause is why a proxy's instruction counts vary, by kind.
+var noisyCause = map[string]string{
+	"traefik": "Traefik's manager generating an RSA-2048 default certificate on every refresh of a store configured without one, key generation drawing random primes: Traefik's real cost; ",
+}
+
 // writeHeadOnly writes the medians of the benchmarks only the head has.
 func (r *Report) writeHeadOnly(bw io.Writer) {
 	if r.HeadOnly == nil {
 		return
 	}
 	units := []string{results.UnitSec, results.UnitBytes, results.UnitAllocs}
+	rounds := r.Count
+	if r.GoBenchRun != nil {
+		rounds = r.GoBenchRun.HeadOnlyRounds
+	}
 	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of %d rounds.\n\n| benchmark | %s | %s | %s |\n| :-- | --: | --: | --: |\n",
-		r.Count, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
+		rounds, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
 	for _, s := range r.HeadOnly.Series {
 		fmt.Fprintf(bw, "| %s |", results.EscapeMarkdown(string(s.Name)))
 		for _, u := range units {
@@ -183,8 +210,25 @@ func (r *Report) headline() string {
 	if r.costRegressed() {
 		parts = append(parts, "cost regressed")
 	}
+	if u := r.Undecided(); u != "" {
+		parts = append(parts, "cost: not decided, "+u)
+	}
 	if len(parts) == 0 {
-		parts = append(parts, "no behaviour change, no regression")
+		// Only what ran: a skipped step found nothing.
+		switch {
+		case r.Diff != nil:
+			parts = append(parts, "no behaviour change")
+		case r.Conformance != nil:
+			parts = append(parts, "no rule newly broken")
+		}
+		if r.Gate != nil || r.SimGate != nil || r.GoBench != nil {
+			parts = append(parts, "no regression")
+		}
+	}
+	for _, step := range []string{"conformance", "diff", "gate", "gobench"} {
+		if r.skipped(step) {
+			parts = append(parts, stepNames[step]+" "+r.Skipped[step])
+		}
 	}
 	if r.Gate != nil {
 		parts = append(parts, improvements(r.Gate, 1)...)
@@ -194,7 +238,7 @@ func (r *Report) headline() string {
 
 // verdictRows are the verdict table: one row per check.
 func (r *Report) verdictRows() [][2]string {
-	conf := "⚠️ not run" + reason(r.Skipped["conformance"])
+	conf := r.notRun("conformance", "⚠️ not run", false)
 	switch c := r.Conformance; {
 	case c != nil && len(c.Regressed) > 0:
 		conf = fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)
@@ -208,35 +252,64 @@ func (r *Report) verdictRows() [][2]string {
 			conf += fmt.Sprintf("; %d fixed", len(c.Fixed))
 		}
 	}
-	diff := "⚠️ not run" + reason(r.Skipped["diff"])
+	diff := r.notRun("diff", "⚠️ not run", false)
 	if d := r.Diff; d != nil {
 		diff = map[bool]string{true: "❌ base and head answer differently (below)", false: "✅ no difference found"}[d.Differs]
 	}
 	rows := [][2]string{{"conformance", conf}, {"behaviour diff", diff}}
 	scen := "certbench's scenarios"
 	if r.SimGate != nil {
-		rows = append(rows, [2]string{scen + ", simulated CPU", verdictCell(r.SimGate, "")})
+		rows = append(rows, [2]string{scen + ", simulated CPU", r.verdictCell(r.SimGate, "")})
 		scen += ", clock"
 	}
-	rows = append(rows, [2]string{scen, verdictCell(r.Gate, r.Skipped["gate"])})
-	rows = append(rows, [2]string{"the proxy's own benchmarks", verdictCell(r.GoBench, r.Skipped["gobench"])})
+	rows = append(rows, [2]string{scen, r.verdictCell(r.Gate, "gate")})
+	rows = append(rows, [2]string{"the proxy's own benchmarks", r.verdictCell(r.GoBench, "gobench")})
 	return rows
 }
 
-// verdictCell sums up a gate verdict.
-func verdictCell(v *gate.Verdict, skipped string) string {
+// stepNames name the steps of --skip in the headline.
+var stepNames = map[string]string{"conformance": "conformance", "diff": "behaviour diff", "gate": "gate on certbench's scenarios", "gobench": "the proxy's benchmarks"}
+
+// skipped reports whether the options skipped step.
+func (r *Report) skipped(step string) bool { return strings.HasPrefix(r.Skipped[step], skippedBy) }
+
+// notRun says why step has no outcome: "⏭️ skipped (--skip STEP)" when the
+// options skipped it, else what and the reason; a sentence if asked.
+func (r *Report) notRun(step, what string, asSentence bool) string {
+	s := what + reason(r.Skipped[step])
+	if r.skipped(step) {
+		s = "⏭️ " + r.Skipped[step]
+		if asSentence {
+			s = "S" + strings.TrimPrefix(r.Skipped[step], "s")
+		}
+	}
+	if asSentence {
+		return sentence(s)
+	}
+	return s
+}
+
+// verdictCell sums up a gate verdict of step (the reason of a nil one).
+func (r *Report) verdictCell(v *gate.Verdict, step string) string {
 	if v == nil {
-		return "⚠️ not gated" + reason(skipped)
+		return r.notRun(step, "⚠️ not gated", false)
 	}
 	n := map[gate.Status]int{}
 	for _, f := range v.Findings {
 		n[f.Status]++
 	}
-	mark := "✅"
-	if !v.Passed() {
-		mark = "❌"
+	s := fmt.Sprintf("%d regressed, %d improved, %d unchanged", n[gate.Regressed], n[gate.Improved], n[gate.Unchanged])
+	if k := n[gate.TooFewSamples]; k > 0 {
+		s = fmt.Sprintf("not decided: %d metric(s) with too few samples; %s", k, s)
 	}
-	s := fmt.Sprintf("%s %d regressed, %d improved, %d unchanged", mark, n[gate.Regressed], n[gate.Improved], n[gate.Unchanged])
+	switch {
+	case regressed(v):
+		s = "❌ " + s
+	case !v.Passed():
+		s = "⚠️ " + s
+	default:
+		s = "✅ " + s
+	}
 	if best := improvements(v, 3); len(best) > 0 {
 		s += ": " + strings.Join(best, "; ")
 	}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,15 @@ import (
 // DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
 // a refresh, a renewal in a large pool and lookups.
 var DefaultScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "lookup-1000"}
+
+// DefaultSimOps are the ops per sample on the simulated CPU of default
+// scenarios whose own count would take minutes a sample under callgrind,
+// when Options.Ops is not set: lookup-1000's 20,000 lookups are 31
+// billion instructions on a Traefik whose lookup walks every certificate
+// (before v3.5). Every sample on both sides looks up the same first
+// 1,000, so they compare as exactly; a lookup cache is colder in them
+// than over 20,000, so their count per op is higher than the clock's ops'.
+var DefaultSimOps = map[string]int{"lookup-1000": 1000}
 
 // DefaultBenchPackages are the proxy's benchmarked packages, by proxy,
 // when Options.BenchPackages is empty: the certificate code.
@@ -86,6 +96,9 @@ const (
 // DefaultSimCount is the simulated CPU's samples per side.
 const DefaultSimCount = 5
 
+// skippedBy begins Report.Skipped's reason of a step the options skipped.
+const skippedBy = "skipped (--skip "
+
 // Report is the outcome of Run.
 type Report struct {
 	Kind        peerbuild.Kind
@@ -99,19 +112,27 @@ type Report struct {
 	// CPU's (nil on the clock alone).
 	Gate, SimGate *gate.Verdict
 	GoBench       *gate.Verdict
-	GoBenchRun    *gobench.Result
+	// Noisy are the benchmarks whose instructions/op vary between samples
+	// beyond their threshold, with their ranges: SimGate gates them at
+	// the clock's sec/op threshold.
+	Noisy      []string
+	GoBenchRun *gobench.Result
 	// HeadOnly are the samples of the proxy's benchmarks only the head
 	// has (shown, not gated).
 	HeadOnly *results.Set
 	// Instrument is the CPU half's (Options.Instrument, resolved).
 	Instrument string
-	// Skipped says why a step did not run or gave nothing, by step.
+	// Skipped says why a step did not run or gave nothing, by step
+	// (conformance, diff, gate, gobench): "skipped (--skip STEP)" when the
+	// options skipped it.
 	Skipped map[string]string
 	// Elapsed is Run's wall time; Phases its steps', in order.
 	Elapsed time.Duration
 	Phases  []Phase
-	// Count is the clock's rounds; SimCount the simulated CPU's samples.
+	// Count is the clock's rounds; SimCount the simulated CPU's samples;
+	// SimOps its ops per sample of scenarios that have their own there.
 	Count, SimCount int
+	SimOps          map[string]int
 
 	build *peerbuild.Result
 }
@@ -123,14 +144,56 @@ type Phase struct {
 }
 
 // Passed reports whether nothing failed: no rule newly failing, no
-// behaviour change, no regression.
+// behaviour change, no regression (a cost not decided is none; see
+// Undecided).
 func (r *Report) Passed() bool {
 	return (r.Conformance == nil || len(r.Conformance.Regressed) == 0) && (r.Diff == nil || !r.Diff.Differs) && !r.costRegressed()
 }
 
-// costRegressed reports whether a gate failed.
+// costRegressed reports whether a gate failed for a reason other than
+// too few samples: a regression, a metric missing at the head, a store
+// that failed.
 func (r *Report) costRegressed() bool {
-	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench}, func(v *gate.Verdict) bool { return v != nil && !v.Passed() })
+	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench}, regressed)
+}
+
+// regressed reports whether v fails for a reason other than too few samples.
+func regressed(v *gate.Verdict) bool {
+	return v != nil && (slices.ContainsFunc(v.Findings, func(f *gate.Finding) bool { return f.Fatal && f.Status != gate.TooFewSamples }) ||
+		slices.ContainsFunc(v.Problems, func(p gate.Problem) bool { return p.Fatal }))
+}
+
+// needRE finds the samples a too-few-samples finding's note asks for.
+var needRE = regexp.MustCompile(`need (\d+)`)
+
+// Undecided says which gates had too few samples to decide some metric
+// ("too few samples on the clock (n=2, need ≥ 4)"), "" if none. Such a
+// check neither passes nor finds a regression: the command exits 2.
+func (r *Report) Undecided() string {
+	var parts []string
+	for i, v := range []*gate.Verdict{r.Gate, r.SimGate, r.GoBench} {
+		if v == nil {
+			continue
+		}
+		n, need := -1, v.Policy.MinSamples
+		for _, f := range v.Select(gate.TooFewSamples) {
+			if n < 0 || min(f.BaseN, f.HeadN) < n {
+				n = min(f.BaseN, f.HeadN)
+			}
+			if m := needRE.FindStringSubmatch(f.Note); m != nil {
+				k, _ := strconv.Atoi(m[1])
+				need = max(need, k)
+			}
+		}
+		if n >= 0 {
+			where := [...]string{"the clock", "the simulated CPU", "the proxy's benchmarks"}[i]
+			parts = append(parts, fmt.Sprintf("%s (n=%d, need ≥ %d)", where, n, need))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	return "too few samples on " + strings.Join(parts, " and on ")
 }
 
 // Run builds the binary and runs every step; see the package
@@ -182,13 +245,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		cleanFailedBuild(out, created)
 		return nil, err
 	}
-	phases := []Phase{{Name: "build", Elapsed: time.Since(start)}}
-	phase := func(name string, from time.Time) {
-		d := time.Since(from)
+	var phases []Phase
+	phase := func(name string, d time.Duration) {
 		phases = append(phases, Phase{Name: name, Elapsed: d})
 		fmt.Fprintf(log, "peer: %s took %v\n", name, d.Round(time.Second))
 	}
-	fmt.Fprintf(log, "peer: build took %v\n", phases[0].Elapsed.Round(time.Second))
+	phase("build", time.Since(start))
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
@@ -207,41 +269,65 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// steps runs the checks opts asks for into rep, phase timing each.
-func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Time)) error {
+// steps runs the checks opts asks for into rep, phase timing each. The
+// simulated CPU's pass, whose instruction counts do not depend on what
+// else runs, runs beside conformance and the behaviour diff; the clock's
+// pass and the proxy's benchmarks run after them, alone.
+func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Duration)) error {
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
 	}
+	sim := make(chan error, 1)
+	var simTook time.Duration
+	if !opts.NoGate && opts.Instrument == InstrumentSimulate {
+		fmt.Fprintf(p.log, "peer: simulated CPU (%s against %s), beside the next steps\n", rep.Base, rep.Head)
+		go func(t time.Time) {
+			err := p.simulate(ctx, rep, opts, policy)
+			simTook = time.Since(t)
+			sim <- err
+		}(time.Now())
+	} else {
+		sim <- nil
+	}
 	for _, s := range []struct {
-		name string
-		skip bool
-		run  func() error
+		name, step string // the phase; the --skip value
+		skip       bool
+		run        func() error
 	}{
-		{"conformance", opts.NoConformance, func() (err error) {
+		{"conformance", "conformance", opts.NoConformance, func() (err error) {
 			if rep.Conformance, err = p.conformance(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
 				rep.Skipped["conformance"] = err.Error()
 			}
 			return nil
 		}},
-		{"behaviour diff", opts.NoDiff, func() (err error) {
+		{"behaviour diff", "diff", opts.NoDiff, func() (err error) {
 			if rep.Diff, err = p.diff(ctx, rep.Base, rep.Head, opts.Seed); err != nil {
 				rep.Skipped["diff"] = err.Error()
 			}
 			return nil
 		}},
-		{"scenarios", opts.NoGate, func() error { return p.gate(ctx, rep, opts, policy) }},
-		{"proxy's benchmarks", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
+		{"scenarios on the clock", "gate", opts.NoGate, func() error { return p.clock(ctx, rep, opts, policy) }},
+		{"proxy's benchmarks", "gobench", opts.NoGoBench, func() error { return p.goBench(ctx, rep, opts, policy) }},
 	} {
 		if s.skip {
+			rep.Skipped[s.step] = skippedBy + s.step + ")"
 			continue
+		}
+		if s.step == "gate" {
+			if err := <-sim; err != nil {
+				return err
+			}
+			if rep.SimGate != nil {
+				phase("simulated CPU (beside conformance and the diff)", simTook)
+			}
 		}
 		fmt.Fprintf(p.log, "peer: %s (%s against %s)\n", s.name, rep.Base, rep.Head)
 		t := time.Now()
 		if err := s.run(); err != nil {
 			return err
 		}
-		phase(s.name, t)
+		phase(s.name, time.Since(t))
 	}
 	return nil
 }
@@ -320,27 +406,47 @@ type peer struct {
 	log      io.Writer
 }
 
-// gate runs certbench's scenarios on both stores, each renamed to the
-// proxy's name, in the A/B protocol and gates head against base into
-// rep: with the simulated CPU first ab.Simulate's pass of SimCount
-// samples gating instructions/op, then the clock's rounds for the
-// allocations and the retained heap, its time loosened to
-// ab.DefaultWallMax.
-func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+// scenarioOptions are the A/B protocol's options for certbench's
+// scenarios on both stores, each renamed to the proxy's name.
+func (p *peer) scenarioOptions(rep *Report, opts Options, policy gate.Policy) ab.Options {
 	side := func(store string) ab.Side {
 		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
 	}
-	o := ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
+	return ab.Options{Sides: [2]ab.Side{side(rep.Base), side(rep.Head)}, Scenarios: opts.Scenarios, Count: opts.Count, Ops: opts.Ops,
 		ByRound: true, Policy: policy, Out: filepath.Join(p.out, "scenarios"), Log: p.log}
-	if opts.Instrument == InstrumentSimulate {
-		so := o
-		so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
-		res, err := ab.Simulate(ctx, so)
-		if err != nil {
+}
+
+// simulate runs ab.Simulate's pass of SimCount samples and gates
+// instructions/op into rep.SimGate (rep.Noisy: the series gated as noisy).
+func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	so := p.scenarioOptions(rep, opts, policy)
+	so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
+	if opts.Ops == 0 {
+		so.SimOps, rep.SimOps = DefaultSimOps, DefaultSimOps
+	}
+	res, err := ab.Simulate(ctx, so)
+	if err != nil {
+		return err
+	}
+	v := res.Verdict
+	if noisy, loose := noisyPolicy(v, so.Policy, policy); noisy != nil {
+		rep.Noisy = noisy
+		if v, err = ab.GateFiles(res.Base, res.Head, loose); err != nil {
 			return err
 		}
-		rep.SimGate = res.Verdict
-		rep.SimGate.Base, rep.SimGate.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+	}
+	v.Base, v.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+	rep.SimGate = v
+	return nil
+}
+
+// clock runs the clock's rounds and gates head against base into
+// rep.Gate: beside the simulated CPU for the allocations and the retained
+// heap, its time loosened to ab.DefaultWallMax.
+func (p *peer) clock(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+	o := p.scenarioOptions(rep, opts, policy)
+	if rep.SimGate != nil {
+		var err error
 		if o.Policy, err = ab.LoosenClock(policy, ab.DefaultWallMax); err != nil {
 			return err
 		}
@@ -353,6 +459,28 @@ func (p *peer) gate(ctx context.Context, rep *Report, opts Options, policy gate.
 	rep.Gate = res.Verdict
 	rep.Gate.Base, rep.Gate.Head = "scenarios/base.txt", "scenarios/head.txt"
 	return nil
+}
+
+// noisyPolicy finds the scenarios whose simulated CPU's counts vary
+// between samples by more than their threshold allows (near-exact would
+// decide them on noise: docs/gate.md) and returns them, each with its
+// spread, and sim with those scenarios' simulated units gated at the
+// clock's sec/op threshold of policy, as the clock's time would be.
+func noisyPolicy(v *gate.Verdict, sim, policy gate.Policy) ([]string, gate.Policy) {
+	var noisy []string
+	loose := sim.Clone()
+	for _, f := range v.Findings {
+		spread := max(f.BaseMax-f.BaseMin, f.HeadMax-f.HeadMin)
+		if f.Unit != results.UnitInstructions || f.Method != gate.NearExact || spread <= f.Threshold.Allowed(f.Base) {
+			continue
+		}
+		th, _ := policy.Threshold(f.Scenario, f.Store, results.UnitSec)
+		noisy = append(noisy, fmt.Sprintf("%s (%s %s to %s at the base, %s to %s at the head)", f.Label(), f.Unit,
+			results.Format(f.BaseMin, f.Unit), results.Format(f.BaseMax, f.Unit), results.Format(f.HeadMin, f.Unit), results.Format(f.HeadMax, f.Unit)))
+		loose.Overrides = append(loose.Overrides, gate.Override{Scenario: f.Scenario, Store: f.Store,
+			Max: gate.Thresholds{results.UnitInstructions: th, results.UnitEstCycles: th}})
+	}
+	return noisy, loose
 }
 
 // conformanceDoc is what peer check reads of conformance --format json.

@@ -65,7 +65,7 @@ func TestComment(t *testing.T) {
 			"| 1.2 | exact match -&gt; later configuration's configured default | Certificate(\"default\", \"a.a\") on the held generation of configuration 0 of 2: traefik@base served certificate 0 [\"a.a\"], traefik@head serves the configured default of \"default\" [\"d\"] of configuration 1 (not the held one, 0) | 9 |\n"},
 		Gate: v, SimGate: simVerdict(t, dir, policy), Instrument: InstrumentSimulate, SimCount: 3,
 		Skipped:    map[string]string{"gobench": "the base has none of the head's benchmarks in ./pkg/tls/..."},
-		GoBenchRun: &gobench.Result{Benchtime: "100x", Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls", HeadOnly: []string{"BenchmarkManager_UpdateConfigs"}, BaseOnly: []string{"BenchmarkOld"}}}},
+		GoBenchRun: &gobench.Result{Benchtime: "100x", HeadOnlyRounds: 3, Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls", HeadOnly: []string{"BenchmarkManager_UpdateConfigs"}, BaseOnly: []string{"BenchmarkOld"}}}},
 		HeadOnly:   headOnly(t),
 		Count:      4, Elapsed: 95 * time.Second,
 		Phases: []Phase{{"build", 40 * time.Second}, {"conformance", 10 * time.Second}, {"behaviour diff", 20 * time.Second}, {"scenarios", 25 * time.Second}},
@@ -152,5 +152,112 @@ func TestCommentOnTheClock(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "simulated CPU |") {
 		t.Error("a simulated CPU row without a simulated pass")
+	}
+}
+
+// TestCommentUndecided: a clock of 2 rounds cannot decide sec/op. The
+// comment says so, and it is neither a pass nor a regression.
+func TestCommentUndecided(t *testing.T) {
+	dir := t.TempDir()
+	base, head := sideFiles(t, dir, 2, [2]float64{748, 748})
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ab.GateFiles(base, head, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall,
+		Diff: &Diff{}, Skipped: map[string]string{}, Count: 2}
+	if !rep.Passed() {
+		t.Error("too few samples counted as a failure")
+	}
+	want := "too few samples on the clock (n=2, need ≥ 4)"
+	if got := rep.Undecided(); got != want {
+		t.Errorf("Undecided() = %q, want %q", got, want)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"### ⚠️ certbench on traefik: cost: not decided, " + want, "| certbench's scenarios | ⚠️ not decided: 1 metric(s) with too few samples; 0 regressed"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("comment lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "regressed;") || strings.Contains(out, "no regression") {
+		t.Errorf("comment calls undecided costs a regression or none:\n%s", out)
+	}
+}
+
+// TestCommentSkipped: steps skipped by --skip say so and show no figures.
+func TestCommentSkipped(t *testing.T) {
+	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Instrument: InstrumentWall, Count: 10,
+		Diff: &Diff{}, Skipped: map[string]string{"gate": skippedBy + "gate)", "gobench": skippedBy + "gobench)", "conformance": skippedBy + "conformance)"}}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"certbench on traefik: no behaviour change; conformance skipped (--skip conformance); gate on certbench's scenarios skipped (--skip gate)",
+		"| certbench's scenarios | ⏭️ skipped (--skip gate) |", "| conformance | ⏭️ skipped (--skip conformance) |", "Skipped (--skip gobench)."} {
+		if !strings.Contains(out, w) {
+			t.Errorf("comment lacks %q:\n%s", w, out)
+		}
+	}
+	if !strings.Contains(out, "### ✅") {
+		t.Error("a check that ran the diff is not marked ✅")
+	}
+	for _, no := range []string{"no regression", "interleaved rounds", "not run"} {
+		if strings.Contains(out, no) {
+			t.Errorf("comment has %q with the gates skipped:\n%s", no, out)
+		}
+	}
+}
+
+// TestNoisyPolicy: instruction counts that vary by 40% between samples
+// are gated at the clock's time threshold, counts that vary by 0.01% as
+// near-exact.
+func TestNoisyPolicy(t *testing.T) {
+	dir := t.TempDir()
+	var paths [2]string
+	for i, scale := range []float64{1, 1.05} {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("sim-%d.txt", i))
+		text := "instrument: simulate\n"
+		for r, x := range []float64{1, 1.4, 1.1, 1.2, 1.3} {
+			text += fmt.Sprintf("round: %d\nBenchmarkChurn/scenario=rotate-10-of-100/store=traefik-2 30 %g instructions/op\n", r+1, scale*x*600e6)
+			text += fmt.Sprintf("BenchmarkChurn/scenario=lookup-1000/store=traefik-2 200 %g instructions/op\n", scale*(50000+float64(r)))
+		}
+		if err := os.WriteFile(paths[i], []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := ab.SimPolicy(policy)
+	v, err := ab.GateFiles(paths[0], paths[1], sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy, loose := noisyPolicy(v, sim, policy)
+	if len(noisy) != 1 || !strings.HasPrefix(noisy[0], "rotate-10-of-100/traefik (instructions/op 600M") {
+		t.Fatalf("noisy = %q, want rotate-10-of-100 alone", noisy)
+	}
+	v, err = ab.GateFiles(paths[0], paths[1], loose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range v.Findings {
+		if f.Unit != results.UnitInstructions {
+			continue
+		}
+		want := map[string]gate.Status{"rotate-10-of-100": gate.Unchanged, "lookup-1000": gate.Regressed}[f.Scenario]
+		if f.Status != want {
+			t.Errorf("%s: %s (%s), want %s", f.Label(), f.Status, f.Note, want)
+		}
 	}
 }
