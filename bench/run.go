@@ -40,7 +40,7 @@ type Options struct {
 	// With Fault nil, a fault ends Run like any other error.
 	Fault func(*StoreFault) error
 	// Instrument is Wall ("") or Simulate: every scenario must then pass
-	// CheckSimulate and runs SimulateOps ops unless Ops is set.
+	// Scenario.CheckSimulate and runs SimulateOps ops unless Ops is set.
 	Instrument string
 	// CallgrindDir, with Simulate, keeps every sample's callgrind file
 	// (CallgrindFileName); "" keeps none.
@@ -107,7 +107,7 @@ func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*run
 	case "", Wall:
 	case Simulate:
 		for _, sc := range opts.Scenarios {
-			if err := CheckSimulate(sc); err != nil {
+			if err := sc.CheckSimulate(); err != nil {
 				return nil, fmt.Errorf("bench: %w", err)
 			}
 		}

@@ -41,19 +41,6 @@ func CallgrindFileName(scenario, store string, sample int) string {
 	return fmt.Sprintf("%s.%s.%d.callgrind", scenario, store, sample)
 }
 
-// CheckSimulate reports whether the Simulate instrument can measure sc:
-// refresh and lookup scenarios, not the handshake ones, whose clients,
-// servers and timers make their instruction counts depend on scheduling.
-func CheckSimulate(sc scenarios.Scenario) error {
-	switch sc.Kind {
-	case scenarios.Handshake, scenarios.HandshakeUnderChurn:
-		return fmt.Errorf("scenario %s: the simulate instrument measures refresh and lookup scenarios; %s scenarios run concurrent clients and timers whose instruction counts depend on scheduling (measure them with --instrument wall)", sc.Name, sc.Kind)
-	case scenarios.Held:
-		return fmt.Errorf("scenario %s: held scenarios measure the heap and goroutines that held generations keep, not instructions (measure them with --instrument wall)", sc.Name)
-	}
-	return nil
-}
-
 // SimulateOps returns the ops per sample of sc under the Simulate
 // instrument when no op count is given: the scenario's SimulateOps if
 // set, else for startup scenarios one (a fresh store loading thousands

@@ -44,7 +44,7 @@ func TestCheckSimulate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = bench.CheckSimulate(sc[0])
+		err = sc[0].CheckSimulate()
 		rejected := sc[0].Kind == scenarios.Handshake || sc[0].Kind == scenarios.HandshakeUnderChurn || sc[0].Kind == scenarios.Held
 		if rejected != (err != nil) {
 			t.Errorf("%s (%s): CheckSimulate %v", name, sc[0].Kind, err)

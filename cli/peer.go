@@ -207,7 +207,7 @@ change or a regression, 2 bad input or too few samples to decide.`,
 	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
 	f.StringVar(&opts.Dir, "dir", "certbench-peer-out", "write every step's files into this `dir`")
 	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default DIR/comment.md)")
-	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default rotate-10-of-100,renew-1-of-1000,lookup-1000)")
+	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default "+strings.Join(peercheck.DefaultScenarios, ",")+")")
 	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of the clock's pass and the proxy's benchmarks; the gate needs 6 with several benchmarks")
 	f.IntVar(&c.SimCount, "sim-count", peercheck.DefaultSimCount, "`n` samples per side of the simulated CPU's pass (--instrument simulate)")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")

@@ -73,7 +73,7 @@ func simulateConfig() []string {
 // measure, as bad usage.
 func checkSimulated(scs []scenarios.Scenario) error {
 	for _, sc := range scs {
-		if err := bench.CheckSimulate(sc); err != nil {
+		if err := sc.CheckSimulate(); err != nil {
 			return usageError(err)
 		}
 	}

@@ -35,6 +35,7 @@ var goCatalogue = []Scenario{
 		Handshake: HandshakeSpec{TLS12Share: 0.25, ResumeShare: 0.2, Churn: true, RefreshEvery: 100 * time.Millisecond}},
 	{Name: "held-100-renew-1-of-1000", Kind: Held, Renew: 1, Held: 100, Ops: 100, Pool: certgen.PoolSpec{Seed: 2, Count: 1000}},
 	{Name: "held-churn-1000", Kind: Held, Renew: 1, Held: 20, Ops: 200, Pool: certgen.PoolSpec{Seed: 2, Count: 1000}},
+	{Name: "held-20-renew-1-of-100", Kind: Held, Renew: 1, Held: 20, Ops: 20, Pool: certgen.PoolSpec{Seed: 2, Count: 100}},
 }
 
 func TestCatalogueIsTheGoCatalogue(t *testing.T) {

@@ -48,7 +48,7 @@ var rules = []rule{
 	{"internal/ab", "the A/B protocol: build base and head, interleaved rounds, merge, gate, profile on a regression; the one round loop", []string{"results", "internal/gate", "internal/blame", "internal/profile", "internal/table"}},
 	{"internal/gobench", "a Go module's own `go test -bench` benchmarks at base and head, in the A/B protocol's rounds, and their grown allocation sites", []string{"results", "internal/gate", "internal/profile", "internal/ab"}},
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
-	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "internal/gate", "internal/ab", "internal/gobench", "internal/peerbuild", "internal/table"}},
+	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "scenarios", "internal/gate", "internal/ab", "internal/gobench", "internal/peerbuild", "internal/table"}},
 	{"internal/history", "results per commit (a directory or a git ref), change points and creep over commits", []string{"results", "internal/table"}},
 	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
 	{"internal/callgrind", "valgrind's callgrind: client requests, running under it, its output files", []string{"internal/simrand", "results", "internal/table"}},

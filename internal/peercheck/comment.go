@@ -124,10 +124,14 @@ func (r *Report) writeCosts(bw io.Writer) {
 		fmt.Fprintf(bw, "\n**Allocations and retained heap on the clock** (%d interleaved rounds; its time is gated only past %s, as the simulated CPU gates the CPU).\n\n", r.Count, ab.DefaultWallMax)
 		writeVerdict(bw, r.Gate)
 	default:
-		fmt.Fprintln(bw, "The CPU half is the clock: valgrind is not installed. On a shared runner the clock's noise hides CPU changes smaller than about 10% (results/simulated-cpu.md); with valgrind installed, peer check gates instructions/op instead.")
-		fmt.Fprintln(bw)
+		why, instead := "valgrind is not installed", "with valgrind installed"
+		if !r.NoValgrind {
+			why, instead = "--instrument wall", "without --instrument wall"
+		}
+		fmt.Fprintf(bw, "The CPU half is the clock (%s). On a shared runner the clock's noise hides CPU changes smaller than about 10%% (results/simulated-cpu.md); %s, peer check gates instructions/op on the simulated CPU instead.\n\n", why, instead)
 		writeVerdict(bw, r.Gate)
 	}
+	r.writeHeld(bw)
 	fmt.Fprintln(bw, "\n#### Costs: the proxy's own benchmarks")
 	fmt.Fprintln(bw)
 	switch {
@@ -159,6 +163,35 @@ func (r *Report) writeCosts(bw io.Writer) {
 			fmt.Fprintln(bw)
 			writeNotes(bw, gr.Notes)
 		}
+	}
+}
+
+// heldUnits are the held scenarios' units, in the order shown.
+var heldUnits = []string{results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen, results.UnitReleasedHeld, results.UnitReleasedHeldGoroutines}
+
+// writeHeld writes both sides' medians in the held scenarios, gated or
+// not: what a generation a long-lived connection holds costs each side
+// (the HeldGenerations rule judges the goroutines; docs/conformance.md).
+func (r *Report) writeHeld(bw io.Writer) {
+	if r.Gate == nil {
+		return
+	}
+	var rows []*gate.Finding
+	for _, f := range r.Gate.Findings {
+		if slices.Contains(heldUnits, f.Unit) && f.BaseN > 0 && f.HeadN > 0 {
+			rows = append(rows, f)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	slices.SortStableFunc(rows, func(a, b *gate.Finding) int {
+		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), slices.Index(heldUnits, a.Unit)-slices.Index(heldUnits, b.Unit))
+	})
+	fmt.Fprintf(bw, "\n**Generations held by long-lived connections** (medians; per held generation, and what is left once every holder lets go):\n\n| scenario | metric | base %s | head %s | gate |\n| :-- | :-- | --: | --: | :-- |\n",
+		results.EscapeMarkdown(r.Labels[0]), results.EscapeMarkdown(r.Labels[1]))
+	for _, f := range rows {
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", f.Scenario, f.Unit, results.Format(f.Base, f.Unit), results.Format(f.Head, f.Unit), f.Status)
 	}
 }
 

@@ -28,11 +28,14 @@ import (
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/peerbuild"
 	"github.com/certbench/certbench/results"
+	"github.com/certbench/certbench/scenarios"
 )
 
 // DefaultScenarios are the scenarios gated when Options.Scenarios is empty:
-// a refresh, a renewal in a large pool and lookups.
-var DefaultScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "lookup-1000"}
+// a refresh, a renewal in a large pool, lookups, and what generations held
+// by long-lived connections keep (on the clock's pass only: see
+// scenarios.Scenario.CheckSimulate).
+var DefaultScenarios = []string{"rotate-10-of-100", "renew-1-of-1000", "lookup-1000", "held-20-renew-1-of-100"}
 
 // DefaultSimOps are the ops per sample on the simulated CPU of default
 // scenarios whose own count would take minutes a sample under callgrind,
@@ -120,8 +123,10 @@ type Report struct {
 	// HeadOnly are the samples of the proxy's benchmarks only the head
 	// has (shown, not gated).
 	HeadOnly *results.Set
-	// Instrument is the CPU half's (Options.Instrument, resolved).
+	// Instrument is the CPU half's (Options.Instrument, resolved);
+	// NoValgrind is set when valgrind is not installed.
 	Instrument string
+	NoValgrind bool
 	// Skipped says why a step did not run or gave nothing, by step
 	// (conformance, diff, gate, gobench): "skipped (--skip STEP)" when the
 	// options skipped it.
@@ -252,7 +257,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	phase("build", time.Since(start))
 	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
-		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, build: built}
+		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, NoValgrind: noValgrind != nil, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
 	for i := range rep.Sides {
 		rep.Labels[i] = opts.Labels[i]
@@ -421,6 +426,9 @@ func (p *peer) scenarioOptions(rep *Report, opts Options, policy gate.Policy) ab
 func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
 	so := p.scenarioOptions(rep, opts, policy)
 	so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
+	if so.Scenarios = simulated(opts.Scenarios); len(so.Scenarios) == 0 {
+		return nil
+	}
 	if opts.Ops == 0 {
 		so.SimOps, rep.SimOps = DefaultSimOps, DefaultSimOps
 	}
@@ -606,4 +614,17 @@ func (p *peer) conformanceCmd(ctx context.Context, file string, seed uint64, arg
 	}
 	b, err := os.ReadFile(file)
 	return b, code, err
+}
+
+// simulated returns the named scenarios the simulated CPU measures; the
+// others (held and handshake scenarios) run on the clock's pass only. A
+// name that is not in the catalogue stays, for the run to refuse it.
+func simulated(names []string) []string {
+	var out []string
+	for _, name := range names {
+		if sc, err := scenarios.ByName(name); err != nil || sc[0].CheckSimulate() == nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -140,18 +140,66 @@ func TestCommentOnTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, Skipped: map[string]string{}, Count: 4}
+	for _, tc := range []struct {
+		noValgrind bool
+		want       string
+	}{
+		{true, "The CPU half is the clock (valgrind is not installed)"},
+		{false, "The CPU half is the clock (--instrument wall)"},
+	} {
+		rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, NoValgrind: tc.noValgrind, Skipped: map[string]string{}, Count: 4}
+		var b bytes.Buffer
+		if err := rep.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{tc.want, "| certbench's scenarios | ✅"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("comment lacks %q:\n%s", want, b.String())
+			}
+		}
+		if strings.Contains(b.String(), "simulated CPU |") || strings.Contains(b.String(), "Generations held") {
+			t.Error("a simulated CPU row without a simulated pass, or a held table without held scenarios")
+		}
+	}
+}
+
+// TestCommentHeld shows both sides' held figures, a head that keeps a
+// goroutine per held generation among them, regressed.
+func TestCommentHeld(t *testing.T) {
+	dir := t.TempDir()
+	var paths [2]string
+	for i, goroutines := range []int{0, 1} {
+		var b strings.Builder
+		for r := 1; r <= 4; r++ {
+			fmt.Fprintf(&b, "round: %d\nBenchmarkChurn/scenario=held-20-renew-1-of-100/store=traefik-2 20 %d ns/op %d held-B/gen %d held-goroutines/gen 0 released-held-B 0 released-held-goroutines\n",
+				r, 400000+r*1000, 4000+65536*goroutines, goroutines)
+		}
+		b.WriteString("Unit held-goroutines/gen assume=exact\nUnit released-held-goroutines assume=exact\n")
+		paths[i] = filepath.Join(dir, fmt.Sprintf("%d.txt", i))
+		if err := os.WriteFile(paths[i], []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ab.GateFiles(paths[0], paths[1], policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"v1", "v2"}, Gate: v, Instrument: InstrumentWall, Skipped: map[string]string{}, Count: 4}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"The CPU half is the clock: valgrind is not installed", "| certbench's scenarios | ✅"} {
+	for _, want := range []string{"| scenario | metric | base v1 | head v2 | gate |",
+		"| held-20-renew-1-of-100 | held-goroutines/gen | 0 | 1 | regressed |",
+		"| held-20-renew-1-of-100 | held-B/gen | 3.91 KiB | 67.9 KiB | regressed |",
+		"| held-20-renew-1-of-100 | released-held-goroutines | 0 | 0 | unchanged |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("comment lacks %q:\n%s", want, b.String())
 		}
-	}
-	if strings.Contains(b.String(), "simulated CPU |") {
-		t.Error("a simulated CPU row without a simulated pass")
 	}
 }
 
