@@ -112,10 +112,14 @@ func (r *Report) writeCosts(bw io.Writer) {
 		var ops []string
 		for _, sc := range slices.Sorted(maps.Keys(r.SimOps)) {
 			if slices.ContainsFunc(r.SimGate.Findings, func(f *gate.Finding) bool { return f.Scenario == sc }) {
-				ops = append(ops, fmt.Sprintf("; %s at its first %d ops a sample, where a lookup cache is colder than over the clock's", sc, r.SimOps[sc]))
+				ops = append(ops, fmt.Sprintf("%s %d", sc, r.SimOps[sc]))
 			}
 		}
-		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, strings.Join(ops, ""))
+		first := ""
+		if len(ops) > 0 {
+			first = "; the same first ops a sample on both sides: " + strings.Join(ops, ", ") + " (a lookup cache is colder over a few lookups than over the clock's)"
+		}
+		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, first)
 		if len(r.Noisy) > 0 {
 			fmt.Fprintf(bw, "Not exact here: %s vary between samples by more than their threshold. They are gated as noisy: at the clock's sec/op threshold instead, by the same U test, so a smaller change is not seen. Known causes: %sa sample far below the others, a window callgrind counted short (the same basic blocks ran).\n\n",
 				strings.Join(r.Noisy, "; "), noisyCause[r.Kind.Name])
