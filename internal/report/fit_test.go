@@ -26,8 +26,8 @@ func heldResults(t *testing.T, stores []string) *results.Set {
 	for _, sc := range []string{"held-100-renew-1-of-1000", "renew-1-of-1000"} {
 		for k, st := range stores {
 			for i := range 3 {
-				fmt.Fprintf(&b, "BenchmarkChurn/scenario=%s/store=%s-2 100 %d ns/op %d B/op 100 allocs/op %d retained-B %d retained-B/cert %d goroutines",
-					sc, st, 1e6*(k+1)+i, 1000*(k+1)+i, 1e6*(k+1)+i, 1000*(k+1)+i, 200*k)
+				fmt.Fprintf(&b, "BenchmarkChurn/scenario=%s/store=%s-2 100 %d ns/op %d B/op 100 allocs/op %d retained-B %d retained-B/cert %d goroutines %d peak-B",
+					sc, st, 1e6*(k+1)+i, 1000*(k+1)+i, 1e6*(k+1)+i, 1000*(k+1)+i, 200*k, 1e6*(k+1)+i)
 				if strings.HasPrefix(sc, "held") {
 					fmt.Fprintf(&b, " %d held-B/gen 0 held-goroutines/gen %d released-held-B", 4000*(k+1)+i, 1000*k+i)
 				}
@@ -103,7 +103,7 @@ func TestLabelsFitPanels(t *testing.T) {
 	}
 }
 
-// TestTickLabelsApart: the store names under a scenario panel's bars
+// TestTickLabelsApart: the store names under a bar panel's bars
 // never touch, however many stores and however long their names, and
 // the chart stays as wide as four default panels.
 func TestTickLabelsApart(t *testing.T) {
@@ -115,7 +115,10 @@ func TestTickLabelsApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ch := range rep.Scenarios {
+		if len(rep.Scenarios) != 2 || len(rep.Operators) != 1 {
+			t.Fatalf("%d scenario charts and %d operator charts, want 2 and the peak heap's", len(rep.Scenarios), len(rep.Operators))
+		}
+		for _, ch := range slices.Concat(rep.Scenarios, rep.Operators) {
 			if w, _ := ch.Size(); w > 4*230 {
 				t.Errorf("%s with %d stores: %.0f pt wide, want at most %d", ch.ID, len(stores), w.Points(), 4*230)
 			}
