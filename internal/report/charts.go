@@ -175,6 +175,7 @@ type panelLayout struct {
 	bare                 *plot.Plot
 	area                 draw.Canvas  // where bare is drawn
 	data                 vg.Rectangle // bare's data area
+	yText                string       // the y axis label, wrapped to the data area's height
 	xLabel, yLabel, note vg.Point
 	legend               vg.Rectangle // empty without a legend
 }
@@ -196,12 +197,31 @@ func xLabelHeight(p *plot.Plot) vg.Length {
 	return p.X.Label.TextStyle.Height(p.X.Label.Text) + p.X.Label.Padding
 }
 
-func yLabelWidth(p *plot.Plot) vg.Length {
-	if p.Y.Label.Text == "" {
+func yLabelWidth(p *plot.Plot, label string) vg.Length {
+	if label == "" {
 		return 0
 	}
 	st := p.Y.Label.TextStyle
-	return st.Height(p.Y.Label.Text) + st.FontExtents().Descent + p.Y.Label.Padding
+	return st.Height(label) + st.FontExtents().Descent + p.Y.Label.Padding
+}
+
+// wrap breaks s at spaces into lines no wider than width in st, where
+// it can: gonum/plot never shortens a title or label, it runs over.
+func wrap(s string, st text.Style, width vg.Length) string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			if line != "" && st.Width(line+" "+w) > width {
+				lines = append(lines, line)
+				line = w
+				continue
+			}
+			line = strings.TrimPrefix(line+" "+w, " ")
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // layout places the panels on dc, a tile each: the plot, then its note
@@ -220,13 +240,22 @@ func (c *Chart) layout(dc draw.Canvas) []panelLayout {
 				continue
 			}
 			tile := tiles.At(body, i, j)
-			xh, yw := xLabelHeight(p), yLabelWidth(p)
-			l := panelLayout{plot: p, bare: bare(p), area: draw.Crop(tile, yw, 0, foot+xh, 0)}
-			l.data = l.bare.DataCanvas(l.area).Rectangle
+			l := panelLayout{plot: p, bare: bare(p), yText: p.Y.Label.Text}
+			l.bare.Title.Text = wrap(p.Title.Text, p.Title.TextStyle, tile.Size().X)
+			xh := xLabelHeight(p)
+			for range 2 { // once more if the label wraps: a line narrows the data area
+				l.area = draw.Crop(tile, yLabelWidth(p, l.yText), 0, foot+xh, 0)
+				l.data = l.bare.DataCanvas(l.area).Rectangle
+				if w := wrap(l.yText, p.Y.Label.TextStyle, l.data.Size().Y); w != l.yText {
+					l.yText = w
+					continue
+				}
+				break
+			}
 			midX, midY := (l.data.Min.X+l.data.Max.X)/2, (l.data.Min.Y+l.data.Max.Y)/2
 			ext := p.X.Label.TextStyle.FontExtents()
 			l.xLabel = vg.Point{X: midX, Y: l.area.Min.Y - xh + ext.Descent}
-			l.yLabel = vg.Point{X: tile.Min.X + p.Y.Label.TextStyle.Height(p.Y.Label.Text) - p.Y.Label.TextStyle.FontExtents().Descent, Y: midY}
+			l.yLabel = vg.Point{X: tile.Min.X + p.Y.Label.TextStyle.Height(l.yText) - p.Y.Label.TextStyle.FontExtents().Descent, Y: midY}
 			y := l.area.Min.Y - xh
 			if len(panelNotes) > 0 {
 				l.note = vg.Point{X: midX, Y: y}
@@ -241,6 +270,49 @@ func (c *Chart) layout(dc draw.Canvas) []panelLayout {
 		}
 	}
 	return out
+}
+
+// tickGap is the least room between two x tick labels.
+const tickGap = 6 // points
+
+// tickShortfall returns how much wider the narrowest panel's data area
+// must be for no two of its x tick labels to come closer than tickGap,
+// 0 if none is too narrow.
+func (c *Chart) tickShortfall() vg.Length {
+	w, h := c.Size()
+	var short vg.Length
+	for _, l := range c.layout(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}) {
+		p := l.plot
+		if _, log := p.X.Scale.(plot.LogScale); log {
+			continue
+		}
+		var prev *plot.Tick
+		for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			if tk.Label == "" {
+				continue
+			}
+			if prev != nil {
+				need := (p.X.Tick.Label.Width(prev.Label)+p.X.Tick.Label.Width(tk.Label))/2 + tickGap
+				short = max(short, need*vg.Length((p.X.Max-p.X.Min)/(tk.Value-prev.Value))-l.data.Size().X)
+			}
+			prev = &tk
+		}
+	}
+	return short
+}
+
+// fitTicks widens the tiles until no x tick labels touch, then puts fewer
+// panels in a row, so that the chart is no wider than maxW.
+func (c *Chart) fitTicks(maxW vg.Length) {
+	panels, cols := c.panels(), c.cols()
+	for range 3 { // fewer columns change the padding a tile gets
+		short := c.tickShortfall()
+		if short <= 0 {
+			return
+		}
+		c.tileW += short + 1
+		c.plots = gridOf(panels, max(1, min(cols, int(maxW/c.tileW))))
+	}
 }
 
 // draw draws the chart on a canvas of its size. It fails, drawing
@@ -279,10 +351,10 @@ func (c *Chart) draw(dc draw.Canvas) (err error) {
 		if p.X.Label.Text != "" {
 			dc.FillText(p.X.Label.TextStyle, l.xLabel, p.X.Label.Text)
 		}
-		if p.Y.Label.Text != "" {
+		if l.yText != "" {
 			st := p.Y.Label.TextStyle
 			st.Rotation += math.Pi / 2
-			dc.FillText(st, l.yLabel, p.Y.Label.Text)
+			dc.FillText(st, l.yLabel, l.yText)
 		}
 		if note := panelNotes[p]; note != "" {
 			dc.FillText(noteStyle(), l.note, note)
@@ -592,8 +664,12 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 				st.XAlign, at.X = draw.XLeft, xc+3
 			}
 		}
-		if b.log && v.center > 0 {
+		switch {
+		case b.log && v.center > 0:
 			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: xc, Y: top})
+		case b.log: // no 0 on a log axis: a ring on its floor
+			c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.RingGlyph{}}, vg.Point{X: xc, Y: base + dotRadius})
+			at.Y = base + 2*dotRadius + 2
 		}
 		c.FillText(st, at, txt)
 	}

@@ -111,11 +111,11 @@ func (r *Report) HeldTable() *table.Table {
 		right("certificate entries"), right("goroutines per held generation"))
 	t.ID = "held-price"
 	t.Notes = []string{
-		"per held generation: held-B/gen, the heap each generation a connection still holds keeps alive, above the store holding only its current one. " +
-			"configuration: the whole configuration, the same store's retained-B on as many certificates without held generations; " +
-			"share: the first over the second (100%: a held generation costs the whole configuration).",
-		"certificate entries: held-B/gen over that run's retained-B/cert, one certificate's entry. A renew-1 refresh changes one certificate, " +
-			"so 1 is only what changed and the number of certificates is the whole configuration. Medians of the samples.",
+		"per held generation: the held scenario's held-B/gen, the heap each generation a connection still holds keeps alive, above the store holding only its current one. " +
+			"configuration: the same store's retained-B in the plain renew-1-of-N run on as many certificates, no generation held (named in a footnote); " +
+			"share: per held generation divided by configuration (100%: a held generation costs the whole configuration).",
+		"certificate entries: per held generation divided by the retained-B/cert of that same plain renew-1-of-N run (not the held scenario's own, which counts the generations it holds): one certificate's entry. " +
+			"A renew-1 refresh changes one certificate, so 1 is only what changed and N the whole configuration. Medians of the samples.",
 	}
 	cell := func(v float64, unit string, why ...string) table.Cell {
 		if !finite(v) {
@@ -128,13 +128,16 @@ func (r *Report) HeldTable() *table.Table {
 		if p.base != "" {
 			missing = "no " + p.base + " in these results (run it beside the held scenarios)"
 		}
-		config := cell(p.config, results.UnitRetained, missing)
+		config, entries := cell(p.config, results.UnitRetained, missing), cell(p.entries(), "", missing)
 		if finite(p.config) {
 			config = t.Note(config, "retained-B in "+p.base)
 		}
+		if finite(p.entries()) {
+			entries = t.Note(entries, "held-B/gen divided by retained-B/cert in "+p.base)
+		}
 		t.Add(table.Cell{Text: p.scenario}, table.Cell{Text: p.store},
 			cell(p.perGen, results.UnitHeldPerGen, "not measured"), config,
-			cell(p.share(), heldShareUnit, missing), cell(p.entries(), "", missing),
+			cell(p.share(), heldShareUnit, missing), entries,
 			cell(p.goroutines, results.UnitHeldGoroutinesPerGen, "not measured"))
 	}
 	return t

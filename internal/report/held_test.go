@@ -72,6 +72,11 @@ func TestHeldTable(t *testing.T) {
 		if len(row.Cells[3].Notes) != 1 {
 			t.Errorf("%s: configuration with %d footnotes, want 1 (where it was measured, or why not)", st, len(row.Cells[3].Notes))
 		}
+		// The entries are divided by the plain run's retained-B/cert,
+		// not the held sample's own: the footnote names that run.
+		if c := row.Cells[5]; c.Text != "-" && (len(c.Notes) != 1 || ht.Footnotes[c.Notes[0]-1] != "held-B/gen divided by retained-B/cert in renew-1-of-1000") {
+			t.Errorf("%s: certificate entries %q with footnotes %v, want one naming the renew-1-of-1000 run divided by", st, c.Text, c.Notes)
+		}
 	}
 	if want := "no renew-1-of-1000 in these results (run it beside the held scenarios)"; !slices.Contains(ht.Footnotes, want) {
 		t.Errorf("footnotes %q lack %q", ht.Footnotes, want)

@@ -291,13 +291,11 @@ func (r *Report) peakChart() *Chart {
 	if len(panels) == 0 {
 		return nil
 	}
-	return withBetter(panels, slices.Repeat([]int{results.Better(results.UnitPeak)}, len(panels)), &Chart{
+	return barChart(panels, slices.Repeat([]int{results.Better(results.UnitPeak)}, len(panels)), &Chart{
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
 			"less the live heap before; about ±10% of the process's live heap; 0 where no growth showed above the live heap before), median of the n samples under each bar with its 95% confidence interval (whiskers). " +
 			"Bars from 0 on a linear axis when the stores are within 30× of each other, else dots on a logarithmic axis (noted under the panel).",
-		plots: gridOf(panels, 4),
-		tileW: 230, tileH: 185,
 	})
 }

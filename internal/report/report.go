@@ -240,6 +240,10 @@ func (r *Report) scenarioChart(label string) *Chart {
 	var panels []*plot.Plot
 	var better []int
 	hasPerCert := false
+	held := false // a held scenario's row
+	if t := r.Compare.Table(results.UnitHeldPerGen); t != nil {
+		held = slices.ContainsFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
+	}
 	for _, unit := range units {
 		t := r.Compare.Table(unit)
 		i := slices.IndexFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
@@ -260,6 +264,11 @@ func (r *Report) scenarioChart(label string) *Chart {
 			continue
 		}
 		p := barPlot(unit, stores, vals)
+		if held && slices.Contains([]string{results.UnitRetainedPerCert, results.UnitRetained, results.UnitGoroutines}, unit) {
+			// A held sample's own retained heap and goroutines count the
+			// generations its connections hold (docs/measurements.md).
+			p.Title.Text += " (held generations included)"
+		}
 		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && f.Percent != nil {
 			p.Title.Text += "\nregressed " + percentText(*f.Percent) + " (max " + f.Threshold + ")"
 			p.Title.TextStyle.Color = regressedColor
@@ -270,14 +279,21 @@ func (r *Report) scenarioChart(label string) *Chart {
 	if len(panels) == 0 {
 		return nil
 	}
-	return withBetter(panels, better, &Chart{
+	return barChart(panels, better, &Chart{
 		ID:    "scenario-" + safeID(strings.TrimPrefix(label, "scenario=")),
 		Title: label,
 		Caption: "Median of the n samples under each bar (value written at its top, beside a long whisker) with its 95% confidence interval (whiskers; none with fewer than 6 samples or for exact units): " +
-			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing.",
-		plots: gridOf(panels, 4),
-		tileW: 230, tileH: 185,
+			"bars from 0 on a linear axis, or, in panels whose values differ by more than 30×, dots on a logarithmic axis (noted under the panel), where a bar's length would mean nothing; " +
+			"a 0 there, which a logarithmic axis has no place for, is a ring on the axis floor.",
 	})
+}
+
+// barChart lays barPlot panels out on ch, four a row, fewer where the
+// stores' names need wider panels, and returns it.
+func barChart(panels []*plot.Plot, better []int, ch *Chart) *Chart {
+	ch.plots, ch.tileW, ch.tileH = gridOf(panels, 4), 230, 185
+	ch.fitTicks(4 * 230)
+	return withBetter(panels, better, ch)
 }
 
 // rowBars returns the tick and bar of each cell of row that keep
