@@ -375,6 +375,12 @@ func spreadText(lo, hi float64) string {
 	return fmt.Sprintf("%.3f%%", 100*(hi/lo-1))
 }
 
+// CountResolution is the smallest relative change of a count (allocs/op,
+// B/op) the gate decides on when its samples vary: below it the count's
+// own variation (an allocation in thousands of ops) is what moved
+// (docs/gate.md). An exact count has no such floor.
+const CountResolution = 1e-4
+
 func decide(f *Finding) {
 	th := f.Threshold
 	head := f.Head
@@ -383,6 +389,8 @@ func decide(f *Finding) {
 	}
 	f.Status = Unchanged
 	switch {
+	case f.Method != Exact && results.IsCount(f.Unit) && f.Base > 0 && math.Abs(head/f.Base-1) < CountResolution:
+		f.Note = fmt.Sprintf("below a varying count's resolution (%g%%)", 100*CountResolution)
 	case f.Significant && th.Exceeds(f.Base, head):
 		f.Status, f.Fatal = Regressed, true
 		f.Note = "beyond " + th.String()

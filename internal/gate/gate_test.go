@@ -282,6 +282,38 @@ func TestNoisyCountsUseTheUTest(t *testing.T) {
 	}
 }
 
+// TestVaryingCountResolution: a varying count that moves by less than
+// gate.CountResolution is unchanged, one that moves by more regresses.
+func TestVaryingCountResolution(t *testing.T) {
+	side := func(allocs ...float64) *results.Set {
+		var b strings.Builder
+		for i, a := range allocs {
+			fmt.Fprintf(&b, "round: %d\nBenchmarkChurn/scenario=lookup-1000/store=traefik-2 20000 %d ns/op %.6f allocs/op\n", i+1, 150000+i*100, a)
+		}
+		set, err := results.Read(strings.NewReader(b.String()), "x.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	base := side(2229.0300, 2229.0301, 2229.0300, 2229.0301, 2229.0300, 2229.0301)
+	for _, tc := range []struct {
+		head []float64
+		want gate.Status
+	}{
+		{[]float64{2229.0302, 2229.0303, 2229.0302, 2229.0303, 2229.0302, 2229.0303}, gate.Unchanged}, // +0.0000001%
+		{[]float64{2229.5, 2229.6, 2229.5, 2229.6, 2229.5, 2229.6}, gate.Regressed},                   // +0.02%
+	} {
+		v, err := gate.Evaluate(base, side(tc.head...), gate.DefaultPolicy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := find(t, v, "lookup-1000", "allocs/op"); f.Status != tc.want {
+			t.Errorf("head %v: %s (%s), want %s", tc.head[0], f.Status, f.Note, tc.want)
+		}
+	}
+}
+
 func TestImprovements(t *testing.T) {
 	v := evaluate(t, "base.txt", "improved.txt", gate.DefaultPolicy())
 	if !v.Passed() {
