@@ -9,5 +9,10 @@
 // Go needs GODEBUG=cpu.rdtscp=off (valgrind cannot decode RDTSCP) and
 // asyncpreemptoff=1 (preemption signals trip callgrind); windows are
 // opened by client requests from the measured code, since
-// --toggle-collect is unreliable across goroutine stack switches.
+// --toggle-collect is unreliable across goroutine stack switches. A window
+// counts every thread (collection on everywhere, instrumentation, which is
+// global, as the switch): callgrind's collect toggle is per thread, and
+// after a long syscall the scheduler resumes the measured goroutine, or
+// runs those it started, on other threads. The runtime's sysmon thread is
+// counted too, a little noise that grows with a window's length.
 package callgrind

@@ -14,7 +14,6 @@ const (
 	toolBase             = 'C'<<24 | 'T'<<16
 	reqDumpStats         = toolBase + 0
 	reqZeroStats         = toolBase + 1
-	reqToggleCollect     = toolBase + 2
 	reqDumpStatsAt       = toolBase + 3
 	reqStartInstr        = toolBase + 4
 	reqStopInstr         = toolBase + 5
@@ -34,13 +33,9 @@ func Running() bool {
 // ZeroStats zeroes callgrind's cost counters.
 func ZeroStats() { call(reqZeroStats, 0) }
 
-// ToggleCollect switches callgrind's collection of costs on if it was
-// off, off if it was on. Run callgrind with --collect-atstart=no so that
-// the first toggle switches it on.
-func ToggleCollect() { call(reqToggleCollect, 0) }
-
 // StartInstrumentation switches callgrind's instrumentation (and the
-// cache simulation) on; each switch costs time, not counted instructions.
+// cache simulation) on in every thread; each switch costs time, not
+// counted instructions.
 func StartInstrumentation() { call(reqStartInstr, 0) }
 
 // StopInstrumentation: see StartInstrumentation.

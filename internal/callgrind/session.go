@@ -55,15 +55,15 @@ func (s *Session) NewWindow(label string) *Window {
 	return &Window{s: s, Label: label, File: filepath.Join(s.Dir, OutFile+"."+strconv.Itoa(s.made)), b: cLabel(label)}
 }
 
-// Run runs f with instrumentation and collection on, then dumps what f
-// (and any other thread meanwhile) cost to File, allocating nothing
-// itself. If f panics, the window is closed and its dump removed before
-// the panic goes on.
+// Run runs f with instrumentation on, then dumps what every thread cost
+// meanwhile (f on whichever threads the scheduler runs it and the
+// goroutines it starts; see the package comment) to File, allocating
+// nothing itself. If f panics, the window is closed and its dump removed
+// before the panic goes on.
 func (w *Window) Run(f func()) {
 	closed := false
 	defer func() {
 		if !closed { // f panicked
-			ToggleCollect()
 			dump(w.b)
 			StopInstrumentation()
 			os.Remove(w.File)
@@ -71,9 +71,7 @@ func (w *Window) Run(f func()) {
 	}()
 	StartInstrumentation()
 	ZeroStats()
-	ToggleCollect()
 	f()
-	ToggleCollect()
 	closed = true
 	dump(w.b)
 	StopInstrumentation()
