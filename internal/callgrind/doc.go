@@ -10,9 +10,10 @@
 // asyncpreemptoff=1 (preemption signals trip callgrind); windows are
 // opened by client requests from the measured code, since
 // --toggle-collect is unreliable across goroutine stack switches. A window
-// counts every thread (collection on everywhere, instrumentation, which is
-// global, as the switch): callgrind's collect toggle is per thread, and
-// after a long syscall the scheduler resumes the measured goroutine, or
-// runs those it started, on other threads. The runtime's sysmon thread is
-// counted too, a little noise that grows with a window's length.
+// counts every thread but the runtime's sysmon (collection on everywhere,
+// the global instrumentation switch and monitor commands open and dump
+// it, one file per thread): callgrind's collect toggle and client-request
+// dumps are per thread, and after a long syscall the scheduler resumes
+// the measured goroutine, or runs those it started, on other threads;
+// sysmon wakes up with the clock, not with the measured code.
 package callgrind

@@ -59,8 +59,8 @@ func (s *Session) NewWindow(label string) *Window {
 
 // Run runs f with instrumentation on, then dumps what every thread cost
 // meanwhile (f on whichever threads the scheduler runs it and the
-// goroutines it starts; see the package comment) to File, allocating
-// nothing itself. If f panics, the window is closed and its dump removed
+// goroutines it starts; see the package comment) to File's threads'
+// files, allocating nothing itself. If f panics, the window is closed and its dump removed
 // before the panic goes on.
 func (w *Window) Run(f func()) {
 	closed := false
