@@ -127,7 +127,7 @@ func TestLabelValueAndOps(t *testing.T) {
 	if _, ok := callgrind.LabelValue(l, "round"); ok {
 		t.Error("LabelValue found a missing key")
 	}
-	p := &callgrind.Profile{Trigger: "Client Request: " + l}
+	p := &callgrind.Profile{Trigger: "dump " + l}
 	if p.Ops() != 10 {
 		t.Errorf("Ops() = %d", p.Ops())
 	}

@@ -29,8 +29,8 @@ type Profile struct {
 	Cmd     string
 	PID     int
 	Part    int // the dump's number in the run, from 1
-	// Trigger is "Program termination", or "Client Request: LABEL" for a
-	// part written by Dump(LABEL).
+	// Trigger is "Program termination", or "dump LABEL" for a part
+	// written by Dump(LABEL).
 	Trigger string
 	Desc    []string // the other "desc:" lines, without "desc: "
 	Events  []string // the cost columns ("Ir", with the cache simulation "Dr", "I1mr", ...)
@@ -59,7 +59,7 @@ type Call struct {
 // Label returns the label a part written by Dump(label) carries, and
 // whether it has one.
 func (p *Profile) Label() (string, bool) {
-	return strings.CutPrefix(p.Trigger, "Client Request: ")
+	return strings.CutPrefix(p.Trigger, dumpCmd)
 }
 
 // Event returns the index of the named event in p.Events, or -1.
@@ -152,7 +152,28 @@ func Parse(r io.Reader) ([]*Profile, error) {
 		}
 		p.out = append(p.out, p.cur)
 	}
-	return p.out, nil
+	return mergeThreads(p.out), nil
+}
+
+// mergeThreads merges consecutive parts of one dump (one per thread with
+// --separate-threads=yes: the same part number and trigger) into one:
+// their functions listed one after the other, their totals summed.
+func mergeThreads(ps []*Profile) []*Profile {
+	out := ps[:0:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].Part == p.Part && out[n-1].Trigger == p.Trigger && slices.Equal(out[n-1].Events, p.Events) {
+			last := *out[n-1]
+			last.Functions = append(slices.Clip(last.Functions), p.Functions...)
+			last.Totals = slices.Clone(last.Totals)
+			for i, v := range p.Totals {
+				last.Totals[i] = addSat(last.Totals[i], v)
+			}
+			out[n-1] = &last
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 type parser struct {

@@ -140,6 +140,35 @@ func TestParseCombined(t *testing.T) {
 	}
 }
 
+func TestParseMergesThreads(t *testing.T) {
+	b, err := os.ReadFile("testdata/small.callgrind")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := callgrind.Parse(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two threads' files of one dump (--separate-threads=yes), as
+	// Session.Read keeps them: one part, every cost twice.
+	ps, err := callgrind.Parse(strings.NewReader(string(b) + string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || len(ps[0].Functions) != 2*len(one[0].Functions) {
+		t.Fatalf("%d parts, want 1 with every function twice", len(ps))
+	}
+	for i, v := range one[0].Totals {
+		if ps[0].Totals[i] != 2*v {
+			t.Errorf("totals %v, want twice %v", ps[0].Totals, one[0].Totals)
+			break
+		}
+	}
+	if l, _ := ps[0].Label(); l != "sample 1 scenario=rotate-10-of-100 store=optimized" {
+		t.Errorf("label %q", l)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	const head = "events: Ir\nfn=(1) f\n"
 	for _, tc := range []struct{ name, in, want string }{

@@ -12,12 +12,11 @@ import (
 const (
 	reqRunningOnValgrind = 0x1001
 	toolBase             = 'C'<<24 | 'T'<<16
-	reqDumpStats         = toolBase + 0
-	reqZeroStats         = toolBase + 1
-	reqToggleCollect     = toolBase + 2
-	reqDumpStatsAt       = toolBase + 3
 	reqStartInstr        = toolBase + 4
 	reqStopInstr         = toolBase + 5
+	// reqMonitor runs a gdbserver monitor command: callgrind's "zero" and
+	// "dump" act on every thread, its client requests on the caller's only.
+	reqMonitor = 0x1202
 )
 
 // Supported reports whether this build can talk to valgrind: client
@@ -31,32 +30,34 @@ func Running() bool {
 	return request(&args, 0) != 0
 }
 
-// ZeroStats zeroes callgrind's cost counters.
-func ZeroStats() { call(reqZeroStats, 0) }
+// ZeroStats zeroes callgrind's cost counters, in every thread.
+func ZeroStats() { monitor(zeroCmd) }
 
-// ToggleCollect switches callgrind's collection of costs on if it was
-// off, off if it was on. Run callgrind with --collect-atstart=no so that
-// the first toggle switches it on.
-func ToggleCollect() { call(reqToggleCollect, 0) }
+var zeroCmd = []byte("zero\x00")
 
 // StartInstrumentation switches callgrind's instrumentation (and the
-// cache simulation) on; each switch costs time, not counted instructions.
+// cache simulation) on in every thread; each switch costs time, not
+// counted instructions.
 func StartInstrumentation() { call(reqStartInstr, 0) }
 
 // StopInstrumentation: see StartInstrumentation.
 func StopInstrumentation() { call(reqStopInstr, 0) }
 
-// Dump makes callgrind write the costs since the last dump to a new file,
-// labelled (Profile.Trigger; newlines and NULs become spaces), and zero
+// Dump makes callgrind write the costs since the last dump, one file per
+// thread (run with --separate-threads=yes, as Options.Args does),
+// labelled (Profile.Label; newlines and NULs become spaces), and zero
 // them.
-func Dump(label string) { dump(cLabel(label)) }
+func Dump(label string) { monitor(cLabel(label)) }
 
-// cLabel returns label as the NUL-terminated bytes a dump request takes.
-func cLabel(label string) []byte { return append([]byte(sanitize(label)), 0) }
+// cLabel returns the NUL-terminated monitor command that dumps with label.
+func cLabel(label string) []byte { return append([]byte(dumpCmd+sanitize(label)), 0) }
 
-// dump issues the dump request with a label made by cLabel.
-func dump(b []byte) {
-	call(reqDumpStatsAt, uintptr(unsafe.Pointer(&b[0])))
+// dumpCmd starts the monitor command of a dump, and so its trigger.
+const dumpCmd = "dump "
+
+// monitor runs the NUL-terminated monitor command b.
+func monitor(b []byte) {
+	call(reqMonitor, uintptr(unsafe.Pointer(&b[0])))
 	runtime.KeepAlive(b)
 }
 

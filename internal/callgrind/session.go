@@ -1,10 +1,12 @@
 package callgrind
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -55,45 +57,75 @@ func (s *Session) NewWindow(label string) *Window {
 	return &Window{s: s, Label: label, File: filepath.Join(s.Dir, OutFile+"."+strconv.Itoa(s.made)), b: cLabel(label)}
 }
 
-// Run runs f with instrumentation and collection on, then dumps what f
-// (and any other thread meanwhile) cost to File, allocating nothing
-// itself. If f panics, the window is closed and its dump removed before
-// the panic goes on.
+// Run runs f with instrumentation on, then dumps what every thread cost
+// meanwhile (f on whichever threads the scheduler runs it and the
+// goroutines it starts; see the package comment) to File's threads'
+// files, allocating nothing itself. If f panics, the window is closed and its dump removed
+// before the panic goes on.
 func (w *Window) Run(f func()) {
 	closed := false
 	defer func() {
 		if !closed { // f panicked
-			ToggleCollect()
-			dump(w.b)
+			monitor(w.b)
 			StopInstrumentation()
-			os.Remove(w.File)
+			removeThreads(w.File)
 		}
 	}()
 	StartInstrumentation()
 	ZeroStats()
-	ToggleCollect()
 	f()
-	ToggleCollect()
 	closed = true
-	dump(w.b)
+	monitor(w.b)
 	StopInstrumentation()
 }
 
-// Read reads the dump file of the window labelled label, checks that it
-// is that window's, and removes it unless Keep.
+// Read reads the dump of the window labelled label, one file per thread
+// (file-01, file-02, ...), checks that it is that window's, and merges
+// the threads' costs into one Profile, the runtime's sysmon thread left
+// out: it wakes up with the clock, not with the measured code. With Keep
+// it writes the merged threads' files to file (one part per thread,
+// which Parse merges again); either way it removes the threads' files.
 func (s *Session) Read(label, file string) (*Profile, error) {
-	ps, err := ParseFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("callgrind: reading the dump of %q: %w", label, err)
+	defer removeThreads(file)
+	names, _ := filepath.Glob(file + "-*")
+	var kept []byte
+	var parts []*Profile
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("callgrind: reading the dump of %q: %w", label, err)
+		}
+		ps, err := Parse(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("callgrind: reading the dump of %q: %s: %w", label, name, err)
+		}
+		if len(ps) != 1 {
+			return nil, fmt.Errorf("callgrind: %s: %d parts, want 1", name, len(ps))
+		}
+		if got, _ := ps[0].Label(); got != sanitize(label) {
+			return nil, fmt.Errorf("callgrind: %s holds the dump of %q, want %q (did something else dump?)", name, got, label)
+		}
+		if slices.ContainsFunc(ps[0].Functions, func(f *Function) bool { return f.Name == "runtime.sysmon" }) {
+			continue
+		}
+		parts = append(parts, ps[0])
+		kept = append(kept, b...)
 	}
-	if len(ps) != 1 {
-		return nil, fmt.Errorf("callgrind: %s: %d parts, want 1", file, len(ps))
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("callgrind: no dump of %q (%s-*)", label, file)
 	}
-	if got, _ := ps[0].Label(); got != sanitize(label) {
-		return nil, fmt.Errorf("callgrind: %s holds the dump of %q, want %q (did something else dump?)", file, got, label)
+	if s.Keep {
+		if err := os.WriteFile(file, kept, 0o644); err != nil {
+			return nil, fmt.Errorf("callgrind: keeping the dump of %q: %w", label, err)
+		}
 	}
-	if !s.Keep {
-		os.Remove(file)
+	return mergeThreads(parts)[0], nil
+}
+
+// removeThreads removes the threads' files of the dump file.
+func removeThreads(file string) {
+	names, _ := filepath.Glob(file + "-*")
+	for _, n := range names {
+		os.Remove(n)
 	}
-	return ps[0], nil
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,16 +74,29 @@ func spin(n int) uint64 {
 
 var sink uint64
 
-// child measures spin(1000) and spin(101000) in two windows and prints
-// "label Ir" for each.
+// child measures spin(1000) and spin(101000) in two windows, then
+// spin(101000) in a goroutine started while the window's goroutine
+// sleeps in a syscall (the scheduler runs it, and resumes the window's
+// goroutine, on other threads), and prints "label Ir" for each.
 func child() error {
 	s, err := callgrind.Open()
 	if err != nil {
 		return err
 	}
-	for _, n := range []int{1000, 101000} {
+	elsewhere := func(n int) {
+		done := make(chan uint64)
+		go func() { done <- spin(n) }()
+		ts := syscall.NsecToTimespec(50e6) // longer than sysmon's longest sleep: it hands the P on
+		syscall.Nanosleep(&ts, nil)
+		sink = <-done
+	}
+	for i, n := range []int{1000, 101000, 101000} {
 		label := fmt.Sprintf("spin %d\nnext line", n)
-		p, file, err := s.Collect(label, func() { sink = spin(n) })
+		f := func() { sink = spin(n) }
+		if i == 2 {
+			label, f = fmt.Sprintf("spin %d in a goroutine", n), func() { elsewhere(n) }
+		}
+		p, file, err := s.Collect(label, f)
 		if err != nil {
 			return err
 		}
@@ -110,7 +124,6 @@ func TestNotUnderValgrind(t *testing.T) {
 	}
 	// Outside valgrind the requests do nothing.
 	callgrind.ZeroStats()
-	callgrind.ToggleCollect()
 	callgrind.Dump("x")
 }
 
@@ -156,13 +169,13 @@ func TestUnderCallgrind(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		t.Fatalf("child printed %q", out)
 	}
-	var ir [2]float64
+	var ir [3]float64
 	for i, l := range lines {
 		label, n, _ := strings.Cut(l, "\t")
-		if want := []string{"spin 1000 next line", "spin 101000 next line"}[i]; label != want {
+		if want := []string{"spin 1000 next line", "spin 101000 next line", "spin 101000 in a goroutine"}[i]; label != want {
 			t.Errorf("window %d label %q, want %q", i, label, want)
 		}
 		ir[i], _ = strconv.ParseFloat(n, 64)
@@ -171,8 +184,15 @@ func TestUnderCallgrind(t *testing.T) {
 	// 20 instructions each, whatever the compiler makes of it, and the
 	// windows' fixed costs cancel.
 	per := (ir[1] - ir[0]) / 100000
+	t.Logf("windows: %v instructions", ir)
 	if per < 5 || per > 20 {
 		t.Errorf("windows of %v instructions: %.2f per iteration, want 5 to 20", ir, per)
+	}
+	// The same loop on other threads counts alike, but for the goroutine,
+	// the syscall and the scheduler's work: well under an iteration's
+	// worth per 100 iterations.
+	if d := ir[2] - ir[1]; d < 0 || d > per*1000 {
+		t.Errorf("spin 101000 in a goroutine counted %v instructions, inline %v: want the same but for under %v", ir[2], ir[1], per*1000)
 	}
 }
 
