@@ -150,7 +150,7 @@ func TestCacheKeepsTheNewest(t *testing.T) {
 		at := time.Now().Add(-time.Duration(cacheFiles-i) * time.Hour) // old-00 the oldest
 		os.Chtimes(f, at, at)
 	}
-	new(run).save(src, filepath.Join(dir, "base-x"))
+	saveCache(src, filepath.Join(dir, "base-x"))
 	ents, _ := os.ReadDir(dir)
 	_, errOldest := os.Stat(filepath.Join(dir, "old-00"))
 	b, _ := os.ReadFile(filepath.Join(dir, "base-x"))

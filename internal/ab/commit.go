@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -23,16 +22,6 @@ func BuildCommit(ctx context.Context, o RunOptions, commit, bin string, log *os.
 		o.Dir = strings.TrimSuffix(prefix, "/")
 	}
 	b := &builder{dir: filepath.Clean(o.Dir), main: o.Main, cmd: o.Build, log: log}
-	if o.Cache == "" {
-		return false, b.buildCommit(ctx, root, commit, nil, bin)
-	}
-	kept := filepath.Join(o.Cache, "base-"+key(commit, b.dir, o.Main, o.Build, "", runtime.GOOS, runtime.GOARCH))
-	if copyFile(kept, bin) == nil && os.Chmod(bin, 0o755) == nil {
-		return true, nil
-	}
-	if err := b.buildCommit(ctx, root, commit, nil, bin); err != nil {
-		return false, err
-	}
-	(&run{}).save(bin, kept)
-	return false, nil
+	_, kept, err := b.cachedCommit(ctx, root, o.Cache, commit, nil, bin)
+	return kept != "", err
 }

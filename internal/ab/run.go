@@ -223,29 +223,41 @@ func (r *run) build(ctx context.Context, b *builder) error {
 	if o.BaseTree != "" {
 		return b.build(ctx, o.BaseTree, r.bins[0])
 	}
-	if o.Cache != "" {
-		r.binKey = key(commit, o.Dir, o.Main, o.Build, strings.Join(edits, " "), runtime.GOOS, runtime.GOARCH)
-		cached := filepath.Join(o.Cache, "base-"+r.binKey)
-		if copyFile(cached, r.bins[0]) == nil && os.Chmod(r.bins[0], 0o755) == nil {
-			r.notes = append(r.notes, "base binary from the cache ("+cached+")")
-			return nil
-		}
-		if err := b.buildCommit(ctx, r.root, commit, edits, r.bins[0]); err != nil {
-			return err
-		}
-		r.save(r.bins[0], cached)
-		return nil
+	var err error
+	var cached string
+	if r.binKey, cached, err = b.cachedCommit(ctx, r.root, o.Cache, commit, edits, r.bins[0]); err == nil && cached != "" {
+		r.notes = append(r.notes, "base binary from the cache ("+cached+")")
 	}
-	return b.buildCommit(ctx, r.root, commit, edits, r.bins[0])
+	return err
+}
+
+// cachedCommit builds the binary at commit (with edits) into bin, taken
+// from or kept in cache (none when cache is ""), keyed by what makes the
+// binary. It returns the key ("" without a cache) and the cached file
+// when bin came from the cache.
+func (b *builder) cachedCommit(ctx context.Context, root, cache, commit string, edits []string, bin string) (binKey, cached string, err error) {
+	if cache == "" {
+		return "", "", b.buildCommit(ctx, root, commit, edits, bin)
+	}
+	binKey = key(commit, b.dir, b.main, b.cmd, strings.Join(edits, " "), runtime.GOOS, runtime.GOARCH)
+	kept := filepath.Join(cache, "base-"+binKey)
+	if copyFile(kept, bin) == nil && os.Chmod(bin, 0o755) == nil {
+		return binKey, kept, nil
+	}
+	if err := b.buildCommit(ctx, root, commit, edits, bin); err != nil {
+		return "", "", err
+	}
+	saveCache(bin, kept)
+	return binKey, "", nil
 }
 
 // cacheFiles is how many files the cache keeps: the newest.
 const cacheFiles = 40
 
-// save copies a file into the cache (through a temporary file: a
+// saveCache copies a file into the cache (through a temporary file: a
 // concurrent run never reads half) and removes the oldest beyond
 // cacheFiles.
-func (r *run) save(from, to string) {
+func saveCache(from, to string) {
 	if os.MkdirAll(filepath.Dir(to), 0o755) != nil || copyFile(from, to+".tmp") != nil || os.Rename(to+".tmp", to) != nil {
 		return
 	}
@@ -382,7 +394,7 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 	logf(r.o.Log, "ab: stores %s; scenarios %s; %d rounds, ABBA", strings.Join(stores, ","), strings.Join(scenarios, ","), r.o.Count)
 	res, err := Measure(ctx, o)
 	if err == nil && cached != "" && o.Sides[0].Measured == "" && len(res.Dropped) == 0 {
-		r.save(res.Base, cached)
+		saveCache(res.Base, cached)
 	}
 	return res, err
 }
