@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // cutHarness leaves stacks that start at the store, and keeps a sample the
@@ -58,33 +58,33 @@ func TestCutHarness(t *testing.T) {
 }
 
 // stackProfile returns a heap profile of one sample with the given stack.
-func stackProfile(stack [][]string) *pprofile.Profile {
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
+func stackProfile(stack [][]string) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
 	}
-	fns := map[string]*pprofile.Function{}
-	s := &pprofile.Sample{Value: []int64{1, 48}}
+	fns := map[string]*profile.Function{}
+	s := &profile.Sample{Value: []int64{1, 48}}
 	for _, lines := range stack {
-		loc := &pprofile.Location{ID: uint64(len(p.Location) + 1)}
+		loc := &profile.Location{ID: uint64(len(p.Location) + 1)}
 		for _, name := range lines {
 			fn := fns[name]
 			if fn == nil {
-				fn = &pprofile.Function{ID: uint64(len(fns) + 1), Name: name, SystemName: name}
+				fn = &profile.Function{ID: uint64(len(fns) + 1), Name: name, SystemName: name}
 				fns[name] = fn
 				p.Function = append(p.Function, fn)
 			}
-			loc.Line = append(loc.Line, pprofile.Line{Function: fn, Line: 1})
+			loc.Line = append(loc.Line, profile.Line{Function: fn, Line: 1})
 		}
 		p.Location = append(p.Location, loc)
 		s.Location = append(s.Location, loc)
 	}
-	p.Sample = []*pprofile.Sample{s}
+	p.Sample = []*profile.Sample{s}
 	return p
 }
 
 // stackNames returns a sample's function names per location.
-func stackNames(s *pprofile.Sample) [][]string {
+func stackNames(s *profile.Sample) [][]string {
 	var out [][]string
 	for _, loc := range s.Location {
 		var names []string

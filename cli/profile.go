@@ -11,9 +11,9 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -28,11 +28,11 @@ func (o *profileOutput) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: `text|markdown|json`")
 }
 
-func (o *profileOutput) check() (profile.Format, error) {
+func (o *profileOutput) check() (cost.Format, error) {
 	if o.Top < 1 {
 		return "", usagef("--top %d: want at least 1", o.Top)
 	}
-	f, err := profile.ParseFormat(o.Format)
+	f, err := cost.ParseFormat(o.Format)
 	if err != nil {
 		return "", usagef("--format: %v", err)
 	}
@@ -101,7 +101,7 @@ type profileJob struct {
 	scenario scenarios.Scenario
 }
 
-func (j profileJob) fileName() string { return profile.FileName(j.scenario.Name, j.store.Name) }
+func (j profileJob) fileName() string { return cost.FileName(j.scenario.Name, j.store.Name) }
 
 // profileJobs returns one job per scenario and store, scenario by scenario.
 func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob {
@@ -171,11 +171,11 @@ type captureOptions struct {
 // returns their summaries. A store fault is reported as run reports it
 // and the other jobs go on, unless the store hangs; the error then has
 // ExitStoreFailed. Any other error, or ctx, stops it.
-func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*profile.Summary, error) {
+func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*cost.Summary, error) {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return nil, err
 	}
-	var sums []*profile.Summary
+	var sums []*cost.Summary
 	faults := &storeFaults{errOut: opts.errOut, base: filepath.Join(opts.dir, "profile")}
 	for _, j := range jobs {
 		if err := ctx.Err(); err != nil {
@@ -199,10 +199,10 @@ func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions
 			return sums, err
 		}
 		path := filepath.Join(opts.dir, j.fileName())
-		if err := profile.Save(p, path); err != nil {
+		if err := cost.Save(p, path); err != nil {
 			return sums, err
 		}
-		sum, err := profile.Summarize(p, opts.top)
+		sum, err := cost.Summarize(p, opts.top)
 		if err != nil {
 			return sums, err
 		}
@@ -251,19 +251,19 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 }
 
 // writeProfiles prints the summaries (with All, writes and prints the index).
-func writeProfiles(opts *profileOptions, format profile.Format, sums []*profile.Summary) error {
+func writeProfiles(opts *profileOptions, format cost.Format, sums []*cost.Summary) error {
 	if !opts.All {
-		return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
+		return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 	}
-	if err := profile.WriteIndexFiles(opts.Dir, sums); err != nil {
+	if err := cost.WriteIndexFiles(opts.Dir, sums); err != nil {
 		return err
 	}
-	return profile.WriteIndex(opts.ioStreams.Out, format, sums)
+	return cost.WriteIndex(opts.ioStreams.Out, format, sums)
 }
 
 // loadProfile reads a profile file; a bad one is bad input.
-func loadProfile(path string) (*pprofile.Profile, error) {
-	p, err := profile.Load(path)
+func loadProfile(path string) (*profile.Profile, error) {
+	p, err := cost.Load(path)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -312,15 +312,15 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 		return err
 	}
 	basePath, headPath := opts.Base, opts.Head
-	var ps [2]*pprofile.Profile
+	var ps [2]*profile.Profile
 	for i, path := range []string{basePath, headPath} {
 		if ps[i], err = loadProfile(path); err != nil {
 			return err
 		}
 	}
 	base, head := ps[0], ps[1]
-	if err := profile.CheckComparable(base, head); err != nil {
-		var ste *profile.SampleTypeError
+	if err := cost.CheckComparable(base, head); err != nil {
+		var ste *cost.SampleTypeError
 		if errors.As(err, &ste) {
 			return usagef("cannot compare %s with %s: %s has sample types %s but %s has %s",
 				headPath, basePath, headPath, strings.Join(ste.Head, ", "), basePath, strings.Join(ste.Base, ", "))
@@ -329,7 +329,7 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	}
 	sampleTypes := opts.Types
 	if len(sampleTypes) == 0 {
-		for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
+		for _, want := range []string{cost.AllocSpace, cost.AllocObjects} {
 			for _, st := range head.SampleType {
 				if st.Type == want {
 					sampleTypes = append(sampleTypes, want)
@@ -342,24 +342,24 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 			}
 		}
 	}
-	var cs []*profile.Comparison
+	var cs []*cost.Comparison
 	for _, st := range sampleTypes {
-		c, err := profile.Compare(base, head, strings.TrimSpace(st))
+		c, err := cost.Compare(base, head, strings.TrimSpace(st))
 		if err != nil {
 			return usagef("--type: %s: %v", headPath, err)
 		}
 		cs = append(cs, c)
 	}
 	if opts.Output != "" {
-		d, err := profile.Diff(base, head)
+		d, err := cost.Diff(base, head)
 		if err != nil {
 			return err
 		}
-		if err := profile.Save(d, opts.Output); err != nil {
+		if err := cost.Save(d, opts.Output); err != nil {
 			return err
 		}
 	}
-	return profile.WriteComparisons(opts.ioStreams.Out, format, cs, opts.Top)
+	return cost.WriteComparisons(opts.ioStreams.Out, format, cs, opts.Top)
 }
 
 // ProfileTopOptions are the options of certbench profile top.
@@ -396,18 +396,18 @@ func runProfileTop(_ context.Context, opts *profileTopOptions) error {
 	if isCallgrindFile(opts.Files[0]) {
 		return topCallgrind(opts.ioStreams.Out, format, opts.Files, opts.Top)
 	}
-	var sums []*profile.Summary
+	var sums []*cost.Summary
 	for _, path := range opts.Files {
 		p, err := loadProfile(path)
 		if err != nil {
 			return err
 		}
-		sum, err := profile.Summarize(p, opts.Top)
+		sum, err := cost.Summarize(p, opts.Top)
 		if err != nil {
 			return usagef("%s: %v", path, err)
 		}
 		sum.File = path
 		sums = append(sums, sum)
 	}
-	return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
+	return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 }

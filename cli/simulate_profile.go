@@ -11,7 +11,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
 )
 
@@ -22,7 +22,7 @@ func isCallgrindFile(path string) bool {
 }
 
 // topCallgrind prints the costliest functions of each callgrind file.
-func topCallgrind(w io.Writer, format profile.Format, files []string, n int) error {
+func topCallgrind(w io.Writer, format cost.Format, files []string, n int) error {
 	var tops []*callgrind.Top
 	for _, path := range files {
 		if !isCallgrindFile(path) {
@@ -40,7 +40,7 @@ func topCallgrind(w io.Writer, format profile.Format, files []string, n int) err
 // profileSimulated is certbench profile --instrument simulate: one sample
 // of each job under callgrind (certbench re-executes itself), its window
 // kept as DIR/<scenario>.<store>.callgrind, and the top functions printed.
-func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob, format profile.Format) error {
+func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob, format cost.Format) error {
 	var stores []certstore.Info
 	var scs []scenarios.Scenario
 	for _, j := range jobs {

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
 )
 
@@ -270,7 +270,7 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, sc
 	}
 	for _, sc := range scenarios {
 		for _, st := range run {
-			if err := renameProfile(filepath.Join(to, profile.FileName(sc, st)), filepath.Join(dir, profile.FileName(sc, side.As)), st, side); err != nil {
+			if err := renameProfile(filepath.Join(to, cost.FileName(sc, st)), filepath.Join(dir, cost.FileName(sc, side.As)), st, side); err != nil {
 				return err
 			}
 		}
@@ -281,7 +281,7 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, sc
 // renameProfile copies a heap profile, store renamed to side.As and names
 // normalized, so that both sides' profiles name functions alike.
 func renameProfile(from, to, store string, side Side) error {
-	p, err := profile.Load(from)
+	p, err := cost.Load(from)
 	if err != nil {
 		return err
 	}

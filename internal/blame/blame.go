@@ -17,17 +17,17 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // maxCallees caps the library callees attached to each heap site.
 const maxCallees = 3
 
 // Folders finds the sites behind a regression in a base and a head folder
-// of heap profiles (named by profile.FileName) and callgrind files.
+// of heap profiles (named by cost.FileName) and callgrind files.
 type Folders struct {
 	Base, Head string
 }
@@ -37,7 +37,7 @@ var _ gate.SiteFinder = Folders{}
 // GrownSites implements gate.SiteFinder; a benchmark without profiles
 // gives an error wrapping gate.ErrNoProfiles.
 func (f Folders) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
-	var sites []profile.Site
+	var sites []cost.Site
 	var err error
 	if results.IsSimulated(unit) {
 		sites, err = f.callgrindSites(scenario, store, unit, n)
@@ -48,10 +48,10 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]gate.Site, e
 }
 
 // heapSites names the store lines whose allocations per op grew most, at
-// the store's boundary (profile.CompareBoundary), or without store frames
+// the store's boundary (cost.CompareBoundary), or without store frames
 // the functions whose flat allocations grew.
-func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site, error) {
-	sampleType, err := profile.AllocSampleType(unit)
+func (f Folders) heapSites(scenario, store, unit string, n int) ([]cost.Site, error) {
+	sampleType, err := cost.AllocSampleType(unit)
 	if err != nil {
 		return nil, err
 	}
@@ -59,17 +59,17 @@ func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site,
 	if err != nil {
 		return nil, err
 	}
-	var sites []profile.Site
-	var sides profile.Sides
+	var sites []cost.Site
+	var sides cost.Sides
 	what := "function of the store"
-	b, err := profile.CompareBoundary(base, head, sampleType)
+	b, err := cost.CompareBoundary(base, head, sampleType)
 	switch {
-	case errors.Is(err, profile.ErrNoStore):
-		c, err := profile.Compare(base, head, sampleType)
+	case errors.Is(err, cost.ErrNoStore):
+		c, err := cost.Compare(base, head, sampleType)
 		if err != nil {
 			return nil, err
 		}
-		sites, sides, what = c.Grew(n, profile.ByFlat), c.Sides, "function"
+		sites, sides, what = c.Grew(n, cost.ByFlat), c.Sides, "function"
 	case err != nil:
 		return nil, err
 	default:
@@ -87,14 +87,14 @@ func (f Folders) heapSites(scenario, store, unit string, n int) ([]profile.Site,
 
 // load reads the base and head heap profiles of one benchmark; a side
 // without the file gives an error wrapping gate.ErrNoProfiles.
-func (f Folders) load(scenario, store string) (base, head *pprofile.Profile, err error) {
-	var ps [2]*pprofile.Profile
+func (f Folders) load(scenario, store string) (base, head *profile.Profile, err error) {
+	var ps [2]*profile.Profile
 	for i, dir := range []string{f.Base, f.Head} {
-		path := filepath.Join(dir, profile.FileName(scenario, store))
+		path := filepath.Join(dir, cost.FileName(scenario, store))
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("%w: %s not found", gate.ErrNoProfiles, path)
 		}
-		if ps[i], err = profile.Load(path); err != nil {
+		if ps[i], err = cost.Load(path); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -103,7 +103,7 @@ func (f Folders) load(scenario, store string) (base, head *pprofile.Profile, err
 
 // callgrindSites compares each side's median window (an outlier is not
 // blamed) at the store's boundary (callgrind.Compare).
-func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]profile.Site, error) {
+func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]cost.Site, error) {
 	m := callgrind.Instructions
 	if unit == results.UnitEstCycles {
 		m = callgrind.EstimatedCycles
@@ -120,11 +120,11 @@ func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]profile.
 	if err != nil {
 		return nil, err
 	}
-	var sites []profile.Site
+	var sites []cost.Site
 	for _, c := range b.Grew(n) {
-		s := profile.Site{Function: profile.ShortName(c.Function), Base: c.Base, Head: c.Head}
+		s := cost.Site{Function: cost.ShortName(c.Function), Base: c.Base, Head: c.Head}
 		for _, cc := range c.Callees {
-			s.Callees = append(s.Callees, profile.Site{Function: profile.ShortName(cc.Function), Base: cc.Base, Head: cc.Head})
+			s.Callees = append(s.Callees, cost.Site{Function: cost.ShortName(cc.Function), Base: cc.Base, Head: cc.Head})
 		}
 		sites = append(sites, s)
 	}
@@ -135,7 +135,7 @@ func (f Folders) callgrindSites(scenario, store, unit string, n int) ([]profile.
 }
 
 // gateSites converts sites to the gate's copy of their shape.
-func gateSites(sites []profile.Site) []gate.Site {
+func gateSites(sites []cost.Site) []gate.Site {
 	var out []gate.Site
 	for _, s := range sites {
 		out = append(out, gate.Site{Function: s.Function, File: s.File, Line: s.Line, Base: s.Base, Head: s.Head, Callees: gateSites(s.Callees)})

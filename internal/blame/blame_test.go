@@ -14,13 +14,13 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/stores/regressions"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // writeHeapProfile writes a heap profile in the layout bench.HeapProfile
@@ -28,28 +28,28 @@ import (
 // per function with objects and bytes allocated in total over ops.
 func writeHeapProfile(t *testing.T, dir, scenario, store string, ops int, allocs map[string][2]int64) {
 	t.Helper()
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{
-			{Type: profile.AllocObjects, Unit: "count"}, {Type: profile.AllocSpace, Unit: "bytes"},
-			{Type: profile.InuseObjects, Unit: "count"}, {Type: profile.InuseSpace, Unit: "bytes"},
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: cost.AllocObjects, Unit: "count"}, {Type: cost.AllocSpace, Unit: "bytes"},
+			{Type: cost.InuseObjects, Unit: "count"}, {Type: cost.InuseSpace, Unit: "bytes"},
 		},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
 		Period:     1,
 		Comments:   []string{"certbench: scenario=" + scenario + " store=" + store + " ops=" + strconv.Itoa(ops)},
 	}
 	var id uint64
 	for name, v := range allocs {
 		id++
-		fn := &pprofile.Function{ID: id, Name: name, SystemName: name}
-		loc := &pprofile.Location{ID: id, Line: []pprofile.Line{{Function: fn}}}
+		fn := &profile.Function{ID: id, Name: name, SystemName: name}
+		loc := &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
 		p.Function = append(p.Function, fn)
 		p.Location = append(p.Location, loc)
-		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: []int64{v[0], v[1], 0, 0}})
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{v[0], v[1], 0, 0}})
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	if err := profile.Save(p, filepath.Join(dir, profile.FileName(scenario, store))); err != nil {
+	if err := cost.Save(p, filepath.Join(dir, cost.FileName(scenario, store))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -191,11 +191,11 @@ func scenario(t *testing.T, name string) scenarios.Scenario {
 // gateSites captures base and head profiles of rotate-10-of-100, writes
 // them where "certbench profile --all" would, and returns the sites the
 // gate names for allocs/op, and the boundary comparison.
-func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *profile.Boundary) {
+func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *cost.Boundary) {
 	t.Helper()
 	sc := scenario(t, "rotate-10-of-100")
 	dirs := blame.Folders{Base: t.TempDir(), Head: t.TempDir()}
-	var ps []*pprofile.Profile
+	var ps []*profile.Profile
 	for _, side := range []struct {
 		dir string
 		new certstore.Factory
@@ -204,7 +204,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := profile.Save(p, filepath.Join(side.dir, profile.FileName(sc.Name, "optimized"))); err != nil {
+		if err := cost.Save(p, filepath.Join(side.dir, cost.FileName(sc.Name, "optimized"))); err != nil {
 			t.Fatal(err)
 		}
 		ps = append(ps, p)
@@ -213,7 +213,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := profile.CompareBoundary(ps[0], ps[1], profile.AllocObjects)
+	b, err := cost.CompareBoundary(ps[0], ps[1], cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}

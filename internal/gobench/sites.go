@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/ab"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 )
 
 // Sites is a gate.BenchmarkSiteFinder for a Run's benchmarks: it runs a
@@ -35,7 +35,7 @@ func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, er
 // GrownBenchmarkSites profiles the benchmark on both sides and names the
 // functions whose allocations grew most.
 func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
-	sampleType, err := profile.AllocSampleType(unit)
+	sampleType, err := cost.AllocSampleType(unit)
 	if err != nil {
 		return nil, err
 	}
@@ -76,22 +76,22 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 			return nil, fmt.Errorf("profiling %s (%s): %w", top, side, err)
 		}
 	}
-	base, err := profile.Load(paths[0])
+	base, err := cost.Load(paths[0])
 	if err != nil {
 		return nil, err
 	}
-	head, err := profile.Load(paths[1])
+	head, err := cost.Load(paths[1])
 	if err != nil {
 		return nil, err
 	}
-	c, err := profile.Compare(base, head, sampleType)
+	c, err := cost.Compare(base, head, sampleType)
 	if err != nil {
 		return nil, err
 	}
 	iters, _ := strconv.ParseFloat(strings.TrimSuffix(s.Result.Benchtime, "x"), 64)
 	per := iters + 1
 	var out []gate.Site
-	for _, d := range c.Grew(n, profile.ByFlat) {
+	for _, d := range c.Grew(n, cost.ByFlat) {
 		out = append(out, gate.Site{Function: d.Function, Base: d.Base / per, Head: d.Head / per})
 	}
 	if len(out) == 0 {

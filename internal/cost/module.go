@@ -1,4 +1,4 @@
-package profile
+package cost
 
 // modulePath is certbench's module path, which ShortName drops; a test
 // checks it against the path this package is built with.

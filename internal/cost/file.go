@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // DefaultMaxSize is the largest profile, in bytes after decompression,
@@ -20,14 +20,14 @@ var ErrTooLarge = errors.New("profile larger than the limit")
 
 // Load reads a profile file in any format pprof reads, of at most
 // DefaultMaxSize bytes decompressed; its errors name the file.
-func Load(path string) (*pprofile.Profile, error) {
+func Load(path string) (*profile.Profile, error) {
 	return LoadMax(path, DefaultMaxSize)
 }
 
 // LoadMax is Load with a limit of maxSize bytes decompressed.
-func LoadMax(path string, maxSize int64) (*pprofile.Profile, error) {
+func LoadMax(path string, maxSize int64) (*profile.Profile, error) {
 	data, err := readLimited(path, maxSize)
-	var p *pprofile.Profile
+	var p *profile.Profile
 	if err == nil {
 		p, err = parse(data)
 	}
@@ -71,7 +71,7 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 }
 
 // parse parses a profile, rejecting input that decodes to nothing.
-func parse(data []byte) (p *pprofile.Profile, err error) {
+func parse(data []byte) (p *profile.Profile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("not a profile: %v", r)
@@ -80,7 +80,7 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 	if len(data) == 0 {
 		return nil, errors.New("not a profile: empty file")
 	}
-	if p, err = pprofile.ParseData(data); err != nil {
+	if p, err = profile.ParseData(data); err != nil {
 		return nil, fmt.Errorf("not a profile: %w", err)
 	}
 	if len(p.SampleType) == 0 {
@@ -90,7 +90,7 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 }
 
 // Save writes p to path as a gzipped protobuf.
-func Save(p *pprofile.Profile, path string) error {
+func Save(p *profile.Profile, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/results"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // The sample types of a heap profile, in the runtime's order (see the
@@ -75,7 +75,7 @@ func (info Info) comment() string {
 }
 
 // InfoOf reads back the Info recorded in p (zero when none).
-func InfoOf(p *pprofile.Profile) Info {
+func InfoOf(p *profile.Profile) Info {
 	var info Info
 	if p == nil {
 		return info
@@ -108,7 +108,7 @@ func InfoOf(p *pprofile.Profile) Info {
 }
 
 // SetInfo records info in p as its first comment, replacing any earlier.
-func SetInfo(p *pprofile.Profile, info Info) {
+func SetInfo(p *profile.Profile, info Info) {
 	comments := []string{info.comment()}
 	for _, c := range p.Comments {
 		if !strings.HasPrefix(c, infoComment) {
@@ -119,7 +119,7 @@ func SetInfo(p *pprofile.Profile, info Info) {
 }
 
 // CheckHeap returns an error unless p has a Go heap profile's sample types.
-func CheckHeap(p *pprofile.Profile) error {
+func CheckHeap(p *profile.Profile) error {
 	if p == nil {
 		return fmt.Errorf("profile: nil profile")
 	}

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // A Site is a function, or a line of one, whose value changed between two
@@ -92,7 +92,7 @@ type Sides struct {
 // newSides checks that base and head can be compared in sampleType and
 // returns the Sides (without totals), the sample type's index in each and
 // each side's divisor.
-func newSides(base, head *pprofile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
+func newSides(base, head *profile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
 	if err = CheckComparable(base, head); err != nil {
 		return
 	}

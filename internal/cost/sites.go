@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"cmp"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // Func is one function's share of one sample type of a profile.
@@ -43,7 +43,7 @@ type Top struct {
 // TopSites returns the n (all when n <= 0) functions with the largest
 // values of the named sample type of p, ranked by order (ByFlat when
 // empty), per op when perOp (an error when p records no ops).
-func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
+func TopSites(p *profile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
 	a, err := aggregate(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ type aggregated struct {
 }
 
 // sampleIndex returns the index of the named sample type of p.
-func sampleIndex(p *pprofile.Profile, sampleType string) (int, error) {
+func sampleIndex(p *profile.Profile, sampleType string) (int, error) {
 	if p == nil {
 		return 0, fmt.Errorf("profile: nil profile")
 	}
@@ -85,7 +85,7 @@ func sampleIndex(p *pprofile.Profile, sampleType string) (int, error) {
 
 // aggregate sums the named sample type of p per function, flat and
 // cumulative.
-func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
+func aggregate(p *profile.Profile, sampleType string) (*aggregated, error) {
 	idx, err := sampleIndex(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
 		flat:       map[string]int64{},
 		cum:        map[string]int64{},
 	}
-	names := map[*pprofile.Location][]string{}
+	names := map[*profile.Location][]string{}
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
 		if s == nil || idx >= len(s.Value) {
@@ -135,7 +135,7 @@ func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
 
 // locationNames returns the short names of a location's functions,
 // innermost first, or its address when unsymbolized.
-func locationNames(loc *pprofile.Location) []string {
+func locationNames(loc *profile.Location) []string {
 	var ns []string
 	for _, line := range loc.Line {
 		if line.Function != nil && line.Function.Name != "" {
@@ -214,7 +214,7 @@ type Summary struct {
 
 // Summarize returns the totals and the top n sites of every table of a
 // Summary (totals, not per op, when p records no ops).
-func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
+func Summarize(p *profile.Profile, n int) (*Summary, error) {
 	if p == nil {
 		return nil, fmt.Errorf("profile: nil profile")
 	}
