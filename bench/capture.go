@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,19 +196,13 @@ func heapSnapshot() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Symbol names the harness is recognized by: every frame of this package
-// is the harness; runtime.allocm (a new OS thread) is never the store's.
+// Symbol names of the capture's own frames; runtime.allocm (a new OS
+// thread) is never the store's.
 var (
-	harnessPrefix = reflect.TypeFor[heapSnapshots]().PkgPath() + "."
-	snapshotName  = funcName(heapSnapshot)
-	captureName   = funcName(captureHeap)
-	allocmName    = "runtime.allocm"
+	snapshotName = funcName(heapSnapshot)
+	captureName  = funcName(captureHeap)
+	allocmName   = "runtime.allocm"
 )
-
-// isHarness reports whether the named function is the harness's.
-func isHarness(name string) bool {
-	return strings.HasPrefix(name, harnessPrefix)
-}
 
 // combineHeap makes the profile: alloc_* = after - initial, inuse_* =
 // after - empty, the profiler's and thread samples dropped, harness cut.
@@ -248,7 +240,7 @@ func combineHeap(raw heapSnapshots) (*profile.Profile, error) {
 		return nil, err
 	}
 	dropSamples(p, func(name string) bool { return name == snapshotName || name == allocmName })
-	cutHarness(p)
+	cost.CutHarness(p)
 	// What still has the capture frame never reached the store: runtime
 	// work the capture set off (reading memory statistics).
 	dropSamples(p, func(name string) bool { return name == captureName })
@@ -285,40 +277,4 @@ func hasFrame(s *profile.Sample, match func(name string) bool) bool {
 		}
 	}
 	return false
-}
-
-// cutHarness cuts every stack at its innermost harness frame, so stacks
-// start at the store; a sample the harness allocated itself keeps that
-// one location.
-func cutHarness(p *profile.Profile) {
-	var maxID uint64
-	for _, loc := range p.Location {
-		maxID = max(maxID, loc.ID)
-	}
-	for _, s := range p.Sample {
-	stack:
-		for i, loc := range s.Location { // leaf first
-			for j, line := range loc.Line { // innermost inlined call first
-				if line.Function == nil || !isHarness(line.Function.Name) {
-					continue
-				}
-				switch {
-				case j > 0:
-					// Store code inlined into the harness frame: keep
-					// those lines in a location of their own.
-					maxID++
-					cut := *loc
-					cut.ID = maxID
-					cut.Line = loc.Line[:j:j]
-					p.Location = append(p.Location, &cut)
-					s.Location = append(s.Location[:i:i], &cut)
-				case i > 0:
-					s.Location = s.Location[:i]
-				default:
-					s.Location = s.Location[:1]
-				}
-				break stack
-			}
-		}
-	}
 }

@@ -52,7 +52,7 @@ type profileOptions struct {
 	certsFlags
 	scenarioFileFlags
 	profileOutput
-	simulateFlags // --instrument simulate writes callgrind files
+	simulateFlags // --instrument simulate profiles instructions
 }
 
 func newProfileCmd(runF func(context.Context, *profileOptions) error) *cobra.Command {
@@ -66,7 +66,8 @@ DIR/<scenario>.<store>.pb.gz for go tool pprof: alloc_* for what the measured
 ops allocated, inuse_* for what the store retains, stacks from the store, the
 op count as a comment. It prints the top sites per op, flat and cumulative.
 --all profiles every registered store on every default scenario and writes
-DIR/index.md and DIR/index.json; --instrument simulate writes callgrind files.`,
+DIR/index.md and DIR/index.json. --instrument simulate profiles the simulated
+CPU instead: DIR/<scenario>.<store>.sim.pb.gz, instructions per op with stacks.`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
   certbench profile --all --dir profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz`,
@@ -233,16 +234,20 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usagef("--dir: %v", err)
 	}
+	var sums []*cost.Summary
 	if simulate {
-		return profileSimulated(ctx, opts, jobs, format)
-	}
-	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
-	if opts.All && !opts.Quiet {
-		copts.progress = opts.ioStreams.ErrOut
-	}
-	sums, err := captureProfiles(ctx, jobs, copts)
-	if err != nil && (!storeFailed(err) || len(sums) == 0) {
-		return err
+		if sums, err = profileSimulated(ctx, opts, jobs); err != nil || sums == nil {
+			return err // nil: the child under callgrind wrote the output
+		}
+	} else {
+		copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
+		if opts.All && !opts.Quiet {
+			copts.progress = opts.ioStreams.ErrOut
+		}
+		sums, err = captureProfiles(ctx, jobs, copts)
+		if err != nil && (!storeFailed(err) || len(sums) == 0) {
+			return err
+		}
 	}
 	if werr := writeProfiles(opts, format, sums); werr != nil {
 		return werr
@@ -278,6 +283,7 @@ type profileDiffOptions struct {
 	// alloc_objects, or every sample type for other profiles).
 	Types  []string
 	Output string // a file for the difference as a profile, when set
+	Flame  string // a file for the differential flame graphs (.svg, .html), when set
 	profileOutput
 }
 
@@ -285,11 +291,13 @@ func newProfileDiffCmd(runF func(context.Context, *profileDiffOptions) error) *c
 	opts := &profileDiffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
-		Short: "Show which allocation sites grew and shrank between two profiles, per op",
-		Long: `diff compares two profiles function by function, each divided by its own op
-count, and lists the sites that grew and shrank most by flat value, with the
-cumulative change. -o FILE also writes head minus base as a profile, as pprof
--diff_base builds it.`,
+		Short: "Show which functions grew and shrank between two profiles, per op",
+		Long: `diff compares two profiles (heap profiles, or profiles of the simulated CPU
+from certbench profile --instrument simulate or callgrind files) function by
+function, each divided by its own op count, and lists the sites that grew and
+shrank most by flat value, with the cumulative change. -o FILE also writes head
+minus base as a profile, as pprof -diff_base builds it; --flame FILE.svg (or
+.html) draws where the cost moved as differential flame graphs.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ioStreams, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
@@ -301,6 +309,7 @@ cumulative change. -o FILE also writes head minus base as a profile, as pprof
 	}
 	opts.profileOutput.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "also write the difference as a profile to this `file` (.pb.gz)")
+	cmd.Flags().StringVar(&opts.Flame, "flame", "", "also write differential flame graphs of the compared sample types to this `file` (.svg or .html)")
 	cmd.Flags().StringSliceVar(&opts.Types, "type", nil, "sample `types` to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
 }
@@ -310,6 +319,10 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	format, err := opts.check()
 	if err != nil {
 		return err
+	}
+	flameFormat := strings.TrimPrefix(filepath.Ext(opts.Flame), ".")
+	if opts.Flame != "" && flameFormat != "svg" && flameFormat != "html" {
+		return usagef("--flame %s: want a .svg or .html file", opts.Flame)
 	}
 	basePath, headPath := opts.Base, opts.Head
 	var ps [2]*profile.Profile
@@ -343,12 +356,26 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 		}
 	}
 	var cs []*cost.Comparison
+	var flames []*cost.Flame
 	for _, st := range sampleTypes {
 		c, err := cost.Compare(base, head, strings.TrimSpace(st))
 		if err != nil {
 			return usagef("--type: %s: %v", headPath, err)
 		}
 		cs = append(cs, c)
+		if opts.Flame != "" {
+			f, err := cost.NewFlame(base, head, strings.TrimSpace(st))
+			if err != nil {
+				return err
+			}
+			flames = append(flames, f)
+		}
+	}
+	if opts.Flame != "" {
+		title := fmt.Sprintf("certbench: where the cost moved, %s (base) to %s (head)", filepath.Base(basePath), filepath.Base(headPath))
+		if err := writeFileBy(opts.Flame, "--flame", func(w io.Writer) error { return cost.WriteFlames(w, flameFormat, title, flames) }); err != nil {
+			return err
+		}
 	}
 	if opts.Output != "" {
 		d, err := cost.Diff(base, head)
@@ -392,9 +419,6 @@ func runProfileTop(_ context.Context, opts *profileTopOptions) error {
 	format, err := opts.check()
 	if err != nil {
 		return err
-	}
-	if isCallgrindFile(opts.Files[0]) {
-		return topCallgrind(opts.ioStreams.Out, format, opts.Files, opts.Top)
 	}
 	var sums []*cost.Summary
 	for _, path := range opts.Files {

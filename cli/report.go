@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/report"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
+	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +42,9 @@ type reportOptions struct {
 	Gate string
 	// History is a history (a directory or git:REF) to draw trends of.
 	History string
+	// BaseProfiles and HeadProfiles are folders of profiles to draw the
+	// differential flame graphs of.
+	BaseProfiles, HeadProfiles string
 	selection
 }
 
@@ -55,7 +60,9 @@ charts per scenario (median and 95% interval per store; per file with
 --by-file), and compare's tables. --gate FILE (certbench gate --format json)
 puts the gate's verdict on top, as the gate shows it. --history LOC adds a
 trend chart per benchmark with its change points, the last file as the head
-against main's band (RESULTS may then be none). --png DIR also writes
+against main's band (RESULTS may then be none). --base-profiles and
+--head-profiles (as gate's) add a flame graph per profile in both folders.
+--png DIR also writes
 every chart as a PNG, --growth-chart FILE one growth chart for a README.
 --row, --col and --filter select as benchstat's -row, -col and -filter do.`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
@@ -85,6 +92,8 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
+	fs.StringVar(&opts.BaseProfiles, "base-profiles", "", "draw differential flame graphs of the profiles in this `dir` and --head-profiles")
+	fs.StringVar(&opts.HeadProfiles, "head-profiles", "", "the head's profiles (`dir`) of --base-profiles")
 	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
 		"/store, or .file for plain go test results")
@@ -124,6 +133,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		}
 	}
 	if ropts.Gate, err = readGate(opts.Gate); err != nil {
+		return err
+	}
+	if ropts.Flames, err = flamesOf(opts.BaseProfiles, opts.HeadProfiles); err != nil {
 		return err
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
@@ -242,4 +254,49 @@ func writeHTML(path string, rep *report.Report) error {
 		return usagef("-o: %v", err)
 	}
 	return nil
+}
+
+// flamesOf returns the differential flame graphs of every profile that is
+// in both folders: of alloc_space for heap profiles, of instructions for
+// the simulated CPU's.
+func flamesOf(baseDir, headDir string) ([]*cost.Flame, error) {
+	if (baseDir == "") != (headDir == "") {
+		return nil, usagef("--base-profiles and --head-profiles go together")
+	}
+	if baseDir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(baseDir)
+	if err != nil {
+		return nil, usagef("--base-profiles: %v", err)
+	}
+	var flames []*cost.Flame
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".pb.gz") {
+			continue
+		}
+		head := filepath.Join(headDir, e.Name())
+		if _, err := os.Stat(head); err != nil {
+			continue
+		}
+		var ps [2]*profile.Profile
+		for i, path := range []string{filepath.Join(baseDir, e.Name()), head} {
+			if ps[i], err = loadProfile(path); err != nil {
+				return nil, err
+			}
+		}
+		sampleType := cost.AllocSpace
+		if strings.HasSuffix(e.Name(), ".sim.pb.gz") {
+			sampleType = cost.Instructions
+		}
+		f, err := cost.NewFlame(ps[0], ps[1], sampleType)
+		if err != nil {
+			return nil, usagef("%s: %v", e.Name(), err)
+		}
+		flames = append(flames, f)
+	}
+	if len(flames) == 0 {
+		return nil, usagef("--base-profiles %s and --head-profiles %s: no profile (.pb.gz) in both", baseDir, headDir)
+	}
+	return flames, nil
 }

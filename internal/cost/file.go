@@ -18,8 +18,10 @@ const DefaultMaxSize int64 = 256 << 20
 // ErrTooLarge is returned (wrapped) for a profile larger than the limit.
 var ErrTooLarge = errors.New("profile larger than the limit")
 
-// Load reads a profile file in any format pprof reads, of at most
-// DefaultMaxSize bytes decompressed; its errors name the file.
+// Load reads a profile file in any format pprof reads, or a callgrind
+// output file of one window (ReadCallgrind: one dump, its threads
+// merged), of at most DefaultMaxSize bytes decompressed; its errors name
+// the file.
 func Load(path string) (*profile.Profile, error) {
 	return LoadMax(path, DefaultMaxSize)
 }
@@ -28,7 +30,21 @@ func Load(path string) (*profile.Profile, error) {
 func LoadMax(path string, maxSize int64) (*profile.Profile, error) {
 	data, err := readLimited(path, maxSize)
 	var p *profile.Profile
-	if err == nil {
+	switch {
+	case err != nil:
+	case isCallgrind(data):
+		var parts []*Part
+		if parts, err = ReadCallgrind(bytes.NewReader(data)); err == nil && len(parts) > 1 {
+			err = fmt.Errorf("%d dumps in one callgrind file: certbench reads one window a file (run callgrind with --combine-dumps=no)", len(parts))
+		} else if err == nil {
+			p = parts[0].Profile
+		}
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			se.File, err = path, se
+			return nil, err
+		}
+	default:
 		p, err = parse(data)
 	}
 	if err != nil {
@@ -68,6 +84,24 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 		return nil, errors.New("not a profile: gzip inside gzip, or a broken gzip header")
 	}
 	return data, nil
+}
+
+// isCallgrind reports whether data starts like a callgrind output file:
+// comments, then a header line callgrind writes first.
+func isCallgrind(data []byte) bool {
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		if len(line) > 0 && line[0] != '#' {
+			for _, key := range []string{"version:", "creator:", "pid:", "cmd:", "part:", "desc:", "positions:", "events:"} {
+				if bytes.HasPrefix(line, []byte(key)) {
+					return true
+				}
+			}
+			return false
+		}
+		data = rest
+	}
+	return false
 }
 
 // parse parses a profile, rejecting input that decodes to nothing.

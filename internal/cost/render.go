@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,17 +83,24 @@ func (info Info) title() string {
 
 // headline is the summary's totals in one line.
 func (s *Summary) headline() string {
-	var b strings.Builder
 	per := ""
 	if s.Ops > 0 {
 		per = "/op"
 	}
-	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.AllocBytes, "bytes"), per, results.Format(s.AllocObjects, "count"), per)
+	if !slices.ContainsFunc(s.Totals, func(t Sum) bool { return t.SampleType == AllocSpace }) {
+		var parts []string
+		for _, t := range s.Totals {
+			parts = append(parts, fmt.Sprintf("%s %s%s", results.Format(t.Value, t.Unit), t.SampleType, per))
+		}
+		return strings.Join(parts, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.Total(AllocSpace), "bytes"), per, results.Format(s.Total(AllocObjects), "count"), per)
 	if s.MemBytes > 0 {
 		div := float64(max(s.Ops, 1))
 		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", results.Format(float64(s.MemBytes)/div, "bytes"), results.Format(float64(s.MemObjects)/div, "count"))
 	}
-	fmt.Fprintf(&b, "; store retains %s in %s objects", results.Format(s.RetainedBytes, "bytes"), results.Format(s.RetainedObjects, "count"))
+	fmt.Fprintf(&b, "; store retains %s in %s objects", results.Format(s.Total(InuseSpace), "bytes"), results.Format(s.Total(InuseObjects), "count"))
 	return b.String()
 }
 
@@ -131,8 +139,9 @@ func (t *Top) table() *table.Table {
 func cell(s string) table.Cell { return table.Cell{Text: s} }
 
 // WriteIndex renders the index of a folder of profiles, to be written in
-// it: an overview table, then in Markdown every summary; in JSON an array
-// of Summary. In Markdown and JSON, files are named by base name.
+// it: an overview table (a column per sample type, the top site of the
+// first), then in Markdown every summary; in JSON an array of Summary. In
+// Markdown and JSON, files are named by base name.
 func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 	if f == Markdown || f == JSON {
 		local := make([]*Summary, len(sums))
@@ -145,19 +154,32 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		}
 		sums = local
 	}
-	t := table.New("", table.Column{Name: "scenario"}, table.Column{Name: "store"}, right("ops"), right("B/op"),
-		right("allocs/op"), right("retained"), table.Column{Name: "top site"}, right("flat B/op"), table.Column{Name: "profile"})
-	for _, s := range sums {
-		top, flat := "", ""
-		if tab := s.table(AllocSpace, ByFlat); tab != nil && len(tab.Funcs) > 0 {
-			top, flat = tab.Funcs[0].Function, results.Format(tab.Funcs[0].Flat, tab.Unit)
-		}
-		t.Add(cell(s.Scenario), cell(s.Store), cell(strconv.Itoa(s.Ops)), cell(results.Format(s.AllocBytes, "bytes")),
-			cell(results.Format(s.AllocObjects, "count")), cell(results.Format(s.RetainedBytes, "bytes")), cell(top), cell(flat), cell(s.File))
+	cols := []table.Column{{Name: "scenario"}, {Name: "store"}, right("ops")}
+	var types []Sum
+	if len(sums) > 0 {
+		types = sums[0].Totals
 	}
-	pages := []*table.Page{{Title: "certbench heap profiles", Tables: []*table.Table{t}, Lines: []string{
-		"alloc_* values are the allocations of the measured ops, shown per op; inuse_* values are what the store retains afterwards.",
-		"Open a profile with go tool pprof -sample_index=alloc_space FILE (or inuse_space).",
+	for _, t := range types {
+		cols = append(cols, right(t.SampleType+map[bool]string{true: "/op"}[t.PerOp]))
+	}
+	cols = append(cols, table.Column{Name: "top site"}, right("flat/op"), table.Column{Name: "profile"})
+	t := table.New("", cols...)
+	for _, s := range sums {
+		row := []table.Cell{cell(s.Scenario), cell(s.Store), cell(strconv.Itoa(s.Ops))}
+		for _, tt := range types {
+			row = append(row, cell(results.Format(s.Total(tt.SampleType), tt.Unit)))
+		}
+		top, flat := "", ""
+		if len(types) > 0 {
+			if tab := s.table(types[0].SampleType, ByFlat); tab != nil && len(tab.Funcs) > 0 {
+				top, flat = tab.Funcs[0].Function, results.Format(tab.Funcs[0].Flat, tab.Unit)
+			}
+		}
+		t.Add(append(row, cell(top), cell(flat), cell(s.File))...)
+	}
+	pages := []*table.Page{{Title: "certbench profiles", Tables: []*table.Table{t}, Lines: []string{
+		"alloc_* and the simulated CPU's values are what the measured ops cost, shown per op; inuse_* values are what the store retains afterwards.",
+		"Open a profile with go tool pprof -sample_index=TYPE FILE (go tool pprof -http=: FILE draws it as a flame graph).",
 	}}}
 	if f == Markdown {
 		for _, s := range sums {

@@ -2,7 +2,9 @@ package cost
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,4 +111,22 @@ func newSides(base, head *profile.Profile, sampleType string) (s Sides, bi, hi i
 		bd, hd = float64(s.Base.Ops), float64(s.Head.Ops)
 	}
 	return s, bi, hi, bd, hd, nil
+}
+
+// MarshalJSON writes a site with its growth; a value that is not finite
+// is null.
+func (s Site) MarshalJSON() ([]byte, error) {
+	type plain Site
+	finite := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		Base   *float64 `json:"base"`
+		Head   *float64 `json:"head"`
+		Growth *float64 `json:"growth"`
+	}{plain(s), finite(s.Base), finite(s.Head), finite(s.Growth())})
 }

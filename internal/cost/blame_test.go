@@ -1,4 +1,4 @@
-package blame_test
+package cost_test
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/blame"
 	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
@@ -66,7 +65,7 @@ func TestDirsNameGrownSites(t *testing.T) {
 		pkg + "build":                  {2020, 201280},
 		"crypto/x509.parseCertificate": {6200, 460000},
 	})
-	d := blame.Folders{Base: base, Head: head}
+	d := cost.Folders{Base: base, Head: head}
 	sites, err := d.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5)
 	if err != nil {
 		t.Fatal(err)
@@ -78,15 +77,15 @@ func TestDirsNameGrownSites(t *testing.T) {
 	if err != nil || len(sites) != 1 || sites[0].Growth() != 64 {
 		t.Fatalf("B/op sites %+v, %v; want build +64 B/op", sites, err)
 	}
-	if _, err := d.GrownSites("lookup-1000", "optimized", "allocs/op", 5); !errors.Is(err, gate.ErrNoProfiles) {
+	if _, err := d.GrownSites("lookup-1000", "optimized", "allocs/op", 5); !errors.Is(err, cost.ErrNoProfiles) {
 		t.Errorf("missing profile: error %v, want ErrNoProfiles", err)
 	}
 	if _, err := d.GrownSites("rotate-10-of-100", "optimized", "sec/op", 5); err == nil {
 		t.Error("sec/op sites: no error")
 	}
 	// Nothing grew: an explanation, not an empty list.
-	same := blame.Folders{Base: base, Head: base}
-	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no function") {
+	same := cost.Folders{Base: base, Head: base}
+	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no store line") {
 		t.Errorf("identical profiles: error %v", err)
 	}
 }
@@ -114,7 +113,7 @@ func TestDirsSitesThroughTheVerdict(t *testing.T) {
 	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
 	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
 	v := evaluateFiles(t, "../gate/testdata/base.txt", "../gate/testdata/alloc1.txt")
-	v.AddSites(blame.Folders{Base: base, Head: head}, 3)
+	v.AddSites(cost.Folders{Base: base, Head: head}, 3)
 	var f *gate.Finding
 	for _, fd := range v.Findings {
 		if fd.Scenario == "rotate-10-of-100" && fd.Unit == "allocs/op" {
@@ -191,10 +190,10 @@ func scenario(t *testing.T, name string) scenarios.Scenario {
 // gateSites captures base and head profiles of rotate-10-of-100, writes
 // them where "certbench profile --all" would, and returns the sites the
 // gate names for allocs/op, and the boundary comparison.
-func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *cost.Boundary) {
+func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]cost.Site, *cost.Boundary) {
 	t.Helper()
 	sc := scenario(t, "rotate-10-of-100")
-	dirs := blame.Folders{Base: t.TempDir(), Head: t.TempDir()}
+	dirs := cost.Folders{Base: t.TempDir(), Head: t.TempDir()}
 	var ps []*profile.Profile
 	for _, side := range []struct {
 		dir string
@@ -222,7 +221,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 
 // checkStoreSites fails if a site is a crypto/... or math/big function
 // (none can be, at the boundary: sites are store lines).
-func checkStoreSites(t *testing.T, sites []gate.Site) {
+func checkStoreSites(t *testing.T, sites []cost.Site) {
 	t.Helper()
 	for _, s := range sites {
 		if strings.HasPrefix(s.Function, "crypto/") || strings.HasPrefix(s.Function, "math/big") {
@@ -240,15 +239,15 @@ func TestGateBlamesTheSprintfLine(t *testing.T) {
 	for _, s := range sites {
 		t.Logf("%+g %s; callees %+v", s.Growth(), s.Label(), s.Callees)
 	}
-	if !slices.Contains(b.StorePackages, "github.com/certbench/certbench/internal/blame_test") ||
+	if !slices.Contains(b.StorePackages, "github.com/certbench/certbench/internal/cost_test") ||
 		!slices.Contains(b.StorePackages, "github.com/certbench/certbench/stores/optimized") {
 		t.Errorf("store packages %q, want the wrapper's and the wrapped store's", b.StorePackages)
 	}
 	checkStoreSites(t, sites)
 	first := sites[0]
 	line := lineOf(t, "blame_test.go", "// the extra Sprintf")
-	if first.Function != "internal/blame_test.(*sprintfStore).Update" || filepath.Base(first.File) != "blame_test.go" || first.Line != line {
-		t.Fatalf("first site %s, want internal/blame_test.(*sprintfStore).Update (blame_test.go:%d)", first.Label(), line)
+	if first.Function != "internal/cost_test.(*sprintfStore).Update" || filepath.Base(first.File) != "blame_test.go" || first.Line != line {
+		t.Fatalf("first site %s, want internal/cost_test.(*sprintfStore).Update (blame_test.go:%d)", first.Label(), line)
 	}
 	// One string per Sprintf, and fmt's printer and its buffer now and
 	// then: the heap snapshots' collections empty sync.Pool, and under
