@@ -54,7 +54,7 @@ type Options struct {
 	// Stacks tells StackDepth callers apart (--separate-callers), so that
 	// a window's profile has stacks; about 40% slower, and the counts are
 	// the same without.
-	Stacks bool
+	Stacks   bool
 	Valgrind string // the executable; "" looks it up in PATH
 }
 
