@@ -327,28 +327,20 @@ func writeFileBy(path, flag string, write func(io.Writer) error) error {
 // profiles were given, the command that would name them.
 func hintSites(v *gate.Verdict) {
 	var stores, scs []string
-	simulated := false
+	sim, instrument := "", ""
 	for _, f := range v.Findings {
 		if f.Status == gate.Regressed && gate.HasSites(f.Unit) && f.Store != "" {
-			if !slices.Contains(stores, f.Store) {
-				stores = append(stores, f.Store)
+			stores, scs = append(stores, f.Store), append(scs, f.Scenario)
+			if results.IsSimulated(f.Unit) {
+				sim, instrument = " --simulate", " --instrument simulate"
 			}
-			if !slices.Contains(scs, f.Scenario) {
-				scs = append(scs, f.Scenario)
-			}
-			simulated = simulated || results.IsSimulated(f.Unit)
 		}
 	}
-	if len(stores) == 0 {
-		return
+	if len(stores) > 0 {
+		sel := "--stores " + strings.Join(slices.Compact(slices.Sorted(slices.Values(stores))), ",") +
+			" --scenarios " + strings.Join(slices.Compact(slices.Sorted(slices.Values(scs))), ",")
+		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "no profiles given, so no line is named: in the store's git repository, certbench ab BASE_REF" +
+			sim + " " + sel + " measures both sides and names the lines that grew (or give --base-profiles and --head-profiles: certbench profile --all" +
+			instrument + " " + sel + " --dir DIR with each side's binary)"})
 	}
-	sel := "--stores " + strings.Join(stores, ",") + " --scenarios " + strings.Join(scs, ",")
-	instrument := ""
-	if simulated {
-		sel, instrument = "--simulate "+sel, " (--instrument simulate for instructions/op)"
-	}
-	v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: fmt.Sprintf(
-		"no profiles given, so no line is named: in the store's git repository, certbench ab BASE_REF %s measures both sides and names the lines that grew; "+
-			"or profile each side with its binary, certbench profile --all %s --dir DIR%s, and gate again with --base-profiles and --head-profiles",
-		sel, strings.Replace(sel, "--simulate ", "", 1), instrument)})
 }

@@ -28,15 +28,11 @@ func (o *profileOutput) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: `text|markdown|json`")
 }
 
-func (o *profileOutput) check() (cost.Format, error) {
+func (o *profileOutput) check() (string, error) {
 	if o.Top < 1 {
 		return "", usagef("--top %d: want at least 1", o.Top)
 	}
-	f, err := cost.ParseFormat(o.Format)
-	if err != nil {
-		return "", usagef("--format: %v", err)
-	}
-	return f, nil
+	return strings.ToLower(o.Format), checkFormat(strings.ToLower(o.Format), gateFormats)
 }
 
 // ProfileOptions are the options of certbench profile.
@@ -256,7 +252,7 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 }
 
 // writeProfiles prints the summaries (with All, writes and prints the index).
-func writeProfiles(opts *profileOptions, format cost.Format, sums []*cost.Summary) error {
+func writeProfiles(opts *profileOptions, format string, sums []*cost.Summary) error {
 	if !opts.All {
 		return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/certbench/certbench/internal/report"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
-	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -135,8 +134,13 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if ropts.Gate, err = readGate(opts.Gate); err != nil {
 		return err
 	}
-	if ropts.Flames, err = flamesOf(opts.BaseProfiles, opts.HeadProfiles); err != nil {
-		return err
+	if (opts.BaseProfiles == "") != (opts.HeadProfiles == "") {
+		return usagef("--base-profiles and --head-profiles go together")
+	}
+	if opts.BaseProfiles != "" {
+		if ropts.Flames, err = (cost.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}).Flames(); err != nil {
+			return usageError(err)
+		}
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {
@@ -254,49 +258,4 @@ func writeHTML(path string, rep *report.Report) error {
 		return usagef("-o: %v", err)
 	}
 	return nil
-}
-
-// flamesOf returns the differential flame graphs of every profile that is
-// in both folders: of alloc_space for heap profiles, of instructions for
-// the simulated CPU's.
-func flamesOf(baseDir, headDir string) ([]*cost.Flame, error) {
-	if (baseDir == "") != (headDir == "") {
-		return nil, usagef("--base-profiles and --head-profiles go together")
-	}
-	if baseDir == "" {
-		return nil, nil
-	}
-	entries, err := os.ReadDir(baseDir)
-	if err != nil {
-		return nil, usagef("--base-profiles: %v", err)
-	}
-	var flames []*cost.Flame
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".pb.gz") {
-			continue
-		}
-		head := filepath.Join(headDir, e.Name())
-		if _, err := os.Stat(head); err != nil {
-			continue
-		}
-		var ps [2]*profile.Profile
-		for i, path := range []string{filepath.Join(baseDir, e.Name()), head} {
-			if ps[i], err = loadProfile(path); err != nil {
-				return nil, err
-			}
-		}
-		sampleType := cost.AllocSpace
-		if strings.HasSuffix(e.Name(), ".sim.pb.gz") {
-			sampleType = cost.Instructions
-		}
-		f, err := cost.NewFlame(ps[0], ps[1], sampleType)
-		if err != nil {
-			return nil, usagef("%s: %v", e.Name(), err)
-		}
-		flames = append(flames, f)
-	}
-	if len(flames) == 0 {
-		return nil, usagef("--base-profiles %s and --head-profiles %s: no profile (.pb.gz) in both", baseDir, headDir)
-	}
-	return flames, nil
 }

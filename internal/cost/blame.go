@@ -36,12 +36,9 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]Site, error)
 	if sampleType == "" {
 		return nil, fmt.Errorf("no profile sample type holds %s", unit)
 	}
-	var ps [2]*profile.Profile
-	for i, dir := range []string{f.Base, f.Head} {
-		var err error
-		if ps[i], err = LoadBenchmark(dir, scenario, store, results.IsSimulated(unit)); err != nil {
-			return nil, err
-		}
+	ps, err := f.load(scenario, store, unit)
+	if err != nil {
+		return nil, err
 	}
 	b, err := CompareBoundary(ps[0], ps[1], sampleType)
 	var sites []Site
@@ -122,18 +119,25 @@ func Merge(ps ...*profile.Profile) (*profile.Profile, error) {
 	return m, nil
 }
 
+// load reads a benchmark's profiles of both sides that hold unit.
+func (f Folders) load(scenario, store, unit string) (ps [2]*profile.Profile, err error) {
+	for i, dir := range []string{f.Base, f.Head} {
+		if ps[i], err = LoadBenchmark(dir, scenario, store, results.IsSimulated(unit)); err != nil {
+			return ps, err
+		}
+	}
+	return ps, nil
+}
+
 // WriteFlame writes to path (.svg or .html) the differential flame graphs
 // of a benchmark's profiles in the base's and the head's folder, one per
 // sample type of units.
 func (f Folders) WriteFlame(path, scenario, store string, units []string) error {
 	var flames []*Flame
 	for _, unit := range units {
-		var ps [2]*profile.Profile
-		for i, dir := range []string{f.Base, f.Head} {
-			var err error
-			if ps[i], err = LoadBenchmark(dir, scenario, store, results.IsSimulated(unit)); err != nil {
-				return err
-			}
+		ps, err := f.load(scenario, store, unit)
+		if err != nil {
+			return err
 		}
 		fl, err := NewFlame(ps[0], ps[1], SampleTypeOf(unit))
 		if err != nil {
@@ -151,4 +155,42 @@ func (f Folders) WriteFlame(path, scenario, store string, units []string) error 
 		err = cerr
 	}
 	return err
+}
+
+// Flames returns the flame graphs of every profile file that is in both
+// folders: of alloc_space for heap profiles, of instructions for the
+// simulated CPU's.
+func (f Folders) Flames() ([]*Flame, error) {
+	entries, err := os.ReadDir(f.Base)
+	if err != nil {
+		return nil, err
+	}
+	var flames []*Flame
+	for _, e := range entries {
+		var ps [2]*profile.Profile
+		for i, dir := range []string{f.Base, f.Head} {
+			if _, err := os.Stat(filepath.Join(f.Head, e.Name())); err != nil || !strings.HasSuffix(e.Name(), ".pb.gz") {
+				break
+			}
+			if ps[i], err = Load(filepath.Join(dir, e.Name())); err != nil {
+				return nil, err
+			}
+		}
+		if ps[1] == nil {
+			continue
+		}
+		sampleType := AllocSpace
+		if strings.HasSuffix(e.Name(), ".sim.pb.gz") {
+			sampleType = Instructions
+		}
+		fl, err := NewFlame(ps[0], ps[1], sampleType)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		flames = append(flames, fl)
+	}
+	if len(flames) == 0 {
+		return nil, fmt.Errorf("no profile (.pb.gz) is in both %s and %s", f.Base, f.Head)
+	}
+	return flames, nil
 }

@@ -16,37 +16,17 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// Format is an output format of the renderers.
-type Format string
-
-// The output formats.
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
-)
-
-// ParseFormat returns the named format; its error lists the valid names.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
-	case Text, Markdown, JSON:
-		return f, nil
-	case "md":
-		return Markdown, nil
-	}
-	return "", fmt.Errorf("unknown format %q (want text, markdown or json)", s)
-}
-
-// write renders v in JSON, or pages as text or Markdown (package table),
-// a blank line between two pages.
-func write(w io.Writer, f Format, v any, pages []*table.Page) error {
-	if f == JSON {
+// write renders v in JSON ("json"), or pages as text ("text") or
+// Markdown ("markdown", "md"; package table), a blank line between two
+// pages.
+func write(w io.Writer, format string, v any, pages []*table.Page) error {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
 	render := table.WriteText
-	if f == Markdown {
+	if format == "markdown" || format == "md" {
 		render = table.WriteMarkdown
 	}
 	for i, p := range pages {
@@ -62,12 +42,12 @@ func write(w io.Writer, f Format, v any, pages []*table.Page) error {
 
 // WriteSummaries renders summaries: each one's totals and its tables of
 // top sites; in JSON an array of Summary.
-func WriteSummaries(w io.Writer, f Format, sums []*Summary) error {
+func WriteSummaries(w io.Writer, format string, sums []*Summary) error {
 	var pages []*table.Page
 	for _, s := range sums {
 		pages = append(pages, s.page())
 	}
-	return write(w, f, sums, pages)
+	return write(w, format, sums, pages)
 }
 
 // title is "scenario on store" or what is known of it.
@@ -142,8 +122,8 @@ func cell(s string) table.Cell { return table.Cell{Text: s} }
 // it: an overview table (a column per sample type, the top site of the
 // first), then in Markdown every summary; in JSON an array of Summary. In
 // Markdown and JSON, files are named by base name.
-func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
-	if f == Markdown || f == JSON {
+func WriteIndex(w io.Writer, format string, sums []*Summary) error {
+	if format != "text" {
 		local := make([]*Summary, len(sums))
 		for i, s := range sums {
 			c := *s
@@ -181,12 +161,12 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		"alloc_* and the simulated CPU's values are what the measured ops cost, shown per op; inuse_* values are what the store retains afterwards.",
 		"Open a profile with go tool pprof -sample_index=TYPE FILE (go tool pprof -http=: FILE draws it as a flame graph).",
 	}}}
-	if f == Markdown {
+	if format == "markdown" || format == "md" {
 		for _, s := range sums {
 			pages = append(pages, s.page())
 		}
 	}
-	return write(w, f, sums, pages)
+	return write(w, format, sums, pages)
 }
 
 // table returns the summary's table of that sample type and order, or nil.
@@ -202,14 +182,14 @@ func (s *Summary) table(sampleType string, order Order) *Top {
 // WriteComparisons renders each comparison's totals and the n functions
 // (all when n <= 0) that grew and shrank most by flat value; in JSON
 // [Comparison.Top] of each.
-func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
+func WriteComparisons(w io.Writer, format string, cs []*Comparison, n int) error {
 	var pages []*table.Page
 	var tops []*Comparison
 	for _, c := range cs {
 		pages = append(pages, c.page(n))
 		tops = append(tops, c.Top(n))
 	}
-	return write(w, f, tops, pages)
+	return write(w, format, tops, pages)
 }
 
 // side describes one side of a comparison: "rotate-10-of-100 on naive, 10 ops".
@@ -271,7 +251,7 @@ const (
 
 // WriteIndexFiles writes dir/index.md and dir/index.json (WriteIndex).
 func WriteIndexFiles(dir string, sums []*Summary) error {
-	for name, format := range map[string]Format{IndexMarkdown: Markdown, IndexJSON: JSON} {
+	for name, format := range map[string]string{IndexMarkdown: "markdown", IndexJSON: "json"} {
 		var buf bytes.Buffer
 		if err := WriteIndex(&buf, format, sums); err != nil {
 			return err
