@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // captureMu serializes captures: runtime.MemProfileRate is process-wide.
@@ -31,13 +29,13 @@ var captureHung atomic.Bool
 // runtime's threads excluded), inuse_* what the store retains after them
 // (retained-B). Stacks start at the store; what the harness allocates
 // itself keeps its innermost harness frame, so alloc_* adds up to B/op.
-// profile.SetInfo records the scenario, store, ops and MemStats deltas.
+// cost.SetInfo records the scenario, store, ops and MemStats deltas.
 //
 // It sets runtime.MemProfileRate to 1 while it runs, so nothing may be
 // timed meanwhile; calls are serialized. A store that panics or does not
 // return within DefaultSampleTimeout ends it with a *StoreFault; after a
 // hang, later calls in the process fail.
-func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*pprofile.Profile, error) {
+func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scenario, ops int) (*profile.Profile, error) {
 	if newStore == nil {
 		return nil, errors.New("bench: heap profile: nil store factory")
 	}
@@ -55,7 +53,7 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 	if applies && len(w.Configs) <= ops {
 		return nil, fmt.Errorf("bench: heap profile: scenario %s: workload has %d configurations for %d ops", sc.Name, len(w.Configs), ops)
 	}
-	info := profile.Info{Scenario: sc.Name, Store: storeName, Ops: ops}
+	info := cost.Info{Scenario: sc.Name, Store: storeName, Ops: ops}
 
 	raw, err := guardedCapture(newStore, w, ops, DefaultSampleTimeout)
 	if f := (*StoreFault)(nil); errors.As(err, &f) {
@@ -70,7 +68,7 @@ func HeapProfile(newStore certstore.Factory, storeName string, sc scenarios.Scen
 	if err != nil {
 		return nil, fmt.Errorf("bench: heap profile: store %s, scenario %s: %w", storeName, sc.Name, err)
 	}
-	profile.SetInfo(p, info)
+	cost.SetInfo(p, info)
 	p.Comments = append(p.Comments,
 		"alloc_* = allocations of the measured ops (divide by ops for per-op figures)",
 		"inuse_* = heap the store retains after the ops (compare bench's retained-B)")
@@ -198,30 +196,24 @@ func heapSnapshot() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Symbol names the harness is recognized by: every frame of this package
-// is the harness; runtime.allocm (a new OS thread) is never the store's.
+// Symbol names of the capture's own frames; runtime.allocm (a new OS
+// thread) is never the store's.
 var (
-	harnessPrefix = reflect.TypeFor[heapSnapshots]().PkgPath() + "."
-	snapshotName  = funcName(heapSnapshot)
-	captureName   = funcName(captureHeap)
-	allocmName    = "runtime.allocm"
+	snapshotName = funcName(heapSnapshot)
+	captureName  = funcName(captureHeap)
+	allocmName   = "runtime.allocm"
 )
-
-// isHarness reports whether the named function is the harness's.
-func isHarness(name string) bool {
-	return strings.HasPrefix(name, harnessPrefix)
-}
 
 // combineHeap makes the profile: alloc_* = after - initial, inuse_* =
 // after - empty, the profiler's and thread samples dropped, harness cut.
-func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
-	var ps [3]*pprofile.Profile
+func combineHeap(raw heapSnapshots) (*profile.Profile, error) {
+	var ps [3]*profile.Profile
 	for i, b := range [][]byte{raw.empty, raw.initial, raw.after} {
-		p, err := pprofile.ParseData(b)
+		p, err := profile.ParseData(b)
 		if err != nil {
 			return nil, fmt.Errorf("reading heap snapshot %d: %w", i, err)
 		}
-		if err := profile.CheckHeap(p); err != nil {
+		if err := cost.CheckHeap(p); err != nil {
 			return nil, fmt.Errorf("heap snapshot %d: %w", i, err)
 		}
 		// The "bytes" label is the average object size of a stack, which
@@ -243,30 +235,30 @@ func combineHeap(raw heapSnapshots) (*pprofile.Profile, error) {
 	for _, s := range inuse.Sample {
 		s.Value[0], s.Value[1] = 0, 0
 	}
-	p, err := pprofile.Merge([]*pprofile.Profile{allocs, inuse})
+	p, err := profile.Merge([]*profile.Profile{allocs, inuse})
 	if err != nil {
 		return nil, err
 	}
 	dropSamples(p, func(name string) bool { return name == snapshotName || name == allocmName })
-	cutHarness(p)
+	cost.CutHarness(p)
 	// What still has the capture frame never reached the store: runtime
 	// work the capture set off (reading memory statistics).
 	dropSamples(p, func(name string) bool { return name == captureName })
-	if p, err = pprofile.Merge([]*pprofile.Profile{p}); err != nil {
+	if p, err = profile.Merge([]*profile.Profile{p}); err != nil {
 		return nil, err
 	}
-	p.DefaultSampleType = profile.AllocSpace
+	p.DefaultSampleType = cost.AllocSpace
 	return p, nil
 }
 
 // subtractProfile returns a minus b (scaling b in place), cancelled samples dropped.
-func subtractProfile(a, b *pprofile.Profile) (*pprofile.Profile, error) {
+func subtractProfile(a, b *profile.Profile) (*profile.Profile, error) {
 	b.Scale(-1)
-	return pprofile.Merge([]*pprofile.Profile{a, b})
+	return profile.Merge([]*profile.Profile{a, b})
 }
 
 // dropSamples removes the samples with a frame whose function drop matches.
-func dropSamples(p *pprofile.Profile, drop func(name string) bool) {
+func dropSamples(p *profile.Profile, drop func(name string) bool) {
 	kept := p.Sample[:0]
 	for _, s := range p.Sample {
 		if !hasFrame(s, drop) {
@@ -276,7 +268,7 @@ func dropSamples(p *pprofile.Profile, drop func(name string) bool) {
 	p.Sample = kept
 }
 
-func hasFrame(s *pprofile.Sample, match func(name string) bool) bool {
+func hasFrame(s *profile.Sample, match func(name string) bool) bool {
 	for _, loc := range s.Location {
 		for _, line := range loc.Line {
 			if line.Function != nil && match(line.Function.Name) {
@@ -285,40 +277,4 @@ func hasFrame(s *pprofile.Sample, match func(name string) bool) bool {
 		}
 	}
 	return false
-}
-
-// cutHarness cuts every stack at its innermost harness frame, so stacks
-// start at the store; a sample the harness allocated itself keeps that
-// one location.
-func cutHarness(p *pprofile.Profile) {
-	var maxID uint64
-	for _, loc := range p.Location {
-		maxID = max(maxID, loc.ID)
-	}
-	for _, s := range p.Sample {
-	stack:
-		for i, loc := range s.Location { // leaf first
-			for j, line := range loc.Line { // innermost inlined call first
-				if line.Function == nil || !isHarness(line.Function.Name) {
-					continue
-				}
-				switch {
-				case j > 0:
-					// Store code inlined into the harness frame: keep
-					// those lines in a location of their own.
-					maxID++
-					cut := *loc
-					cut.ID = maxID
-					cut.Line = loc.Line[:j:j]
-					p.Location = append(p.Location, &cut)
-					s.Location = append(s.Location[:i:i], &cut)
-				case i > 0:
-					s.Location = s.Location[:i]
-				default:
-					s.Location = s.Location[:1]
-				}
-				break stack
-			}
-		}
-	}
 }

@@ -1,104 +1,15 @@
 package bench
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/certbench/certbench/internal/cost"
 )
 
-// cutHarness leaves stacks that start at the store, and keeps a sample the
-// harness allocated itself as its one harness location. The runtime makes
-// such samples on the harness's behalf now and then: a type assertion
-// (closeStore's) builds its cache at random, and the heap profile hides
-// the runtime's frames, so the allocation is charged to the harness
-// function.
-func TestCutHarness(t *testing.T) {
-	const (
-		update = "example.com/mystore.(*Store).Update"
-		helper = "example.com/mystore.parse"
-		parse  = "crypto/x509.ParseCertificate"
-		runner = "testing.tRunner"
-	)
-	var (
-		inner   = harnessPrefix + "apply"
-		outer   = harnessPrefix + "Apply"
-		closeFn = harnessPrefix + "closeStore"
-		capture = captureName
-	)
-	for _, tc := range []struct {
-		name        string
-		stack, want [][]string // leaf first; each location's lines innermost first
-	}{
-		{"through the store",
-			[][]string{{parse}, {update}, {inner}, {outer, capture}, {runner}},
-			[][]string{{parse}, {update}}},
-		{"the harness's own allocation",
-			[][]string{{closeFn, inner}, {outer, capture}, {runner}},
-			[][]string{{closeFn, inner}}},
-		{"store code inlined into the harness",
-			[][]string{{helper, inner}, {outer, capture}, {runner}},
-			[][]string{{helper}}},
-		{"a goroutine the store started",
-			[][]string{{parse}, {update + ".func1"}},
-			[][]string{{parse}, {update + ".func1"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := stackProfile(tc.stack)
-			cutHarness(p)
-			if got := stackNames(p.Sample[0]); !slices.EqualFunc(got, tc.want, slices.Equal) {
-				t.Errorf("stack %v, want %v", got, tc.want)
-			}
-			if err := p.CheckValid(); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-}
-
-// stackProfile returns a heap profile of one sample with the given stack.
-func stackProfile(stack [][]string) *pprofile.Profile {
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
-	}
-	fns := map[string]*pprofile.Function{}
-	s := &pprofile.Sample{Value: []int64{1, 48}}
-	for _, lines := range stack {
-		loc := &pprofile.Location{ID: uint64(len(p.Location) + 1)}
-		for _, name := range lines {
-			fn := fns[name]
-			if fn == nil {
-				fn = &pprofile.Function{ID: uint64(len(fns) + 1), Name: name, SystemName: name}
-				fns[name] = fn
-				p.Function = append(p.Function, fn)
-			}
-			loc.Line = append(loc.Line, pprofile.Line{Function: fn, Line: 1})
-		}
-		p.Location = append(p.Location, loc)
-		s.Location = append(s.Location, loc)
-	}
-	p.Sample = []*pprofile.Sample{s}
-	return p
-}
-
-// stackNames returns a sample's function names per location.
-func stackNames(s *pprofile.Sample) [][]string {
-	var out [][]string
-	for _, loc := range s.Location {
-		var names []string
-		for _, l := range loc.Line {
-			names = append(names, l.Function.Name)
-		}
-		out = append(out, names)
-	}
-	return out
-}
-
 // The harness is this package, whatever its import path.
-func TestHarnessPrefix(t *testing.T) {
-	if !strings.HasSuffix(harnessPrefix, "/bench.") || !isHarness(funcName(Apply)) || !isHarness(captureName) || isHarness(harnessPrefix[:len(harnessPrefix)-1]+"_test.bloat") {
-		t.Errorf("harness prefix %q", harnessPrefix)
+func TestHarnessPackage(t *testing.T) {
+	if !cost.IsHarness(funcName(Apply)) || !cost.IsHarness(captureName) || cost.IsHarness(strings.Replace(captureName, ".captureHeap", "_test.bloat", 1)) {
+		t.Errorf("the harness is not %s", captureName)
 	}
 }

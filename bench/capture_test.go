@@ -11,9 +11,9 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 
 	_ "github.com/certbench/certbench/stores/naive"
 	_ "github.com/certbench/certbench/stores/optimized"
@@ -30,7 +30,7 @@ func factory(t *testing.T, name string) certstore.Factory {
 
 // capture runs bench.HeapProfile and checks that it restored
 // MemProfileRate and recorded what it profiled.
-func capture(t *testing.T, newStore certstore.Factory, store string, sc scenarios.Scenario, ops int) (*pprofile.Profile, profile.Info) {
+func capture(t *testing.T, newStore certstore.Factory, store string, sc scenarios.Scenario, ops int) (*profile.Profile, cost.Info) {
 	t.Helper()
 	rate := runtime.MemProfileRate
 	p, err := bench.HeapProfile(newStore, store, sc, ops)
@@ -40,7 +40,7 @@ func capture(t *testing.T, newStore certstore.Factory, store string, sc scenario
 	if runtime.MemProfileRate != rate {
 		t.Errorf("MemProfileRate left at %d, was %d", runtime.MemProfileRate, rate)
 	}
-	info := profile.InfoOf(p)
+	info := cost.InfoOf(p)
 	if info.Ops != ops || info.Store != store || info.Scenario != sc.Name {
 		t.Errorf("recorded info %+v, want %d ops of %s on %s", info, ops, sc.Name, store)
 	}
@@ -51,9 +51,9 @@ func capture(t *testing.T, newStore certstore.Factory, store string, sc scenario
 // frames (Update, its helpers) at the top of the cumulative ranking: the
 // first site, by cumulative bytes per op, in a standard-library crypto
 // package.
-func topCryptoSite(t *testing.T, p *pprofile.Profile) profile.Func {
+func topCryptoSite(t *testing.T, p *profile.Profile) cost.Func {
 	t.Helper()
-	tab, err := profile.TopSites(p, profile.AllocSpace, 0, profile.ByCum, true)
+	tab, err := cost.TopSites(p, cost.AllocSpace, 0, cost.ByCum, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +63,13 @@ func topCryptoSite(t *testing.T, p *pprofile.Profile) profile.Func {
 		}
 	}
 	t.Fatalf("no crypto site in %+v", tab.Funcs)
-	return profile.Func{}
+	return cost.Func{}
 }
 
 // total returns the sum of a sample type, per op.
-func total(t *testing.T, p *pprofile.Profile, sampleType string) float64 {
+func total(t *testing.T, p *profile.Profile, sampleType string) float64 {
 	t.Helper()
-	tab, err := profile.TopSites(p, sampleType, 1, profile.ByFlat, false)
+	tab, err := cost.TopSites(p, sampleType, 1, cost.ByFlat, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func within(got, want, tolerance float64) bool {
 // behalf, such as the cache it builds at random on a type assertion
 // (bench.closeStore's), are charged to it, the heap profile hiding
 // runtime frames.
-func checkStacks(t *testing.T, p *pprofile.Profile) {
+func checkStacks(t *testing.T, p *profile.Profile) {
 	t.Helper()
 	outside := regexp.MustCompile(`^(testing\.|runtime\.main$|runtime/pprof\.)`)
 	harness := regexp.MustCompile(`^github\.com/certbench/certbench/bench\.`)
@@ -114,7 +114,7 @@ func checkStacks(t *testing.T, p *pprofile.Profile) {
 }
 
 // stack returns the function names of a sample, leaf first.
-func stack(s *pprofile.Sample) string {
+func stack(s *profile.Sample) string {
 	var names []string
 	for _, loc := range s.Location {
 		for _, line := range loc.Line {
@@ -159,7 +159,7 @@ func TestCaptureNaive(t *testing.T) {
 	if !regexp.MustCompile(`^crypto/(rsa|internal/fips140/rsa)\.`).MatchString(top.Function) {
 		t.Errorf("top crypto site by cumulative bytes is %s (%.0f B/op), want RSA key generation", top.Function, top.Cum)
 	}
-	allocated := total(t, p, profile.AllocSpace)
+	allocated := total(t, p, cost.AllocSpace)
 	if share := top.Cum / (allocated / ops); share < 0.4 {
 		t.Errorf("RSA key generation is %.0f%% of the bytes allocated, want most", share*100)
 	}
@@ -167,7 +167,7 @@ func TestCaptureNaive(t *testing.T) {
 	if !within(allocated, float64(info.MemBytes), 0.10) {
 		t.Errorf("profile alloc_space %.0f B, runtime counters %d B over the same ops: more than 10%% apart", allocated, info.MemBytes)
 	}
-	if objects := total(t, p, profile.AllocObjects); !within(objects, float64(info.MemObjects), 0.10) {
+	if objects := total(t, p, cost.AllocObjects); !within(objects, float64(info.MemObjects), 0.10) {
 		t.Errorf("profile alloc_objects %.0f, runtime counters %d over the same ops: more than 10%% apart", objects, info.MemObjects)
 	}
 
@@ -179,7 +179,7 @@ func TestCaptureNaive(t *testing.T) {
 	// bench's retained-B is a HeapAlloc difference and too noisy to compare
 	// run to run; check the figure is plausible: at least 10 P-256
 	// certificates parsed (about 1 KB each without Leaf, more with).
-	retained := total(t, p, profile.InuseSpace)
+	retained := total(t, p, cost.InuseSpace)
 	if retained < 10<<10 {
 		t.Errorf("profile inuse_space %.0f B: the store cannot hold 10 certificates in that", retained)
 	}
@@ -210,13 +210,13 @@ func TestCaptureOptimized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	perOp := total(t, p, profile.AllocSpace) / ops
+	perOp := total(t, p, cost.AllocSpace) / ops
 	if !within(perOp, float64(m.BytesPerOp), 0.10) {
 		t.Errorf("profile %.0f B/op, bench %.0f B/op: more than 10%% apart", perOp, float64(m.BytesPerOp))
 	}
 	// Tiny allocations sharing a block are counted once in the profile
 	// and each in allocs/op; see the package documentation.
-	objects := total(t, p, profile.AllocObjects) / ops
+	objects := total(t, p, cost.AllocObjects) / ops
 	if !within(objects, float64(m.AllocsPerOp), 0.10) {
 		t.Errorf("profile %.0f allocs/op, bench %.0f allocs/op: more than 10%% apart", objects, float64(m.AllocsPerOp))
 	}
@@ -258,11 +258,11 @@ func TestDiffNamesTheGrownSite(t *testing.T) {
 	base, _ := capture(t, newStore, "optimized", sc, ops)
 	head, _ := capture(t, func() certstore.Store { return bloated{newStore()} }, "bloated", sc, ops)
 
-	c, err := profile.Compare(base, head, profile.AllocSpace)
+	c, err := cost.Compare(base, head, cost.AllocSpace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	grew := c.Grew(3, profile.ByFlat)
+	grew := c.Grew(3, cost.ByFlat)
 	if len(grew) == 0 || grew[0].Function != "bench_test.bloat" {
 		t.Fatalf("grew: %+v, want bench_test.bloat first", grew)
 	}
@@ -270,11 +270,11 @@ func TestDiffNamesTheGrownSite(t *testing.T) {
 		t.Errorf("bloat grew by %.0f B/op, want about %d", grew[0].Growth(), bloatSize)
 	}
 
-	d, err := profile.Diff(base, head)
+	d, err := cost.Diff(base, head)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := profile.TopSites(d, profile.AllocSpace, 1, profile.ByFlat, true)
+	tab, err := cost.TopSites(d, cost.AllocSpace, 1, cost.ByFlat, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,23 +324,23 @@ func TestCaptureOtherKinds(t *testing.T) {
 	noop, _ := capture(t, newStore, "optimized", scenarios.Scenario{Name: "noop-100", Kind: scenarios.Noop, Pool: pool, Ops: 2}, 2)
 	checkStacks(t, startup)
 	checkStacks(t, noop)
-	if s, n := total(t, startup, profile.InuseSpace), total(t, noop, profile.InuseSpace); !within(s, n, 0.2) {
+	if s, n := total(t, startup, cost.InuseSpace), total(t, noop, cost.InuseSpace); !within(s, n, 0.2) {
 		t.Errorf("startup retains %.0f B, a refreshed store %.0f B: want one store's worth each", s, n)
 	}
-	if a := total(t, startup, profile.AllocSpace); !within(a, float64(startupInfo.MemBytes), 0.10) {
+	if a := total(t, startup, cost.AllocSpace); !within(a, float64(startupInfo.MemBytes), 0.10) {
 		t.Errorf("startup: profile %.0f B, runtime counters %d B", a, startupInfo.MemBytes)
 	}
 	// A held workload's profile keeps the generations its connections
 	// hold: at least the renewed entry (over 1 KiB) of each.
 	const held = 20
 	heldP, _ := capture(t, newStore, "optimized", scenarios.Scenario{Name: "held-20", Kind: scenarios.Held, Renew: 1, Held: held, Pool: pool, Ops: held}, held)
-	if h, n := total(t, heldP, profile.InuseSpace), total(t, noop, profile.InuseSpace); h < n+held<<10 {
+	if h, n := total(t, heldP, cost.InuseSpace), total(t, noop, cost.InuseSpace); h < n+held<<10 {
 		t.Errorf("held: retains %.0f B, a refreshed store %.0f B: want %d held generations more", h, n, held)
 	}
 
 	lookup, _ := capture(t, newStore, "optimized", scenarios.Scenario{Name: "lookup-100", Kind: scenarios.Lookup, Pool: pool, Ops: 200}, 200)
 	checkStacks(t, lookup)
-	tab, err := profile.TopSites(lookup, profile.InuseSpace, 0, profile.ByCum, false)
+	tab, err := cost.TopSites(lookup, cost.InuseSpace, 0, cost.ByCum, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,10 @@ type Options struct {
 	// Instrument is Wall ("") or Simulate: every scenario must then pass
 	// Scenario.CheckSimulate and runs SimulateOps ops unless Ops is set.
 	Instrument string
-	// CallgrindDir, with Simulate, keeps every sample's callgrind file
-	// (CallgrindFileName); "" keeps none.
-	CallgrindDir string
+	// Profiles, with Simulate, is a directory that keeps every sample's
+	// window as a profile with stacks (cost.SimFileName; the process must
+	// run under callgrind with callgrind.Options.Stacks); "" keeps none.
+	Profiles string
 }
 
 // ErrSkipStore, returned by Run's emit function, makes Run take no more
@@ -112,7 +113,7 @@ func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*run
 			}
 		}
 		var err error
-		if r.sim, err = newSimulator(opts.CallgrindDir); err != nil {
+		if r.sim, err = newSimulator(opts.Profiles); err != nil {
 			return nil, err
 		}
 	default:

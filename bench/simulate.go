@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -13,8 +12,10 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
+	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -33,13 +34,6 @@ const (
 	// everything down.
 	Simulate = results.InstrumentSimulate
 )
-
-// CallgrindFileName returns the name under which Options.CallgrindDir
-// keeps the callgrind file of a benchmark's sample (from 1):
-// "<scenario>.<store>.<sample>.callgrind".
-func CallgrindFileName(scenario, store string, sample int) string {
-	return fmt.Sprintf("%s.%s.%d.callgrind", scenario, store, sample)
-}
 
 // SimulateOps returns the ops per sample of sc under the Simulate
 // instrument when no op count is given: the scenario's SimulateOps if
@@ -64,7 +58,7 @@ func SimulateOps(sc scenarios.Scenario) int {
 // window: a process's first sample grows the heap and counts differently.
 type simulator struct {
 	session *callgrind.Session
-	// keep, when set, is the directory that keeps every window's file.
+	// keep, when set, is the directory that keeps every window's profile.
 	keep string
 	// warm makes measure run the ops without a window (the warm-up).
 	warm bool
@@ -82,7 +76,7 @@ var (
 )
 
 // newSimulator opens (once per process) the callgrind session of the
-// process; keep is Options.CallgrindDir.
+// process; keep is Options.Profiles.
 func newSimulator(keep string) (*simulator, error) {
 	sessionMu.Lock()
 	defer sessionMu.Unlock()
@@ -92,7 +86,6 @@ func newSimulator(keep string) (*simulator, error) {
 	if sessionErr != nil {
 		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, sessionErr)
 	}
-	session.Keep = keep != ""
 	// The heap profiler samples an allocation at random intervals and
 	// unwinds its stack: thousands of instructions, in some windows and
 	// not others. Nothing reads the profile of a simulated run.
@@ -101,8 +94,9 @@ func newSimulator(keep string) (*simulator, error) {
 }
 
 // window runs f in a callgrind window (see simulator) and returns what
-// callgrind counted, and the allocation counters over the window.
-func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Profile, bytes, allocs uint64, err error) {
+// callgrind counted, and the allocation counters over the window; with
+// keep, it saves the window's profile there (cost.SimFileName).
+func (sim *simulator) window(scenario, store string, f func()) (p *profile.Profile, bytes, allocs uint64, err error) {
 	var m0, m1 runtime.MemStats
 	w := sim.session.NewWindow(sim.label)
 	file := w.File
@@ -119,26 +113,27 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 		return nil, 0, 0, err
 	}
 	if sim.keep != "" {
-		if err := os.Rename(file, filepath.Join(sim.keep, CallgrindFileName(scenario, store, sim.sample))); err != nil {
-			return nil, 0, 0, fmt.Errorf("bench: keeping the callgrind file: %w", err)
+		if err := cost.Save(p, filepath.Join(sim.keep, cost.SimFileName(scenario, store, sim.sample))); err != nil {
+			return nil, 0, 0, fmt.Errorf("bench: keeping the window's profile: %w", err)
 		}
 	}
 	return p, m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs, nil
 }
 
-// errNoInstructions is returned when a dump has no Ir event.
-var errNoInstructions = errors.New("the callgrind dump has no instruction counts (Ir)")
+// errNoInstructions is returned when a window has no instruction counts.
+var errNoInstructions = errors.New("the callgrind window has no instruction counts (Ir)")
 
 // simulatedValues returns instructions/op, and est-cycles/op when the
-// dump has the cache simulation's events.
-func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
-	ir, ok := p.Total("Ir")
-	if !ok {
-		return nil, errNoInstructions
+// window has the cache simulation's events.
+func simulatedValues(p *profile.Profile, ops int) ([]benchfmt.Value, error) {
+	var vals []benchfmt.Value
+	for _, u := range []string{results.UnitInstructions, results.UnitEstCycles} {
+		if total, ok := cost.Total(p, cost.SampleTypeOf(u)); ok {
+			vals = append(vals, benchfmt.Value{Value: float64(total) / float64(ops), Unit: u})
+		}
 	}
-	vals := []benchfmt.Value{{Value: float64(ir) / float64(ops), Unit: results.UnitInstructions}}
-	if est, ok := p.EstCycles(); ok {
-		vals = append(vals, benchfmt.Value{Value: est / float64(ops), Unit: results.UnitEstCycles})
+	if len(vals) == 0 || vals[0].Unit != results.UnitInstructions {
+		return nil, errNoInstructions
 	}
 	return vals, nil
 }

@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/table"
@@ -202,7 +203,9 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		v.History = append(v.History, gate.HistoryCommit{Commit: c.Hash, Time: c.Time})
 	}
 	if opts.BaseProfiles != "" {
-		v.AddSites(blame.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
+		v.AddSites(cost.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
+	} else {
+		hintSites(v)
 	}
 	if err := writeGateReports(v, opts); err != nil {
 		return err
@@ -318,4 +321,26 @@ func writeFileBy(path, flag string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// hintSites says, when a regression could be traced to store lines but no
+// profiles were given, the command that would name them.
+func hintSites(v *gate.Verdict) {
+	var stores, scs []string
+	sim, instrument := "", ""
+	for _, f := range v.Findings {
+		if f.Status == gate.Regressed && gate.HasSites(f.Unit) && f.Store != "" {
+			stores, scs = append(stores, f.Store), append(scs, f.Scenario)
+			if results.IsSimulated(f.Unit) {
+				sim, instrument = " --simulate", " --instrument simulate"
+			}
+		}
+	}
+	if len(stores) > 0 {
+		sel := "--stores " + strings.Join(slices.Compact(slices.Sorted(slices.Values(stores))), ",") +
+			" --scenarios " + strings.Join(slices.Compact(slices.Sorted(slices.Values(scs))), ",")
+		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "no profiles given, so no line is named: in the store's git repository, certbench ab BASE_REF" +
+			sim + " " + sel + " measures both sides and names the lines that grew (or give --base-profiles and --head-profiles: certbench profile --all" +
+			instrument + " " + sel + " --dir DIR with each side's binary)"})
+	}
 }

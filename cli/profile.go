@@ -11,9 +11,9 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -28,15 +28,11 @@ func (o *profileOutput) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: `text|markdown|json`")
 }
 
-func (o *profileOutput) check() (profile.Format, error) {
+func (o *profileOutput) check() (string, error) {
 	if o.Top < 1 {
 		return "", usagef("--top %d: want at least 1", o.Top)
 	}
-	f, err := profile.ParseFormat(o.Format)
-	if err != nil {
-		return "", usagef("--format: %v", err)
-	}
-	return f, nil
+	return strings.ToLower(o.Format), checkFormat(strings.ToLower(o.Format), gateFormats)
 }
 
 // ProfileOptions are the options of certbench profile.
@@ -52,7 +48,7 @@ type profileOptions struct {
 	certsFlags
 	scenarioFileFlags
 	profileOutput
-	simulateFlags // --instrument simulate writes callgrind files
+	simulateFlags // --instrument simulate profiles instructions
 }
 
 func newProfileCmd(runF func(context.Context, *profileOptions) error) *cobra.Command {
@@ -66,7 +62,8 @@ DIR/<scenario>.<store>.pb.gz for go tool pprof: alloc_* for what the measured
 ops allocated, inuse_* for what the store retains, stacks from the store, the
 op count as a comment. It prints the top sites per op, flat and cumulative.
 --all profiles every registered store on every default scenario and writes
-DIR/index.md and DIR/index.json; --instrument simulate writes callgrind files.`,
+DIR/index.md and DIR/index.json. --instrument simulate profiles the simulated
+CPU instead: DIR/<scenario>.<store>.sim.pb.gz, instructions per op with stacks.`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
   certbench profile --all --dir profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz`,
@@ -101,7 +98,7 @@ type profileJob struct {
 	scenario scenarios.Scenario
 }
 
-func (j profileJob) fileName() string { return profile.FileName(j.scenario.Name, j.store.Name) }
+func (j profileJob) fileName() string { return cost.FileName(j.scenario.Name, j.store.Name) }
 
 // profileJobs returns one job per scenario and store, scenario by scenario.
 func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob {
@@ -171,11 +168,11 @@ type captureOptions struct {
 // returns their summaries. A store fault is reported as run reports it
 // and the other jobs go on, unless the store hangs; the error then has
 // ExitStoreFailed. Any other error, or ctx, stops it.
-func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*profile.Summary, error) {
+func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions) ([]*cost.Summary, error) {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return nil, err
 	}
-	var sums []*profile.Summary
+	var sums []*cost.Summary
 	faults := &storeFaults{errOut: opts.errOut, base: filepath.Join(opts.dir, "profile")}
 	for _, j := range jobs {
 		if err := ctx.Err(); err != nil {
@@ -199,10 +196,10 @@ func captureProfiles(ctx context.Context, jobs []profileJob, opts captureOptions
 			return sums, err
 		}
 		path := filepath.Join(opts.dir, j.fileName())
-		if err := profile.Save(p, path); err != nil {
+		if err := cost.Save(p, path); err != nil {
 			return sums, err
 		}
-		sum, err := profile.Summarize(p, opts.top)
+		sum, err := cost.Summarize(p, opts.top)
 		if err != nil {
 			return sums, err
 		}
@@ -233,16 +230,20 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usagef("--dir: %v", err)
 	}
+	var sums []*cost.Summary
 	if simulate {
-		return profileSimulated(ctx, opts, jobs, format)
-	}
-	copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
-	if opts.All && !opts.Quiet {
-		copts.progress = opts.ioStreams.ErrOut
-	}
-	sums, err := captureProfiles(ctx, jobs, copts)
-	if err != nil && (!storeFailed(err) || len(sums) == 0) {
-		return err
+		if sums, err = profileSimulated(ctx, opts, jobs); err != nil || sums == nil {
+			return err // nil: the child under callgrind wrote the output
+		}
+	} else {
+		copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
+		if opts.All && !opts.Quiet {
+			copts.progress = opts.ioStreams.ErrOut
+		}
+		sums, err = captureProfiles(ctx, jobs, copts)
+		if err != nil && (!storeFailed(err) || len(sums) == 0) {
+			return err
+		}
 	}
 	if werr := writeProfiles(opts, format, sums); werr != nil {
 		return werr
@@ -251,19 +252,19 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 }
 
 // writeProfiles prints the summaries (with All, writes and prints the index).
-func writeProfiles(opts *profileOptions, format profile.Format, sums []*profile.Summary) error {
+func writeProfiles(opts *profileOptions, format string, sums []*cost.Summary) error {
 	if !opts.All {
-		return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
+		return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 	}
-	if err := profile.WriteIndexFiles(opts.Dir, sums); err != nil {
+	if err := cost.WriteIndexFiles(opts.Dir, sums); err != nil {
 		return err
 	}
-	return profile.WriteIndex(opts.ioStreams.Out, format, sums)
+	return cost.WriteIndex(opts.ioStreams.Out, format, sums)
 }
 
 // loadProfile reads a profile file; a bad one is bad input.
-func loadProfile(path string) (*pprofile.Profile, error) {
-	p, err := profile.Load(path)
+func loadProfile(path string) (*profile.Profile, error) {
+	p, err := cost.Load(path)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -278,6 +279,7 @@ type profileDiffOptions struct {
 	// alloc_objects, or every sample type for other profiles).
 	Types  []string
 	Output string // a file for the difference as a profile, when set
+	Flame  string // a file for the differential flame graphs (.svg, .html), when set
 	profileOutput
 }
 
@@ -285,11 +287,13 @@ func newProfileDiffCmd(runF func(context.Context, *profileDiffOptions) error) *c
 	opts := &profileDiffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
-		Short: "Show which allocation sites grew and shrank between two profiles, per op",
-		Long: `diff compares two profiles function by function, each divided by its own op
-count, and lists the sites that grew and shrank most by flat value, with the
-cumulative change. -o FILE also writes head minus base as a profile, as pprof
--diff_base builds it.`,
+		Short: "Show which functions grew and shrank between two profiles, per op",
+		Long: `diff compares two profiles (heap profiles, or profiles of the simulated CPU
+from certbench profile --instrument simulate or callgrind files) function by
+function, each divided by its own op count, and lists the sites that grew and
+shrank most by flat value, with the cumulative change. -o FILE also writes head
+minus base as a profile, as pprof -diff_base builds it; --flame FILE.svg (or
+.html) draws where the cost moved as differential flame graphs.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ioStreams, opts.Base, opts.Head = ioOf(cmd), args[0], args[1]
@@ -301,6 +305,7 @@ cumulative change. -o FILE also writes head minus base as a profile, as pprof
 	}
 	opts.profileOutput.bind(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "also write the difference as a profile to this `file` (.pb.gz)")
+	cmd.Flags().StringVar(&opts.Flame, "flame", "", "also write differential flame graphs of the compared sample types to this `file` (.svg or .html)")
 	cmd.Flags().StringSliceVar(&opts.Types, "type", nil, "sample `types` to compare, comma-separated (default alloc_space,alloc_objects)")
 	return cmd
 }
@@ -311,16 +316,20 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	if err != nil {
 		return err
 	}
+	flameFormat := strings.TrimPrefix(filepath.Ext(opts.Flame), ".")
+	if opts.Flame != "" && flameFormat != "svg" && flameFormat != "html" {
+		return usagef("--flame %s: want a .svg or .html file", opts.Flame)
+	}
 	basePath, headPath := opts.Base, opts.Head
-	var ps [2]*pprofile.Profile
+	var ps [2]*profile.Profile
 	for i, path := range []string{basePath, headPath} {
 		if ps[i], err = loadProfile(path); err != nil {
 			return err
 		}
 	}
 	base, head := ps[0], ps[1]
-	if err := profile.CheckComparable(base, head); err != nil {
-		var ste *profile.SampleTypeError
+	if err := cost.CheckComparable(base, head); err != nil {
+		var ste *cost.SampleTypeError
 		if errors.As(err, &ste) {
 			return usagef("cannot compare %s with %s: %s has sample types %s but %s has %s",
 				headPath, basePath, headPath, strings.Join(ste.Head, ", "), basePath, strings.Join(ste.Base, ", "))
@@ -329,7 +338,7 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	}
 	sampleTypes := opts.Types
 	if len(sampleTypes) == 0 {
-		for _, want := range []string{profile.AllocSpace, profile.AllocObjects} {
+		for _, want := range []string{cost.AllocSpace, cost.AllocObjects} {
 			for _, st := range head.SampleType {
 				if st.Type == want {
 					sampleTypes = append(sampleTypes, want)
@@ -342,24 +351,38 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 			}
 		}
 	}
-	var cs []*profile.Comparison
+	var cs []*cost.Comparison
+	var flames []*cost.Flame
 	for _, st := range sampleTypes {
-		c, err := profile.Compare(base, head, strings.TrimSpace(st))
+		c, err := cost.Compare(base, head, strings.TrimSpace(st))
 		if err != nil {
 			return usagef("--type: %s: %v", headPath, err)
 		}
 		cs = append(cs, c)
+		if opts.Flame != "" {
+			f, err := cost.NewFlame(base, head, strings.TrimSpace(st))
+			if err != nil {
+				return err
+			}
+			flames = append(flames, f)
+		}
+	}
+	if opts.Flame != "" {
+		title := fmt.Sprintf("certbench: where the cost moved, %s (base) to %s (head)", filepath.Base(basePath), filepath.Base(headPath))
+		if err := writeFileBy(opts.Flame, "--flame", func(w io.Writer) error { return cost.WriteFlames(w, flameFormat, title, flames) }); err != nil {
+			return err
+		}
 	}
 	if opts.Output != "" {
-		d, err := profile.Diff(base, head)
+		d, err := cost.Diff(base, head)
 		if err != nil {
 			return err
 		}
-		if err := profile.Save(d, opts.Output); err != nil {
+		if err := cost.Save(d, opts.Output); err != nil {
 			return err
 		}
 	}
-	return profile.WriteComparisons(opts.ioStreams.Out, format, cs, opts.Top)
+	return cost.WriteComparisons(opts.ioStreams.Out, format, cs, opts.Top)
 }
 
 // ProfileTopOptions are the options of certbench profile top.
@@ -393,21 +416,18 @@ func runProfileTop(_ context.Context, opts *profileTopOptions) error {
 	if err != nil {
 		return err
 	}
-	if isCallgrindFile(opts.Files[0]) {
-		return topCallgrind(opts.ioStreams.Out, format, opts.Files, opts.Top)
-	}
-	var sums []*profile.Summary
+	var sums []*cost.Summary
 	for _, path := range opts.Files {
 		p, err := loadProfile(path)
 		if err != nil {
 			return err
 		}
-		sum, err := profile.Summarize(p, opts.Top)
+		sum, err := cost.Summarize(p, opts.Top)
 		if err != nil {
 			return usagef("%s: %v", path, err)
 		}
 		sum.File = path
 		sums = append(sums, sum)
 	}
-	return profile.WriteSummaries(opts.ioStreams.Out, format, sums)
+	return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 }

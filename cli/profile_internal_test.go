@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
 
 	_ "github.com/certbench/certbench/stores/optimized"
@@ -55,10 +55,10 @@ func TestProfileJobs(t *testing.T) {
 	if len(sums) != 1 || sums[0].File != filepath.Join(dir, "rotate-10-of-100.optimized.pb.gz") {
 		t.Fatalf("summaries %+v", sums)
 	}
-	if err := profile.WriteIndexFiles(dir, sums); err != nil {
+	if err := cost.WriteIndexFiles(dir, sums); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"rotate-10-of-100.optimized.pb.gz", profile.IndexMarkdown, profile.IndexJSON} {
+	for _, f := range []string{"rotate-10-of-100.optimized.pb.gz", cost.IndexMarkdown, cost.IndexJSON} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

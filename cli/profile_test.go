@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/cli"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 
 	_ "github.com/certbench/certbench/stores/optimized"
 )
@@ -39,7 +39,7 @@ func TestProfileCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := pprofile.Parse(f)
+	p, err := profile.Parse(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -109,10 +109,10 @@ func TestProfileUsageErrors(t *testing.T) {
 	heap := filepath.Join(dir, "heap.pb.gz")
 	cpu := filepath.Join(dir, "cpu.pb.gz")
 	for path, types := range map[string][]string{heap: {"alloc_objects/count", "alloc_space/bytes"}, cpu: {"samples/count", "cpu/nanoseconds"}} {
-		p := &pprofile.Profile{PeriodType: &pprofile.ValueType{Type: "x", Unit: "y"}}
+		p := &profile.Profile{PeriodType: &profile.ValueType{Type: "x", Unit: "y"}}
 		for _, ty := range types {
 			typ, unit, _ := strings.Cut(ty, "/")
-			p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: typ, Unit: unit})
+			p.SampleType = append(p.SampleType, &profile.ValueType{Type: typ, Unit: unit})
 		}
 		var buf bytes.Buffer
 		if err := p.Write(&buf); err != nil {

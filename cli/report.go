@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/report"
@@ -40,6 +41,9 @@ type reportOptions struct {
 	Gate string
 	// History is a history (a directory or git:REF) to draw trends of.
 	History string
+	// BaseProfiles and HeadProfiles are folders of profiles to draw the
+	// differential flame graphs of.
+	BaseProfiles, HeadProfiles string
 	selection
 }
 
@@ -55,7 +59,9 @@ charts per scenario (median and 95% interval per store; per file with
 --by-file), and compare's tables. --gate FILE (certbench gate --format json)
 puts the gate's verdict on top, as the gate shows it. --history LOC adds a
 trend chart per benchmark with its change points, the last file as the head
-against main's band (RESULTS may then be none). --png DIR also writes
+against main's band (RESULTS may then be none). --base-profiles and
+--head-profiles (as gate's) add a flame graph per profile in both folders.
+--png DIR also writes
 every chart as a PNG, --growth-chart FILE one growth chart for a README.
 --row, --col and --filter select as benchstat's -row, -col and -filter do.`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
@@ -85,6 +91,8 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")
 	fs.StringVar(&opts.Gate, "gate", "", "show the verdict and thresholds of a gate result `file` (certbench gate --format json) at the top")
+	fs.StringVar(&opts.BaseProfiles, "base-profiles", "", "draw differential flame graphs of the profiles in this `dir` and --head-profiles")
+	fs.StringVar(&opts.HeadProfiles, "head-profiles", "", "the head's profiles (`dir`) of --base-profiles")
 	opts.selection.bind(cmd, "the charts and tables",
 		"/scenario, or /scenario,/store with --by-file; .fullname for plain go test results",
 		"/store, or .file for plain go test results")
@@ -125,6 +133,14 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	}
 	if ropts.Gate, err = readGate(opts.Gate); err != nil {
 		return err
+	}
+	if (opts.BaseProfiles == "") != (opts.HeadProfiles == "") {
+		return usagef("--base-profiles and --head-profiles go together")
+	}
+	if opts.BaseProfiles != "" {
+		if ropts.Flames, err = (cost.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}).Flames(); err != nil {
+			return usageError(err)
+		}
 	}
 	ropts.Compare.Row, ropts.Compare.Col, ropts.Compare.Filter = opts.Row, opts.Col, opts.Filter
 	if opts.ByFile {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/bench"
+	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/rendezvous"
 	"github.com/certbench/certbench/results"
@@ -180,7 +181,7 @@ type runOptions struct {
 	// sample's timed ops start when both reach it (package rendezvous).
 	Sync          string
 	simulateFlags        // --instrument simulate
-	CallgrindDir  string // --callgrind-dir: every sample's callgrind file
+	Profiles      string // --profiles: every sample's window as a profile
 }
 
 func newRunCmd(runF func(context.Context, *runOptions) error) *cobra.Command {
@@ -216,7 +217,7 @@ go doc github.com/certbench/certbench/bench.`,
 	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
 	fs.StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other run given this `dir`")
 	opts.simulateFlags.bind(cmd)
-	fs.StringVar(&opts.CallgrindDir, "callgrind-dir", "", "with --instrument simulate: keep every sample's callgrind file in this `dir`")
+	fs.StringVar(&opts.Profiles, "profiles", "", "with --instrument simulate: keep every sample's window as a profile with stacks in this `dir` (go tool pprof reads it)")
 	return cmd
 }
 
@@ -226,8 +227,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if !simulate && opts.CallgrindDir != "" {
-		return usagef("--callgrind-dir needs --instrument simulate")
+	if !simulate && opts.Profiles != "" {
+		return usagef("--profiles needs --instrument simulate")
 	}
 	bopts, err := opts.options(opts.ioStreams.ErrOut)
 	if err != nil {
@@ -247,16 +248,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		if opts.Sync != "" {
 			return usagef("--sync starts the clocks of two processes together; --instrument simulate counts instructions, which need no partner")
 		}
-		if opts.CallgrindDir != "" {
-			if err := os.MkdirAll(opts.CallgrindDir, 0o755); err != nil {
-				return usagef("--callgrind-dir: %v", err)
+		if opts.Profiles != "" {
+			if err := os.MkdirAll(opts.Profiles, 0o755); err != nil {
+				return usagef("--profiles: %v", err)
 			}
 		}
 		if !underCallgrind() {
-			return reexecUnderCallgrind(ctx, opts.ioStreams, bopts.Scenarios, opts.CacheSim)
+			return reexecUnderCallgrind(ctx, opts.ioStreams, bopts.Scenarios, callgrind.Options{CacheSim: opts.CacheSim, Stacks: opts.Profiles != ""})
 		}
 		bopts.Instrument = bench.Simulate
-		bopts.CallgrindDir = opts.CallgrindDir
+		bopts.Profiles = opts.Profiles
 		config = append(config, simulateConfig()...)
 	}
 	if opts.Sync != "" {

@@ -96,7 +96,7 @@ func commandArgs(ctx context.Context) []string {
 // for it, forwarding a SIGINT or SIGTERM and exiting as it does. It first
 // checks valgrind and fills the pool cache natively for large pools, so
 // that the child does not generate certificates under the simulation.
-func reexecUnderCallgrind(ctx context.Context, out ioStreams, scs []scenarios.Scenario, cacheSim bool) error {
+func reexecUnderCallgrind(ctx context.Context, out ioStreams, scs []scenarios.Scenario, o callgrind.Options) error {
 	if !callgrind.Supported() {
 		return usageError(callgrind.ErrUnsupported)
 	}
@@ -119,7 +119,8 @@ func reexecUnderCallgrind(ctx context.Context, out ioStreams, scs []scenarios.Sc
 		return err
 	}
 	defer os.RemoveAll(dir)
-	child := callgrindChild{opts: callgrind.Options{Dir: dir, CacheSim: cacheSim}, exe: exe, args: commandArgs(ctx), out: out}
+	o.Dir = dir
+	child := callgrindChild{opts: o, exe: exe, args: commandArgs(ctx), out: out}
 	cmd, stderr, err := child.start(true)
 	if errors.Is(err, callgrind.ErrNoFixedSeed) {
 		fmt.Fprintf(out.ErrOut, "certbench: warning: %v; instruction counts of code that hashes with a per-process seed will differ between processes\n", err)

@@ -2,45 +2,22 @@ package cli
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/scenarios"
 )
 
-// isCallgrindFile reports whether path names a callgrind file by
-// certbench's or callgrind's naming: *.callgrind, callgrind.out*.
-func isCallgrindFile(path string) bool {
-	return strings.HasSuffix(path, ".callgrind") || strings.HasPrefix(filepath.Base(path), callgrind.OutFile)
-}
-
-// topCallgrind prints the costliest functions of each callgrind file.
-func topCallgrind(w io.Writer, format profile.Format, files []string, n int) error {
-	var tops []*callgrind.Top
-	for _, path := range files {
-		if !isCallgrindFile(path) {
-			return usagef("%s: not a callgrind file (*.callgrind, callgrind.out*); give heap profiles and callgrind files to separate commands", path)
-		}
-		ts, err := callgrind.SummarizeFile(path, callgrind.Instructions, n)
-		if err != nil {
-			return usageError(err)
-		}
-		tops = append(tops, ts...)
-	}
-	return callgrind.WriteTops(w, string(format), tops)
-}
-
 // profileSimulated is certbench profile --instrument simulate: one sample
-// of each job under callgrind (certbench re-executes itself), its window
-// kept as DIR/<scenario>.<store>.callgrind, and the top functions printed.
-func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob, format profile.Format) error {
+// of each job under callgrind with stacks (certbench re-executes itself),
+// its window kept as DIR/<scenario>.<store>.sim.pb.gz, and their
+// summaries returned.
+func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob) ([]*cost.Summary, error) {
 	var stores []certstore.Info
 	var scs []scenarios.Scenario
 	for _, j := range jobs {
@@ -52,30 +29,34 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 		}
 	}
 	if err := checkSimulated(scs); err != nil {
-		return err
+		return nil, err
 	}
 	if !underCallgrind() {
-		return reexecUnderCallgrind(ctx, opts.ioStreams, scs, opts.CacheSim)
+		return nil, reexecUnderCallgrind(ctx, opts.ioStreams, scs, callgrind.Options{CacheSim: opts.CacheSim, Stacks: true})
 	}
-	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: 1, Ops: opts.Ops, Instrument: bench.Simulate, CallgrindDir: opts.Dir}
+	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: 1, Ops: opts.Ops, Instrument: bench.Simulate, Profiles: opts.Dir}
 	if opts.All && !opts.Quiet && isTerminal(opts.ioStreams.ErrOut) {
 		bopts.Progress = opts.ioStreams.ErrOut
 	}
 	if err := bench.Run(ctx, bopts, func(bench.Sample) error { return nil }); err != nil {
-		return err
+		return nil, err
 	}
-	var tops []*callgrind.Top
+	var sums []*cost.Summary
 	for _, j := range jobs {
-		from := filepath.Join(opts.Dir, bench.CallgrindFileName(j.scenario.Name, j.store.Name, 1))
-		to := filepath.Join(opts.Dir, j.scenario.Name+"."+j.store.Name+".callgrind")
-		if err := os.Rename(from, to); err != nil {
-			return err
+		to := filepath.Join(opts.Dir, cost.SimFileName(j.scenario.Name, j.store.Name, 0))
+		if err := os.Rename(filepath.Join(opts.Dir, cost.SimFileName(j.scenario.Name, j.store.Name, 1)), to); err != nil {
+			return nil, err
 		}
-		ts, err := callgrind.SummarizeFile(to, callgrind.Instructions, opts.Top)
+		p, err := cost.Load(to)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		tops = append(tops, ts...)
+		sum, err := cost.Summarize(p, opts.Top)
+		if err != nil {
+			return nil, err
+		}
+		sum.File = to
+		sums = append(sums, sum)
 	}
-	return callgrind.WriteTops(opts.ioStreams.Out, string(format), tops)
+	return sums, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/certbench/certbench/cli"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -36,7 +37,7 @@ func TestRunSimulate(t *testing.T) {
 	dir := t.TempDir()
 	out, cg := filepath.Join(dir, "sim.txt"), filepath.Join(dir, "cg")
 	code, stdout, stderr := run(t, "run", "--instrument", "simulate", "-q", "--stores", "optimized", "--scenarios", "lookup-1000",
-		"--count", "2", "--ops", "2000", "--callgrind-dir", cg, "-o", out)
+		"--count", "2", "--ops", "2000", "--profiles", cg, "-o", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -81,14 +82,14 @@ func TestRunSimulate(t *testing.T) {
 		t.Errorf("%d samples, want 2", n)
 	}
 	for _, k := range []int{1, 2} {
-		if _, err := os.Stat(filepath.Join(cg, fmt.Sprintf("lookup-1000.optimized.%d.callgrind", k))); err != nil {
-			t.Errorf("callgrind file of sample %d: %v", k, err)
+		if _, err := os.Stat(filepath.Join(cg, cost.SimFileName("lookup-1000", "optimized", k))); err != nil {
+			t.Errorf("profile of sample %d: %v", k, err)
 		}
 	}
-	// profile top reads them. (Test binaries are linked without a symbol
-	// table: callgrind names their functions by address.)
-	code, stdout, stderr = run(t, "profile", "top", "--top", "3", filepath.Join(cg, "lookup-1000.optimized.1.callgrind"))
-	if code != cli.ExitOK || !strings.Contains(stdout, "instructions per op (2000 ops)") {
+	// profile top reads them, per op. (Test binaries are linked without a
+	// symbol table: callgrind names their functions by address.)
+	code, stdout, stderr = run(t, "profile", "top", "--top", "3", filepath.Join(cg, cost.SimFileName("lookup-1000", "optimized", 1)))
+	if code != cli.ExitOK || !strings.Contains(stdout, "lookup-1000 on optimized, 2000 ops") || !strings.Contains(stdout, "instructions per op, by flat") {
 		t.Errorf("profile top: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
@@ -100,7 +101,7 @@ func TestSimulateUsage(t *testing.T) {
 	}{
 		{[]string{"run", "--instrument", "clock"}, `--instrument "clock": want wall or simulate`},
 		{[]string{"run", "--cache-sim"}, "--cache-sim needs --instrument simulate"},
-		{[]string{"run", "--callgrind-dir", "x"}, "--callgrind-dir needs --instrument simulate"},
+		{[]string{"run", "--profiles", "x"}, "--profiles needs --instrument simulate"},
 		{[]string{"run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-1000"}, "handshake-1000: the simulate instrument measures refresh and lookup scenarios"},
 		{[]string{"run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "lookup-1000", "--sync", "d"}, "--sync starts the clocks"},
 		{[]string{"profile", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-under-churn", "--dir", "DIR"}, "handshake-under-churn: the simulate instrument"},
@@ -129,30 +130,34 @@ func TestSimulateWithoutValgrind(t *testing.T) {
 	}
 }
 
-func TestGateNamesFunctionsFromCallgrindFiles(t *testing.T) {
-	small, err := os.ReadFile("../internal/callgrind/testdata/small.callgrind")
-	if err != nil {
-		t.Fatal(err)
+// The gate names the store line whose instructions grew, from profiles
+// of the simulated CPU (callgrind windows with stacks, as certbench
+// profile --instrument simulate writes them), with the library function
+// below it that grew.
+func TestGateNamesLinesFromSimulatedProfiles(t *testing.T) {
+	window := func(memmove int) string {
+		return fmt.Sprintf(`desc: Trigger: dump scenario=s store=optimized sample=1 ops=10
+events: Ir
+fl=(1) /src/stores/optimized/update.go
+fn=(1) github.com/certbench/certbench/stores/optimized.(*Store).Update
+40 2000
+cfn=(2) memmove'github.com/certbench/certbench/stores/optimized.(*Store).Update
+calls=10 1
+42 %d
+fl=(2) memmove.S
+fn=(2)
+1 %d
+`, memmove, memmove)
 	}
-	base, head := t.TempDir(), t.TempDir()
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for i, memmove := range []int{30000, 80000} {
+		parts, err := cost.ReadCallgrind(strings.NewReader(window(memmove)))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	// Three windows a side; head's Update calls memmove for 5,000 more
-	// instructions (one window of head, an outlier, for 50,000 more: the
-	// median window is blamed).
-	grown := func(extra string) string {
-		h := strings.Replace(string(small), "calls=10 0x10\n* 300 0 2 1 1 1", "calls=10 0x10\n* "+extra+" 0 2 1 1 1", 1)
-		return strings.Replace(h, "16 300 0 2 1 1 1", "16 "+extra+" 0 2 1 1 1", 1)
-	}
-	for k, text := range []string{string(small), string(small), string(small)} {
-		write(base, fmt.Sprintf("s.optimized.%d.callgrind", k+1), text)
-	}
-	for k, extra := range []string{"5300", "50300", "5300"} {
-		write(head, fmt.Sprintf("s.optimized.%d.callgrind", k+1), grown(extra))
+		if err := cost.Save(parts[0].Profile, filepath.Join(dirs[i], cost.SimFileName("s", "optimized", 0))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res := func(v float64) string {
 		var b strings.Builder
@@ -163,21 +168,26 @@ func TestGateNamesFunctionsFromCallgrindFiles(t *testing.T) {
 		return b.String()
 	}
 	dir := t.TempDir()
-	write(dir, "base.txt", res(1000))
-	write(dir, "head.txt", res(6000))
-	code, stdout, stderr := run(t, "gate", "--no-config", "--base-profiles", base, "--head-profiles", head,
+	os.WriteFile(filepath.Join(dir, "base.txt"), []byte(res(5000)), 0o644)
+	os.WriteFile(filepath.Join(dir, "head.txt"), []byte(res(10000)), 0o644)
+	code, stdout, stderr := run(t, "gate", "--no-config", "--base-profiles", dirs[0], "--head-profiles", dirs[1],
 		filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt"))
 	if code != cli.ExitRegression {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Functions that grew: s/optimized instructions/op (per op by store function", "stores/optimized.(*Store).Update", "memmove"} {
+	for _, want := range []string{"Functions that grew: s/optimized instructions/op (per op by store line",
+		"stores/optimized.(*Store).Update (update.go:42)", "↳ memmove"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report does not name %q:\n%s", want, stdout)
 		}
 	}
-	// 5,000 more per op in the median window, not the outlier's 50,000.
-	if !regexp.MustCompile(`\+5,000 +1,000 +6,000 `).MatchString(stdout) {
-		t.Errorf("the report does not show the median window's growth:\n%s", stdout)
+	if !regexp.MustCompile(`\+5,000 +3,000 +8,000 `).MatchString(stdout) {
+		t.Errorf("the report does not show the line's growth per op:\n%s", stdout)
+	}
+	// Without profiles, the gate says what would name the line.
+	_, stdout, _ = run(t, "gate", "--no-config", filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt"))
+	if want := "certbench ab BASE_REF --simulate --stores optimized --scenarios s"; !strings.Contains(stdout, want) {
+		t.Errorf("no profiles: the report does not say %q:\n%s", want, stdout)
 	}
 }
 

@@ -15,9 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
 )
 
@@ -128,7 +127,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	if res.Verdict, err = GateFiles(res.Base, res.Head, o.Policy); err != nil {
 		return nil, err
 	}
-	m.profile(ctx, res.Verdict)
+	m.profile(ctx, res.Verdict, false)
 	return res, nil
 }
 
@@ -227,30 +226,79 @@ func renameStore(file []byte, from, to string) []byte {
 	return []byte(r.Replace(string(file)))
 }
 
-// profile names the allocation sites of v's allocation regressions from
-// heap profiles of both sides, or adds a problem saying why not.
-func (m *measurer) profile(ctx context.Context, v *gate.Verdict) {
-	var stores, scenarios []string
+// profile names the store lines behind v's regressions in allocations
+// (heap profiles, in Out/SIDE-profiles) or, with simulated, on the
+// simulated CPU (a window with stacks a scenario, at the ops it was
+// measured with, in Out/sim-SIDE-profiles), from profiles of both sides,
+// or adds a problem saying why not.
+func (m *measurer) profile(ctx context.Context, v *gate.Verdict, simulated bool) {
+	var stores, regressed []string
 	for _, f := range v.Findings {
-		if f.Status == gate.Regressed && (f.Unit == results.UnitAllocs || f.Unit == results.UnitBytes) {
-			stores, scenarios = appendNew(stores, f.Store), appendNew(scenarios, f.Scenario)
+		if f.Status == gate.Regressed && gate.HasSites(f.Unit) && results.IsSimulated(f.Unit) == simulated {
+			stores, regressed = appendNew(stores, f.Store), appendNew(regressed, f.Scenario)
 		}
 	}
-	if len(scenarios) == 0 {
+	if len(regressed) == 0 {
 		return
 	}
-	logf(m.o.Log, "ab: allocation regression: profiling %s on %s with both sides", strings.Join(stores, ","), strings.Join(scenarios, ","))
-	dirs := [2]string{filepath.Join(m.o.Out, "base-profiles"), filepath.Join(m.o.Out, "head-profiles")}
-	for i, side := range m.o.Sides {
-		if err := m.profileSide(ctx, i, side, stores, scenarios, dirs[i]); err != nil {
-			v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "allocation sites not named: " + err.Error()})
-			return
+	what, prefix, groups := "allocation", "", []simGroup{{regressed, m.o.Ops}}
+	if simulated {
+		what, prefix, groups = "simulated CPU", "sim-", nil
+		for _, g := range m.o.simGroups() {
+			if g.scenarios = slices.DeleteFunc(g.scenarios, func(sc string) bool { return !slices.Contains(regressed, sc) }); len(g.scenarios) > 0 {
+				groups = append(groups, g)
+			}
 		}
 	}
-	v.AddSites(blame.Folders{Base: dirs[0], Head: dirs[1]}, 5)
+	logf(m.o.Log, "ab: %s regression: profiling %s on %s with both sides", what, strings.Join(stores, ","), strings.Join(regressed, ","))
+	dirs := [2]string{filepath.Join(m.o.Out, prefix+"base-profiles"), filepath.Join(m.o.Out, prefix+"head-profiles")}
+	for i, side := range m.o.Sides {
+		for _, g := range groups {
+			if err := m.profileSide(ctx, i, side, stores, g, dirs[i], simulated); err != nil {
+				v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: what + " sites not named: " + err.Error()})
+				return
+			}
+		}
+	}
+	folders := cost.Folders{Base: dirs[0], Head: dirs[1]}
+	v.AddSites(folders, 5)
+	m.drawFlames(v, folders, prefix, simulated)
 }
 
-func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, scenarios []string, dir string) error {
+// drawFlames writes, for each benchmark whose regressions profile named,
+// the differential flame graphs of their units into
+// Out/PREFIXflame.<scenario>.<store>.html, and names the file in the
+// findings.
+func (m *measurer) drawFlames(v *gate.Verdict, folders cost.Folders, prefix string, simulated bool) {
+	units := map[[2]string][]string{}
+	var order [][2]string
+	for _, f := range v.Findings {
+		if f.Status != gate.Regressed || len(f.Sites) == 0 || results.IsSimulated(f.Unit) != simulated {
+			continue
+		}
+		k := [2]string{f.Scenario, f.Store}
+		if units[k] == nil {
+			order = append(order, k)
+		}
+		units[k] = append(units[k], f.Unit)
+	}
+	for _, k := range order {
+		name := prefix + "flame." + k[0] + "." + k[1] + ".html"
+		if err := folders.WriteFlame(filepath.Join(m.o.Out, name), k[0], k[1], units[k]); err != nil {
+			v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "no flame graph of " + k[0] + "/" + k[1] + ": " + err.Error()})
+			continue
+		}
+		logf(m.o.Log, "ab: where the cost moved: %s", filepath.Join(m.o.Out, name))
+		for _, f := range v.Findings {
+			if f.Scenario == k[0] && f.Store == k[1] && slices.Contains(units[k], f.Unit) {
+				f.Flame = name
+			}
+		}
+	}
+}
+
+// profileSide profiles a side's stores on a group's scenarios into dir.
+func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores []string, g simGroup, dir string, simulated bool) error {
 	var run []string
 	for _, st := range m.stores(i) {
 		if slices.Contains(stores, m.name(i, st)) {
@@ -261,16 +309,22 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, sc
 	if side.As != "" {
 		to = filepath.Join(m.raw, Sides[i]+"-profiles")
 	}
-	args := append([]string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(scenarios, ","), "--dir", to}, m.o.opsArgs()...)
+	args := []string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(g.scenarios, ","), "--dir", to}
+	fileName := cost.FileName
+	if simulated {
+		args = append(args, "--instrument", "simulate")
+		fileName = func(sc, st string) string { return cost.SimFileName(sc, st, 0) }
+	}
+	args = append(args, Options{Ops: g.ops}.opsArgs()...)
 	if code, stderr, err := Command(ctx, side.Bin, io.Discard, args...); err != nil || code != 0 {
 		return commandError("certbench profile ("+Sides[i]+")", code, stderr, err)
 	}
 	if side.As == "" {
 		return nil
 	}
-	for _, sc := range scenarios {
+	for _, sc := range g.scenarios {
 		for _, st := range run {
-			if err := renameProfile(filepath.Join(to, profile.FileName(sc, st)), filepath.Join(dir, profile.FileName(sc, side.As)), st, side); err != nil {
+			if err := renameProfile(filepath.Join(to, fileName(sc, st)), filepath.Join(dir, fileName(sc, side.As)), st, side); err != nil {
 				return err
 			}
 		}
@@ -278,10 +332,10 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores, sc
 	return nil
 }
 
-// renameProfile copies a heap profile, store renamed to side.As and names
+// renameProfile copies a profile, store renamed to side.As and names
 // normalized, so that both sides' profiles name functions alike.
 func renameProfile(from, to, store string, side Side) error {
-	p, err := profile.Load(from)
+	p, err := cost.Load(from)
 	if err != nil {
 		return err
 	}
@@ -305,18 +359,16 @@ func renameProfile(from, to, store string, side Side) error {
 
 // Simulate runs each side once on the simulated CPU, o.Count samples,
 // both sides at once (instruction counts do not depend on what else
-// runs), into Out/sim-base.txt and Out/sim-head.txt, and gates them with
-// o.Policy, naming the functions that grew from the callgrind files in
-// Out/SIDE-callgrind (not for sides with Normalize: their functions'
-// names differ).
+// runs), into Out/sim-base.txt and Out/sim-head.txt, gates them with
+// o.Policy, and after a regression profiles both sides to name the store
+// lines that grew (see profile).
 func Simulate(ctx context.Context, o Options) (*Result, error) {
 	logf(o.Log, "ab: simulated CPU: %d samples per side under callgrind, both sides at once", o.Count)
-	m := &measurer{o: o}
-	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
-	dirs := [2]string{filepath.Join(o.Out, "base-callgrind"), filepath.Join(o.Out, "head-callgrind")}
-	for _, d := range dirs {
-		os.RemoveAll(d) // an earlier run's
+	m := &measurer{o: o, raw: filepath.Join(o.Out, "raw")}
+	for _, old := range []string{filepath.Join(o.Out, "sim-base-profiles"), filepath.Join(o.Out, "sim-head-profiles")} {
+		os.RemoveAll(old) // an earlier run's
 	}
+	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -334,8 +386,7 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 					parts = append(parts, part)
 				}
 				args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
-					"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(g.scenarios, ","),
-					"--callgrind-dir", dirs[i], "-o", part}, append(Options{Ops: g.ops}.opsArgs(), o.RunArgs...)...)
+					"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(g.scenarios, ","), "-o", part}, append(Options{Ops: g.ops}.opsArgs(), o.RunArgs...)...)
 				code, stderr, cerr := Command(ctx, side.Bin, nil, args...)
 				if cerr != nil || code > 1 {
 					err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, cerr)
@@ -364,9 +415,7 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Sides[0].Normalize == nil {
-		v.AddSites(blame.Folders{Base: dirs[0], Head: dirs[1]}, 5)
-	}
+	m.profile(ctx, v, true)
 	res.Verdict = v
 	return res, nil
 }

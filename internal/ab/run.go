@@ -163,7 +163,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.out, err = filepath.Abs(o.Out); err != nil {
 		return err
 	}
-	for _, g := range []string{"sim-*", "summary.md", "gate.*"} {
+	for _, g := range []string{"sim-*", "summary.md", "gate.*", "flame.*"} {
 		old, _ := filepath.Glob(filepath.Join(r.out, g))
 		for _, f := range old {
 			os.RemoveAll(f)

@@ -1,19 +1,25 @@
 package callgrind
 
-// Func returns the first function with the given name, or nil.
-func (p *Profile) Func(name string) *Function {
-	for _, f := range p.Functions {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
+import (
+	"strings"
 
-// Collect runs f in a window and reads the window's dump back.
-func (s *Session) Collect(label string, f func()) (*Profile, string, error) {
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/google/pprof/profile"
+)
+
+// Collect runs f in a window and reads the window's dump back, with its
+// instructions and the label its dump carries.
+func (s *Session) Collect(label string, f func()) (p *profile.Profile, file, dumped string, ir int64, err error) {
 	w := s.NewWindow(label)
 	w.Run(f)
-	p, err := s.Read(label, w.File)
-	return p, w.File, err
+	if p, err = s.Read(label, w.File); err != nil {
+		return nil, "", "", 0, err
+	}
+	for _, c := range p.Comments {
+		if _, trigger, ok := strings.Cut(c, ": dump "); ok && strings.HasPrefix(c, "callgrind part ") {
+			dumped = trigger
+		}
+	}
+	ir, _ = cost.Total(p, cost.Instructions)
+	return p, w.File, dumped, ir, nil
 }

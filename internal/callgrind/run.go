@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +35,10 @@ const (
 	VersionEnv = "CERTBENCH_CALLGRIND_VERSION" // "valgrind-3.19.0"
 )
 
+// StackDepth is how many callers of each function callgrind tells apart
+// (--separate-callers): the depth of a window's stacks.
+const StackDepth = 50
+
 // Cache geometry of the cache simulation, fixed so that results do not
 // depend on the machine (32 KiB 8-way L1s, 8 MiB 16-way LL, 64-byte lines).
 const (
@@ -46,6 +51,10 @@ const (
 type Options struct {
 	Dir      string // where callgrind writes; it must exist
 	CacheSim bool   // the cache simulation (I1mr, D1mr, ... beside Ir), slower
+	// Stacks tells StackDepth callers apart (--separate-callers), so that
+	// a window's profile has stacks; about 40% slower, and the counts are
+	// the same without.
+	Stacks   bool
 	Valgrind string // the executable; "" looks it up in PATH
 }
 
@@ -73,7 +82,8 @@ func Find(valgrind string) (path, version string, err error) {
 // Session), one file per thread (Session.Read leaves sysmon's out),
 // recursions not separated (Go's goroutine stack switches would otherwise
 // split functions into name'2, name'3...), output files and valgrind's
-// own messages (LogFile) in o.Dir, and the cache simulation if asked.
+// own messages (LogFile) in o.Dir, and stacks and the cache simulation if
+// asked.
 func (o Options) Args() []string {
 	args := []string{
 		"--tool=callgrind",
@@ -83,6 +93,9 @@ func (o Options) Args() []string {
 		"--separate-threads=yes",
 		"--callgrind-out-file=" + filepath.Join(o.Dir, OutFile),
 		"--log-file=" + filepath.Join(o.Dir, LogFile),
+	}
+	if o.Stacks {
+		args = append(args, "--separate-callers="+strconv.Itoa(StackDepth))
 	}
 	if o.CacheSim {
 		args = append(args, "--cache-sim=yes", "--I1="+CacheI1, "--D1="+CacheD1, "--LL="+CacheLL)

@@ -1,13 +1,15 @@
 package callgrind
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/google/pprof/profile"
 )
 
 // A Session is the measured program's side of a run made by Command: it
@@ -15,7 +17,6 @@ import (
 // back what callgrind dumped. It is not safe for concurrent use.
 type Session struct {
 	Dir     string // where callgrind writes
-	Keep    bool   // keep each window's file (else removed once read)
 	Version string // valgrind's ("valgrind-3.19.0"), or ""
 
 	made int // windows made so far: callgrind numbers its dumps from 1
@@ -80,22 +81,22 @@ func (w *Window) Run(f func()) {
 }
 
 // Read reads the dump of the window labelled label, one file per thread
-// (file-01, file-02, ...), checks that it is that window's, and merges
-// the threads' costs into one Profile, the runtime's sysmon thread left
-// out: it wakes up with the clock, not with the measured code. With Keep
-// it writes the merged threads' files to file (one part per thread,
-// which Parse merges again); either way it removes the threads' files.
-func (s *Session) Read(label, file string) (*Profile, error) {
+// (file-01, file-02, ...), checks that it is that window's, and returns
+// the threads' costs as one profile (cost.ReadCallgrind), the runtime's
+// sysmon thread left out (it wakes up with the clock, not with the
+// measured code) and stacks cut at the harness (cost.CutHarness). It
+// removes the threads' files.
+func (s *Session) Read(label, file string) (*profile.Profile, error) {
 	defer removeThreads(file)
 	names, _ := filepath.Glob(file + "-*")
-	var kept []byte
-	var parts []*Profile
+	var threads []*profile.Profile
 	for _, name := range names {
-		b, err := os.ReadFile(name)
+		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("callgrind: reading the dump of %q: %w", label, err)
 		}
-		ps, err := Parse(bytes.NewReader(b))
+		ps, err := cost.ReadCallgrind(f)
+		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("callgrind: reading the dump of %q: %s: %w", label, name, err)
 		}
@@ -105,21 +106,19 @@ func (s *Session) Read(label, file string) (*Profile, error) {
 		if got, _ := ps[0].Label(); got != sanitize(label) {
 			return nil, fmt.Errorf("callgrind: %s holds the dump of %q, want %q (did something else dump?)", name, got, label)
 		}
-		if slices.ContainsFunc(ps[0].Functions, func(f *Function) bool { return f.Name == "runtime.sysmon" }) {
-			continue
+		if !slices.ContainsFunc(ps[0].Profile.Function, func(f *profile.Function) bool { return f.Name == "runtime.sysmon" }) {
+			threads = append(threads, ps[0].Profile)
 		}
-		parts = append(parts, ps[0])
-		kept = append(kept, b...)
 	}
-	if len(parts) == 0 {
+	if len(threads) == 0 {
 		return nil, fmt.Errorf("callgrind: no dump of %q (%s-*)", label, file)
 	}
-	if s.Keep {
-		if err := os.WriteFile(file, kept, 0o644); err != nil {
-			return nil, fmt.Errorf("callgrind: keeping the dump of %q: %w", label, err)
-		}
+	p, err := profile.Merge(threads)
+	if err != nil {
+		return nil, fmt.Errorf("callgrind: merging the threads of %q: %w", label, err)
 	}
-	return mergeThreads(parts)[0], nil
+	cost.CutHarness(p)
+	return p, nil
 }
 
 // removeThreads removes the threads' files of the dump file.

@@ -96,15 +96,13 @@ func child() error {
 		if i == 2 {
 			label, f = fmt.Sprintf("spin %d in a goroutine", n), func() { elsewhere(n) }
 		}
-		p, file, err := s.Collect(label, f)
+		_, file, l, ir, err := s.Collect(label, f)
 		if err != nil {
 			return err
 		}
 		if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s not removed after reading", file)
 		}
-		ir, _ := p.Total("Ir")
-		l, _ := p.Label()
 		fmt.Printf("%s\t%d\n", l, ir)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
 	goldenfile "github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/results"
@@ -388,11 +389,11 @@ func TestBadPolicy(t *testing.T) {
 // fakeSites names sites for any benchmark.
 type fakeSites struct{}
 
-func (fakeSites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
+func (fakeSites) GrownSites(scenario, store, unit string, n int) ([]cost.Site, error) {
 	if unit == "B/op" {
-		return nil, gate.ErrNoProfiles
+		return nil, cost.ErrNoProfiles
 	}
-	return []gate.Site{
+	return []cost.Site{
 		{Function: "stores/optimized.(*Store).Update", Base: 0, Head: 10},
 		{Function: "crypto/x509.parseCertificate", Base: 310, Head: 311},
 	}[:min(n, 2)], nil

@@ -53,14 +53,3 @@ func (f *Finding) MarshalJSON() ([]byte, error) {
 		f.BaseN, f.HeadN, n(f.BaseMin), n(f.BaseMax), n(f.HeadMin), n(f.HeadMax),
 		n(f.P), n(f.AdjustedP), n(f.Ratio), n(f.RatioLow), n(f.RatioHigh)})
 }
-
-// MarshalJSON writes a site's values and growth per op.
-func (s Site) MarshalJSON() ([]byte, error) {
-	type plain Site
-	return json.Marshal(struct {
-		plain
-		Base   *float64 `json:"base"`
-		Head   *float64 `json:"head"`
-		Growth *float64 `json:"growth"`
-	}{plain(s), compare.Finite(s.Base), compare.Finite(s.Head), compare.Finite(s.Growth())})
-}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
@@ -135,7 +136,7 @@ func sitesTable(f *Finding) *table.Table {
 	t := table.New(fmt.Sprintf("%s that grew: %s %s (%s, base -> head)", sitesTitle(f.Unit), f.Label(), f.Unit, sitesKind(f.Sites)),
 		table.Column{Name: "growth", Align: table.Right}, table.Column{Name: "base", Align: table.Right},
 		table.Column{Name: "head", Align: table.Right}, table.Column{Name: "function"})
-	add := func(s Site, name string) {
+	add := func(s cost.Site, name string) {
 		b, h := results.FormatPair(s.Base, s.Head, f.Unit)
 		t.Add(table.Cell{Text: results.FormatSigned(s.Growth(), f.Unit)}, table.Cell{Text: b}, table.Cell{Text: h}, table.Cell{Text: name})
 	}
@@ -144,6 +145,9 @@ func sitesTable(f *Finding) *table.Table {
 		for _, c := range s.Callees {
 			add(c, "  ↳ "+c.Function)
 		}
+	}
+	if f.Flame != "" {
+		t.Notes = append(t.Notes, "where the cost moved, as differential flame graphs: "+f.Flame)
 	}
 	return t
 }

@@ -1,66 +1,27 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 )
-
-// A Site is a function, or a line of one, whose allocations grew between
-// base and head, per op.
-type Site struct {
-	// Function is the short name ("stores/optimized.(*Store).Update").
-	Function string `json:"function"`
-	// File and Line, if known, make the site a line of Function: all
-	// allocated below it, callees included.
-	File string `json:"file,omitempty"`
-	Line int64  `json:"line,omitempty"`
-	// Base and Head are per op on each side, in the finding's unit.
-	Base, Head float64 `json:"-"`
-	// Callees, for a line, are the callees that grew most.
-	Callees []Site `json:"callees,omitempty"`
-}
-
-// Where returns "file.go:123", or "" when the site has no line.
-func (s Site) Where() string {
-	if s.File == "" || s.Line <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
-}
-
-// Label returns the function and, when known, its line.
-func (s Site) Label() string {
-	if w := s.Where(); w != "" {
-		return s.Function + " (" + w + ")"
-	}
-	return s.Function
-}
-
-// Growth returns Head - Base.
-func (s Site) Growth() float64 { return s.Head - s.Base }
 
 // A SiteFinder names up to n sites that grew for one benchmark and unit,
 // largest growth first. Package blame implements it; gate reads no
 // profiles.
 type SiteFinder interface {
-	GrownSites(scenario, store, unit string, n int) ([]Site, error)
+	GrownSites(scenario, store, unit string, n int) ([]cost.Site, error)
 }
 
 // A BenchmarkSiteFinder also names the sites of benchmarks without
 // scenario and store keys, by name.
 type BenchmarkSiteFinder interface {
 	SiteFinder
-	GrownBenchmarkSites(benchmark, unit string, n int) ([]Site, error)
+	GrownBenchmarkSites(benchmark, unit string, n int) ([]cost.Site, error)
 }
-
-// ErrNoProfiles is returned (wrapped) by a SiteFinder that has no
-// profiles for a benchmark.
-var ErrNoProfiles = errors.New("no profiles")
 
 // AddSites attaches up to n sites from f to each regression of a unit
 // HasSites; what cannot be found is a NoSites warning.
@@ -73,7 +34,7 @@ func (v *Verdict) AddSites(f SiteFinder, n int) {
 		if fd.Status != Regressed || !HasSites(fd.Unit) {
 			continue
 		}
-		var sites []Site
+		var sites []cost.Site
 		var err error
 		if bf, ok := f.(BenchmarkSiteFinder); ok && fd.Scenario == "" && fd.Store == "" {
 			sites, err = bf.GrownBenchmarkSites(fd.Benchmark, fd.Unit, n)
@@ -110,7 +71,7 @@ const minSiteShare = 0.02
 
 // significantSites keeps the first site and those that grew by at
 // least minSiteShare of change.
-func significantSites(sites []Site, change float64) []Site {
+func significantSites(sites []cost.Site, change float64) []cost.Site {
 	for i, s := range sites {
 		if i > 0 && change > 0 && s.Growth() < minSiteShare*change {
 			return sites[:i]
@@ -120,11 +81,11 @@ func significantSites(sites []Site, change float64) []Site {
 }
 
 // sitesKind says, for the sites table's title, what their values are.
-func sitesKind(sites []Site) string {
+func sitesKind(sites []cost.Site) string {
 	switch {
-	case slices.ContainsFunc(sites, func(s Site) bool { return s.Line > 0 }):
+	case slices.ContainsFunc(sites, func(s cost.Site) bool { return s.Line > 0 }):
 		return "per op by store line, library callees indented"
-	case slices.ContainsFunc(sites, func(s Site) bool { return len(s.Callees) > 0 }):
+	case slices.ContainsFunc(sites, func(s cost.Site) bool { return len(s.Callees) > 0 }):
 		return "per op by store function with the library code it calls, library callees indented"
 	}
 	return "flat per op"

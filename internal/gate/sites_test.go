@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
 )
 
 // listSites is a SiteFinder that names the same sites for every
 // benchmark.
-type listSites []gate.Site
+type listSites []cost.Site
 
-func (l listSites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
+func (l listSites) GrownSites(scenario, store, unit string, n int) ([]cost.Site, error) {
 	return l[:min(n, len(l))], nil
 }
 
@@ -34,7 +35,7 @@ func TestStoreLineSitesRender(t *testing.T) {
 	v := evaluate(t, "base.txt", "alloc1.txt", gate.DefaultPolicy())
 	v.AddSites(listSites{{
 		Function: "stores/optimized.(*Store).Update", File: "/src/stores/optimized/update.go", Line: 47, Base: 0, Head: 1,
-		Callees: []gate.Site{{Function: "fmt.Sprintf", Base: 0, Head: 1}},
+		Callees: []cost.Site{{Function: "fmt.Sprintf", Base: 0, Head: 1}},
 	}}, 3)
 	var text, md, js bytes.Buffer
 	if err := writeText(v, &text); err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/certbench/certbench/internal/cost"
 )
 
 // Status is the outcome of one comparison.
@@ -65,7 +67,10 @@ type Finding struct {
 	// Note says why, in a few words.
 	Note string `json:"note"`
 	// Sites are the allocation sites that grew (Verdict.AddSites).
-	Sites []Site `json:"sites"`
+	Sites []cost.Site `json:"sites"`
+	// Flame, when set, is the file of the regression's differential flame
+	// graphs (cost.WriteFlames), as its reader finds it.
+	Flame string `json:"flame,omitempty"`
 
 	uP       float64 // the U test's p-value, kept when the paired test is chosen
 	nonZero  int     // non-zero paired differences

@@ -11,8 +11,9 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/ab"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
+	"github.com/certbench/certbench/results"
 )
 
 // Sites is a gate.BenchmarkSiteFinder for a Run's benchmarks: it runs a
@@ -28,16 +29,16 @@ type Sites struct {
 var _ gate.BenchmarkSiteFinder = (*Sites)(nil)
 
 // GrownSites has nothing for certbench's own scenarios.
-func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]gate.Site, error) {
-	return nil, fmt.Errorf("%w: %s/%s is not a go test benchmark", gate.ErrNoProfiles, scenario, store)
+func (s *Sites) GrownSites(scenario, store, unit string, n int) ([]cost.Site, error) {
+	return nil, fmt.Errorf("%w: %s/%s is not a go test benchmark", cost.ErrNoProfiles, scenario, store)
 }
 
 // GrownBenchmarkSites profiles the benchmark on both sides and names the
 // functions whose allocations grew most.
-func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site, error) {
-	sampleType, err := profile.AllocSampleType(unit)
-	if err != nil {
-		return nil, err
+func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]cost.Site, error) {
+	sampleType := cost.SampleTypeOf(unit)
+	if sampleType == "" || results.IsSimulated(unit) {
+		return nil, fmt.Errorf("%w: %s of a go test benchmark", cost.ErrNoProfiles, unit)
 	}
 	top := topLevel(benchmark)
 	var pkg *Package
@@ -48,7 +49,7 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 		}
 	}
 	if pkg == nil {
-		return nil, fmt.Errorf("%w: no package has %s", gate.ErrNoProfiles, top)
+		return nil, fmt.Errorf("%w: no package has %s", cost.ErrNoProfiles, top)
 	}
 	dir := filepath.Join(s.Options.Out, "profiles")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -76,23 +77,23 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]gate.Site,
 			return nil, fmt.Errorf("profiling %s (%s): %w", top, side, err)
 		}
 	}
-	base, err := profile.Load(paths[0])
+	base, err := cost.Load(paths[0])
 	if err != nil {
 		return nil, err
 	}
-	head, err := profile.Load(paths[1])
+	head, err := cost.Load(paths[1])
 	if err != nil {
 		return nil, err
 	}
-	c, err := profile.Compare(base, head, sampleType)
+	c, err := cost.Compare(base, head, sampleType)
 	if err != nil {
 		return nil, err
 	}
 	iters, _ := strconv.ParseFloat(strings.TrimSuffix(s.Result.Benchtime, "x"), 64)
 	per := iters + 1
-	var out []gate.Site
-	for _, d := range c.Grew(n, profile.ByFlat) {
-		out = append(out, gate.Site{Function: d.Function, Base: d.Base / per, Head: d.Head / per})
+	out := c.Grew(n, cost.ByFlat)
+	for i := range out {
+		out[i].Base, out[i].Head = out[i].Base/per, out[i].Head/per
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("the memory profiles of %s show no function that allocates more", top)

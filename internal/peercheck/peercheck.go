@@ -445,8 +445,17 @@ func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy g
 		if v, err = ab.GateFiles(res.Base, res.Head, loose); err != nil {
 			return err
 		}
+		// The sites ab.Simulate named for what still regressed.
+		for _, f := range v.Findings {
+			for _, old := range res.Verdict.Findings {
+				if old.Benchmark == f.Benchmark && old.Unit == f.Unit && f.Status == gate.Regressed {
+					f.Sites, f.Flame = old.Sites, old.Flame
+				}
+			}
+		}
 	}
 	v.Base, v.Head = "scenarios/sim-base.txt", "scenarios/sim-head.txt" // in OUT: no local path in the comment
+	inScenarios(v)
 	rep.SimGate = v
 	return nil
 }
@@ -469,7 +478,18 @@ func (p *peer) clock(ctx context.Context, rep *Report, opts Options, policy gate
 	rep.Notes = append(rep.Notes, res.Notes...)
 	rep.Gate = res.Verdict
 	rep.Gate.Base, rep.Gate.Head = "scenarios/base.txt", "scenarios/head.txt"
+	inScenarios(rep.Gate)
 	return nil
+}
+
+// inScenarios names v's flame graphs as the comment's reader finds them,
+// in OUT/scenarios.
+func inScenarios(v *gate.Verdict) {
+	for _, f := range v.Findings {
+		if f.Flame != "" {
+			f.Flame = "scenarios/" + f.Flame
+		}
+	}
 }
 
 // noisyPolicy finds the scenarios whose simulated CPU's counts vary

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/table"
 )
@@ -38,6 +39,7 @@ type htmlPage struct {
 	Config      []compare.Config
 	Families    []htmlFamily
 	Held        template.HTML // the price of atomicity (held.go)
+	Flames      template.HTML // where the cost moved (cost.WriteFlames)
 	Exponents   template.HTML
 	ChartsTitle string // "Scenarios", or "Benchmarks" for plain results
 	Scenarios   []htmlChart
@@ -66,6 +68,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			return err
 		}
 		page.GateChart = &hc
+	}
+	if len(r.Flames) > 0 {
+		var b strings.Builder
+		if err := cost.WriteFlames(&b, "svg", "Differential flame graphs of the profiles", r.Flames); err != nil {
+			return err
+		}
+		page.Flames = template.HTML(b.String())
 	}
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"

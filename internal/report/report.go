@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/compare"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/results"
@@ -34,6 +35,9 @@ type Options struct {
 	// History, if set, gets a trend chart per benchmark (trend.go), the
 	// last results file drawn as the head; the results may then be none.
 	History *history.History
+	// Flames, if set, are drawn under "Where the cost moved", after the
+	// gate's verdict.
+	Flames []*cost.Flame
 }
 
 // DefaultGrowthUnits are the metrics of a growth chart.
@@ -61,6 +65,8 @@ type Report struct {
 	Gate                                 *GateResult
 	// GateChart draws Gate's findings; nil without a gate.
 	GateChart *Chart
+	// Flames are Options.Flames.
+	Flames []*cost.Flame
 
 	colors colors
 	ticks  map[string]string // short labels of file columns (fileTicks)
@@ -74,7 +80,7 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	if rs == nil {
 		rs = &results.Set{}
 	}
-	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate}
+	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate, Flames: opts.Flames}
 	if r.Gate != nil {
 		r.GateChart = r.Gate.chart()
 	}

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"cmp"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // Boundary is what changed between two profiles at the boundary of the
@@ -45,7 +45,7 @@ var ErrNoStore = errors.New("no store frames in the profiles")
 // (see [Boundary]), the store's packages found in both profiles. Store
 // lines are matched per function by the library functions they call, so
 // that a line added in head is the line that grew, not the lines it moved.
-func CompareBoundary(base, head *pprofile.Profile, sampleType string) (*Boundary, error) {
+func CompareBoundary(base, head *profile.Profile, sampleType string) (*Boundary, error) {
 	sides, bi, hi, bd, hd, err := newSides(base, head, sampleType)
 	if err != nil {
 		return nil, err
@@ -94,9 +94,9 @@ type charged struct {
 
 // chargeLines charges every sample of p with a value at index idx to the
 // deepest of its frames whose package is in store.
-func chargeLines(p *pprofile.Profile, idx int, store map[string]bool) *charged {
+func chargeLines(p *profile.Profile, idx int, store map[string]bool) *charged {
 	c := &charged{lines: map[string]map[int64]*chargedLine{}}
-	var frames []pprofile.Line
+	var frames []profile.Line
 	for _, s := range p.Sample {
 		if s == nil || idx >= len(s.Value) || s.Value[idx] == 0 {
 			continue
@@ -109,7 +109,7 @@ func chargeLines(p *pprofile.Profile, idx int, store map[string]bool) *charged {
 				frames = append(frames, loc.Line...) // innermost inlined call first
 			}
 		}
-		at := slices.IndexFunc(frames, func(l pprofile.Line) bool {
+		at := slices.IndexFunc(frames, func(l profile.Line) bool {
 			return l.Function != nil && store[packageOf(l.Function.Name)]
 		})
 		if at < 0 {
@@ -140,7 +140,7 @@ func chargeLines(p *pprofile.Profile, idx int, store map[string]bool) *charged {
 
 // frameName returns the short name of a frame's function, or "?" for an
 // unsymbolized one.
-func frameName(l pprofile.Line) string {
+func frameName(l profile.Line) string {
 	if l.Function == nil || l.Function.Name == "" {
 		return "?"
 	}
@@ -271,7 +271,7 @@ func storeLine(fn string, bl, hl *chargedLine, bd, hd float64) Site {
 // samples (stacks start at the store once the harness is cut off), but the
 // standard library and the harness. Pass both profiles of a comparison, so
 // that a wrapper store and the store it wraps are both found.
-func StorePackages(ps ...*pprofile.Profile) []string {
+func StorePackages(ps ...*profile.Profile) []string {
 	seen := map[string]bool{}
 	for _, p := range ps {
 		if p == nil {

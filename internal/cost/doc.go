@@ -16,4 +16,4 @@
 // charges every sample to the deepest store frame, so that a store line
 // that grew is where the store's own code changed. [WriteSummaries],
 // [WriteComparisons] and [WriteIndex] render them.
-package profile
+package cost

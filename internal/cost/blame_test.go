@@ -1,4 +1,4 @@
-package blame_test
+package cost_test
 
 import (
 	"bufio"
@@ -13,14 +13,13 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/blame"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/stores/regressions"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // writeHeapProfile writes a heap profile in the layout bench.HeapProfile
@@ -28,28 +27,28 @@ import (
 // per function with objects and bytes allocated in total over ops.
 func writeHeapProfile(t *testing.T, dir, scenario, store string, ops int, allocs map[string][2]int64) {
 	t.Helper()
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{
-			{Type: profile.AllocObjects, Unit: "count"}, {Type: profile.AllocSpace, Unit: "bytes"},
-			{Type: profile.InuseObjects, Unit: "count"}, {Type: profile.InuseSpace, Unit: "bytes"},
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: cost.AllocObjects, Unit: "count"}, {Type: cost.AllocSpace, Unit: "bytes"},
+			{Type: cost.InuseObjects, Unit: "count"}, {Type: cost.InuseSpace, Unit: "bytes"},
 		},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
 		Period:     1,
 		Comments:   []string{"certbench: scenario=" + scenario + " store=" + store + " ops=" + strconv.Itoa(ops)},
 	}
 	var id uint64
 	for name, v := range allocs {
 		id++
-		fn := &pprofile.Function{ID: id, Name: name, SystemName: name}
-		loc := &pprofile.Location{ID: id, Line: []pprofile.Line{{Function: fn}}}
+		fn := &profile.Function{ID: id, Name: name, SystemName: name}
+		loc := &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
 		p.Function = append(p.Function, fn)
 		p.Location = append(p.Location, loc)
-		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: []int64{v[0], v[1], 0, 0}})
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{v[0], v[1], 0, 0}})
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	if err := profile.Save(p, filepath.Join(dir, profile.FileName(scenario, store))); err != nil {
+	if err := cost.Save(p, filepath.Join(dir, cost.FileName(scenario, store))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -66,7 +65,7 @@ func TestDirsNameGrownSites(t *testing.T) {
 		pkg + "build":                  {2020, 201280},
 		"crypto/x509.parseCertificate": {6200, 460000},
 	})
-	d := blame.Folders{Base: base, Head: head}
+	d := cost.Folders{Base: base, Head: head}
 	sites, err := d.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5)
 	if err != nil {
 		t.Fatal(err)
@@ -78,15 +77,15 @@ func TestDirsNameGrownSites(t *testing.T) {
 	if err != nil || len(sites) != 1 || sites[0].Growth() != 64 {
 		t.Fatalf("B/op sites %+v, %v; want build +64 B/op", sites, err)
 	}
-	if _, err := d.GrownSites("lookup-1000", "optimized", "allocs/op", 5); !errors.Is(err, gate.ErrNoProfiles) {
+	if _, err := d.GrownSites("lookup-1000", "optimized", "allocs/op", 5); !errors.Is(err, cost.ErrNoProfiles) {
 		t.Errorf("missing profile: error %v, want ErrNoProfiles", err)
 	}
 	if _, err := d.GrownSites("rotate-10-of-100", "optimized", "sec/op", 5); err == nil {
 		t.Error("sec/op sites: no error")
 	}
 	// Nothing grew: an explanation, not an empty list.
-	same := blame.Folders{Base: base, Head: base}
-	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no function") {
+	same := cost.Folders{Base: base, Head: base}
+	if _, err := same.GrownSites("rotate-10-of-100", "optimized", "allocs/op", 5); err == nil || !strings.Contains(err.Error(), "no store line") {
 		t.Errorf("identical profiles: error %v", err)
 	}
 }
@@ -114,7 +113,7 @@ func TestDirsSitesThroughTheVerdict(t *testing.T) {
 	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
 	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
 	v := evaluateFiles(t, "../gate/testdata/base.txt", "../gate/testdata/alloc1.txt")
-	v.AddSites(blame.Folders{Base: base, Head: head}, 3)
+	v.AddSites(cost.Folders{Base: base, Head: head}, 3)
 	var f *gate.Finding
 	for _, fd := range v.Findings {
 		if fd.Scenario == "rotate-10-of-100" && fd.Unit == "allocs/op" {
@@ -191,11 +190,11 @@ func scenario(t *testing.T, name string) scenarios.Scenario {
 // gateSites captures base and head profiles of rotate-10-of-100, writes
 // them where "certbench profile --all" would, and returns the sites the
 // gate names for allocs/op, and the boundary comparison.
-func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *profile.Boundary) {
+func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]cost.Site, *cost.Boundary) {
 	t.Helper()
 	sc := scenario(t, "rotate-10-of-100")
-	dirs := blame.Folders{Base: t.TempDir(), Head: t.TempDir()}
-	var ps []*pprofile.Profile
+	dirs := cost.Folders{Base: t.TempDir(), Head: t.TempDir()}
+	var ps []*profile.Profile
 	for _, side := range []struct {
 		dir string
 		new certstore.Factory
@@ -204,7 +203,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := profile.Save(p, filepath.Join(side.dir, profile.FileName(sc.Name, "optimized"))); err != nil {
+		if err := cost.Save(p, filepath.Join(side.dir, cost.FileName(sc.Name, "optimized"))); err != nil {
 			t.Fatal(err)
 		}
 		ps = append(ps, p)
@@ -213,7 +212,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := profile.CompareBoundary(ps[0], ps[1], profile.AllocObjects)
+	b, err := cost.CompareBoundary(ps[0], ps[1], cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +221,7 @@ func gateSites(t *testing.T, newBase, newHead certstore.Factory) ([]gate.Site, *
 
 // checkStoreSites fails if a site is a crypto/... or math/big function
 // (none can be, at the boundary: sites are store lines).
-func checkStoreSites(t *testing.T, sites []gate.Site) {
+func checkStoreSites(t *testing.T, sites []cost.Site) {
 	t.Helper()
 	for _, s := range sites {
 		if strings.HasPrefix(s.Function, "crypto/") || strings.HasPrefix(s.Function, "math/big") {
@@ -240,15 +239,15 @@ func TestGateBlamesTheSprintfLine(t *testing.T) {
 	for _, s := range sites {
 		t.Logf("%+g %s; callees %+v", s.Growth(), s.Label(), s.Callees)
 	}
-	if !slices.Contains(b.StorePackages, "github.com/certbench/certbench/internal/blame_test") ||
+	if !slices.Contains(b.StorePackages, "github.com/certbench/certbench/internal/cost_test") ||
 		!slices.Contains(b.StorePackages, "github.com/certbench/certbench/stores/optimized") {
 		t.Errorf("store packages %q, want the wrapper's and the wrapped store's", b.StorePackages)
 	}
 	checkStoreSites(t, sites)
 	first := sites[0]
 	line := lineOf(t, "blame_test.go", "// the extra Sprintf")
-	if first.Function != "internal/blame_test.(*sprintfStore).Update" || filepath.Base(first.File) != "blame_test.go" || first.Line != line {
-		t.Fatalf("first site %s, want internal/blame_test.(*sprintfStore).Update (blame_test.go:%d)", first.Label(), line)
+	if first.Function != "internal/cost_test.(*sprintfStore).Update" || filepath.Base(first.File) != "blame_test.go" || first.Line != line {
+		t.Fatalf("first site %s, want internal/cost_test.(*sprintfStore).Update (blame_test.go:%d)", first.Label(), line)
 	}
 	// One string per Sprintf, and fmt's printer and its buffer now and
 	// then: the heap snapshots' collections empty sync.Pool, and under

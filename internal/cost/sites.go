@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"cmp"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // Func is one function's share of one sample type of a profile.
@@ -43,7 +43,7 @@ type Top struct {
 // TopSites returns the n (all when n <= 0) functions with the largest
 // values of the named sample type of p, ranked by order (ByFlat when
 // empty), per op when perOp (an error when p records no ops).
-func TopSites(p *pprofile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
+func TopSites(p *profile.Profile, sampleType string, n int, order Order, perOp bool) (*Top, error) {
 	a, err := aggregate(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ type aggregated struct {
 }
 
 // sampleIndex returns the index of the named sample type of p.
-func sampleIndex(p *pprofile.Profile, sampleType string) (int, error) {
+func sampleIndex(p *profile.Profile, sampleType string) (int, error) {
 	if p == nil {
 		return 0, fmt.Errorf("profile: nil profile")
 	}
@@ -85,7 +85,7 @@ func sampleIndex(p *pprofile.Profile, sampleType string) (int, error) {
 
 // aggregate sums the named sample type of p per function, flat and
 // cumulative.
-func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
+func aggregate(p *profile.Profile, sampleType string) (*aggregated, error) {
 	idx, err := sampleIndex(p, sampleType)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
 		flat:       map[string]int64{},
 		cum:        map[string]int64{},
 	}
-	names := map[*pprofile.Location][]string{}
+	names := map[*profile.Location][]string{}
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
 		if s == nil || idx >= len(s.Value) {
@@ -135,7 +135,7 @@ func aggregate(p *pprofile.Profile, sampleType string) (*aggregated, error) {
 
 // locationNames returns the short names of a location's functions,
 // innermost first, or its address when unsymbolized.
-func locationNames(loc *pprofile.Location) []string {
+func locationNames(loc *profile.Location) []string {
 	var ns []string
 	for _, line := range loc.Line {
 		if line.Function != nil && line.Function.Name != "" {
@@ -188,65 +188,63 @@ func rank(fs []Func, order Order) {
 	})
 }
 
-// ShortName drops certbench's own module path from a Go symbol name
-// ("stores/naive.build"); other names keep their full package path.
-func ShortName(name string) string {
-	if rest, ok := strings.CutPrefix(name, modulePrefix); ok && rest != "" {
-		return rest
-	}
-	return name
-}
-
-// Summary is what a captured profile says, ready to render.
+// Summary is what a profile says, ready to render.
 type Summary struct {
 	Info
 	File string `json:"file,omitempty"` // read from or written to
-	// AllocBytes and AllocObjects are per op (totals when Ops is unknown);
-	// Retained* what the store holds afterwards; 0 when the profile lacks them.
-	AllocBytes      float64 `json:"alloc_bytes"`
-	AllocObjects    float64 `json:"alloc_objects"`
-	RetainedBytes   float64 `json:"retained_bytes"`
-	RetainedObjects float64 `json:"retained_objects"`
-	// Tables are the top sites of alloc_space and alloc_objects by flat and
-	// cum, then inuse_space (not per op) by flat.
+	// Totals are each sample type's sum over the samples: per op (when
+	// Ops is known) but for inuse_* (what the store holds afterwards).
+	Totals []Sum `json:"totals"`
+	// Tables are the top sites by flat and cum of each per-op sample
+	// type, and of inuse_space by flat.
 	Tables []*Top `json:"tables"`
 }
 
+// Sum is one sample type's sum over a profile's samples.
+type Sum struct {
+	SampleType string  `json:"sample_type"`
+	Unit       string  `json:"unit"`
+	Value      float64 `json:"value"`
+	PerOp      bool    `json:"per_op"`
+}
+
 // Summarize returns the totals and the top n sites of every table of a
-// Summary (totals, not per op, when p records no ops).
-func Summarize(p *pprofile.Profile, n int) (*Summary, error) {
-	if p == nil {
-		return nil, fmt.Errorf("profile: nil profile")
+// Summary.
+func Summarize(p *profile.Profile, n int) (*Summary, error) {
+	if p == nil || len(p.SampleType) == 0 {
+		return nil, fmt.Errorf("profile: no sample types")
 	}
 	sum := &Summary{Info: InfoOf(p)}
-	found := false
-	for _, spec := range []struct {
-		sampleType string
-		orders     []Order
-		perOp      bool
-		total      *float64
-	}{
-		{AllocSpace, []Order{ByFlat, ByCum}, true, &sum.AllocBytes},
-		{AllocObjects, []Order{ByFlat, ByCum}, true, &sum.AllocObjects},
-		{InuseSpace, []Order{ByFlat}, false, &sum.RetainedBytes},
-		{InuseObjects, nil, false, &sum.RetainedObjects},
-	} {
-		a, err := aggregate(p, spec.sampleType)
+	for _, st := range p.SampleType {
+		a, err := aggregate(p, st.Type)
 		if err != nil {
-			continue // a sample type p lacks
+			return nil, err
 		}
-		found = true
-		d, perOp := 1.0, spec.perOp && sum.Ops > 0
+		d, perOp := 1.0, !strings.HasPrefix(st.Type, "inuse_") && sum.Ops > 0
 		if perOp {
 			d = float64(sum.Ops)
 		}
-		*spec.total = float64(a.total) / d
-		for _, o := range spec.orders {
+		sum.Totals = append(sum.Totals, Sum{SampleType: st.Type, Unit: st.Unit, Value: float64(a.total) / d, PerOp: perOp})
+		orders := []Order{ByFlat, ByCum}
+		switch st.Type {
+		case InuseSpace:
+			orders = orders[:1]
+		case InuseObjects:
+			orders = nil
+		}
+		for _, o := range orders {
 			sum.Tables = append(sum.Tables, a.table(n, o, d, perOp))
 		}
 	}
-	if !found {
-		return nil, fmt.Errorf("profile: not a heap profile (sample types %s)", strings.Join(sampleTypes(p), ", "))
-	}
 	return sum, nil
+}
+
+// Total returns the summary's total of a sample type, or 0.
+func (s *Summary) Total(sampleType string) float64 {
+	for _, t := range s.Totals {
+		if t.SampleType == sampleType {
+			return t.Value
+		}
+	}
+	return 0
 }

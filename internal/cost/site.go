@@ -1,13 +1,15 @@
-package profile
+package cost
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // A Site is a function, or a line of one, whose value changed between two
@@ -92,7 +94,7 @@ type Sides struct {
 // newSides checks that base and head can be compared in sampleType and
 // returns the Sides (without totals), the sample type's index in each and
 // each side's divisor.
-func newSides(base, head *pprofile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
+func newSides(base, head *profile.Profile, sampleType string) (s Sides, bi, hi int, bd, hd float64, err error) {
 	if err = CheckComparable(base, head); err != nil {
 		return
 	}
@@ -109,4 +111,22 @@ func newSides(base, head *pprofile.Profile, sampleType string) (s Sides, bi, hi 
 		bd, hd = float64(s.Base.Ops), float64(s.Head.Ops)
 	}
 	return s, bi, hi, bd, hd, nil
+}
+
+// MarshalJSON writes a site with its growth; a value that is not finite
+// is null.
+func (s Site) MarshalJSON() ([]byte, error) {
+	type plain Site
+	finite := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		Base   *float64 `json:"base"`
+		Head   *float64 `json:"head"`
+		Growth *float64 `json:"growth"`
+	}{plain(s), finite(s.Base), finite(s.Head), finite(s.Growth())})
 }

@@ -1,4 +1,4 @@
-package profile_test
+package cost_test
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/profile"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/google/pprof/profile"
 )
 
 // writeBomb writes a gzip file that decompresses to n zero bytes (a few
@@ -53,9 +53,9 @@ func TestLoadGzipBomb(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := profile.LoadMax(path, limit)
+	_, err := cost.LoadMax(path, limit)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, profile.ErrTooLarge) {
+	if !errors.Is(err, cost.ErrTooLarge) {
 		t.Fatalf("err = %v, want ErrTooLarge", err)
 	}
 	if msg := err.Error(); !strings.HasPrefix(msg, path+": ") || !strings.Contains(msg, "524288 bytes") {
@@ -67,7 +67,7 @@ func TestLoadGzipBomb(t *testing.T) {
 
 	// Under the default limit such a file is read, and is no profile.
 	small := writeBomb(t, 64<<10)
-	if _, err := profile.Load(small); err == nil || errors.Is(err, profile.ErrTooLarge) || !strings.Contains(err.Error(), small) {
+	if _, err := cost.Load(small); err == nil || errors.Is(err, cost.ErrTooLarge) || !strings.Contains(err.Error(), small) {
 		t.Errorf("Load: err = %v, want not-a-profile naming the file", err)
 	}
 }
@@ -79,8 +79,8 @@ func TestLoadMaxUncompressed(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Repeat([]byte{'x'}, 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := profile.LoadMax(path, 1024)
-	if !errors.Is(err, profile.ErrTooLarge) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "1024 bytes") {
+	_, err := cost.LoadMax(path, 1024)
+	if !errors.Is(err, cost.ErrTooLarge) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "1024 bytes") {
 		t.Errorf("err = %v, want ErrTooLarge naming %s and 1024 bytes", err, path)
 	}
 }
@@ -88,9 +88,9 @@ func TestLoadMaxUncompressed(t *testing.T) {
 // TestLoadMaxFits: a real profile within the limit loads; the limit is on
 // the decompressed size, exactly.
 func TestLoadMaxFits(t *testing.T) {
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{{Type: "alloc_space", Unit: "bytes"}},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
 	}
 	var raw bytes.Buffer
 	if err := p.WriteUncompressed(&raw); err != nil {
@@ -98,14 +98,14 @@ func TestLoadMaxFits(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.pb.gz")
-	if err := profile.Save(p, path); err != nil {
+	if err := cost.Save(p, path); err != nil {
 		t.Fatal(err)
 	}
 	n := int64(raw.Len())
-	if _, err := profile.LoadMax(path, n); err != nil {
+	if _, err := cost.LoadMax(path, n); err != nil {
 		t.Errorf("limit = size (%d): %v", n, err)
 	}
-	if _, err := profile.LoadMax(path, n-1); !errors.Is(err, profile.ErrTooLarge) {
+	if _, err := cost.LoadMax(path, n-1); !errors.Is(err, cost.ErrTooLarge) {
 		t.Errorf("limit = size-1: err = %v, want ErrTooLarge", err)
 	}
 
@@ -122,10 +122,10 @@ func TestLoadMaxFits(t *testing.T) {
 	if err := os.WriteFile(nested, outer.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := profile.Load(nested); err == nil || !strings.Contains(err.Error(), nested) || !strings.Contains(err.Error(), "gzip inside gzip") {
+	if _, err := cost.Load(nested); err == nil || !strings.Contains(err.Error(), nested) || !strings.Contains(err.Error(), "gzip inside gzip") {
 		t.Errorf("nested gzip: err = %v", err)
 	}
-	if _, err := profile.Load(dir); err == nil || !strings.Contains(err.Error(), dir+": is a directory") {
+	if _, err := cost.Load(dir); err == nil || !strings.Contains(err.Error(), dir+": is a directory") {
 		t.Errorf("directory: err = %v", err)
 	}
 }

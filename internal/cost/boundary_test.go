@@ -1,4 +1,4 @@
-package profile_test
+package cost_test
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/profile"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/google/pprof/profile"
 )
 
 // frame is one frame of a synthetic stack: function and line.
@@ -18,33 +18,33 @@ type frame struct {
 
 // stackProfile builds a heap profile in bench.HeapProfile's layout from stacks
 // (leaf first) with their alloc_objects and alloc_space totals over ops.
-func stackProfile(t *testing.T, ops int, samples map[string][2]int64, stacks map[string][]frame) *pprofile.Profile {
+func stackProfile(t *testing.T, ops int, samples map[string][2]int64, stacks map[string][]frame) *profile.Profile {
 	t.Helper()
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{
-			{Type: profile.AllocObjects, Unit: "count"}, {Type: profile.AllocSpace, Unit: "bytes"},
-			{Type: profile.InuseObjects, Unit: "count"}, {Type: profile.InuseSpace, Unit: "bytes"},
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: cost.AllocObjects, Unit: "count"}, {Type: cost.AllocSpace, Unit: "bytes"},
+			{Type: cost.InuseObjects, Unit: "count"}, {Type: cost.InuseSpace, Unit: "bytes"},
 		},
-		PeriodType: &pprofile.ValueType{Type: "space", Unit: "bytes"},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
 		Period:     1,
 		Comments:   []string{fmt.Sprintf("certbench: scenario=s store=st ops=%d", ops)},
 	}
-	fns := map[string]*pprofile.Function{}
+	fns := map[string]*profile.Function{}
 	keys := make([]string, 0, len(samples))
 	for k := range samples {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		s := &pprofile.Sample{Value: []int64{samples[k][0], samples[k][1], 0, 0}}
+		s := &profile.Sample{Value: []int64{samples[k][0], samples[k][1], 0, 0}}
 		for _, f := range stacks[k] {
 			fn := fns[f.fn]
 			if fn == nil {
-				fn = &pprofile.Function{ID: uint64(len(fns) + 1), Name: f.fn, SystemName: f.fn, Filename: "/src/" + strings.Split(f.fn, ".")[0] + ".go"}
+				fn = &profile.Function{ID: uint64(len(fns) + 1), Name: f.fn, SystemName: f.fn, Filename: "/src/" + strings.Split(f.fn, ".")[0] + ".go"}
 				fns[f.fn] = fn
 				p.Function = append(p.Function, fn)
 			}
-			loc := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: fn, Line: f.line}}}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: f.line}}}
 			p.Location = append(p.Location, loc)
 			s.Location = append(s.Location, loc)
 		}
@@ -85,15 +85,15 @@ func TestCompareBoundaryBlamesTheStoreLine(t *testing.T) {
 
 	// The flat view (certbench profile diff) is unchanged: the move comes
 	// first.
-	c, err := profile.Compare(base, head, profile.AllocObjects)
+	c, err := cost.Compare(base, head, cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := c.Grew(1, profile.ByFlat); len(g) != 1 || g[0].Function != "crypto/x509.parseExtKeyUsageExtension" {
+	if g := c.Grew(1, cost.ByFlat); len(g) != 1 || g[0].Function != "crypto/x509.parseExtKeyUsageExtension" {
 		t.Fatalf("flat view: first grown %+v, want parseExtKeyUsageExtension", g)
 	}
 
-	b, err := profile.CompareBoundary(base, head, profile.AllocObjects)
+	b, err := cost.CompareBoundary(base, head, cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCompareBoundaryBlamesTheStoreLine(t *testing.T) {
 	}
 
 	// In bytes too: the move is even, the Sprintf line is all that grew.
-	b, err = profile.CompareBoundary(base, head, profile.AllocSpace)
+	b, err = cost.CompareBoundary(base, head, cost.AllocSpace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestCompareBoundaryAlignsLikeLines(t *testing.T) {
 	base := stackProfile(t, 1, map[string][2]int64{"old": {50, 800}}, stacks)
 	// Head: a Sprintf line added above the old one, which moved to 11.
 	head := stackProfile(t, 1, map[string][2]int64{"new": {1, 16}, "old2": {50, 800}}, stacks)
-	b, err := profile.CompareBoundary(base, head, profile.AllocObjects)
+	b, err := cost.CompareBoundary(base, head, cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,13 +169,13 @@ func TestStorePackages(t *testing.T) {
 		"store": {1, 1}, "generic": {1, 1}, "method": {1, 1}, "main": {1, 1}, "runtime": {1, 1}, "harness": {1, 1}, "version": {1, 1},
 	}, stacks)
 	want := []string{"github.com/x/mystore", "github.com/x/wrap", "gopkg.in/yaml%2ev3", "main"}
-	if got := profile.StorePackages(p); !slices.Equal(got, want) {
+	if got := cost.StorePackages(p); !slices.Equal(got, want) {
 		t.Errorf("store packages %q, want %q", got, want)
 	}
 	// Only the standard library and the harness: no store, and the gate
 	// falls back to functions.
 	q := stackProfile(t, 1, map[string][2]int64{"runtime": {1, 1}, "harness": {1, 1}}, stacks)
-	if _, err := profile.CompareBoundary(q, q, profile.AllocObjects); err == nil {
+	if _, err := cost.CompareBoundary(q, q, cost.AllocObjects); err == nil {
 		t.Error("no store frames: no error")
 	}
 }

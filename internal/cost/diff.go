@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // Comparison is what changed per function between two profiles, in one
@@ -58,7 +58,7 @@ func (e *SampleTypeError) Error() string {
 		strings.Join(e.Base, ", "), strings.Join(e.Head, ", "))
 }
 
-func sampleTypes(p *pprofile.Profile) []string {
+func sampleTypes(p *profile.Profile) []string {
 	var ts []string
 	for _, st := range p.SampleType {
 		if st == nil {
@@ -72,7 +72,7 @@ func sampleTypes(p *pprofile.Profile) []string {
 
 // CheckComparable returns a *SampleTypeError unless base and head have the
 // same sample types in the same order.
-func CheckComparable(base, head *pprofile.Profile) error {
+func CheckComparable(base, head *profile.Profile) error {
 	if base == nil || head == nil {
 		return fmt.Errorf("profile: nil profile")
 	}
@@ -85,7 +85,7 @@ func CheckComparable(base, head *pprofile.Profile) error {
 
 // Compare returns, per function, how the named sample type changed from
 // base to head, each side per op when both record their ops.
-func Compare(base, head *pprofile.Profile, sampleType string) (*Comparison, error) {
+func Compare(base, head *profile.Profile, sampleType string) (*Comparison, error) {
 	sides, _, _, bd, hd, err := newSides(base, head, sampleType)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func changed(base, head map[string]int64, bd, hd float64) []Site {
 // Diff returns a profile of head minus base, as pprof -diff_base builds
 // it (base negated, scaled to head's ops, labelled pprof::base=true); it
 // records head's ops and modifies neither input.
-func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
+func Diff(base, head *profile.Profile) (*profile.Profile, error) {
 	if err := CheckComparable(base, head); err != nil {
 		return nil, err
 	}
@@ -132,19 +132,19 @@ func Diff(base, head *pprofile.Profile) (*pprofile.Profile, error) {
 		ratio = -float64(hi.Ops) / float64(bi.Ops)
 	}
 	b, h := base.Copy(), head.Copy()
-	for _, p := range []*pprofile.Profile{b, h} {
+	for _, p := range []*profile.Profile{b, h} {
 		p.RemoveNumLabel("bytes")
 		if p.PeriodType == nil {
-			p.PeriodType = &pprofile.ValueType{}
+			p.PeriodType = &profile.ValueType{}
 		}
 	}
 	if b.PeriodType.Type != h.PeriodType.Type || b.PeriodType.Unit != h.PeriodType.Unit {
-		b.PeriodType = &pprofile.ValueType{Type: h.PeriodType.Type, Unit: h.PeriodType.Unit}
+		b.PeriodType = &profile.ValueType{Type: h.PeriodType.Type, Unit: h.PeriodType.Unit}
 	}
 	b.Scale(ratio)
 	b.SetLabel("pprof::base", []string{"true"})
 	b.Comments, h.Comments = nil, nil
-	d, err := pprofile.Merge([]*pprofile.Profile{h, b})
+	d, err := profile.Merge([]*profile.Profile{h, b})
 	if err != nil {
 		return nil, fmt.Errorf("profile: diff: %w", err)
 	}

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,37 +16,17 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// Format is an output format of the renderers.
-type Format string
-
-// The output formats.
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
-)
-
-// ParseFormat returns the named format; its error lists the valid names.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
-	case Text, Markdown, JSON:
-		return f, nil
-	case "md":
-		return Markdown, nil
-	}
-	return "", fmt.Errorf("unknown format %q (want text, markdown or json)", s)
-}
-
-// write renders v in JSON, or pages as text or Markdown (package table),
-// a blank line between two pages.
-func write(w io.Writer, f Format, v any, pages []*table.Page) error {
-	if f == JSON {
+// write renders v in JSON ("json"), or pages as text ("text") or
+// Markdown ("markdown", "md"; package table), a blank line between two
+// pages.
+func write(w io.Writer, format string, v any, pages []*table.Page) error {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
 	render := table.WriteText
-	if f == Markdown {
+	if format == "markdown" || format == "md" {
 		render = table.WriteMarkdown
 	}
 	for i, p := range pages {
@@ -61,12 +42,12 @@ func write(w io.Writer, f Format, v any, pages []*table.Page) error {
 
 // WriteSummaries renders summaries: each one's totals and its tables of
 // top sites; in JSON an array of Summary.
-func WriteSummaries(w io.Writer, f Format, sums []*Summary) error {
+func WriteSummaries(w io.Writer, format string, sums []*Summary) error {
 	var pages []*table.Page
 	for _, s := range sums {
 		pages = append(pages, s.page())
 	}
-	return write(w, f, sums, pages)
+	return write(w, format, sums, pages)
 }
 
 // title is "scenario on store" or what is known of it.
@@ -82,17 +63,24 @@ func (info Info) title() string {
 
 // headline is the summary's totals in one line.
 func (s *Summary) headline() string {
-	var b strings.Builder
 	per := ""
 	if s.Ops > 0 {
 		per = "/op"
 	}
-	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.AllocBytes, "bytes"), per, results.Format(s.AllocObjects, "count"), per)
+	if !slices.ContainsFunc(s.Totals, func(t Sum) bool { return t.SampleType == AllocSpace }) {
+		var parts []string
+		for _, t := range s.Totals {
+			parts = append(parts, fmt.Sprintf("%s %s%s", results.Format(t.Value, t.Unit), t.SampleType, per))
+		}
+		return strings.Join(parts, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.Total(AllocSpace), "bytes"), per, results.Format(s.Total(AllocObjects), "count"), per)
 	if s.MemBytes > 0 {
 		div := float64(max(s.Ops, 1))
 		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", results.Format(float64(s.MemBytes)/div, "bytes"), results.Format(float64(s.MemObjects)/div, "count"))
 	}
-	fmt.Fprintf(&b, "; store retains %s in %s objects", results.Format(s.RetainedBytes, "bytes"), results.Format(s.RetainedObjects, "count"))
+	fmt.Fprintf(&b, "; store retains %s in %s objects", results.Format(s.Total(InuseSpace), "bytes"), results.Format(s.Total(InuseObjects), "count"))
 	return b.String()
 }
 
@@ -131,10 +119,11 @@ func (t *Top) table() *table.Table {
 func cell(s string) table.Cell { return table.Cell{Text: s} }
 
 // WriteIndex renders the index of a folder of profiles, to be written in
-// it: an overview table, then in Markdown every summary; in JSON an array
-// of Summary. In Markdown and JSON, files are named by base name.
-func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
-	if f == Markdown || f == JSON {
+// it: an overview table (a column per sample type, the top site of the
+// first), then in Markdown every summary; in JSON an array of Summary. In
+// Markdown and JSON, files are named by base name.
+func WriteIndex(w io.Writer, format string, sums []*Summary) error {
+	if format != "text" {
 		local := make([]*Summary, len(sums))
 		for i, s := range sums {
 			c := *s
@@ -145,26 +134,39 @@ func WriteIndex(w io.Writer, f Format, sums []*Summary) error {
 		}
 		sums = local
 	}
-	t := table.New("", table.Column{Name: "scenario"}, table.Column{Name: "store"}, right("ops"), right("B/op"),
-		right("allocs/op"), right("retained"), table.Column{Name: "top site"}, right("flat B/op"), table.Column{Name: "profile"})
-	for _, s := range sums {
-		top, flat := "", ""
-		if tab := s.table(AllocSpace, ByFlat); tab != nil && len(tab.Funcs) > 0 {
-			top, flat = tab.Funcs[0].Function, results.Format(tab.Funcs[0].Flat, tab.Unit)
-		}
-		t.Add(cell(s.Scenario), cell(s.Store), cell(strconv.Itoa(s.Ops)), cell(results.Format(s.AllocBytes, "bytes")),
-			cell(results.Format(s.AllocObjects, "count")), cell(results.Format(s.RetainedBytes, "bytes")), cell(top), cell(flat), cell(s.File))
+	cols := []table.Column{{Name: "scenario"}, {Name: "store"}, right("ops")}
+	var types []Sum
+	if len(sums) > 0 {
+		types = sums[0].Totals
 	}
-	pages := []*table.Page{{Title: "certbench heap profiles", Tables: []*table.Table{t}, Lines: []string{
-		"alloc_* values are the allocations of the measured ops, shown per op; inuse_* values are what the store retains afterwards.",
-		"Open a profile with go tool pprof -sample_index=alloc_space FILE (or inuse_space).",
+	for _, t := range types {
+		cols = append(cols, right(t.SampleType+map[bool]string{true: "/op"}[t.PerOp]))
+	}
+	cols = append(cols, table.Column{Name: "top site"}, right("flat/op"), table.Column{Name: "profile"})
+	t := table.New("", cols...)
+	for _, s := range sums {
+		row := []table.Cell{cell(s.Scenario), cell(s.Store), cell(strconv.Itoa(s.Ops))}
+		for _, tt := range types {
+			row = append(row, cell(results.Format(s.Total(tt.SampleType), tt.Unit)))
+		}
+		top, flat := "", ""
+		if len(types) > 0 {
+			if tab := s.table(types[0].SampleType, ByFlat); tab != nil && len(tab.Funcs) > 0 {
+				top, flat = tab.Funcs[0].Function, results.Format(tab.Funcs[0].Flat, tab.Unit)
+			}
+		}
+		t.Add(append(row, cell(top), cell(flat), cell(s.File))...)
+	}
+	pages := []*table.Page{{Title: "certbench profiles", Tables: []*table.Table{t}, Lines: []string{
+		"alloc_* and the simulated CPU's values are what the measured ops cost, shown per op; inuse_* values are what the store retains afterwards.",
+		"Open a profile with go tool pprof -sample_index=TYPE FILE (go tool pprof -http=: FILE draws it as a flame graph).",
 	}}}
-	if f == Markdown {
+	if format == "markdown" || format == "md" {
 		for _, s := range sums {
 			pages = append(pages, s.page())
 		}
 	}
-	return write(w, f, sums, pages)
+	return write(w, format, sums, pages)
 }
 
 // table returns the summary's table of that sample type and order, or nil.
@@ -180,14 +182,14 @@ func (s *Summary) table(sampleType string, order Order) *Top {
 // WriteComparisons renders each comparison's totals and the n functions
 // (all when n <= 0) that grew and shrank most by flat value; in JSON
 // [Comparison.Top] of each.
-func WriteComparisons(w io.Writer, f Format, cs []*Comparison, n int) error {
+func WriteComparisons(w io.Writer, format string, cs []*Comparison, n int) error {
 	var pages []*table.Page
 	var tops []*Comparison
 	for _, c := range cs {
 		pages = append(pages, c.page(n))
 		tops = append(tops, c.Top(n))
 	}
-	return write(w, f, tops, pages)
+	return write(w, format, tops, pages)
 }
 
 // side describes one side of a comparison: "rotate-10-of-100 on naive, 10 ops".
@@ -249,7 +251,7 @@ const (
 
 // WriteIndexFiles writes dir/index.md and dir/index.json (WriteIndex).
 func WriteIndexFiles(dir string, sums []*Summary) error {
-	for name, format := range map[string]Format{IndexMarkdown: Markdown, IndexJSON: JSON} {
+	for name, format := range map[string]string{IndexMarkdown: "markdown", IndexJSON: "json"} {
 		var buf bytes.Buffer
 		if err := WriteIndex(&buf, format, sums); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // DefaultMaxSize is the largest profile, in bytes after decompression,
@@ -18,17 +18,33 @@ const DefaultMaxSize int64 = 256 << 20
 // ErrTooLarge is returned (wrapped) for a profile larger than the limit.
 var ErrTooLarge = errors.New("profile larger than the limit")
 
-// Load reads a profile file in any format pprof reads, of at most
-// DefaultMaxSize bytes decompressed; its errors name the file.
-func Load(path string) (*pprofile.Profile, error) {
+// Load reads a profile file in any format pprof reads, or a callgrind
+// output file of one window (ReadCallgrind: one dump, its threads
+// merged), of at most DefaultMaxSize bytes decompressed; its errors name
+// the file.
+func Load(path string) (*profile.Profile, error) {
 	return LoadMax(path, DefaultMaxSize)
 }
 
 // LoadMax is Load with a limit of maxSize bytes decompressed.
-func LoadMax(path string, maxSize int64) (*pprofile.Profile, error) {
+func LoadMax(path string, maxSize int64) (*profile.Profile, error) {
 	data, err := readLimited(path, maxSize)
-	var p *pprofile.Profile
-	if err == nil {
+	var p *profile.Profile
+	switch {
+	case err != nil:
+	case isCallgrind(data):
+		var parts []*Part
+		if parts, err = ReadCallgrind(bytes.NewReader(data)); err == nil && len(parts) > 1 {
+			err = fmt.Errorf("%d dumps in one callgrind file: certbench reads one window a file (run callgrind with --combine-dumps=no)", len(parts))
+		} else if err == nil {
+			p = parts[0].Profile
+		}
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			se.File, err = path, se
+			return nil, err
+		}
+	default:
 		p, err = parse(data)
 	}
 	if err != nil {
@@ -70,8 +86,26 @@ func readLimited(path string, maxSize int64) ([]byte, error) {
 	return data, nil
 }
 
+// isCallgrind reports whether data starts like a callgrind output file:
+// comments, then a header line callgrind writes first.
+func isCallgrind(data []byte) bool {
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		if len(line) > 0 && line[0] != '#' {
+			for _, key := range []string{"version:", "creator:", "pid:", "cmd:", "part:", "desc:", "positions:", "events:"} {
+				if bytes.HasPrefix(line, []byte(key)) {
+					return true
+				}
+			}
+			return false
+		}
+		data = rest
+	}
+	return false
+}
+
 // parse parses a profile, rejecting input that decodes to nothing.
-func parse(data []byte) (p *pprofile.Profile, err error) {
+func parse(data []byte) (p *profile.Profile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("not a profile: %v", r)
@@ -80,7 +114,7 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 	if len(data) == 0 {
 		return nil, errors.New("not a profile: empty file")
 	}
-	if p, err = pprofile.ParseData(data); err != nil {
+	if p, err = profile.ParseData(data); err != nil {
 		return nil, fmt.Errorf("not a profile: %w", err)
 	}
 	if len(p.SampleType) == 0 {
@@ -90,7 +124,7 @@ func parse(data []byte) (p *pprofile.Profile, err error) {
 }
 
 // Save writes p to path as a gzipped protobuf.
-func Save(p *pprofile.Profile, path string) error {
+func Save(p *profile.Profile, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

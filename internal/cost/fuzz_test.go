@@ -1,4 +1,4 @@
-package profile_test
+package cost_test
 
 import (
 	"bytes"
@@ -6,24 +6,24 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/certbench/certbench/internal/profile"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/google/pprof/profile"
 )
 
 // fuzzProfile returns a small heap profile as pprof writes it (gzipped
 // protobuf).
 func fuzzProfile(tb testing.TB) []byte {
 	tb.Helper()
-	fn := &pprofile.Function{ID: 1, Name: "github.com/certbench/certbench/stores/optimized.(*Store).Update", SystemName: "x", Filename: "store.go"}
-	loc := &pprofile.Location{ID: 1, Address: 0x1000, Line: []pprofile.Line{{Function: fn, Line: 10}}}
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{
+	fn := &profile.Function{ID: 1, Name: "github.com/certbench/certbench/stores/optimized.(*Store).Update", SystemName: "x", Filename: "store.go"}
+	loc := &profile.Location{ID: 1, Address: 0x1000, Line: []profile.Line{{Function: fn, Line: 10}}}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
 			{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"},
 			{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"},
 		},
-		Sample:   []*pprofile.Sample{{Location: []*pprofile.Location{loc}, Value: []int64{3, 300, 1, 100}}},
-		Location: []*pprofile.Location{loc},
-		Function: []*pprofile.Function{fn},
+		Sample:   []*profile.Sample{{Location: []*profile.Location{loc}, Value: []int64{3, 300, 1, 100}}},
+		Location: []*profile.Location{loc},
+		Function: []*profile.Function{fn},
 		Comments: []string{"certbench-ops=3"},
 	}
 	var b bytes.Buffer
@@ -47,21 +47,21 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		// A small cap, so that a gzip bomb stays cheap.
-		p, err := profile.LoadMax(path, 1<<20)
+		p, err := cost.LoadMax(path, 1<<20)
 		if err != nil {
 			return
 		}
 		if p == nil {
 			t.Fatal("LoadMax returned neither a profile nor an error")
 		}
-		_, _ = profile.Summarize(p, 5)
+		_, _ = cost.Summarize(p, 5)
 		for _, st := range p.SampleType {
 			if st == nil {
 				continue
 			}
-			_, _ = profile.TopSites(p, st.Type, 5, profile.ByFlat, false)
-			_, _ = profile.TopSites(p, st.Type, 5, profile.ByCum, true)
+			_, _ = cost.TopSites(p, st.Type, 5, cost.ByFlat, false)
+			_, _ = cost.TopSites(p, st.Type, 5, cost.ByCum, true)
 		}
-		_, _ = profile.Diff(p, p)
+		_, _ = cost.Diff(p, p)
 	})
 }

@@ -1,4 +1,4 @@
-package profile
+package cost
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/results"
-	pprofile "github.com/google/pprof/profile"
+	"github.com/google/pprof/profile"
 )
 
 // The sample types of a heap profile, in the runtime's order (see the
@@ -21,16 +21,28 @@ const (
 // heapSampleTypes are the sample types of a heap profile, in order.
 var heapSampleTypes = []string{AllocObjects, AllocSpace, InuseObjects, InuseSpace}
 
-// AllocSampleType returns the heap profile sample type of
-// results.UnitAllocs or results.UnitBytes.
-func AllocSampleType(unit string) (string, error) {
-	switch unit {
-	case results.UnitAllocs:
-		return AllocObjects, nil
-	case results.UnitBytes:
-		return AllocSpace, nil
+// SampleTypeOf returns the sample type whose value per op is the figure
+// of a unit: alloc_objects for allocs/op, alloc_space for B/op, and the
+// simulated CPU's instructions and est_cycles; "" for any other unit.
+func SampleTypeOf(unit string) string {
+	return map[string]string{results.UnitAllocs: AllocObjects, results.UnitBytes: AllocSpace,
+		results.UnitInstructions: Instructions, results.UnitEstCycles: EstCycles}[unit]
+}
+
+// Total returns the sum of a sample type's values over p's samples, and
+// whether p has that sample type.
+func Total(p *profile.Profile, sampleType string) (int64, bool) {
+	i, err := sampleIndex(p, sampleType)
+	if err != nil {
+		return 0, false
 	}
-	return "", fmt.Errorf("no profile sample type for %s", unit)
+	var t int64
+	for _, s := range p.Sample {
+		if i < len(s.Value) {
+			t += s.Value[i]
+		}
+	}
+	return t, true
 }
 
 // Info is what a profile was taken of, recorded as a comment ([SetInfo])
@@ -51,6 +63,16 @@ type Info struct {
 // "<scenario>.<store>.pb.gz".
 func FileName(scenario, store string) string {
 	return scenario + "." + store + ".pb.gz"
+}
+
+// SimFileName returns the conventional file name of a profile of the
+// simulated CPU, "<scenario>.<store>.sim.pb.gz", or for one of several
+// samples (from 1) "<scenario>.<store>.<sample>.sim.pb.gz".
+func SimFileName(scenario, store string, sample int) string {
+	if sample > 0 {
+		return fmt.Sprintf("%s.%s.%d.sim.pb.gz", scenario, store, sample)
+	}
+	return scenario + "." + store + ".sim.pb.gz"
 }
 
 // infoComment is the prefix of the comment that records Info.
@@ -75,7 +97,7 @@ func (info Info) comment() string {
 }
 
 // InfoOf reads back the Info recorded in p (zero when none).
-func InfoOf(p *pprofile.Profile) Info {
+func InfoOf(p *profile.Profile) Info {
 	var info Info
 	if p == nil {
 		return info
@@ -108,7 +130,7 @@ func InfoOf(p *pprofile.Profile) Info {
 }
 
 // SetInfo records info in p as its first comment, replacing any earlier.
-func SetInfo(p *pprofile.Profile, info Info) {
+func SetInfo(p *profile.Profile, info Info) {
 	comments := []string{info.comment()}
 	for _, c := range p.Comments {
 		if !strings.HasPrefix(c, infoComment) {
@@ -119,7 +141,7 @@ func SetInfo(p *pprofile.Profile, info Info) {
 }
 
 // CheckHeap returns an error unless p has a Go heap profile's sample types.
-func CheckHeap(p *pprofile.Profile) error {
+func CheckHeap(p *profile.Profile) error {
 	if p == nil {
 		return fmt.Errorf("profile: nil profile")
 	}
