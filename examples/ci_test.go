@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -60,8 +61,8 @@ const (
 
 // TestCIScript makes a git repository from examples/mystore, as a store
 // author's repository would be (the module in a subdirectory, certbench
-// pulled in by go.mod), and runs scripts/certbench-ci.sh (certbench ab) on
-// it. Only allocation counts (and, with valgrind, instructions) are gated,
+// pinned at a commit by the README's step 2: pinCertbench), and runs
+// scripts/certbench-ci.sh (certbench ab, as the action runs it) on it. Only allocation counts (and, with valgrind, instructions) are gated,
 // never the clock, so a busy machine cannot fail it: a head
 // that changes nothing the store does passes (exit 0); a head that adds
 // one allocation per refresh to the store's Update fails (exit 1), and the
@@ -100,9 +101,7 @@ func TestCIScript(t *testing.T) {
 		"GIT_COMMITTER_NAME=certbench test", "GIT_COMMITTER_EMAIL=test@example.com",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(repo, ".nogitconfig"),
 	)
-	// In the repository the example builds against ../..; here that is
-	// this checkout of certbench.
-	run(t, env, mod, "go", "mod", "edit", "-replace", "github.com/certbench/certbench="+certbench)
+	env = pinCertbench(t, env, certbench, mod, filepath.Join(repo, ".nogitconfig"))
 	writeFile(t, filepath.Join(mod, "certbench.yaml"), testPolicy)
 	run(t, env, repo, "git", "init", "-q", "-b", "main")
 	run(t, env, repo, "git", "add", ".")
@@ -326,6 +325,120 @@ func TestCIScriptRelativeReplace(t *testing.T) {
 	if code != 0 || !strings.Contains(log, "building base") {
 		t.Fatalf("--base-replace: exit %d, want 0\n%s", code, log)
 	}
+}
+
+// pinCertbench runs the pinning step of examples/mystore/README.md in mod,
+// a copy of the example, as a store author runs it in their repository,
+// with a stand-in for github.com/certbench/certbench: a git repository of
+// this checkout's files (tracked or not ignored) committed on main, which
+// gitconfig (the global git configuration of env) puts in place of
+// GitHub's address, and which the go command fetches directly
+// (GOPRIVATE: on a runner the module proxy serves the same commit, checked
+// against go.sum). It checks what the step leaves: go.mod requiring the
+// commit's pseudo-version with no replace, every certbench action of the
+// workflows at the commit. It returns env with GOPRIVATE set for the
+// builds to come, and removes the pseudo-version from the module cache when
+// the test ends (the go command's git clone of the stand-in stays in its
+// cache, a few MB that the next run fetches into).
+func pinCertbench(t *testing.T, env []string, certbench, mod, gitconfig string) []string {
+	t.Helper()
+	readme := readFile(t, filepath.Join(certbench, "examples", "mystore", "README.md"))
+	_, step, ok := strings.Cut(readme, "<!-- pin: run by TestCIScript in examples/ci_test.go -->")
+	_, step, ok2 := strings.Cut(step, "```sh\n")
+	step, _, ok3 := strings.Cut(step, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("examples/mystore/README.md: no pinning step (a sh block after its marker)")
+	}
+
+	standIn := filepath.Join(t.TempDir(), "certbench")
+	files, err := exec.Command("git", "-C", certbench, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Skipf("git ls-files in %s: %v (not a git checkout)", certbench, err)
+	}
+	for _, f := range strings.Split(strings.TrimSuffix(string(files), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join(certbench, f))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted, not yet committed
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(standIn, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(standIn, f), string(b))
+	}
+	run(t, env, standIn, "git", "init", "-q", "-b", "main")
+	run(t, env, standIn, "git", "add", ".")
+	// A commit of its own per run (its time in the message), so that a
+	// concurrent run's clean-up cannot remove this one's module.
+	run(t, env, standIn, "git", "commit", "-q", "-m", "stand-in for certbench, "+time.Now().Format(time.RFC3339Nano))
+	out, err := exec.Command("git", "-C", standIn, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.TrimSpace(string(out))
+	writeFile(t, gitconfig, fmt.Sprintf("[url %q]\n\tinsteadOf = https://github.com/certbench/certbench\n", standIn))
+	env = append(env, "GOPRIVATE=github.com/certbench/certbench")
+
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", step)
+	cmd.Dir, cmd.Env = mod, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's pinning step: %v\n%s", err, out)
+	}
+	var gomod struct {
+		Require []struct{ Path, Version string }
+		Replace []struct{ Old struct{ Path string } }
+	}
+	out, err = exec.Command("go", "mod", "edit", "-json", filepath.Join(mod, "go.mod")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &gomod); err != nil {
+		t.Fatal(err)
+	}
+	version := ""
+	for _, r := range gomod.Require {
+		if r.Path == "github.com/certbench/certbench" {
+			version = r.Version
+		}
+	}
+	if !strings.HasSuffix(version, "-"+commit[:12]) || len(gomod.Replace) > 0 {
+		t.Fatalf("after the pinning step go.mod requires certbench %q with %d replace(s), want the pseudo-version of %s and none", version, len(gomod.Replace), commit)
+	}
+	t.Cleanup(func() {
+		cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil || strings.TrimSpace(string(cache)) == "" {
+			return
+		}
+		dir := filepath.Join(strings.TrimSpace(string(cache)), "github.com", "certbench")
+		extracted := filepath.Join(dir, "certbench@"+version)
+		filepath.WalkDir(extracted, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(path, 0o755) // the module cache's directories are read-only
+			}
+			return nil
+		})
+		os.RemoveAll(extracted)
+		downloads, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(cache)), "cache", "download", "github.com", "certbench", "certbench", "@v", version+".*"))
+		for _, f := range downloads {
+			os.Remove(f)
+		}
+	})
+	pins := 0
+	for _, wf := range []string{"certbench.yml", "certbench-comment.yml"} {
+		for _, line := range strings.Split(readFile(t, filepath.Join(mod, ".github", "workflows", wf)), "\n") {
+			if _, ref, ok := strings.Cut(line, "uses: certbench/certbench"); ok {
+				pins++
+				if _, at, _ := strings.Cut(ref, "@"); at != commit {
+					t.Errorf("%s after the pinning step: %q, want certbench at %s", wf, strings.TrimSpace(line), commit)
+				}
+			}
+		}
+	}
+	if pins < 3 {
+		t.Errorf("the workflows use certbench's actions %d times, want 3 (gate, record, comment)", pins)
+	}
+	return env
 }
 
 func run(t *testing.T, env []string, dir string, name string, args ...string) {

@@ -65,6 +65,3 @@ done
 rc=0
 "$peerbin/certmagic" conformance --stores certmagic@base >/dev/null || rc=$?
 [[ $rc == 0 || $rc == 1 ]] || { echo "conformance on certmagic@v0.20.0: exit $rc"; exit 1; }
-
-# The example workflows of examples/peers (the linter is a Go module).
-step within .. go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 examples/peers/traefik.yml examples/peers/certmagic.yml

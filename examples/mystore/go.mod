@@ -28,8 +28,6 @@ require (
 )
 
 // For development inside the certbench repository only: build against the
-// certbench source two directories up. A real store module drops this line
-// and pins a released version instead:
-//
-//	go get github.com/certbench/certbench@v0.x.y
+// certbench source two directories up. A store's own repository pins a
+// certbench commit or release instead (README.md, step 2).
 replace github.com/certbench/certbench => ../..
