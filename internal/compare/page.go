@@ -51,6 +51,9 @@ func (t *Table) table() *table.Table {
 		texts := t.rowTexts(row)
 		for j, c := range row.Cells {
 			cell, delta, test := table.Cell{}, table.Cell{}, table.Cell{}
+			if why := results.Absent(t.Unit); c == nil && why != "" {
+				cell = tt.Note(table.Cell{Text: "-"}, why)
+			}
 			if c != nil {
 				cell = tt.Note(table.Cell{Text: texts[j], Interval: ciText(c)}, cellNotes(c)...)
 				if d := c.Delta; d != nil {

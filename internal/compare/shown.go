@@ -43,7 +43,7 @@ func cellNotes(c *Cell) []string {
 	}
 	switch c.Summary.PctRangeString() {
 	case "?":
-		notes = append(notes, "no ± interval: the median is 0 and the interval is not, which no percentage of 0 can express")
+		notes = append(notes, "no ± interval: the confidence interval reaches 0, or the median is 0 and the interval is not: no percentage of the median expresses it")
 	case "∞":
 		notes = append(notes, "no ± interval: too few samples for a confidence interval")
 	}
