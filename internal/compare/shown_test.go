@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
@@ -81,5 +82,26 @@ func TestAbsentPeak(t *testing.T) {
 	}
 	if out := text.String(); !strings.Contains(out, "- ¹") || !strings.Contains(out, "¹ "+results.Absent(results.UnitPeak)) {
 		t.Errorf("the optimized store's absent peak-B is not a noted \"-\":\n%s", out)
+	}
+}
+
+// TestNewAllocations: an allocation where the base has none is "new
+// allocations" in every renderer, not benchstat's "?".
+func TestNewAllocations(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=lookup-1000/store=old 1000 %d ns/op 0 B/op 0 allocs/op\n", 200+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=lookup-1000/store=new 1000 %d ns/op 2.4 B/op 0.1 allocs/op\n", 200+i)
+	}
+	b.WriteString("Unit B/op assume=exact\nUnit allocs/op assume=exact\n")
+	r := mustBuild(t, Options{}, writeFile(t, "new.txt", b.String()))
+	for _, format := range []string{"text", "markdown", "csv", "html", "json"} {
+		var out bytes.Buffer
+		if err := table.Write(&out, format, r.Page(), r); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out.String(), "new allocations"); n < 2 || strings.Contains(out.String(), " ?") {
+			t.Errorf("%s: %d \"new allocations\" (want one per unit, B/op and allocs/op), or a \"?\":\n%s", format, n, out.String())
+		}
 	}
 }
