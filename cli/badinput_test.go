@@ -199,7 +199,6 @@ func TestCutFileWarning(t *testing.T) {
 		warn bool
 	}{
 		{[]string{"compare", cut}, true},
-		{[]string{"gate", "--no-config", full, cut}, true},
 		{[]string{"report", "-o", html, cut}, true},
 		{[]string{"compare", full}, false},
 		{[]string{"gate", "--no-config", full, full}, false},
@@ -214,5 +213,9 @@ func TestCutFileWarning(t *testing.T) {
 		} else if tc.warn && !strings.Contains(errOut, want) {
 			t.Errorf("%v: stderr %q, want %q", tc.args, errOut, want)
 		}
+	}
+	// The gate does not decide on part of a file: bad input.
+	if code, _, errOut := run(t, "gate", "--no-config", full, cut); code != cli.ExitUsage || !strings.Contains(errOut, cut+": no closing") {
+		t.Errorf("gate of a cut file: exit %d, stderr %q; want %d naming it", code, errOut, cli.ExitUsage)
 	}
 }

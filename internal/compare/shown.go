@@ -69,10 +69,10 @@ func reportNote(m string) string {
 		return ""
 	}
 	if s := ciWarning.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("no ± interval where a cell has fewer than %s samples: a confidence interval at level %s needs %s (more samples: certbench run --count %s)", s[1], s[2], s[1], s[1])
+		return fmt.Sprintf("no ± interval with fewer than %s samples: a confidence interval at level %s needs %s (measure with --count %s or more)", s[1], s[2], s[1], s[1])
 	}
 	if s := testWarning.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("~ where a cell has fewer than %s samples: the U test cannot reach p < %s with fewer (more samples: certbench run --count %s)", s[1], s[2], s[1])
+		return fmt.Sprintf("~ where a cell has fewer than %s samples: the U test cannot reach p < %s with fewer (measure with --count %s or more)", s[1], s[2], s[1])
 	}
 	return m
 }
