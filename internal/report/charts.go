@@ -67,6 +67,9 @@ func noteStyle() draw.TextStyle {
 }
 
 // panels returns the chart's panels, row by row.
+// Panels is the number of panels (plots) the chart draws.
+func (c *Chart) Panels() int { return len(c.panels()) }
+
 func (c *Chart) panels() []*plot.Plot {
 	var ps []*plot.Plot
 	for _, row := range c.plots {
