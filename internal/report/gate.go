@@ -43,8 +43,15 @@ type GateFinding struct {
 	Status    gate.Status `json:"status"`
 	Threshold string      `json:"threshold"`
 	Percent   *float64    `json:"percent"`
+	Base      *float64    `json:"base"`
 	BaseN     int         `json:"base_n"`
 	HeadN     int         `json:"head_n"`
+}
+
+// fromZero reports whether f went up from a base of 0 ("new
+// allocations"), which no percentage of the base can say.
+func (f GateFinding) fromZero() bool {
+	return f.Percent == nil && f.Base != nil && *f.Base == 0 && f.Status != gate.Unchanged
 }
 
 // label names f's benchmark as the gate's tables do (gate.Finding.Label).
@@ -124,9 +131,9 @@ func (g *GateResult) chart() *Chart {
 		var fs []GateFinding
 		changed := false
 		for _, f := range g.Findings {
-			if f.Unit == unit && f.Percent != nil && finite(*f.Percent) {
+			if f.Unit == unit && (f.fromZero() || f.Percent != nil && finite(*f.Percent)) {
 				fs = append(fs, f)
-				changed = changed || *f.Percent != 0
+				changed = changed || f.fromZero() || *f.Percent != 0
 			}
 		}
 		if changed {
@@ -168,12 +175,17 @@ func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 	p := newPlot(infoOf(unit).title + " (" + unit + ")")
 	var maxText string
 	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
-	cb.ratio = slices.ContainsFunc(fs, func(f GateFinding) bool { return *f.Percent >= 1000 })
+	cb.ratio = slices.ContainsFunc(fs, func(f GateFinding) bool { return f.Percent != nil && *f.Percent >= 1000 })
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		j := len(fs) - 1 - i
 		names[j] = fmt.Sprintf("%s (n=%d/%d)", f.label(), f.BaseN, f.HeadN)
-		c := change{pct: *f.Percent, color: statusColor(f.Status), text: percentText(*f.Percent)}
+		c := change{color: statusColor(f.Status)}
+		if f.fromZero() { // a dot at no change, and what changed
+			c.text = results.FromZero(unit)
+		} else {
+			c.pct, c.text = *f.Percent, percentText(*f.Percent)
+		}
 		if f.regressed() {
 			c.text += " regressed"
 		}

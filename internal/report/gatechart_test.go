@@ -104,3 +104,21 @@ func TestGateChartLargeChanges(t *testing.T) {
 		t.Errorf("-96%% and +800%%: axis from %v%% (ratio %v), want percent, not below -100%%", xmin, cb.ratio)
 	}
 }
+
+// TestGateChartNewAllocations: a regression from 0 (no percentage of the
+// base) is in the chart, labelled "new allocations".
+func TestGateChartNewAllocations(t *testing.T) {
+	zero := 0.0
+	g := &GateResult{Findings: []GateFinding{{Scenario: "lookup-1000", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: "+2%", Base: &zero, BaseN: 6, HeadN: 6}}}
+	ch := g.chart()
+	if ch == nil || ch.Panels() != 1 {
+		t.Fatal("a regression from 0 B/op: no panel")
+	}
+	svg, err := ch.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("new allocations regressed")) {
+		t.Error("the panel does not say \"new allocations regressed\"")
+	}
+}

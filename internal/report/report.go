@@ -269,8 +269,12 @@ func (r *Report) scenarioChart(label string) *Chart {
 			// generations its connections hold (docs/measurements.md).
 			p.Title.Text += " (held generations included)"
 		}
-		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && f.Percent != nil {
-			p.Title.Text += "\nregressed " + percentText(*f.Percent) + " (max " + f.Threshold + ")"
+		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && (f.Percent != nil || f.fromZero()) {
+			change := results.FromZero(unit)
+			if f.Percent != nil {
+				change = percentText(*f.Percent)
+			}
+			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold + ")"
 			p.Title.TextStyle.Color = regressedColor
 		}
 		panels = append(panels, p)
