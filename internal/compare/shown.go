@@ -41,11 +41,8 @@ func cellNotes(c *Cell) []string {
 			return append(notes, reportNote(m))
 		}
 	}
-	switch c.Summary.PctRangeString() {
-	case "?":
+	if c.Summary.PctRangeString() == "?" { // "∞" (too few samples) is ciWarning's
 		notes = append(notes, "no ± interval: the confidence interval reaches 0, or the median is 0 and the interval is not: no percentage of the median expresses it")
-	case "∞":
-		notes = append(notes, "no ± interval: too few samples for a confidence interval")
 	}
 	return notes
 }

@@ -119,9 +119,6 @@ func (g *GateResult) regression(label, unit string) (GateFinding, bool) {
 	return GateFinding{}, false
 }
 
-// percentText formats a change in percent as the gate's tables do.
-func percentText(p float64) string { return results.FormatPercent(p) }
-
 // chart draws the findings as change in percent of the base, a panel
 // per metric that changed anywhere; nil if none did.
 func (g *GateResult) chart() *Chart {
@@ -184,7 +181,7 @@ func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 		if f.fromZero() { // a dot at no change, and what changed
 			c.text = results.FromZero(unit)
 		} else {
-			c.pct, c.text = *f.Percent, percentText(*f.Percent)
+			c.pct, c.text = *f.Percent, results.FormatPercent(*f.Percent)
 		}
 		if f.regressed() {
 			c.text += " regressed"

@@ -272,7 +272,7 @@ func (r *Report) scenarioChart(label string) *Chart {
 		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && (f.Percent != nil || f.fromZero()) {
 			change := results.FromZero(unit)
 			if f.Percent != nil {
-				change = percentText(*f.Percent)
+				change = results.FormatPercent(*f.Percent)
 			}
 			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold + ")"
 			p.Title.TextStyle.Color = regressedColor
