@@ -264,7 +264,7 @@ func IsSimulated(unit string) bool {
 // only for not measuring it.
 func Absent(unit string) string {
 	if unit == UnitPeak || unit == UnitPeakPerCert {
-		return "peak not read: fewer than 4 collections ended during the refresh, which allocates too little (or ends too soon) for its live heap to be read; its peak is at most its B/op"
+		return "peak not read: the refresh allocates less than 256 KiB, too little for collections forced during it to read its live heap (or fewer than 2 ended during it); its peak is at most its B/op"
 	}
 	return ""
 }
