@@ -13,9 +13,10 @@ import (
 // Benchmark runs a scenario on a store under go test -bench, b.N ops of
 // the code Run times, and reports retained-B, retained-B/cert and
 // goroutines besides the testing package's metrics (use -benchmem, and
-// -benchtime=Nx to fix the op count; its B/op is truncated, certbench
-// run's is not). newStore makes a new, empty store per call; a package's
-// own constructor fits as it is:
+// -benchtime=Nx to fix the op count; testing truncates B/op and
+// allocs/op to integers, certbench run does not, and a store's count may
+// vary between runs by map growth). newStore makes a new, empty store
+// per call; a package's own constructor fits as it is:
 //
 //	func BenchmarkMyStore(b *testing.B) {
 //		sc, err := scenarios.ByName("rotate-10-of-100")

@@ -184,10 +184,22 @@ func (g *gcStepper) stop() {
 	}
 }
 
+// The peak pass forces a collection every sixteenth of what a refresh
+// allocates, but not more often than every peakMinStep bytes: a refresh
+// that allocates less than PeakSteps steps of it is read too coarsely
+// (once, if at all), and one during which fewer than peakMinReadings
+// collections ended was not read. Its peak is then known only to be at
+// most its B/op, and not written.
+const (
+	peakMinStep     = 16 << 10
+	peakMinReadings = 2
+)
+
 // peakValues runs the peak pass of a refresh workload after its sample
 // (store holds the last configuration; nil for fresh-store workloads),
 // refreshAlloc being what one timed refresh allocated, and returns
-// peak-B and peak-B/cert.
+// peak-B and peak-B/cert: 0 where the timed refreshes allocated nothing,
+// none where the pass could not read the peak (peakMinStep).
 func peakValues(store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, refreshAlloc uint64) ([]benchfmt.Value, error) {
 	if w.Next == nil {
 		return nil, nil
@@ -195,9 +207,14 @@ func peakValues(store certstore.Store, newStore certstore.Factory, w *scenarios.
 	if w.FreshStore {
 		store = nil
 	}
-	res, err := measurePeak(store, newStore, w.Next, max(refreshAlloc/PeakSteps, 16<<10))
-	if err != nil {
+	res, err := measurePeak(store, newStore, w.Next, max(refreshAlloc/PeakSteps, peakMinStep))
+	switch {
+	case err != nil:
 		return nil, err
+	case refreshAlloc == 0:
+		res.peak = 0 // the timed refreshes allocated nothing: nothing added
+	case refreshAlloc < PeakSteps*peakMinStep || res.seen < peakMinReadings:
+		return nil, nil
 	}
 	perCert := 0.0
 	if n := len(w.Next.Certificates); n > 0 {

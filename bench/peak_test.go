@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/certbench/certbench/bench"
@@ -100,5 +101,51 @@ func TestStartupPeakAndRSS(t *testing.T) {
 	}
 	if rss := m[results.UnitMaxRSS]; runtime.GOOS == "linux" && rss < transientBytes {
 		t.Errorf("maxrss-B = %v on Linux, want at least the %d-byte buffer", rss, transientBytes)
+	}
+}
+
+// small is a correct store whose Update keeps the configuration as it is
+// (allocating nothing) or, with alloc, also makes a 512-byte buffer.
+type small struct {
+	matchStore
+	alloc bool
+	cfg   atomic.Pointer[certstore.Config]
+}
+
+var smallSink []byte
+
+func (s *small) Update(cfg *certstore.Config) error {
+	if s.alloc {
+		smallSink = make([]byte, 512)
+	}
+	if s.cfg.Swap(cfg) == nil {
+		return s.matchStore.Update(cfg) // answers from the first configuration
+	}
+	return nil
+}
+
+// TestPeakHeapUnread: a refresh that allocates nothing adds 0 to the
+// heap; one that allocates too little for a collection to end while it
+// runs has no peak-B (at most its B/op), not a peak of 0.
+func TestPeakHeapUnread(t *testing.T) {
+	w, err := scenario(t, "rotate-10-of-100").Build(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, alloc := range []bool{false, true} {
+		s, err := bench.Measure(func() certstore.Store { return &small{alloc: alloc} }, "small", w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak, ok := extra(s)[results.UnitPeak]
+		switch {
+		case s.BytesPerOp == 0 && (!ok || peak != 0):
+			t.Errorf("refreshes allocating nothing: peak-B %v (written %v), want 0", peak, ok)
+		case s.BytesPerOp > 0 && ok:
+			t.Errorf("refreshes allocating %v B/op: peak-B %v, want none (too little to read)", s.BytesPerOp, peak)
+		}
+		if alloc == (s.BytesPerOp == 0) {
+			t.Errorf("alloc %v: B/op %v", alloc, s.BytesPerOp)
+		}
 	}
 }

@@ -18,6 +18,7 @@ type progress struct {
 	lines bool
 	live  bool // a live line is on the terminal, not ended
 	total int  // samples planned
+	count int  // of which per store and scenario (--count)
 	done  int  // samples measured, failed or passed over
 	start time.Time
 	scen  time.Time // the current scenario's start
@@ -30,10 +31,15 @@ type progress struct {
 	failed       []string // the stores that failed in the current scenario
 }
 
-// newProgress returns the progress of a run of perScenario samples of
-// each of the scenarios whose samples cost costs (sampleCost).
-func newProgress(w io.Writer, lines bool, perScenario int, costs []float64) *progress {
-	p := &progress{w: w, lines: lines, total: perScenario * len(costs), start: time.Now(), cur: -1}
+// newProgress returns the progress of a run of count samples of each of
+// stores stores in each of the scenarios whose samples cost costs
+// (sampleCost).
+func newProgress(w io.Writer, lines bool, count, stores int, costs []float64) *progress {
+	perScenario := count * stores
+	p := &progress{w: w, lines: lines, total: perScenario * len(costs), count: count, start: time.Now(), cur: -1}
+	if stores == 1 {
+		p.count = 0 // the samples are the count
+	}
 	for _, c := range costs {
 		p.scens = append(p.scens, scenarioLeft{cost: c, samples: perScenario})
 	}
@@ -177,7 +183,15 @@ func (p *progress) scenarioDone(i int, name string) {
 	if len(p.failed) > 0 {
 		failed = " (failed: " + strings.Join(p.failed, ", ") + ")"
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s: %s in %s%s; %s\n", i+1, len(p.scens), name, plural(p.measured-p.scenMeasured, "sample"), took, failed, tail)
+	fmt.Fprintf(p.w, "[%d/%d] %s: %s%s in %s%s; %s\n", i+1, len(p.scens), name, plural(p.measured-p.scenMeasured, "sample"), p.perStore(), took, failed, tail)
+}
+
+// perStore is " (N per store)" where a run has several stores.
+func (p *progress) perStore() string {
+	if p.count == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d per store)", p.count)
 }
 
 // plural is "1 sample", "2 samples".
@@ -193,6 +207,6 @@ func (p *progress) end() {
 	if p.w == nil || p.lines {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K%d samples in %s\n", p.total, time.Since(p.start).Round(time.Second))
+	fmt.Fprintf(p.w, "\r\033[K%d samples%s in %s\n", p.total, strings.Replace(p.perStore(), "store)", "store and scenario)", 1), time.Since(p.start).Round(time.Second))
 	p.live = false
 }

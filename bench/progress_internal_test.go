@@ -45,7 +45,7 @@ func TestEstimateLeftDefaultSet(t *testing.T) {
 		t.Fatalf("%d default scenarios", len(def))
 	}
 	costs := sampleCosts(Options{Scenarios: def}, false)
-	p := newProgress(nil, true, 12, costs)
+	p := newProgress(nil, true, 12, 1, costs)
 	p.startScenario()
 	for range 12 {
 		p.sampleDone(true)

@@ -119,7 +119,7 @@ func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*run
 	default:
 		return nil, fmt.Errorf("bench: unknown instrument %q (want %s or %s)", opts.Instrument, Wall, Simulate)
 	}
-	r.prog = newProgress(opts.Progress, opts.ProgressLines, r.count*len(opts.Stores), sampleCosts(opts, r.sim != nil))
+	r.prog = newProgress(opts.Progress, opts.ProgressLines, r.count, len(opts.Stores), sampleCosts(opts, r.sim != nil))
 	return r, nil
 }
 

@@ -23,7 +23,9 @@ func newABCmd() *cobra.Command {
 in --count interleaved rounds (ABBA), gates them paired by round with the
 base's certbench.yaml, and names the sites that grew after an allocation
 regression; --simulate also gates instructions/op. A base commit's binary and
-results are cached (--cache). Exit codes: 0 pass, 1 regression, 2 bad input.`,
+results are cached (--cache): a re-run measures only the head, and gates the
+clock's metrics unpaired against the cached base (--no-cache: both again).
+Output in --out (certbench-out). Exit codes: 0 pass, 1 regression, 2 bad input.`,
 		Example: `  certbench ab main
   certbench ab --dir mystore --stores mystore --count 6 origin/main`,
 		Args: cobra.MaximumNArgs(1),

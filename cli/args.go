@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/certbench/certbench/internal/yamlfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -89,50 +90,16 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return fmt.Errorf("unknown flag %s: %s, set by --%s", typed, h.why, h.flag)
 	}
-	if best := closestFlag(cmd, word); best != "" {
-		return fmt.Errorf("unknown flag %s; did you mean --%s? (see %s --help)", typed, best, cmd.CommandPath())
-	}
-	return fmt.Errorf("unknown flag %s (see %s --help)", typed, cmd.CommandPath())
-}
-
-// closestFlag returns the visible flag of cmd closest to word: a prefix
-// either way, or within a few edits; "" if none is close.
-func closestFlag(cmd *cobra.Command, word string) string {
-	best, bestScore := "", [2]int{len(word)/3 + 2, 0}
+	var names []string
 	visit := func(f *pflag.Flag) {
-		if f.Hidden || f.Deprecated != "" {
-			return
-		}
-		d := editDistance(word, f.Name)
-		score := [2]int{d, d}
-		if strings.HasPrefix(f.Name, word) || strings.HasPrefix(word, f.Name) {
-			score[0] = min(d, 1)
-		}
-		if score[0] < bestScore[0] || (score[0] == bestScore[0] && best != "" && score[1] < bestScore[1]) {
-			best, bestScore = f.Name, score
+		if !f.Hidden && f.Deprecated == "" {
+			names = append(names, f.Name)
 		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	if s := yamlfile.DidYouMean(word, names); s != "" {
+		return fmt.Errorf("unknown flag %s%s (see %s --help)", typed, strings.Replace(s, "mean ", "mean --", 1), cmd.CommandPath())
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := []int{i}
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur = append(cur, min(sub, prev[j]+1, cur[j-1]+1))
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return fmt.Errorf("unknown flag %s (see %s --help)", typed, cmd.CommandPath())
 }

@@ -87,6 +87,11 @@ func TestBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	truncated := "../results/testdata/truncated.txt"
 	html := filepath.Join(dir, "r.html")
+	// Cut at a line's end: whole lines, but no closing line.
+	cut := filepath.Join(dir, "cut.txt")
+	if err := os.WriteFile(cut, []byte("# certbench-version: v0.1.0\nBenchmarkChurn/scenario=s/store=a-2 10 100 ns/op 5 allocs/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -94,6 +99,7 @@ func TestBadFiles(t *testing.T) {
 	}{
 		{[]string{"compare", "testdata/old.txt", truncated}, cli.ExitUsage, truncated + ":3: last line, without a newline, ends in unit \"al\""},
 		{[]string{"gate", "testdata/old.txt", truncated}, cli.ExitUsage, truncated + ":3: "},
+		{[]string{"gate", cut, cut}, cli.ExitUsage, cut + `: no closing "# certbench-end" line after its last result (line 2): the file looks truncated; 1 results read: the gate does not decide on part of a file`},
 		{[]string{"report", "-o", html, truncated}, cli.ExitUsage, truncated + ":3: "},
 		{[]string{"compare", dir}, cli.ExitUsage, "certbench: " + dir + ": is a directory, want a result file\n"},
 		{[]string{"gate", dir, "testdata/old.txt"}, cli.ExitUsage, "certbench: " + dir + ": is a directory, want a result file\n"},
@@ -193,7 +199,6 @@ func TestCutFileWarning(t *testing.T) {
 		warn bool
 	}{
 		{[]string{"compare", cut}, true},
-		{[]string{"gate", "--no-config", full, cut}, true},
 		{[]string{"report", "-o", html, cut}, true},
 		{[]string{"compare", full}, false},
 		{[]string{"gate", "--no-config", full, full}, false},
@@ -208,5 +213,9 @@ func TestCutFileWarning(t *testing.T) {
 		} else if tc.warn && !strings.Contains(errOut, want) {
 			t.Errorf("%v: stderr %q, want %q", tc.args, errOut, want)
 		}
+	}
+	// The gate does not decide on part of a file: bad input.
+	if code, _, errOut := run(t, "gate", "--no-config", full, cut); code != cli.ExitUsage || !strings.Contains(errOut, cut+": no closing") {
+		t.Errorf("gate of a cut file: exit %d, stderr %q; want %d naming it", code, errOut, cli.ExitUsage)
 	}
 }

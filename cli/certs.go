@@ -63,6 +63,10 @@ func (c *certsFlags) load(progress io.Writer) (*certgen.Source, error) {
 			for _, l := range skipLines(src.Skipped) {
 				fmt.Fprintf(progress, "certbench:   %s\n", l)
 			}
+			if slices.ContainsFunc(src.Skipped, func(s certgen.Skip) bool { return !s.Ignored }) {
+				fmt.Fprintf(progress, "certbench: the results are of the %s loaded: an unusable entry is left out, as a proxy leaves out a certificate it cannot load. "+
+					"To stop on one instead: a scenario file with pool: {certs: %s, strict: true} (docs/certificates.md)\n", plural(len(src.Certs), "certificate"), c.Path)
+			}
 		}
 	}
 	c.src = src
@@ -82,7 +86,7 @@ func skippedCount(skips []certgen.Skip) string {
 	if len(skips) == 1 {
 		entries = "1 entry"
 	}
-	return fmt.Sprintf("%s skipped (%d unusable, which a scenario file's pool.strict stops on; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
+	return fmt.Sprintf("%s skipped (%d unusable; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
 }
 
 // skipLines lists skipped entries and why, the unusable ("skipped") before

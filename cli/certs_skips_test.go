@@ -29,7 +29,7 @@ func TestSkipLines(t *testing.T) {
 	if got := skipLines(skips); !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := skippedCount(skips); got != "6 entries skipped (2 unusable, which a scenario file's pool.strict stops on; 4 ignored: other files, duplicates, CA certificates)" {
+	if got := skippedCount(skips); got != "6 entries skipped (2 unusable; 4 ignored: other files, duplicates, CA certificates)" {
 		t.Errorf("count: %s", got)
 	}
 	if got := skippedCount(skips[:1]); !strings.HasPrefix(got, "1 entry skipped (") {

@@ -50,7 +50,11 @@ func TestUsageErrors(t *testing.T) {
 		want string // in stderr
 	}{
 		{[]string{"run", "--stores", "nosuch"}, `unknown store "nosuch" (registered: naive, optimized`},
-		{[]string{"run", "--scenarios", "rotate-1-of-2"}, `unknown scenario "rotate-1-of-2" (valid: rotate-10-of-100`},
+		// A store of another module: where its binary comes from.
+		{[]string{"run", "--stores", "mystore"}, `(a store of another module is measured by a certbench binary that registers it: its own cmd/certbench calling cli.Main`},
+		{[]string{"run", "--stores", "optimised"}, `); did you mean optimized? (a store of another module`},
+		{[]string{"run", "--scenarios", "rotate-1-of-2"}, `unknown scenario "rotate-1-of-2"; did you mean rotate-10-of-100? (valid: rotate-10-of-100`},
+		{[]string{"run", "--scenarios", "lookup-100"}, `unknown scenario "lookup-100"; did you mean lookup-1000?`},
 		{[]string{"run", "--count", "0"}, "--count 0"},
 		{[]string{"run", "--stores", "naive,naive"}, `"naive" named twice`},
 		{[]string{"run", "--nosuchflag"}, "unknown flag --nosuchflag"},

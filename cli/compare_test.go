@@ -187,7 +187,7 @@ func TestReportPlainFiles(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "wrote "+page+" (3 charts)") {
+	if !strings.Contains(out, "wrote "+page+" (3 charts of 9 panels)") { // 3 scenarios, 3 units each
 		t.Errorf("stdout %q", out)
 	}
 	html, err := os.ReadFile(page)
@@ -205,7 +205,7 @@ func TestReportPlainFiles(t *testing.T) {
 
 	// Projections and filters, and their errors.
 	code, out, stderr = run(t, "report", "-o", page, "--filter", ".name:Refresh", plainBase, plainHead)
-	if code != cli.ExitOK || !strings.Contains(out, "(1 charts)") {
+	if code != cli.ExitOK || !strings.Contains(out, "(1 chart of 3 panels)") {
 		t.Errorf("--filter: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	for _, tc := range []struct {

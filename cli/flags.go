@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/yamlfile"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -57,7 +58,8 @@ func lookupStores(flag string, names []string) ([]certstore.Info, error) {
 	for _, name := range names {
 		info, err := certstore.LookupFactory(strings.TrimSpace(name))
 		if err != nil {
-			return nil, usagef("%s: %v", flag, err)
+			return nil, usagef("%s: %v%s (a store of another module is measured by a certbench binary that registers it: "+
+				"its own cmd/certbench calling cli.Main, as examples/mystore has)", flag, err, yamlfile.DidYouMean(strings.TrimSpace(name), storeNames()))
 		}
 		if slices.ContainsFunc(infos, func(i certstore.Info) bool { return i.Name == info.Name }) {
 			return nil, usagef("%s: %q named twice", flag, info.Name)

@@ -193,6 +193,11 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, rs := range []*results.Set{base, head} {
+		if err := rs.Cut(); err != nil {
+			return usagef("%v: the gate does not decide on part of a file (run it again; or, to gate what it holds, certbench merge -o FILE.txt it first)", err)
+		}
+	}
 	printWarnings(opts.ioStreams.ErrOut, base)
 	printWarnings(opts.ioStreams.ErrOut, head)
 	v, err := gate.Evaluate(base, head, policy)

@@ -23,4 +23,9 @@ func TestProgressOffTerminal(t *testing.T) {
 	if code, _, stderr := run(t, append(args, "-q")...); code != cli.ExitOK || stderr != "" {
 		t.Errorf("with -q: exit %d, stderr %q", code, stderr)
 	}
+	// Two stores, --count 2: 4 samples of the scenario, 2 per store.
+	code, _, stderr = run(t, "run", "--stores", "naive,optimized", "--scenarios", "lookup-1000", "--count", "2", "--ops", "2")
+	if want := regexp.MustCompile(`^\[1/1\] lookup-1000: 4 samples \(2 per store\) in \d+s; 4 samples in all`); code != cli.ExitOK || !want.MatchString(stderr) {
+		t.Errorf("two stores: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
+	}
 }

@@ -164,7 +164,11 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if err := writeHTML(opts.Output, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "wrote %s (%d charts)\n", opts.Output, len(rep.Charts()))
+	panels := 0
+	for _, ch := range rep.Charts() {
+		panels += ch.Panels()
+	}
+	fmt.Fprintf(out, "wrote %s (%s of %s)\n", opts.Output, plural(len(rep.Charts()), "chart"), plural(panels, "panel"))
 	if opts.PNGDir != "" {
 		paths, err := rep.WritePNGs(opts.PNGDir, opts.DPI)
 		if err != nil {

@@ -118,8 +118,8 @@ func (o *sweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 		return nil, nil, err
 	}
 	for name := range o.MaxSize {
-		if _, err := certstore.LookupFactory(name); err != nil {
-			return nil, nil, usagef("--max-size: %v", err)
+		if _, err := lookupStores("--max-size", []string{name}); err != nil {
+			return nil, nil, err
 		}
 	}
 	return fams, infos, nil

@@ -123,6 +123,15 @@ func FormatPercent(p float64) string {
 	return fmt.Sprintf("%+.2f%%", p)
 }
 
+// FromZero is a change of unit up from 0, where no percentage can say it:
+// "new allocations" for B/op and allocs/op, else "from 0".
+func FromZero(unit string) string {
+	if unit == UnitBytes || unit == UnitAllocs {
+		return "new allocations"
+	}
+	return "from 0"
+}
+
 // nonFinite returns nan or signed inf for a non-finite v.
 func nonFinite(v float64, nan, inf string) (string, bool) {
 	switch {

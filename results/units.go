@@ -107,7 +107,8 @@ const (
 	// handshakes/s without.
 	UnitThroughputChurnRatio = "throughput-churn-ratio"
 	// UnitPeak is the largest live heap while one refresh runs, above
-	// the live heap just before it (see bench/peak.go).
+	// the live heap just before it (see bench/peak.go): 0 for refreshes
+	// that allocate nothing, and absent where it could not be read.
 	UnitPeak = "peak-B"
 	// UnitPeakPerCert is UnitPeak per certificate of the refresh.
 	UnitPeakPerCert = "peak-B/cert"
@@ -257,6 +258,15 @@ func IsCount(unit string) bool { return byUnit[unit].Count }
 // so a threshold above their spread decides, not a test for noisy clocks.
 func IsSimulated(unit string) bool {
 	return unit == UnitInstructions || unit == UnitEstCycles
+}
+
+// Absent says why a sample of a refresh scenario may lack unit, "" if
+// only for not measuring it.
+func Absent(unit string) string {
+	if unit == UnitPeak || unit == UnitPeakPerCert {
+		return "peak not read: the refresh allocates less than 256 KiB, too little for collections forced during it to read its live heap (or fewer than 2 ended during it); its peak is at most its B/op"
+	}
+	return ""
 }
 
 // Title returns unit's name for people, or unit.

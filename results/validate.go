@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -144,6 +145,20 @@ type MissingEndWarning struct {
 func (w *MissingEndWarning) Error() string {
 	return fmt.Sprintf("%s: no closing %q line after its last result (line %d): the file looks truncated; %d results read",
 		w.File, CommentPrefix+EndKey, w.Line, w.Results)
+}
+
+// Cut returns the first warning of s that says a file lost results (a
+// MissingEndWarning or an EndCountWarning), or nil: what a gate or a
+// history must not take as the whole file.
+func (s *Set) Cut() error {
+	for _, w := range s.Warnings {
+		var me *MissingEndWarning
+		var ce *EndCountWarning
+		if errors.As(w, &me) || errors.As(w, &ce) {
+			return w
+		}
+	}
+	return nil
 }
 
 // An EndCountWarning says a closing line counts other results than

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"embed"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/yamlfile"
 )
 
 // Kind is the shape of churn a scenario applies.
@@ -127,16 +129,18 @@ func readCatalogue(fsys fs.FS) ([]Scenario, error) {
 func ByName(names ...string) ([]Scenario, error) {
 	var out []Scenario
 	var unknown []string
+	hint := ""
 	for _, n := range names {
 		i := slices.IndexFunc(Catalogue, func(s Scenario) bool { return s.Name == n })
 		if i < 0 {
 			unknown = append(unknown, fmt.Sprintf("%q", n))
+			hint = cmp.Or(hint, yamlfile.DidYouMean(n, Names(false)))
 			continue
 		}
 		out = append(out, Catalogue[i])
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("unknown scenario %s (valid: %s)", strings.Join(unknown, ", "), strings.Join(Names(false), ", "))
+		return nil, fmt.Errorf("unknown scenario %s%s (valid: %s)", strings.Join(unknown, ", "), hint, strings.Join(Names(false), ", "))
 	}
 	return out, nil
 }

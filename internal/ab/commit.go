@@ -22,6 +22,6 @@ func BuildCommit(ctx context.Context, o RunOptions, commit, bin string, log *os.
 		o.Dir = strings.TrimSuffix(prefix, "/")
 	}
 	b := &builder{dir: filepath.Clean(o.Dir), main: o.Main, cmd: o.Build, log: log}
-	_, kept, err := b.cachedCommit(ctx, root, o.Cache, commit, nil, bin)
+	_, kept, err := b.cachedCommit(ctx, root, o.Cache, commit, nil, bin, nil, "")
 	return kept != "", err
 }

@@ -15,8 +15,9 @@
 // builds it (commit, module directory, main package, build command,
 // replaces, GOOS, GOARCH), and its merged results by that and what
 // measures them (version, stores, scenarios, count, ops, interleaving): a
-// re-run measures only the head, paired with the cached base's rounds. A
-// base tree is not cached.
+// re-run measures only the head. Counts compare as measured; the clock's
+// metrics, not measured beside the head, are not paired by round but
+// tested unpaired, and every output says so. A base tree is not cached.
 package ab
 
 import (

@@ -78,6 +78,9 @@ type run struct {
 	notes      []string
 	policyFile string
 	policy     gate.Policy
+	// rounds says how the clock's pass measured: both sides in
+	// interleaved rounds, or the head alone beside a cached base.
+	rounds string
 }
 
 // Run is the protocol on a git repository: it builds the module's binary
@@ -123,12 +126,21 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 		return nil, err
 	}
 	r.notes = append(r.notes, rep.Wall.Notes...)
-	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; module %s; stores %s; %d interleaved rounds; %s on %s, %d CPUs.</sub>\n\n%s",
-		r.desc[0], r.desc[1], o.Dir, strings.Join(stores, ","), o.Count, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
+	module := "module " + r.o.Dir
+	if r.o.Dir == "." {
+		module = "module at the repository's root"
+	}
+	sim := ""
+	if o.Simulate {
+		sim = fmt.Sprintf("; simulated CPU: %d samples per side, both sides at once", o.SimCount)
+	}
+	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; %s; stores %s; clock: %s%s; %s on %s, %d CPUs.</sub>\n\n%s",
+		r.desc[0], r.desc[1], module, strings.Join(stores, ","), r.rounds, sim, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
 	rep.Summary = summary.Bytes()
 	for _, n := range r.notes {
 		logf(o.Log, "ab: note: %s", n)
 	}
+	logf(o.Log, "ab: wrote summary.md, gate.txt, gate.json, base.txt, head.txt in %s", r.out)
 	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
 }
 
@@ -163,6 +175,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.out, err = filepath.Abs(o.Out); err != nil {
 		return err
 	}
+	logf(o.Log, "ab: output in %s", r.out)
 	for _, g := range []string{"sim-*", "summary.md", "gate.*", "flame.*"} {
 		old, _ := filepath.Glob(filepath.Join(r.out, g))
 		for _, f := range old {
@@ -219,13 +232,13 @@ func (r *run) build(ctx context.Context, b *builder) error {
 	if err := b.build(ctx, r.root, r.bins[1]); err != nil {
 		return err
 	}
-	logf(o.Log, "ab: building base %s", r.desc[0])
 	if o.BaseTree != "" {
+		logf(o.Log, "ab: building base %s", r.desc[0])
 		return b.build(ctx, o.BaseTree, r.bins[0])
 	}
 	var err error
 	var cached string
-	if r.binKey, cached, err = b.cachedCommit(ctx, r.root, o.Cache, commit, edits, r.bins[0]); err == nil && cached != "" {
+	if r.binKey, cached, err = b.cachedCommit(ctx, r.root, o.Cache, commit, edits, r.bins[0], o.Log, "base "+r.desc[0]); err == nil && cached != "" {
 		r.notes = append(r.notes, "base binary from the cache ("+cached+")")
 	}
 	return err
@@ -233,17 +246,20 @@ func (r *run) build(ctx context.Context, b *builder) error {
 
 // cachedCommit builds the binary at commit (with edits) into bin, taken
 // from or kept in cache (none when cache is ""), keyed by what makes the
-// binary. It returns the key ("" without a cache) and the cached file
-// when bin came from the cache.
-func (b *builder) cachedCommit(ctx context.Context, root, cache, commit string, edits []string, bin string) (binKey, cached string, err error) {
+// binary, and says which to log (if not nil) as what. It returns the key
+// ("" without a cache) and the cached file when bin came from the cache.
+func (b *builder) cachedCommit(ctx context.Context, root, cache, commit string, edits []string, bin string, log io.Writer, what string) (binKey, cached string, err error) {
 	if cache == "" {
+		logf(log, "ab: building %s", what)
 		return "", "", b.buildCommit(ctx, root, commit, edits, bin)
 	}
 	binKey = key(commit, b.dir, b.main, b.cmd, strings.Join(edits, " "), runtime.GOOS, runtime.GOARCH)
 	kept := filepath.Join(cache, "base-"+binKey)
 	if copyFile(kept, bin) == nil && os.Chmod(bin, 0o755) == nil {
+		logf(log, "ab: %s: binary from the cache (%s), not built", what, kept)
 		return binKey, kept, nil
 	}
+	logf(log, "ab: building %s", what)
 	if err := b.buildCommit(ctx, root, commit, edits, bin); err != nil {
 		return "", "", err
 	}
@@ -388,15 +404,39 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 			strconv.Itoa(r.o.Count), strconv.Itoa(r.o.Ops), strconv.FormatBool(r.o.ByRound))+".txt")
 		if _, err := os.Stat(cached); err == nil {
 			o.Sides[0].Measured = cached
-			r.notes = append(r.notes, "base results from the cache ("+cached+"): only the head was measured")
+			// What was not measured beside the head is not paired with it.
+			o.Policy = o.Policy.Clone()
+			o.Policy.Test = gate.UnpairedTest
 		}
 	}
-	logf(r.o.Log, "ab: stores %s; scenarios %s; %d rounds, ABBA", strings.Join(stores, ","), strings.Join(scenarios, ","), r.o.Count)
+	r.rounds = fmt.Sprintf("base and head in %d interleaved rounds (ABBA)", r.o.Count)
+	if o.Sides[0].Measured != "" {
+		r.rounds = fmt.Sprintf("the head alone in %d rounds, the base's results from the cache", r.o.Count)
+	}
+	logf(r.o.Log, "ab: stores %s; scenarios %s; %s", strings.Join(stores, ","), strings.Join(scenarios, ","), r.rounds)
 	res, err := Measure(ctx, o)
-	if err == nil && cached != "" && o.Sides[0].Measured == "" && len(res.Dropped) == 0 {
+	if err != nil {
+		return nil, err
+	}
+	if o.Sides[0].Measured != "" {
+		res.Verdict.Problems = append(res.Verdict.Problems, gate.Problem{Kind: gate.NotPaired, Message: cachedBaseNote(cached)})
+	} else if cached != "" && len(res.Dropped) == 0 {
 		saveCache(res.Base, cached)
 	}
-	return res, err
+	return res, nil
+}
+
+// cachedBaseNote says what a base from the cache (file) serves.
+func cachedBaseNote(file string) string {
+	var exact []string
+	for _, u := range results.Units() {
+		if u.Count {
+			exact = append(exact, u.Tidy)
+		}
+	}
+	return "base results from the cache (" + file + "), measured by an earlier run: only the head ran now, so nothing is paired by round. " +
+		"Counts (" + strings.Join(exact, ", ") + ") compare as measured; the clock's metrics (sec/op, cpu-sec/op, retained-B, ...) by the U test across " +
+		"the two runs, where the machine's drift between them can look like a change (--no-cache measures both sides in interleaved rounds)"
 }
 
 // DefaultWallMax is the clock's sec/op and cpu-sec/op threshold when the

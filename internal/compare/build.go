@@ -142,12 +142,15 @@ type Delta struct {
 	// Significant is P < Alpha, or for exact units, centers that differ.
 	Significant bool     `json:"significant"`
 	Warnings    []string `json:"warnings"`
+	unit        string
 }
 
 // Percent returns the change from Base to Value in percent.
 func (d *Delta) Percent() float64 { return (d.Ratio - 1) * 100 }
 
-// String formats d like benchstat: "~", a signed percent change, "0.00%" or "?".
+// String formats d like benchstat: "~", a signed percent change or
+// "0.00%"; up from 0, results.FromZero ("new allocations"), where
+// benchstat says "?".
 func (d *Delta) String() string {
 	switch {
 	case !d.Significant:
@@ -155,7 +158,7 @@ func (d *Delta) String() string {
 	case d.Base == d.Value:
 		return "0.00%"
 	case d.Base == 0:
-		return "?"
+		return results.FromZero(d.unit)
 	}
 	return results.FormatPercent(d.Percent())
 }
@@ -451,7 +454,7 @@ func (g *grid) table(unit string, units benchfmt.UnitMetadataMap, columns []Colu
 			for j := 1; j < len(columns); j++ {
 				if c := row.Cells[j]; c != nil {
 					common[j]++
-					c.Delta = newDelta(base, c, assumption, opts.Alpha)
+					c.Delta = newDelta(base, c, unit, assumption, opts.Alpha)
 				}
 			}
 		}
@@ -545,10 +548,10 @@ func newCell(raw *rawCell, assumption benchmath.Assumption, th *benchmath.Thresh
 	return c
 }
 
-func newDelta(base, c *Cell, assumption benchmath.Assumption, alpha float64) *Delta {
+func newDelta(base, c *Cell, unit string, assumption benchmath.Assumption, alpha float64) *Delta {
 	cmp := assumption.Compare(base.Sample, c.Sample)
 	cmp.Alpha = alpha // AssumeExact leaves Alpha unset.
-	d := &Delta{Comparison: cmp, Base: base.Center(), Value: c.Center()}
+	d := &Delta{Comparison: cmp, Base: base.Center(), Value: c.Center(), unit: unit}
 	switch {
 	case d.Base == d.Value:
 		d.Ratio = 1

@@ -322,13 +322,20 @@ func TestWarnings(t *testing.T) {
 		}
 		var text bytes.Buffer
 		writeText(r, &text)
-		// No "± ∞": each cell without an interval refers to its table's footnote
-		// that says why; "~" for too few samples is one note.
+		// No "± ∞": no cell has an interval, which one note says (not a
+		// footnote in every table); "~" for too few samples is one note.
 		out := text.String()
-		if strings.Contains(out, "± ∞") || strings.Count(out, "¹") != 6 ||
-			strings.Count(out, "¹ no ± interval where a cell has fewer than 6 samples") != 2 ||
+		if strings.Contains(out, "± ∞") || strings.Contains(out, "¹") ||
+			strings.Count(out, "note: every cell: no ± interval with fewer than 6 samples") != 1 ||
 			strings.Count(out, "note: ~ where a cell has fewer than 4 samples") != 1 {
-			t.Errorf("want no interval, a footnote on each cell saying why, and one note for ~:\n%s", out)
+			t.Errorf("want no interval, one note saying why, and one note for ~:\n%s", out)
+		}
+		// With one cell of 6 samples, the others say why they have none.
+		p = writeFile(t, "some.txt", bench("a", "naive", 6, 100)+bench("a", "optimized", 3, 200))
+		text.Reset()
+		writeText(mustBuild(t, Options{}, p), &text)
+		if out := text.String(); strings.Contains(out, "every cell") || !strings.Contains(out, "¹ no ± interval with fewer than 6 samples") {
+			t.Errorf("want a footnote on the cells with 3 samples:\n%s", out)
 		}
 	})
 	t.Run("missing row", func(t *testing.T) {

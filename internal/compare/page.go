@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,19 +26,47 @@ func (r *Report) Page() *table.Page {
 		p.Details = append(p.Details, c.Key+": "+strings.Join(c.Values, " | "))
 	}
 	shown := make(map[string]bool)
+	// Too few samples for an interval in every cell: said once, not
+	// footnoted in every table.
+	everyCell := r.everyCellShort()
 	for _, t := range r.shownTables() {
-		tt := t.table()
+		tt := t.table(everyCell)
 		for _, n := range tt.Footnotes {
 			shown[n] = true
 		}
 		p.Tables = append(p.Tables, tt)
 	}
 	p.Notes = r.endNotes(shown)
+	if everyCell != "" {
+		p.Notes = append(p.Notes[:1], append([]string{"every cell: " + everyCell}, p.Notes[1:]...)...)
+	}
 	return p
 }
 
-// table is t as a table value.
-func (t *Table) table() *table.Table {
+// everyCellShort returns the note of too few samples for a confidence
+// interval if every cell of every shown table has it, else "".
+func (r *Report) everyCellShort() string {
+	note := ""
+	for _, t := range r.shownTables() {
+		for _, row := range t.Rows {
+			for _, c := range row.Cells {
+				if c == nil {
+					continue
+				}
+				i := slices.IndexFunc(c.Warnings, ciWarning.MatchString)
+				if i < 0 || (note != "" && reportNote(c.Warnings[i]) != note) {
+					return ""
+				}
+				note = reportNote(c.Warnings[i])
+			}
+		}
+	}
+	return note
+}
+
+// table is t as a table value; a cell's footnote of too few samples is
+// left out where every cell has it (shortNote).
+func (t *Table) table(shortNote string) *table.Table {
 	cols := []table.Column{{Name: t.RowHeader()}}
 	for j, c := range t.Columns {
 		cols = append(cols, table.Column{Group: c.Label, Name: t.Unit, Align: table.Right})
@@ -51,8 +80,12 @@ func (t *Table) table() *table.Table {
 		texts := t.rowTexts(row)
 		for j, c := range row.Cells {
 			cell, delta, test := table.Cell{}, table.Cell{}, table.Cell{}
+			if why := results.Absent(t.Unit); c == nil && why != "" {
+				cell = tt.Note(table.Cell{Text: "-"}, why)
+			}
 			if c != nil {
-				cell = tt.Note(table.Cell{Text: texts[j], Interval: ciText(c)}, cellNotes(c)...)
+				notes := slices.DeleteFunc(cellNotes(c), func(n string) bool { return n == shortNote })
+				cell = tt.Note(table.Cell{Text: texts[j], Interval: ciText(c)}, notes...)
 				if d := c.Delta; d != nil {
 					delta = tt.Note(table.Cell{Text: d.String(), Class: t.class(d)}, deltaNotes(d.Warnings)...)
 					test.Text = "(" + d.Comparison.String() + ")"

@@ -37,7 +37,7 @@ func readmeTable(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	center := func(unit, scenario, store string) float64 {
+	cell := func(unit, scenario, store string) *compare.Cell {
 		tab := rep.Table(unit)
 		if tab == nil {
 			t.Fatalf("reference run has no %s table", unit)
@@ -50,12 +50,13 @@ func readmeTable(t *testing.T) string {
 		}
 		for _, row := range tab.Rows {
 			if row.Label == scenario && col >= 0 && row.Cells[col] != nil {
-				return row.Cells[col].Center()
+				return row.Cells[col]
 			}
 		}
 		t.Fatalf("reference run has no %s for %s on %s", unit, scenario, store)
-		return 0
+		return nil
 	}
+	center := func(unit, scenario, store string) float64 { return cell(unit, scenario, store).Center() }
 	units := []string{results.UnitSec, results.UnitBytes, results.UnitAllocs}
 	var b strings.Builder
 	b.WriteString("| scenario |")
@@ -67,11 +68,25 @@ func readmeTable(t *testing.T) string {
 		b.WriteString("| " + sc + " |")
 		for _, u := range units {
 			for _, st := range []string{"naive", "optimized"} {
-				b.WriteString(" " + results.Format(center(u, sc, st), u) + " |")
+				c := cell(u, sc, st)
+				text := results.Format(c.Center(), u)
+				if vs := c.Sample.Values; results.IsCount(u) && vs[0] != vs[len(vs)-1] {
+					// A count that varies: its range, the median as precise.
+					lo, hi := results.FormatPair(vs[0], vs[len(vs)-1], u)
+					for _, other := range []float64{vs[0], vs[len(vs)-1]} {
+						if m, _ := results.FormatPair(c.Center(), other, u); len(m) > len(text) {
+							text = m
+						}
+					}
+					text += " (" + lo + "-" + hi + ")"
+				}
+				b.WriteString(" " + text + " |")
 			}
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("\nA count with a range varies between samples (its lowest-highest): the naive store generates an RSA-2048 default key on every refresh, " +
+		"whose allocations vary with the primes it draws; map growth varies a little with the runtime's random hash seeds. A count without one repeated exactly.\n")
 	fmt.Fprintf(&b, "\nRetained heap per certificate (noop-10000, P-256): naive %s, optimized %s.\n",
 		results.Format(center(results.UnitRetainedPerCert, "noop-10000", "naive"), results.UnitRetainedPerCert),
 		results.Format(center(results.UnitRetainedPerCert, "noop-10000", "optimized"), results.UnitRetainedPerCert))

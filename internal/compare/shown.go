@@ -41,11 +41,8 @@ func cellNotes(c *Cell) []string {
 			return append(notes, reportNote(m))
 		}
 	}
-	switch c.Summary.PctRangeString() {
-	case "?":
-		notes = append(notes, "no ± interval: the median is 0 and the interval is not, which no percentage of 0 can express")
-	case "∞":
-		notes = append(notes, "no ± interval: too few samples for a confidence interval")
+	if c.Summary.PctRangeString() == "?" { // "∞" (too few samples) is ciWarning's
+		notes = append(notes, "no ± interval: the confidence interval reaches 0, or the median is 0 and the interval is not: no percentage of the median expresses it")
 	}
 	return notes
 }
@@ -69,10 +66,10 @@ func reportNote(m string) string {
 		return ""
 	}
 	if s := ciWarning.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("no ± interval where a cell has fewer than %s samples: a confidence interval at level %s needs %s (more samples: certbench run --count %s)", s[1], s[2], s[1], s[1])
+		return fmt.Sprintf("no ± interval with fewer than %s samples: a confidence interval at level %s needs %s (measure with --count %s or more)", s[1], s[2], s[1], s[1])
 	}
 	if s := testWarning.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("~ where a cell has fewer than %s samples: the U test cannot reach p < %s with fewer (more samples: certbench run --count %s)", s[1], s[2], s[1])
+		return fmt.Sprintf("~ where a cell has fewer than %s samples: the U test cannot reach p < %s with fewer (measure with --count %s or more)", s[1], s[2], s[1])
 	}
 	return m
 }

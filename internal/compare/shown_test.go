@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
 )
 
 // TestShowsWhatInforms: the text and Markdown tables leave out what
@@ -44,7 +47,7 @@ func TestShowsWhatInforms(t *testing.T) {
 		for _, once := range []string{
 			"not shown: goroutines (0 in every sample); maxrss-B (the process's peak RSS, and the columns of each row come from one file, whose stores certbench run measures in one process)",
 			CorrectionNote,
-			"no ± interval: the median is 0 and the interval is not, which no percentage of 0 can express",
+			"no ± interval: the confidence interval reaches 0, or the median is 0 and the interval is not: no percentage of the median expresses it",
 		} {
 			if n := strings.Count(out, once); n != 1 {
 				t.Errorf("%s says %q %d times, want once:\n%s", name, once, n, out)
@@ -61,5 +64,44 @@ func TestShowsWhatInforms(t *testing.T) {
 	r = mustBuild(t, FileOptions(), base, one)
 	if h := r.Table("maxrss-B").Hidden; h != "" {
 		t.Errorf("maxrss-B between files hidden: %s", h)
+	}
+}
+
+// TestAbsentPeak: a store whose refreshes' peak heap was not read has a
+// "-" in the peak-B table that says why, not a blank.
+func TestAbsentPeak(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=naive 10 %d ns/op %d peak-B\n", 2000000+i, 140000+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=optimized 10 %d ns/op\n", 250000+i)
+	}
+	r := mustBuild(t, Options{}, writeFile(t, "peak.txt", b.String()))
+	var text bytes.Buffer
+	if err := writeText(r, &text); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "- ¹") || !strings.Contains(out, "¹ "+results.Absent(results.UnitPeak)) {
+		t.Errorf("the optimized store's absent peak-B is not a noted \"-\":\n%s", out)
+	}
+}
+
+// TestNewAllocations: an allocation where the base has none is "new
+// allocations" in every renderer, not benchstat's "?".
+func TestNewAllocations(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=lookup-1000/store=old 1000 %d ns/op 0 B/op 0 allocs/op\n", 200+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=lookup-1000/store=new 1000 %d ns/op 2.4 B/op 0.1 allocs/op\n", 200+i)
+	}
+	b.WriteString("Unit B/op assume=exact\nUnit allocs/op assume=exact\n")
+	r := mustBuild(t, Options{}, writeFile(t, "new.txt", b.String()))
+	for _, format := range []string{"text", "markdown", "csv", "html", "json"} {
+		var out bytes.Buffer
+		if err := table.Write(&out, format, r.Page(), r); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out.String(), "new allocations"); n < 2 || strings.Contains(out.String(), " ?") {
+			t.Errorf("%s: %d \"new allocations\" (want one per unit, B/op and allocs/op), or a \"?\":\n%s", format, n, out.String())
+		}
 	}
 }

@@ -78,7 +78,13 @@ func (s *Summary) headline() string {
 	fmt.Fprintf(&b, "allocated %s%s in %s objects%s", results.Format(s.Total(AllocSpace), "bytes"), per, results.Format(s.Total(AllocObjects), "count"), per)
 	if s.MemBytes > 0 {
 		div := float64(max(s.Ops, 1))
-		fmt.Fprintf(&b, " (MemStats: %s, %s objects)", results.Format(float64(s.MemBytes)/div, "bytes"), results.Format(float64(s.MemObjects)/div, "count"))
+		objects := results.Format(float64(s.MemObjects)/div, "count")
+		fmt.Fprintf(&b, " (MemStats: %s, %s objects", results.Format(float64(s.MemBytes)/div, "bytes"), objects)
+		if objects != results.Format(s.Total(AllocObjects), "count") {
+			// runtime: a tiny allocation that fits the current block is counted, not profiled.
+			b.WriteString(", which count each tiny allocation (under 16 B, no pointers) packed into a shared 16-byte block; the profile records the block once")
+		}
+		b.WriteString(")")
 	}
 	fmt.Fprintf(&b, "; store retains %s in %s objects", results.Format(s.Total(InuseSpace), "bytes"), results.Format(s.Total(InuseObjects), "count"))
 	return b.String()

@@ -120,9 +120,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"strict yes", "gate:\n  strict: yes\n", `c.yaml:2:11: gate.strict: want true or false, found "yes"`},
 		{"allow missing number", "gate:\n  allow_missing: 1\n", `c.yaml:2:18: gate.allow_missing: want true or false, found "1"`},
 		// Unknown and repeated fields.
-		{"typo", "gate:\n  alpah: 0.1\n", "c.yaml:2:3: gate.alpah: unknown field (known: alpha, min_samples"},
+		{"typo", "gate:\n  alpah: 0.1\n", "c.yaml:2:3: gate.alpah: unknown field; did you mean alpha? (known: alpha, min_samples"},
 		{"twice", "gate:\n  alpha: 0.05\n  strict: true\n  alpha: 0.01\n", "c.yaml:4:3: gate.alpha: set twice (first at line 2, column 3)"},
-		{"override typo", "gate:\n  overrides:\n    - scenarios: lookup-*\n      max:\n        sec/op: +1%\n", "c.yaml:3:7: gate.overrides[0].scenarios: unknown field (known: scenario, store, max)"},
+		{"override typo", "gate:\n  overrides:\n    - scenarios: lookup-*\n      max:\n        sec/op: +1%\n", "c.yaml:3:7: gate.overrides[0].scenarios: unknown field; did you mean scenario? (known: scenario, store, max)"},
 		// Overrides that do nothing or everything.
 		{"override without max", "gate:\n  overrides:\n    - scenario: x\n    - store: y\n", "c.yaml:3:7: gate.overrides[0]: no max: the override sets nothing"},
 		{"second override", "gate:\n  overrides:\n    - scenario: x\n      max: {sec/op: +1%}\n    - store: y\n", "c.yaml:5:7: gate.overrides[1]: no max"},

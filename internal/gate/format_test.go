@@ -77,3 +77,13 @@ func writeJSON(v *Verdict, w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v.JSON())
 }
+
+// TestChangeFromZero: a regression from no allocation says "new
+// allocations", not a percentage of 0.
+func TestChangeFromZero(t *testing.T) {
+	f := &Finding{Unit: results.UnitBytes, Base: 0, Head: 2.4, Status: Regressed}
+	row := findingsTable("Regressed", []*Finding{f}).Rows[0]
+	if got, want := row.Cells[4].Text, "+2.4 B (new allocations)"; got != want {
+		t.Errorf("change from 0 B/op: %q, want %q", got, want)
+	}
+}

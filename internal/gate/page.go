@@ -121,6 +121,8 @@ func (f *Finding) changeCell(t *table.Table) table.Cell {
 	switch {
 	case math.IsNaN(f.Base) || math.IsNaN(f.Head):
 		c.Text = "-"
+	case f.Base == 0 && f.Head > 0:
+		c.Text = results.FormatSigned(f.Change(), f.Unit) + " (" + results.FromZero(f.Unit) + ")"
 	case f.Method == SignedRank:
 		c.Text = results.FormatPercent(f.Percent())
 		c = t.Note(c, PairedNote)

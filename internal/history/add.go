@@ -26,12 +26,8 @@ func Check(path string) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range set.Warnings {
-		var me *results.MissingEndWarning
-		var ce *results.EndCountWarning
-		if errors.As(w, &me) || errors.As(w, &ce) {
-			return fmt.Errorf("refused: %w", w)
-		}
+	if err := set.Cut(); err != nil {
+		return fmt.Errorf("refused: %w", err)
 	}
 	for _, s := range set.Series {
 		if !results.IsCertbench(s.Result()) || s.GetConfig(results.VersionKey) == "" {

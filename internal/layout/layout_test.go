@@ -49,7 +49,7 @@ var rules = []rule{
 	{"internal/peerbuild", "a certbench binary whose peer stores run a proxy's code from local trees or releases", nil},
 	{"internal/peercheck", "a proxy's pull request checked: conformance, behaviour diff, gate, the proxy's own benchmarks, one comment", []string{"results", "scenarios", "internal/gate", "internal/ab", "internal/gobench", "internal/peerbuild", "internal/table"}},
 	{"internal/history", "results per commit (a directory or a git ref), change points and creep over commits", []string{"results", "internal/table"}},
-	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column", nil},
+	{"internal/yamlfile", "YAML input files decoded into structs, errors at file:line:column; the did-you-mean of every mistyped name", nil},
 	{"internal/callgrind", "valgrind's callgrind: client requests, running a program under it, reading a window's dump into the cost model", []string{"internal/simrand", "internal/cost"}},
 	{"internal/simrand", "the runtime's random stream lined up under the simulated CPU (imported by bench; its initialization runs before any store's)", nil},
 	{"internal/rendezvous", "processes that start timed work together (`run --sync`)", nil},

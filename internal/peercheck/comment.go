@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -244,8 +245,12 @@ func (r *Report) headline() string {
 	if r.Diff != nil && r.Diff.Differs {
 		parts = append(parts, "behaviour changed")
 	}
+	verdicts := []*gate.Verdict{r.SimGate, r.Gate, r.GoBench}
 	if r.costRegressed() {
 		parts = append(parts, "cost regressed")
+		if worst := changes(gate.Regressed, 3, verdicts...); len(worst) > 0 {
+			parts[len(parts)-1] += ": " + strings.Join(worst, "; ")
+		}
 	}
 	if u := r.Undecided(); u != "" {
 		parts = append(parts, "cost: not decided, "+u)
@@ -267,8 +272,8 @@ func (r *Report) headline() string {
 			parts = append(parts, stepNames[step]+" "+r.Skipped[step])
 		}
 	}
-	if r.Gate != nil {
-		parts = append(parts, improvements(r.Gate, 1)...)
+	if best := changes(gate.Improved, 1, verdicts...); len(best) > 0 {
+		parts = append(parts, "improved: "+best[0])
 	}
 	return strings.Join(parts, "; ")
 }
@@ -347,31 +352,47 @@ func (r *Report) verdictCell(v *gate.Verdict, step string) string {
 	default:
 		s = "✅ " + s
 	}
-	if best := improvements(v, 3); len(best) > 0 {
-		s += ": " + strings.Join(best, "; ")
+	// The regressions first, then what improved.
+	for _, st := range []struct {
+		status gate.Status
+		title  string
+	}{{gate.Regressed, "Regressed"}, {gate.Improved, "Improved"}} {
+		if fs := changes(st.status, 3, v); len(fs) > 0 {
+			s += ". " + st.title + ": " + strings.Join(fs, "; ")
+		}
 	}
 	return results.EscapeMarkdown(s)
 }
 
-// improvements describes the n largest relative improvements of a
-// verdict, allocations first.
-func improvements(v *gate.Verdict, n int) []string {
+// changes describes the n largest relative changes of status in the
+// verdicts (nil ones skipped), allocations first.
+func changes(status gate.Status, n int, vs ...*gate.Verdict) []string {
 	var fs []*gate.Finding
-	for _, f := range v.Findings {
-		if f.Status == gate.Improved {
-			fs = append(fs, f)
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		for _, f := range v.Findings {
+			if f.Status == status {
+				fs = append(fs, f)
+			}
 		}
 	}
 	rank := func(f *gate.Finding) int {
 		return (slices.Index([]string{results.UnitAllocs, results.UnitBytes}, f.Unit) + 3) % 3
 	}
 	slices.SortStableFunc(fs, func(a, b *gate.Finding) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Percent(), b.Percent()))
+		size := cmp.Compare(math.Abs(b.Percent()), math.Abs(a.Percent())) // largest first
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), size)
 	})
 	var out []string
 	for _, f := range fs[:min(n, len(fs))] {
-		out = append(out, fmt.Sprintf("%s %s %s → %s (%+.1f%%)", f.Label(), f.Unit,
-			results.Format(f.Base, f.Unit), results.Format(f.Head, f.Unit), f.Percent()))
+		change := results.FormatPercent(f.Percent())
+		if f.Base == 0 && f.Head > 0 {
+			change = results.FromZero(f.Unit)
+		}
+		out = append(out, fmt.Sprintf("%s %s %s → %s (%s)", f.Label(), f.Unit,
+			results.Format(f.Base, f.Unit), results.Format(f.Head, f.Unit), change))
 	}
 	return out
 }

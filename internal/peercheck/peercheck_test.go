@@ -80,7 +80,10 @@ func TestComment(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{Marker + "\n### ❌", "instructions/op on the simulated CPU", "| certbench's scenarios, simulated CPU | ❌ 1 regressed",
 		"| Manager\\_UpdateConfigs-2 | 1.25 ms | 3.91 KiB | 42 |", "Removed at the head (the base has them): `BenchmarkOld` (github.com/traefik/traefik/v3/pkg/tls)",
-		"Not gated: the base has none of the head's benchmarks in ./pkg/tls/...", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.4%)", "#### Behaviour changes", "traefik@head serves certificate 0 [\"a.a\" \"variant 1\"] of configuration 1", "(build 40s, conformance 10s, behaviour diff 20s, scenarios 25s)",
+		"Not gated: the base has none of the head's benchmarks in ./pkg/tls/...", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.39%)", "#### Behaviour changes",
+		// The regression first, named, then what improved: headline and rows.
+		"behaviour changed; cost regressed: lookup-1000/traefik instructions/op 50k → 55k (+10.00%); improved: lookup-1000/traefik allocs/op",
+		"| certbench's scenarios, simulated CPU | ❌ 1 regressed, 0 improved, 0 unchanged. Regressed: lookup-1000/traefik instructions/op 50k → 55k (+10.00%) |", "traefik@head serves certificate 0 [\"a.a\" \"variant 1\"] of configuration 1", "(build 40s, conformance 10s, behaviour diff 20s, scenarios 25s)",
 		"which the base keeps (in 4 runs)", "broke in one of 3 more (its answers vary between runs), not counted against the head: `Lookup/ChainAndKey`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comment lacks %q", want)

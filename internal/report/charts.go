@@ -67,6 +67,9 @@ func noteStyle() draw.TextStyle {
 }
 
 // panels returns the chart's panels, row by row.
+// Panels is the number of panels (plots) the chart draws.
+func (c *Chart) Panels() int { return len(c.panels()) }
+
 func (c *Chart) panels() []*plot.Plot {
 	var ps []*plot.Plot
 	for _, row := range c.plots {
@@ -571,6 +574,7 @@ type barValue struct {
 	center, lo, hi float64
 	n              int // samples; 0: not known
 	color          color.Color
+	note           string // instead of a value: why there is none
 }
 
 // bars draws a value per store: a bar from 0, or on a log axis (where a
@@ -599,6 +603,9 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.vals))-0.5
 	top, bottom := 0.0, math.Inf(1)
 	for _, v := range b.vals {
+		if v.note != "" {
+			continue
+		}
 		if !finite(v.center) {
 			// No range: the chart's axis check reports it.
 			return xmin, xmax, math.NaN(), math.NaN()
@@ -637,6 +644,10 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	for i, v := range b.vals {
 		x0, x1 := trX(float64(i)-0.3), trX(float64(i)+0.3)
 		xc := trX(float64(i))
+		if v.note != "" {
+			c.FillText(b.label, vg.Point{X: xc, Y: base + 4}, v.note)
+			continue
+		}
 		top := base
 		if v.center > 0 {
 			top = trY(v.center)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -42,8 +43,15 @@ type GateFinding struct {
 	Status    gate.Status `json:"status"`
 	Threshold string      `json:"threshold"`
 	Percent   *float64    `json:"percent"`
+	Base      *float64    `json:"base"`
 	BaseN     int         `json:"base_n"`
 	HeadN     int         `json:"head_n"`
+}
+
+// fromZero reports whether f went up from a base of 0 ("new
+// allocations"), which no percentage of the base can say.
+func (f GateFinding) fromZero() bool {
+	return f.Percent == nil && f.Base != nil && *f.Base == 0 && f.Status != gate.Unchanged
 }
 
 // label names f's benchmark as the gate's tables do (gate.Finding.Label).
@@ -111,9 +119,6 @@ func (g *GateResult) regression(label, unit string) (GateFinding, bool) {
 	return GateFinding{}, false
 }
 
-// percentText formats a change in percent as the gate's tables do.
-func percentText(p float64) string { return fmt.Sprintf("%+.2f%%", p) }
-
 // chart draws the findings as change in percent of the base, a panel
 // per metric that changed anywhere; nil if none did.
 func (g *GateResult) chart() *Chart {
@@ -123,9 +128,9 @@ func (g *GateResult) chart() *Chart {
 		var fs []GateFinding
 		changed := false
 		for _, f := range g.Findings {
-			if f.Unit == unit && f.Percent != nil && finite(*f.Percent) {
+			if f.Unit == unit && (f.fromZero() || f.Percent != nil && finite(*f.Percent)) {
 				fs = append(fs, f)
-				changed = changed || *f.Percent != 0
+				changed = changed || f.fromZero() || *f.Percent != 0
 			}
 		}
 		if changed {
@@ -141,7 +146,8 @@ func (g *GateResult) chart() *Chart {
 		ID:    "gate-changes",
 		Title: "The gate: change of head against base, in percent of base",
 		Caption: "Each gated metric's change as the gate measured it: head minus base in percent of base (medians; an exact metric's value), " +
-			"a bar from 0 and a dot at the value, so that even a change of a few hundredths of a percent shows; metrics unchanged everywhere are left out; " +
+			"written as the gate's tables write it (a factor, ×N, from +1,000% up); a bar from 0 and a dot at the value, so that even a change of a few hundredths of a percent shows; " +
+			"a panel with a change of +1,000% or more has a logarithmic axis of head / base instead; metrics unchanged everywhere are left out; " +
 			"red: regressed (fails the gate, labelled), green: improved, grey: unchanged or not tested; dashed red line: the metric's threshold (max). " +
 			"n = the samples of base/head, after each benchmark; no whiskers: the gate's test and p-value are in its table.",
 		plots: gridOf(panels, 2),
@@ -166,11 +172,17 @@ func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 	p := newPlot(infoOf(unit).title + " (" + unit + ")")
 	var maxText string
 	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
+	cb.ratio = slices.ContainsFunc(fs, func(f GateFinding) bool { return f.Percent != nil && *f.Percent >= 1000 })
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		j := len(fs) - 1 - i
 		names[j] = fmt.Sprintf("%s (n=%d/%d)", f.label(), f.BaseN, f.HeadN)
-		c := change{pct: *f.Percent, color: statusColor(f.Status), text: percentText(*f.Percent)}
+		c := change{color: statusColor(f.Status)}
+		if f.fromZero() { // a dot at no change, and what changed
+			c.text = results.FromZero(unit)
+		} else {
+			c.pct, c.text = *f.Percent, results.FormatPercent(*f.Percent)
+		}
 		if f.regressed() {
 			c.text += " regressed"
 		}
@@ -186,7 +198,12 @@ func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 	p.Add(grid, cb)
 	p.NominalY(names...)
 	p.X.Label.Text = "change, % of base"
-	p.X.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + "%" }}
+	p.X.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }}
+	if cb.ratio { // as the tables write +1,000% and up: a factor
+		p.X.Label.Text = "head / base"
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicker{format: func(v float64) string { return "×" + strconv.FormatFloat(v, 'g', 4, 64) }}
+	}
 	if finite(cb.max) {
 		if l, err := plotter.NewLine(plotter.XYs{{}, {X: 1}}); err == nil {
 			l.LineStyle = thresholdLine
@@ -206,52 +223,88 @@ type change struct {
 	text  string
 }
 
-// changeBars draws a bar per finding from 0 to its change, a dot at the
-// value and the value beside it, and the threshold.
+// changeBars draws a bar per finding from no change to its change, a dot
+// at the value and the value beside it (inside the bar where the panel
+// has no room), and the threshold.
 type changeBars struct {
 	vals  []change
 	max   float64 // the threshold in percent, NaN if none
+	ratio bool    // x is head / base (on a logarithmic axis), not percent
 	label text.Style
+}
+
+// x is where a change of pct percent lies on the axis.
+func (cb *changeBars) x(pct float64) float64 {
+	if cb.ratio {
+		return math.Max(1+pct/100, 1e-3) // -100%: at the floor
+	}
+	return pct
 }
 
 // DataRange implements plot.DataRanger, with room for the labels.
 func (cb *changeBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = cb.x(0), cb.x(0)
 	for _, c := range cb.vals {
-		xmin, xmax = math.Min(xmin, c.pct), math.Max(xmax, c.pct)
+		xmin, xmax = math.Min(xmin, cb.x(c.pct)), math.Max(xmax, cb.x(c.pct))
 	}
 	if finite(cb.max) {
-		xmax = math.Max(xmax, cb.max)
+		xmax = math.Max(xmax, cb.x(cb.max))
+	}
+	ymin, ymax = -0.5, float64(len(cb.vals))-0.5
+	if cb.ratio {
+		f := math.Pow(xmax/xmin, 0.2)
+		if xmin < 1 {
+			xmin /= f
+		}
+		return xmin, xmax * f, ymin, ymax
 	}
 	span := math.Max(xmax-xmin, 0.1)
-	if xmin < 0 {
-		xmin -= span * 0.45
+	if xmin < 0 { // room for labels, not below -100% (nothing left)
+		xmin = math.Max(xmin-span*0.25, math.Min(xmin, -100))
 	}
-	return xmin, xmax + span*0.45, -0.5, float64(len(cb.vals)) - 0.5
+	return xmin, xmax + span*0.25, ymin, ymax
 }
 
 // Plot implements plot.Plotter.
 func (cb *changeBars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	x0 := trX(0)
+	x0 := trX(cb.x(0))
 	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 0x44}, Width: vg.Points(0.8)}, x0, c.Min.Y, x0, c.Max.Y)
 	if finite(cb.max) {
-		xt := trX(cb.max)
+		xt := trX(cb.x(cb.max))
 		c.StrokeLine2(thresholdLine, xt, c.Min.Y, xt, c.Max.Y)
 	}
 	for i, v := range cb.vals {
 		y, h := trY(float64(i)), (trY(1)-trY(0))*0.3
-		x := trX(v.pct)
+		x := trX(cb.x(v.pct))
 		c.FillPolygon(v.color, []vg.Point{{X: x0, Y: y - h}, {X: x, Y: y - h}, {X: x, Y: y + h}, {X: x0, Y: y + h}})
 		c.DrawGlyph(draw.GlyphStyle{Color: v.color, Radius: dotRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: y})
 		st := cb.label
-		st.XAlign, x = draw.XLeft, x+dotRadius+2
-		if v.pct < 0 {
-			st.XAlign, x = draw.XRight, x-2*(dotRadius+2)
-		}
 		if v.color == regressedColor {
 			st.Color = regressedColor
 			st.Font.Weight = xfont.WeightBold
 		}
-		c.FillText(st, vg.Point{X: x, Y: y}, v.text)
+		w, pad := st.Width(v.text), vg.Length(dotRadius+2)
+		at := x + pad // beside the dot, away from no change
+		st.XAlign = draw.XLeft
+		if v.pct < 0 {
+			st.XAlign, at = draw.XRight, x-pad
+		}
+		// No room in the panel: inside the bar in white, or where the bar
+		// is too short for it, on the other side of no change.
+		if room := (v.pct >= 0 && at+w <= c.Max.X) || (v.pct < 0 && at-w >= c.Min.X); !room {
+			inside := x-x0 >= w+2*pad || x0-x >= w+2*pad
+			switch {
+			case inside && v.pct >= 0:
+				st.XAlign, at, st.Color = draw.XRight, x-pad, color.White
+			case inside:
+				st.XAlign, at, st.Color = draw.XLeft, x+pad, color.White
+			case v.pct >= 0:
+				st.XAlign, at = draw.XRight, x0-pad
+			default:
+				st.XAlign, at = draw.XLeft, x0+pad
+			}
+		}
+		c.FillText(st, vg.Point{X: at, Y: y}, v.text)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
+	"gonum.org/v1/plot"
 )
 
 // TestGateChartHighlightsRegressions: the gate's chart draws each
@@ -31,7 +32,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	if cb.max != 0 {
 		t.Errorf("threshold at %v%%, want the policy's +0%%", cb.max)
 	}
-	if _, _, _, xmax := cb.DataRange(); !(xmax > 0.08) {
+	if _, xmax, _, _ := cb.DataRange(); !(xmax > 0.08) {
 		t.Errorf("x axis up to %v: the +0.08%% regression is off the panel", xmax)
 	}
 
@@ -75,5 +76,49 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	}
 	if len(want) == 0 || red != len(want) {
 		t.Errorf("%d red panels, want one per regression (%d)", red, len(want))
+	}
+}
+
+// TestGateChartLargeChanges: a change the tables write as a factor
+// (+1,841.22% is ×19.41) is labelled so, on a logarithmic axis of head /
+// base; a panel of percents does not reach below -100%.
+func TestGateChartLargeChanges(t *testing.T) {
+	pct := func(v float64) *float64 { return &v }
+	fs := []GateFinding{
+		{Scenario: "a", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: "+2%", Percent: pct(1841.22), BaseN: 6, HeadN: 6},
+		{Scenario: "b", Store: "x", Unit: "B/op", Status: gate.Improved, Threshold: "+2%", Percent: pct(-96), BaseN: 6, HeadN: 6},
+	}
+	p, cb := changePlot("B/op", fs)
+	if got := cb.vals[1].text; got != "×19.41 regressed" || !cb.ratio {
+		t.Errorf("+1841.22%%: labelled %q (ratio axis %v), want \"×19.41 regressed\" as the gate's table writes it", got, cb.ratio)
+	}
+	if xmin, xmax, _, _ := cb.DataRange(); !(xmin > 0 && xmin < 0.04 && xmax > 19.41) {
+		t.Errorf("ratio axis %v..%v, want head/base from below ×0.04 to above ×19.41", xmin, xmax)
+	}
+	if _, ok := p.X.Scale.(plot.LogScale); !ok {
+		t.Error("ratio axis not logarithmic")
+	}
+	fs[0].Percent = pct(800)
+	_, cb = changePlot("B/op", fs)
+	if xmin, _, _, _ := cb.DataRange(); cb.ratio || xmin < -100 {
+		t.Errorf("-96%% and +800%%: axis from %v%% (ratio %v), want percent, not below -100%%", xmin, cb.ratio)
+	}
+}
+
+// TestGateChartNewAllocations: a regression from 0 (no percentage of the
+// base) is in the chart, labelled "new allocations".
+func TestGateChartNewAllocations(t *testing.T) {
+	zero := 0.0
+	g := &GateResult{Findings: []GateFinding{{Scenario: "lookup-1000", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: "+2%", Base: &zero, BaseN: 6, HeadN: 6}}}
+	ch := g.chart()
+	if ch == nil || ch.Panels() != 1 {
+		t.Fatal("a regression from 0 B/op: no panel")
+	}
+	svg, err := ch.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("new allocations regressed")) {
+		t.Error("the panel does not say \"new allocations regressed\"")
 	}
 }

@@ -295,7 +295,8 @@ func (r *Report) peakChart() *Chart {
 		ID:    "operators-peak-heap",
 		Title: "Peak heap of a refresh, per scenario",
 		Caption: "The largest live heap reached while one refresh runs (peak-B: an untimed refresh at GOGC=10, the live heap read at the end of every GC cycle, " +
-			"less the live heap before; about ±10% of the process's live heap; 0 where no growth showed above the live heap before), median of the n samples under each bar with its 95% confidence interval (whiskers). " +
+			"less the live heap before: low by at most about one collection's worth, 10% of the process's live heap; 0 where the refreshes allocated nothing), median of the n samples under each bar with its 95% confidence interval (whiskers). " +
+			"A store without a bar: " + results.Absent(results.UnitPeak) + ". " +
 			"Bars from 0 on a linear axis when the stores are within 30× of each other, else dots on a logarithmic axis (noted under the panel).",
 	})
 }

@@ -147,3 +147,33 @@ func TestOperatorChartsAbsent(t *testing.T) {
 		t.Errorf("%d operator charts, want none", len(rep.Operators))
 	}
 }
+
+// TestPeakNotRead: a store whose refresh's peak was not read (no peak-B)
+// is named in the peak panel as not read, with its B/op as the bound.
+func TestPeakNotRead(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=naive-2 10 %d ns/op 700000 B/op %d peak-B\n", 100000000+i, 140000+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=optimized-2 10 %d ns/op 41370 B/op\n", 500000+i)
+	}
+	rs, err := results.Read(strings.NewReader(b.String()), "peak.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Operators) != 1 {
+		t.Fatalf("%d operator charts, want the peak heap's", len(rep.Operators))
+	}
+	svg, err := rep.Operators[0].SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"optimized", "not read", "(at most its B/op,", "40.4 KiB)", "137 KiB"} {
+		if !bytes.Contains(svg, []byte(s)) {
+			t.Errorf("peak chart lacks %q", s)
+		}
+	}
+}

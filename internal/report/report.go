@@ -275,8 +275,12 @@ func (r *Report) scenarioChart(label string) *Chart {
 			// generations its connections hold (docs/measurements.md).
 			p.Title.Text += " (held generations included)"
 		}
-		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && f.Percent != nil {
-			p.Title.Text += "\nregressed " + percentText(*f.Percent) + " (max " + f.Threshold + ")"
+		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && (f.Percent != nil || f.fromZero()) {
+			change := results.FromZero(unit)
+			if f.Percent != nil {
+				change = results.FormatPercent(*f.Percent)
+			}
+			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold + ")"
 			p.Title.TextStyle.Color = regressedColor
 		}
 		panels = append(panels, p)
@@ -306,10 +310,20 @@ func barChart(panels []*plot.Plot, better []int, ch *Chart) *Chart {
 // accepts.
 func (r *Report) rowBars(t *compare.Table, row *compare.Row, keep func(*compare.Cell) bool) (stores []string, vals []barValue) {
 	for j, c := range row.Cells {
-		if c != nil && keep(c) {
+		switch {
+		case c != nil && keep(c):
 			stores = append(stores, r.tick(t.Columns[j].Label))
 			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, n: c.N(), color: r.columnColor(t.Columns[j].Label)})
+		case c == nil && results.Absent(t.Unit) != "": // peak-B: at most B/op
+			note := "not read"
+			if b, ok := valueOf(r.rowValues(results.UnitBytes, row.Label), t.Columns[j].Label); ok && t.Unit == results.UnitPeak {
+				note += "\n(at most its B/op,\n" + results.Format(b, results.UnitBytes) + ")"
+			}
+			stores, vals = append(stores, r.tick(t.Columns[j].Label)), append(vals, barValue{note: note})
 		}
+	}
+	if !slices.ContainsFunc(vals, func(v barValue) bool { return v.note == "" }) {
+		return nil, nil // nothing to draw
 	}
 	return stores, vals
 }

@@ -127,7 +127,7 @@ func TestPageNotesReadable(t *testing.T) {
 			t.Errorf("page has benchmath's bare warning %q", bare)
 		}
 	}
-	if !strings.Contains(html, "certbench run --count 6") {
-		t.Error("page does not say how to get an interval (more samples: certbench run --count 6)")
+	if !strings.Contains(html, "measure with --count 6 or more") {
+		t.Error("page does not say how to get an interval (measure with --count 6 or more)")
 	}
 }

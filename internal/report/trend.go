@@ -187,7 +187,7 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 		}
 		m.label = cp.Commit[:min(7, len(cp.Commit))] + " " + results.FormatSigned(cp.Delta, k.Unit)
 		if d, _, _, ok := cp.Relative(); ok {
-			m.label = cp.Commit[:min(7, len(cp.Commit))] + " " + percentText(100*d)
+			m.label = cp.Commit[:min(7, len(cp.Commit))] + " " + results.FormatPercent(100*d)
 		}
 		tr.marks = append(tr.marks, m)
 	}
@@ -372,7 +372,7 @@ func (tr *trend) Plot(c draw.Canvas, p *plot.Plot) {
 		c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}, vg.Point{X: x, Y: trY(hp.y)})
 		txt := tr.info.format(hp.y)
 		if tr.band.mid != 0 {
-			txt += "\n" + percentText(100*(hp.y-tr.band.mid)/math.Abs(tr.band.mid)) + " vs band"
+			txt += "\n" + results.FormatPercent(100*(hp.y-tr.band.mid)/math.Abs(tr.band.mid)) + " vs band"
 		}
 		// Right of the head, in the room DataRange keeps.
 		st := tr.label

@@ -323,7 +323,11 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) bool {
 			elem = fields[i].Type
 		} else {
 			if !rest { // an inline map takes, unchecked, what names no field
-				c.errorf(k, field, "unknown field (known: %s)", fieldNames(t, false))
+				names := []string{}
+				for _, f := range fields {
+					names = append(names, f.name)
+				}
+				c.errorf(k, field, "unknown field%s (known: %s)", DidYouMean(k.Value, names), fieldNames(t, false))
 			}
 			continue
 		}
@@ -503,4 +507,46 @@ func problemLine(data []byte, from int, msg string) int {
 		}
 	}
 	return 0
+}
+
+// DidYouMean is "; did you mean NAME?" for the name closest to word (a
+// prefix either way, or within a few edits), "" if none is close:
+// certbench's one suggestion for a mistyped field, flag, store or
+// scenario name.
+func DidYouMean(word string, names []string) string {
+	best, bestScore := "", [2]int{len(word)/3 + 2, 0}
+	for _, name := range names {
+		d := editDistance(word, name)
+		score := [2]int{d, d}
+		if strings.HasPrefix(name, word) || strings.HasPrefix(word, name) {
+			score[0] = min(d, 1)
+		}
+		if score[0] < bestScore[0] || (score[0] == bestScore[0] && best != "" && score[1] < bestScore[1]) {
+			best, bestScore = name, score
+		}
+	}
+	if best == "" || best == word {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := []int{i}
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur = append(cur, min(sub, prev[j]+1, cur[j-1]+1))
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
