@@ -169,7 +169,8 @@ func TestCIScript(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("one allocation per refresh: exit %d, want 1\n%s", code, log)
 	}
-	for _, want := range []string{"allocs/op", "mystore.(*Store).Update", "base binary from the cache", "base results from the cache"} {
+	for _, want := range []string{"allocs/op", "mystore.(*Store).Update", "base binary from the cache", "base results from the cache",
+		"where the cost moved, as differential flame graphs: flame.rotate-10-of-100.mystore.html"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("one allocation per refresh: the report does not name %q\n%s", want, log)
 		}
@@ -221,6 +222,11 @@ func TestCIScript(t *testing.T) {
 			if f == "sim-gate.json" && (!instr || !named) {
 				t.Errorf("%s: instructions/op regressed %v, example.com/mystore.(*Store).Update named %v\n%s", f, instr, named, log)
 			}
+		}
+		// The flame graph of the profiled regression, named in the summary.
+		if _, err := os.Stat(filepath.Join(lastOut, "sim-flame.rotate-10-of-100.mystore.html")); err != nil ||
+			!strings.Contains(readFile(t, filepath.Join(lastOut, "summary.md")), "sim-flame.rotate-10-of-100.mystore.html") {
+			t.Errorf("no flame graph of the simulated CPU's regression in the output or its summary (%v)", err)
 		}
 	}
 
