@@ -200,19 +200,29 @@ func Find(curves []Curve, family, store, unit string) *Curve {
 var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained, results.UnitRetainedPerCert,
 	results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen}
 
-// WriteTable writes, per family, the medians per pool size (a row per
-// unit and store) with the exponents, then the exponents' summary (a row
-// per family and unit, a column per store).
+// WriteTable writes, per family, the medians per pool size (FamilyTable),
+// then the exponents' summary (ExponentTable).
 func WriteTable(w io.Writer, curves []Curve) error {
 	families, stores := order(curves)
 	p := &table.Page{}
-	cols := []table.Column{{Name: "growth"}, {Name: "unit"}}
-	for _, st := range stores {
-		cols = append(cols, table.Column{Name: st})
-	}
-	sum := table.New("", cols...)
 	for _, fam := range families {
-		p.Tables = append(p.Tables, familyTable(curves, fam, stores))
+		p.Tables = append(p.Tables, FamilyTable(curves, fam, stores))
+	}
+	p.Tables = append(p.Tables, ExponentTable(curves))
+	return table.WriteText(w, p)
+}
+
+// ExponentTable is the exponents' summary of curves: a row per family and
+// unit, a column per store (growthText).
+func ExponentTable(curves []Curve) *table.Table {
+	families, stores := order(curves)
+	cols := []table.Column{{Name: "family"}, {Name: "unit"}}
+	for _, st := range stores {
+		cols = append(cols, table.Column{Name: st, Align: table.Right})
+	}
+	t := table.New("Growth exponents k (value ≈ c·N^k)", cols...)
+	t.Notes = []string{"k: least-squares slope of log(median) on log(N) over every size measured, with its R²; in parentheses, the slope between the two largest sizes."}
+	for _, fam := range families {
 		for _, unit := range TableUnits {
 			cells := []table.Cell{{Text: fam}, {Text: unit}}
 			found := false
@@ -224,12 +234,11 @@ func WriteTable(w io.Writer, curves []Curve) error {
 				cells = append(cells, table.Cell{Text: cell})
 			}
 			if found {
-				sum.Add(cells...)
+				t.Add(cells...)
 			}
 		}
 	}
-	p.Tables = append(p.Tables, sum)
-	return table.WriteText(w, p)
+	return t
 }
 
 // WriteReport writes what certbench sweep prints after a sweep: WriteTable,
@@ -267,8 +276,10 @@ func order(curves []Curve) (families, stores []string) {
 	return families, stores
 }
 
-// familyTable is WriteTable's table of one family.
-func familyTable(curves []Curve, fam string, stores []string) *table.Table {
+// FamilyTable is a family's medians with their 95% interval and sample
+// count at each pool size, a row per unit and store, and the fitted
+// exponents.
+func FamilyTable(curves []Curve, fam string, stores []string) *table.Table {
 	var sizes []int
 	for _, c := range curves {
 		if c.Family == fam {
@@ -279,10 +290,10 @@ func familyTable(curves []Curve, fam string, stores []string) *table.Table {
 	sizes = slices.Compact(sizes)
 	cols := []table.Column{{Name: "unit"}, {Name: "store"}}
 	for _, s := range sizes {
-		cols = append(cols, table.Column{Name: results.FormatInt(s), Align: table.Right})
+		cols = append(cols, table.Column{Name: "N = " + results.FormatInt(s), Align: table.Right})
 	}
-	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k last", Align: table.Right})
-	t := table.New(fam+": median (samples) at each N, "+SizeName(fam)+"; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
+	cols = append(cols, table.Column{Name: "k", Align: table.Right}, table.Column{Name: "k (last step)", Align: table.Right})
+	t := table.New(fam+": median [95% CI] (samples) at each N, "+SizeName(fam)+"; k: exponent of value ≈ c·N^k fitted over all sizes, and between the two largest sizes", cols...)
 	for _, unit := range TableUnits {
 		for _, st := range stores {
 			c := Find(curves, fam, st, unit)
@@ -291,17 +302,32 @@ func familyTable(curves []Curve, fam string, stores []string) *table.Table {
 			}
 			cells := []table.Cell{{Text: unit}, {Text: st}}
 			for _, s := range sizes {
-				cell := "-"
-				if i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s }); i >= 0 {
-					cell = fmt.Sprintf("%s (%d)", results.Format(c.Points[i].Center, unit), c.Points[i].N)
+				i := slices.IndexFunc(c.Points, func(p Point) bool { return p.Size == s })
+				if i < 0 {
+					cells = append(cells, t.Note(table.Cell{Text: "-"}, "not measured (skipped or over budget)"))
+					continue
 				}
-				cells = append(cells, table.Cell{Text: cell})
+				p := c.Points[i]
+				text := fmt.Sprintf("%s (%d)", results.Format(p.Center, unit), p.N)
+				if !math.IsInf(p.Lo, 0) && !math.IsInf(p.Hi, 0) && !math.IsNaN(p.Lo) && !math.IsNaN(p.Hi) {
+					text = fmt.Sprintf("%s [%s, %s] (%d)", results.Format(p.Center, unit), results.Format(p.Lo, unit), results.Format(p.Hi, unit), p.N)
+				}
+				cells = append(cells, table.Cell{Text: text})
 			}
-			k, last := "-", "-"
-			if !AllZero(c) {
-				k, last = exponentText(c.Fit, c.FitErr), exponentText(c.Last, c.LastErr)
+			for _, f := range []struct {
+				fit Fit
+				err error
+			}{{c.Fit, c.FitErr}, {c.Last, c.LastErr}} {
+				switch {
+				case AllZero(c):
+					cells = append(cells, table.Cell{Text: "0 at every size"})
+				case f.err != nil:
+					cells = append(cells, t.Note(table.Cell{Text: "-"}, f.err.Error()))
+				default:
+					cells = append(cells, table.Cell{Text: ExponentText(f.fit.Exponent)})
+				}
 			}
-			t.Add(append(cells, table.Cell{Text: k}, table.Cell{Text: last})...)
+			t.Add(cells...)
 		}
 	}
 	return t
@@ -336,10 +362,10 @@ func growthText(c *Curve) string {
 		}
 		return fmt.Sprintf("0 at %d of %d sizes, no fit", zeros, len(c.Points))
 	}
-	s := "N^" + exponentText(c.Fit, nil)
+	s := fmt.Sprintf("N^%s R²=%.3f", ExponentText(c.Fit.Exponent), c.Fit.R2)
 	if len(c.Points) >= 3 && c.LastErr == nil {
 		n := len(c.Points)
-		s += fmt.Sprintf(" (N^%s at %s-%s)", exponentText(c.Last, nil), results.FormatInt(c.Points[n-2].Size), results.FormatInt(c.Points[n-1].Size))
+		s += fmt.Sprintf(" (N^%s at %s-%s)", ExponentText(c.Last.Exponent), results.FormatInt(c.Points[n-2].Size), results.FormatInt(c.Points[n-1].Size))
 	}
 	return s
 }
@@ -363,13 +389,10 @@ func Summary(curves []Curve, unit string) []string {
 	return lines
 }
 
-func exponentText(f Fit, err error) string {
-	if err != nil {
-		return "-"
-	}
-	k := f.Exponent
+// ExponentText formats an exponent with two decimals, without "-0.00".
+func ExponentText(k float64) string {
 	if math.Abs(k) < 0.005 {
-		k = 0 // no "-0.00"
+		k = 0
 	}
 	return strconv.FormatFloat(k, 'f', 2, 64)
 }

@@ -837,9 +837,9 @@ func addGrowthCurve(p *plot.Plot, c *growth.Curve, g, withCI growthPoints, col c
 	name := c.Store
 	var fit plotter.XYs
 	if c.FitErr == nil {
-		name = c.Store + ": N^" + kText(c.Fit.Exponent)
+		name = c.Store + ": N^" + growth.ExponentText(c.Fit.Exponent)
 		if len(c.Points) >= 3 && c.LastErr == nil {
-			name += " (last step N^" + kText(c.Last.Exponent) + ")"
+			name += " (last step N^" + growth.ExponentText(c.Last.Exponent) + ")"
 		}
 		lo, hi := float64(c.Points[0].Size), float64(c.Points[len(c.Points)-1].Size)
 		fit = plotter.XYs{{X: lo, Y: c.Fit.Coefficient * math.Pow(lo, c.Fit.Exponent)}, {X: hi, Y: c.Fit.Coefficient * math.Pow(hi, c.Fit.Exponent)}}
