@@ -86,7 +86,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs.StringVar(&opts.GrowthChart, "growth-chart", "", "also write one growth chart to this .svg or .png `file`")
 	fs.StringVar(&opts.GrowthFamily, "growth-family", "", "sweep `family` of --growth-chart (default: the first)")
 	fs.StringVar(&opts.GrowthTitle, "growth-title", "", "`title` of --growth-chart (default: the family's)")
-	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{"sec/op", "retained-B"}, "`units` (metrics) of --growth-chart, comma-separated")
+	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{results.UnitSec, results.UnitRetained}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"slices"
+
 	"golang.org/x/perf/benchunit"
 )
 
@@ -220,6 +222,15 @@ var byUnit = func() map[string]UnitInfo {
 // Units returns the units certbench knows, in report order.
 func Units() []UnitInfo {
 	return append([]UnitInfo(nil), units...)
+}
+
+// Rank returns a unit's place in report order, in either spelling; a unit
+// certbench does not know comes after every one it knows.
+func Rank(unit string) int {
+	if i := slices.IndexFunc(units, func(u UnitInfo) bool { return u.Unit == unit || u.Tidy == unit }); i >= 0 {
+		return i
+	}
+	return len(units)
 }
 
 // Info returns what certbench knows of unit, in either spelling.

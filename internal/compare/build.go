@@ -185,10 +185,6 @@ func (r *Report) Table(unit string) *Table {
 	return nil
 }
 
-// unitOrder is the preferred order of tables.
-var unitOrder = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
-	results.UnitRetained, results.UnitRetainedPerCert, results.UnitGoroutines}
-
 // rawCell accumulates the values of one (unit, row, column) cell.
 type rawCell struct {
 	parts   [][]float64 // the sorted values of each series in the cell
@@ -375,7 +371,7 @@ func (b *builder) group(opts Options) (*grid, error) {
 	g.config = ConfigOf(matched, false)
 	benchproc.SortKeys(g.rowKeys)
 	benchproc.SortKeys(g.colKeys)
-	slices.SortStableFunc(g.units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+	slices.SortStableFunc(g.units, func(a, b string) int { return results.Rank(a) - results.Rank(b) })
 	return g, nil
 }
 
@@ -654,13 +650,6 @@ func selectColumns(columns []Column, order []string) ([]Column, error) {
 		out = append(out, columns[i])
 	}
 	return out, nil
-}
-
-func unitRank(unit string) int {
-	if i := slices.Index(unitOrder, unit); i >= 0 {
-		return i
-	}
-	return len(unitOrder)
 }
 
 // better is the direction of unit: its metadata, else results', else benchfmt's.

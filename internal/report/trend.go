@@ -58,7 +58,7 @@ func trendCharts(h *history.History, head *results.Set) []*Chart {
 				units = append(units, k.Unit)
 			}
 		}
-		slices.SortStableFunc(units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+		slices.SortStableFunc(units, func(a, b string) int { return results.Rank(a) - results.Rank(b) })
 		if slices.Contains(units, results.UnitRetainedPerCert) {
 			units = slices.DeleteFunc(units, func(u string) bool { return u == results.UnitRetained })
 		}
@@ -94,14 +94,6 @@ func benchmarks(h *history.History) []string {
 		}
 	}
 	return out
-}
-
-// unitRank orders units as the scenario charts do.
-func unitRank(u string) int {
-	if i := slices.Index(barUnits, u); i >= 0 {
-		return i
-	}
-	return len(barUnits)
 }
 
 // headValues returns the sorted samples of k in file of rs: its
