@@ -73,7 +73,7 @@ func TestWarningsOncePerKind(t *testing.T) {
 			t.Errorf("%s: no warning %q:\n%s", name, want, out)
 		}
 	}
-	if !strings.Contains(txt.String(), "not gated (no threshold): cpu-sec/op, gc-cpu-sec/op, gc-cpu-fraction, gc-cycles/op, peak-B\n") {
+	if !strings.Contains(txt.String(), "not gated (no threshold): cpu-sec/op, peak-B, gc-cpu-sec/op, gc-cpu-fraction, gc-cycles/op\n") {
 		t.Errorf("text: not-gated warning:\n%s", txt.String())
 	}
 

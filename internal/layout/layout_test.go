@@ -30,7 +30,7 @@ type rule struct {
 var rules = []rule{
 	{"certstore", "the contract: whole `Config`, `Store`, held `Generation`, lookup rules, reference matcher `Match`, registry", nil},
 	{"certgen", "deterministic issuers, leaves and pools, the pool cache, your certificates (PEM directory, Traefik file, Secret list)", []string{"certstore"}},
-	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests", []string{"certstore", "certgen", "results"}},
+	{"conformance", "the contract as checks: rules, differential pass, behaviour diff between two stores; `Run(t, New)` for a store's tests; `Isolated` runs them in a child process", []string{"certstore", "certgen", "results", "internal/table"}},
 	{"scenarios", "the scenario catalogue (embedded YAML), scenario files, sweep families", []string{"certstore", "certgen", "results", "internal/yamlfile"}},
 	{"stores/naive", "a model of Traefik v3's TLS manager refresh", []string{"certstore"}},
 	{"stores/optimized", "the optimized store", []string{"certstore"}},
