@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
@@ -13,10 +14,15 @@ import (
 	"github.com/certbench/certbench/scenarios"
 )
 
-// profileSimulated is certbench profile --instrument simulate: one sample
-// of each job under callgrind with stacks (certbench re-executes itself),
-// its window kept as DIR/<scenario>.<store>.sim.pb.gz, and their
-// summaries returned.
+// simWindows is how many windows profile --instrument simulate takes of
+// each job: their median is the profile, so that a cost in one window only
+// (the heap grown from the system) does not show as the store's.
+const simWindows = 3
+
+// profileSimulated is certbench profile --instrument simulate: simWindows
+// samples of each job under callgrind with stacks (certbench re-executes
+// itself), kept as DIR/<scenario>.<store>.<n>.sim.pb.gz, and the
+// summaries of each job's windows merged returned.
 func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJob) ([]*cost.Summary, error) {
 	var stores []certstore.Info
 	var scs []scenarios.Scenario
@@ -34,7 +40,13 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 	if !underCallgrind() {
 		return nil, reexecUnderCallgrind(ctx, opts.ioStreams, scs, callgrind.Options{CacheSim: opts.CacheSim, Stacks: true})
 	}
-	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: 1, Ops: opts.Ops, Instrument: bench.Simulate, Profiles: opts.Dir}
+	for _, j := range jobs { // an earlier run's windows would join these
+		old, _ := filepath.Glob(filepath.Join(opts.Dir, j.scenario.Name+"."+j.store.Name+".*sim.pb.gz"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
+	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: simWindows, Ops: opts.Ops, Instrument: bench.Simulate, Profiles: opts.Dir}
 	if opts.All && !opts.Quiet && isTerminal(opts.ioStreams.ErrOut) {
 		bopts.Progress = opts.ioStreams.ErrOut
 	}
@@ -43,11 +55,11 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 	}
 	var sums []*cost.Summary
 	for _, j := range jobs {
-		to := filepath.Join(opts.Dir, cost.SimFileName(j.scenario.Name, j.store.Name, 0))
-		if err := os.Rename(filepath.Join(opts.Dir, cost.SimFileName(j.scenario.Name, j.store.Name, 1)), to); err != nil {
+		ws, err := cost.LoadBenchmark(opts.Dir, j.scenario.Name, j.store.Name, true)
+		if err != nil {
 			return nil, err
 		}
-		p, err := cost.Load(to)
+		p, err := cost.Merge(ws...)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +67,7 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 		if err != nil {
 			return nil, err
 		}
-		sum.File = to
+		sum.File = filepath.Join(opts.Dir, j.scenario.Name+"."+j.store.Name+".{1-"+strconv.Itoa(simWindows)+"}.sim.pb.gz")
 		sums = append(sums, sum)
 	}
 	return sums, nil

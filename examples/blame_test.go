@@ -13,7 +13,7 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-var blameRuns = flag.Int("blame-runs", 3, "profiles of each side TestSimulatedBlame takes (10 by hand: -blame-runs 10)")
+var blameRuns = flag.Int("blame-runs", 2, "profiles of each side TestSimulatedBlame takes (10 by hand: -blame-runs 10)")
 
 // TestSimulatedBlame builds the example store's certbench binary as it
 // is and with moreInstructions planted in Update (a log tag built on the

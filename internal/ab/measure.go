@@ -310,10 +310,9 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores []s
 		to = filepath.Join(m.raw, Sides[i]+"-profiles")
 	}
 	args := []string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(g.scenarios, ","), "--dir", to}
-	fileName := cost.FileName
+	suffix := ".pb.gz" // the heap profile's, FileName; the simulated CPU's windows end .<n>.sim.pb.gz
 	if simulated {
-		args = append(args, "--instrument", "simulate")
-		fileName = func(sc, st string) string { return cost.SimFileName(sc, st, 0) }
+		args, suffix = append(args, "--instrument", "simulate"), ".sim.pb.gz"
 	}
 	args = append(args, Options{Ops: g.ops}.opsArgs()...)
 	if code, stderr, err := Command(ctx, side.Bin, io.Discard, args...); err != nil || code != 0 {
@@ -324,8 +323,15 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores []s
 	}
 	for _, sc := range g.scenarios {
 		for _, st := range run {
-			if err := renameProfile(filepath.Join(to, fileName(sc, st)), filepath.Join(dir, fileName(sc, side.As)), st, side); err != nil {
-				return err
+			files, _ := filepath.Glob(filepath.Join(to, sc+"."+st+".*"))
+			for _, from := range files {
+				rest := strings.TrimPrefix(filepath.Base(from), sc+"."+st)
+				if !strings.HasSuffix(rest, suffix) || simulated != strings.HasSuffix(rest, ".sim.pb.gz") {
+					continue
+				}
+				if err := renameProfile(from, filepath.Join(dir, sc+"."+side.As+rest), st, side); err != nil {
+					return err
+				}
 			}
 		}
 	}

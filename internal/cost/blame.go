@@ -40,13 +40,17 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]Site, error)
 	if err != nil {
 		return nil, err
 	}
-	b, err := CompareBoundary(ps[0], ps[1], sampleType)
+	b, err := CompareWindows(ps[0], ps[1], sampleType)
 	var sites []Site
 	var sides Sides
 	what := "store line"
 	switch {
 	case errors.Is(err, ErrNoStore):
-		c, err := Compare(ps[0], ps[1], sampleType)
+		base, head, err := merged(ps)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Compare(base, head, sampleType)
 		if err != nil {
 			return nil, err
 		}
@@ -66,24 +70,34 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]Site, error)
 	return sites, nil
 }
 
-// LoadBenchmark reads a benchmark's profile in dir: its heap profile
-// (FileName), or with simulated its samples of the simulated CPU
-// (SimFileName) merged into one (Merge). No such file is an error
-// wrapping ErrNoProfiles.
-func LoadBenchmark(dir, scenario, store string, simulated bool) (*profile.Profile, error) {
+// LoadBenchmark reads a benchmark's profiles in dir: its heap profile
+// (FileName), or with simulated its windows of the simulated CPU
+// (SimFileName). No such file is an error wrapping ErrNoProfiles.
+func LoadBenchmark(dir, scenario, store string, simulated bool) ([]*profile.Profile, error) {
+	name := scenario + "." + store
 	if !simulated {
 		path := filepath.Join(dir, FileName(scenario, store))
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s not found", ErrNoProfiles, path)
 		}
-		return Load(path)
+		p, err := Load(path)
+		return []*profile.Profile{p}, err
 	}
+	ps, err := loadWindows(dir, name)
+	if err == nil && len(ps) == 0 {
+		err = fmt.Errorf("%w: no %s in %s", ErrNoProfiles, SimFileName(scenario, store, 0), dir)
+	}
+	return ps, err
+}
+
+// loadWindows reads the profiles of the simulated CPU of a benchmark
+// ("<scenario>.<store>") in dir: NAME.sim.pb.gz and NAME.<n>.sim.pb.gz.
+func loadWindows(dir, name string) ([]*profile.Profile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	var ps []*profile.Profile
-	name := scenario + "." + store
 	for _, e := range entries {
 		rest, ok := strings.CutSuffix(e.Name(), ".sim.pb.gz")
 		sample, numbered := strings.CutPrefix(rest, name+".")
@@ -96,15 +110,12 @@ func LoadBenchmark(dir, scenario, store string, simulated bool) (*profile.Profil
 		}
 		ps = append(ps, p)
 	}
-	if len(ps) == 0 {
-		return nil, fmt.Errorf("%w: no %s in %s", ErrNoProfiles, SimFileName(scenario, store, 0), dir)
-	}
-	return Merge(ps...)
+	return ps, nil
 }
 
-// Merge merges profiles of the same benchmark (pprof's profile.Merge)
-// and records the sum of their ops, so that values per op are the mean
-// over all of them.
+// Merge merges windows of the same benchmark (pprof's profile.Merge) and
+// records the sum of their ops, so that values per op are the mean over
+// them.
 func Merge(ps ...*profile.Profile) (*profile.Profile, error) {
 	info := InfoOf(ps[0])
 	info.Ops = 0
@@ -120,13 +131,21 @@ func Merge(ps ...*profile.Profile) (*profile.Profile, error) {
 }
 
 // load reads a benchmark's profiles of both sides that hold unit.
-func (f Folders) load(scenario, store, unit string) (ps [2]*profile.Profile, err error) {
+func (f Folders) load(scenario, store, unit string) (ps [2][]*profile.Profile, err error) {
 	for i, dir := range []string{f.Base, f.Head} {
 		if ps[i], err = LoadBenchmark(dir, scenario, store, results.IsSimulated(unit)); err != nil {
 			return ps, err
 		}
 	}
 	return ps, nil
+}
+
+// merged returns each side's windows merged (Merge).
+func merged(ps [2][]*profile.Profile) (base, head *profile.Profile, err error) {
+	if base, err = Merge(ps[0]...); err == nil {
+		head, err = Merge(ps[1]...)
+	}
+	return base, head, err
 }
 
 // WriteFlame writes to path (.svg or .html) the differential flame graphs
@@ -139,7 +158,11 @@ func (f Folders) WriteFlame(path, scenario, store string, units []string) error 
 		if err != nil {
 			return err
 		}
-		fl, err := NewFlame(ps[0], ps[1], SampleTypeOf(unit))
+		base, head, err := merged(ps)
+		if err != nil {
+			return err
+		}
+		fl, err := NewFlame(base, head, SampleTypeOf(unit))
 		if err != nil {
 			return err
 		}
@@ -166,24 +189,42 @@ func (f Folders) Flames() ([]*Flame, error) {
 		return nil, err
 	}
 	var flames []*Flame
+	done := map[string]bool{}
 	for _, e := range entries {
-		var ps [2]*profile.Profile
-		for i, dir := range []string{f.Base, f.Head} {
-			if _, err := os.Stat(filepath.Join(f.Head, e.Name())); err != nil || !strings.HasSuffix(e.Name(), ".pb.gz") {
-				break
+		name, ok := strings.CutSuffix(e.Name(), ".pb.gz")
+		sampleType := AllocSpace
+		if sim, isSim := strings.CutSuffix(name, ".sim"); isSim {
+			// A benchmark's windows, NAME.<n>.sim.pb.gz, drawn merged.
+			if i := strings.LastIndexByte(sim, '.'); i > 0 && strings.Trim(sim[i+1:], "0123456789") == "" {
+				sim = sim[:i]
 			}
-			if ps[i], err = Load(filepath.Join(dir, e.Name())); err != nil {
+			name, sampleType = sim, Instructions
+		}
+		if !ok || done[name+sampleType] {
+			continue
+		}
+		done[name+sampleType] = true
+		var ps [2][]*profile.Profile
+		for i, dir := range []string{f.Base, f.Head} {
+			if sampleType == Instructions {
+				ps[i], err = loadWindows(dir, name)
+			} else if _, serr := os.Stat(filepath.Join(dir, e.Name())); serr == nil {
+				var p *profile.Profile
+				p, err = Load(filepath.Join(dir, e.Name()))
+				ps[i] = []*profile.Profile{p}
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
-		if ps[1] == nil {
+		if len(ps[0]) == 0 || len(ps[1]) == 0 {
 			continue
 		}
-		sampleType := AllocSpace
-		if strings.HasSuffix(e.Name(), ".sim.pb.gz") {
-			sampleType = Instructions
+		base, head, err := merged(ps)
+		if err != nil {
+			return nil, err
 		}
-		fl, err := NewFlame(ps[0], ps[1], sampleType)
+		fl, err := NewFlame(base, head, sampleType)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}

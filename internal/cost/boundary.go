@@ -3,6 +3,7 @@ package cost
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -46,11 +47,32 @@ var ErrNoStore = errors.New("no store frames in the profiles")
 // lines are matched per function by the library functions they call, so
 // that a line added in head is the line that grew, not the lines it moved.
 func CompareBoundary(base, head *profile.Profile, sampleType string) (*Boundary, error) {
-	sides, bi, hi, bd, hd, err := newSides(base, head, sampleType)
+	return CompareWindows([]*profile.Profile{base}, []*profile.Profile{head}, sampleType)
+}
+
+// CompareWindows is CompareBoundary of several windows a side (profiles of
+// one benchmark at one op count): a store line's value on a side is its
+// median over the side's windows, so that a cost that one window charged
+// elsewhere, or that only one window had, does not show as a change.
+func CompareWindows(bases, heads []*profile.Profile, sampleType string) (*Boundary, error) {
+	if len(bases) == 0 || len(heads) == 0 {
+		return nil, errors.New("profile: no windows to compare")
+	}
+	sides, bi, hi, bd, hd, err := newSides(bases[0], heads[0], sampleType)
 	if err != nil {
 		return nil, err
 	}
-	pkgs := StorePackages(base, head)
+	for _, ws := range [][]*profile.Profile{bases, heads} {
+		for _, w := range ws[1:] {
+			if err := CheckComparable(ws[0], w); err != nil {
+				return nil, err
+			}
+			if InfoOf(w).Ops != InfoOf(ws[0]).Ops {
+				return nil, fmt.Errorf("profile: windows of %d and %d ops", InfoOf(ws[0]).Ops, InfoOf(w).Ops)
+			}
+		}
+	}
+	pkgs := StorePackages(append(slices.Clone(bases), heads...)...)
 	if len(pkgs) == 0 {
 		return nil, ErrNoStore
 	}
@@ -59,7 +81,14 @@ func CompareBoundary(base, head *profile.Profile, sampleType string) (*Boundary,
 		in[p] = true
 	}
 	b := &Boundary{Sides: sides, StorePackages: pkgs}
-	bs, hs := chargeLines(base, bi, in), chargeLines(head, hi, in)
+	charge := func(ws []*profile.Profile, idx int) *charged {
+		var cs []*charged
+		for _, w := range ws {
+			cs = append(cs, chargeLines(w, idx, in))
+		}
+		return medianCharged(cs)
+	}
+	bs, hs := charge(bases, bi), charge(heads, hi)
 	b.BaseTotal, b.HeadTotal = float64(bs.total)/bd, float64(hs.total)/hd
 	b.BaseOutside, b.HeadOutside = float64(bs.outside)/bd, float64(hs.outside)/hd
 
@@ -76,6 +105,59 @@ func CompareBoundary(base, head *profile.Profile, sampleType string) (*Boundary,
 	}
 	sortSites(b.Lines)
 	return b, nil
+}
+
+// medianCharged returns one side's charges over its windows: each total,
+// line and callee at its median over them (0 in a window without it).
+func medianCharged(cs []*charged) *charged {
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	med := func(v func(c *charged) int64) int64 {
+		vals := make([]int64, len(cs))
+		for i, c := range cs {
+			vals[i] = v(c)
+		}
+		slices.Sort(vals)
+		return (vals[(len(vals)-1)/2] + vals[len(vals)/2]) / 2
+	}
+	out := &charged{total: med(func(c *charged) int64 { return c.total }), outside: med(func(c *charged) int64 { return c.outside }),
+		lines: map[string]map[int64]*chargedLine{}}
+	for _, c := range cs {
+		for fn, byLine := range c.lines {
+			if out.lines[fn] == nil {
+				out.lines[fn] = map[int64]*chargedLine{}
+			}
+			for line, cl := range byLine {
+				if out.lines[fn][line] == nil {
+					out.lines[fn][line] = &chargedLine{file: cl.file, line: line, callees: map[string]int64{}}
+				}
+				for callee := range cl.callees {
+					out.lines[fn][line].callees[callee] = 0
+				}
+			}
+		}
+	}
+	for fn, byLine := range out.lines {
+		for line, ml := range byLine {
+			get := func(c *charged) *chargedLine {
+				if cl := c.lines[fn][line]; cl != nil {
+					return cl
+				}
+				return &chargedLine{}
+			}
+			if ml.total = med(func(c *charged) int64 { return get(c).total }); ml.total == 0 {
+				delete(byLine, line)
+				continue
+			}
+			for callee := range ml.callees {
+				if ml.callees[callee] = med(func(c *charged) int64 { return get(c).callees[callee] }); ml.callees[callee] == 0 {
+					delete(ml.callees, callee)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // chargedLine is what the samples charged to one store line add up to.

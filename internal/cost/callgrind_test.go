@@ -3,6 +3,7 @@ package cost_test
 import (
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -274,4 +275,39 @@ func FuzzReadCallgrind(f *testing.F) {
 			}
 		}
 	})
+}
+
+// CompareWindows compares each store line's median over a side's
+// windows: a line that cost more in one window of three (the heap grown
+// from the system under it) is unchanged; a line that grew in every
+// window grew.
+func TestCompareWindows(t *testing.T) {
+	window := func(parse, grow int) *profile.Profile {
+		return readOne(t, fmt.Sprintf(`desc: Trigger: dump scenario=s store=x sample=1 ops=10
+events: Ir
+fl=(1) store.go
+fn=(1) example.com/s.parse
+10 %d
+cfn=(2) runtime.mmap'example.com/s.parse
+calls=1 1
+11 %d
+fn=(2)
+1 %d
+`, parse, grow, grow)).Profile
+	}
+	base := []*profile.Profile{window(1000, 0), window(1000, 50000), window(1002, 0)}
+	b, err := cost.CompareWindows(base, []*profile.Profile{window(1000, 0), window(1000, 0), window(1000, 0)}, cost.Instructions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Lines) != 0 {
+		t.Errorf("lines that changed: %+v, want none (the outlier is one window's)", b.Lines)
+	}
+	b, err = cost.CompareWindows(base, []*profile.Profile{window(1500, 0), window(1500, 0), window(1500, 50000)}, cost.Instructions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := b.Grew(0); len(g) != 1 || g[0].Line != 10 || g[0].Base != 100 || g[0].Head != 150 {
+		t.Errorf("grew %+v, want store.go:10 from 100 to 150 per op", g)
+	}
 }
