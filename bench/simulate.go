@@ -9,10 +9,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/simrand"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"golang.org/x/perf/benchfmt"
@@ -42,14 +45,11 @@ func CallgrindFileName(scenario, store string, sample int) string {
 }
 
 // SimulateOps returns the ops per sample of sc under the Simulate
-// instrument when no op count is given: the scenario's SimulateOps if
-// set, else for startup scenarios one (a fresh store loading thousands
-// of certificates is a long window under callgrind), else its Ops.
+// instrument when no op count is given: the clock's (sc.Ops), but one for
+// a startup scenario, whose ops are alike and independent (each a fresh
+// store loading thousands of certificates: a long window under callgrind).
 func SimulateOps(sc scenarios.Scenario) int {
-	switch {
-	case sc.SimulateOps > 0:
-		return sc.SimulateOps
-	case sc.Kind == scenarios.Startup:
+	if sc.Kind == scenarios.Startup {
 		return 1
 	}
 	return sc.Ops
@@ -60,8 +60,12 @@ func SimulateOps(sc scenarios.Scenario) int {
 // with the collector off (so no cycle's work lands in one sample only; B/op
 // shows what is left to collect) and the heap profiler off (it samples at
 // random). GOMAXPROCS=1 and callgrind.GODEBUG make the scheduler
-// deterministic. Each (scenario, store) gets a warm-up sample outside any
-// window: a process's first sample grows the heap and counts differently.
+// deterministic. Each sample runs on one thread whose random stream is
+// reset (simrand.Reset) before the store is made and before the window,
+// so that the store's maps draw the same seeds in every sample, on a
+// goroutine whose stack is grown before (no stack copy in a window). Each
+// (scenario, store) gets a warm-up sample outside any window: a process's
+// first sample grows the heap and counts differently.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's file.
@@ -100,26 +104,37 @@ func newSimulator(keep string) (*simulator, error) {
 	return &simulator{session: session, keep: keep}, nil
 }
 
-// window runs f in a callgrind window (see simulator) and returns what
-// callgrind counted, and the allocation counters over the window.
+// window runs f as a window does (see simulator), in a callgrind window
+// unless sim.warm, and returns what callgrind counted (nil for a warm-up)
+// and the allocation counters over f.
 func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Profile, bytes, allocs uint64, err error) {
 	var m0, m1 runtime.MemStats
-	w := sim.session.NewWindow(sim.label)
-	file := w.File
+	var w *callgrind.Window
+	if !sim.warm {
+		w = sim.session.NewWindow(sim.label)
+	}
 	debug.FreeOSMemory()
 	old := debug.SetGCPercent(-1)
 	// A store that panics in f leaves the collector as it was (the
 	// window itself closes; see callgrind.Window.Run).
 	defer debug.SetGCPercent(old)
 	runtime.ReadMemStats(&m0)
+	// The collection made the scavenger (and what else waits for it)
+	// runnable: it runs now rather than at the window's first preemption.
+	time.Sleep(time.Millisecond)
+	sim.reset()
+	if w == nil {
+		f()
+		return nil, 0, 0, nil
+	}
 	w.Run(f)
 	runtime.ReadMemStats(&m1)
 	debug.SetGCPercent(old)
-	if p, err = sim.session.Read(sim.label, file); err != nil {
+	if p, err = sim.session.Read(sim.label, w.File); err != nil {
 		return nil, 0, 0, err
 	}
 	if sim.keep != "" {
-		if err := os.Rename(file, filepath.Join(sim.keep, CallgrindFileName(scenario, store, sim.sample))); err != nil {
+		if err := os.Rename(w.File, filepath.Join(sim.keep, CallgrindFileName(scenario, store, sim.sample))); err != nil {
 			return nil, 0, 0, fmt.Errorf("bench: keeping the callgrind file: %w", err)
 		}
 	}
@@ -130,28 +145,102 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 var errNoInstructions = errors.New("the callgrind dump has no instruction counts (Ir)")
 
 // simulatedValues returns instructions/op, and est-cycles/op when the
-// dump has the cache simulation's events.
+// dump has the cache simulation's events, of what the window counted less
+// the Go scheduler's work (see schedulerCost).
 func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
-	ir, ok := p.Total("Ir")
-	if !ok {
+	ir := p.Event("Ir")
+	if ir < 0 || ir >= len(p.Totals) {
 		return nil, errNoInstructions
 	}
-	vals := []benchfmt.Value{{Value: float64(ir) / float64(ops), Unit: results.UnitInstructions}}
+	sched := &callgrind.Profile{Events: p.Events, Totals: schedulerCost(p)}
+	vals := []benchfmt.Value{{Value: float64(p.Totals[ir]-sched.Totals[ir]) / float64(ops), Unit: results.UnitInstructions}}
 	if est, ok := p.EstCycles(); ok {
-		vals = append(vals, benchfmt.Value{Value: est / float64(ops), Unit: results.UnitEstCycles})
+		s, _ := sched.EstCycles()
+		vals = append(vals, benchfmt.Value{Value: (est - s) / float64(ops), Unit: results.UnitEstCycles})
 	}
 	return vals, nil
 }
 
+// The Go scheduler's functions: what runs when a goroutine stops running
+// until the next one runs. The runtime's monitor thread (sysmon) preempts
+// a goroutine that ran 10 ms of wall time, so how often the scheduler runs
+// in a window depends on the machine's load (about a thousand instructions
+// each time). switchers are those that leave the stack they were called
+// on: callgrind cannot see them return, and charges what runs after them
+// to their calls, so only their own instructions are theirs.
+var (
+	scheduler = map[string]bool{"runtime.newstack": true, "runtime.gopreempt_m": true, "runtime.goschedImpl": true,
+		"runtime.park_m": true, "runtime.schedule": true, "runtime.findRunnable": true, "runtime.execute": true}
+	switchers = map[string]bool{"runtime.morestack.abi0": true, "runtime.morestack_noctxt.abi0": true,
+		"runtime.newstack.abi0": true, "runtime.mcall": true, "runtime.gogo.abi0": true, "gogo": true}
+)
+
+// schedulerCost returns, per event, what the scheduler's functions cost
+// in p: their own instructions, and the calls the non-switchers among
+// them made outside the scheduler (locks, timers, handing the thread's P
+// on, ...). With the stack grown before the window, newstack runs only to
+// preempt (or to grow a goroutine the store started).
+func schedulerCost(p *callgrind.Profile) []uint64 {
+	cost := make([]uint64, len(p.Events))
+	add := func(v []uint64) {
+		for i := range min(len(v), len(cost)) {
+			cost[i] += v[i]
+		}
+	}
+	for _, f := range p.Functions {
+		name, _, _ := strings.Cut(f.Name, "'") // a context's function
+		if !scheduler[name] && !switchers[name] {
+			continue
+		}
+		add(f.Self)
+		if switchers[name] {
+			continue
+		}
+		for _, c := range f.Calls {
+			callee, _, _ := strings.Cut(c.Callee.Name, "'")
+			if !scheduler[callee] && !switchers[callee] {
+				add(c.Inclusive)
+			}
+		}
+	}
+	return cost
+}
+
+// reset resets the calling thread's random stream (see simulator); a nil
+// simulator does nothing.
+func (sim *simulator) reset() {
+	if sim != nil {
+		simrand.Reset()
+	}
+}
+
+// stackDepth is how deep growStack goes: 16 frames of 64 KiB.
+const stackDepth = 16
+
+// growStack grows the goroutine's stack to hold depth frames of 64 KiB
+// (the runtime does not shrink it under callgrind.GODEBUG).
+//
+//go:noinline
+func growStack(depth int) byte {
+	var frame [64 << 10]byte
+	frame[depth] = byte(depth)
+	if depth > 0 {
+		return growStack(depth-1) + frame[depth]
+	}
+	return frame[0]
+}
+
 // reseedMaps remakes the maps of w's configurations, each right after
-// simrand.Realign, so that their hash seeds agree between processes
+// simrand.Reset, so that their hash seeds agree between processes
 // (Build makes them while timing moves the random stream).
 func reseedMaps(w *scenarios.Workload) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for _, cfg := range append(w.Configs[:len(w.Configs):len(w.Configs)], w.Next) {
 		if cfg == nil || cfg.Stores == nil {
 			continue
 		}
-		callgrind.Realign()
+		simrand.Reset()
 		m := make(map[string]certstore.StoreConfig, len(cfg.Stores))
 		for _, name := range slices.Sorted(maps.Keys(cfg.Stores)) {
 			m[name] = cfg.Stores[name]
