@@ -60,12 +60,14 @@ func SimulateOps(sc scenarios.Scenario) int {
 // with the collector off (so no cycle's work lands in one sample only; B/op
 // shows what is left to collect) and the heap profiler off (it samples at
 // random). GOMAXPROCS=1 and callgrind.GODEBUG make the scheduler
-// deterministic. Each sample runs on one thread whose random stream is
-// reset (simrand.Reset) before the store is made and before the window,
-// so that the store's maps draw the same seeds in every sample, on a
-// goroutine whose stack is grown before (no stack copy in a window). Each
-// (scenario, store) gets a warm-up sample outside any window: a process's
-// first sample grows the heap and counts differently.
+// deterministic, and memory the runtime reuses always cleared. Each sample
+// runs on one thread whose random stream is reset (simrand.Reset) before
+// the store is made and before the window, so that the store's maps draw
+// the same seeds in every sample, on a goroutine whose stack is grown
+// before (no stack copy in a window). Each (scenario, store) gets a
+// warm-up sample under a window's conditions, uncounted: a process's first
+// sample grows the heap and counts differently. What a window leaves out
+// of the count: uncounted.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's file.
@@ -75,6 +77,9 @@ type simulator struct {
 	// label names the next window, sample numbers it (from 1).
 	label  string
 	sample int
+	// zeroed is the most a window allocated (the warm-ups' bytes) for
+	// which the heap's never-used memory was pushed away (see window).
+	zeroed, need uint64
 }
 
 // session is the process's callgrind session: callgrind numbers its dumps
@@ -113,6 +118,15 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 	if !sim.warm {
 		w = sim.session.NewWindow(sim.label)
 	}
+	if sim.need > sim.zeroed {
+		// Memory the heap never used is known to be zero: an object
+		// there is not cleared. So that no window gets any (it would
+		// count fewer instructions than the others), a block larger than
+		// the window will allocate is taken from the top of the heap,
+		// untouched, and freed: the memory below it counts as used.
+		sink = make([]byte, 2*sim.need+8<<20)
+		sink, sim.zeroed = nil, sim.need
+	}
 	debug.FreeOSMemory()
 	old := debug.SetGCPercent(-1)
 	// A store that panics in f leaves the collector as it was (the
@@ -125,6 +139,8 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 	sim.reset()
 	if w == nil {
 		f()
+		runtime.ReadMemStats(&m1)
+		sim.need = max(sim.need, m1.TotalAlloc-m0.TotalAlloc)
 		return nil, 0, 0, nil
 	}
 	w.Run(f)
@@ -141,55 +157,68 @@ func (sim *simulator) window(scenario, store string, f func()) (p *callgrind.Pro
 	return p, m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs, nil
 }
 
+// sink keeps the block that window takes from being optimized away.
+var sink []byte
+
 // errNoInstructions is returned when a dump has no Ir event.
 var errNoInstructions = errors.New("the callgrind dump has no instruction counts (Ir)")
 
 // simulatedValues returns instructions/op, and est-cycles/op when the
 // dump has the cache simulation's events, of what the window counted less
-// the Go scheduler's work (see schedulerCost).
+// what it leaves out (see uncounted).
 func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
 	ir := p.Event("Ir")
 	if ir < 0 || ir >= len(p.Totals) {
 		return nil, errNoInstructions
 	}
-	sched := &callgrind.Profile{Events: p.Events, Totals: schedulerCost(p)}
-	vals := []benchfmt.Value{{Value: float64(p.Totals[ir]-sched.Totals[ir]) / float64(ops), Unit: results.UnitInstructions}}
+	left := &callgrind.Profile{Events: p.Events, Totals: uncounted(p)}
+	vals := []benchfmt.Value{{Value: float64(p.Totals[ir]-left.Totals[ir]) / float64(ops), Unit: results.UnitInstructions}}
 	if est, ok := p.EstCycles(); ok {
-		s, _ := sched.EstCycles()
-		vals = append(vals, benchfmt.Value{Value: (est - s) / float64(ops), Unit: results.UnitEstCycles})
+		l, _ := left.EstCycles()
+		vals = append(vals, benchfmt.Value{Value: (est - l) / float64(ops), Unit: results.UnitEstCycles}) // linear in the events
 	}
 	return vals, nil
 }
 
-// The Go scheduler's functions: what runs when a goroutine stops running
-// until the next one runs. The runtime's monitor thread (sysmon) preempts
-// a goroutine that ran 10 ms of wall time, so how often the scheduler runs
-// in a window depends on the machine's load (about a thousand instructions
-// each time). switchers are those that leave the stack they were called
-// on: callgrind cannot see them return, and charges what runs after them
-// to their calls, so only their own instructions are theirs.
+// The Go runtime's work a window leaves out, by function: what it costs
+// depends on the clock or on chance, not on the measured code.
+//   - The scheduler: what runs when a goroutine stops running until the
+//     next one runs. The runtime's monitor thread (sysmon) preempts a
+//     goroutine that ran 10 ms of wall time, so how often the scheduler
+//     runs in a window depends on the machine's load (about a thousand
+//     instructions each time).
+//   - The misses of the caches of type assertions and type switches: a
+//     miss adds its type to the cache about once in 1,024 (less as the
+//     cache grows), so a process's caches fill at random, over many
+//     windows. Left out, a window counts them full: the steady state.
+//
+// switchers are functions that leave the stack they were called on:
+// callgrind cannot see them return, and charges what runs after them to
+// their calls, so only their own instructions are theirs.
 var (
-	scheduler = map[string]bool{"runtime.newstack": true, "runtime.gopreempt_m": true, "runtime.goschedImpl": true,
-		"runtime.park_m": true, "runtime.schedule": true, "runtime.findRunnable": true, "runtime.execute": true}
+	leftOut = map[string]bool{"runtime.newstack": true, "runtime.gopreempt_m": true, "runtime.goschedImpl": true,
+		"runtime.park_m": true, "runtime.schedule": true, "runtime.findRunnable": true, "runtime.execute": true,
+		"runtime.typeAssert": true, "runtime.interfaceSwitch": true}
 	switchers = map[string]bool{"runtime.morestack.abi0": true, "runtime.morestack_noctxt.abi0": true,
 		"runtime.newstack.abi0": true, "runtime.mcall": true, "runtime.gogo.abi0": true, "gogo": true}
 )
 
-// schedulerCost returns, per event, what the scheduler's functions cost
-// in p: their own instructions, and the calls the non-switchers among
-// them made outside the scheduler (locks, timers, handing the thread's P
-// on, ...). With the stack grown before the window, newstack runs only to
-// preempt (or to grow a goroutine the store started).
-func schedulerCost(p *callgrind.Profile) []uint64 {
+// uncounted returns, per event, what the functions left out cost in p:
+// their own instructions, and the calls the non-switchers among them made
+// to other functions (locks, timers, handing the thread's P on, itab
+// lookups, ...). With the stack grown before the window, newstack runs
+// only to preempt (or to grow a goroutine the store started).
+func uncounted(p *callgrind.Profile) []uint64 {
 	cost := make([]uint64, len(p.Events))
 	add := func(v []uint64) {
 		for i := range min(len(v), len(cost)) {
 			cost[i] += v[i]
 		}
 	}
+	out := func(name string) bool { return leftOut[name] || switchers[name] }
 	for _, f := range p.Functions {
 		name, _, _ := strings.Cut(f.Name, "'") // a context's function
-		if !scheduler[name] && !switchers[name] {
+		if !out(name) {
 			continue
 		}
 		add(f.Self)
@@ -197,8 +226,7 @@ func schedulerCost(p *callgrind.Profile) []uint64 {
 			continue
 		}
 		for _, c := range f.Calls {
-			callee, _, _ := strings.Cut(c.Callee.Name, "'")
-			if !scheduler[callee] && !switchers[callee] {
+			if callee, _, _ := strings.Cut(c.Callee.Name, "'"); !out(callee) {
 				add(c.Inclusive)
 			}
 		}

@@ -22,9 +22,12 @@ var ErrUnsupported = fmt.Errorf("simulated CPU needs linux/amd64 (callgrind clie
 
 // GODEBUG is what a Go program needs to run under callgrind
 // deterministically: valgrind cannot decode RDTSCP (SIGILL), preemption
-// signals trip callgrind, and a stack shrunk before a window would be
-// grown again inside it in some samples only.
-const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1"
+// signals trip callgrind, a stack shrunk before a window would be grown
+// again inside it in some samples only, and memory returned to the system
+// with MADV_DONTNEED is known to be zero (the runtime does not clear an
+// object there, so whether a window clears its objects would depend on
+// what was returned before; with MADV_FREE it clears them all).
+const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1,madvdontneed=0"
 
 // Files in Options.Dir, and what Command tells the program it runs.
 const (
