@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -164,74 +163,19 @@ var sink []byte
 var errNoInstructions = errors.New("the callgrind dump has no instruction counts (Ir)")
 
 // simulatedValues returns instructions/op, and est-cycles/op when the
-// dump has the cache simulation's events, of what the window counted less
-// what it leaves out (see uncounted).
+// dump has the cache simulation's events, of what the window counted
+// (callgrind.Profile.Counted).
 func simulatedValues(p *callgrind.Profile, ops int) ([]benchfmt.Value, error) {
 	ir := p.Event("Ir")
 	if ir < 0 || ir >= len(p.Totals) {
 		return nil, errNoInstructions
 	}
-	left := &callgrind.Profile{Events: p.Events, Totals: uncounted(p)}
-	vals := []benchfmt.Value{{Value: float64(p.Totals[ir]-left.Totals[ir]) / float64(ops), Unit: results.UnitInstructions}}
-	if est, ok := p.EstCycles(); ok {
-		l, _ := left.EstCycles()
-		vals = append(vals, benchfmt.Value{Value: (est - l) / float64(ops), Unit: results.UnitEstCycles}) // linear in the events
+	counted := &callgrind.Profile{Events: p.Events, Totals: p.Counted()}
+	vals := []benchfmt.Value{{Value: float64(counted.Totals[ir]) / float64(ops), Unit: results.UnitInstructions}}
+	if est, ok := counted.EstCycles(); ok {
+		vals = append(vals, benchfmt.Value{Value: est / float64(ops), Unit: results.UnitEstCycles})
 	}
 	return vals, nil
-}
-
-// The Go runtime's work a window leaves out, by function: what it costs
-// depends on the clock or on chance, not on the measured code.
-//   - The scheduler: what runs when a goroutine stops running until the
-//     next one runs. The runtime's monitor thread (sysmon) preempts a
-//     goroutine that ran 10 ms of wall time, so how often the scheduler
-//     runs in a window depends on the machine's load (about a thousand
-//     instructions each time).
-//   - The misses of the caches of type assertions and type switches: a
-//     miss adds its type to the cache about once in 1,024 (less as the
-//     cache grows), so a process's caches fill at random, over many
-//     windows. Left out, a window counts them full: the steady state.
-//
-// switchers are functions that leave the stack they were called on:
-// callgrind cannot see them return, and charges what runs after them to
-// their calls, so only their own instructions are theirs.
-var (
-	leftOut = map[string]bool{"runtime.newstack": true, "runtime.gopreempt_m": true, "runtime.goschedImpl": true,
-		"runtime.park_m": true, "runtime.schedule": true, "runtime.findRunnable": true, "runtime.execute": true,
-		"runtime.typeAssert": true, "runtime.interfaceSwitch": true}
-	switchers = map[string]bool{"runtime.morestack.abi0": true, "runtime.morestack_noctxt.abi0": true,
-		"runtime.newstack.abi0": true, "runtime.mcall": true, "runtime.gogo.abi0": true, "gogo": true}
-)
-
-// uncounted returns, per event, what the functions left out cost in p:
-// their own instructions, and the calls the non-switchers among them made
-// to other functions (locks, timers, handing the thread's P on, itab
-// lookups, ...). With the stack grown before the window, newstack runs
-// only to preempt (or to grow a goroutine the store started).
-func uncounted(p *callgrind.Profile) []uint64 {
-	cost := make([]uint64, len(p.Events))
-	add := func(v []uint64) {
-		for i := range min(len(v), len(cost)) {
-			cost[i] += v[i]
-		}
-	}
-	out := func(name string) bool { return leftOut[name] || switchers[name] }
-	for _, f := range p.Functions {
-		name, _, _ := strings.Cut(f.Name, "'") // a context's function
-		if !out(name) {
-			continue
-		}
-		add(f.Self)
-		if switchers[name] {
-			continue
-		}
-		for _, c := range f.Calls {
-			if callee, _, _ := strings.Cut(c.Callee.Name, "'"); !out(callee) {
-				add(c.Inclusive)
-			}
-		}
-	}
-	return cost
 }
 
 // reset resets the calling thread's random stream (see simulator); a nil

@@ -23,11 +23,12 @@ var ErrUnsupported = fmt.Errorf("simulated CPU needs linux/amd64 (callgrind clie
 // GODEBUG is what a Go program needs to run under callgrind
 // deterministically: valgrind cannot decode RDTSCP (SIGILL), preemption
 // signals trip callgrind, a stack shrunk before a window would be grown
-// again inside it in some samples only, and memory returned to the system
+// again inside it in some samples only, memory returned to the system
 // with MADV_DONTNEED is known to be zero (the runtime does not clear an
 // object there, so whether a window clears its objects would depend on
-// what was returned before; with MADV_FREE it clears them all).
-const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1,madvdontneed=0"
+// what was returned before; with MADV_FREE it clears them all), and the
+// heap profiler samples allocations at random and unwinds their stacks.
+const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1,madvdontneed=0,memprofilerate=0"
 
 // Files in Options.Dir, and what Command tells the program it runs.
 const (
@@ -50,6 +51,9 @@ type Options struct {
 	Dir      string // where callgrind writes; it must exist
 	CacheSim bool   // the cache simulation (I1mr, D1mr, ... beside Ir), slower
 	Valgrind string // the executable; "" looks it up in PATH
+	// Whole counts the whole program (instrumentation on from the start)
+	// instead of the windows a Session opens.
+	Whole bool
 }
 
 // Find returns the path of the valgrind executable (Options.Valgrind, or
@@ -73,7 +77,7 @@ func Find(valgrind string) (path, version string, err error) {
 // Args returns valgrind's arguments to run a program under callgrind as
 // certbench does: collection on in every thread but instrumentation off
 // at the start (the program switches it on around what it measures, see
-// Session), one file per thread (Session.Read leaves sysmon's out),
+// Session; on with Whole), one file per thread (Session.Read leaves sysmon's out),
 // recursions not separated (Go's goroutine stack switches would otherwise
 // split functions into name'2, name'3...), output files and valgrind's
 // own messages (LogFile) in o.Dir, and the cache simulation if asked.
@@ -86,6 +90,9 @@ func (o Options) Args() []string {
 		"--separate-threads=yes",
 		"--callgrind-out-file=" + filepath.Join(o.Dir, OutFile),
 		"--log-file=" + filepath.Join(o.Dir, LogFile),
+	}
+	if o.Whole {
+		args[2] = "--instr-atstart=yes"
 	}
 	if o.CacheSim {
 		args = append(args, "--cache-sim=yes", "--I1="+CacheI1, "--D1="+CacheD1, "--LL="+CacheLL)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // A Session is the measured program's side of a run made by Command: it
@@ -80,7 +81,8 @@ func (w *Window) Run(f func()) {
 }
 
 // Read reads the dump of the window labelled label, one file per thread
-// (file-01, file-02, ...), checks that it is that window's, and merges
+// (file-01, file-02, ...), checks that it is that window's (any, for the
+// label "": a program counted Whole ends in OutFile-01, ...), and merges
 // the threads' costs into one Profile, the runtime's sysmon thread left
 // out: it wakes up with the clock, not with the measured code. With Keep
 // it writes the merged threads' files to file (one part per thread,
@@ -102,7 +104,7 @@ func (s *Session) Read(label, file string) (*Profile, error) {
 		if len(ps) != 1 {
 			return nil, fmt.Errorf("callgrind: %s: %d parts, want 1", name, len(ps))
 		}
-		if got, _ := ps[0].Label(); got != sanitize(label) {
+		if got, _ := ps[0].Label(); label != "" && got != sanitize(label) {
 			return nil, fmt.Errorf("callgrind: %s holds the dump of %q, want %q (did something else dump?)", name, got, label)
 		}
 		if slices.ContainsFunc(ps[0].Functions, func(f *Function) bool { return f.Name == "runtime.sysmon" }) {
@@ -128,4 +130,79 @@ func removeThreads(file string) {
 	for _, n := range names {
 		os.Remove(n)
 	}
+}
+
+// Counted returns, per event, p's totals less what the Go runtime spent
+// on work whose cost depends on the clock or on chance, not on the
+// measured code:
+//   - The scheduler: what runs when a goroutine stops running until the
+//     next one runs. The runtime's monitor thread (sysmon) preempts a
+//     goroutine that ran 10 ms of wall time, so how often the scheduler
+//     runs depends on the machine's load (about a thousand instructions
+//     each time). The stack is grown before a window, so newstack runs
+//     there only to preempt (or to grow a goroutine the code started).
+//   - The misses of the caches of type assertions and type switches: a
+//     miss adds its type to the cache about once in 1,024 (less as the
+//     cache grows), so a process's caches fill at random, over many
+//     windows. Left out, a count takes them as full: the steady state.
+//   - The refills of a P's page cache: 64 pages at a time, so in some
+//     windows and not in others, depending on what the last one left.
+//
+// What those functions cost is their own instructions and their calls of
+// the runtime's helpers they use (locks, timers, handing the thread on,
+// itab lookups, page bitmaps). Their other calls are not theirs: the scheduler switches
+// stacks to run a goroutine, callgrind cannot see the switch return, and
+// charges what runs after it to a call of whatever it resumes.
+func (p *Profile) Counted() []uint64 {
+	left := make([]uint64, len(p.Events))
+	add := func(v []uint64) {
+		for i := range min(len(v), len(left)) {
+			left[i] += v[i]
+		}
+	}
+	for _, f := range p.Functions {
+		if name, _, _ := strings.Cut(f.Name, "'"); !leftOut[name] { // a context's function
+			continue
+		}
+		add(f.Self)
+		for _, c := range f.Calls {
+			if callee, _, _ := strings.Cut(c.Callee.Name, "'"); helpers[callee] {
+				add(c.Inclusive)
+			}
+		}
+	}
+	counted := slices.Clone(p.Totals)
+	for i := range counted {
+		counted[i] -= min(counted[i], left[i])
+	}
+	return counted
+}
+
+// What Counted leaves out, by function (see there): those whose own
+// instructions it leaves out, and the helpers whose calls from them it
+// does.
+var (
+	leftOut = set("runtime.newstack", "runtime.newstack.abi0", "runtime.morestack.abi0", "runtime.morestack_noctxt.abi0",
+		"runtime.gopreempt_m", "runtime.goschedImpl", "runtime.mcall", "runtime.park_m", "runtime.schedule",
+		"runtime.findRunnable", "runtime.execute", "runtime.gogo.abi0", "gogo",
+		"runtime.typeAssert", "runtime.interfaceSwitch", "runtime.(*pageAlloc).allocToCache")
+	helpers = set("runtime.lock2", "runtime.unlock2", "runtime.unlock2Wake", "runtime.casgstatus", "runtime.nanotime1.abi0",
+		"runtime.(*timers).check", "runtime.checkTimersNoP", "runtime.checkRunqsNoP", "runtime.checkIdleGCNoP",
+		"runtime.globrunqgetbatch", "runtime.runqputbatch", "runtime.injectglist", "runtime.(*lfstack).pop",
+		"runtime.(*m).clearAllpSnapshot", "runtime.(*m).snapshotAllp", "runtime.pidleget", "runtime.pidleput",
+		"runtime.releasep", "runtime.stealWork", "runtime.stopm", "runtime.wakep", "runtime.resetspinning",
+		"runtime.startlockedm", "runtime.stoplockedm", "runtime.netpoll", "runtime.gcWriteBarrier2",
+		"runtime.(*gcControllerState).findRunnableGCWorker", "runtime.(*gcControllerState).addIdleMarkWorker",
+		"runtime.(*gcControllerState).releaseNextGCMarkWorker", "runtime.gcShouldScheduleWorker",
+		"runtime.parkunlock_c", "runtime.chanparkcommit", "runtime.shrinkstack",
+		"runtime.getitab", "runtime.buildTypeAssertCache", "runtime.buildInterfaceSwitchCache",
+		"runtime.(*pageAlloc).find", "runtime.(*pageAlloc).update", "runtime.(*pallocBits).find", "runtime.(*scavengeIndex).alloc")
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }

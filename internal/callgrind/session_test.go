@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -259,5 +260,30 @@ func TestSeedMustHaveTwoHalves(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := callgrind.StartFixedSeed(cmd, [16]byte{1, 2, 3}); err == nil || cmd.Process != nil {
 		t.Errorf("a seed with a zero half: error %v, process %v", err, cmd.Process)
+	}
+}
+
+// TestCounted checks what Counted leaves out of a window: the scheduler's
+// own instructions and its calls of the runtime's helpers, but not what
+// callgrind charges to a call of the goroutine it resumes, nor the
+// measured code's own calls of the same helpers.
+func TestCounted(t *testing.T) {
+	fn := func(name string, self uint64, calls ...*callgrind.Call) *callgrind.Function {
+		return &callgrind.Function{Name: name, Self: []uint64{self, self / 10}, Calls: calls}
+	}
+	call := func(f *callgrind.Function, incl uint64) *callgrind.Call {
+		return &callgrind.Call{Callee: f, Count: 1, Inclusive: []uint64{incl, incl / 10}}
+	}
+	lock := fn("runtime.lock2", 300)
+	work := fn("main.work", 10000, call(lock, 100))
+	p := &callgrind.Profile{Events: []string{"Ir", "Dr"}, Totals: []uint64{12000, 1200}, Functions: []*callgrind.Function{
+		work, lock,
+		// A preemption: the scheduler's own 500, its lock 200, and what
+		// callgrind charged to resuming main.work (not the scheduler's).
+		fn("runtime.schedule'runtime.goschedImpl", 500, call(lock, 200), call(work, 9000)),
+		fn("runtime.mcall", 20, call(work, 9000)),
+	}}
+	if got, want := p.Counted(), []uint64{12000 - 500 - 200 - 20, 1200 - 50 - 20 - 2}; !slices.Equal(got, want) {
+		t.Errorf("Counted() = %v, want %v", got, want)
 	}
 }
