@@ -9,5 +9,5 @@ func Parse(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("regressions: unknown variant %q (want none, allocs, bytes, slow, work or janitor)", s)
+	return "", fmt.Errorf("regressions: unknown variant %q (want none, allocs, bytes, slow, work, janitor or cachewalk)", s)
 }
