@@ -13,9 +13,10 @@
 //   - [Janitor]: a goroutine and [JanitorBytes] per published generation,
 //     alive until that generation is collected (a held generation's cost).
 //   - [CacheWalk]: lookups answered from a cache of answers (filled on a
-//     miss, emptied by Update) that every lookup walks, as a cache that
-//     expires its entries on lookup does: a lookup costs in proportion to
-//     the names looked up since the last refresh.
+//     miss, emptied by Update) of which every lookup walks a sixteenth, as
+//     a cache that expires its entries on lookup, a few at a time, does: a
+//     lookup costs in proportion to the names looked up since the last
+//     refresh.
 //   - [None] changes nothing (for A/A controls).
 package regressions
 
@@ -247,8 +248,8 @@ func (s *cacheWalk) Update(cfg *certstore.Config) error {
 	return s.Store.Update(cfg)
 }
 
-// Certificate walks the store's cached answers, then answers from the
-// cache, or from the wrapped store into the cache.
+// Certificate walks a sixteenth of the store's cached answers, then
+// answers from the cache, or from the wrapped store into the cache.
 func (s *cacheWalk) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	var sni string
 	if hello != nil {
@@ -256,7 +257,11 @@ func (s *cacheWalk) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	left := len(s.cache[store]) / 16
 	for name, c := range s.cache[store] {
+		if left--; left < 0 {
+			break
+		}
 		if c == nil || len(name) > len(sni) {
 			s.walks++
 		}
