@@ -101,10 +101,6 @@ func newSimulator(keep string) (*simulator, error) {
 		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, sessionErr)
 	}
 	session.Keep = keep != ""
-	// The heap profiler samples an allocation at random intervals and
-	// unwinds its stack: thousands of instructions, in some windows and
-	// not others. Nothing reads the profile of a simulated run.
-	runtime.MemProfileRate = 0
 	return &simulator{session: session, keep: keep}, nil
 }
 

@@ -25,14 +25,12 @@ func newABCmd() *cobra.Command {
 in --count interleaved rounds (ABBA), gates them paired by round with the
 base's certbench.yaml, and names the sites that grew after an allocation
 regression; --simulate also gates instructions/op. --bench gates the
-module's own go test benchmarks too, built at both trees (any Go module: one
-without a certbench binary, or with --scenarios none, gets them only); with
---simulate they are counted on the simulated CPU, per op and exact. A base
-commit's binary and results are cached (--cache). Exit codes: 0 pass, 1
-regression, 2 bad input.`,
+module's own go test benchmarks too (any Go module; without a certbench
+binary, or with --scenarios none, only them), on the simulated CPU with
+--simulate. A base commit's binary and results are cached (--cache).
+Exit codes: 0 pass, 1 regression, 2 bad input.`,
 		Example: `  certbench ab main
-  certbench ab --dir mystore --stores mystore --count 6 origin/main
-  certbench ab --bench . --bench-packages ./pkg/... --simulate --scenarios none main`,
+  certbench ab --bench . --bench-packages ./pkg/... --simulate origin/main`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -75,7 +73,6 @@ regression, 2 bad input.`,
 	f.StringVar(&o.WallMax, "wall-max", "+25%", "with --simulate, the sec/op and cpu-sec/op `threshold` (policy: the policy's)")
 	f.StringVar(&bench.Bench, "bench", "", "gate the module's go test benchmarks matching `regexp` too")
 	f.StringSliceVar(&bench.Packages, "bench-packages", []string{"./..."}, "with --bench, the `packages` (patterns relative to the module)")
-	f.StringVar(&bench.Benchtime, "benchtime", gobench.DefaultBenchtime, "with --bench, the clock's fixed iteration `count` (Nx)")
 	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir`")
 	f.BoolVar(&noCache, "no-cache", false, "build and measure the base again")
 	return cmd
