@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,7 +132,8 @@ func TestABBenchSimulated(t *testing.T) {
 }
 
 // TestSimulateFallsBack counts BenchmarkWork on the simulated CPU and
-// sends BenchmarkSleep, which waits, to the clock with a note.
+// sends BenchmarkSleep, which waits, to the clock with a note; a benchmark
+// whose setup draws crypto/rand counts alike in every run.
 func TestSimulateFallsBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs test binaries under valgrind")
@@ -140,21 +142,37 @@ func TestSimulateFallsBack(t *testing.T) {
 		t.Skip("no valgrind, or not amd64")
 	}
 	sleep := "package lib\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSleep(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\ttime.Sleep(time.Millisecond)\n\t}\n}\n"
-	dir := tinyModule(t, "\tsink = append(sink[:0], make([]byte, 64))\n", "lib/sleep_test.go", sleep)
-	res, err := Run(t.Context(), Options{Base: dir, Head: dir, Packages: []string{"./lib"}, Rounds: 1, Benchtime: "5x", Simulate: true, SimCount: 1, Out: t.TempDir()})
+	random := "package lib\n\nimport (\n\tcrand \"crypto/rand\"\n\t\"testing\"\n)\n\nfunc BenchmarkRandomSetup(b *testing.B) {\n\tvar r [1]byte\n\tcrand.Read(r[:])\n" +
+		"\tx := uint64(1)\n\tfor i := 0; i < 1000*(1+int(r[0])); i++ {\n\t\tx ^= x << 13\n\t\tx ^= x >> 7\n\t\tx ^= x << 17\n\t}\n\tb.ResetTimer()\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n\tsink = append(sink, make([]byte, x&1))\n}\n"
+	dir := tinyModule(t, "\tsink = append(sink[:0], make([]byte, 64))\n", "lib/sleep_test.go", sleep, "lib/random_test.go", random)
+	res, err := Run(t.Context(), Options{Base: dir, Head: dir, Packages: []string{"./lib"}, Rounds: 1, Benchtime: "5x", Simulate: true, SimCount: 2, Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "BenchmarkSleep (example.com/tiny/lib) ran on the clock: it waits") {
 		t.Errorf("notes %q, want one: BenchmarkSleep waits", res.Notes)
 	}
-	for file, want := range map[string]string{res.SimBase: "Work", res.Base: "Sleep"} {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(res.SimBase), "bin", "base", "0.lib.test.sim")); err != nil {
+		t.Errorf("no test binary with crypto/rand's stream fixed: %v", err)
+	}
+	var randomIR []float64
+	for file, want := range map[string]string{res.SimBase: "RandomSetup Work", res.SimHead: "RandomSetup Work", res.Base: "Sleep"} {
 		set, err := results.Load(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(set.Series) != 1 || !strings.Contains(string(set.Series[0].Name), want) {
-			t.Errorf("%s holds %d series (%v), want %s's only", filepath.Base(file), len(set.Series), set.Series, want)
+		var names []string
+		for _, s := range set.Series {
+			names = append(names, strings.TrimPrefix(topLevel(string(s.Name)), "Benchmark")) // no -GOMAXPROCS
+			if m := s.Metric(results.UnitInstructions); m != nil && strings.Contains(string(s.Name), "Random") {
+				randomIR = append(randomIR, m.Values...)
+			}
 		}
+		if slices.Sort(names); strings.Join(names, " ") != want {
+			t.Errorf("%s holds %q, want %s", filepath.Base(file), names, want)
+		}
+	}
+	if len(randomIR) != 4 || slices.Max(randomIR) > slices.Min(randomIR)*1.0005 {
+		t.Errorf("BenchmarkRandomSetup's instructions/op %v: want 4 samples within 0.05%% (crypto/rand's stream fixed)", randomIR)
 	}
 }

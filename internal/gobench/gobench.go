@@ -70,6 +70,8 @@ type Package struct {
 	Base, Head string
 
 	declares  bool            // its test files at the head declare a Benchmark function
+	name      string          // the package's name
+	sims      [2]string       // the test binaries counted on the simulated CPU, by side
 	simulated map[string]bool // the benchmarks counted on the simulated CPU
 }
 
@@ -204,19 +206,21 @@ func (opts *Options) check() error {
 // prepare builds package p's test binary (the i-th) on both sides and adds
 // it to res.Packages with its benchmarks by side, or says why not.
 func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package) error {
-	for _, side := range []string{"base", "head"} {
-		tree := opts.Base
-		if side == "head" {
-			tree = opts.Head
-		}
+	for k, side := range ab.Sides {
+		tree := treeOf(opts, k)
 		bin := filepath.Join(opts.Out, "bin", side, fmt.Sprintf("%d.%s.test", i, filepath.Base(p.ImportPath)))
 		logf(opts.Log, "gobench: go test -c %s (%s)", p.ImportPath, side)
-		ok, err := buildTest(ctx, tree, p, bin)
+		ok, err := buildTest(ctx, tree, p, bin, "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", side, err)
 		}
 		if !ok {
 			continue
+		}
+		if opts.Simulate {
+			if p.sims[k], err = simBinary(ctx, opts.Out, tree, p, bin); err != nil {
+				return fmt.Errorf("%s: %w", side, err)
+			}
 		}
 		if side == "base" {
 			p.Base = bin
@@ -321,7 +325,7 @@ func goEnv() []string {
 
 // listPackages resolves patterns in tree.
 func listPackages(ctx context.Context, tree string, patterns []string) ([]*Package, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Error,TestGoFiles,XTestGoFiles", "--"}, patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Name,Dir,Error,TestGoFiles,XTestGoFiles", "--"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = tree, goEnv()
 	var stderr bytes.Buffer
@@ -334,8 +338,8 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p struct {
-			ImportPath, Dir string
-			Error           *struct{ Err string }
+			ImportPath, Name, Dir string
+			Error                 *struct{ Err string }
 			TestGoFiles     []string
 			XTestGoFiles    []string
 		}
@@ -352,7 +356,7 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
 		}
-		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel,
+		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel, name: p.Name,
 			declares: declaresBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...))})
 	}
 	if len(pkgs) == 0 {
@@ -361,16 +365,21 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	return pkgs, nil
 }
 
-// buildTest builds p's test binary in tree; false when it is missing
-// there or has no tests.
-func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, error) {
+// buildTest builds p's test binary in tree (with the -overlay file
+// overlay, if set); false when it is missing there or has no tests.
+func buildTest(ctx context.Context, tree string, p *Package, bin, overlay string) (bool, error) {
 	if _, err := os.Stat(filepath.Join(tree, p.Dir)); err != nil {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return false, err
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./"+filepath.ToSlash(p.Dir))
+	args := []string{"test", "-c", "-o", bin}
+	if overlay != "" {
+		// The linker lets only testing/cryptotest reach the hook.
+		args = append(args, "-overlay", overlay, "-ldflags=-checklinkname=0")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+filepath.ToSlash(p.Dir))...)
 	cmd.Dir, cmd.Env = tree, goEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -3,6 +3,7 @@ package gobench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,7 +20,6 @@ import (
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/profile"
 	"github.com/certbench/certbench/results"
-	pprofile "github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -51,6 +51,59 @@ const (
 	// than natively (measured: 40-70 on certbench's benchmarks).
 	simSlowdown = 60
 )
+
+// simBinary builds p's test binary for the simulated CPU: bin with a test
+// file added (go test -overlay) whose init gives crypto/rand a fixed
+// stream (Go's testing hook crypto/internal/rand.SetTestingReader, as
+// testing/cryptotest uses it), so that a benchmark that generates keys or
+// draws random inputs does the same work in every run. Where it does not
+// build, bin is returned as it is.
+func simBinary(ctx context.Context, out, tree string, p *Package, bin string) (string, error) {
+	dir := filepath.Join(out, "overlay")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	src, overlay := filepath.Join(dir, filepath.Base(bin)+".go"), filepath.Join(dir, filepath.Base(bin)+"."+filepath.Base(tree)+".json")
+	js, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(tree, p.Dir, "zz_certbench_rand_test.go"): src}})
+	if err == nil {
+		err = errors.Join(os.WriteFile(src, []byte(fmt.Sprintf(fixedRand, p.name)), 0o644), os.WriteFile(overlay, js, 0o644))
+	}
+	if err != nil {
+		return "", err
+	}
+	if ok, err := buildTest(ctx, tree, p, bin+".sim", overlay); err != nil || !ok {
+		return bin, nil
+	}
+	return bin + ".sim", nil
+}
+
+// fixedRand is simBinary's test file, for a package named %s.
+const fixedRand = `package %s
+
+import (
+	_ "crypto/rand"
+	"io"
+	"math/rand/v2"
+	"sync"
+	_ "unsafe"
+)
+
+//go:linkname certbenchSetTestingReader crypto/internal/rand.SetTestingReader
+func certbenchSetTestingReader(r io.Reader)
+
+type certbenchRand struct {
+	sync.Mutex
+	r *rand.ChaCha8
+}
+
+func (c *certbenchRand) Read(b []byte) (int, error) {
+	c.Lock()
+	defer c.Unlock()
+	return c.r.Read(b)
+}
+
+func init() { certbenchSetTestingReader(&certbenchRand{r: rand.NewChaCha8([32]byte{'c', 'e', 'r', 't', 'b', 'e', 'n', 'c', 'h'})}) }
+`
 
 // A leaf is one benchmark counted on the simulated CPU.
 type leaf struct {
@@ -118,7 +171,7 @@ func calibrate(ctx context.Context, bin, dir, top string) ([]*leaf, string, erro
 	// and the budget go by the CPU time the process got of it.
 	st, wall := cmd.ProcessState, time.Since(start)
 	cpu := st.UserTime() + st.SystemTime()
-	if st.SystemTime() > cpu/2 {
+	if st.SystemTime() > cpu/2 && cpu > simWindow/2 { // (one that sleeps has too little to judge: see simMinIPN)
 		return nil, fmt.Sprintf("%d%% of its CPU time was in the kernel, which the simulated CPU does not count", 100*st.SystemTime()/cpu), nil
 	}
 	share := min(1, float64(cpu)/float64(wall))
@@ -215,7 +268,7 @@ func simulateSide(ctx context.Context, opts Options, leaves []*leaf, side int) e
 			if l.headOnly && (side == 0 || k > HeadOnlyRounds) {
 				continue
 			}
-			bin := [2]string{l.pkg.Base, l.pkg.Head}[side]
+			bin := l.pkg.sims[side]
 			logf(opts.Log, "gobench: simulated %d/%d %s (%s)", k, opts.SimCount, l.name, ab.Sides[side])
 			r, err := count(ctx, bin, filepath.Join(treeOf(opts, side), l.pkg.Dir), l, tmp)
 			if err != nil {
@@ -326,9 +379,14 @@ func allocated(ctx context.Context, bin, dir string, args []string, prof string)
 		}
 	}
 	for _, s := range p.Sample {
-		if slices.ContainsFunc(s.Location, func(l *pprofile.Location) bool {
-			return slices.ContainsFunc(l.Line, func(ln pprofile.Line) bool { return ln.Function.Name == measuredRoot })
-		}) {
+		var frames []string
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				frames = append(frames, ln.Function.Name)
+			}
+		}
+		site := slices.IndexFunc(frames, func(f string) bool { return !strings.HasPrefix(f, "runtime.") })
+		if slices.Contains(frames, measuredRoot) && (site < 0 || frames[site] != randCopy) {
 			objects += float64(s.Value[idx[0]])
 			space += float64(s.Value[idx[1]])
 		}
@@ -340,8 +398,12 @@ func allocated(ctx context.Context, bin, dir string, args []string, prof string)
 // (its calibration run goes elsewhere): allocated counts the allocations
 // under it only, so that testing's own (its result line is as long as its
 // numbers) and the runtime's background goroutines' (the scavenger's timer)
-// are not counted.
-const measuredRoot = "testing.(*B).launch"
+// are not counted. Nor the copy Go's testing hook of crypto/rand makes of
+// every read (randCopy; see simBinary).
+const (
+	measuredRoot = "testing.(*B).launch"
+	randCopy     = "crypto/internal/fips140/drbg.Read"
+)
 
 // simulatorName says which simulator counts, for the files' configuration.
 func simulatorName() (string, error) {
