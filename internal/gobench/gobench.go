@@ -340,8 +340,8 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 		var p struct {
 			ImportPath, Name, Dir string
 			Error                 *struct{ Err string }
-			TestGoFiles     []string
-			XTestGoFiles    []string
+			TestGoFiles           []string
+			XTestGoFiles          []string
 		}
 		if err := dec.Decode(&p); err != nil {
 			return nil, err
