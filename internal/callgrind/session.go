@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,6 +105,9 @@ func (s *Session) Read(label, file string) (*Profile, error) {
 		if len(ps) != 1 {
 			return nil, fmt.Errorf("callgrind: %s: %d parts, want 1", name, len(ps))
 		}
+		if exe, _ := os.Executable(); strings.HasPrefix(ps[0].Cmd, exe+" ") || ps[0].Cmd == exe {
+			nameFuncs(ps[0])
+		}
 		if got, _ := ps[0].Label(); label != "" && got != sanitize(label) {
 			return nil, fmt.Errorf("callgrind: %s holds the dump of %q, want %q (did something else dump?)", name, got, label)
 		}
@@ -122,6 +126,20 @@ func (s *Session) Read(label, file string) (*Profile, error) {
 		}
 	}
 	return mergeThreads(parts)[0], nil
+}
+
+// nameFuncs names the code callgrind knows by address only (a binary
+// linked without its symbol table: go run, go test), by the function of
+// the running program's own table (which every Go binary keeps) the
+// address is in: Counted, and Read's sysmon check, go by name. Read calls
+// it on the dumps of the program that reads them only.
+func nameFuncs(p *Profile) {
+	for _, f := range p.Functions {
+		pc, err := strconv.ParseUint(strings.TrimPrefix(f.Name, "0x"), 16, 64)
+		if fn := runtime.FuncForPC(uintptr(pc)); err == nil && strings.HasPrefix(f.Name, "0x") && fn != nil {
+			f.Name = fn.Name()
+		}
+	}
 }
 
 // removeThreads removes the threads' files of the dump file.
@@ -160,13 +178,17 @@ func (p *Profile) Counted() []uint64 {
 			left[i] += v[i]
 		}
 	}
+	base := func(name string) string { // a context's function, an assembly one without its ABI
+		name, _, _ = strings.Cut(name, "'")
+		return strings.TrimSuffix(name, ".abi0")
+	}
 	for _, f := range p.Functions {
-		if name, _, _ := strings.Cut(f.Name, "'"); !leftOut[name] { // a context's function
+		if !leftOut[base(f.Name)] {
 			continue
 		}
 		add(f.Self)
 		for _, c := range f.Calls {
-			if callee, _, _ := strings.Cut(c.Callee.Name, "'"); helpers[callee] {
+			if helpers[base(c.Callee.Name)] {
 				add(c.Inclusive)
 			}
 		}
@@ -182,11 +204,11 @@ func (p *Profile) Counted() []uint64 {
 // instructions it leaves out, and the helpers whose calls from them it
 // does.
 var (
-	leftOut = set("runtime.newstack", "runtime.newstack.abi0", "runtime.morestack.abi0", "runtime.morestack_noctxt.abi0",
+	leftOut = set("runtime.newstack", "runtime.morestack", "runtime.morestack_noctxt",
 		"runtime.gopreempt_m", "runtime.goschedImpl", "runtime.mcall", "runtime.park_m", "runtime.schedule",
-		"runtime.findRunnable", "runtime.execute", "runtime.gogo.abi0", "gogo",
+		"runtime.findRunnable", "runtime.execute", "runtime.gogo", "gogo",
 		"runtime.typeAssert", "runtime.interfaceSwitch", "runtime.(*pageAlloc).allocToCache")
-	helpers = set("runtime.lock2", "runtime.unlock2", "runtime.unlock2Wake", "runtime.casgstatus", "runtime.nanotime1.abi0",
+	helpers = set("runtime.lock2", "runtime.unlock2", "runtime.unlock2Wake", "runtime.casgstatus", "runtime.nanotime1",
 		"runtime.(*timers).check", "runtime.checkTimersNoP", "runtime.checkRunqsNoP", "runtime.checkIdleGCNoP",
 		"runtime.globrunqgetbatch", "runtime.runqputbatch", "runtime.injectglist", "runtime.(*lfstack).pop",
 		"runtime.(*m).clearAllpSnapshot", "runtime.(*m).snapshotAllp", "runtime.pidleget", "runtime.pidleput",
