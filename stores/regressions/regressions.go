@@ -12,11 +12,6 @@
 //     lookup ([WrapWork]; exact on amd64), allocating nothing.
 //   - [Janitor]: a goroutine and [JanitorBytes] per published generation,
 //     alive until that generation is collected (a held generation's cost).
-//   - [CacheWalk]: lookups answered from a cache of answers (filled on a
-//     miss, emptied by Update) of which every lookup walks a sixteenth, as
-//     a cache that expires its entries on lookup, a few at a time, does: a
-//     lookup costs in proportion to the names looked up since the last
-//     refresh.
 //   - [None] changes nothing (for A/A controls).
 package regressions
 
@@ -24,7 +19,6 @@ import (
 	"crypto/tls"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,12 +36,11 @@ const (
 	Slow   Kind = "slow"
 	Work   Kind = "work"
 	// Janitor is a store with a cleanup goroutine per generation.
-	Janitor   Kind = "janitor"
-	CacheWalk Kind = "cachewalk"
+	Janitor Kind = "janitor"
 )
 
 // Kinds lists every variant.
-var Kinds = []Kind{None, Allocs, Bytes, Slow, Work, Janitor, CacheWalk}
+var Kinds = []Kind{None, Allocs, Bytes, Slow, Work, Janitor}
 
 // DefaultSlowPercent is the slowdown of Wrap(Slow, ...), in percent.
 const DefaultSlowPercent = 25
@@ -77,8 +70,6 @@ func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
 		return WrapWork(DefaultWorkInstructions, newStore)
 	case Janitor:
 		return func() certstore.Store { return &janitorStore{Store: newStore()} }
-	case CacheWalk:
-		return func() certstore.Store { return &cacheWalk{Store: newStore()} }
 	}
 	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
 }
@@ -230,54 +221,4 @@ func (s *store) Close() error {
 		return c.Close()
 	}
 	return nil
-}
-
-// cacheWalk is the CacheWalk variant.
-type cacheWalk struct {
-	certstore.Store
-	mu    sync.Mutex
-	cache map[string]map[string]*tls.Certificate // by store, then server name
-	walks int                                    // what the walks found, so that they are not optimized away
-}
-
-// Update empties the cache and applies cfg to the wrapped store.
-func (s *cacheWalk) Update(cfg *certstore.Config) error {
-	s.mu.Lock()
-	s.cache = nil
-	s.mu.Unlock()
-	return s.Store.Update(cfg)
-}
-
-// Certificate walks a sixteenth of the store's cached answers, then
-// answers from the cache, or from the wrapped store into the cache.
-func (s *cacheWalk) Certificate(store string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-	var sni string
-	if hello != nil {
-		sni = hello.ServerName
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	left := len(s.cache[store]) / 16
-	for name, c := range s.cache[store] {
-		if left--; left < 0 {
-			break
-		}
-		if c == nil || len(name) > len(sni) {
-			s.walks++
-		}
-	}
-	if c, ok := s.cache[store][sni]; ok {
-		return c, nil
-	}
-	c, err := s.Store.Certificate(store, hello)
-	if err == nil {
-		if s.cache == nil {
-			s.cache = map[string]map[string]*tls.Certificate{}
-		}
-		if s.cache[store] == nil {
-			s.cache[store] = map[string]*tls.Certificate{}
-		}
-		s.cache[store][sni] = c
-	}
-	return c, err
 }

@@ -59,7 +59,7 @@ func simulatedHelper(kind regressions.Kind, info certstore.Info, scs []scenarios
 	}
 	w := results.NewWriter(os.Stdout, results.InstrumentKey, bench.Simulate, results.SimulatorKey, os.Getenv(callgrind.VersionEnv)+" callgrind, fixed start-up seed")
 	for _, sc := range scs {
-		newStore := regressions.Wrap(kind, info.New)
+		newStore := regressions.WrapAny(kind, info.New)
 		if kind == regressions.Work {
 			newStore = regressions.WrapWork(work[sc.Name], info.New)
 		}
