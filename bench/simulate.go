@@ -66,7 +66,7 @@ func SimulateOps(sc scenarios.Scenario) int {
 // before (no stack copy in a window). Each (scenario, store) gets a
 // warm-up sample under a window's conditions, uncounted: a process's first
 // sample grows the heap and counts differently. What a window leaves out
-// of the count: uncounted.
+// of the count: callgrind.Profile.Counted.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's file.
@@ -76,9 +76,9 @@ type simulator struct {
 	// label names the next window, sample numbers it (from 1).
 	label  string
 	sample int
-	// zeroed is the most a window allocated (the warm-ups' bytes) for
-	// which the heap's never-used memory was pushed away (see window).
-	zeroed, need uint64
+	// need is the most a warm-up allocated; zeroed the most for which
+	// the heap's never-used memory was pushed away (see window).
+	need, zeroed uint64
 }
 
 // session is the process's callgrind session: callgrind numbers its dumps

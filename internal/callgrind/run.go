@@ -77,10 +77,11 @@ func Find(valgrind string) (path, version string, err error) {
 // Args returns valgrind's arguments to run a program under callgrind as
 // certbench does: collection on in every thread but instrumentation off
 // at the start (the program switches it on around what it measures, see
-// Session; on with Whole), one file per thread (Session.Read leaves sysmon's out),
-// recursions not separated (Go's goroutine stack switches would otherwise
-// split functions into name'2, name'3...), output files and valgrind's
-// own messages (LogFile) in o.Dir, and the cache simulation if asked.
+// Session; on with Whole), one file per thread (Session.Read leaves
+// sysmon's out), recursions not separated (Go's goroutine stack switches
+// would otherwise split functions into name'2, name'3...), output files
+// and valgrind's own messages (LogFile) in o.Dir, and the cache
+// simulation if asked.
 func (o Options) Args() []string {
 	args := []string{
 		"--tool=callgrind",

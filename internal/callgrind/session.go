@@ -168,9 +168,10 @@ func removeThreads(file string) {
 //
 // What those functions cost is their own instructions and their calls of
 // the runtime's helpers they use (locks, timers, handing the thread on,
-// itab lookups, page bitmaps). Their other calls are not theirs: the scheduler switches
-// stacks to run a goroutine, callgrind cannot see the switch return, and
-// charges what runs after it to a call of whatever it resumes.
+// itab lookups, page bitmaps). Their other calls are not theirs: the
+// scheduler switches stacks to run a goroutine, callgrind cannot see the
+// switch return, and charges what runs after it to a call of whatever it
+// resumes.
 func (p *Profile) Counted() []uint64 {
 	left := make([]uint64, len(p.Events))
 	add := func(v []uint64) {
