@@ -1,7 +1,9 @@
 // Package bench runs scenarios against stores and measures them.
 //
 // A sample is a scenario's Ops applied to a fresh store that first got the
-// workload's initial configuration untimed. It records sec/op, B/op and
+// workload's initial configuration untimed (a lookup workload's store then
+// looks each hello up once, untimed, so that its caches are as warm as
+// over the timed lookups). It records sec/op, B/op and
 // allocs/op (exact ratios of the window's totals, not truncated as the
 // testing package does, so 0 means nothing was allocated), and, untimed,
 // the heap the store retains after a GC (retained-B, retained-B/cert) and

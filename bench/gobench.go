@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"runtime"
 	"testing"
 
@@ -47,9 +46,7 @@ func Benchmark[S certstore.Store](b *testing.B, newStore func() S, sc scenarios.
 	probe.run(func() {
 		var store certstore.Store
 		if !w.FreshStore {
-			store = factory()
-			if err = store.Update(w.Configs[0]); err != nil {
-				err = fmt.Errorf("initial configuration: %w", err)
+			if store, err = firstStore(factory, w, nil); err != nil {
 				held = store
 				return
 			}

@@ -84,6 +84,14 @@ func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w
 	}
 	done := make(chan sampleOutcome, 1)
 	go func() {
+		if sim != nil {
+			// One thread for the sample, whose random stream the
+			// simulator resets, and a stack grown before any window
+			// (see simulator).
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			growStack(stackDepth)
+		}
 		var out sampleOutcome
 		defer func() {
 			if v := recover(); v != nil {
@@ -206,6 +214,7 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 	probe.run(func() {
 		defer ctl.catch(callHarness)
 		if !w.FreshStore {
+			sim.reset()
 			store, err = firstStore(newStore, w, ctl)
 		}
 	})
@@ -318,20 +327,16 @@ func allocated(f func()) (bytes, allocs uint64) {
 	return m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs
 }
 
-// simulateOps runs the timed ops in a callgrind window (a warm-up: outside
-// any) and returns the last store, with the window's values.
+// simulateOps runs the timed ops in a callgrind window (a warm-up: as in
+// one, uncounted) and returns the last store, with the window's values.
 func simulateOps(sim *simulator, storeName string, store certstore.Store, newStore certstore.Factory, w *scenarios.Workload, ops int, ctl *sampleCtl) (certstore.Store, timing, error) {
 	var t timing
 	var err error
-	if sim.warm {
-		store, err = apply(store, newStore, w, ops, ctl)
-		return store, t, err
-	}
 	p, bytes, allocs, werr := sim.window(w.Scenario.Name, storeName, func() { store, err = apply(store, newStore, w, ops, ctl) })
 	if err == nil {
 		err = werr
 	}
-	if err != nil {
+	if err != nil || p == nil {
 		return store, t, err
 	}
 	t.bytes, t.allocs = bytes, allocs

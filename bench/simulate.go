@@ -9,13 +9,14 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/simrand"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -36,14 +37,11 @@ const (
 )
 
 // SimulateOps returns the ops per sample of sc under the Simulate
-// instrument when no op count is given: the scenario's SimulateOps if
-// set, else for startup scenarios one (a fresh store loading thousands
-// of certificates is a long window under callgrind), else its Ops.
+// instrument when no op count is given: the clock's (sc.Ops), but one for
+// a startup scenario, whose ops are alike and independent (each a fresh
+// store loading thousands of certificates: a long window under callgrind).
 func SimulateOps(sc scenarios.Scenario) int {
-	switch {
-	case sc.SimulateOps > 0:
-		return sc.SimulateOps
-	case sc.Kind == scenarios.Startup:
+	if sc.Kind == scenarios.Startup {
 		return 1
 	}
 	return sc.Ops
@@ -54,8 +52,14 @@ func SimulateOps(sc scenarios.Scenario) int {
 // with the collector off (so no cycle's work lands in one sample only; B/op
 // shows what is left to collect) and the heap profiler off (it samples at
 // random). GOMAXPROCS=1 and callgrind.GODEBUG make the scheduler
-// deterministic. Each (scenario, store) gets a warm-up sample outside any
-// window: a process's first sample grows the heap and counts differently.
+// deterministic, and memory the runtime reuses always cleared. Each sample
+// runs on one thread whose random stream is reset (simrand.Reset) before
+// the store is made and before the window, so that the store's maps draw
+// the same seeds in every sample, on a goroutine whose stack is grown
+// before (no stack copy in a window). Each (scenario, store) gets a
+// warm-up sample under a window's conditions, uncounted: a process's first
+// sample grows the heap and counts differently. What a window leaves out
+// of the count: callgrind.Profile.Counted.
 type simulator struct {
 	session *callgrind.Session
 	// keep, when set, is the directory that keeps every window's profile.
@@ -65,6 +69,9 @@ type simulator struct {
 	// label names the next window, sample numbers it (from 1).
 	label  string
 	sample int
+	// need is the most a warm-up allocated; zeroed the most for which
+	// the heap's never-used memory was pushed away (see window).
+	need, zeroed uint64
 }
 
 // session is the process's callgrind session: callgrind numbers its dumps
@@ -86,50 +93,74 @@ func newSimulator(keep string) (*simulator, error) {
 	if sessionErr != nil {
 		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, sessionErr)
 	}
-	// The heap profiler samples an allocation at random intervals and
-	// unwinds its stack: thousands of instructions, in some windows and
-	// not others. Nothing reads the profile of a simulated run.
-	runtime.MemProfileRate = 0
 	return &simulator{session: session, keep: keep}, nil
 }
 
-// window runs f in a callgrind window (see simulator) and returns what
-// callgrind counted, and the allocation counters over the window; with
-// keep, it saves the window's profile there (cost.SimFileName).
-func (sim *simulator) window(scenario, store string, f func()) (p *profile.Profile, bytes, allocs uint64, err error) {
+// window runs f as a window does (see simulator), in a callgrind window
+// unless sim.warm, and returns what callgrind counted (nil for a warm-up)
+// and the allocation counters over f; with keep, it saves the window's
+// profile there (cost.SimFileName).
+func (sim *simulator) window(scenario, store string, f func()) (c *callgrind.Cost, bytes, allocs uint64, err error) {
 	var m0, m1 runtime.MemStats
-	w := sim.session.NewWindow(sim.label)
-	file := w.File
+	var w *callgrind.Window
+	if !sim.warm {
+		w = sim.session.NewWindow(sim.label)
+	}
+	if sim.need > sim.zeroed {
+		// Memory the heap never used is known to be zero: an object
+		// there is not cleared. So that no window gets any (it would
+		// count fewer instructions than the others), a block larger than
+		// the window will allocate is taken from the top of the heap,
+		// untouched, and freed: the memory below it counts as used.
+		sink = make([]byte, 2*sim.need+8<<20)
+		sink, sim.zeroed = nil, sim.need
+	}
 	debug.FreeOSMemory()
 	old := debug.SetGCPercent(-1)
 	// A store that panics in f leaves the collector as it was (the
 	// window itself closes; see callgrind.Window.Run).
 	defer debug.SetGCPercent(old)
 	runtime.ReadMemStats(&m0)
+	// The collection made the scavenger (and what else waits for it)
+	// runnable: it runs now rather than at the window's first preemption.
+	time.Sleep(time.Millisecond)
+	sim.reset()
+	if w == nil {
+		f()
+		runtime.ReadMemStats(&m1)
+		sim.need = max(sim.need, m1.TotalAlloc-m0.TotalAlloc)
+		return nil, 0, 0, nil
+	}
 	w.Run(f)
 	runtime.ReadMemStats(&m1)
 	debug.SetGCPercent(old)
-	if p, err = sim.session.Read(sim.label, file); err != nil {
+	if c, err = sim.session.Read(sim.label, w.File); err != nil {
 		return nil, 0, 0, err
 	}
 	if sim.keep != "" {
-		if err := cost.Save(p, filepath.Join(sim.keep, cost.SimFileName(scenario, store, sim.sample))); err != nil {
+		if err := cost.Save(c.Profile, filepath.Join(sim.keep, cost.SimFileName(scenario, store, sim.sample))); err != nil {
 			return nil, 0, 0, fmt.Errorf("bench: keeping the window's profile: %w", err)
 		}
 	}
-	return p, m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs, nil
+	return c, m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs, nil
 }
+
+// sink keeps the block that window takes from being optimized away.
+var sink []byte
 
 // errNoInstructions is returned when a window has no instruction counts.
 var errNoInstructions = errors.New("the callgrind window has no instruction counts (Ir)")
 
 // simulatedValues returns instructions/op, and est-cycles/op when the
-// window has the cache simulation's events.
-func simulatedValues(p *profile.Profile, ops int) ([]benchfmt.Value, error) {
+// window has the cache simulation's events, of what the window counted
+// (callgrind.Cost.Counted).
+func simulatedValues(c *callgrind.Cost, ops int) ([]benchfmt.Value, error) {
 	var vals []benchfmt.Value
-	for _, u := range []string{results.UnitInstructions, results.UnitEstCycles} {
-		if total, ok := cost.Total(p, cost.SampleTypeOf(u)); ok {
-			vals = append(vals, benchfmt.Value{Value: float64(total) / float64(ops), Unit: u})
+	for i, st := range c.Profile.SampleType {
+		for _, u := range []string{results.UnitInstructions, results.UnitEstCycles} {
+			if st.Type == cost.SampleTypeOf(u) && i < len(c.Counted) {
+				vals = append(vals, benchfmt.Value{Value: float64(c.Counted[i]) / float64(ops), Unit: u})
+			}
 		}
 	}
 	if len(vals) == 0 || vals[0].Unit != results.UnitInstructions {
@@ -138,15 +169,41 @@ func simulatedValues(p *profile.Profile, ops int) ([]benchfmt.Value, error) {
 	return vals, nil
 }
 
+// reset resets the calling thread's random stream (see simulator); a nil
+// simulator does nothing.
+func (sim *simulator) reset() {
+	if sim != nil {
+		simrand.Reset()
+	}
+}
+
+// stackDepth is how deep growStack goes: 16 frames of 64 KiB.
+const stackDepth = 16
+
+// growStack grows the goroutine's stack to hold depth frames of 64 KiB
+// (the runtime does not shrink it under callgrind.GODEBUG).
+//
+//go:noinline
+func growStack(depth int) byte {
+	var frame [64 << 10]byte
+	frame[depth] = byte(depth)
+	if depth > 0 {
+		return growStack(depth-1) + frame[depth]
+	}
+	return frame[0]
+}
+
 // reseedMaps remakes the maps of w's configurations, each right after
-// simrand.Realign, so that their hash seeds agree between processes
+// simrand.Reset, so that their hash seeds agree between processes
 // (Build makes them while timing moves the random stream).
 func reseedMaps(w *scenarios.Workload) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for _, cfg := range append(w.Configs[:len(w.Configs):len(w.Configs)], w.Next) {
 		if cfg == nil || cfg.Stores == nil {
 			continue
 		}
-		callgrind.Realign()
+		simrand.Reset()
 		m := make(map[string]certstore.StoreConfig, len(cfg.Stores))
 		for _, name := range slices.Sorted(maps.Keys(cfg.Stores)) {
 			m[name] = cfg.Stores[name]

@@ -50,11 +50,8 @@ func TestCheckSimulate(t *testing.T) {
 			t.Errorf("%s (%s): CheckSimulate %v", name, sc[0].Kind, err)
 		}
 		ops := bench.SimulateOps(sc[0])
-		switch {
-		case sc[0].SimulateOps > 0 && ops != sc[0].SimulateOps,
-			sc[0].SimulateOps == 0 && sc[0].Kind == scenarios.Startup && ops != 1,
-			sc[0].SimulateOps == 0 && sc[0].Kind != scenarios.Startup && ops != sc[0].Ops:
-			t.Errorf("%s: SimulateOps %d (ops %d, simulate_ops %d)", name, ops, sc[0].Ops, sc[0].SimulateOps)
+		if want := sc[0].Ops; sc[0].Kind == scenarios.Startup && ops != 1 || sc[0].Kind != scenarios.Startup && ops != want {
+			t.Errorf("%s (%s): SimulateOps %d, ops %d", name, sc[0].Kind, ops, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/gobench"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +16,7 @@ func newABCmd() *cobra.Command {
 	var interleave string
 	var noCache bool
 	var max gate.Thresholds
+	var bench gobench.Options
 	cmd := &cobra.Command{
 		Use:   "ab [BASE_REF]",
 		Short: "Gate the working tree against a base commit: build both, run interleaved rounds, gate, profile",
@@ -22,12 +24,13 @@ func newABCmd() *cobra.Command {
 (default origin/main, else main) and HEAD and from the working tree, runs both
 in --count interleaved rounds (ABBA), gates them paired by round with the
 base's certbench.yaml, and names the sites that grew after an allocation
-regression; --simulate also gates instructions/op. A base commit's binary and
-results are cached (--cache): a re-run measures only the head, and gates the
-clock's metrics unpaired against the cached base (--no-cache: both again).
-Output in --out (certbench-out). Exit codes: 0 pass, 1 regression, 2 bad input.`,
+regression; --simulate also gates instructions/op. --bench gates the module's
+own go test benchmarks too (any Go module; only them without a certbench
+binary or with --scenarios none), on the simulated CPU with --simulate. A base
+commit's binary and results are cached (--cache): a re-run measures the head
+alone, its clock unpaired. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 		Example: `  certbench ab main
-  certbench ab --dir mystore --stores mystore --count 6 origin/main`,
+  certbench ab --bench . --bench-packages ./pkg/... --simulate origin/main`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -42,6 +45,10 @@ Output in --out (certbench-out). Exit codes: 0 pass, 1 regression, 2 bad input.`
 			}
 			if cmd.Flags().Changed("max") {
 				o.Policy.Set.Max, o.Policy.Given = max, []string{"max"}
+			}
+			if bench.Bench != "" {
+				bench.Rounds, bench.Simulate, bench.SimCount, bench.Log = o.Count, o.Simulate, o.SimCount, ioOf(cmd).ErrOut
+				o.Bench = gobench.AB(bench, o.Out)
 			}
 			return runAB(cmd, o)
 		},
@@ -64,6 +71,8 @@ Output in --out (certbench-out). Exit codes: 0 pass, 1 regression, 2 bad input.`
 	f.BoolVar(&o.Simulate, "simulate", false, "also gate instructions/op on the simulated CPU (needs valgrind)")
 	f.IntVar(&o.SimCount, "sim-count", 5, "samples per side on the simulated CPU (`n`)")
 	f.StringVar(&o.WallMax, "wall-max", "+25%", "with --simulate, the sec/op and cpu-sec/op `threshold` (policy: the policy's)")
+	f.StringVar(&bench.Bench, "bench", "", "gate the module's go test benchmarks matching `regexp` too")
+	f.StringSliceVar(&bench.Packages, "bench-packages", []string{"./..."}, "with --bench, the `packages` (patterns relative to the module)")
 	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir`")
 	f.BoolVar(&noCache, "no-cache", false, "build and measure the base again")
 	return cmd
@@ -98,12 +107,13 @@ func runAB(cmd *cobra.Command, o ab.RunOptions) error {
 	case err != nil:
 		return err
 	}
-	if rep.Wall == nil { // nothing to compare
+	if rep.Wall == nil && rep.Bench == nil && rep.BenchSim == nil { // nothing to compare
 		io.ErrOut.Write(rep.Summary)
 	}
-	for _, f := range [][2]string{{"sim-gate.txt", "== simulated CPU (instructions/op) ==\n"}, {"gate.txt", "\n== wall clock ==\n"}} {
+	for _, f := range [][2]string{{"sim-gate.txt", "== simulated CPU (instructions/op) ==\n"}, {"gate.txt", "\n== wall clock ==\n"},
+		{"sim-bench-gate.txt", "\n== go test benchmarks, simulated CPU (instructions/op) ==\n"}, {"bench-gate.txt", "\n== go test benchmarks, wall clock ==\n"}} {
 		if b, err := os.ReadFile(filepath.Join(o.Out, f[0])); err == nil {
-			if rep.Sim != nil {
+			if rep.Sim != nil || rep.Bench != nil || rep.BenchSim != nil {
 				io.Out.Write([]byte(f[1]))
 			}
 			io.Out.Write(b)

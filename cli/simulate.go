@@ -62,8 +62,8 @@ func simulateConfig() []string {
 	}
 	if os.Getenv(callgrind.SeedEnv) == "fixed" {
 		sim += ", fixed start-up seed"
-		if simrand.Aligned() {
-			sim += ", random stream aligned"
+		if simrand.Fixed() {
+			sim += ", random stream fixed"
 		}
 	}
 	return []string{results.InstrumentKey, bench.Simulate, results.SimulatorKey, sim}

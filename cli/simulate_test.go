@@ -37,7 +37,7 @@ func TestRunSimulate(t *testing.T) {
 	dir := t.TempDir()
 	out, cg := filepath.Join(dir, "sim.txt"), filepath.Join(dir, "cg")
 	code, stdout, stderr := run(t, "run", "--instrument", "simulate", "-q", "--stores", "optimized", "--scenarios", "lookup-1000",
-		"--count", "2", "--ops", "2000", "--profiles", cg, "-o", out)
+		"--count", "3", "--ops", "2000", "--profiles", cg, "-o", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -48,6 +48,7 @@ func TestRunSimulate(t *testing.T) {
 	defer f.Close()
 	r := benchfmt.NewReader(f, out)
 	n := 0
+	var lo, hi float64
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -71,17 +72,26 @@ func TestRunSimulate(t *testing.T) {
 			t.Errorf("a simulated sample has ns/op: %v", units)
 		}
 		// A lookup of the optimized store is a few hundred instructions.
-		if ir := units[results.UnitInstructions]; ir < 50 || ir > 50000 {
+		ir := units[results.UnitInstructions]
+		if ir < 50 || ir > 50000 {
 			t.Errorf("instructions/op %v", ir)
 		}
+		if n == 1 || ir < lo {
+			lo = ir
+		}
+		hi = max(hi, ir)
 		if res.Iters != 2000 {
 			t.Errorf("iterations %d, want --ops 2000", res.Iters)
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d samples, want 2", n)
+	if n != 3 {
+		t.Errorf("%d samples, want 3", n)
 	}
-	for _, k := range []int{1, 2} {
+	// Every sample is the same steady state (bench's simulator).
+	if hi > lo*1.0005 {
+		t.Errorf("instructions/op %v to %v: more than 0.05%% apart", lo, hi)
+	}
+	for _, k := range []int{1, 2, 3} {
 		if _, err := os.Stat(filepath.Join(cg, cost.SimFileName("lookup-1000", "optimized", k))); err != nil {
 			t.Errorf("profile of sample %d: %v", k, err)
 		}

@@ -62,12 +62,8 @@ type Scenario struct {
 	Steps             []int    // a Sequence's refreshes, cycled: Steps[j] renewed in refresh j+1
 	Held              int      // a Held scenario's connections open at once, each holding a generation
 	Mix               LookupMix
-	Ops               int // ops per sample, fixed so that B/op compares run to run
-	// SimulateOps, when positive, replaces Ops on the simulated CPU: enough
-	// to average out the runtime's randomness, few enough to be quick. It
-	// is not part of the definition hash.
-	SimulateOps int
-	Default     bool // in the default set
+	Ops               int  // ops per sample, fixed so that B/op compares run to run
+	Default           bool // in the default set
 	// Duration bounds a HandshakeUnderChurn sample, or each Handshake
 	// phase (Ops bounds the lookups or handshakes).
 	Duration  time.Duration

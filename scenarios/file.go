@@ -138,7 +138,6 @@ type file struct {
 	Lookup      *LookupMix     `yaml:"lookup"`
 	Handshake   *HandshakeSpec `yaml:"handshake"`
 	Ops         int            `yaml:"ops"`
-	SimulateOps *int           `yaml:"simulate_ops"`
 	Duration    time.Duration  `yaml:"duration"`
 }
 
@@ -230,12 +229,6 @@ func (f *file) Validate() error {
 		if f.Ops < 1 || f.Ops > 1<<30 {
 			errs.bad("ops", "want the ops in one sample, from 1 to %d: fixed, so that B/op and allocs/op compare run to run", 1<<30)
 		}
-	}
-	switch {
-	case f.SimulateOps != nil && timed:
-		errs.key("simulate_ops", "%s scenarios do not run on the simulated CPU", kind)
-	case f.SimulateOps != nil:
-		errs.inRange("simulate_ops", *f.SimulateOps, 1, 1<<30, "the ops in one sample on the simulated CPU")
 	}
 	switch {
 	case timed && (f.Duration <= 0 || f.Duration > time.Hour):
@@ -415,9 +408,6 @@ func (f *file) scenario() Scenario {
 		Duration:    f.Duration,
 		Pool: certgen.PoolSpec{Seed: p.Seed, Count: p.Count, Key: certgen.KeyType(p.Key), IPEvery: p.IPEvery,
 			Domain: strings.ToLower(p.Domain)},
-	}
-	if f.SimulateOps != nil {
-		sc.SimulateOps = *f.SimulateOps
 	}
 	if p.MaxSANs != nil {
 		sc.Pool.MaxSANs = *p.MaxSANs

@@ -245,8 +245,6 @@ func TestParseFileErrors(t *testing.T) {
 		{"bad name", "name: Rotate 10\npool: {count: 1}\nchurn: {kind: noop}\nops: 1\n", "f.yaml:1:7: name: \"Rotate 10\": want 1 to 64 lower-case"},
 		{"missing churn", "name: x\npool: {count: 1}\nops: 1\n", "f.yaml:1:1: churn: missing (required: name, pool, churn)"},
 		{"missing ops", "name: x\npool: {count: 1}\nchurn: {kind: noop}\n", "f.yaml:1:1: ops: missing: want the ops in one sample, from 1 to 1073741824: fixed, so that B/op and allocs/op compare"},
-		{"simulate_ops zero", "name: x\npool: {count: 1}\nchurn: {kind: noop}\nops: 1\nsimulate_ops: 0\n", "f.yaml:5:15: simulate_ops: 0: want the ops in one sample on the simulated CPU from 1 to"},
-		{"simulate_ops on handshakes", "name: x\npool: {count: 1}\nstores: [a]\nchurn: {kind: handshake}\nops: 1\nduration: 1s\nsimulate_ops: 5\n", "simulate_ops: handshake scenarios do not run on the simulated CPU"},
 		{"bad kind", "name: x\npool: {count: 1}\nchurn: {kind: shuffle}\nops: 1\n", "f.yaml:3:15: churn.kind: \"shuffle\": want one of rotate, renew,"},
 		{"window on noop", "name: x\npool: {count: 1}\nchurn: {kind: noop, window: 3}\nops: 1\n", "f.yaml:3:21: churn.window: a noop scenario does not take window"},
 		{"rotate without window", "name: x\npool: {count: 9}\nchurn: {kind: rotate}\nops: 1\n", "f.yaml:3:8: churn.window: missing: want the certificates in each configuration"},

@@ -51,20 +51,34 @@ type RunOptions struct {
 	// and results by commit.
 	Out, Cache string
 	Log        io.Writer
+	// Bench, when set, gates the module's own go test benchmarks too: it
+	// measures them in the base's tree and the head's and gates them with
+	// policy, on the simulated CPU (sim: with Simulate) and on the clock
+	// (clock: those sim could not count, or all), each nil when absent
+	// (package gobench makes it). With Bench, a module without Main, or
+	// Scenarios "none", has its benchmarks gated only.
+	Bench func(ctx context.Context, base, head string, policy gate.Policy) (sim, clock *Result, err error)
 }
 
 // A Report is the outcome of Run.
 type Report struct {
 	// Wall is the clock's pass; Sim the simulated CPU's (nil without
-	// Simulate). Both nil: nothing to compare.
-	Wall, Sim *Result
+	// Simulate). Both nil: nothing to compare. Bench and BenchSim are
+	// the module's own benchmarks' (RunOptions.Bench).
+	Wall, Sim       *Result
+	Bench, BenchSim *Result
 	// Summary is the Markdown report (also in Out/summary.md).
 	Summary []byte
 }
 
 // Passed reports whether no gate failed.
 func (r *Report) Passed() bool {
-	return (r.Wall == nil || r.Wall.Verdict.Passed()) && (r.Sim == nil || r.Sim.Verdict.Passed())
+	for _, res := range []*Result{r.Wall, r.Sim, r.Bench, r.BenchSim} {
+		if res != nil && !res.Verdict.Passed() {
+			return false
+		}
+	}
+	return true
 }
 
 // run is one Run's state.
@@ -94,12 +108,15 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	stores, scenarios, err := r.plan(ctx)
-	if err != nil {
-		return nil, err
+	var stores, scenarios []string
+	if r.bins[1] != "" {
+		var err error
+		if stores, scenarios, err = r.plan(ctx); err != nil {
+			return nil, err
+		}
 	}
 	rep := &Report{}
-	if len(stores) == 0 || len(scenarios) == 0 {
+	if (len(stores) == 0 || len(scenarios) == 0) && o.Bench == nil {
 		rep.Summary = []byte("### ⚠️ certbench gate: nothing to compare\n\nThe base has none of the stores or scenarios to measure.\n\n" + r.noteList())
 		return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
 	}
@@ -107,41 +124,93 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 		return nil, err
 	}
 	var summary bytes.Buffer
-	if o.Simulate {
-		so := Options{Stores: stores, Scenarios: scenarios, Count: o.SimCount, Ops: o.Ops, RunArgs: r.runArgs(),
-			Policy: SimPolicy(r.policy), Out: r.out, Log: o.Log}
-		so.Sides[0].Bin, so.Sides[1].Bin = r.bins[0], r.bins[1]
-		if rep.Sim, err = Simulate(ctx, so); err != nil {
+	if len(scenarios) > 0 {
+		if err := r.scenarios(ctx, rep, stores, scenarios, &summary); err != nil {
 			return nil, err
 		}
-		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", &summary); err != nil {
+	}
+	if o.Bench != nil {
+		if err := r.bench(ctx, rep, &summary); err != nil {
 			return nil, err
 		}
-		summary.WriteString("\n")
 	}
-	if rep.Wall, err = r.measure(ctx, stores, scenarios); err != nil {
-		return nil, err
-	}
-	if err := writeReports(rep.Wall.Verdict, r.out, "", &summary); err != nil {
-		return nil, err
-	}
-	r.notes = append(r.notes, rep.Wall.Notes...)
 	module := "module " + r.o.Dir
 	if r.o.Dir == "." {
 		module = "module at the repository's root"
 	}
-	sim := ""
-	if o.Simulate {
-		sim = fmt.Sprintf("; simulated CPU: %d samples per side, both sides at once", o.SimCount)
+	clock := ""
+	if len(scenarios) > 0 {
+		clock = "; clock: " + r.rounds
+		if o.Simulate {
+			clock += fmt.Sprintf("; simulated CPU: %d samples per side, both sides at once", o.SimCount)
+		}
 	}
-	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; %s; stores %s; clock: %s%s; %s on %s, %d CPUs.</sub>\n\n%s",
-		r.desc[0], r.desc[1], module, strings.Join(stores, ","), r.rounds, sim, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
+	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; %s; stores %s%s; %s on %s, %d CPUs.</sub>\n\n%s",
+		r.desc[0], r.desc[1], module, strings.Join(stores, ","), clock, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
 	rep.Summary = summary.Bytes()
 	for _, n := range r.notes {
 		logf(o.Log, "ab: note: %s", n)
 	}
 	logf(o.Log, "ab: wrote summary.md, gate.txt, gate.json, base.txt, head.txt in %s", r.out)
 	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+}
+
+// bench gates the module's own benchmarks (RunOptions.Bench) in the base's
+// tree (a worktree of its commit) and the head's.
+func (r *run) bench(ctx context.Context, rep *Report, summary *bytes.Buffer) error {
+	base := r.o.BaseTree
+	if base == "" {
+		tree, _, remove, err := Checkout(ctx, r.root, r.commit)
+		if err != nil {
+			return err
+		}
+		defer remove()
+		base = tree
+	}
+	var err error
+	if rep.BenchSim, rep.Bench, err = r.o.Bench(ctx, filepath.Join(base, r.o.Dir), filepath.Join(r.root, r.o.Dir), r.policy); err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		res    *Result
+		prefix string
+	}{{rep.BenchSim, "sim-bench-"}, {rep.Bench, "bench-"}} {
+		if b.res == nil {
+			continue
+		}
+		summary.WriteString("\n")
+		if err := writeReports(b.res.Verdict, r.out, b.prefix, summary); err != nil {
+			return err
+		}
+		r.notes = append(r.notes, b.res.Notes...)
+	}
+	return nil
+}
+
+// scenarios runs the passes on certbench's scenarios.
+func (r *run) scenarios(ctx context.Context, rep *Report, stores, scenarios []string, summary *bytes.Buffer) error {
+	o := r.o
+	var err error
+	if o.Simulate {
+		so := Options{Stores: stores, Scenarios: scenarios, Count: o.SimCount, Ops: o.Ops, RunArgs: r.runArgs(),
+			Policy: SimPolicy(r.policy), Out: r.out, Log: o.Log}
+		so.Sides[0].Bin, so.Sides[1].Bin = r.bins[0], r.bins[1]
+		if rep.Sim, err = Simulate(ctx, so); err != nil {
+			return err
+		}
+		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", summary); err != nil {
+			return err
+		}
+		summary.WriteString("\n")
+	}
+	if rep.Wall, err = r.measure(ctx, stores, scenarios); err != nil {
+		return err
+	}
+	if err := writeReports(rep.Wall.Verdict, r.out, "", summary); err != nil {
+		return err
+	}
+	r.notes = append(r.notes, rep.Wall.Notes...)
+	return nil
 }
 
 func (r *run) noteList() string {
@@ -176,7 +245,7 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	logf(o.Log, "ab: output in %s", r.out)
-	for _, g := range []string{"sim-*", "summary.md", "gate.*", "flame.*"} {
+	for _, g := range []string{"sim-*", "summary.md", "gate.*", "bench-gate.*", "flame.*"} {
 		old, _ := filepath.Glob(filepath.Join(r.out, g))
 		for _, f := range old {
 			os.RemoveAll(f)
@@ -227,6 +296,11 @@ func (r *run) build(ctx context.Context, b *builder) error {
 		r.desc[0] = commit[:min(12, len(commit))] + " (merge base of " + o.BaseRef + " and HEAD)"
 	} else {
 		r.desc[0] = "tree " + o.BaseTree
+	}
+	if fi, err := os.Stat(filepath.Join(r.root, o.Dir, o.Main)); o.Bench != nil && (slices.Equal(o.Scenarios, []string{"none"}) || err != nil || !fi.IsDir()) {
+		r.bins = [2]string{}
+		r.notes = append(r.notes, fmt.Sprintf("the module's own benchmarks only (no certbench binary: --main %s, --scenarios %s)", o.Main, strings.Join(o.Scenarios, ",")))
+		return nil
 	}
 	logf(o.Log, "ab: building head (%s) in %s", r.desc[1], o.Dir)
 	if err := b.build(ctx, r.root, r.bins[1]); err != nil {

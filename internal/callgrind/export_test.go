@@ -12,9 +12,11 @@ import (
 func (s *Session) Collect(label string, f func()) (p *profile.Profile, file, dumped string, ir int64, err error) {
 	w := s.NewWindow(label)
 	w.Run(f)
-	if p, err = s.Read(label, w.File); err != nil {
+	c, err := s.Read(label, w.File)
+	if err != nil {
 		return nil, "", "", 0, err
 	}
+	p = c.Profile
 	for _, c := range p.Comments {
 		if _, trigger, ok := strings.Cut(c, ": dump "); ok && strings.HasPrefix(c, "callgrind part ") {
 			dumped = trigger

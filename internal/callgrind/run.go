@@ -23,9 +23,13 @@ var ErrUnsupported = fmt.Errorf("simulated CPU needs linux/amd64 (callgrind clie
 
 // GODEBUG is what a Go program needs to run under callgrind
 // deterministically: valgrind cannot decode RDTSCP (SIGILL), preemption
-// signals trip callgrind, and a stack shrunk before a window would be
-// grown again inside it in some samples only.
-const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1"
+// signals trip callgrind, a stack shrunk before a window would be grown
+// again inside it in some samples only, memory returned to the system
+// with MADV_DONTNEED is known to be zero (the runtime does not clear an
+// object there, so whether a window clears its objects would depend on
+// what was returned before; with MADV_FREE it clears them all), and the
+// heap profiler samples allocations at random and unwinds their stacks.
+const GODEBUG = "cpu.rdtscp=off,asyncpreemptoff=1,gcshrinkstackoff=1,madvdontneed=0,memprofilerate=0"
 
 // Files in Options.Dir, and what Command tells the program it runs.
 const (
@@ -56,6 +60,9 @@ type Options struct {
 	// the same without.
 	Stacks   bool
 	Valgrind string // the executable; "" looks it up in PATH
+	// Whole counts the whole program (instrumentation on from the start)
+	// instead of the windows a Session opens.
+	Whole bool
 }
 
 // Find returns the path of the valgrind executable (Options.Valgrind, or
@@ -79,11 +86,11 @@ func Find(valgrind string) (path, version string, err error) {
 // Args returns valgrind's arguments to run a program under callgrind as
 // certbench does: collection on in every thread but instrumentation off
 // at the start (the program switches it on around what it measures, see
-// Session), one file per thread (Session.Read leaves sysmon's out),
-// recursions not separated (Go's goroutine stack switches would otherwise
-// split functions into name'2, name'3...), output files and valgrind's
-// own messages (LogFile) in o.Dir, and stacks and the cache simulation if
-// asked.
+// Session; on with Whole), one file per thread (Session.Read leaves
+// sysmon's out), recursions not separated (Go's goroutine stack switches
+// would otherwise split functions into name'2, name'3...), output files
+// and valgrind's own messages (LogFile) in o.Dir, and stacks and the
+// cache simulation if asked.
 func (o Options) Args() []string {
 	args := []string{
 		"--tool=callgrind",
@@ -96,6 +103,9 @@ func (o Options) Args() []string {
 	}
 	if o.Stacks {
 		args = append(args, "--separate-callers="+strconv.Itoa(StackDepth))
+	}
+	if o.Whole {
+		args[2] = "--instr-atstart=yes"
 	}
 	if o.CacheSim {
 		args = append(args, "--cache-sim=yes", "--I1="+CacheI1, "--D1="+CacheD1, "--LL="+CacheLL)

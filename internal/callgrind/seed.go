@@ -8,19 +8,14 @@ import (
 )
 
 // Seed is the start-up randomness certbench fixes for the programs it
-// runs under callgrind (see StartFixedSeed); package simrand, which
-// lines up the runtime's random stream after start-up, computes from it.
+// runs under callgrind (see StartFixedSeed): the runtime's hash keys come
+// from it; package simrand fixes the streams maps draw their seeds from.
 var Seed = simrand.Seed
 
 // SeedEnv is set to "fixed" in the environment of a program started by
 // StartFixedSeed (by the caller, who knows), so that it can record it and
-// package simrand lines its random stream up.
+// package simrand resets its random stream at initialization.
 const SeedEnv = simrand.Env
-
-// Realign lines the main thread's random stream up again in a program
-// whose start-up seed is fixed, before it makes maps or seeds that must
-// agree between its processes; see simrand.Realign, which it is.
-func Realign() bool { return simrand.Realign() }
 
 // checkSeed rejects a seed the Go runtime would not take: it ignores
 // start-up bytes whose first or second eight are all zero (a C library

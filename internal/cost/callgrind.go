@@ -45,16 +45,34 @@ const (
 // contexts (run with --separate-callers=N for stacks N deep; without it
 // a stack is one function).
 type Part struct {
-	Number int // the dump's number in the run, from 1
+	Number int    // the dump's number in the run, from 1
+	Cmd    string // the program's command line
 	// Trigger is "Program termination", or "dump LABEL" for a part
 	// written by a client request or monitor command with that label.
 	Trigger string
 	Profile *profile.Profile
+	// Calls are what each function's calls of another cost with what
+	// they called, by caller and callee function (all their contexts),
+	// per sample type of Profile.
+	Calls map[[2]string][]int64
 }
 
 // Label returns the label of a part written by a dump with one, and
 // whether it has one.
 func (p *Part) Label() (string, bool) { return strings.CutPrefix(p.Trigger, "dump ") }
+
+// AddCalls adds the calls of another part (another thread's) to p's.
+func (p *Part) AddCalls(calls map[[2]string][]int64) {
+	for k, v := range calls {
+		if have := p.Calls[k]; have != nil {
+			for i := range min(len(v), len(have)) {
+				have[i] = addSat(have[i], v[i])
+			}
+		} else {
+			p.Calls[k] = slices.Clone(v)
+		}
+	}
+}
 
 // A SyntaxError is a line of a callgrind file that ReadCallgrind cannot
 // read.
@@ -115,6 +133,7 @@ func ReadCallgrind(r io.Reader) ([]*Part, error) {
 				return nil, fmt.Errorf("callgrind: merging the threads of part %d: %w", p.Number, err)
 			}
 			out[n-1].Profile = m
+			out[n-1].AddCalls(p.Calls)
 			continue
 		}
 		out = append(out, p)
@@ -143,6 +162,7 @@ type cgReader struct {
 	jump    bool   // a jump line was read: the next line is its source position
 	number  int
 	trigger string
+	cmd     string
 }
 
 // cgPart is what a part holds until it becomes a profile. Contexts are
@@ -151,8 +171,9 @@ type cgPart struct {
 	contexts []string         // by number
 	number   map[string]int32 // context -> number
 	self     map[cgSite][]int64
-	files    map[string]string // function -> its file
-	caller   map[int32]cgCall  // context -> the costliest call of it
+	files    map[string]string    // function -> its file
+	caller   map[int32]cgCall     // context -> the costliest call of it
+	edges    map[[2]int32][]int64 // caller and callee context -> the calls' costs
 }
 
 // cgSite is a context and a line of its function's file.
@@ -220,6 +241,8 @@ func (c *cgReader) read(s string) error {
 		if t, ok := strings.CutPrefix(val, "Trigger: "); ok {
 			c.trigger = t
 		}
+	case "cmd":
+		c.cmd = val
 	case "events":
 		f := strings.Fields(val)
 		if len(f) == 0 || len(f) > MaxEvents {
@@ -280,7 +303,8 @@ func (c *cgReader) read(s string) error {
 // part returns the part being read, starting one at its first line.
 func (c *cgReader) part() *cgPart {
 	if c.cur == nil {
-		c.cur = &cgPart{number: map[string]int32{}, self: map[cgSite][]int64{}, files: map[string]string{}, caller: map[int32]cgCall{}}
+		c.cur = &cgPart{number: map[string]int32{}, self: map[cgSite][]int64{}, files: map[string]string{}, caller: map[int32]cgCall{},
+			edges: map[[2]int32][]int64{}}
 		c.names = [3]map[int]string{{}, {}, {}}
 		c.nnames, c.body, c.fn, c.cfn = 0, false, -1, -1
 		if c.pos == nil {
@@ -367,6 +391,14 @@ func (c *cgReader) costLine(s string) error {
 		if old, ok := p.caller[c.cfn]; !ok || v[0] > old.ir {
 			p.caller[c.cfn] = cgCall{from: c.fn, line: line, ir: v[0]}
 		}
+		e := [2]int32{c.fn, c.cfn}
+		if have := p.edges[e]; have != nil {
+			for i := range v {
+				have[i] = addSat(have[i], v[i])
+			}
+		} else {
+			p.edges[e] = v
+		}
 		return nil
 	}
 	k := cgSite{c.fn, line}
@@ -413,11 +445,11 @@ func (c *cgReader) endPart() error {
 	if len(c.events) == 0 {
 		return errors.New("no events: line")
 	}
-	prof, err := p.profile(c.events)
+	prof, calls, err := p.profile(c.events)
 	if err != nil {
 		return err
 	}
-	part := &Part{Number: c.number, Trigger: c.trigger, Profile: prof}
+	part := &Part{Number: c.number, Cmd: c.cmd, Trigger: c.trigger, Profile: prof, Calls: calls}
 	if label, ok := part.Label(); ok {
 		SetInfo(prof, infoOfLabel(label))
 	}
@@ -426,11 +458,28 @@ func (c *cgReader) endPart() error {
 	return nil
 }
 
-// profile builds the part's profile: a sample per context and line.
-func (p *cgPart) profile(events []string) (*profile.Profile, error) {
+// profile builds the part's profile, a sample per context and line, and
+// its calls by function.
+func (p *cgPart) profile(events []string) (*profile.Profile, map[[2]string][]int64, error) {
 	value, types, err := sampleValues(events)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	calls := map[[2]string][]int64{}
+	for e, v := range p.edges {
+		var k [2]string
+		for i, ctx := range e {
+			if fs := contextFrames(p.contexts[ctx]); len(fs) > 0 {
+				k[i] = fs[0]
+			}
+		}
+		if have := calls[k]; have != nil {
+			for i, x := range value(v) {
+				have[i] = addSat(have[i], x)
+			}
+		} else {
+			calls[k] = value(v)
+		}
 	}
 	b := newBuilder(types)
 	sites := slices.SortedFunc(maps.Keys(p.self), func(x, y cgSite) int {
@@ -464,7 +513,7 @@ func (p *cgPart) profile(events []string) (*profile.Profile, error) {
 		loc := b.location(leaf[k.context], p.files[leaf[k.context]], k.line)
 		b.p.Sample = append(b.p.Sample, &profile.Sample{Value: value(p.self[k]), Location: append([]*profile.Location{loc}, callers[k.context]...)})
 	}
-	return b.p, nil
+	return b.p, calls, nil
 }
 
 // sampleValues returns how a cost vector of events becomes sample values,

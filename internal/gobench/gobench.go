@@ -6,9 +6,8 @@
 // into a file of their own (shown, not gated). After an allocation regression, [Sites] names
 // the functions that grew. The trees are only read (-mod=readonly).
 //
-// They run on the clock, not the simulated CPU: under callgrind a test
-// binary's count would take in process start, the benchmark's setup and
-// testing's calibration run, so it would not be per op.
+// With Options.Simulate they run on the simulated CPU instead, per op and
+// exact (see simulate.go), but for those it cannot count.
 package gobench
 
 import (
@@ -49,6 +48,10 @@ type Options struct {
 	Bench, Benchtime string
 	// Rounds is the number of rounds (samples per side).
 	Rounds int
+	// Simulate counts the benchmarks on the simulated CPU, SimCount
+	// samples a side (those it cannot count run on the clock).
+	Simulate bool
+	SimCount int
 	// Out is the directory for binaries, raw outputs and merged files.
 	Out string
 	// Log, when not nil, gets a line per step.
@@ -66,7 +69,10 @@ type Package struct {
 	// no tests at the base.
 	Base, Head string
 
-	declares bool // its test files at the head declare a Benchmark function
+	declares  bool            // its test files at the head declare a Benchmark function
+	name      string          // the package's name
+	sims      [2]string       // the test binaries counted on the simulated CPU, by side
+	simulated map[string]bool // the benchmarks counted on the simulated CPU
 }
 
 // benchFunc matches the declaration of a benchmark function.
@@ -88,8 +94,11 @@ func declaresBenchmarks(dir string, files []string) bool {
 type Result struct {
 	// Base and Head are the merged files of the benchmarks at both sides
 	// ("" when there are none); HeadOnly the head's samples of those only
-	// it has ("" when none).
-	Base, Head, HeadOnly string
+	// it has ("" when none). SimBase, SimHead and SimHeadOnly are the same
+	// on the simulated CPU (Options.Simulate); the others then hold those
+	// that ran on the clock.
+	Base, Head, HeadOnly          string
+	SimBase, SimHead, SimHeadOnly string
 	// Packages are the packages with benchmarks at the head.
 	Packages []*Package
 	// Notes say what was left out and why.
@@ -98,6 +107,8 @@ type Result struct {
 	// rounds of the benchmarks only the head has.
 	Benchtime      string
 	HeadOnlyRounds int
+
+	simulator string // its configuration line
 }
 
 var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
@@ -126,23 +137,47 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(res.Packages) == 0 {
 		return res, nil
 	}
+	if opts.Simulate {
+		var err error
+		if res.simulator, err = simulatorName(); err != nil {
+			return nil, &ab.InputError{Err: err}
+		}
+		leaves, err := res.plan(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		files, err := res.simulate(ctx, opts, leaves)
+		if err != nil {
+			return nil, err
+		}
+		if err := keep(opts.Out, "sim-", files, [3]*string{&res.SimBase, &res.SimHead, &res.SimHeadOnly}); err != nil {
+			return nil, err
+		}
+	}
 	files, err := res.runRounds(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	for i, p := range []*string{&res.Base, &res.Head, &res.HeadOnly} {
+	return res, keep(opts.Out, "", files, [3]*string{&res.Base, &res.Head, &res.HeadOnly})
+}
+
+// keep writes the base's, the head's and the head-only results that hold
+// any into out (PREFIXbase.txt, ...) and sets their paths; base and head
+// only both or neither.
+func keep(out, prefix string, files [3][]byte, paths [3]*string) error {
+	for i, p := range paths {
 		if !bytes.Contains(files[i], []byte("\nBenchmark")) {
 			continue
 		}
-		*p = filepath.Join(opts.Out, []string{"base.txt", "head.txt", "head-only.txt"}[i])
+		*p = filepath.Join(out, prefix+[]string{"base.txt", "head.txt", "head-only.txt"}[i])
 		if err := os.WriteFile(*p, files[i], 0o644); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if res.Base == "" || res.Head == "" {
-		res.Base, res.Head = "", ""
+	if *paths[0] == "" || *paths[1] == "" {
+		*paths[0], *paths[1] = "", ""
 	}
-	return res, nil
+	return nil
 }
 
 // check fills in opts' defaults and checks it.
@@ -159,8 +194,8 @@ func (opts *Options) check() error {
 	if _, err := regexp.Compile(opts.Bench); err != nil {
 		return &ab.InputError{Err: fmt.Errorf("bench %q: %w", opts.Bench, err)}
 	}
-	if opts.Rounds < 1 {
-		return &ab.InputError{Err: fmt.Errorf("rounds %d: want at least 1", opts.Rounds)}
+	if opts.Rounds < 1 || opts.Simulate && opts.SimCount < 1 {
+		return &ab.InputError{Err: fmt.Errorf("rounds %d, simulated samples %d: want at least 1", opts.Rounds, opts.SimCount)}
 	}
 	if len(opts.Packages) == 0 {
 		return &ab.InputError{Err: errors.New("no packages")}
@@ -171,19 +206,21 @@ func (opts *Options) check() error {
 // prepare builds package p's test binary (the i-th) on both sides and adds
 // it to res.Packages with its benchmarks by side, or says why not.
 func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package) error {
-	for _, side := range []string{"base", "head"} {
-		tree := opts.Base
-		if side == "head" {
-			tree = opts.Head
-		}
+	for k, side := range ab.Sides {
+		tree := treeOf(opts, k)
 		bin := filepath.Join(opts.Out, "bin", side, fmt.Sprintf("%d.%s.test", i, filepath.Base(p.ImportPath)))
 		logf(opts.Log, "gobench: go test -c %s (%s)", p.ImportPath, side)
-		ok, err := buildTest(ctx, tree, p, bin)
+		ok, err := buildTest(ctx, tree, p, bin, "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", side, err)
 		}
 		if !ok {
 			continue
+		}
+		if opts.Simulate {
+			if p.sims[k], err = simBinary(ctx, opts.Out, tree, p, bin); err != nil {
+				return fmt.Errorf("%s: %w", side, err)
+			}
 		}
 		if side == "base" {
 			p.Base = bin
@@ -233,11 +270,11 @@ func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, erro
 	}
 	err := ab.Rounds(ctx, opts.Rounds, len(res.Packages), nil, func(ctx context.Context, s ab.Sample) error {
 		p := res.Packages[s.Group]
-		bin, names := p.Base, p.Benchmarks
+		bin, names := p.Base, p.onClock(p.Benchmarks)
 		if s.Side == 1 {
 			bin = p.Head
 			if s.Round <= res.HeadOnlyRounds {
-				names = append(slices.Clip(names), p.HeadOnly...)
+				names = append(names, p.onClock(p.HeadOnly)...)
 			}
 		}
 		if len(names) == 0 {
@@ -268,6 +305,11 @@ func (res *Result) runRounds(ctx context.Context, opts Options) ([3][]byte, erro
 	return files, err
 }
 
+// onClock returns the names not counted on the simulated CPU.
+func (p *Package) onClock(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return p.simulated[n] })
+}
+
 func treeOf(opts Options, side int) string { return [2]string{opts.Base, opts.Head}[side] }
 
 func logf(w io.Writer, format string, args ...any) {
@@ -283,7 +325,7 @@ func goEnv() []string {
 
 // listPackages resolves patterns in tree.
 func listPackages(ctx context.Context, tree string, patterns []string) ([]*Package, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Error,TestGoFiles,XTestGoFiles", "--"}, patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Name,Dir,Error,TestGoFiles,XTestGoFiles", "--"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = tree, goEnv()
 	var stderr bytes.Buffer
@@ -296,10 +338,10 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p struct {
-			ImportPath, Dir string
-			Error           *struct{ Err string }
-			TestGoFiles     []string
-			XTestGoFiles    []string
+			ImportPath, Name, Dir string
+			Error                 *struct{ Err string }
+			TestGoFiles           []string
+			XTestGoFiles          []string
 		}
 		if err := dec.Decode(&p); err != nil {
 			return nil, err
@@ -314,7 +356,7 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
 		}
-		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel,
+		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: rel, name: p.Name,
 			declares: declaresBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...))})
 	}
 	if len(pkgs) == 0 {
@@ -323,16 +365,21 @@ func listPackages(ctx context.Context, tree string, patterns []string) ([]*Packa
 	return pkgs, nil
 }
 
-// buildTest builds p's test binary in tree; false when it is missing
-// there or has no tests.
-func buildTest(ctx context.Context, tree string, p *Package, bin string) (bool, error) {
+// buildTest builds p's test binary in tree (with the -overlay file
+// overlay, if set); false when it is missing there or has no tests.
+func buildTest(ctx context.Context, tree string, p *Package, bin, overlay string) (bool, error) {
 	if _, err := os.Stat(filepath.Join(tree, p.Dir)); err != nil {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return false, err
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./"+filepath.ToSlash(p.Dir))
+	args := []string{"test", "-c", "-o", bin}
+	if overlay != "" {
+		// The linker lets only testing/cryptotest reach the hook.
+		args = append(args, "-overlay", overlay, "-ldflags=-checklinkname=0")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+filepath.ToSlash(p.Dir))...)
 	cmd.Dir, cmd.Env = tree, goEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {

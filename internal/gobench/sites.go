@@ -112,3 +112,56 @@ func topLevel(name string) string {
 	}
 	return "Benchmark" + strings.TrimPrefix(name, "Benchmark")
 }
+
+// Gate gates what Run measured with policy: the simulated CPU's files (as
+// ab.SimPolicy makes it) and the clock's, each nil when absent, their
+// allocation regressions with the sites that grew (Sites).
+func Gate(ctx context.Context, opts Options, res *Result, policy gate.Policy) (sim, clock *gate.Verdict, err error) {
+	for _, g := range []struct {
+		v          **gate.Verdict
+		base, head string
+		policy     gate.Policy
+	}{{&sim, res.SimBase, res.SimHead, ab.SimPolicy(policy)}, {&clock, res.Base, res.Head, policy}} {
+		if g.base == "" {
+			continue
+		}
+		if *g.v, err = ab.GateFiles(g.base, g.head, g.policy); err != nil {
+			return nil, nil, err
+		}
+		(*g.v).AddSites(&Sites{Ctx: ctx, Options: opts, Result: res}, 5)
+	}
+	return sim, clock, nil
+}
+
+// AB returns the ab.RunOptions.Bench that runs and gates these benchmarks
+// (opts' Base, Head and Out are the hook's trees and OUT/gobench).
+func AB(opts Options, out string) func(ctx context.Context, base, head string, policy gate.Policy) (sim, clock *ab.Result, err error) {
+	return func(ctx context.Context, base, head string, policy gate.Policy) (*ab.Result, *ab.Result, error) {
+		opts.Base, opts.Head, opts.Out = base, head, filepath.Join(out, "gobench")
+		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+			return nil, nil, err
+		}
+		res, err := Run(ctx, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		vs, vc, err := Gate(ctx, opts, res, policy)
+		if err != nil {
+			return nil, nil, err
+		}
+		var sim, clock *ab.Result
+		if vs != nil {
+			sim = &ab.Result{Verdict: vs, Base: res.SimBase, Head: res.SimHead, Notes: res.Notes}
+		}
+		if vc != nil {
+			clock = &ab.Result{Verdict: vc, Base: res.Base, Head: res.Head}
+			if sim == nil {
+				clock.Notes = res.Notes
+			}
+		}
+		if sim == nil && clock == nil {
+			return nil, nil, &ab.InputError{Err: fmt.Errorf("no benchmark matching %q at both sides in %s (%s)", opts.Bench, strings.Join(opts.Packages, " "), strings.Join(res.Notes, "; "))}
+		}
+		return sim, clock, nil
+	}
+}

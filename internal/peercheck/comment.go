@@ -14,6 +14,7 @@ import (
 
 	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
@@ -30,7 +31,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	switch {
 	case !r.Passed():
 		mark = "❌"
-	case r.Undecided() != "", r.Conformance == nil && r.Diff == nil && r.Gate == nil && r.GoBench == nil:
+	case r.Undecided() != "", r.Conformance == nil && r.Diff == nil && r.Gate == nil && r.GoBench == nil && r.GoBenchSim == nil:
 		mark = "⚠️" // not decided, or nothing checked
 	}
 	fmt.Fprintln(bw, Marker)
@@ -54,7 +55,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Gate != nil || r.GoBench != nil {
 		runs = append(runs, fmt.Sprintf("%d interleaved rounds", r.Count))
 	}
-	if r.SimGate != nil {
+	if r.SimGate != nil || r.GoBenchSim != nil {
 		runs = append(runs, fmt.Sprintf("%d samples per side on the simulated CPU", r.SimCount))
 	}
 	runs = append(runs, r.Elapsed.Round(time.Second).String()+r.phaseText())
@@ -118,7 +119,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 		}
 		first := ""
 		if len(ops) > 0 {
-			first = "; the same first ops a sample on both sides: " + strings.Join(ops, ", ") + " (a lookup cache is colder over a few lookups than over the clock's)"
+			first = "; the same first ops a sample on both sides: " + strings.Join(ops, ", ")
 		}
 		fmt.Fprintf(bw, "**CPU: instructions/op on the simulated CPU** (valgrind's callgrind, %d samples per side%s), which other tenants of the machine cannot disturb.\n\n", r.SimCount, first)
 		if len(r.Noisy) > 0 {
@@ -139,17 +140,26 @@ func (r *Report) writeCosts(bw io.Writer) {
 	r.writeHeld(bw)
 	fmt.Fprintln(bw, "\n#### Costs: the proxy's own benchmarks")
 	fmt.Fprintln(bw)
+	var pkgs []string
+	if gr := r.GoBenchRun; gr != nil {
+		for _, p := range gr.Packages {
+			pkgs = append(pkgs, "`"+p.ImportPath+"`")
+		}
+	}
+	if r.GoBenchSim != nil {
+		fmt.Fprintf(bw, "`go test -bench` of %s on the simulated CPU, %d samples a side: each benchmark's instructions per op are what a test binary counts at a fixed iteration count beyond what it counts at 2, over the difference (process start, setup and testing's calibration cancel); allocations the same way, every one profiled, exact.\n\n",
+			strings.Join(pkgs, ", "), r.SimCount)
+		writeVerdict(bw, r.GoBenchSim)
+	}
 	switch {
 	case r.GoBench != nil:
-		if gr := r.GoBenchRun; gr != nil {
-			var pkgs []string
-			for _, p := range gr.Packages {
-				pkgs = append(pkgs, "`"+p.ImportPath+"`")
-			}
-			fmt.Fprintf(bw, "`go test -bench` of %s, %d interleaved rounds at -test.benchtime=%s.\n\n", strings.Join(pkgs, ", "), r.Count, gr.Benchtime)
+		fmt.Fprintf(bw, "\n`go test -bench` of %s on the clock, %d interleaved rounds at -test.benchtime=%s", strings.Join(pkgs, ", "), r.Count, r.GoBenchRun.Benchtime)
+		if r.GoBenchSim != nil {
+			fmt.Fprint(bw, ": the benchmarks the simulated CPU could not count (notes below)")
 		}
+		fmt.Fprint(bw, ".\n\n")
 		writeVerdict(bw, r.GoBench)
-	default:
+	case r.GoBenchSim == nil:
 		fmt.Fprintln(bw, r.notRun("gobench", "Not gated", true))
 	}
 	r.writeHeadOnly(bw)
@@ -163,7 +173,6 @@ func (r *Report) writeCosts(bw io.Writer) {
 		if len(removed) > 0 {
 			fmt.Fprintf(bw, "\nRemoved at the head (the base has them): %s.\n", strings.Join(removed, ", "))
 		}
-		fmt.Fprintln(bw, "\nThese run on the clock: under callgrind a test binary's count would take in process start, the benchmark's setup and testing's calibration run, so it would not be per op.")
 		if len(gr.Notes) > 0 {
 			fmt.Fprintln(bw)
 			writeNotes(bw, gr.Notes)
@@ -210,13 +219,15 @@ func (r *Report) writeHeadOnly(bw io.Writer) {
 	if r.HeadOnly == nil {
 		return
 	}
-	units := []string{results.UnitSec, results.UnitBytes, results.UnitAllocs}
-	rounds := r.Count
-	if r.GoBenchRun != nil {
-		rounds = r.GoBenchRun.HeadOnlyRounds
+	units := []string{results.UnitInstructions, results.UnitSec, results.UnitBytes, results.UnitAllocs}
+	if r.GoBenchSim == nil {
+		units = units[1:]
 	}
-	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of %d rounds.\n\n| benchmark | %s | %s | %s |\n| :-- | --: | --: | --: |\n",
-		rounds, results.Title(units[0]), results.Title(units[1]), results.Title(units[2]))
+	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of up to %d samples.\n\n| benchmark |", gobench.HeadOnlyRounds)
+	for _, u := range units {
+		fmt.Fprintf(bw, " %s |", results.Title(u))
+	}
+	fmt.Fprintf(bw, "\n| :-- |%s\n", strings.Repeat(" --: |", len(units)))
 	for _, s := range r.HeadOnly.Series {
 		fmt.Fprintf(bw, "| %s |", results.EscapeMarkdown(string(s.Name)))
 		for _, u := range units {
@@ -263,7 +274,7 @@ func (r *Report) headline() string {
 		case r.Conformance != nil:
 			parts = append(parts, "no rule newly broken")
 		}
-		if r.Gate != nil || r.SimGate != nil || r.GoBench != nil {
+		if r.Gate != nil || r.SimGate != nil || r.GoBench != nil || r.GoBenchSim != nil {
 			parts = append(parts, "no regression")
 		}
 	}
@@ -305,7 +316,15 @@ func (r *Report) verdictRows() [][2]string {
 		scen += ", clock"
 	}
 	rows = append(rows, [2]string{scen, r.verdictCell(r.Gate, "gate")})
-	rows = append(rows, [2]string{"the proxy's own benchmarks", r.verdictCell(r.GoBench, "gobench")})
+	bench := "the proxy's own benchmarks"
+	if r.GoBenchSim != nil {
+		rows = append(rows, [2]string{bench + ", simulated CPU", r.verdictCell(r.GoBenchSim, "")})
+		if r.GoBench == nil {
+			return rows
+		}
+		bench += ", clock"
+	}
+	rows = append(rows, [2]string{bench, r.verdictCell(r.GoBench, "gobench")})
 	return rows
 }
 

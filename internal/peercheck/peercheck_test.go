@@ -117,6 +117,37 @@ func simVerdict(t *testing.T, dir string, policy gate.Policy) *gate.Verdict {
 	return v
 }
 
+// TestCommentSimulatedBenchmarks shows the proxy's benchmarks counted on
+// the simulated CPU, and the one that ran on the clock instead.
+func TestCommentSimulatedBenchmarks(t *testing.T) {
+	dir := t.TempDir()
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, head := sideFiles(t, dir, 4, [2]float64{42, 42})
+	clock, err := ab.GateFiles(base, head, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"base", "head"},
+		GoBenchSim: simVerdict(t, dir, policy), GoBench: clock, SimCount: 3, Count: 4,
+		GoBenchRun: &gobench.Result{Benchtime: "100x", Notes: []string{"BenchmarkServe (github.com/traefik/traefik/v3/pkg/tls) ran on the clock: it waits"},
+			Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls"}}}}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"| the proxy's own benchmarks, simulated CPU | ❌ 1 regressed", "| the proxy's own benchmarks, clock | ✅",
+		"`go test -bench` of `github.com/traefik/traefik/v3/pkg/tls` on the simulated CPU, 3 samples a side",
+		"on the clock, 4 interleaved rounds at -test.benchtime=100x: the benchmarks the simulated CPU could not count", "BenchmarkServe (github.com/traefik/traefik/v3/pkg/tls) ran on the clock: it waits"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comment lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // headOnly is 3 rounds of a benchmark only the head has.
 func headOnly(t *testing.T) *results.Set {
 	t.Helper()

@@ -1,43 +1,11 @@
 package simrand
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 )
-
-// stream returns the first n numbers of the main thread's stream when the
-// runtime drew skip numbers from its global generator before seeding it.
-func stream(skip, n int) []uint64 {
-	var key [32]byte
-	copy(key[:], Seed[:])
-	g := rand.NewChaCha8(key)
-	for range skip {
-		g.Uint64()
-	}
-	var k [32]byte
-	for j := range 4 {
-		binary.LittleEndian.PutUint64(k[8*j:], g.Uint64())
-	}
-	m0 := rand.NewChaCha8(k)
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = m0.Uint64()
-	}
-	return out
-}
-
-func TestFind(t *testing.T) {
-	for _, tc := range []struct{ skip, at int }{{19, 8}, {19, 9}, {0, 0}, {40, 1000}} {
-		s := stream(tc.skip, tc.at+2)
-		if _, i, ok := find(s[tc.at], s[tc.at+1]); !ok || i != tc.at {
-			t.Errorf("skip %d: numbers at %d found at %d, %v", tc.skip, tc.at, i, ok)
-		}
-	}
-	if _, _, ok := find(1, 2); ok {
-		t.Error("two numbers that are not in the stream were found")
-	}
-}
 
 func TestSeedHalves(t *testing.T) {
 	var zero [8]byte
@@ -46,10 +14,64 @@ func TestSeedHalves(t *testing.T) {
 	}
 }
 
-func TestNotAlignedOutsideTheSimulation(t *testing.T) {
-	// The test binary does not run with Env set (unless a simulated run
-	// started it), so nothing was drawn at initialization.
-	if Aligned() {
-		t.Skip("running under the simulated CPU")
+// draws resets the calling goroutine's thread, then returns the
+// iteration order of a map made afterwards (its seed and its iteration's
+// starting point come from the thread's stream) and two numbers drawn.
+func draws() ([]int, [2]uint64, bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if !Reset() {
+		return nil, [2]uint64{}, false
+	}
+	m := make(map[int]bool)
+	for i := range 64 {
+		m[i] = true
+	}
+	var order []int
+	for k := range m {
+		order = append(order, k)
+	}
+	return order, [2]uint64{rand.Uint64(), rand.Uint64()}, true
+}
+
+// TestResetRepeats checks that after Reset a thread draws the same
+// numbers and makes maps that iterate alike, again and again and on
+// other threads, whatever was drawn between.
+func TestResetRepeats(t *testing.T) {
+	order, nums, ok := draws()
+	if !ok {
+		t.Skip("Reset is not implemented on " + runtime.GOARCH)
+	}
+	for i := range 5 {
+		for range i * 1000 {
+			rand.Uint64()
+		}
+		done := make(chan struct{})
+		var o []int
+		var n [2]uint64
+		go func() {
+			defer close(done)
+			o, n, ok = draws()
+		}()
+		<-done
+		if !ok || !slices.Equal(o, order) || n != nums {
+			t.Fatalf("after Reset on another goroutine (%d): map order %v, numbers %x; first %v, %x", i, o, n, order, nums)
+		}
+	}
+}
+
+// TestResetIsKeys checks that the stream after Reset is Key's ChaCha8
+// stream, past the numbers a map's seed and iteration drew.
+func TestResetIsKeys(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if !Reset() {
+		t.Skip("Reset is not implemented on " + runtime.GOARCH)
+	}
+	want := rand.NewChaCha8(Key)
+	for i := range 100 { // across refills of the 32-number buffer
+		if got, w := rand.Uint64(), want.Uint64(); got != w {
+			t.Fatalf("draw %d after Reset: %x, want %x", i, got, w)
+		}
 	}
 }

@@ -94,7 +94,7 @@ func helper(kindName string) error {
 		return simulatedHelper(kind, info, sc)
 	}
 	w := results.NewWriter(os.Stdout, results.RoundKey, os.Getenv("CERTBENCH_VARIANT_ROUND"))
-	newStore := regressions.Wrap(kind, info.New)
+	newStore := regressions.WrapAny(kind, info.New)
 	if kind == regressions.Slow {
 		pct, err := strconv.ParseFloat(os.Getenv("CERTBENCH_VARIANT_SLOW"), 64)
 		if err != nil {

@@ -36,9 +36,10 @@
 // adapter caches a store's configured default and sets both names to it,
 // which is how a Caddy user configures default_sni and fallback_sni. A store
 // without a configured default gets a certificate the adapter generates
-// once per Store (a self-signed P-256 certificate for a random
-// "*.certmagic.default"-style name), cached like any other and named the
-// same way; certmagic itself would fail those handshakes.
+// once per Store (a self-signed Ed25519 certificate for
+// "default.certmagic.default", the same bytes every time), cached like any
+// other and named the same way; certmagic itself would fail those
+// handshakes.
 //
 // # Generations
 //
@@ -58,13 +59,11 @@ package store
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/certbench/certbench/peers/internal/pipeconn"
@@ -266,30 +265,24 @@ func firstName(leaf *x509.Certificate) string {
 }
 
 // generateDefault makes and caches the adapter's default certificate: a
-// self-signed P-256 certificate for a random name under
-// "certmagic.default".
+// self-signed Ed25519 certificate for "default.certmagic.default", the
+// same bytes every time (a fixed key, validity and serial; Ed25519 signs
+// deterministically), so that what the cache holds, and what its lookups
+// cost, does not vary from one store to the next.
 func (s *Store) generateDefault(ctx context.Context) (*defaultCert, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	var r [16]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		return nil, err
-	}
-	name := hex.EncodeToString(r[:]) + ".certmagic.default"
-	now := time.Now()
+	seed := sha256.Sum256([]byte(defaultName))
+	key := ed25519.NewKeyFromSeed(seed[:])
 	tmpl := &x509.Certificate{
-		SerialNumber:          new(big.Int).SetBytes(r[:]),
-		Subject:               pkix.Name{CommonName: name},
-		DNSNames:              []string{name},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(365 * 24 * time.Hour),
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: defaultName},
+		DNSNames:              []string{defaultName},
+		NotBefore:             time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+		NotAfter:              time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
 		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(nil, tmpl, tmpl, key.Public(), key)
 	if err != nil {
 		return nil, err
 	}
@@ -301,8 +294,11 @@ func (s *Store) generateDefault(ctx context.Context) (*defaultCert, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &defaultCert{hash: hash, name: name}, nil
+	return &defaultCert{hash: hash, name: defaultName}, nil
 }
+
+// defaultName is the name of the adapter's generated default certificate.
+const defaultName = "default.certmagic.default"
 
 // Current returns a view of the live cache with the stores of the last
 // refresh; it is not a snapshot of the certificates.

@@ -1,0 +1,9 @@
+#include "textflag.h"
+
+// func getg() unsafe.Pointer
+//
+// The running goroutine's g, from thread-local storage.
+TEXT ·getg(SB), NOSPLIT, $0-8
+	MOVQ (TLS), AX
+	MOVQ AX, ret+0(FP)
+	RET
