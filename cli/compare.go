@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
@@ -74,6 +75,9 @@ type compareOptions struct {
 	// Output is a file for a run's raw results (-o).
 	Output string
 	Alpha  float64
+	// Quick, when compare runs the stores with neither --count nor --ops
+	// given, measures them in bench.Quick's plan.
+	Quick bool
 	selection
 }
 
@@ -98,6 +102,7 @@ the files (the first is the base).
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ioStreams, opts.Files = ioOf(cmd), args
 			opts.StoresGiven, opts.ScenariosGiven = changed(cmd, "stores"), changed(cmd, "scenarios")
+			opts.Quick = !changed(cmd, "count") && !changed(cmd, "ops")
 			opts.RunOnlyGiven = nil
 			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			for _, fl := range []struct{ name, shown string }{
@@ -141,6 +146,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	var set *results.Set
 	var filters []string
 	var runErr error // a store under test failed in the run
+	var notes []string
 	from := "the run"
 	if len(opts.Files) > 0 {
 		if len(opts.RunOnlyGiven) > 0 {
@@ -153,7 +159,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 			return err
 		}
 	} else {
-		raw, err := opts.runStores(ctx)
+		raw, err := opts.runStores(ctx, &notes)
 		if raw == nil {
 			return err
 		}
@@ -182,7 +188,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		given, _ := opts.selected()
 		return buildError(err, given, opts.selection, from)
 	}
-	if err := table.Write(opts.ioStreams.Out, opts.Format, report.Page(), report); err != nil {
+	page := report.Page()
+	page.Notes = append(page.Notes, notes...)
+	if err := table.Write(opts.ioStreams.Out, opts.Format, page, report); err != nil {
 		return err
 	}
 	return runErr
@@ -216,7 +224,7 @@ func (opts *compareOptions) loadFiles(copts *compare.Options, from string) (set 
 // measured, and returns the samples; raw is nil if there is nothing to
 // table. An interrupted run, or one in which a store failed, keeps its
 // samples and returns its error with them.
-func (opts *compareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, err error) {
+func (opts *compareOptions) runStores(ctx context.Context, notes *[]string) (raw *bytes.Buffer, err error) {
 	if opts.Output == "-" {
 		return nil, usagef("-o -: the table goes to stdout; -o names a file for the raw results of the run")
 	}
@@ -234,7 +242,13 @@ func (opts *compareOptions) runStores(ctx context.Context) (raw *bytes.Buffer, e
 		defer file.Close()
 		out = io.MultiWriter(file, raw)
 	}
-	runErr := runTo(ctx, bopts, out, opts.ioStreams.ErrOut, stackBase(opts.Output))
+	var quick *[]string
+	if opts.Quick {
+		*notes = append(*notes, fmt.Sprintf("a quick run: %d samples a store and scenario, each about %s of ops at most (bench.Quick); --count %d measures every scenario's full plan, with 95%% intervals",
+			bench.QuickCount, bench.QuickWindow, bench.DefaultCount))
+		quick = notes
+	}
+	runErr := runPlan(ctx, bopts, quick, out, opts.ioStreams.ErrOut, stackBase(opts.Output))
 	if file != nil {
 		if err := file.Close(); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", opts.Output, err)

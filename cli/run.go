@@ -105,6 +105,12 @@ func (f *benchFlags) sampleTimeout() (time.Duration, error) {
 // runTo measures and writes the results to out in Go benchmark format
 // (see writeSamples).
 func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stacks string, config ...string) error {
+	return runPlan(ctx, opts, nil, out, errOut, stacks, config...)
+}
+
+// runPlan is runTo, with bench.Quick's plan when quick is not nil (its
+// notes appended there).
+func runPlan(ctx context.Context, opts bench.Options, quick *[]string, out, errOut io.Writer, stacks string, config ...string) error {
 	kv, err := resultConfig(opts.Scenarios)
 	if err != nil {
 		return err
@@ -112,6 +118,11 @@ func runTo(ctx context.Context, opts bench.Options, out, errOut io.Writer, stack
 	return writeSamples(ctx, out, errOut, stacks, append(config, kv...),
 		func(fault func(*bench.StoreFault) error, emit func(bench.Sample) error) error {
 			opts.Fault = fault
+			if quick != nil {
+				notes, err := bench.Quick(ctx, opts, emit)
+				*quick = append(*quick, notes...)
+				return err
+			}
 			return bench.Run(ctx, opts, emit)
 		})
 }
