@@ -60,9 +60,6 @@ type Options struct {
 	// the same without.
 	Stacks   bool
 	Valgrind string // the executable; "" looks it up in PATH
-	// Whole counts the whole program (instrumentation on from the start)
-	// instead of the windows a Session opens.
-	Whole bool
 }
 
 // Find returns the path of the valgrind executable (Options.Valgrind, or
@@ -86,7 +83,8 @@ func Find(valgrind string) (path, version string, err error) {
 // Args returns valgrind's arguments to run a program under callgrind as
 // certbench does: collection on in every thread but instrumentation off
 // at the start (the program switches it on around what it measures, see
-// Session; on with Whole), one file per thread (Session.Read leaves
+// Session, or a test binary's patched testing: TestingOverlay), one file
+// per thread (Session.Read leaves
 // sysmon's out), recursions not separated (Go's goroutine stack switches
 // would otherwise split functions into name'2, name'3...), output files
 // and valgrind's own messages (LogFile) in o.Dir, and stacks and the
@@ -103,9 +101,6 @@ func (o Options) Args() []string {
 	}
 	if o.Stacks {
 		args = append(args, "--separate-callers="+strconv.Itoa(StackDepth))
-	}
-	if o.Whole {
-		args[2] = "--instr-atstart=yes"
 	}
 	if o.CacheSim {
 		args = append(args, "--cache-sim=yes", "--I1="+CacheI1, "--D1="+CacheD1, "--LL="+CacheLL)

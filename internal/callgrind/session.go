@@ -84,7 +84,7 @@ func (w *Window) Run(f func()) {
 
 // Read reads the dump of the window labelled label, one file per thread
 // (file-01, file-02, ...), checks that it is that window's (any, for the
-// label "": a program counted Whole ends in OutFile-01, ...), and returns
+// label "", any label), and returns
 // it: its threads' costs as one profile (cost.ReadCallgrind), the
 // runtime's sysmon thread left out (it wakes up with the clock, not with
 // the measured code), stacks cut at the harness (cost.CutHarness), and
@@ -118,6 +118,7 @@ func (s *Session) Read(label, file string) (*Cost, error) {
 			continue
 		}
 		threads = append(threads, part.Profile)
+		d.Label, _ = part.Label()
 		c := counted(part)
 		if d.Counted == nil {
 			d.Counted = make([]int64, len(c))
@@ -140,6 +141,7 @@ func (s *Session) Read(label, file string) (*Cost, error) {
 
 // Cost is what a window's dump says.
 type Cost struct {
+	Label string // the dump's
 	// Profile is the costs of the window's threads (with stacks when
 	// callgrind ran with Options.Stacks).
 	Profile *profile.Profile

@@ -376,11 +376,11 @@ func (c *cgReader) costLine(s string) error {
 	}
 	v := make([]int64, len(c.events))
 	for i, x := range costs {
-		n, err := strconv.ParseInt(x, 10, 64)
-		if err != nil || n < 0 {
+		n, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
 			return fmt.Errorf("cost %q: not a count", clip(x))
 		}
-		v[i] = n
+		v[i] = int64(n) // callgrind's own unsigned arithmetic can wrap below zero
 	}
 	var line int64
 	if c.lineAt >= 0 && c.file == c.fnFile {
@@ -557,8 +557,9 @@ func infoOfLabel(label string) Info {
 	return InfoOf(p)
 }
 
+// addSat adds b to a, at most math.MaxInt64.
 func addSat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
+	if b > 0 && a > math.MaxInt64-b {
 		return math.MaxInt64
 	}
 	return a + b

@@ -72,6 +72,7 @@ type Package struct {
 	declares  bool            // its test files at the head declare a Benchmark function
 	name      string          // the package's name
 	sims      [2]string       // the test binaries counted on the simulated CPU, by side
+	noSim     string          // why they could not be built
 	simulated map[string]bool // the benchmarks counted on the simulated CPU
 }
 
@@ -218,8 +219,13 @@ func (res *Result) prepare(ctx context.Context, opts Options, i int, p *Package)
 			continue
 		}
 		if opts.Simulate {
-			if p.sims[k], err = simBinary(ctx, opts.Out, tree, p, bin); err != nil {
+			var why string
+			if p.sims[k], why, err = simBinary(ctx, opts.Out, tree, p, bin); err != nil {
 				return fmt.Errorf("%s: %w", side, err)
+			}
+			if why != "" && p.noSim == "" {
+				p.noSim = fmt.Sprintf("%s's benchmarks ran on the clock: %s", p.ImportPath, why)
+				res.Notes = append(res.Notes, p.noSim)
 			}
 		}
 		if side == "base" {

@@ -18,63 +18,70 @@ import (
 
 	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/callgrind"
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 // On the simulated CPU (Options.Simulate) each benchmark, each leaf of its
-// sub-benchmarks, runs at two fixed iteration counts, simFirst and
-// simFirst plus D, each in a test binary of its own with the whole
-// program counted under callgrind; what the second counts beyond the
-// first, over D, is the benchmark's instructions per op: the process's
-// start, the benchmark's setup and testing's calibration run are in both
-// and cancel. (Counting inside the loop would need testing's timer to
-// open the window: callgrind's --dump-before=testing.(*B).runN missed
-// runN's entries or fired many times at one, in measured runs, as its
-// --toggle-collect does for Go, so the test binary itself would have to
-// be patched.) What the count leaves out is callgrind.Cost.Counted's;
-// the collector is off (GOGC=off), so no cycle lands in one run and not
-// the other, and none is counted. Beside them, two native runs with every
-// allocation profiled (-test.memprofilerate=1) give allocs/op and B/op the
-// same way, exact. D makes the counted difference about simWindow of
-// native time, within simMaxBytes of allocation. A benchmark that works
-// in the kernel (system time over half its CPU time), that waits (see
-// simMinIPN), or whose counting would take past simBudget runs on the
-// clock instead, with a note saying why.
+// sub-benchmarks, runs for D iterations in a test binary of its own whose
+// testing package counts under callgrind only while the benchmark's timer
+// runs (callgrind.TestingOverlay: the process's start, the benchmark's
+// set-up and testing's calibration run are not counted, and run
+// uninstrumented, faster), its instructions per op what the timed region
+// counted over D; testing's exact count of the timed region's objects and
+// bytes gives allocs/op and B/op (one more object per read of crypto/rand
+// in the timed region than natively: the fixed stream's copy). What the
+// count leaves out is callgrind.Cost.Counted's; the collector is off
+// (GOGC=off). D makes the counted region about simWindow of native time,
+// within simMaxBytes of allocation. A benchmark that works in the kernel
+// (system time over half its CPU time), that waits (see simMinIPN), or
+// whose counting would take past simBudget, and every benchmark when this
+// Go's testing package cannot be patched, runs on the clock instead, with
+// a note saying why.
 const (
-	simFirst    = 2 // testing runs 1 iteration, then simFirst: both runs make the same calls
 	simWindow   = 50 * time.Millisecond
 	simMaxBytes = 1 << 30
 	simBudget   = 3 * time.Minute
 	// simSlowdown is how much slower a Go program runs under callgrind
-	// than natively (measured: 40-70 on certbench's benchmarks).
+	// than natively (measured: 40-70 on certbench's benchmarks), and
+	// simSetup how much slower uninstrumented (the set-up).
 	simSlowdown = 60
+	simSetup    = 8
 )
 
-// simBinary builds p's test binary for the simulated CPU: bin with a test
-// file added (go test -overlay) whose init gives crypto/rand a fixed
-// stream (Go's testing hook crypto/internal/rand.SetTestingReader, as
-// testing/cryptotest uses it), so that a benchmark that generates keys or
-// draws random inputs does the same work in every run. Where it does not
-// build, bin is returned as it is.
-func simBinary(ctx context.Context, out, tree string, p *Package, bin string) (string, error) {
-	dir := filepath.Join(out, "overlay")
+// simBinary builds p's test binary for the simulated CPU: bin with the
+// testing package patched to count its benchmarks' timed regions
+// (callgrind.TestingOverlay) and a test file added (go test -overlay) whose
+// init gives crypto/rand a fixed stream (Go's testing hook
+// crypto/internal/rand.SetTestingReader, as testing/cryptotest uses it), so
+// that a benchmark that generates keys or draws random inputs does the same
+// work in every run. It returns "" and why where it cannot.
+func simBinary(ctx context.Context, out, tree string, p *Package, bin string) (string, string, error) {
+	dir := filepath.Join(out, "overlay", filepath.Base(bin)+"."+filepath.Base(tree))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", "", err
 	}
-	src, overlay := filepath.Join(dir, filepath.Base(bin)+".go"), filepath.Join(dir, filepath.Base(bin)+"."+filepath.Base(tree)+".json")
-	js, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(tree, p.Dir, "zz_certbench_rand_test.go"): src}})
+	goroot, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	replace, err := callgrind.TestingOverlay(strings.TrimSpace(string(goroot)), dir)
+	if err != nil {
+		return "", err.Error(), nil
+	}
+	src, overlay := filepath.Join(dir, "zz_certbench_rand_test.go"), filepath.Join(dir, "overlay.json")
+	replace[filepath.Join(tree, p.Dir, "zz_certbench_rand_test.go")] = src
+	js, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err == nil {
 		err = errors.Join(os.WriteFile(src, []byte(fmt.Sprintf(fixedRand, p.name)), 0o644), os.WriteFile(overlay, js, 0o644))
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if ok, err := buildTest(ctx, tree, p, bin+".sim", overlay); err != nil || !ok {
-		return bin, nil
+		return "", fmt.Sprintf("its test binary does not build with the patched testing package (%v)", err), nil
 	}
-	return bin + ".sim", nil
+	return bin + ".sim", "", nil
 }
 
 // fixedRand is simBinary's test file, for a package named %s.
@@ -130,6 +137,9 @@ func (s *simSample) Result(config []benchfmt.Config, _ int) *benchfmt.Result {
 func (res *Result) plan(ctx context.Context, opts Options) ([]*leaf, error) {
 	var leaves []*leaf
 	for _, p := range res.Packages {
+		if p.noSim != "" {
+			continue
+		}
 		for i, names := range [2][]string{p.Benchmarks, p.HeadOnly} {
 			for _, top := range names {
 				ls, why, err := calibrate(ctx, p.Head, filepath.Join(opts.Head, p.Dir), top)
@@ -196,13 +206,13 @@ func calibrate(ctx context.Context, bin, dir, top string) ([]*leaf, string, erro
 		if bytesPerOp > 0 {
 			d = max(1, min(d, simMaxBytes/bytesPerOp))
 		}
-		leaves = append(leaves, &leaf{top: top, name: f[0], ops: int(min(d, 1e8)), ns: ns})
-		worst = max(worst, time.Duration(float64(simFirst+int(d)+1)*ns*share))
+		leaves = append(leaves, &leaf{top: top, name: f[0], ops: int(min(max(d, 2), 1e8)), ns: ns}) // D > 1: testing's calibration run is n=1
+		worst = max(worst, time.Duration(float64(int(d)+1)*ns*share))
 	}
 	if len(leaves) == 0 {
 		return nil, "", fmt.Errorf("%s printed no result:\n%s", top, tail(out.String(), 15))
 	}
-	if est := simSlowdown * (cpu + 2*worst); est > simBudget {
+	if est := simSlowdown*worst + simSetup*cpu; est > simBudget {
 		return nil, fmt.Sprintf("counting it would take about %s a sample under callgrind (more than %s)", est.Round(time.Second), simBudget), nil
 	}
 	return leaves, "", nil
@@ -281,49 +291,17 @@ func simulateSide(ctx context.Context, opts Options, leaves []*leaf, side int) e
 	return nil
 }
 
-// count measures one sample of leaf l: instructions, allocations and bytes
-// at simFirst and simFirst+D iterations, per op of the difference.
+// count measures one sample of leaf l: the instructions, objects and bytes
+// its run of D iterations counted while testing's timer ran, per op.
 func count(ctx context.Context, bin, dir string, l *leaf, tmp string) (*benchfmt.Result, error) {
-	var ir, objects, space [2]float64
-	for i, n := range []int{simFirst, simFirst + l.ops} {
-		args := leafArgs(l.name, n)
-		var err error
-		if ir[i], err = counted(ctx, bin, dir, args, tmp); err != nil {
-			return nil, err
-		}
-		if objects[i], space[i], err = allocated(ctx, bin, dir, args, filepath.Join(tmp, "mem.pb.gz")); err != nil {
-			return nil, err
-		}
-	}
-	d := float64(l.ops)
-	return &benchfmt.Result{Name: []byte(strings.TrimPrefix(l.name, "Benchmark")), Iters: l.ops, Values: []benchfmt.Value{
-		{Value: (ir[1] - ir[0]) / d, Unit: results.UnitInstructions},
-		{Value: max(0, space[1]-space[0]) / d, Unit: results.UnitBytes},
-		{Value: max(0, objects[1]-objects[0]) / d, Unit: results.UnitAllocs},
-	}}, nil
-}
-
-// leafArgs runs exactly the leaf named name (every level anchored) for n
-// iterations.
-func leafArgs(name string, n int) []string {
-	levels := strings.Split(name, "/")
-	for i, s := range levels {
-		levels[i] = "^" + regexp.QuoteMeta(s) + "$"
-	}
-	return []string{"-test.run=^$", "-test.bench=" + strings.Join(levels, "/"), "-test.benchtime=" + strconv.Itoa(n) + "x", "-test.count=1"}
-}
-
-// counted runs the test binary under callgrind, the whole program
-// counted, and returns its instructions (callgrind.Cost.Counted).
-func counted(ctx context.Context, bin, dir string, args []string, tmp string) (float64, error) {
 	out, err := os.MkdirTemp(tmp, "cg-")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer os.RemoveAll(out)
-	cmd, err := callgrind.Command(ctx, callgrind.Options{Dir: out, Whole: true}, bin, args...)
+	cmd, err := callgrind.Command(ctx, callgrind.Options{Dir: out}, bin, leafArgs(l.name, l.ops)...)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Env, "GOGC=off", callgrind.SeedEnv+"=fixed")
@@ -337,69 +315,49 @@ func counted(ctx context.Context, bin, dir string, args []string, tmp string) (f
 	}
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(out, callgrind.LogFile))
-		return 0, fmt.Errorf("under callgrind: %v\n%s%s", err, tail(stdout.String(), 10), tail(string(log), 10))
+		return nil, fmt.Errorf("under callgrind: %v\n%s%s", err, tail(stdout.String(), 10), tail(string(log), 10))
 	}
-	c, err := (&callgrind.Session{Dir: out}).Read("", filepath.Join(out, callgrind.OutFile))
-	if err != nil {
-		return 0, err
+	// The dumps of the leaf's timed region (one per stop of its timer),
+	// and the one that carries its allocations.
+	var ir, objects, space float64
+	timed, allocs := fmt.Sprintf("%s n=%d", callgrind.TimedLabel, l.ops), fmt.Sprintf("%s-allocs n=%d ", callgrind.TimedLabel, l.ops)
+	s := &callgrind.Session{Dir: out}
+	for k := 1; ; k++ {
+		file := filepath.Join(out, callgrind.OutFile+"."+strconv.Itoa(k))
+		if names, _ := filepath.Glob(file + "-*"); len(names) == 0 {
+			break
+		}
+		c, err := s.Read("", file)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c.Label == timed:
+			ir += float64(c.Counted[0]) // instructions, the first sample type
+		case strings.HasPrefix(c.Label, allocs):
+			fmt.Sscanf(strings.TrimPrefix(c.Label, allocs), "allocs=%g bytes=%g", &objects, &space)
+		}
 	}
-	return float64(c.Counted[0]), nil // instructions, the first sample type
+	if ir <= 0 {
+		return nil, fmt.Errorf("no timed region of %s was counted (%s)", l.name, tail(stdout.String(), 10))
+	}
+	d := float64(l.ops)
+	return &benchfmt.Result{Name: []byte(strings.TrimPrefix(l.name, "Benchmark")), Iters: l.ops, Values: []benchfmt.Value{
+		{Value: ir / d, Unit: results.UnitInstructions},
+		{Value: space / d, Unit: results.UnitBytes},
+		{Value: objects / d, Unit: results.UnitAllocs},
+	}}, nil
 }
 
-// allocated runs the test binary natively with every allocation profiled
-// and returns the objects and bytes allocated under measuredRoot.
-func allocated(ctx context.Context, bin, dir string, args []string, prof string) (objects, space float64, err error) {
-	abs, err := filepath.Abs(prof)
-	if err != nil {
-		return 0, 0, err
+// leafArgs runs exactly the leaf named name (every level anchored) for n
+// iterations.
+func leafArgs(name string, n int) []string {
+	levels := strings.Split(name, "/")
+	for i, s := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(s) + "$"
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, "-test.memprofile="+abs, "-test.memprofilerate=1")...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOGC=off", "GOMAXPROCS=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("%v\n%s", err, tail(string(out), 10))
-	}
-	p, err := cost.Load(abs)
-	if err != nil {
-		return 0, 0, err
-	}
-	var idx [2]int
-	for i, name := range []string{"alloc_objects", "alloc_space"} {
-		idx[i] = -1
-		for j, st := range p.SampleType {
-			if st.Type == name {
-				idx[i] = j
-			}
-		}
-		if idx[i] < 0 {
-			return 0, 0, fmt.Errorf("%s: no %s in the memory profile", prof, name)
-		}
-	}
-	for _, s := range p.Sample {
-		var frames []string
-		for _, l := range s.Location {
-			for _, ln := range l.Line {
-				frames = append(frames, ln.Function.Name)
-			}
-		}
-		site := slices.IndexFunc(frames, func(f string) bool { return !strings.HasPrefix(f, "runtime.") })
-		if slices.Contains(frames, measuredRoot) && (site < 0 || frames[site] != randCopy) {
-			objects += float64(s.Value[idx[0]])
-			space += float64(s.Value[idx[1]])
-		}
-	}
-	return objects, space, nil
+	return []string{"-test.run=^$", "-test.bench=" + strings.Join(levels, "/"), "-test.benchtime=" + strconv.Itoa(n) + "x", "-test.count=1"}
 }
-
-// measuredRoot is the function testing runs a benchmark's timed runs in
-// (its calibration run goes elsewhere): allocated counts the allocations
-// under it only, so that testing's own (its result line is as long as its
-// numbers) and the runtime's background goroutines' (the scavenger's timer)
-// are not counted. Nor the copy Go's testing hook of crypto/rand makes of
-// every read (randCopy; see simBinary).
-const (
-	measuredRoot = "testing.(*B).launch"
-	randCopy     = "crypto/internal/fips140/drbg.Read"
-)
 
 // simulatorName says which simulator counts, for the files' configuration.
 func simulatorName() (string, error) {
@@ -407,5 +365,5 @@ func simulatorName() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return version + " callgrind, whole test binaries, GOGC=off", nil
+	return version + " callgrind, benchmarks' timed regions, GOGC=off", nil
 }
