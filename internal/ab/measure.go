@@ -307,7 +307,7 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores []s
 	}
 	to := dir
 	if side.As != "" {
-		to = filepath.Join(m.raw, Sides[i]+"-profiles")
+		to = filepath.Join(m.raw, filepath.Base(dir)) // [sim-]SIDE-profiles
 	}
 	args := []string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(g.scenarios, ","), "--dir", to}
 	suffix := ".pb.gz" // the heap profile's, FileName; the simulated CPU's windows end .<n>.sim.pb.gz

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/certbench/certbench/internal/table"
@@ -127,7 +126,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 				strings.Join(r.Noisy, "; "), cmp.Or(noisyCause[r.Kind.Name], "Its cause is not known to certbench: the samples are in scenarios/sim-base.txt and sim-head.txt."))
 		}
 		writeVerdict(bw, r.SimGate)
-		fmt.Fprintf(bw, "\n**Allocations and retained heap on the clock** (%d interleaved rounds; its time is gated only past %s, as the simulated CPU gates the CPU).\n\n", r.Count, ab.DefaultWallMax)
+		fmt.Fprintf(bw, "\n**Allocations, retained heap and held generations, counted natively** (%d rounds beside the simulated CPU; nothing timed, as the simulated CPU counts the CPU).\n\n", r.Count)
 		writeVerdict(bw, r.Gate)
 	default:
 		why, instead := "valgrind is not installed", "with valgrind installed"
@@ -147,7 +146,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 		}
 	}
 	if r.GoBenchSim != nil {
-		fmt.Fprintf(bw, "`go test -bench` of %s on the simulated CPU, %d samples a side: each benchmark's instructions per op are what a test binary counts at a fixed iteration count beyond what it counts at 2, over the difference (process start, setup and testing's calibration cancel); allocations the same way, every one profiled, exact.\n\n",
+		fmt.Fprintf(bw, "`go test -bench` of %s on the simulated CPU, %d samples a side: each benchmark's instructions and allocations per op counted only while its timer runs (its set-up and testing's calibration left out), exact.\n\n",
 			strings.Join(pkgs, ", "), r.SimCount)
 		writeVerdict(bw, r.GoBenchSim)
 	}
@@ -313,7 +312,7 @@ func (r *Report) verdictRows() [][2]string {
 	scen := "certbench's scenarios"
 	if r.SimGate != nil {
 		rows = append(rows, [2]string{scen + ", simulated CPU", r.verdictCell(r.SimGate, "")})
-		scen += ", clock"
+		scen += ", counts"
 	}
 	rows = append(rows, [2]string{scen, r.verdictCell(r.Gate, "gate")})
 	bench := "the proxy's own benchmarks"
