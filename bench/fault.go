@@ -126,14 +126,10 @@ const (
 // methods do nothing on a nil sampleCtl (Apply).
 type sampleCtl struct {
 	stop    atomic.Bool
-	at      atomic.Uint64 // what the sample's goroutine calls: call<<56 | i<<28 | n
-	refresh atomic.Int64  // the refresh a refresher applies, 0 when none
-	// pausedAt is when the wait for Sync began (unix ns, 0 when not
-	// waiting); paused the time waited so far, which the timeout leaves out.
-	pausedAt, paused atomic.Int64
-	synced           atomic.Bool
-	label            atomic.Pointer[string] // the sample's SampleLabel value
-	held             *holders               // a Held sample's connections (set before it runs)
+	at      atomic.Uint64          // what the sample's goroutine calls: call<<56 | i<<28 | n
+	refresh atomic.Int64           // the refresh a refresher applies, 0 when none
+	label   atomic.Pointer[string] // the sample's SampleLabel value
+	held    *holders               // a Held sample's connections (set before it runs)
 
 	mu    sync.Mutex
 	fault *StoreFault // the first panic recovered
@@ -239,21 +235,6 @@ func (c *sampleCtl) firstFault() *StoreFault {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.fault
-}
-
-// pause and resume bracket the sample's wait for its Sync.
-func (c *sampleCtl) pause() { c.pausedAt.Store(time.Now().UnixNano()) }
-func (c *sampleCtl) resume() {
-	if at := c.pausedAt.Swap(0); at != 0 {
-		c.paused.Add(time.Now().UnixNano() - at)
-	}
-	c.synced.Store(true)
-}
-
-// active returns the time the sample has run since start, its waits for
-// Sync left out, and whether it is waiting now.
-func (c *sampleCtl) active(start time.Time) (time.Duration, bool) {
-	return time.Since(start) - time.Duration(c.paused.Load()), c.pausedAt.Load() != 0
 }
 
 // stacksMu serializes allStacks: it changes GODEBUG for the process.

@@ -45,23 +45,18 @@ func Measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 // that finished after (it may have timed whatever cancelled ctx); a stuck
 // store is abandoned StopGrace later. A store panic is a *StoreFault.
 func MeasureContext(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload) (Sample, error) {
-	s, _, err := superviseSample(ctx, newStore, storeName, w, nil, -1, nil)
-	return s, err
+	return superviseSample(ctx, newStore, storeName, w, -1, nil)
 }
 
 // superviseSample measures one sample on its own goroutine and waits for
-// it to end, for ctx (then StopGrace more), or for timeout (> 0; waits in
-// sync do not count), then abandons it with a *StoreFault naming the call
-// that did not return. synced reports whether the sample reached sync
-// (Run arrives for one that did not, so a rendezvous goes on).
-func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, timeout time.Duration, sim *simulator) (s Sample, synced bool, err error) {
+// it to end, for ctx (then StopGrace more), or for timeout (> 0), then
+// abandons it with a *StoreFault naming the call that did not return.
+func superviseSample(ctx context.Context, newStore certstore.Factory, storeName string, w *scenarios.Workload, timeout time.Duration, sim *simulator) (Sample, error) {
 	ctl := &sampleCtl{}
 	unregister := context.AfterFunc(ctx, func() { ctl.stop.Store(true) })
 	defer unregister()
-	start := time.Now()
-	done := startSample(ctl, newStore, storeName, w, sync, sim)
-	s, err = waitSample(ctx, ctl, done, start, Sample{Scenario: w.Scenario.Name, Store: storeName}, timeout)
-	return s, ctl.synced.Load(), err
+	done := startSample(ctl, newStore, storeName, w, sim)
+	return waitSample(ctx, ctl, done, Sample{Scenario: w.Scenario.Name, Store: storeName}, timeout)
 }
 
 // sampleOutcome is what measureSample returned.
@@ -72,16 +67,8 @@ type sampleOutcome struct {
 
 // startSample runs measureSample on its own goroutine, a panic recovered
 // into ctl, and returns its outcome's channel (ctl's first fault as the
-// error). Waits in sync do not count as running time.
-func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w *scenarios.Workload, sync func() error, sim *simulator) <-chan sampleOutcome {
-	if sync != nil {
-		inner := sync
-		sync = func() error {
-			ctl.pause()
-			defer ctl.resume()
-			return inner()
-		}
-	}
+// error).
+func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w *scenarios.Workload, sim *simulator) <-chan sampleOutcome {
 	done := make(chan sampleOutcome, 1)
 	go func() {
 		if sim != nil {
@@ -102,13 +89,13 @@ func startSample(ctl *sampleCtl, newStore certstore.Factory, storeName string, w
 			}
 			done <- out
 		}()
-		out.s, out.err = measureSample(newStore, storeName, w, ctl, sync, sim)
+		out.s, out.err = measureSample(newStore, storeName, w, ctl, sim)
 	}()
 	return done
 }
 
 // waitSample waits as superviseSample says; none names the scenario and store.
-func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, start time.Time, none Sample, timeout time.Duration) (Sample, error) {
+func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, none Sample, timeout time.Duration) (Sample, error) {
 	fault := func(f *StoreFault) *StoreFault {
 		f.Store, f.Scenario = none.Store, none.Scenario
 		if l := ctl.label.Load(); l != nil {
@@ -152,15 +139,6 @@ func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, 
 			}
 			return none, abandoned(", %s had not returned %s later", name, StopGrace)
 		case <-timer:
-			ran, waiting := ctl.active(start)
-			if waiting || ran < timeout {
-				left := timeout - ran
-				if waiting {
-					left = timeout
-				}
-				timer = time.After(left)
-				continue
-			}
 			ctl.stop.Store(true)
 			name, detail := ctl.describe(callHarness)
 			return none, fault(&StoreFault{Call: name, Detail: detail, Timeout: timeout, Stack: allStacks()})
@@ -168,22 +146,16 @@ func waitSample(ctx context.Context, ctl *sampleCtl, done <-chan sampleOutcome, 
 	}
 }
 
-// measureSample measures one sample of w, calling sync (when not nil)
-// just before the timed ops, in a callgrind window when sim is not nil.
-func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
+// measureSample measures one sample of w, in a callgrind window when sim
+// is not nil.
+func measureSample(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sim *simulator) (Sample, error) {
 	switch w.Scenario.Kind {
-	case scenarios.HandshakeUnderChurn, scenarios.Handshake:
-		if sync != nil {
-			if err := sync(); err != nil {
-				return Sample{Scenario: w.Scenario.Name, Store: storeName}, fmt.Errorf("store %s, scenario %s: %w", storeName, w.Scenario.Name, err)
-			}
-		}
-		if w.Scenario.Kind == scenarios.Handshake {
-			return measureHandshake(newStore, storeName, w, ctl)
-		}
+	case scenarios.Handshake:
+		return measureHandshake(newStore, storeName, w, ctl)
+	case scenarios.HandshakeUnderChurn:
 		return measureChurn(newStore, storeName, w, ctl)
 	}
-	return measure(newStore, storeName, w, ctl, sync, sim)
+	return measure(newStore, storeName, w, ctl, sim)
 }
 
 // opsOf returns the timed ops of a sample of w (see measure).
@@ -195,7 +167,7 @@ func opsOf(w *scenarios.Workload) int {
 }
 
 // measure measures one sample of a refresh or lookup workload.
-func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sync func() error, sim *simulator) (Sample, error) {
+func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload, ctl *sampleCtl, sim *simulator) (Sample, error) {
 	ops := opsOf(w)
 	s := Sample{Scenario: w.Scenario.Name, Store: storeName, Ops: ops}
 	if ops <= 0 {
@@ -225,11 +197,6 @@ func measure(newStore certstore.Factory, storeName string, w *scenarios.Workload
 		probe.run(func() {
 			defer ctl.catch(callHarness)
 			ctl.mark(callHarness, 0, 0)
-			if sync != nil {
-				if err = sync(); err != nil {
-					return
-				}
-			}
 			if sim != nil {
 				store, timing, err = simulateOps(sim, storeName, store, newStore, w, ops, ctl)
 				return

@@ -25,18 +25,13 @@ type Options struct {
 	ProgressLines bool
 	// Name, when not nil, names each sample; nil keeps results.ChurnName.
 	Name func(scenario, store string) string
-	// Sync, when not nil, is called per sample (number from 1) just before
-	// its timed ops (handshakes: before set-up), to start the timed windows
-	// of processes together (package rendezvous); Run also calls it for
-	// the samples a failed store does not take. An error ends Run.
-	Sync func(ctx context.Context, scenario, store string, sample int) error
-	// SampleTimeout bounds one sample, waits for Sync left out: 0 means
+	// SampleTimeout bounds one sample: 0 means
 	// DefaultSampleTimeout, negative no bound. Exceeding it is a fault.
 	SampleTimeout time.Duration
 	// Fault, when not nil, gets each *StoreFault (the sample is not
 	// emitted; an error ends Run). After a panic Run takes no more samples
 	// of that store in that scenario; after a fault that Stops it measures
-	// nothing more, arrives at every Sync left, and returns the fault.
+	// nothing more and returns the fault.
 	// With Fault nil, a fault ends Run like any other error.
 	Fault func(*StoreFault) error
 	// Instrument is Wall ("") or Simulate: every scenario must then pass
@@ -74,9 +69,6 @@ func Run(ctx context.Context, opts Options, emit func(Sample) error) error {
 		runtime.GC() // the scenario's workload is garbage now
 	}
 	r.prog.end()
-	if r.stopped != nil {
-		return r.stopped
-	}
 	return nil
 }
 
@@ -89,7 +81,6 @@ type runner struct {
 	timeout time.Duration // per sample
 	sim     *simulator    // nil unless Instrument is Simulate
 	prog    *progress
-	stopped *StoreFault // the fault after which nothing more is measured
 }
 
 // newRunner checks opts and fills in their defaults.
@@ -126,28 +117,25 @@ func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*run
 // scenarioRun is the state of one scenario's samples.
 type scenarioRun struct {
 	sc      scenarios.Scenario
-	w       *scenarios.Workload // nil once Run has stopped
-	skipped map[string]bool     // stores skipped by ErrSkipStore
-	failed  map[string]bool     // stores ended by a fault
+	w       *scenarios.Workload
+	skipped map[string]bool // stores skipped by ErrSkipStore
+	failed  map[string]bool // stores ended by a fault
 }
 
 // scenario takes the samples of one scenario, round by round, each round
-// interleaving the stores. Once Run has stopped, or a store has failed,
-// it only arrives at the Syncs of the samples not measured.
+// interleaving the stores.
 func (r *runner) scenario(sc scenarios.Scenario) error {
 	s := &scenarioRun{sc: sc, skipped: make(map[string]bool), failed: make(map[string]bool)}
-	if r.stopped == nil {
-		ops := r.opts.Ops
-		if r.sim != nil && ops <= 0 {
-			ops = SimulateOps(sc)
-		}
-		var err error
-		if s.w, err = sc.Build(ops); err != nil {
-			return fmt.Errorf("scenario %s: %w", sc.Name, err)
-		}
-		if r.sim != nil {
-			reseedMaps(s.w)
-		}
+	ops := r.opts.Ops
+	if r.sim != nil && ops <= 0 {
+		ops = SimulateOps(sc)
+	}
+	var err error
+	if s.w, err = sc.Build(ops); err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	if r.sim != nil {
+		reseedMaps(s.w)
 	}
 	r.prog.startScenario()
 	for n := 1; n <= r.count; n++ {
@@ -158,10 +146,7 @@ func (r *runner) scenario(sc scenarios.Scenario) error {
 			if err := r.ctx.Err(); err != nil {
 				return err
 			}
-			if s.failed[st.Name] || r.stopped != nil {
-				if err := r.arrive(sc.Name, st.Name, n); err != nil {
-					return err
-				}
+			if s.failed[st.Name] {
 				r.prog.sampleDone(false)
 				continue
 			}
@@ -178,7 +163,7 @@ func (r *runner) scenario(sc scenarios.Scenario) error {
 func (r *runner) sample(s *scenarioRun, st certstore.Info, n int) error {
 	r.prog.sample(s.sc.Name, st.Name, n, r.count)
 	t0 := time.Now()
-	smp, synced, err := r.measure(s, st, n)
+	smp, err := r.measure(s, st, n)
 	var f *StoreFault
 	if errors.As(err, &f) {
 		f.Sample = n
@@ -188,7 +173,7 @@ func (r *runner) sample(s *scenarioRun, st certstore.Info, n int) error {
 		}
 	}
 	if f != nil && r.opts.Fault != nil && r.ctx.Err() == nil {
-		return r.fault(s, st, n, f, synced)
+		return r.fault(s, st, f)
 	}
 	if err != nil {
 		return err
@@ -209,31 +194,27 @@ func (r *runner) sample(s *scenarioRun, st certstore.Info, n int) error {
 // measure runs sample n of store st under supervision. With Simulate,
 // the first sample is preceded by a warm-up sample (see simulator), not
 // returned, whose fault is the first sample's.
-func (r *runner) measure(s *scenarioRun, st certstore.Info, n int) (smp Sample, synced bool, err error) {
-	var sync func() error
-	if r.opts.Sync != nil {
-		sync = func() error { return r.opts.Sync(r.ctx, s.sc.Name, st.Name, n) }
-	}
+func (r *runner) measure(s *scenarioRun, st certstore.Info, n int) (Sample, error) {
 	if r.sim == nil {
-		return superviseSample(r.ctx, st.New, st.Name, s.w, sync, r.timeout, nil)
+		return superviseSample(r.ctx, st.New, st.Name, s.w, r.timeout, nil)
 	}
 	if n == 1 {
 		r.sim.warm = true
-		_, synced, err = superviseSample(r.ctx, st.New, st.Name, s.w, nil, r.timeout, r.sim)
+		_, err := superviseSample(r.ctx, st.New, st.Name, s.w, r.timeout, r.sim)
 		r.sim.warm = false
 		if err != nil {
-			return Sample{}, synced, err
+			return Sample{}, err
 		}
 	}
 	r.sim.label = fmt.Sprintf("scenario=%s store=%s sample=%d ops=%d", s.sc.Name, st.Name, n, opsOf(s.w))
 	r.sim.sample = n
-	return superviseSample(r.ctx, st.New, st.Name, s.w, sync, r.timeout, r.sim)
+	return superviseSample(r.ctx, st.New, st.Name, s.w, r.timeout, r.sim)
 }
 
 // fault hands the fault f of sample n to Options.Fault and takes no more
 // samples of st in this scenario; after a fault that Stops, Run measures
-// nothing more (and returns f at once without Sync).
-func (r *runner) fault(s *scenarioRun, st certstore.Info, n int, f *StoreFault, synced bool) error {
+// nothing more and returns f.
+func (r *runner) fault(s *scenarioRun, st certstore.Info, f *StoreFault) error {
 	r.prog.sampleDone(false)
 	r.prog.storeFailed(st.Name)
 	r.prog.interrupt()
@@ -242,23 +223,7 @@ func (r *runner) fault(s *scenarioRun, st certstore.Info, n int, f *StoreFault, 
 	}
 	s.failed[st.Name] = true
 	if f.Stops() {
-		r.stopped = f
-		if r.opts.Sync == nil {
-			return f
-		}
-	}
-	if !synced {
-		// The fault came before the sample's Sync: arrive at it so that
-		// the other processes go on.
-		return r.arrive(s.sc.Name, st.Name, n)
+		return f
 	}
 	return nil
-}
-
-// arrive makes the Sync of a sample not measured.
-func (r *runner) arrive(scenario, store string, n int) error {
-	if r.opts.Sync == nil {
-		return nil
-	}
-	return r.opts.Sync(r.ctx, scenario, store, n)
 }

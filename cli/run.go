@@ -12,7 +12,6 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/rendezvous"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -187,10 +186,7 @@ type runOptions struct {
 	Output string // -o; "" or "-" is IO.Out
 	// Round (--round) is written as "# round: ROUND" (results.RoundKey),
 	// by which gate pairs the samples of interleaved base/head rounds.
-	Round string
-	// Sync (--sync) is a directory shared with one other run: each
-	// sample's timed ops start when both reach it (package rendezvous).
-	Sync          string
+	Round         string
 	simulateFlags        // --instrument simulate
 	Profiles      string // --profiles: every sample's window as a profile
 }
@@ -205,8 +201,7 @@ and samples, and writes Go benchmark results (BenchmarkChurn/scenario=S/store=N,
 read by benchstat, certbench compare and gate) to stdout or -o FILE.
 --instrument simulate counts instructions/op under valgrind's callgrind instead
 of the clock. --certs runs on your certificates (the results record only their
-shape). --sync DIR starts each sample's timed ops together with one other run
-given DIR. A store that panics or hangs fails (its stack in a file beside -o,
+shape). A store that panics or hangs fails (its stack in a file beside -o,
 exit 1); on Ctrl-C the output keeps the complete samples. More: README.md, and
 go doc github.com/certbench/certbench/bench.`,
 		Example: `  certbench run -o results.txt
@@ -226,7 +221,6 @@ go doc github.com/certbench/certbench/bench.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
-	fs.StringVar(&opts.Sync, "sync", "", "start each sample's timed ops together with the other run given this `dir`")
 	opts.simulateFlags.bind(cmd)
 	fs.StringVar(&opts.Profiles, "profiles", "", "with --instrument simulate: keep every sample's window as a profile with stacks in this `dir` (go tool pprof reads it)")
 	return cmd
@@ -256,9 +250,6 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		if err := checkSimulated(bopts.Scenarios); err != nil {
 			return err
 		}
-		if opts.Sync != "" {
-			return usagef("--sync starts the clocks of two processes together; --instrument simulate counts instructions, which need no partner")
-		}
 		if opts.Profiles != "" {
 			if err := os.MkdirAll(opts.Profiles, 0o755); err != nil {
 				return usagef("--profiles: %v", err)
@@ -270,19 +261,6 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		bopts.Instrument = bench.Simulate
 		bopts.Profiles = opts.Profiles
 		config = append(config, simulateConfig()...)
-	}
-	if opts.Sync != "" {
-		// A partner waits at the next sample for one whose store hangs
-		// until that sample's timeout ends it.
-		wait := rendezvous.DefaultTimeout
-		if bopts.SampleTimeout > 0 {
-			wait += bopts.SampleTimeout
-		}
-		d, err := rendezvous.Open(opts.Sync, 2, wait)
-		if err != nil {
-			return usagef("--sync: %v", err)
-		}
-		bopts.Sync = d.Sample
 	}
 	return writeResultsTo(opts.ioStreams, opts.Output, func(out io.Writer) error {
 		return runTo(ctx, bopts, out, opts.ioStreams.ErrOut, stackBase(opts.Output), config...)

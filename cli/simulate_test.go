@@ -113,7 +113,6 @@ func TestSimulateUsage(t *testing.T) {
 		{[]string{"run", "--cache-sim"}, "--cache-sim needs --instrument simulate"},
 		{[]string{"run", "--profiles", "x"}, "--profiles needs --instrument simulate"},
 		{[]string{"run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-1000"}, "handshake-1000: the simulate instrument measures refresh and lookup scenarios"},
-		{[]string{"run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "lookup-1000", "--sync", "d"}, "--sync starts the clocks"},
 		{[]string{"profile", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-under-churn", "--dir", "DIR"}, "handshake-under-churn: the simulate instrument"},
 	} {
 		args := tc.args
