@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/cost"
@@ -45,6 +47,37 @@ func SimulateOps(sc scenarios.Scenario) int {
 		return 1
 	}
 	return sc.Ops
+}
+
+// PrepareSimulate does natively, before a simulated run, what would be
+// slow under callgrind: it fills the pool cache of every scenario whose
+// pool is large enough to be cached (certgen.CachedPool).
+func PrepareSimulate(scs []scenarios.Scenario) error {
+	for _, sc := range scs {
+		if sc.Certs == nil && sc.Pool.Count >= certgen.DiskCacheMin {
+			if _, err := certgen.CachedPool(sc.Pool); err != nil {
+				return fmt.Errorf("scenario %s: %w", sc.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SimulateConfig returns the configuration lines of a simulated run's
+// results, key and value: the instrument and the simulator, with whether
+// its start-up seed and random stream were fixed.
+func SimulateConfig() []string {
+	sim := "callgrind"
+	if v := os.Getenv(callgrind.VersionEnv); v != "" {
+		sim = v + " callgrind"
+	}
+	if os.Getenv(callgrind.SeedEnv) == "fixed" {
+		sim += ", fixed start-up seed"
+		if simrand.Fixed() {
+			sim += ", random stream fixed"
+		}
+	}
+	return []string{results.InstrumentKey, Simulate, results.SimulatorKey, sim}
 }
 
 // simulator runs the timed ops of samples in callgrind windows, each on a

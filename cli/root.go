@@ -35,6 +35,9 @@ type signalCause struct{ sig os.Signal }
 
 func (c *signalCause) Error() string { return "interrupted by " + c.sig.String() }
 
+// Signal is the signal, which callgrind.Supervise passes on to its child.
+func (c *signalCause) Signal() os.Signal { return c.sig }
+
 // exitCode is ExitTerminated after SIGTERM, else ExitInterrupted.
 func (c *signalCause) exitCode() int {
 	if s, ok := c.sig.(syscall.Signal); ok && s == syscall.SIGTERM {

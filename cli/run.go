@@ -260,7 +260,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		bopts.Instrument = bench.Simulate
 		bopts.Profiles = opts.Profiles
-		config = append(config, simulateConfig()...)
+		config = append(config, bench.SimulateConfig()...)
 	}
 	return writeResultsTo(opts.ioStreams, opts.Output, func(out io.Writer) error {
 		return runTo(ctx, bopts, out, opts.ioStreams.ErrOut, stackBase(opts.Output), config...)

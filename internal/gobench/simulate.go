@@ -304,13 +304,10 @@ func count(ctx context.Context, bin, dir string, l *leaf, tmp string) (*benchfmt
 		return nil, err
 	}
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Env, "GOGC=off", callgrind.SeedEnv+"=fixed")
+	cmd.Env = append(cmd.Env, "GOGC=off")
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err = callgrind.StartFixedSeed(cmd, callgrind.Seed); errors.Is(err, callgrind.ErrNoFixedSeed) {
-		err = cmd.Start()
-	}
-	if err == nil {
+	if _, err = callgrind.Start(cmd); err == nil {
 		err = cmd.Wait()
 	}
 	if err != nil {
