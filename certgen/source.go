@@ -297,7 +297,7 @@ func (s *Source) finish(opts SourceOptions) error {
 	s.Stores = slices.Compact(s.Stores)
 	ders := make([][]byte, 0, len(s.Certs))
 	for i := range s.Certs {
-		ders = append(ders, leafDER(s.Certs[i].CertPEM))
+		ders = append(ders, certstore.AppendCertificateDERs(nil, s.Certs[i].CertPEM)[0]) // chainPEM put the leaf first
 	}
 	slices.SortFunc(ders, bytes.Compare)
 	h := sha256.New()

@@ -240,20 +240,6 @@ func chainPEM(leaf *certInfo, chain []*certInfo) []byte {
 	return out
 }
 
-// leafDER returns the DER of the first certificate of a PEM chain.
-func leafDER(chain []byte) []byte {
-	for {
-		b, rest := pem.Decode(chain)
-		if b == nil {
-			return nil
-		}
-		if b.Type == "CERTIFICATE" {
-			return b.Bytes
-		}
-		chain = rest
-	}
-}
-
 // readCapped reads a regular file of at most limit bytes (capName raises
 // it), refusing special files without blocking on them; its errors name
 // no path (the caller adds the relative one).
@@ -330,19 +316,16 @@ func (s *Source) collect(n, workers int, read func(i int, cc *certCache) (*Sourc
 
 // parallel calls f(0..n-1) on up to workers goroutines.
 func parallel(n, workers int, f func(i int)) {
-	if workers > n {
-		workers = n
-	}
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < workers; w++ {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
 				f(i)
 			}
 		})
 	}
-	for i := 0; i < n; i++ {
+	for i := range n {
 		next <- i
 	}
 	close(next)
