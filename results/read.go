@@ -305,7 +305,6 @@ func (set *Set) read(r io.Reader, path, label string) error {
 	if err := checkLastLine(&sc.feed, path, last); err != nil {
 		return err
 	}
-	sc.fails.Close()
 	if agg.results == 0 && len(sc.fails.Failures) == 0 {
 		return fmt.Errorf("%s: no benchmark results", path)
 	}
