@@ -47,34 +47,22 @@ type pemItem struct {
 }
 
 // certCache parses each distinct certificate once, however many files
-// hold it (an intermediate in every chain file, say).
-type certCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]*certInfo
-}
+// hold it (an intermediate in every chain file, say), by SHA-256.
+type certCache struct{ m sync.Map }
 
-func newCertCache() *certCache { return &certCache{m: make(map[[32]byte]*certInfo)} }
+func newCertCache() *certCache { return &certCache{} }
 
 func (cc *certCache) get(der []byte) (*certInfo, error) {
 	h := sha256.Sum256(der)
-	cc.mu.Lock()
-	ci, ok := cc.m[h]
-	cc.mu.Unlock()
-	if ok {
-		return ci, nil
+	if ci, ok := cc.m.Load(h); ok {
+		return ci.(*certInfo), nil
 	}
 	ci, err := parseCertInfo(der, h)
 	if err != nil {
 		return nil, err
 	}
-	cc.mu.Lock()
-	if have, ok := cc.m[h]; ok {
-		ci = have
-	} else {
-		cc.m[h] = ci
-	}
-	cc.mu.Unlock()
-	return ci, nil
+	got, _ := cc.m.LoadOrStore(h, ci)
+	return got.(*certInfo), nil
 }
 
 func parseCertInfo(der []byte, h [32]byte) (*certInfo, error) {
