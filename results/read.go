@@ -289,10 +289,7 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			}
 			if ok {
 				if have.Value != rec.Value {
-					hf, hl := have.Pos()
-					f, l := rec.Pos()
-					return fmt.Errorf("%s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d",
-						f, l, rec.OrigUnit, rec.Key, rec.Value, have.Key, have.Value, hf, hl)
+					return metaConflict(rec, have)
 				}
 				continue
 			}
