@@ -637,10 +637,11 @@ func has(as []Answer, a Answer) bool {
 	return slices.ContainsFunc(as, func(b Answer) bool { return answerKey(a) == answerKey(b) })
 }
 
+// mapSlice returns f of each of xs; nil for none.
 func mapSlice[T, U any](xs []T, f func(T) U) []U {
-	us := make([]U, len(xs))
-	for i, x := range xs {
-		us[i] = f(x)
+	var us []U
+	for _, x := range xs {
+		us = append(us, f(x))
 	}
 	return us
 }
