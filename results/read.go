@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -274,11 +275,9 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			_, last.line = rec.Pos()
 			last.unknown = ""
 			for _, v := range rec.Values {
-				if !IsKnownUnit(v.Unit) {
-					units.add(last.line, origUnit(v))
-					if last.unknown == "" {
-						last.unknown = origUnit(v)
-					}
+				if _, unit := writtenValue(v); !IsKnownUnit(v.Unit) {
+					units.add(last.line, unit)
+					last.unknown = cmp.Or(last.unknown, unit)
 				}
 			}
 			agg.add(sc, rec)
