@@ -3,7 +3,7 @@ package certgen
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
@@ -18,12 +18,10 @@ import (
 
 // The on-disk pool cache: pools of DiskCacheMin certificates or more (a key
 // and a signature each) are kept in PoolCacheDir, one file per PoolSpec
-// (<sha256(spec)[:16]>.pool). Any problem with a file falls back to
-// generating the pool. A file holds a magic, a version byte, the spec,
-// the count, per certificate its names, leaf DER and PKCS#8 key DER
-// (uvarint-prefixed), and a SHA-256 of it all; loading also regenerates
-// four certificates and compares them, so that a file of a generator that
-// has since changed is never used.
+// (<sha256(spec)[:16]>.pool): poolMagic, a gob-encoded cacheFile and a
+// SHA-256 of both. Any problem with a file falls back to generating the
+// pool; loading also regenerates four certificates and compares them, so
+// that a file of a generator that has since changed is never used.
 
 // PoolCacheEnv sets the on-disk pool cache directory; "off" or "none"
 // disables the cache.
@@ -32,21 +30,10 @@ const PoolCacheEnv = "CERTBENCH_CACHE"
 // DiskCacheMin is the smallest pool CachedPool keeps on disk.
 const DiskCacheMin = 5000
 
-var (
-	cacheDirMu  sync.Mutex
-	cacheDirSet bool
-	cacheDir    string
-)
-
 // PoolCacheDir returns the directory CachedPool keeps large pools in:
 // $CERTBENCH_CACHE, else os.UserCacheDir()/certbench/pools; "" when the
 // cache is off or no directory can be found.
 func PoolCacheDir() string {
-	cacheDirMu.Lock()
-	defer cacheDirMu.Unlock()
-	if cacheDirSet {
-		return cacheDir
-	}
 	switch env := os.Getenv(PoolCacheEnv); env {
 	case "off", "none":
 		return ""
@@ -101,42 +88,42 @@ func LoadPool(spec PoolSpec, dir string) (p *Pool, fromCache bool, err error) {
 	return p, false, nil
 }
 
-const (
-	poolMagic   = "certbench-pool\n"
-	poolVersion = 1
-)
+// poolMagic begins a cache file; a new format gets a new one.
+const poolMagic = "certbench-pool-2\n"
+
+// cacheFile is a cache file's contents: the spec (PoolSpec.String) and per
+// certificate its names, leaf DER and PKCS#8 key DER.
+type cacheFile struct {
+	Spec  string
+	Certs []cachedCert
+}
+
+type cachedCert struct {
+	Names     []string
+	Leaf, Key []byte
+}
 
 // encodePool serializes p in the cache file format.
 func encodePool(p *Pool) ([]byte, error) {
-	var b []byte
-	b = append(b, poolMagic...)
-	b = append(b, poolVersion)
-	b = appendBytes(b, []byte(p.Spec.String()))
-	b = binary.AppendUvarint(b, uint64(len(p.Certs)))
+	f := cacheFile{Spec: p.Spec.String(), Certs: make([]cachedCert, len(p.Certs))}
 	for i := range p.Certs {
-		f := &p.Certs[i]
-		if f.Version != 0 || f.Index != i {
+		c := &p.Certs[i]
+		if c.Version != 0 || c.Index != i {
 			return nil, fmt.Errorf("certgen: certificate %d is not an original pool certificate", i)
 		}
-		leaf, _ := pem.Decode(f.Pair.CertPEM)
-		key, _ := pem.Decode(f.Pair.KeyPEM)
+		leaf, _ := pem.Decode(c.Pair.CertPEM)
+		key, _ := pem.Decode(c.Pair.KeyPEM)
 		if leaf == nil || key == nil {
 			return nil, fmt.Errorf("certgen: certificate %d: PEM does not decode", i)
 		}
-		b = binary.AppendUvarint(b, uint64(len(f.Names)))
-		for _, n := range f.Names {
-			b = appendBytes(b, []byte(n))
-		}
-		b = appendBytes(b, leaf.Bytes)
-		b = appendBytes(b, key.Bytes)
+		f.Certs[i] = cachedCert{Names: c.Names, Leaf: leaf.Bytes, Key: key.Bytes}
 	}
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), nil
-}
-
-func appendBytes(b, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
+	b := bytes.NewBufferString(poolMagic)
+	if err := gob.NewEncoder(b).Encode(&f); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return append(b.Bytes(), sum[:]...), nil
 }
 
 // writePoolFile writes p's cache file atomically (temporary file, then
@@ -175,47 +162,24 @@ var errBadCache = errors.New("certgen: pool cache file is corrupt or stale")
 // decodePool parses a cache file made for spec and checks it against the
 // generator.
 func decodePool(spec PoolSpec, data []byte) (*Pool, error) {
-	if len(data) < len(poolMagic)+1+sha256.Size || !bytes.HasPrefix(data, []byte(poolMagic)) {
+	if len(data) < len(poolMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(poolMagic)) {
 		return nil, errBadCache
 	}
 	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, errBadCache
 	}
-	r := &byteReader{b: body[len(poolMagic):]}
-	if v := r.byte(); v != poolVersion {
-		return nil, errBadCache
-	}
-	if string(r.bytes()) != spec.String() {
-		return nil, errBadCache
-	}
-	if n := r.uvarint(); r.err != nil || n != uint64(spec.Count) {
+	var f cacheFile
+	if err := gob.NewDecoder(bytes.NewReader(body[len(poolMagic):])).Decode(&f); err != nil || f.Spec != spec.String() || len(f.Certs) != spec.Count {
 		return nil, errBadCache
 	}
 	p := &Pool{Spec: spec, Certs: make([]Fixture, spec.Count), issuer: NewIssuer(spec.Seed)}
-	issuerPEM := p.issuer.certPEM
-	for i := range p.Certs {
-		nn := r.uvarint()
-		if r.err != nil || nn > 1000 {
-			return nil, errBadCache
-		}
-		names := make([]string, nn)
-		for k := range names {
-			names[k] = string(r.bytes())
-		}
-		leaf, key := r.bytes(), r.bytes()
-		if r.err != nil {
-			return nil, errBadCache
-		}
-		certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf})
-		certPEM = append(certPEM, issuerPEM...)
-		p.Certs[i] = Fixture{Index: i, Names: names, Pair: certstore.KeyPair{
-			CertPEM: certPEM,
-			KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}),
+	for i, c := range f.Certs {
+		certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Leaf})
+		p.Certs[i] = Fixture{Index: i, Names: c.Names, Pair: certstore.KeyPair{
+			CertPEM: append(certPEM, p.issuer.certPEM...),
+			KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: c.Key}),
 		}}
-	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errBadCache
 	}
 	// Spot checks against the generator as it is now.
 	n := len(p.Certs)
@@ -233,46 +197,6 @@ func decodePool(spec PoolSpec, data []byte) (*Pool, error) {
 		}
 	}
 	return p, nil
-}
-
-// byteReader reads the cache format; the first error sticks.
-type byteReader struct {
-	b   []byte
-	err error
-}
-
-func (r *byteReader) byte() byte {
-	if r.err != nil || len(r.b) == 0 {
-		r.err = errBadCache
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *byteReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errBadCache
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *byteReader) bytes() []byte {
-	n := r.uvarint()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errBadCache
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
 }
 
 var poolCache sync.Map // PoolSpec -> func() (*Pool, error)

@@ -117,21 +117,12 @@ func TestPoolCacheUnwritableDir(t *testing.T) {
 
 func TestPoolCacheDirSetting(t *testing.T) {
 	t.Setenv(PoolCacheEnv, "off")
-	cacheDirMu.Lock()
-	saved, savedSet := cacheDir, cacheDirSet
-	cacheDirSet = false
-	cacheDirMu.Unlock()
-	t.Cleanup(func() { cacheDirMu.Lock(); cacheDir, cacheDirSet = saved, savedSet; cacheDirMu.Unlock() })
 	if d := PoolCacheDir(); d != "" {
 		t.Errorf("CERTBENCH_CACHE=off gave dir %q", d)
 	}
 	t.Setenv(PoolCacheEnv, "/some/where")
 	if d := PoolCacheDir(); d != "/some/where" {
 		t.Errorf("CERTBENCH_CACHE=/some/where gave dir %q", d)
-	}
-	SetPoolCacheDir("")
-	if d := PoolCacheDir(); d != "" {
-		t.Errorf("SetPoolCacheDir(\"\") gave dir %q", d)
 	}
 }
 
@@ -146,12 +137,4 @@ func samePool(t *testing.T, got, want *Pool) {
 			t.Fatalf("certificate %d differs", i)
 		}
 	}
-}
-
-// SetPoolCacheDir overrides $CERTBENCH_CACHE for pools not yet loaded; ""
-// turns the on-disk cache off.
-func SetPoolCacheDir(dir string) {
-	cacheDirMu.Lock()
-	defer cacheDirMu.Unlock()
-	cacheDir, cacheDirSet = dir, true
 }

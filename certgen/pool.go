@@ -1,6 +1,7 @@
 package certgen
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -110,35 +111,10 @@ func NewPool(spec PoolSpec) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{Spec: spec, Certs: make([]Fixture, spec.Count), issuer: NewIssuer(spec.Seed)}
-	var (
-		wg    sync.WaitGroup
-		next  = make(chan int, 64)
-		errMu sync.Mutex
-		first error
-	)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Go(func() {
-			for i := range next {
-				f, err := p.fixture(i, 0)
-				if err != nil {
-					errMu.Lock()
-					if first == nil {
-						first = err
-					}
-					errMu.Unlock()
-					continue
-				}
-				p.Certs[i] = f
-			}
-		})
-	}
-	for i := 0; i < spec.Count; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	errs := make([]error, spec.Count)
+	parallel(spec.Count, runtime.GOMAXPROCS(0), func(i int) { p.Certs[i], errs[i] = p.fixture(i, 0) })
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

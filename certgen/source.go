@@ -128,21 +128,14 @@ type SourceError struct {
 
 // Error names the file, line and position, then what is wrong.
 func (e *SourceError) Error() string {
-	var b strings.Builder
-	b.WriteString("certgen: ")
+	at := ""
 	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-		}
-		b.WriteString(": ")
+		at = posString(e.File, e.Line) + ": "
 	}
 	if e.Where != "" {
-		b.WriteString(e.Where)
-		b.WriteString(": ")
+		at += e.Where + ": "
 	}
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return "certgen: " + at + e.Err.Error()
 }
 
 // Unwrap returns the underlying error.
@@ -166,46 +159,36 @@ type Source struct {
 // *SourceError naming the file.
 func Load(path string, opts SourceOptions) (*Source, error) {
 	opts = opts.withDefaults()
+	name := filepath.Base(path)
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &SourceError{File: filepath.Base(path), Err: plainFSError(err)}
+		return nil, &SourceError{File: name, Err: plainFSError(err)}
 	}
 	kind := opts.Kind
-	if kind == KindAuto {
-		if fi.IsDir() {
-			kind = KindDir
-		} else {
-			kind = KindTraefik
-			if strings.EqualFold(filepath.Ext(path), ".json") {
-				kind = KindSecrets
-			}
-		}
-	}
-	if kind != KindDir && fi.IsDir() {
-		return nil, &SourceError{File: filepath.Base(path), Err: fmt.Errorf("is a directory, not a %s file", kind)}
+	if kind == KindAuto && fi.IsDir() {
+		kind = KindDir
 	}
 	var src *Source
 	switch kind {
 	case KindDir:
 		if !fi.IsDir() {
-			return nil, &SourceError{File: filepath.Base(path), Err: errors.New("is not a directory")}
+			return nil, &SourceError{File: name, Err: errors.New("is not a directory")}
 		}
 		src, err = loadDir(path, opts)
-	case KindTraefik, KindTraefikYAML, KindTraefikTOML, KindSecrets:
-		var data []byte
-		data, err = readCapped(path, opts.MaxConfigSize, "MaxConfigSize")
-		if err != nil {
-			return nil, &SourceError{File: filepath.Base(path), Err: err}
+	case KindAuto, KindTraefik, KindTraefikYAML, KindTraefikTOML, KindSecrets:
+		if fi.IsDir() {
+			return nil, &SourceError{File: name, Err: fmt.Errorf("is a directory, not a %s file", kind)}
 		}
-		if kind == KindTraefik && opts.Kind == KindAuto && !hasConfigExt(path) && looksLikeJSON(data) {
-			kind = KindSecrets
+		var data []byte
+		if data, err = readCapped(path, opts.MaxConfigSize, "MaxConfigSize"); err != nil {
+			return nil, &SourceError{File: name, Err: err}
+		}
+		if kind == KindAuto || kind == KindTraefik {
+			kind = fileKind(path, data, kind == KindAuto)
 		}
 		if kind == KindSecrets {
-			src, err = loadSecrets(filepath.Base(path), data, opts)
+			src, err = loadSecrets(name, data, opts)
 		} else {
-			if kind == KindTraefik {
-				kind = traefikFormat(path, data)
-			}
 			src, err = loadTraefik(path, data, kind, opts)
 		}
 	default:
@@ -222,28 +205,24 @@ func Load(path string, opts SourceOptions) (*Source, error) {
 	return src, nil
 }
 
-func hasConfigExt(path string) bool {
+// fileKind is the kind of a configuration file as KindAuto says (a Secret
+// list only when auto), or its Traefik format.
+func fileKind(path string, data []byte, auto bool) SourceKind {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml", ".toml":
-		return true
-	}
-	return false
-}
-
-func looksLikeJSON(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	return len(t) > 0 && t[0] == '{'
-}
-
-func traefikFormat(path string, data []byte) SourceKind {
-	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		if auto {
+			return KindSecrets
+		}
 	case ".toml":
 		return KindTraefikTOML
 	case ".yaml", ".yml":
 		return KindTraefikYAML
 	}
+	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); auto && len(t) > 0 && t[0] == '{' {
+		return KindSecrets
+	}
 	for line := range bytes.Lines(data) {
-		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[tls")) || bytes.HasPrefix(bytes.TrimSpace(line), []byte("[[tls")) {
+		if l := bytes.TrimSpace(line); bytes.HasPrefix(l, []byte("[tls")) || bytes.HasPrefix(l, []byte("[[tls")) {
 			return KindTraefikTOML
 		}
 	}
@@ -297,7 +276,7 @@ func (s *Source) finish(opts SourceOptions) error {
 	s.Stores = slices.Compact(s.Stores)
 	ders := make([][]byte, 0, len(s.Certs))
 	for i := range s.Certs {
-		ders = append(ders, leafDER(s.Certs[i].CertPEM))
+		ders = append(ders, certstore.AppendCertificateDERs(nil, s.Certs[i].CertPEM)[0]) // chainPEM put the leaf first
 	}
 	slices.SortFunc(ders, bytes.Compare)
 	h := sha256.New()

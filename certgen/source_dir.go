@@ -33,7 +33,10 @@ func loadDir(root string, opts SourceOptions) (*Source, error) {
 	}
 	type job struct{ path, rel string }
 	var jobs []job
-	walkSkips, walkErr := walkSource(rootReal, func(path, rel string) { jobs = append(jobs, job{path, rel}) })
+	walkSkips, err := walkSource(rootReal, func(path, rel string) { jobs = append(jobs, job{path, rel}) })
+	if err != nil {
+		return nil, &SourceError{File: rootName, Err: err}
+	}
 	cc := newCertCache()
 	parsed := make([]dirFile, len(jobs))
 	skipped := make([][]Skip, len(jobs))
@@ -47,21 +50,8 @@ func loadDir(root string, opts SourceOptions) (*Source, error) {
 		parsed[i].rel = j.rel
 		parsed[i].items, skipped[i] = parseBundle(data, j.rel, cc)
 	})
-	src := &Source{Skipped: slices.Concat(skipped...)}
-	var files []dirFile
-	for _, f := range parsed {
-		if len(f.items) > 0 {
-			files = append(files, f)
-		}
-	}
-	if walkErr != nil {
-		return nil, &SourceError{File: rootName, Err: walkErr}
-	}
-	src.Skipped = append(src.Skipped, walkSkips...)
-	certs, skips := pairFiles(files)
-	src.Certs = certs
-	src.Skipped = append(src.Skipped, skips...)
-	return src, nil
+	certs, skips := pairFiles(slices.DeleteFunc(parsed, func(f dirFile) bool { return len(f.items) == 0 }))
+	return &Source{Certs: certs, Skipped: slices.Concat(slices.Concat(skipped...), walkSkips, skips)}, nil
 }
 
 // walkSource walks root (a real, absolute path) in lexical order and calls

@@ -47,34 +47,22 @@ type pemItem struct {
 }
 
 // certCache parses each distinct certificate once, however many files
-// hold it (an intermediate in every chain file, say).
-type certCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]*certInfo
-}
+// hold it (an intermediate in every chain file, say), by SHA-256.
+type certCache struct{ m sync.Map }
 
-func newCertCache() *certCache { return &certCache{m: make(map[[32]byte]*certInfo)} }
+func newCertCache() *certCache { return &certCache{} }
 
 func (cc *certCache) get(der []byte) (*certInfo, error) {
 	h := sha256.Sum256(der)
-	cc.mu.Lock()
-	ci, ok := cc.m[h]
-	cc.mu.Unlock()
-	if ok {
-		return ci, nil
+	if ci, ok := cc.m.Load(h); ok {
+		return ci.(*certInfo), nil
 	}
 	ci, err := parseCertInfo(der, h)
 	if err != nil {
 		return nil, err
 	}
-	cc.mu.Lock()
-	if have, ok := cc.m[h]; ok {
-		ci = have
-	} else {
-		cc.m[h] = ci
-	}
-	cc.mu.Unlock()
-	return ci, nil
+	got, _ := cc.m.LoadOrStore(h, ci)
+	return got.(*certInfo), nil
 }
 
 func parseCertInfo(der []byte, h [32]byte) (*certInfo, error) {
@@ -240,20 +228,6 @@ func chainPEM(leaf *certInfo, chain []*certInfo) []byte {
 	return out
 }
 
-// leafDER returns the DER of the first certificate of a PEM chain.
-func leafDER(chain []byte) []byte {
-	for {
-		b, rest := pem.Decode(chain)
-		if b == nil {
-			return nil
-		}
-		if b.Type == "CERTIFICATE" {
-			return b.Bytes
-		}
-		chain = rest
-	}
-}
-
 // readCapped reads a regular file of at most limit bytes (capName raises
 // it), refusing special files without blocking on them; its errors name
 // no path (the caller adds the relative one).
@@ -330,19 +304,16 @@ func (s *Source) collect(n, workers int, read func(i int, cc *certCache) (*Sourc
 
 // parallel calls f(0..n-1) on up to workers goroutines.
 func parallel(n, workers int, f func(i int)) {
-	if workers > n {
-		workers = n
-	}
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < workers; w++ {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
 				f(i)
 			}
 		})
 	}
-	for i := 0; i < n; i++ {
+	for i := range n {
 		next <- i
 	}
 	close(next)

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/certbench/certbench/certstore"
 )
 
 // FromSource is the PoolSpec.Key of a pool made by Source.Pool: the keys
@@ -59,17 +61,7 @@ func (p *Pool) renewSourced(i, v int) (Fixture, error) {
 	fail := func(err error) (Fixture, error) {
 		return Fixture{}, &SourceError{File: c.File, Line: c.Line, Where: c.Where, Err: fmt.Errorf("renewing certificate %d: %w", i, err)}
 	}
-	var chain [][]byte
-	for rest := c.CertPEM; ; {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			break
-		}
-		if b.Type == "CERTIFICATE" {
-			chain = append(chain, b.Bytes)
-		}
-	}
+	chain := certstore.AppendCertificateDERs(nil, c.CertPEM)
 	if len(chain) == 0 {
 		return fail(errors.New("no certificate in the chain"))
 	}

@@ -164,7 +164,7 @@ func tomlList[T any](v []T, depth int) *tnode {
 
 // parseTraefikTLS parses a configuration file and returns its tls section
 // (nil when it has none).
-func parseTraefikTLS(data []byte, kind SourceKind) (*tnode, error) {
+func parseTraefikTLS(name string, data []byte, kind SourceKind) (*tnode, error) {
 	if kind == KindTraefikTOML {
 		var m map[string]any
 		if _, err := toml.Decode(string(data), &m); err != nil {
@@ -172,27 +172,27 @@ func parseTraefikTLS(data []byte, kind SourceKind) (*tnode, error) {
 			if errors.As(err, &pe) {
 				// pe.Error() names the line and the last key only; the
 				// longer forms quote the file's text.
-				return nil, &SourceError{Line: pe.Position.Line, Err: errors.New("TOML: " + pe.Message)}
+				return nil, &SourceError{File: name, Line: pe.Position.Line, Err: errors.New("TOML: " + pe.Message)}
 			}
-			return nil, &SourceError{Err: fmt.Errorf("TOML: %v", err)}
+			return nil, &SourceError{File: name, Err: fmt.Errorf("TOML: %v", err)}
 		}
 		root := tomlTree(m, 0)
 		return root.get("tls"), nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &SourceError{Err: fmt.Errorf("YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))}
+		return nil, &SourceError{File: name, Err: fmt.Errorf("YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	budget := 2*len(data) + 4096
 	root, err := yamlTree(&doc, &budget, 0)
 	if err != nil {
-		return nil, &SourceError{Err: fmt.Errorf("YAML: %v", err)}
+		return nil, &SourceError{File: name, Err: fmt.Errorf("YAML: %v", err)}
 	}
 	if root == nil {
 		return nil, nil
 	}
 	if root.kind != 'm' {
-		return nil, &SourceError{Line: root.line, Err: fmt.Errorf("the configuration is %s, want a mapping", root.what())}
+		return nil, &SourceError{File: name, Line: root.line, Err: fmt.Errorf("the configuration is %s, want a mapping", root.what())}
 	}
 	return root.get("tls"), nil
 }
@@ -231,14 +231,9 @@ func loadTraefik(path string, data []byte, kind SourceKind, opts SourceOptions) 
 // planTraefik parses a configuration and lists the certificates to read,
 // without reading any file.
 func planTraefik(name string, data []byte, kind SourceKind) (*Source, []*traefikEntry, error) {
-	tls, err := parseTraefikTLS(data, kind)
+	tls, err := parseTraefikTLS(name, data, kind)
 	if err != nil {
-		var se *SourceError
-		if errors.As(err, &se) {
-			se.File = name
-			return nil, nil, se
-		}
-		return nil, nil, &SourceError{File: name, Err: err}
+		return nil, nil, err
 	}
 	src := &Source{}
 	if tls == nil {
@@ -265,15 +260,15 @@ type traefikPlan struct{ file string }
 
 // typeErr says that n, at where, is not the want it should be.
 func (pl traefikPlan) typeErr(n *tnode, where, want string) error {
+	if n == nil {
+		n = &tnode{}
+	}
 	return &SourceError{File: pl.file, Line: n.line, Where: where, Err: fmt.Errorf("is %s, want %s", n.what(), want)}
 }
 
 // pair reads a mapping with certFile and keyFile.
 func (pl traefikPlan) pair(n *tnode, where string) (*traefikEntry, error) {
 	if n == nil || n.kind != 'm' {
-		if n == nil {
-			n = &tnode{}
-		}
 		return nil, pl.typeErr(n, where, "a mapping with certFile and keyFile")
 	}
 	e := &traefikEntry{where: where, line: n.line}
@@ -314,9 +309,6 @@ func (pl traefikPlan) certificates(certs *tnode) ([]*traefikEntry, error) {
 			}
 			for j, s := range st.items {
 				if s == nil || s.kind != 's' {
-					if s == nil {
-						s = &tnode{}
-					}
 					return nil, pl.typeErr(s, fmt.Sprintf("%s.stores[%d]", where, j), "a store name")
 				}
 				e.stores = append(e.stores, s.str)

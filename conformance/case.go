@@ -72,20 +72,12 @@ type Answer struct {
 
 // describe says what a is, with the names of the certificate.
 func (a Answer) describe(c *Case) string {
+	var s string
 	switch a.Kind {
 	case AnswerCertificate:
-		cc := c.Configs[a.Config].Certs[a.Index]
-		s := fmt.Sprintf("certificate %d %s", a.Index, cc.names())
-		if a.Config != c.Held {
-			s += fmt.Sprintf(" of configuration %d (not the held one, %d)", a.Config, c.Held)
-		}
-		return s
+		s = fmt.Sprintf("certificate %d %s", a.Index, c.Configs[a.Config].Certs[a.Index].names())
 	case AnswerDefault:
-		s := fmt.Sprintf("the configured default of %q %s", a.Store, c.Configs[a.Config].Stores[a.Store].names())
-		if a.Config != c.Held {
-			s += fmt.Sprintf(" of configuration %d (not the held one, %d)", a.Config, c.Held)
-		}
-		return s
+		s = fmt.Sprintf("the configured default of %q %s", a.Store, c.Configs[a.Config].Stores[a.Store].names())
 	case AnswerGenerated:
 		return "the store's generated default"
 	case AnswerError:
@@ -93,6 +85,10 @@ func (a Answer) describe(c *Case) string {
 	default:
 		return "no certificate and no error"
 	}
+	if a.Config != c.Held {
+		s += fmt.Sprintf(" of configuration %d (not the held one, %d)", a.Config, c.Held)
+	}
+	return s
 }
 
 // names lists a CaseCert's names for messages.
@@ -124,10 +120,7 @@ func (c CaseCert) clone() CaseCert {
 
 // clone returns a deep copy of cfg.
 func (cfg CaseConfig) clone() CaseConfig {
-	out := CaseConfig{}
-	for _, c := range cfg.Certs {
-		out.Certs = append(out.Certs, c.clone())
-	}
+	out := CaseConfig{Certs: mapSlice(cfg.Certs, CaseCert.clone)}
 	if cfg.Stores != nil {
 		out.Stores = map[string]*CaseCert{}
 		for st, d := range cfg.Stores {
@@ -143,12 +136,8 @@ func (cfg CaseConfig) clone() CaseConfig {
 
 // clone returns a deep copy of c.
 func (c Case) clone() Case {
-	out := c
-	out.Configs = nil
-	for _, cfg := range c.Configs {
-		out.Configs = append(out.Configs, cfg.clone())
-	}
-	return out
+	c.Configs = mapSlice(c.Configs, CaseConfig.clone)
+	return c
 }
 
 // storeNames returns the stores cfg declares, sorted.

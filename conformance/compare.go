@@ -102,7 +102,7 @@ func (c *Cause) Count() (n int) {
 	return n
 }
 
-// The causes of differences (see the package doc); causeLater names the side.
+// The causes of differences (see causeOf); causeLater names the side.
 const (
 	causeUpdate = "an Update is accepted or rejected differently"
 	causeLater  = "held generations of the %s serve a later configuration"
@@ -111,9 +111,9 @@ const (
 	causeMatch  = "a lookup is answered with another kind of match, default or error"
 )
 
-// causeOf is the cause of a new change (see the package doc): a held
-// generation that answers as with the last configuration newest, not as
-// with its own, serves a later configuration. Else the kind says.
+// causeOf is the cause of a new change: a held generation that one side
+// answers as with the last configuration, not as with its own, while the
+// other side does not, serves a later configuration; else the kind says.
 func (cp *comparer) causeOf(ch *Change) string {
 	c := ch.Case
 	if last := len(c.Configs) - 1; ch.Via == viaCurrent && c.Held < last {
@@ -637,10 +637,11 @@ func has(as []Answer, a Answer) bool {
 	return slices.ContainsFunc(as, func(b Answer) bool { return answerKey(a) == answerKey(b) })
 }
 
+// mapSlice returns f of each of xs; nil for none.
 func mapSlice[T, U any](xs []T, f func(T) U) []U {
-	us := make([]U, len(xs))
-	for i, x := range xs {
-		us[i] = f(x)
+	var us []U
+	for _, x := range xs {
+		us = append(us, f(x))
 	}
 	return us
 }

@@ -24,15 +24,9 @@
 // A store's documented [Deviation]s, declared where it registers
 // ([Declare]) or passed in [Options], are counted under their names; any
 // other divergence fails. [Compare] plays the same cases on two stores and
-// reports each kind of difference once, shrunk, grouped by cause. A lookup
-// on a held generation that one side answers as it does with the last
-// configuration applied, not as with the held one, while the other side
-// does not, has the cause "held generations of that side serve a later
-// configuration"; any other's cause is its kind of difference: an
-// Update's outcome, an answer from another configuration than the one
-// held, a tie broken differently, or another kind of match, default or
-// error. [FuzzUpdate] and
-// [FuzzMatch] are bodies of fuzz targets on the same checks.
+// reports each kind of difference once, shrunk, grouped by cause
+// (docs/conformance.md). [FuzzUpdate] and [FuzzMatch] are bodies of fuzz
+// targets on the same checks.
 //
 // A panic in a call into a store fails the rule; a panic in a goroutine
 // the store starts, or a call that never returns, cannot be caught in

@@ -313,7 +313,8 @@ func rename(c *Case, f func(string) string) {
 // labelsOf returns the distinct labels of c's host names, longest first.
 func labelsOf(c *Case) []string {
 	seen := map[string]bool{}
-	rename(c.clonePtr(), func(n string) string {
+	cp := c.clone()
+	rename(&cp, func(n string) string {
 		for _, l := range strings.Split(n, ".") {
 			seen[l] = true
 		}
@@ -334,31 +335,21 @@ func labelsOf(c *Case) []string {
 	return ls
 }
 
-func (c Case) clonePtr() *Case { x := c.clone(); return &x }
-
-// mapLabels applies f to every label of a name, dropping labels f maps to "".
-func mapLabels(n string, f func(string) string) string {
-	parts := strings.Split(n, ".")
-	out := parts[:0]
-	for _, p := range parts {
-		if q := f(p); q != "" || p == "" {
-			out = append(out, q)
-		}
-	}
-	return strings.Join(out, ".")
-}
-
 // replaceLabel tries the best case with label l replaced by to everywhere
 // ("" deletes it).
 func (sh *shrinker) replaceLabel(l, to string) bool {
 	c := sh.best.clone()
 	rename(&c, func(n string) string {
-		return mapLabels(n, func(p string) string {
-			if p == l {
-				return to
+		var out []string
+		for _, p := range strings.Split(n, ".") {
+			switch {
+			case p != l:
+				out = append(out, p)
+			case to != "":
+				out = append(out, to)
 			}
-			return p
-		})
+		}
+		return strings.Join(out, ".")
 	})
 	return sh.try(c)
 }

@@ -18,7 +18,6 @@ var (
 )
 
 type (
-	FailureScanner     = failureScanner
 	IterationsError    = iterationsError
 	UnknownUnitWarning = unknownUnitWarning
 	ValueError         = valueError

@@ -35,66 +35,31 @@ func writeFailure(w io.Writer, name, reason string) error {
 	return err
 }
 
-// A failureScanner collects the failures in the bytes written to it (a
-// file teed through it while benchfmt, which skips them, reads it). Close
-// it after the last write.
+// A failureScanner collects the failures among a file's lines (benchfmt
+// skips them); the scanner's lineFeed shows it the start of every line.
 type failureScanner struct {
 	Failures []Failure // in file order
-
-	line    int    // lines seen
-	partial []byte // the start of a line not ended yet (bounded)
-	long    bool   // the current line is longer than partial keeps
-	reason  bool   // the previous line was a FAIL line awaiting its reason
+	reason   bool      // the previous line was a FAIL line awaiting its reason
 }
 
-// maxFailLine bounds what a failureScanner keeps of one line.
+// maxFailLine is the longest FAIL line taken for a failure, and the most
+// kept of a reason.
 const maxFailLine = 4096
 
-// Write implements io.Writer; it never fails.
-func (s *failureScanner) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.add(p)
-			break
-		}
-		s.add(p[:i])
-		s.endLine()
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-// Close ends a last line without a newline.
-func (s *failureScanner) Close() error {
-	if len(s.partial) > 0 || s.long {
-		s.endLine()
-	}
-	return nil
-}
-
-func (s *failureScanner) add(b []byte) {
-	room := maxFailLine - len(s.partial)
-	if len(b) > room {
-		b, s.long = b[:room], true
-	}
-	s.partial = append(s.partial, b...)
-}
-
-func (s *failureScanner) endLine() {
-	s.line++
-	line := bytes.TrimSuffix(s.partial, []byte("\r"))
+// line sees line n, b its start (whole: all of it).
+func (s *failureScanner) line(b []byte, whole bool, n int) {
+	text := bytes.TrimSuffix(b, []byte("\n"))
+	long := !whole || len(text) > maxFailLine
+	text = bytes.TrimSuffix(text[:min(len(text), maxFailLine)], []byte("\r"))
 	switch {
-	case s.reason && len(line) > 0 && (line[0] == ' ' || line[0] == '\t'):
-		s.Failures[len(s.Failures)-1].Reason = string(bytes.TrimSpace(line))
+	case s.reason && len(text) > 0 && (text[0] == ' ' || text[0] == '\t'):
+		s.Failures[len(s.Failures)-1].Reason = string(bytes.TrimSpace(text))
 		s.reason = false
-	case bytes.HasPrefix(line, []byte(failPrefix)) && !s.long:
-		name, _, _ := bytes.Cut(line[len(failPrefix):], []byte(" "))
-		s.Failures = append(s.Failures, Failure{Name: string(name), Line: s.line})
+	case bytes.HasPrefix(text, []byte(failPrefix)) && !long:
+		name, _, _ := bytes.Cut(text[len(failPrefix):], []byte(" "))
+		s.Failures = append(s.Failures, Failure{Name: string(name), Line: n})
 		s.reason = true
 	default:
 		s.reason = false
 	}
-	s.partial, s.long = s.partial[:0], false
 }

@@ -38,7 +38,6 @@ func (w *Writer) Append(r io.Reader, name string) (int, error) {
 	if err := sc.Err(); err != nil {
 		return n, fmt.Errorf("results: %s: %w", name, err)
 	}
-	sc.fails.Close()
 	for _, f := range sc.fails.Failures {
 		if err := w.writeFailure(f.Name, f.Reason); err != nil {
 			return n, err

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -274,11 +275,9 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			_, last.line = rec.Pos()
 			last.unknown = ""
 			for _, v := range rec.Values {
-				if !IsKnownUnit(v.Unit) {
-					units.add(last.line, origUnit(v))
-					if last.unknown == "" {
-						last.unknown = origUnit(v)
-					}
+				if _, unit := writtenValue(v); !IsKnownUnit(v.Unit) {
+					units.add(last.line, unit)
+					last.unknown = cmp.Or(last.unknown, unit)
 				}
 			}
 			agg.add(sc, rec)
@@ -289,10 +288,7 @@ func (set *Set) read(r io.Reader, path, label string) error {
 			}
 			if ok {
 				if have.Value != rec.Value {
-					hf, hl := have.Pos()
-					f, l := rec.Pos()
-					return fmt.Errorf("%s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d",
-						f, l, rec.OrigUnit, rec.Key, rec.Value, have.Key, have.Value, hf, hl)
+					return metaConflict(rec, have)
 				}
 				continue
 			}
@@ -305,7 +301,6 @@ func (set *Set) read(r io.Reader, path, label string) error {
 	if err := checkLastLine(&sc.feed, path, last); err != nil {
 		return err
 	}
-	sc.fails.Close()
 	if agg.results == 0 && len(sc.fails.Failures) == 0 {
 		return fmt.Errorf("%s: no benchmark results", path)
 	}

@@ -21,7 +21,7 @@ type scanner struct {
 	feed  lineFeed
 	rd    *benchfmt.Reader
 	name  string         // the input's name in errors
-	fails failureScanner // failed benchmarks, which benchfmt skips; Close it after the last Scan
+	fails failureScanner // failed benchmarks, which benchfmt skips
 
 	comments []benchfmt.Config // comment keys in effect, in order
 	changed  bool              // a line other than a result or unit line since the last result
@@ -35,7 +35,7 @@ type scanner struct {
 // newScanner returns a scanner of r whose results carry initConfig.
 func newScanner(r io.Reader, name string, initConfig ...string) *scanner {
 	s := &scanner{name: name, changed: true}
-	s.feed = lineFeed{br: bufio.NewReaderSize(r, 64<<10), onLine: s.line, tee: &s.fails}
+	s.feed = lineFeed{br: bufio.NewReaderSize(r, 64<<10), onLine: s.line}
 	s.rd = benchfmt.NewReader(&s.feed, name)
 	s.rd.Reset(&s.feed, name, initConfig...)
 	return s
@@ -90,9 +90,11 @@ func (s *scanner) commentIndex(key string) int {
 	return slices.IndexFunc(s.comments, func(c benchfmt.Config) bool { return c.Key == key })
 }
 
-// line sees each line (its first chunk) before benchfmt parses it.
-func (s *scanner) line(line []byte) {
-	if bytes.HasPrefix(line, benchmarkPrefix) || bytes.HasPrefix(line, unitPrefix) {
+// line sees each line (its first chunk unless whole) before benchfmt
+// parses it; the start of a long line is not read as a comment.
+func (s *scanner) line(line []byte, whole bool) {
+	s.fails.line(line, whole, s.feed.lines)
+	if !whole && line[0] == '#' || bytes.HasPrefix(line, benchmarkPrefix) || bytes.HasPrefix(line, unitPrefix) {
 		return
 	}
 	s.changed = true
@@ -174,10 +176,9 @@ func parseConfigLine(line []byte) (key string, value []byte, ok bool) {
 // the truncation checks need.
 type lineFeed struct {
 	br      *bufio.Reader
-	onLine  func([]byte)
-	tee     io.Writer // sees every byte read, as io.TeeReader
-	pending []byte    // the part of the current line not handed over yet
-	err     error     // the input's error, returned once pending is empty
+	onLine  func(line []byte, whole bool)
+	pending []byte // the part of the current line not handed over yet
+	err     error  // the input's error, returned once pending is empty
 
 	lines   int      // lines begun
 	mid     bool     // the last piece read did not end its line
@@ -195,7 +196,6 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 			err = nil
 		}
 		f.err = err
-		f.tee.Write(chunk)
 		if len(chunk) == 0 {
 			if err == nil {
 				err = io.ErrNoProgress // cannot happen: ReadSlice returns bytes or an error
@@ -206,11 +206,7 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 		if !f.mid {
 			f.lines++
 			f.headLen = copy(f.head[:], chunk)
-			if chunk[len(chunk)-1] == '\n' || err != nil {
-				f.onLine(chunk) // a whole line
-			} else if len(chunk) > 0 && chunk[0] != '#' {
-				f.onLine(chunk) // the start of a long line: not a comment
-			}
+			f.onLine(chunk, chunk[len(chunk)-1] == '\n' || err != nil)
 		}
 		f.mid = chunk[len(chunk)-1] != '\n'
 		f.pending = chunk

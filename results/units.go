@@ -6,124 +6,99 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// The units of certbench's result files. Where benchfmt's reader tidies a
-// unit (nanoseconds become seconds), both spellings are named.
+// The units of certbench's result files; what each measures, and how:
+// docs/measurements.md. Where benchfmt's reader tidies a unit
+// (nanoseconds become seconds), both spellings are named.
 const (
-	// UnitNsPerOp is wall time per op, as written.
+	// UnitNsPerOp is wall time per op, as written; UnitSec as read.
 	UnitNsPerOp = "ns/op"
-	// UnitSec is UnitNsPerOp as benchfmt reads it.
-	UnitSec = "sec/op"
-	// UnitCPUNsPerOp is the process's CPU time (user plus system,
-	// getrusage) over the timed ops per op: other tenants of a shared
-	// machine disturb it less than wall time, as waiting for a core is
-	// not counted.
+	UnitSec     = "sec/op"
+	// UnitCPUNsPerOp is the process's user and system CPU time per timed
+	// op (waiting for a core is not counted); UnitCPUSec as read.
 	UnitCPUNsPerOp = "cpu-ns/op"
-	// UnitCPUSec is UnitCPUNsPerOp as benchfmt reads it.
-	UnitCPUSec = "cpu-sec/op"
-	// UnitBytes is the bytes allocated per op.
-	UnitBytes = "B/op"
-	// UnitAllocs is the heap objects allocated per op.
+	UnitCPUSec     = "cpu-sec/op"
+	// UnitBytes and UnitAllocs are the bytes and heap objects allocated per op.
+	UnitBytes  = "B/op"
 	UnitAllocs = "allocs/op"
-	// UnitMBPerSec is the testing package's throughput (b.SetBytes).
-	UnitMBPerSec = "MB/s"
-	// UnitBytesPerSec is UnitMBPerSec as benchfmt reads it.
+	// UnitMBPerSec is the testing package's throughput (b.SetBytes);
+	// UnitBytesPerSec as read.
+	UnitMBPerSec    = "MB/s"
 	UnitBytesPerSec = "B/s"
-	// UnitRetained is the live heap's growth (after GC) from before the
-	// store was made to the end of the sample, the store alive: what it
-	// holds; never negative.
-	UnitRetained = "retained-B"
-	// UnitRetainedPerCert is UnitRetained per certificate of the last
-	// configuration (0 when it has none).
+	// UnitRetained is the live heap the store holds at the end of the
+	// sample (never negative); UnitRetainedPerCert per certificate of the
+	// last configuration (0 when it has none).
+	UnitRetained        = "retained-B"
 	UnitRetainedPerCert = "retained-B/cert"
 	// UnitGoroutines is the goroutines the store started that still run
 	// at the end of the sample.
 	UnitGoroutines = "goroutines"
-	// UnitHeldPerGen is a held scenario's retained heap per generation
-	// that connections hold, above the store holding only its current one.
-	UnitHeldPerGen = "held-B/gen"
-	// UnitHeldGoroutinesPerGen is the store's goroutines per held
-	// generation, above those of the store holding only its current one.
+	// UnitHeldPerGen and UnitHeldGoroutinesPerGen are a held scenario's
+	// retained heap and store goroutines per generation connections hold,
+	// above the store holding only its current one.
+	UnitHeldPerGen           = "held-B/gen"
 	UnitHeldGoroutinesPerGen = "held-goroutines/gen"
-	// UnitReleasedHeld and UnitReleasedHeldGoroutines are the retained
-	// heap and the store's goroutines still there once every connection
-	// let go and collections ran, above the steady state before any was
-	// held (never negative): a leak; 0 for a store that comes back.
+	// UnitReleasedHeld and UnitReleasedHeldGoroutines are what is left once
+	// every held generation is let go, above the steady state: a leak.
 	UnitReleasedHeld           = "released-held-B"
 	UnitReleasedHeldGoroutines = "released-held-goroutines"
 	// UnitP50, UnitP99 and UnitP999 are lookup latency percentiles of
-	// handshake-under-churn samples, in nanoseconds.
-	UnitP50  = "p50-ns"
-	UnitP99  = "p99-ns"
-	UnitP999 = "p999-ns"
-	// UnitP50Sec, UnitP99Sec and UnitP999Sec are those as benchfmt reads
-	// them.
+	// handshake-under-churn samples, in nanoseconds; the Sec ones as read.
+	UnitP50     = "p50-ns"
+	UnitP99     = "p99-ns"
+	UnitP999    = "p999-ns"
 	UnitP50Sec  = "p50-sec"
 	UnitP99Sec  = "p99-sec"
 	UnitP999Sec = "p999-sec"
-	// UnitRefreshRate is the refreshes a store completed per second of a
+	// UnitRefreshRate is the refreshes per second of a
 	// handshake-under-churn sample.
 	UnitRefreshRate = "refreshes/s"
 )
 
-// The units of the simulated CPU (run --instrument simulate: the timed
-// ops under callgrind). Near-exact, not exact: map seeds and preemption
-// checks vary a little between windows. See IsSimulated.
+// The units of the simulated CPU (run --instrument simulate): near-exact,
+// not exact (see IsSimulated).
 const (
-	// UnitInstructions is the instructions per op (callgrind's Ir) of
-	// every thread while the timed ops ran, GC held off.
+	// UnitInstructions is callgrind's instructions per op, every thread.
 	UnitInstructions = "instructions/op"
 	// UnitEstCycles estimates cycles per op from the instructions and
-	// callgrind's cache simulation: 1 per instruction, 10 more per
-	// first-level miss, 100 more per last-level miss.
+	// callgrind's cache simulation.
 	UnitEstCycles = "est-cycles/op"
 )
 
 // The units of the operator-facing measurements (package bench): TLS
 // handshakes, a refresh's peak heap, peak RSS and GC costs.
 const (
-	// UnitHandshakes is the verified handshakes per second of a
-	// Handshake phase, all clients.
-	UnitHandshakes = "handshakes/s"
-	// UnitHandshakeP50 ... UnitHandshakeMax are nearest-rank percentiles
-	// of the completed handshakes' latency (first write to verified
-	// Finished), in nanoseconds.
+	// UnitHandshakes is the verified handshakes per second of a Handshake
+	// phase; UnitHandshakeP50 ... UnitHandshakeMax nearest-rank percentiles
+	// of their latency (first write to verified Finished), in nanoseconds;
+	// UnitErrors the handshakes that failed.
+	UnitHandshakes    = "handshakes/s"
 	UnitHandshakeP50  = "handshake-p50-ns"
 	UnitHandshakeP90  = "handshake-p90-ns"
 	UnitHandshakeP99  = "handshake-p99-ns"
 	UnitHandshakeP999 = "handshake-p999-ns"
 	UnitHandshakeMax  = "handshake-max-ns"
-	// UnitErrors is the handshakes of a sample that failed on either
-	// end; a correct store has 0.
-	UnitErrors = "errors"
+	UnitErrors        = "errors"
 	// UnitCalmHandshakes and UnitCalmP99 are UnitHandshakes and
 	// UnitHandshakeP99 of a churn sample's churn-free phase.
 	UnitCalmHandshakes = "calm-handshakes/s"
 	UnitCalmP99        = "calm-handshake-p99-ns"
-	// UnitP50ChurnRatio, UnitP99ChurnRatio and UnitP999ChurnRatio are a
-	// handshake latency percentile under churn over the same without:
-	// 1 means churn costs nothing.
-	UnitP50ChurnRatio  = "p50-churn-ratio"
-	UnitP99ChurnRatio  = "p99-churn-ratio"
-	UnitP999ChurnRatio = "p999-churn-ratio"
-	// UnitThroughputChurnRatio is handshakes/s under churn over
-	// handshakes/s without.
+	// The churn ratios are a figure under churn over the same without
+	// (1: churn costs nothing).
+	UnitP50ChurnRatio        = "p50-churn-ratio"
+	UnitP99ChurnRatio        = "p99-churn-ratio"
+	UnitP999ChurnRatio       = "p999-churn-ratio"
 	UnitThroughputChurnRatio = "throughput-churn-ratio"
-	// UnitPeak is the largest live heap while one refresh runs, above
-	// the live heap just before it (see bench/peak.go): 0 for refreshes
-	// that allocate nothing, and absent where it could not be read.
-	UnitPeak = "peak-B"
-	// UnitPeakPerCert is UnitPeak per certificate of the refresh.
+	// UnitPeak is the largest live heap while one refresh runs, above the
+	// live heap before it (see Absent); UnitPeakPerCert per certificate.
+	UnitPeak        = "peak-B"
 	UnitPeakPerCert = "peak-B/cert"
-	// UnitMaxRSS is the process's peak RSS (ru_maxrss) at the end of a
-	// startup sample: a high-water mark since the process started.
+	// UnitMaxRSS is the process's peak RSS at the end of a startup sample.
 	UnitMaxRSS = "maxrss-B"
-	// UnitGCCPU is GC's CPU time per op, in nanoseconds (see
-	// bench/gcstats.go).
-	UnitGCCPU = "gc-cpu-ns/op"
-	// UnitGCFraction is GC's share of the process's CPU time.
+	// UnitGCCPU is GC's CPU time per op, in nanoseconds; UnitGCFraction its
+	// share of the process's CPU time; UnitGCCycles the GC cycles per op.
+	UnitGCCPU      = "gc-cpu-ns/op"
 	UnitGCFraction = "gc-cpu-fraction"
-	// UnitGCCycles is the GC cycles per op.
-	UnitGCCycles = "gc-cycles/op"
+	UnitGCCycles   = "gc-cycles/op"
 	// UnitGCPauseP99 and UnitGCPauseMax are the p99 and largest GC pause
 	// of a Handshake phase, in nanoseconds (histogram bucket bounds, at
 	// most 25% high); 0 when no GC ran.

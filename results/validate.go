@@ -83,32 +83,30 @@ const maxUnitWarnings, maxOtherUnits = 10, 1000
 // unitWarnings collects one input's unknown-unit warnings, one per unit.
 type unitWarnings struct {
 	file   string
-	byUnit map[string]*unknownUnitWarning
+	seen   map[string]*unknownUnitWarning // nil for the units past maxUnitWarnings
 	list   []*unknownUnitWarning
 	others int // further distinct units not listed
-	seen   map[string]bool
 }
 
 func (u *unitWarnings) add(line int, unit string) {
-	if w, ok := u.byUnit[unit]; ok {
-		w.Lines++
+	if w, ok := u.seen[unit]; ok {
+		if w != nil {
+			w.Lines++
+		}
 		return
 	}
+	if u.seen == nil {
+		u.seen = make(map[string]*unknownUnitWarning)
+	}
 	if len(u.list) >= maxUnitWarnings {
-		if u.seen == nil {
-			u.seen = make(map[string]bool)
-		}
-		if !u.seen[unit] && len(u.seen) < maxOtherUnits {
-			u.seen[unit] = true
+		if u.others < maxOtherUnits {
+			u.seen[unit] = nil
 			u.others++
 		}
 		return
 	}
-	if u.byUnit == nil {
-		u.byUnit = make(map[string]*unknownUnitWarning)
-	}
 	w := &unknownUnitWarning{File: u.file, Line: line, Unit: unit, Lines: 1}
-	u.byUnit[unit] = w
+	u.seen[unit] = w
 	u.list = append(u.list, w)
 }
 
@@ -124,12 +122,6 @@ func (u *unitWarnings) errors() []error {
 		errs = append(errs, fmt.Errorf("%s: %d more units certbench does not know", u.file, u.others))
 	}
 	return errs
-}
-
-// origUnit returns the unit of v as written.
-func origUnit(v benchfmt.Value) string {
-	_, u := writtenValue(v)
-	return u
 }
 
 // A MissingEndWarning says a file that has a "# certbench-version" line

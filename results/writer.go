@@ -253,9 +253,7 @@ func (w *Writer) declareUnit(m *benchfmt.UnitMetadata) error {
 	for _, have := range w.meta {
 		if metaUnit(have) == unit && have.Key == m.Key {
 			if have.Value != m.Value {
-				f, l := m.Pos()
-				hf, hl := have.Pos()
-				return fmt.Errorf("results: %s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d", f, l, unit, m.Key, m.Value, have.Key, have.Value, hf, hl)
+				return fmt.Errorf("results: %w", metaConflict(m, have))
 			}
 			return nil
 		}
@@ -263,6 +261,13 @@ func (w *Writer) declareUnit(m *benchfmt.UnitMetadata) error {
 	c := *m
 	w.meta = append(w.meta, &c)
 	return nil
+}
+
+// metaConflict says that m's value conflicts with have's, at their lines.
+func metaConflict(m, have *benchfmt.UnitMetadata) error {
+	f, l := m.Pos()
+	hf, hl := have.Pos()
+	return fmt.Errorf("%s:%d: unit %s: %s=%s conflicts with %s=%s at %s:%d", f, l, metaUnit(m), m.Key, m.Value, have.Key, have.Value, hf, hl)
 }
 
 // metaUnit is the unit of a metadata line as written.

@@ -278,7 +278,10 @@ func (s Scenario) renewConfigs(pool *certgen.Pool, ops int) ([]*certstore.Config
 	}
 	n := len(pool.Certs)
 	version := make([]int, n)
-	renewed := map[[2]int]certstore.KeyPair{}
+	pairs := make([]certstore.KeyPair, n) // each certificate's current version
+	for i := range pairs {
+		pairs[i] = pool.Certs[i].Pair
+	}
 	next := 0
 	var cfgs []*certstore.Config
 	for op := 0; op <= ops+1; op++ {
@@ -290,14 +293,9 @@ func (s Scenario) renewConfigs(pool *certgen.Pool, ops int) ([]*certstore.Config
 			if err != nil {
 				return nil, err
 			}
-			renewed[[2]int{i, version[i]}] = f.Pair
+			pairs[i] = f.Pair
 		}
-		cfgs = append(cfgs, s.wholePool(pool, func(i int) certstore.KeyPair {
-			if version[i] == 0 {
-				return pool.Certs[i].Pair
-			}
-			return renewed[[2]int{i, version[i]}]
-		}))
+		cfgs = append(cfgs, s.wholePool(pool, func(i int) certstore.KeyPair { return pairs[i] }))
 	}
 	return cfgs, nil
 }

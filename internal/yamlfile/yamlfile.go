@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"reflect"
 	"slices"
@@ -30,17 +29,12 @@ func ReadFile(name, what string, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s %s: not a regular file", what, name)
 	}
-	f, err := os.Open(name)
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s %s: larger than %d bytes", what, name, max)
+	}
+	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, name, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s %s: larger than %d bytes", what, name, max)
 	}
 	return data, nil
 }

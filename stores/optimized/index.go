@@ -152,31 +152,29 @@ var (
 	noAddrs = &table[netip.Addr]{}
 )
 
-// tableBuilder fills a table from scratch, in configuration order; shards
-// double as they fill, ending between three eighths and three quarters full.
-type tableBuilder[K comparable] struct {
-	t *table[K]
+// newTable returns an empty table laid out for about n keys, to fill with
+// add in configuration order; shards double as they fill, ending between
+// three eighths and three quarters full.
+func newTable[K comparable](n int) *table[K] {
+	b := bitsFor(n)
+	return &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, built: max(n, shardTarget)}
 }
 
-// newTableBuilder starts a table for about n keys.
-func newTableBuilder[K comparable](n int) *tableBuilder[K] {
-	b := bitsFor(n)
-	t := &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, built: max(n, shardTarget)}
-	return &tableBuilder[K]{t: t}
+// shardFor returns the shard of hash h of a table under construction,
+// making it if it is empty.
+func (t *table[K]) shardFor(h uint64) *shard[K] {
+	i := h >> t.shift
+	if t.shards[i] == nil {
+		t.shards[i] = newShard[K](0)
+	}
+	return t.shards[i]
 }
 
 // add records that e claims k (hash h) next in configuration order (the
-// first claimant wins).
-func (b *tableBuilder[K]) add(h uint64, k K, e *entry) {
-	t := b.t
-	i := h >> t.shift
-	sh := t.shards[i]
-	if sh == nil {
-		sh = newShard[K](0)
-		t.shards[i] = sh
-	}
-	j := sh.pos(h, k)
-	w := sh.slots[j].e
+// first claimant wins), in a table under construction.
+func (t *table[K]) add(h uint64, k K, e *entry) {
+	sh := t.shardFor(h)
+	w := sh.slots[sh.pos(h, k)].e
 	if w == nil {
 		sh.put(h, k, e)
 		t.n++
@@ -192,12 +190,12 @@ func (b *tableBuilder[K]) add(h uint64, k K, e *entry) {
 	}
 }
 
-// done returns the built table, or empty when it has no keys.
-func (b *tableBuilder[K]) done(empty *table[K]) *table[K] {
-	if b.t.n == 0 {
+// orEmpty returns t, or empty when t has no keys.
+func (t *table[K]) orEmpty(empty *table[K]) *table[K] {
+	if t.n == 0 {
 		return empty
 	}
-	return b.t
+	return t
 }
 
 // change is the new state of one key: its claimants (none: gone) and winner.
@@ -289,8 +287,8 @@ func (sh *shard[K]) remove(i int) {
 
 // rebuilt returns t laid out again for its number of keys.
 func (t *table[K]) rebuilt() *table[K] {
-	b := bitsFor(t.n)
-	nt := &table[K]{shards: make([]*shard[K], 1<<b), shift: 64 - b, n: t.n, built: max(t.n, shardTarget)}
+	nt := newTable[K](t.n)
+	nt.n = t.n
 	for _, sh := range t.shards {
 		if sh == nil {
 			continue
@@ -300,12 +298,7 @@ func (t *table[K]) rebuilt() *table[K] {
 				continue
 			}
 			h := hashKey(s.k)
-			i := h >> nt.shift
-			ns := nt.shards[i]
-			if ns == nil {
-				ns = newShard[K](0)
-				nt.shards[i] = ns
-			}
+			ns := nt.shardFor(h)
 			ns.put(h, s.k, s.e)
 			if c := sh.contested[s.k]; c != nil {
 				if ns.contested == nil {

@@ -525,8 +525,8 @@ func (s *Store) first(c []*entry, store string) *entry {
 // certificate claiming it (the certstore tie-break).
 func (s *Store) buildAll(g *generation) {
 	type builders struct {
-		exact, wild *tableBuilder[string]
-		ip          *tableBuilder[netip.Addr]
+		exact, wild *table[string]
+		ip          *table[netip.Addr]
 		nExact      int
 		nWild, nIP  int
 	}
@@ -550,9 +550,9 @@ func (s *Store) buildAll(g *generation) {
 		}
 	}
 	for _, b := range bs {
-		b.exact = newTableBuilder[string](b.nExact)
-		b.wild = newTableBuilder[string](b.nWild)
-		b.ip = newTableBuilder[netip.Addr](b.nIP)
+		b.exact = newTable[string](b.nExact)
+		b.wild = newTable[string](b.nWild)
+		b.ip = newTable[netip.Addr](b.nIP)
 	}
 	for i, e := range s.order {
 		for _, b := range resolved[s.setAt(i)] {
@@ -573,6 +573,6 @@ func (s *Store) buildAll(g *generation) {
 		}
 	}
 	for name, b := range bs {
-		g.stores[name] = &storeIndex{exact: b.exact.done(noNames), wild: b.wild.done(noNames), ip: b.ip.done(noAddrs)}
+		g.stores[name] = &storeIndex{exact: b.exact.orEmpty(noNames), wild: b.wild.orEmpty(noNames), ip: b.ip.orEmpty(noAddrs)}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // each store, counting from 1: the initial configuration is the first)
 // panics.
 func Panic(n int, newStore certstore.Factory) certstore.Factory {
-	return func() certstore.Store { return &faulty{Store: newStore(), at: n, panics: true} }
+	return func() certstore.Store { return &faulty{wrapped: wrapped{newStore()}, at: n, panics: true} }
 }
 
 // Hang returns a factory of stores from newStore whose n-th Update (as
@@ -24,11 +24,11 @@ func Panic(n int, newStore certstore.Factory) certstore.Factory {
 // while holding the lock its lookups take, so that they block too, as in
 // a store that deadlocks.
 func Hang(n int, release <-chan struct{}, newStore certstore.Factory) certstore.Factory {
-	return func() certstore.Store { return &faulty{Store: newStore(), at: n, release: release} }
+	return func() certstore.Store { return &faulty{wrapped: wrapped{newStore()}, at: n, release: release} }
 }
 
 type faulty struct {
-	certstore.Store
+	wrapped
 	at      int
 	panics  bool
 	release <-chan struct{}
@@ -61,12 +61,4 @@ func (s *faulty) Certificate(name string, hello *tls.ClientHelloInfo) (*tls.Cert
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.Store.Certificate(name, hello)
-}
-
-// Close closes the wrapped store if it has resources to release.
-func (s *faulty) Close() error {
-	if c, ok := s.Store.(certstore.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }

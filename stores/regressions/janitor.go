@@ -23,7 +23,7 @@ const janitorTick = time.Minute
 // nothing while each generation is dropped at once and one goroutine and
 // JanitorBytes per generation that a connection still holds.
 type janitorStore struct {
-	certstore.Store
+	wrapped
 	cur atomic.Pointer[janitorGen]
 }
 
@@ -73,12 +73,4 @@ func (s *janitorStore) Current() certstore.Generation {
 // Certificate looks up in the current generation.
 func (s *janitorStore) Certificate(name string, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return s.Current().Certificate(name, hello)
-}
-
-// Close closes the wrapped store if it has resources to release.
-func (s *janitorStore) Close() error {
-	if c, ok := s.Store.(certstore.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }

@@ -69,9 +69,9 @@ func Wrap(k Kind, newStore certstore.Factory) certstore.Factory {
 	case Work:
 		return WrapWork(DefaultWorkInstructions, newStore)
 	case Janitor:
-		return func() certstore.Store { return &janitorStore{Store: newStore()} }
+		return func() certstore.Store { return &janitorStore{wrapped: wrapped{newStore()}} }
 	}
-	return func() certstore.Store { return &store{Store: newStore(), kind: k} }
+	return func() certstore.Store { return &store{wrapped: wrapped{newStore()}, kind: k} }
 }
 
 // WrapWork returns a factory of Work stores that execute instructions more
@@ -84,17 +84,28 @@ func WrapWork(instructions float64, newStore certstore.Factory) certstore.Factor
 	if instructions > 0 && instructions < 1e15 {
 		milli = uint64(math.Round(instructions * 1000))
 	}
-	return func() certstore.Store { return &store{Store: newStore(), kind: Work, workMilli: milli} }
+	return func() certstore.Store { return &store{wrapped: wrapped{newStore()}, kind: Work, workMilli: milli} }
 }
 
 // WrapSlow returns a factory of Slow stores from newStore whose updates
 // and lookups take percent more time (see Slow).
 func WrapSlow(percent float64, newStore certstore.Factory) certstore.Factory {
-	return func() certstore.Store { return &store{Store: newStore(), kind: Slow, slow: percent / 100} }
+	return func() certstore.Store { return &store{wrapped: wrapped{newStore()}, kind: Slow, slow: percent / 100} }
+}
+
+// wrapped is what every wrapper embeds: the wrapped store, closed with it.
+type wrapped struct{ certstore.Store }
+
+// Close closes the wrapped store if it has resources to release.
+func (w wrapped) Close() error {
+	if c, ok := w.Store.(certstore.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 type store struct {
-	certstore.Store
+	wrapped
 	kind Kind
 	slow float64 // Slow: the added share of time
 
@@ -213,12 +224,4 @@ func (s *store) slowLookups() {
 	d := max(0, time.Duration(float64(now-last-s.waited.Load())*s.slow))
 	s.waited.Store(int64(d))
 	spin(d)
-}
-
-// Close closes the wrapped store if it has resources to release.
-func (s *store) Close() error {
-	if c, ok := s.Store.(certstore.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }
