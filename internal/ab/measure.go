@@ -171,9 +171,7 @@ func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) err
 		return nil
 	}
 	file := filepath.Join(m.raw, s.Name())
-	args := []string{"run", "-q", "--count", "1", "--round", strconv.Itoa(s.Round),
-		"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","), "-o", file}
-	args = append(append(args, m.o.opsArgs()...), m.o.RunArgs...)
+	args := Options{Stores: stores, Scenarios: scenarios, Count: 1, Ops: m.o.Ops, RunArgs: m.o.RunArgs}.runArgs(file, s.Round, false)
 	// 1: a store failed, recorded in the file (the gate decides).
 	if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
 		return commandError("certbench run", code, stderr, err)
@@ -191,6 +189,27 @@ func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) err
 		}
 	}
 	return nil
+}
+
+// runArgs are the arguments of a child certbench run, the one place they
+// are made: Count samples (with round, when positive, as their round; on
+// the simulated CPU with simulate) of o's stores and scenarios (each when
+// given; else run's defaults), Ops ops each when positive, and RunArgs,
+// written to out.
+func (o Options) runArgs(out string, round int, simulate bool) []string {
+	args := []string{"run", "-q", "--count", strconv.Itoa(o.Count), "-o", out}
+	if round > 0 {
+		args = append(args, "--round", strconv.Itoa(round))
+	}
+	if simulate {
+		args = append(args, "--instrument", "simulate")
+	}
+	for _, f := range [2][2]string{{"--stores", strings.Join(o.Stores, ",")}, {"--scenarios", strings.Join(o.Scenarios, ",")}} {
+		if f[1] != "" {
+			args = append(args, f[:]...)
+		}
+	}
+	return append(append(args, o.opsArgs()...), o.RunArgs...)
 }
 
 func (o Options) opsArgs() []string {
@@ -391,8 +410,7 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 					part = fmt.Sprintf("%s.%d", file, k)
 					parts = append(parts, part)
 				}
-				args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
-					"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(g.scenarios, ","), "-o", part}, append(Options{Ops: g.ops}.opsArgs(), o.RunArgs...)...)
+				args := Options{Stores: m.stores(i), Scenarios: g.scenarios, Count: o.Count, Ops: g.ops, RunArgs: o.RunArgs}.runArgs(part, 0, true)
 				code, stderr, cerr := Command(ctx, side.Bin, nil, args...)
 				if cerr != nil || code > 1 {
 					err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, cerr)
