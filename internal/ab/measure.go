@@ -394,42 +394,23 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 		os.RemoveAll(old) // an earlier run's
 	}
 	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	if err := os.MkdirAll(m.raw, 0o755); err != nil {
 		return nil, err
 	}
 	groups := o.simGroups()
 	errs := make(chan error, 2)
 	for i, side := range o.Sides {
 		go func() {
-			file := [2]string{res.Base, res.Head}[i]
-			var parts []string
-			var err error
 			for k, g := range groups {
-				part := file
-				if len(groups) > 1 {
-					part = fmt.Sprintf("%s.%d", file, k)
-					parts = append(parts, part)
-				}
+				part := filepath.Join(m.raw, fmt.Sprintf("sim-%s.%d.txt", Sides[i], k))
 				args := Options{Stores: m.stores(i), Scenarios: g.scenarios, Count: o.Count, Ops: g.ops, RunArgs: o.RunArgs}.runArgs(part, 0, true)
-				code, stderr, cerr := Command(ctx, side.Bin, nil, args...)
-				if cerr != nil || code > 1 {
-					err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, cerr)
-					break
+				if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
+					errs <- commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+					return
 				}
+				m.files[i] = append(m.files[i], part)
 			}
-			if err == nil && parts != nil {
-				err = mergeFiles(file, parts)
-			}
-			if err == nil && side.As != "" {
-				var b []byte
-				if b, err = os.ReadFile(file); err == nil {
-					for _, st := range m.stores(i) {
-						b = renameStore(b, st, side.As)
-					}
-					err = os.WriteFile(file, b, 0o644)
-				}
-			}
-			errs <- err
+			errs <- m.merge(i, [2]string{res.Base, res.Head}[i])
 		}()
 	}
 	if err := errors.Join(<-errs, <-errs); err != nil {
@@ -467,18 +448,6 @@ func (o Options) simGroups() []simGroup {
 		groups[i].scenarios = append(groups[i].scenarios, sc)
 	}
 	return groups
-}
-
-// mergeFiles merges result files into path and removes them.
-func mergeFiles(path string, parts []string) error {
-	var b bytes.Buffer
-	if _, err := results.Merge(&b, parts...); err != nil {
-		return &InputError{err}
-	}
-	for _, p := range parts {
-		os.Remove(p)
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // GateFiles gates two result files with the policy; what the gate
