@@ -31,19 +31,13 @@ const historyLong = `history keeps every commit's results and finds where each b
 unit stepped. --history is a directory, or git:REF (a ref of the repository
 here, such as git:refs/notes/certbench, that CI pushes and fetches).
 
-add stores the result files of one commit, merged, with the commit and its
-time (from git, or --time). It is append-only and safe against concurrent
-adds; a truncated or foreign file is refused and nothing is stored.
-
-changes prints, per benchmark and unit, each change point over the commits
-in order: its commit, its size with a 95% interval and the commits around
-it; --since C adds the drift of every series from C to the last commit, so
-small steps that each passed a gate show as one number. Exit 0; 2 on bad
-input. The method and its false-alarm rate: docs/history.md.
-
-backfill builds each commit of a range not yet stored (as ab builds a base,
-cached), runs it (certbench run; --simulate also on the simulated CPU) and
-adds its results: a history seeded from past commits.`
+add stores one commit's result files, merged, with the commit and its time
+(from git, or --time): append-only, safe against concurrent adds; a cut or
+foreign file is refused. changes prints each change point of each benchmark
+and unit (its commit, its size with a 95% interval, the commits around it);
+--since C adds each series' drift from C on. backfill builds, runs (as ab
+--record) and stores each commit of a range not yet stored. Exit 0; 2 on bad
+input. The method and its false-alarm rate: docs/history.md.`
 
 func newHistoryCmd(runF func(context.Context, *historyOptions, string) error) *cobra.Command {
 	opts := &historyOptions{}
