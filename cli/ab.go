@@ -4,17 +4,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/certbench/certbench/internal/ab"
 	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newABCmd() *cobra.Command {
 	var o ab.RunOptions
 	var interleave string
-	var noCache bool
 	var max gate.Thresholds
 	var bench gobench.Options
 	cmd := &cobra.Command{
@@ -23,16 +24,19 @@ func newABCmd() *cobra.Command {
 		Long: `ab builds the module's certbench binary (--main) at the merge base of BASE_REF
 (default origin/main, else main) and HEAD and from the working tree, runs both
 in --count interleaved rounds (ABBA), gates them paired by round with the
-base's certbench.yaml, and names the sites that grew after an allocation
-regression; --simulate also gates instructions/op. --bench gates the module's
-own go test benchmarks too (any Go module; only them without a certbench
-binary or with --scenarios none), on the simulated CPU with --simulate. A base
-commit's binary and results are cached (--cache): a re-run measures the head
-alone, its clock unpaired. Exit codes: 0 pass, 1 regression, 2 bad input.`,
-		Example: `  certbench ab main
+base's certbench.yaml and names the sites that grew after an allocation
+regression; --simulate also gates instructions/op, --bench go test benchmarks.
+A base is cached. --history: gate the head alone against main's results there
+if they have the merge base, else as above; --record: add HEAD's to them.
+Flags not given default from $CERTBENCH_FLAG, e.g. CERTBENCH_SIM_COUNT (the
+action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
+		Example: `  certbench ab --history git:refs/notes/certbench origin/main
   certbench ab --bench . --bench-packages ./pkg/... --simulate origin/main`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := flagsFromEnv(cmd.Flags()); err != nil {
+				return err
+			}
 			if len(args) == 1 {
 				o.BaseRef = args[0]
 			}
@@ -40,9 +44,6 @@ alone, its clock unpaired. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 				return usagef("--interleave %s: want scenario or round", interleave)
 			}
 			o.ByRound = interleave == "round"
-			if noCache {
-				o.Cache = ""
-			}
 			if cmd.Flags().Changed("max") {
 				o.Policy.Set.Max, o.Policy.Given = max, []string{"max"}
 			}
@@ -54,10 +55,9 @@ alone, its clock unpaired. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", "", "the module, relative to the repository root (`dir`; default the working directory)")
-	f.StringVar(&o.Main, "main", "./cmd/certbench", "the main `package`, relative to --dir")
+	f.StringVar(&o.Module, "module", "", "the module, relative to the repository root (`dir`; default the working directory)")
+	f.StringVar(&o.Main, "main", "./cmd/certbench", "the main `package`, relative to --module")
 	f.StringVar(&o.Build, "build", "", "build with this bash `command` (it writes $CERTBENCH_BIN; $CERTBENCH_LDFLAGS links the revision)")
-	f.StringVar(&o.BaseTree, "base-tree", "", "the base as a `dir` (a tree of the same layout) instead of a commit")
 	f.StringArrayVar(&o.BaseReplace, "base-replace", nil, "build the base with `MODULE=DIR` replaced (for a relative replace leading outside the repository)")
 	f.StringSliceVar(&o.Stores, "stores", nil, "`stores`, comma-separated (default every store of the head binary)")
 	f.StringSliceVar(&o.Scenarios, "scenarios", nil, "`scenarios`, comma-separated (default the head's default set)")
@@ -73,9 +73,27 @@ alone, its clock unpaired. Exit codes: 0 pass, 1 regression, 2 bad input.`,
 	f.StringVar(&o.WallMax, "wall-max", "+25%", "with --simulate, the sec/op and cpu-sec/op `threshold` (policy: the policy's)")
 	f.StringVar(&bench.Bench, "bench", "", "gate the module's go test benchmarks matching `regexp` too")
 	f.StringSliceVar(&bench.Packages, "bench-packages", []string{"./..."}, "with --bench, the `packages` (patterns relative to the module)")
-	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir`")
-	f.BoolVar(&noCache, "no-cache", false, "build and measure the base again")
+	f.StringVar(&o.History, "history", "", "main's results, a `dir` or git:REF fetched from and pushed to origin (certbench history)")
+	f.BoolVar(&o.Record, "record", false, "with --history, run HEAD and add its results there instead of gating")
+	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir` ('' for none)")
 	return cmd
+}
+
+// flagsFromEnv sets each flag of fs not given from $CERTBENCH_FLAG (FLAG
+// its name in upper case, '-' as '_') when that is not empty: the
+// action's inputs reach ab so (action.yml). Not --cache: CERTBENCH_CACHE
+// is certgen's pool cache.
+func flagsFromEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		env := "CERTBENCH_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := os.Getenv(env); v != "" && !f.Changed && f.Name != "cache" && err == nil {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = usagef("%s=%s: bad value for --%s (%s): %v", env, v, f.Name, f.Value.Type(), serr)
+			}
+		}
+	})
+	return err
 }
 
 // abCacheDir is ab's (and history backfill's) default cache.
@@ -90,24 +108,18 @@ func abCacheDir() string {
 func runAB(cmd *cobra.Command, o ab.RunOptions) error {
 	io := ioOf(cmd)
 	o.Log = io.ErrOut
-	for _, p := range []*string{&o.Policy.Config, &o.BaseTree} {
-		if *p != "" {
-			abs, err := filepath.Abs(*p)
-			if err != nil {
-				return usageError(err)
-			}
-			*p = abs
+	if o.Policy.Config != "" {
+		abs, err := filepath.Abs(o.Policy.Config)
+		if err != nil {
+			return usageError(err)
 		}
+		o.Policy.Config = abs
 	}
 	rep, err := ab.Run(cmd.Context(), o)
-	var ie *ab.InputError
-	switch {
-	case errors.As(err, &ie):
-		return usageError(err)
-	case err != nil:
-		return err
+	if err != nil {
+		return abError(err)
 	}
-	if rep.Wall == nil && rep.Bench == nil && rep.BenchSim == nil { // nothing to compare
+	if rep.Wall == nil && rep.Bench == nil && rep.BenchSim == nil { // nothing to compare, or recorded
 		io.ErrOut.Write(rep.Summary)
 	}
 	for _, f := range [][2]string{{"sim-gate.txt", "== simulated CPU (instructions/op) ==\n"}, {"gate.txt", "\n== wall clock ==\n"},
@@ -123,4 +135,13 @@ func runAB(cmd *cobra.Command, o ab.RunOptions) error {
 		return &exitError{code: ExitRegression, err: errSilent}
 	}
 	return nil
+}
+
+// abError is err, an ab.InputError as a usage error (exit 2).
+func abError(err error) error {
+	var ie *ab.InputError
+	if errors.As(err, &ie) {
+		return usageError(err)
+	}
+	return err
 }

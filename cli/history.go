@@ -2,13 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/certbench/certbench/internal/ab"
@@ -28,7 +22,7 @@ type historyOptions struct {
 	Files                  []string
 	Format                 string
 	Stats                  history.Options
-	// Build is backfill's build and runs: Dir, Main, Build, Cache; Stores,
+	// Build is backfill's build and runs: Module, Main, Build, Cache; Stores,
 	// Scenarios, Count, Ops, Simulate, SimCount as for certbench run.
 	Build ab.RunOptions
 }
@@ -37,19 +31,13 @@ const historyLong = `history keeps every commit's results and finds where each b
 unit stepped. --history is a directory, or git:REF (a ref of the repository
 here, such as git:refs/notes/certbench, that CI pushes and fetches).
 
-add stores the result files of one commit, merged, with the commit and its
-time (from git, or --time). It is append-only and safe against concurrent
-adds; a truncated or foreign file is refused and nothing is stored.
-
-changes prints, per benchmark and unit, each change point over the commits
-in order: its commit, its size with a 95% interval and the commits around
-it; --since C adds the drift of every series from C to the last commit, so
-small steps that each passed a gate show as one number. Exit 0; 2 on bad
-input. The method and its false-alarm rate: docs/history.md.
-
-backfill builds each commit of a range not yet stored (as ab builds a base,
-cached), runs it (certbench run; --simulate also on the simulated CPU) and
-adds its results: a history seeded from past commits.`
+add stores one commit's result files, merged, with the commit and its time
+(from git, or --time): append-only, safe against concurrent adds; a cut or
+foreign file is refused. changes prints each change point of each benchmark
+and unit (its commit, its size with a 95% interval, the commits around it);
+--since C adds each series' drift from C on. backfill builds, runs (as ab
+--record) and stores each commit of a range not yet stored. Exit 0; 2 on bad
+input. The method and its false-alarm rate: docs/history.md.`
 
 func newHistoryCmd(runF func(context.Context, *historyOptions, string) error) *cobra.Command {
 	opts := &historyOptions{}
@@ -90,8 +78,8 @@ func newHistoryCmd(runF func(context.Context, *historyOptions, string) error) *c
 		Example: "  certbench history backfill --history git:refs/notes/certbench --stores mystore v0.3.0..main",
 		Args:    cobra.ExactArgs(1), RunE: run("backfill")}
 	b, bf := &opts.Build, backfill.Flags()
-	bf.StringVar(&b.Dir, "dir", "", "the module, relative to the repository root (`dir`; default the working directory)")
-	bf.StringVar(&b.Main, "main", "./cmd/certbench", "the main `package`, relative to --dir")
+	bf.StringVar(&b.Module, "module", "", "the module, relative to the repository root (`dir`; default the working directory)")
+	bf.StringVar(&b.Main, "main", "./cmd/certbench", "the main `package`, relative to --module")
 	bf.StringVar(&b.Build, "build", "", "build with this bash `command` (as certbench ab --build)")
 	bf.StringSliceVar(&b.Stores, "stores", nil, "`stores`, comma-separated (default run's)")
 	bf.StringSliceVar(&b.Scenarios, "scenarios", nil, "`scenarios`, comma-separated (default run's)")
@@ -163,92 +151,15 @@ func runHistoryChanges(ctx context.Context, opts *historyOptions) error {
 	return table.Write(opts.ioStreams.Out, opts.Format, r.Page(), r)
 }
 
-// runHistoryBackfill builds, runs and stores each commit of the range
-// opts.Files[0] that the history lacks, oldest first. A commit that does
-// not build or whose run fails is skipped with a warning; nothing stored
-// is changed.
+// runHistoryBackfill records each commit of the range opts.Files[0] that
+// the history lacks (ab.Backfill).
 func runHistoryBackfill(ctx context.Context, opts *historyOptions) error {
-	o, errOut := opts.Build, opts.ioStreams.ErrOut
-	if o.Count < 1 || o.Ops < 0 || o.SimCount < 1 {
-		return usagef("--count %d, --ops %d, --sim-count %d: want positive counts", o.Count, o.Ops, o.SimCount)
-	}
-	st, err := history.Open(opts.History, "")
+	o := opts.Build
+	o.History, o.Log = opts.History, opts.ioStreams.ErrOut
+	stored, of, err := ab.Backfill(ctx, o, opts.Files[0])
 	if err != nil {
-		return usageError(err)
+		return abError(err)
 	}
-	commits, err := history.Range(ctx, "", opts.Files[0])
-	if err != nil {
-		return usageError(err)
-	}
-	h, err := history.Load(ctx, st)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) { // else a new history
-		return usageError(fmt.Errorf("--history %s: %w", opts.History, err))
-	}
-	tmp, err := os.MkdirTemp("", "certbench-backfill-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	log, err := os.CreateTemp("", "certbench-backfill-*.log") // kept if a warning names it
-	if err != nil {
-		return err
-	}
-	warned := false
-	defer func() {
-		log.Close()
-		if !warned {
-			os.Remove(log.Name())
-		}
-	}()
-	args := []string{"run", "-q"}
-	if len(o.Stores) > 0 {
-		args = append(args, "--stores", strings.Join(o.Stores, ","))
-	}
-	if len(o.Scenarios) > 0 {
-		args = append(args, "--scenarios", strings.Join(o.Scenarios, ","))
-	}
-	args = append(args, "--ops", fmt.Sprint(o.Ops))
-	passes := [][]string{{"--count", fmt.Sprint(o.Count)}}
-	if o.Simulate {
-		passes = append(passes, []string{"--instrument", "simulate", "--count", fmt.Sprint(o.SimCount)})
-	}
-	stored := 0
-	for i, c := range commits {
-		at := fmt.Sprintf("%.12s (%d of %d)", c, i+1, len(commits))
-		if h != nil && h.Index(c) >= 0 {
-			fmt.Fprintf(errOut, "certbench: %s: stored already\n", at)
-			continue
-		}
-		bin := filepath.Join(tmp, "certbench")
-		if _, err := ab.BuildCommit(ctx, o, c, bin, log); err != nil {
-			fmt.Fprintf(errOut, "certbench: warning: %s: skipped: %v\n", at, err)
-			warned = true
-			continue
-		}
-		var files []string
-		for k, pass := range passes {
-			file := filepath.Join(tmp, fmt.Sprintf("run%d.txt", k))
-			code, stderr, err := ab.Command(ctx, bin, nil, slices.Concat(args, pass, []string{"-o", file})...)
-			if err != nil || code != 0 {
-				fmt.Fprintf(errOut, "certbench: warning: %s: skipped: certbench %s: exit %d %v %s\n", at, strings.Join(pass, " "), code, err, strings.TrimSpace(stderr))
-				files, warned = nil, true
-				break
-			}
-			files = append(files, file)
-		}
-		if files == nil {
-			continue
-		}
-		t, err := history.CommitTime(ctx, "", c)
-		if err != nil {
-			return err
-		}
-		if _, err := history.Add(ctx, st, c, t, files...); err != nil {
-			return usageError(err)
-		}
-		stored++
-		fmt.Fprintf(errOut, "certbench: %s: stored in %s\n", at, st)
-	}
-	fmt.Fprintf(errOut, "certbench: %d of %d commits stored\n", stored, len(commits))
+	fmt.Fprintf(opts.ioStreams.ErrOut, "certbench: %d of %d commits stored\n", stored, of)
 	return nil
 }

@@ -221,6 +221,7 @@ go doc github.com/certbench/certbench/bench.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
+	fs.MarkHidden("round") // ab's child protocol
 	opts.simulateFlags.bind(cmd)
 	fs.StringVar(&opts.Profiles, "profiles", "", "with --instrument simulate: keep every sample's window as a profile with stacks in this `dir` (go tool pprof reads it)")
 	return cmd

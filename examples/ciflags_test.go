@@ -11,9 +11,9 @@ import (
 )
 
 // TestCIScriptBadInput runs scripts/certbench-ci.sh with bad settings, as
-// the action's inputs give them (environment variables) or as flags: each
-// stops with exit 2 and a message naming what was wrong, before building
-// anything of the repository.
+// the action's inputs give them (CERTBENCH_* variables, which certbench ab
+// reads as its flags) or as flags: each stops with exit 2 and a message
+// naming what was wrong, before building anything of the repository.
 func TestCIScriptBadInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds certbench")
@@ -35,12 +35,16 @@ func TestCIScriptBadInput(t *testing.T) {
 		args      []string
 		want      string
 	}{
-		{"simulate", repo, []string{"CERTBENCH_SIMULATE=maybe"}, nil, "CERTBENCH_SIMULATE=maybe: want 1 or 0"},
+		{"simulate", repo, []string{"CERTBENCH_SIMULATE=maybe"}, nil, "CERTBENCH_SIMULATE=maybe: bad value for --simulate (bool)"},
 		{"no repository", plain, nil, nil, "not in a git repository"},
 		{"count", repo, []string{"CERTBENCH_COUNT=0"}, nil, "count 0"},
+		{"count not a number", repo, []string{"CERTBENCH_COUNT=ten"}, nil, "CERTBENCH_COUNT=ten: bad value for --count (int)"},
 		{"interleave", repo, nil, []string{"--interleave", "parallel"}, "--interleave parallel: want scenario or round"},
-		{"dir", repo, []string{"CERTBENCH_DIR=../elsewhere"}, nil, "--dir ../elsewhere: want a directory inside the repository"},
+		{"module", repo, []string{"CERTBENCH_MODULE=../elsewhere"}, nil, "--module ../elsewhere: want a directory inside the repository"},
 		{"base", repo, nil, []string{"no-such-ref"}, "no merge base of no-such-ref and HEAD"},
+		{"record without history", repo, []string{"CERTBENCH_RECORD=true"}, nil, "--record: give --history"},
+		{"history not a ref", repo, []string{"CERTBENCH_HISTORY=git:notes"}, nil, "want git:refs/..., a full ref name"},
+		{"history and bench", repo, []string{"CERTBENCH_HISTORY=h"}, []string{"--bench", "."}, "the history keeps no go test benchmarks"},
 	} {
 		cmd := exec.Command("bash", append([]string{script}, c.args...)...)
 		cmd.Dir = c.dir

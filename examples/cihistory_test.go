@@ -14,12 +14,13 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// TestCIScriptHistory runs scripts/certbench-ci.sh's history modes on a
-// scratch repository with an origin: four pushes to main are recorded in
-// refs/notes/certbench on origin, a pull request is gated against them
-// without a base run (unchanged: exit 0; one allocation more: exit 1),
-// and a pull request whose merge base was not recorded falls back to
-// certbench ab. The repository's "certbench binary" is a stand-in (the
+// TestCIScriptHistory runs certbench ab's history modes through
+// scripts/certbench-ci.sh, as the action sets them (CERTBENCH_HISTORY,
+// CERTBENCH_RECORD), on a scratch repository with an origin: four pushes
+// to main are recorded in refs/notes/certbench on origin, a pull request is
+// gated against them without a base run (unchanged: exit 0; one
+// allocation more: exit 1), and a pull request whose merge base was not
+// recorded falls back to an A/B run, saying why. The repository's "certbench binary" is a stand-in (the
 // build command writes it) whose run writes a prepared result file, so
 // no benchmark runs.
 func TestCIScriptHistory(t *testing.T) {
@@ -69,11 +70,21 @@ func TestCIScriptHistory(t *testing.T) {
 		}
 		return 0, log.String()
 	}
+	// The last record's first push is rejected, as when another job
+	// pushed first: it is pushed again.
+	rejectOnce := filepath.Join(dir, "reject-once")
+	writeFile(t, filepath.Join(origin, "hooks", "pre-receive"), "#!/bin/sh\nif [ -f "+rejectOnce+" ]; then rm "+rejectOnce+"; echo rejected once >&2; exit 1; fi\n")
+	if err := os.Chmod(filepath.Join(origin, "hooks", "pre-receive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var mains []string
 	for i := range 4 {
 		commit(fmt.Sprintf("main %d", i))
 		run(t, env, repo, "git", "push", "-q", "origin", "main")
-		if code, log := ci(1000, "CERTBENCH_RECORD=1"); code != 0 {
+		if i == 3 {
+			writeFile(t, rejectOnce, "")
+		}
+		if code, log := ci(1000, "CERTBENCH_RECORD=1"); code != 0 || !strings.Contains(log, "recorded") || (i == 3) != strings.Contains(log, "rejected") {
 			t.Fatalf("recording main %d: exit %d\n%s", i, code, log)
 		}
 		out, _ := exec.Command("git", "-C", repo, "rev-parse", "--short", "HEAD").Output()
@@ -90,14 +101,14 @@ func TestCIScriptHistory(t *testing.T) {
 	run(t, env, repo, "git", "update-ref", "-d", "refs/notes/certbench")
 	run(t, env, repo, "git", "fetch", "-q", "origin")
 	code, log := ci(1000)
-	if want := "history: base from 4 commit(s) of main, oldest first: " + mains[0]; code != 0 || !strings.Contains(log, want) || strings.Contains(log, "ab:") {
+	if want := "history: base from 4 commit(s) of main, oldest first: " + mains[0]; code != 0 || !strings.Contains(log, want) || strings.Contains(log, "building base") {
 		t.Errorf("unchanged head against the history: exit %d, want 0 with %q and no base run\n%s", code, want, log)
 	}
 	if code, log := ci(1001); code != 1 || !strings.Contains(log, "FAIL: 1 regression") {
 		t.Errorf("one allocation more: exit %d, want 1\n%s", code, log)
 	}
 
-	// Main moves on unrecorded: the script runs the base (certbench ab).
+	// Main moves on unrecorded: ab runs the base too.
 	run(t, env, repo, "git", "checkout", "-q", "main")
 	commit("main unrecorded")
 	run(t, env, repo, "git", "push", "-q", "origin", "main")

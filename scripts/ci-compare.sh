@@ -5,7 +5,7 @@
 # store under development (naive is slow and noisy: an RSA key per
 # refresh). The simulated CPU is on (instructions/op gated, time only
 # loosely; valgrind needed); CERTBENCH_SIMULATE=0 turns it off. Arguments
-# and the other CERTBENCH_* variables are certbench-ci.sh's.
+# and the other CERTBENCH_* variables are certbench ab's.
 #
 #   scripts/ci-compare.sh [certbench ab flags] [BASE_REF]
 set -euo pipefail
@@ -13,4 +13,4 @@ here=$(cd "$(dirname "$0")" && pwd)
 export CERTBENCH_STORES="${CERTBENCH_STORES:-optimized}"
 export CERTBENCH_SIMULATE="${CERTBENCH_SIMULATE:-1}"
 cd "$here/.."
-exec "$here/certbench-ci.sh" --dir . --main ./cmd/certbench "$@"
+exec "$here/certbench-ci.sh" --module . --main ./cmd/certbench "$@"

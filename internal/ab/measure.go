@@ -171,9 +171,7 @@ func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) err
 		return nil
 	}
 	file := filepath.Join(m.raw, s.Name())
-	args := []string{"run", "-q", "--count", "1", "--round", strconv.Itoa(s.Round),
-		"--stores", strings.Join(stores, ","), "--scenarios", strings.Join(scenarios, ","), "-o", file}
-	args = append(append(args, m.o.opsArgs()...), m.o.RunArgs...)
+	args := Options{Stores: stores, Scenarios: scenarios, Count: 1, Ops: m.o.Ops, RunArgs: m.o.RunArgs}.runArgs(file, s.Round, false)
 	// 1: a store failed, recorded in the file (the gate decides).
 	if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
 		return commandError("certbench run", code, stderr, err)
@@ -191,6 +189,27 @@ func (m *measurer) sample(ctx context.Context, s Sample, scenarios []string) err
 		}
 	}
 	return nil
+}
+
+// runArgs are the arguments of a child certbench run, the one place they
+// are made: Count samples (with round, when positive, as their round; on
+// the simulated CPU with simulate) of o's stores and scenarios (each when
+// given; else run's defaults), Ops ops each when positive, and RunArgs,
+// written to out.
+func (o Options) runArgs(out string, round int, simulate bool) []string {
+	args := []string{"run", "-q", "--count", strconv.Itoa(o.Count), "-o", out}
+	if round > 0 {
+		args = append(args, "--round", strconv.Itoa(round))
+	}
+	if simulate {
+		args = append(args, "--instrument", "simulate")
+	}
+	for _, f := range [2][2]string{{"--stores", strings.Join(o.Stores, ",")}, {"--scenarios", strings.Join(o.Scenarios, ",")}} {
+		if f[1] != "" {
+			args = append(args, f[:]...)
+		}
+	}
+	return append(append(args, o.opsArgs()...), o.RunArgs...)
 }
 
 func (o Options) opsArgs() []string {
@@ -375,43 +394,23 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 		os.RemoveAll(old) // an earlier run's
 	}
 	res := &Result{Base: filepath.Join(o.Out, "sim-base.txt"), Head: filepath.Join(o.Out, "sim-head.txt")}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	if err := os.MkdirAll(m.raw, 0o755); err != nil {
 		return nil, err
 	}
 	groups := o.simGroups()
 	errs := make(chan error, 2)
 	for i, side := range o.Sides {
 		go func() {
-			file := [2]string{res.Base, res.Head}[i]
-			var parts []string
-			var err error
 			for k, g := range groups {
-				part := file
-				if len(groups) > 1 {
-					part = fmt.Sprintf("%s.%d", file, k)
-					parts = append(parts, part)
+				part := filepath.Join(m.raw, fmt.Sprintf("sim-%s.%d.txt", Sides[i], k))
+				args := Options{Stores: m.stores(i), Scenarios: g.scenarios, Count: o.Count, Ops: g.ops, RunArgs: o.RunArgs}.runArgs(part, 0, true)
+				if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
+					errs <- commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+					return
 				}
-				args := append([]string{"run", "--instrument", "simulate", "-q", "--count", strconv.Itoa(o.Count),
-					"--stores", strings.Join(m.stores(i), ","), "--scenarios", strings.Join(g.scenarios, ","), "-o", part}, append(Options{Ops: g.ops}.opsArgs(), o.RunArgs...)...)
-				code, stderr, cerr := Command(ctx, side.Bin, nil, args...)
-				if cerr != nil || code > 1 {
-					err = commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, cerr)
-					break
-				}
+				m.files[i] = append(m.files[i], part)
 			}
-			if err == nil && parts != nil {
-				err = mergeFiles(file, parts)
-			}
-			if err == nil && side.As != "" {
-				var b []byte
-				if b, err = os.ReadFile(file); err == nil {
-					for _, st := range m.stores(i) {
-						b = renameStore(b, st, side.As)
-					}
-					err = os.WriteFile(file, b, 0o644)
-				}
-			}
-			errs <- err
+			errs <- m.merge(i, [2]string{res.Base, res.Head}[i])
 		}()
 	}
 	if err := errors.Join(<-errs, <-errs); err != nil {
@@ -449,18 +448,6 @@ func (o Options) simGroups() []simGroup {
 		groups[i].scenarios = append(groups[i].scenarios, sc)
 	}
 	return groups
-}
-
-// mergeFiles merges result files into path and removes them.
-func mergeFiles(path string, parts []string) error {
-	var b bytes.Buffer
-	if _, err := results.Merge(&b, parts...); err != nil {
-		return &InputError{err}
-	}
-	for _, p := range parts {
-		os.Remove(p)
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // GateFiles gates two result files with the policy; what the gate

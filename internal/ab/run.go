@@ -2,6 +2,7 @@ package ab
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,34 +20,40 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
 
 // RunOptions configure Run.
 type RunOptions struct {
-	// Dir is the module, relative to the repository's root ("": the
+	// Module is the module, relative to the repository's root ("": the
 	// working directory); Main its certbench main package; Build, when
 	// set, a bash command that builds it instead (see builder.build).
-	Dir, Main, Build string
-	// BaseRef is the ref whose merge base with HEAD is the base; BaseTree,
-	// when set, the base's tree instead; BaseReplace edits the base's
-	// go.mod (MODULE=DIR).
-	BaseRef, BaseTree string
-	BaseReplace       []string
+	Module, Main, Build string
+	// BaseRef is the ref whose merge base with HEAD is the base;
+	// BaseReplace edits the base's go.mod (MODULE=DIR).
+	BaseRef     string
+	BaseReplace []string
 	// Stores (default the head binary's) and Scenarios (default its
 	// default set); Count, Ops and ByRound as for Measure.
 	Stores, Scenarios []string
 	Count, Ops        int
 	ByRound           bool
-	// Policy's Config, when "", is DIR's certbench.yaml at the base, else
-	// in the working tree, else the built-in policy.
+	// Policy's Config, when "", is Module's certbench.yaml at the base,
+	// else in the working tree, else the built-in policy.
 	Policy gate.PolicyFlags
 	// Simulate adds a simulated CPU pass of SimCount samples per side;
 	// WallMax is then the clock's time threshold (see LoosenClock).
 	Simulate bool
 	SimCount int
 	WallMax  string
+	// History, when set, is main's results (a directory or git:REF, see
+	// package history): Run gates the head alone against them when they
+	// have the base's commits (see againstHistory), else runs the base
+	// too. With Record it adds HEAD's results to them instead of gating.
+	History string
+	Record  bool
 	// Out is the output directory; Cache, when set, keeps base binaries
 	// and results by commit.
 	Out, Cache string
@@ -85,110 +92,132 @@ func (r *Report) Passed() bool {
 type run struct {
 	o          RunOptions
 	root, out  string
-	commit     string // the base's, "" for a tree
+	commit     string   // the base's
+	edits      []string // the base's go.mod edits (BaseReplace)
 	bins       [2]string
 	desc       [2]string
 	binKey     string
 	notes      []string
+	b          *builder
+	hist       history.Store // History's
 	policyFile string
-	policy     gate.Policy
+	// policy is the gate's; clock the clock's pass's (with Simulate its
+	// time loosened: LoosenClock).
+	policy, clock gate.Policy
 	// rounds says how the clock's pass measured: both sides in
-	// interleaved rounds, or the head alone beside a cached base.
+	// interleaved rounds, the head alone beside a cached base, or the
+	// head alone against History.
 	rounds string
 }
 
 // Run is the protocol on a git repository: it builds the module's binary
-// at the merge base of BaseRef and HEAD (or BaseTree) and from the working
-// tree, runs Measure, gates with the base's policy, and writes in Out:
-// base.txt, head.txt, raw/, gate.txt, gate.json, summary.md, profiles,
-// bin/, build.log (and sim-* with Simulate).
+// at the merge base of BaseRef and HEAD and from the working tree, runs
+// Measure, gates with the base's policy, and writes in Out: base.txt,
+// head.txt, raw/, gate.txt, gate.json, summary.md, profiles, bin/,
+// build.log (and sim-* with Simulate). With History it may run the head
+// alone, or record it (see RunOptions.History).
 func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	start := time.Now()
 	r := &run{o: o}
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	var stores, scenarios []string
-	if r.bins[1] != "" {
-		var err error
-		if stores, scenarios, err = r.plan(ctx); err != nil {
-			return nil, err
+	defer r.b.log.Close()
+	ref, isRef := strings.CutPrefix(o.History, history.GitPrefix)
+	if isRef {
+		if _, err := git(ctx, r.root, "fetch", "-q", "origin", "+"+ref+":"+ref); err != nil {
+			logf(o.Log, "ab: %s not fetched from origin (none there yet?): %v", ref, err)
 		}
 	}
-	rep := &Report{}
-	if (len(stores) == 0 || len(scenarios) == 0) && o.Bench == nil {
-		rep.Summary = []byte("### ⚠️ certbench gate: nothing to compare\n\nThe base has none of the stores or scenarios to measure.\n\n" + r.noteList())
-		return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+	if o.Record {
+		return r.record(ctx, isRef)
+	}
+	if err := r.base(ctx); err != nil {
+		return nil, err
 	}
 	if err := r.resolvePolicy(ctx); err != nil {
 		return nil, err
 	}
+	rep := &Report{}
+	var stores, scenarios []string
+	if ok, err := r.againstHistory(ctx); err != nil {
+		return nil, err
+	} else if ok {
+		stores, scenarios = o.Stores, o.Scenarios
+		if err := r.gateHistory(ctx, rep); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := r.build(ctx); err != nil {
+			return nil, err
+		}
+		if r.bins[1] != "" {
+			if stores, scenarios, err = r.plan(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if (len(stores) == 0 || len(scenarios) == 0) && o.Bench == nil {
+			rep.Summary = []byte("### ⚠️ certbench gate: nothing to compare\n\nThe base has none of the stores or scenarios to measure.\n\n" + r.noteList())
+			return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+		}
+		if len(scenarios) > 0 {
+			if err := r.scenarios(ctx, rep, stores, scenarios); err != nil {
+				return nil, err
+			}
+		}
+		if o.Bench != nil {
+			if err := r.bench(ctx, rep); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var summary bytes.Buffer
-	if len(scenarios) > 0 {
-		if err := r.scenarios(ctx, rep, stores, scenarios, &summary); err != nil {
+	for _, p := range []struct {
+		res    *Result
+		prefix string
+	}{{rep.Sim, "sim-"}, {rep.Wall, ""}, {rep.BenchSim, "sim-bench-"}, {rep.Bench, "bench-"}} {
+		if p.res == nil {
+			continue
+		} else if summary.Len() > 0 {
+			summary.WriteString("\n")
+		}
+		if err := writeReports(p.res.Verdict, r.out, p.prefix, &summary); err != nil {
 			return nil, err
 		}
+		r.notes = append(r.notes, p.res.Notes...)
 	}
-	if o.Bench != nil {
-		if err := r.bench(ctx, rep, &summary); err != nil {
-			return nil, err
-		}
-	}
-	module := "module " + r.o.Dir
-	if r.o.Dir == "." {
+	module := "module " + r.o.Module
+	if r.o.Module == "." {
 		module = "module at the repository's root"
 	}
 	clock := ""
-	if len(scenarios) > 0 {
+	if r.rounds != "" {
 		clock = "; clock: " + r.rounds
-		if o.Simulate {
-			clock += fmt.Sprintf("; simulated CPU: %d samples per side, both sides at once", o.SimCount)
-		}
 	}
 	fmt.Fprintf(&summary, "\n<sub>certbench ab: base %s; head %s; %s; stores %s%s; %s on %s, %d CPUs.</sub>\n\n%s",
-		r.desc[0], r.desc[1], module, strings.Join(stores, ","), clock, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
+		r.desc[0], r.desc[1], module, cmp.Or(strings.Join(stores, ","), "run's default"), clock, time.Since(start).Round(time.Second), runtime.GOARCH, runtime.NumCPU(), r.noteList())
 	rep.Summary = summary.Bytes()
 	for _, n := range r.notes {
 		logf(o.Log, "ab: note: %s", n)
 	}
-	logf(o.Log, "ab: wrote summary.md, gate.txt, gate.json, base.txt, head.txt in %s", r.out)
+	logf(o.Log, "ab: wrote summary.md, gate.txt, gate.json, head.txt in %s", r.out)
 	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
 }
 
 // bench gates the module's own benchmarks (RunOptions.Bench) in the base's
 // tree (a worktree of its commit) and the head's.
-func (r *run) bench(ctx context.Context, rep *Report, summary *bytes.Buffer) error {
-	base := r.o.BaseTree
-	if base == "" {
-		tree, _, remove, err := Checkout(ctx, r.root, r.commit)
-		if err != nil {
-			return err
-		}
-		defer remove()
-		base = tree
-	}
-	var err error
-	if rep.BenchSim, rep.Bench, err = r.o.Bench(ctx, filepath.Join(base, r.o.Dir), filepath.Join(r.root, r.o.Dir), r.policy); err != nil {
+func (r *run) bench(ctx context.Context, rep *Report) error {
+	base, _, remove, err := Checkout(ctx, r.root, r.commit)
+	if err != nil {
 		return err
 	}
-	for _, b := range []struct {
-		res    *Result
-		prefix string
-	}{{rep.BenchSim, "sim-bench-"}, {rep.Bench, "bench-"}} {
-		if b.res == nil {
-			continue
-		}
-		summary.WriteString("\n")
-		if err := writeReports(b.res.Verdict, r.out, b.prefix, summary); err != nil {
-			return err
-		}
-		r.notes = append(r.notes, b.res.Notes...)
-	}
-	return nil
+	defer remove()
+	rep.BenchSim, rep.Bench, err = r.o.Bench(ctx, filepath.Join(base, r.o.Module), filepath.Join(r.root, r.o.Module), r.policy)
+	return err
 }
 
 // scenarios runs the passes on certbench's scenarios.
-func (r *run) scenarios(ctx context.Context, rep *Report, stores, scenarios []string, summary *bytes.Buffer) error {
+func (r *run) scenarios(ctx context.Context, rep *Report, stores, scenarios []string) error {
 	o := r.o
 	var err error
 	if o.Simulate {
@@ -198,19 +227,9 @@ func (r *run) scenarios(ctx context.Context, rep *Report, stores, scenarios []st
 		if rep.Sim, err = Simulate(ctx, so); err != nil {
 			return err
 		}
-		if err := writeReports(rep.Sim.Verdict, r.out, "sim-", summary); err != nil {
-			return err
-		}
-		summary.WriteString("\n")
 	}
-	if rep.Wall, err = r.measure(ctx, stores, scenarios); err != nil {
-		return err
-	}
-	if err := writeReports(rep.Wall.Verdict, r.out, "", summary); err != nil {
-		return err
-	}
-	r.notes = append(r.notes, rep.Wall.Notes...)
-	return nil
+	rep.Wall, err = r.measure(ctx, stores, scenarios)
+	return err
 }
 
 func (r *run) noteList() string {
@@ -220,11 +239,17 @@ func (r *run) noteList() string {
 	return "- " + strings.Join(r.notes, "\n- ") + "\n"
 }
 
-// setup finds the repository and the base, and builds both binaries.
+// setup checks the options and finds the repository, the module and the
+// output directory, with its build log.
 func (r *run) setup(ctx context.Context) error {
 	o := &r.o
-	if o.Count < 1 || o.Ops < 0 || (o.Simulate && o.SimCount < 1) {
+	switch {
+	case o.Count < 1 || o.Ops < 0 || (o.Simulate && o.SimCount < 1):
 		return inputf("count %d, ops %d, sim-count %d: want positive counts", o.Count, o.Ops, o.SimCount)
+	case o.Record && o.History == "":
+		return inputf("--record: give --history, where to record")
+	case o.History != "" && o.Bench != nil:
+		return inputf("--history and --bench: the history keeps no go test benchmarks")
 	}
 	if _, err := exec.LookPath("valgrind"); o.Simulate && err != nil {
 		return inputf("--simulate needs valgrind: install it (Debian, Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)")
@@ -234,12 +259,17 @@ func (r *run) setup(ctx context.Context) error {
 		return inputf("not in a git repository: %v", err)
 	}
 	r.root = root
-	if o.Dir == "" {
-		prefix, _ := git(ctx, ".", "rev-parse", "--show-prefix")
-		o.Dir = strings.TrimSuffix(prefix, "/")
+	if o.History != "" {
+		if r.hist, err = history.Open(o.History, root); err != nil {
+			return &InputError{err}
+		}
 	}
-	if o.Dir = filepath.Clean(o.Dir); filepath.IsAbs(o.Dir) || strings.HasPrefix(o.Dir, "..") {
-		return inputf("--dir %s: want a directory inside the repository, relative to its root", o.Dir)
+	if o.Module == "" {
+		prefix, _ := git(ctx, ".", "rev-parse", "--show-prefix")
+		o.Module = strings.TrimSuffix(prefix, "/")
+	}
+	if o.Module = filepath.Clean(o.Module); filepath.IsAbs(o.Module) || strings.HasPrefix(o.Module, "..") {
+		return inputf("--module %s: want a directory inside the repository, relative to its root", o.Module)
 	}
 	if r.out, err = filepath.Abs(o.Out); err != nil {
 		return err
@@ -258,15 +288,7 @@ func (r *run) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer log.Close()
-	b := &builder{dir: o.Dir, main: o.Main, cmd: o.Build, log: log}
-	return r.build(ctx, b)
-}
-
-// build builds the head from the working tree and the base (or takes
-// the base's binary from the cache).
-func (r *run) build(ctx context.Context, b *builder) error {
-	o := &r.o
+	r.b = &builder{dir: o.Module, main: o.Main, cmd: o.Build, log: log}
 	r.bins = [2]string{filepath.Join(r.out, "bin", "certbench-base"), filepath.Join(r.out, "bin", "certbench-head")}
 	for _, bin := range r.bins {
 		os.Remove(bin) // a build that fails must not leave an earlier binary
@@ -276,43 +298,44 @@ func (r *run) build(ctx context.Context, b *builder) error {
 	if st, _ := git(ctx, r.root, "status", "--porcelain", "--untracked-files=no"); st != "" {
 		r.desc[1] += " with uncommitted changes"
 	}
-	var commit string
-	var edits []string
-	if o.BaseTree == "" {
-		if o.BaseRef == "" {
-			o.BaseRef = "main"
-			if _, err := git(ctx, r.root, "rev-parse", "--verify", "-q", "origin/main"); err == nil {
-				o.BaseRef = "origin/main"
-			}
+	return nil
+}
+
+// base finds the base: the merge base of BaseRef and HEAD, and checks the
+// go.mod edits of its build.
+func (r *run) base(ctx context.Context) error {
+	o := &r.o
+	if o.BaseRef == "" {
+		o.BaseRef = "main"
+		if _, err := git(ctx, r.root, "rev-parse", "--verify", "-q", "origin/main"); err == nil {
+			o.BaseRef = "origin/main"
 		}
-		var err error
-		if commit, err = git(ctx, r.root, "merge-base", o.BaseRef, "HEAD"); err != nil {
-			return inputf("no merge base of %s and HEAD (fetch it, or use fetch-depth: 0 in CI): %v", o.BaseRef, err)
-		}
-		if edits, err = replaceEdits(ctx, r.root, o.Dir, commit, o.BaseReplace); err != nil {
-			return err
-		}
-		r.commit = commit
-		r.desc[0] = commit[:min(12, len(commit))] + " (merge base of " + o.BaseRef + " and HEAD)"
-	} else {
-		r.desc[0] = "tree " + o.BaseTree
 	}
-	if fi, err := os.Stat(filepath.Join(r.root, o.Dir, o.Main)); o.Bench != nil && (slices.Equal(o.Scenarios, []string{"none"}) || err != nil || !fi.IsDir()) {
+	var err error
+	if r.commit, err = git(ctx, r.root, "merge-base", o.BaseRef, "HEAD"); err != nil {
+		return inputf("no merge base of %s and HEAD (fetch it, or use fetch-depth: 0 in CI): %v", o.BaseRef, err)
+	}
+	r.desc[0] = r.commit[:min(12, len(r.commit))] + " (merge base of " + o.BaseRef + " and HEAD)"
+	r.edits, err = replaceEdits(ctx, r.root, o.Module, r.commit, o.BaseReplace)
+	return err
+}
+
+// build builds the head from the working tree and the base (or takes
+// the base's binary from the cache).
+func (r *run) build(ctx context.Context) error {
+	o := &r.o
+	if fi, err := os.Stat(filepath.Join(r.root, o.Module, o.Main)); o.Bench != nil && (slices.Equal(o.Scenarios, []string{"none"}) || err != nil || !fi.IsDir()) {
 		r.bins = [2]string{}
 		r.notes = append(r.notes, fmt.Sprintf("the module's own benchmarks only (no certbench binary: --main %s, --scenarios %s)", o.Main, strings.Join(o.Scenarios, ",")))
 		return nil
 	}
-	logf(o.Log, "ab: building head (%s) in %s", r.desc[1], o.Dir)
-	if err := b.build(ctx, r.root, r.bins[1]); err != nil {
+	logf(o.Log, "ab: building head (%s) in %s", r.desc[1], o.Module)
+	if err := r.b.build(ctx, r.root, r.bins[1]); err != nil {
 		return err
-	}
-	if o.BaseTree != "" {
-		logf(o.Log, "ab: building base %s", r.desc[0])
-		return b.build(ctx, o.BaseTree, r.bins[0])
 	}
 	var err error
 	var cached string
-	if r.binKey, cached, err = b.cachedCommit(ctx, r.root, o.Cache, commit, edits, r.bins[0], o.Log, "base "+r.desc[0]); err == nil && cached != "" {
+	if r.binKey, cached, err = r.b.cachedCommit(ctx, r.root, o.Cache, r.commit, r.edits, r.bins[0], o.Log, "base "+r.desc[0]); err == nil && cached != "" {
 		r.notes = append(r.notes, "base binary from the cache ("+cached+")")
 	}
 	return err
@@ -424,18 +447,17 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 func (r *run) resolvePolicy(ctx context.Context) error {
 	f := r.o.Policy
 	if f.Config == "" && !f.NoConfig {
-		name := filepath.Join(r.o.Dir, gate.DefaultConfig)
-		base, err := os.ReadFile(filepath.Join(r.o.BaseTree, name))
-		if r.o.BaseTree == "" {
-			var s string
-			s, err = git(ctx, r.root, "show", r.commit+":"+filepath.ToSlash(name))
-			base = []byte(s + "\n")
-		}
+		name := filepath.ToSlash(filepath.Join(r.o.Module, gate.DefaultConfig))
+		base, err := git(ctx, r.root, "show", r.commit+":"+name)
 		f.Config = filepath.Join(r.root, name)
 		if err == nil {
 			f.Config = filepath.Join(r.out, "policy.yaml")
-			logf(r.o.Log, "ab: policy: %s from the base (a change cannot loosen its own gate)", name)
-			err = os.WriteFile(f.Config, base, 0o644)
+			why := " (the base's: a change cannot loosen its own gate)"
+			if r.o.Record {
+				why = ""
+			}
+			logf(r.o.Log, "ab: policy: %s at %.12s%s", name, r.commit, why)
+			err = os.WriteFile(f.Config, []byte(base+"\n"), 0o644)
 		} else if _, err = os.Stat(f.Config); err != nil {
 			f.Config, err = "", nil
 		}
@@ -448,8 +470,11 @@ func (r *run) resolvePolicy(ctx context.Context) error {
 	if err != nil {
 		return &InputError{fmt.Errorf("gate policy: %w", err)}
 	}
-	r.policy, r.policyFile = p, f.Config
-	return nil
+	r.policy, r.clock, r.policyFile = p, p, f.Config
+	if r.o.Simulate {
+		r.clock, err = LoosenClock(p, r.o.WallMax)
+	}
+	return err
 }
 
 // runArgs are certbench run's arguments for the policy's sample timeout.
@@ -462,15 +487,8 @@ func (r *run) runArgs() []string {
 
 // measure runs the clock's pass, the base's results cached or not.
 func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result, error) {
-	policy := r.policy
-	if r.o.Simulate {
-		var err error
-		if policy, err = LoosenClock(policy, r.o.WallMax); err != nil {
-			return nil, err
-		}
-	}
 	o := Options{Stores: stores, Scenarios: scenarios, Count: r.o.Count, Ops: r.o.Ops, ByRound: r.o.ByRound,
-		RunArgs: r.runArgs(), Policy: policy, Out: r.out, Log: r.o.Log}
+		RunArgs: r.runArgs(), Policy: r.clock, Out: r.out, Log: r.o.Log}
 	o.Sides[0].Bin, o.Sides[1].Bin = r.bins[0], r.bins[1]
 	var cached string
 	if r.binKey != "" {
@@ -488,6 +506,9 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 		r.rounds = fmt.Sprintf("the head alone in %d rounds, the base's results from the cache", r.o.Count)
 	}
 	logf(r.o.Log, "ab: stores %s; scenarios %s; %s", strings.Join(stores, ","), strings.Join(scenarios, ","), r.rounds)
+	if r.o.Simulate {
+		r.rounds += fmt.Sprintf("; simulated CPU: %d samples per side, both sides at once", r.o.SimCount)
+	}
 	res, err := Measure(ctx, o)
 	if err != nil {
 		return nil, err
@@ -502,25 +523,20 @@ func (r *run) measure(ctx context.Context, stores, scenarios []string) (*Result,
 
 // cachedBaseNote says what a base from the cache (file) serves.
 func cachedBaseNote(file string) string {
-	var exact []string
-	for _, u := range results.Units() {
-		if u.Count {
-			exact = append(exact, u.Tidy)
-		}
-	}
 	return "base results from the cache (" + file + "), measured by an earlier run: only the head ran now, so nothing is paired by round. " +
-		"Counts (" + strings.Join(exact, ", ") + ") compare as measured; the clock's metrics (sec/op, cpu-sec/op, retained-B, ...) by the U test across " +
-		"the two runs, where the machine's drift between them can look like a change (--no-cache measures both sides in interleaved rounds)"
+		"Counts (allocs/op, B/op, ...) compare as measured; the clock's metrics (sec/op, cpu-sec/op, retained-B, ...) by the U test across " +
+		"the two runs, where the machine's drift between them can look like a change (--cache '' measures both sides in interleaved rounds)"
 }
 
 // DefaultWallMax is the clock's sec/op and cpu-sec/op threshold when the
 // simulated CPU gates the CPU: the clock then catches only gross changes.
 const DefaultWallMax = "+25%"
 
-// LoosenClock returns policy with max ("policy": none) as its sec/op and
-// cpu-sec/op threshold, for the clock's pass beside the simulated CPU's.
+// LoosenClock returns policy with max ("policy": none; "":
+// DefaultWallMax) as its sec/op and cpu-sec/op threshold, for the clock's
+// pass beside the simulated CPU's.
 func LoosenClock(policy gate.Policy, max string) (gate.Policy, error) {
-	policy = policy.Clone()
+	policy, max = policy.Clone(), cmp.Or(max, DefaultWallMax)
 	if max == "policy" {
 		return policy, nil
 	}

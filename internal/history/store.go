@@ -278,22 +278,3 @@ func readAll(buf []byte, r io.Reader) ([]byte, error) {
 	_, err := b.ReadFrom(r)
 	return b.Bytes(), err
 }
-
-// Range returns the commits of the git range spec ("v0.3.0..main") in
-// the repository of dir, oldest first along first parents. They must be
-// ancestors of HEAD, as a commit is built in a worktree of HEAD's history.
-func Range(ctx context.Context, dir, spec string) ([]string, error) {
-	g := &gitStore{dir: dir}
-	out, err := g.git(ctx, nil, "rev-list", "--reverse", "--first-parent", spec, "--")
-	if err != nil {
-		return nil, err
-	}
-	commits := strings.Fields(out)
-	if len(commits) == 0 {
-		return nil, fmt.Errorf("%s: no commits", spec)
-	}
-	if _, err := g.git(ctx, nil, "merge-base", "--is-ancestor", commits[len(commits)-1], "HEAD"); err != nil {
-		return nil, fmt.Errorf("%s: its newest commit %.12s is not an ancestor of HEAD: check out the branch it is on", spec, commits[len(commits)-1])
-	}
-	return commits, nil
-}
