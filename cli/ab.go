@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/ab"
-	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/gobench"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,7 +15,6 @@ import (
 func newABCmd() *cobra.Command {
 	var o ab.RunOptions
 	var interleave string
-	var max gate.Thresholds
 	var bench gobench.Options
 	cmd := &cobra.Command{
 		Use:   "ab [BASE_REF]",
@@ -44,9 +42,7 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 				return usagef("--interleave %s: want scenario or round", interleave)
 			}
 			o.ByRound = interleave == "round"
-			if cmd.Flags().Changed("max") {
-				o.Policy.Set.Max, o.Policy.Given = max, []string{"max"}
-			}
+			o.Policy.NoConfig = cmd.Flags().Changed("config") && o.Policy.Config == ""
 			if bench.Bench != "" {
 				bench.Rounds, bench.Simulate, bench.SimCount, bench.Log = o.Count, o.Simulate, o.SimCount, ioOf(cmd).ErrOut
 				o.Bench = gobench.AB(bench, o.Out)
@@ -65,9 +61,8 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 	f.IntVar(&o.Ops, "ops", 0, "`n` ops per sample (0: each scenario's)")
 	f.StringVar(&interleave, "interleave", "scenario", "`how`: one process per scenario and side (scenario), or per side with every scenario (round)")
 	f.StringVar(&o.Out, "out", "certbench-out", "output `dir`")
-	f.StringVar(&o.Policy.Config, "config", "", "gate policy `file`")
-	f.BoolVar(&o.Policy.NoConfig, "no-config", false, "the built-in gate policy")
-	f.Var(&max, "max", "a gate threshold, `UNIT=THRESHOLD`; repeatable")
+	f.StringVar(&o.Policy.Config, "config", "", "gate policy `file` (default the base's certbench.yaml; '' for the built-in policy)")
+	f.Var(&o.Policy.Max, "max", "a gate threshold, `UNIT=THRESHOLD`; repeatable")
 	f.BoolVar(&o.Simulate, "simulate", false, "also gate instructions/op on the simulated CPU (needs valgrind)")
 	f.IntVar(&o.SimCount, "sim-count", 5, "samples per side on the simulated CPU (`n`)")
 	f.StringVar(&o.WallMax, "wall-max", "+25%", "with --simulate, the sec/op and cpu-sec/op `threshold` (policy: the policy's)")

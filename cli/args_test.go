@@ -25,7 +25,7 @@ func TestLongForms(t *testing.T) {
 		{"run -stores naive -scenarios x -ops 2", "run --stores naive --scenarios x --ops 2"},
 		{"run -- -count", "run -- -count"},
 		{"gate -count 6 a b", "gate -count 6 a b"}, // gate has no --count: pflag says so
-		{"gate -max sec/op=+1% -strict a b", "gate --max sec/op=+1% --strict a b"},
+		{"gate -max sec/op=+1% -sites 3 a b", "gate --max sec/op=+1% --sites 3 a b"},
 		{"profile diff -top 3 a b", "profile diff --top 3 a b"},
 		{"compare -help", "compare --help"},
 		{"__complete compare -count", "__complete compare -count"},

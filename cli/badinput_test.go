@@ -201,7 +201,7 @@ func TestCutFileWarning(t *testing.T) {
 		{[]string{"compare", cut}, true},
 		{[]string{"report", "-o", html, cut}, true},
 		{[]string{"compare", full}, false},
-		{[]string{"gate", "--no-config", full, full}, false},
+		{[]string{"gate", "--config=", full, full}, false},
 		{[]string{"compare", "testdata/old.txt"}, false},
 	} {
 		code, _, errOut := run(t, tc.args...)
@@ -215,7 +215,7 @@ func TestCutFileWarning(t *testing.T) {
 		}
 	}
 	// The gate does not decide on part of a file: bad input.
-	if code, _, errOut := run(t, "gate", "--no-config", full, cut); code != cli.ExitUsage || !strings.Contains(errOut, cut+": no closing") {
+	if code, _, errOut := run(t, "gate", "--config=", full, cut); code != cli.ExitUsage || !strings.Contains(errOut, cut+": no closing") {
 		t.Errorf("gate of a cut file: exit %d, stderr %q; want %d naming it", code, errOut, cli.ExitUsage)
 	}
 }

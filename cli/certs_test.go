@@ -139,25 +139,25 @@ func TestGateRefusesDifferentCerts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, _, stderr = run(t, "gate", "--no-config", base, base)
+	code, _, stderr = run(t, "gate", "--config=", base, base)
 	if code == cli.ExitUsage || strings.Contains(stderr, "different certificates") {
 		t.Errorf("gate of a file against itself: exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr := run(t, "gate", "--no-config", base, head)
+	code, stdout, stderr := run(t, "gate", "--config=", base, head)
 	if code != cli.ExitUsage {
 		t.Errorf("gate on different certificates: exit %d, want %d", code, cli.ExitUsage)
 	}
-	for _, want := range []string{"different certificates", "count 5, fingerprint " + string(fp[1]), "count 6, fingerprint 0123456789abcdef", "--allow-different-certs"} {
+	for _, want := range []string{"different certificates", "count 5, fingerprint " + string(fp[1]), "count 6, fingerprint 0123456789abcdef", "allow_different_certs"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("gate refusal does not say %q:\n%s%s", want, stdout, stderr)
 		}
 	}
-	code, stdout, stderr = run(t, "gate", "--no-config", "--allow-different-certs", base, head)
+	code, stdout, stderr = run(t, "gate", configFlag(t, "allow_different_certs: true"), base, head)
 	if code == cli.ExitUsage {
-		t.Errorf("--allow-different-certs: exit %d: %s", code, stderr)
+		t.Errorf("allow_different_certs: exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout+stderr, "different certificates") {
-		t.Errorf("--allow-different-certs: no warning:\n%s%s", stdout, stderr)
+		t.Errorf("allow_different_certs: no warning:\n%s%s", stdout, stderr)
 	}
 
 	code, _, stderr = run(t, "compare", base, head)

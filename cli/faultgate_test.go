@@ -84,7 +84,7 @@ func TestGateStoreFailed(t *testing.T) {
 		t.Errorf("benchfmt reads %d results of the merged head, want optimized's 6", read)
 	}
 
-	code, out, errOut := runGate(t, "--no-config", base, head)
+	code, out, errOut := runGate(t, "--config=", base, head)
 	if code != cli.ExitRegression {
 		t.Fatalf("gate: exit %d, want %d\n%s%s", code, cli.ExitRegression, out, errOut)
 	}
@@ -104,7 +104,7 @@ func TestGateStoreFailed(t *testing.T) {
 	}
 
 	// Failed at base only: not a regression of the change.
-	code, out, errOut = runGate(t, "--no-config", head, base)
+	code, out, errOut = runGate(t, "--config=", head, base)
 	if code != cli.ExitOK || !strings.Contains(out, "store boom in scenario rotate-10-of-100 failed at base, not at head") {
 		t.Errorf("gate with the failure at base: exit %d, want %d with a warning\n%s%s", code, cli.ExitOK, out, errOut)
 	}
@@ -123,7 +123,7 @@ func TestGateStoreFailed(t *testing.T) {
 	if err := os.WriteFile(only, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runGate(t, "--no-config", base, only)
+	code, out, errOut = runGate(t, "--config=", base, only)
 	if code != cli.ExitRegression || !strings.Contains(out, "FAIL: store boom in scenario rotate-10-of-100 failed at head, not at base: Update (configuration 4 of 6) did not return within 10m0s") ||
 		!strings.Contains(out, "1 benchmark(s) of base missing in head: store optimized in scenario rotate-10-of-100") {
 		t.Errorf("gate with no result at head: exit %d\n%s%s", code, out, errOut)

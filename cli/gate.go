@@ -74,28 +74,15 @@ type gateCmd struct {
 	config   string // --config: the policy file
 }
 
-// addFlags defines gate's flags on f: --baseline, a flag per policy
-// setting (gate.FlagName) into opts.Policy.Set (the defaults, with no
-// thresholds), then the report's outputs and the profiles.
+// addFlags defines gate's flags on f: the base, the policy (a file and
+// --max over it; every other setting is a policy file key), the report's
+// outputs and the profiles.
 func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.baseline, "baseline", "", "base result `file` (then the only argument is HEAD)")
 	f.StringVar(&g.opts.History, "history", "", "the base is main's history, a `dir` or git:REF (certbench history)")
 	f.StringVar(&g.opts.HistoryAt, "history-at", "", "with --history, its last commits up to this `commit` (the merge base)")
-	set := &g.opts.Policy.Set
-	*set = gate.DefaultPolicy()
-	set.Max = nil
-	f.Var(&set.Max, "max", "a threshold, `UNIT=THRESHOLD` (+N%, +2ms, +1KiB, +1allocs, off; docs/gate.md), once per unit")
-	f.Float64Var(&set.Alpha, "alpha", set.Alpha, "significance `level` per metric, in (0, 1)")
-	f.IntVar(&set.MinSamples, "min-samples", set.MinSamples, "fewest samples per side (`n`) for a statistical comparison (at least 4 at alpha 0.05)")
-	f.IntVar(&set.HistoryCommits, "history-commits", set.HistoryCommits, "with --history, how many of main's last commits (`n`) make the base")
-	f.StringVar((*string)(&set.Correction), "correction", string(set.Correction), "multiple-comparison correction within a metric: `holm|none`")
-	f.StringVar((*string)(&set.Test), "test", string(set.Test), "test of samples that vary: `auto|paired|unpaired`")
-	f.BoolVar(&set.AllowMissing, "allow-missing", false, "benchmarks or metrics missing in HEAD only warn")
-	f.BoolVar(&set.Strict, "strict", false, "a machine or Go version mismatch between the files fails")
+	f.Var(&g.opts.Policy.Max, "max", "a threshold, `UNIT=THRESHOLD` (+N%, +2ms, +1KiB, +1allocs, off; docs/gate.md), once per unit")
 	f.StringVar(&g.config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
-	f.BoolVar(&g.opts.Policy.NoConfig, "no-config", false, "use the built-in policy even if ./certbench.yaml exists")
-	f.BoolVar(&set.AllowDifferentScenarios, "allow-different-scenarios", false, "gate a scenario defined differently in base and head, with a warning")
-	f.BoolVar(&set.AllowDifferentCerts, "allow-different-certs", false, "gate files measured on different certificates, with a warning")
 	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -145,19 +132,10 @@ func (g *gateCmd) files(args []string) error {
 	return nil
 }
 
-// policyGiven tells opts.Policy its file and the settings given as
-// flags.
+// policyGiven tells opts.Policy its file: --config '' is the defaults.
 func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
-	p := &g.opts.Policy
-	p.Config, p.Given = g.config, nil
-	if fs.Changed("config") && g.config == "" {
-		p.NoConfig = true
-	}
-	fs.Visit(func(f *pflag.Flag) {
-		if key := strings.ReplaceAll(f.Name, "-", "_"); gate.IsSetting(key) {
-			p.Given = append(p.Given, key)
-		}
-	})
+	g.opts.Policy.Config = g.config
+	g.opts.Policy.NoConfig = fs.Changed("config") && g.config == ""
 }
 
 // gateLong is gate's help text: the rules are in docs/gate.md.
@@ -166,9 +144,9 @@ binary on one machine), or HEAD's files with main's last commits in a history
 (--history: no base run), and exits 1 if a metric of a benchmark regressed: a
 change both significant and beyond its threshold. The rules, the defaults and the
 policy file are in docs/gate.md. The policy is the "gate" section of --config FILE,
-or of ./certbench.yaml if there is one (--no-config: the defaults); each flag is
-named after a key and overrides it. --base-profiles and --head-profiles name the
-allocation sites or functions that grew. Exit: 0 pass, 1 failed, 2 bad input.`
+or of ./certbench.yaml if there is one (--config '': the defaults); --max overrides
+its thresholds. --base-profiles and --head-profiles name the allocation sites or
+functions that grew. Exit: 0 pass, 1 failed, 2 bad input.`
 
 // gateExample is gate's usage examples.
 const gateExample = `  certbench gate base.txt head.txt

@@ -31,6 +31,12 @@ func TestGateExitCodes(t *testing.T) {
 	if err := os.WriteFile(badPolicy, []byte("gate:\n  max:\n    ms/op: +1%\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	allowMissing, strict := filepath.Join(dir, "allow-missing.yaml"), filepath.Join(dir, "strict.yaml")
+	for f, text := range map[string]string{allowMissing: "gate:\n  allow_missing: true\n", strict: "gate:\n  strict: true\n"} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -48,9 +54,9 @@ func TestGateExitCodes(t *testing.T) {
 		{"slow", []string{gateData + "base.txt", gateData + "timeslow.txt"}, cli.ExitRegression, "sec/op", ""},
 		{"too few samples", []string{gateData + "base.txt", gateData + "few.txt"}, cli.ExitRegression, "too few samples", ""},
 		{"missing in head", []string{gateData + "base.txt", gateData + "missing.txt"}, cli.ExitRegression, "missing in head", ""},
-		{"allow missing", []string{"--allow-missing", gateData + "base.txt", gateData + "missing.txt"}, cli.ExitOK, "note: warning: ", ""},
+		{"allow missing", []string{"--config", allowMissing, gateData + "base.txt", gateData + "missing.txt"}, cli.ExitOK, "note: warning: ", ""},
 		{"mixed machines warn", []string{gateData + "base.txt", gateData + "othercpu.txt"}, cli.ExitOK, "different machines", ""},
-		{"mixed machines strict", []string{"--strict", gateData + "base.txt", gateData + "othercpu.txt"}, cli.ExitRegression, "failed check: ", ""},
+		{"mixed machines strict", []string{"--config", strict, gateData + "base.txt", gateData + "othercpu.txt"}, cli.ExitRegression, "failed check: ", ""},
 		{"no arguments", nil, cli.ExitUsage, "", "gate needs BASE.txt and HEAD.txt"},
 		{"baseline and two files", []string{"--baseline", gateData + "base.txt", gateData + "same.txt", gateData + "same.txt"}, cli.ExitUsage, "", "exactly one HEAD file"},
 		{"unreadable file", []string{gateData + "base.txt", gateData + "nosuch.txt"}, cli.ExitUsage, "", "nosuch.txt"},
@@ -60,8 +66,6 @@ func TestGateExitCodes(t *testing.T) {
 		{"unknown unit", []string{"--max", "ms/op=+1%", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", `unknown unit "ms/op"`},
 		{"bad config", []string{"--config", badPolicy, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "bad.yaml:3:5"},
 		{"missing config", []string{"--config", filepath.Join(dir, "nosuch.yaml"), gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "nosuch.yaml"},
-		{"bad alpha", []string{"--alpha", "0", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "--alpha 0"},
-		{"bad correction", []string{"--correction", "sidak", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "sidak"},
 		{"bad format", []string{"--format", "csv", gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", `--format "csv"`},
 		{"half the profiles", []string{"--base-profiles", dir, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "go together"},
 		{"profiles not a dir", []string{"--base-profiles", policy, "--head-profiles", dir, gateData + "base.txt", gateData + "same.txt"}, cli.ExitUsage, "", "not a readable directory"},
@@ -148,13 +152,6 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 		{"minutes", []string{"--max", "sec/op=+1m"}, `"m" is ambiguous`},
 		{"unit twice", []string{"--max", "sec/op=+5%", "--max", "ns/op=+10%"}, `invalid argument "ns/op=+10%" for "--max" flag: sec/op is already set by an earlier --max`},
 		{"everything off", allOff, "every metric is off: the gate would pass anything"},
-		{"alpha 1", []string{"--alpha", "1"}, "--alpha 1: want a significance level between 0 and 1"},
-		{"alpha negative", []string{"--alpha", "-0.1"}, "--alpha -0.1"},
-		{"alpha NaN", []string{"--alpha", "NaN"}, "--alpha NaN"},
-		{"min samples 0", []string{"--min-samples", "0"}, "--min-samples 0: want at least 4 (0 is not the default: leave it out for 4)"},
-		{"min samples 3", []string{"--min-samples", "3"}, "--min-samples 3"},
-		{"min samples for alpha", []string{"--alpha", "0.01", "--min-samples", "4"}, "--min-samples 4: the U test cannot reach p < 0.01 with fewer than 5"},
-		{"correction", []string{"--correction", "bonferroni"}, `--correction "bonferroni": want holm or none`},
 		{"sites without profiles", []string{"--sites", "3"}, "--sites: names allocation sites only with --base-profiles and --head-profiles"},
 		{"sites 0", []string{"--sites", "0", "--base-profiles", dir, "--head-profiles", dir}, "--sites 0: want at least 1"},
 		{"empty summary", []string{"--summary", ""}, "--summary: empty file name"},
@@ -163,7 +160,6 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 		{"output over input", []string{"-o", same}, "-o " + same + ": would overwrite the input"},
 		{"summary over input", []string{"--summary", base}, "--summary " + base + ": would overwrite the input"},
 		{"output is summary", []string{"-o", filepath.Join(dir, "r.md"), "--summary", filepath.Join(dir, "r.md")}, "-o and --summary name the same file"},
-		{"config and no-config", []string{"--config", "x.yaml", "--no-config"}, "--config and --no-config: give one or the other"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runGate(t, append(tc.args, base, same)...)
@@ -212,16 +208,16 @@ func TestGateFindsCertbenchYAML(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory): ") {
 		t.Errorf("markdown with certbench.yaml: exit %d:\n%s", code, out)
 	}
-	// Flags on top are named too.
-	code, out, _ = runGate(t, "--strict", base, alloc1)
-	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory) with --strict: ") {
-		t.Errorf("with certbench.yaml and --strict: exit %d:\n%s", code, out)
+	// --max on top is named too.
+	code, out, _ = runGate(t, "--max", "B/op=+5%", base, alloc1)
+	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory) with --max: ") {
+		t.Errorf("with certbench.yaml and --max: exit %d:\n%s", code, out)
 	}
 
-	// --no-config and --config '' ignore it.
-	for _, args := range [][]string{{"--no-config"}, {"--config", ""}} {
+	// --config '' ignores it.
+	for _, args := range [][]string{{"--config="}, {"--config", ""}} {
 		code, out, _ := runGate(t, append(args, base, alloc1)...)
-		if code != cli.ExitRegression || !strings.Contains(out, "policy: built-in defaults (") {
+		if code != cli.ExitRegression || !strings.Contains(out, "policy: built-in defaults: ") {
 			t.Errorf("%q: exit %d, want 1 with the built-in defaults:\n%s", args, code, out)
 		}
 	}
@@ -242,13 +238,13 @@ func TestGateFindsCertbenchYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut = runGate(t, base, alloc1)
-	for _, want := range []string{"certbench.yaml:4:13: gate.max.sec/op", "found in the working directory; --no-config to use the built-in defaults"} {
+	for _, want := range []string{"certbench.yaml:4:13: gate.max.sec/op", "found in the working directory; --config '' uses the built-in defaults"} {
 		if code != cli.ExitUsage || !strings.Contains(errOut, want) {
 			t.Errorf("broken certbench.yaml: exit %d, stderr does not contain %q:\n%s", code, want, errOut)
 		}
 	}
-	if code, _, _ := runGate(t, "--no-config", base, alloc1); code != cli.ExitRegression {
-		t.Errorf("--no-config with a broken certbench.yaml: exit %d, want 1", code)
+	if code, _, _ := runGate(t, "--config=", base, alloc1); code != cli.ExitRegression {
+		t.Errorf("--config '' with a broken certbench.yaml: exit %d, want 1", code)
 	}
 }
 
@@ -264,4 +260,15 @@ func TestGateRepositoryPolicy(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "policy: certbench.yaml (found in the working directory): ") {
 		t.Errorf("exit %d:\n%s%s", code, out, errOut)
 	}
+}
+
+// configFlag writes a policy file with the gate keys given (YAML lines
+// under "gate:") and returns the --config flag naming it.
+func configFlag(t *testing.T, keys ...string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(f, []byte("gate:\n  "+strings.Join(keys, "\n  ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "--config=" + f
 }

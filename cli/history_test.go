@@ -141,7 +141,7 @@ func TestGateHistory(t *testing.T) {
 	data, _ := os.ReadFile(same)
 	sim := filepath.Join(t.TempDir(), "sim.txt")
 	os.WriteFile(sim, append([]byte("instrument: simulate\n"), data...), 0o644)
-	noClock := []string{"--no-config", "--max", "sec/op=off"} // historyRun's 3 samples are too few for a clock
+	noClock := []string{"--config=", "--max", "sec/op=off"} // historyRun's 3 samples are too few for a clock
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -152,7 +152,7 @@ func TestGateHistory(t *testing.T) {
 		{"unchanged", []string{"--history", ref, same}, cli.ExitOK,
 			"history: base from 10 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06, c06 2026-01-07, c07 2026-01-08, c08 2026-01-09, c09 2026-01-10, c10 2026-01-11, c11 2026-01-12", ""},
 		{"one allocation more", []string{"--history", ref, more}, cli.ExitRegression, "FAIL: 1 regression", ""},
-		{"at the merge base, before the step", []string{"--history", ref, "--history-at", "c05", "--history-commits", "4", same}, cli.ExitRegression,
+		{"at the merge base, before the step", []string{"--history", ref, "--history-at", "c05", configFlag(t, "history_commits: 4"), same}, cli.ExitRegression,
 			"history: base from 4 commit(s) of main, oldest first: c02 2026-01-03, c03 2026-01-04, c04 2026-01-05, c05 2026-01-06", ""},
 		{"commit not in the history", []string{"--history", ref, "--history-at", "c99", same}, cli.ExitUsage, "", "--history git:refs/notes/certbench: commit c99 is not in the history (its newest is c11)"},
 		{"no such ref", []string{"--history", "git:refs/notes/nosuch", same}, cli.ExitUsage, "", "certbench: --history git:refs/notes/nosuch: no such ref"},
@@ -257,7 +257,7 @@ func TestGateHistoryInstructions(t *testing.T) {
 		factor float64
 		code   int
 	}{{"unchanged", 1, cli.ExitOK}, {"+0.3%", 1.003, cli.ExitRegression}} {
-		code, out, errOut := runGate(t, "--no-config", "--history", hist, simRun(2.675e6*tc.factor))
+		code, out, errOut := runGate(t, "--config=", "--history", hist, simRun(2.675e6*tc.factor))
 		if code != tc.code || !strings.Contains(out, "history: base from 10 commit(s)") {
 			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
 		}

@@ -69,13 +69,12 @@ func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("gate", func(t *testing.T) {
 		var got *gateOptions
 		cmd := newGateCmd(func(_ context.Context, o *gateOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--baseline", "b.txt", "--max", "sec/op=+5%", "--max", "B/op=+1KiB", "--alpha", "0.01", "--strict", "--config", "", "h.txt"); err != nil {
+		if err := parse(t, cmd, "--baseline", "b.txt", "--max", "sec/op=+5%", "--max", "B/op=+1KiB", "--config", "", "h.txt"); err != nil {
 			t.Fatal(err)
 		}
 		p := got.Policy
-		if got.Base != "b.txt" || !reflect.DeepEqual(got.Heads, []string{"h.txt"}) || p.Set.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
-			p.Set.Alpha != 0.01 || !p.Set.Strict || p.Config != "" || !p.NoConfig ||
-			!reflect.DeepEqual(p.Given, []string{"alpha", "max", "strict"}) || got.SitesGiven || got.Sites != 5 {
+		if got.Base != "b.txt" || !reflect.DeepEqual(got.Heads, []string{"h.txt"}) || p.Max.String() != "sec/op=+5%,B/op=+1KiB" ||
+			p.Config != "" || !p.NoConfig || got.SitesGiven || got.Sites != 5 {
 			t.Errorf("%+v", got)
 		}
 		for args, want := range map[string]string{
@@ -221,7 +220,7 @@ func TestRunFunctions(t *testing.T) {
 			t.Errorf("alloc1: %v\n%s", err, out.String())
 		}
 		out.Reset()
-		opts.Policy.Set.Max, opts.Policy.Given = gate.Thresholds{"allocs/op": gate.MustThreshold("+1allocs")}, []string{"max"}
+		opts.Policy.Max = gate.Thresholds{"allocs/op": gate.MustThreshold("+1allocs")}
 		if err := runGate(ctx, opts); err != nil || !strings.Contains(out.String(), "PASS") || !strings.Contains(out.String(), "with --max") {
 			t.Errorf("+1allocs: %v\n%s", err, out.String())
 		}

@@ -155,10 +155,9 @@ type peerCheckOptions struct {
 	Dir, Comment                   string // --dir; -o (default DIR/comment.md)
 	Check                          peercheck.Options
 	Skip                           []string
-	// Config, NoConfig and Max are the gate's policy flags.
-	Config   string
-	NoConfig bool
-	Max      gate.Thresholds
+	// Config and Max are the gate's policy flags.
+	Config string
+	Max    gate.Thresholds
 }
 
 func newPeerCheckCmd(runF func(context.Context, *peerCheckOptions) error) *cobra.Command {
@@ -180,17 +179,10 @@ change or a regression, 2 bad input or too few samples to decide.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.ioStreams = ioOf(cmd)
-			fs := cmd.Flags()
 			c := &opts.Check
 			// Without --config the built-in policy, not a certbench.yaml
 			// of the working directory (certbench's own checkout).
-			c.Policy = gate.PolicyFlags{Config: opts.Config, NoConfig: opts.NoConfig || !fs.Changed("config")}
-			if fs.Changed("config") && opts.Config == "" {
-				return usagef("--config: empty file name (use --no-config for the built-in policy)")
-			}
-			if fs.Changed("max") {
-				c.Policy.Set.Max, c.Policy.Given = opts.Max, []string{"max"}
-			}
+			c.Policy = gate.PolicyFlags{Config: opts.Config, NoConfig: opts.Config == "", Max: opts.Max}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -213,7 +205,6 @@ change or a regression, 2 bad input or too few samples to decide.`,
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
 	f.StringVar(&c.Instrument, "instrument", "", "the CPU half: `simulate` (instructions/op, needs valgrind) or wall (the clock); default simulate where valgrind is installed")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
-	f.BoolVar(&opts.NoConfig, "no-config", false, "the built-in gate policy")
 	f.Var(&opts.Max, "max", "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help); repeatable")
 	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
 	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")

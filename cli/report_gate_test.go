@@ -16,7 +16,7 @@ func TestReportGate(t *testing.T) {
 	dir := t.TempDir()
 	base, head := "../internal/gate/testdata/base.txt", "../internal/gate/testdata/golden-head.txt"
 	gateJSON := filepath.Join(dir, "gate.json")
-	code, _, stderr := run(t, "gate", "--no-config", "--format", "json", "-o", gateJSON, base, head)
+	code, _, stderr := run(t, "gate", "--config=", "--format", "json", "-o", gateJSON, base, head)
 	if code != cli.ExitRegression {
 		t.Fatalf("gate: exit %d, want %d: %s", code, cli.ExitRegression, stderr)
 	}

@@ -97,7 +97,7 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 	}
 	gate := func(base, head string, extra ...string) finding {
 		t.Helper()
-		args := append([]string{"gate", "--no-config", "--max", "sec/op=+3%", "--format", "json"}, extra...)
+		args := append([]string{"gate", "--config=", "--max", "sec/op=+3%", "--format", "json"}, extra...)
 		_, out, errOut := run(t, append(args, filepath.Join(dir, base), filepath.Join(dir, head))...)
 		var v struct{ Findings []finding }
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -116,11 +116,11 @@ func TestRoundsSurviveMergeAndCat(t *testing.T) {
 		if f.Method != "signed-rank" || f.Status != "regressed" || f.Pairs != len(drift) || f.Ratio == nil || *f.Ratio < 1.055 || *f.Ratio > 1.065 {
 			t.Errorf("%s vs %s (auto): %+v, want a paired regression, ratio 1.06", in[0], in[1], f)
 		}
-		if f := gate(in[0], in[1], "--test", "unpaired"); f.Method != "u-test" || f.Status != "unchanged" {
-			t.Errorf("%s vs %s (--test unpaired): %+v, want the U test to miss it", in[0], in[1], f)
+		if f := gate(in[0], in[1], configFlag(t, "test: unpaired")); f.Method != "u-test" || f.Status != "unchanged" {
+			t.Errorf("%s vs %s (test: unpaired): %+v, want the U test to miss it", in[0], in[1], f)
 		}
 	}
-	if code, _, errOut := run(t, "gate", "--no-config", "--test", "both", filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")); code != cli.ExitUsage || !strings.Contains(errOut, "--test") {
-		t.Errorf("--test both: exit %d, %s", code, errOut)
+	if code, _, errOut := run(t, "gate", configFlag(t, "test: both"), filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")); code != cli.ExitUsage || !strings.Contains(errOut, `gate.test: "both"`) {
+		t.Errorf("test: both: exit %d, %s", code, errOut)
 	}
 }

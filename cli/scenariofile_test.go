@@ -29,7 +29,7 @@ ops: 3
 // TestScenarioFileRunAndGate runs a scenario file, gates the result
 // against itself, then against a run of the file edited (a different
 // definition under the same name): the gate refuses it, exit 2, unless
-// --allow-different-scenarios.
+// allow_different_scenarios.
 func TestScenarioFileRunAndGate(t *testing.T) {
 	dir := t.TempDir()
 	file := writeScenario(t, dir, "tiny.yaml", smallScenario)
@@ -53,7 +53,7 @@ func TestScenarioFileRunAndGate(t *testing.T) {
 	if strings.Contains(text, "rotate-10-of-100") {
 		t.Errorf("--scenario-file alone ran the default set too")
 	}
-	if code, _, stderr := run(t, "gate", "--no-config", a, b); code == cli.ExitUsage {
+	if code, _, stderr := run(t, "gate", "--config=", a, b); code == cli.ExitUsage {
 		t.Fatalf("gate of one definition: exit %d: %s", code, stderr)
 	}
 	// The same name, another definition.
@@ -61,13 +61,13 @@ func TestScenarioFileRunAndGate(t *testing.T) {
 	if code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", edited, "--count", "4", "-q", "-o", b); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
-	code, _, stderr := run(t, "gate", "--no-config", a, b)
-	if code != cli.ExitUsage || !strings.Contains(stderr, "scenario defined differently: tiny-renew (base ") || !strings.Contains(stderr, "--allow-different-scenarios") {
+	code, _, stderr := run(t, "gate", "--config=", a, b)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "scenario defined differently: tiny-renew (base ") || !strings.Contains(stderr, "allow_different_scenarios") {
 		t.Errorf("gate of two definitions: exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr := run(t, "gate", "--no-config", "--allow-different-scenarios", a, b)
+	code, stdout, stderr := run(t, "gate", configFlag(t, "allow_different_scenarios: true"), a, b)
 	if code == cli.ExitUsage || !strings.Contains(stdout+stderr, "defined differently") {
-		t.Errorf("gate --allow-different-scenarios: exit %d: %s%s", code, stdout, stderr)
+		t.Errorf("gate with allow_different_scenarios: exit %d: %s%s", code, stdout, stderr)
 	}
 	_, _, stderr = run(t, "compare", a, b)
 	if !strings.Contains(stderr, "warning: scenarios defined differently across the files") {

@@ -179,7 +179,7 @@ fn=(2)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "base.txt"), []byte(res(5000)), 0o644)
 	os.WriteFile(filepath.Join(dir, "head.txt"), []byte(res(10000)), 0o644)
-	code, stdout, stderr := run(t, "gate", "--no-config", "--base-profiles", dirs[0], "--head-profiles", dirs[1],
+	code, stdout, stderr := run(t, "gate", "--config=", "--base-profiles", dirs[0], "--head-profiles", dirs[1],
 		filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt"))
 	if code != cli.ExitRegression {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
@@ -194,7 +194,7 @@ fn=(2)
 		t.Errorf("the report does not show the line's growth per op:\n%s", stdout)
 	}
 	// Without profiles, the gate says what would name the line.
-	_, stdout, _ = run(t, "gate", "--no-config", filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt"))
+	_, stdout, _ = run(t, "gate", "--config=", filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt"))
 	if want := "certbench ab BASE_REF --simulate --stores optimized --scenarios s"; !strings.Contains(stdout, want) {
 		t.Errorf("no profiles: the report does not say %q:\n%s", want, stdout)
 	}

@@ -165,7 +165,7 @@ func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	if len(mismatched) > 0 {
 		what := "warning"
 		if p.Strict {
-			what = "failure under --strict"
+			what = "failure under strict: true"
 		}
 		v.Problems = append(v.Problems, Problem{
 			Kind:  MixedMachines,
@@ -246,7 +246,7 @@ func (v *Verdict) missing(names []string) {
 	}
 	msg := fmt.Sprintf("%d benchmark(s) of base missing in head: %s", len(names), strings.Join(names, ", "))
 	if v.Policy.AllowMissing {
-		msg += " (allowed by --allow-missing)"
+		msg += " (allowed by allow_missing)"
 	}
 	v.Problems = append(v.Problems, Problem{Kind: MissingInHead, Fatal: !v.Policy.AllowMissing, Message: msg})
 }

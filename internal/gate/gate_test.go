@@ -167,7 +167,7 @@ func TestTooFewSamples(t *testing.T) {
 	if a.Method != gate.Exact || a.Status != gate.Unchanged {
 		t.Errorf("allocs/op: method %s status %s, want exact unchanged", a.Method, a.Status)
 	}
-	// --min-samples 3 decides.
+	// min_samples: 3 decides.
 	p := gate.DefaultPolicy()
 	p.MinSamples = 3
 	if v := evaluate(t, "base.txt", "few.txt", p); len(v.Select(gate.TooFewSamples)) != 0 {
@@ -249,7 +249,7 @@ func TestMalformedFileNamesLine(t *testing.T) {
 func TestMixedMachines(t *testing.T) {
 	v := evaluate(t, "base.txt", "othercpu.txt", gate.DefaultPolicy())
 	if !v.Passed() {
-		t.Fatalf("another CPU failed without --strict: %v", v.Failures())
+		t.Fatalf("another CPU failed without strict: %v", v.Failures())
 	}
 	ws := v.Warnings()
 	if len(ws) != 1 || !strings.Contains(ws[0], `cpu: base "AMD EPYC", head "Intel(R) Xeon(R) CPU @ 2.20GHz"`) {
@@ -259,7 +259,7 @@ func TestMixedMachines(t *testing.T) {
 	p.Strict = true
 	v = evaluate(t, "base.txt", "othercpu.txt", p)
 	if v.Passed() {
-		t.Error("another CPU passed under --strict")
+		t.Error("another CPU passed under strict: true")
 	}
 	// A different certbench version is not a machine mismatch.
 	v = evaluate(t, "base.txt", "golden-head.txt", p)

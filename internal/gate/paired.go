@@ -13,7 +13,7 @@ import (
 )
 
 // TestChoice says which statistical test compares samples that are not
-// exact: the policy file's "test" field and gate's --test flag.
+// exact: the policy file's "test" field.
 type TestChoice string
 
 // The test choices (docs/gate.md, rule 4).

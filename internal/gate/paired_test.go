@@ -425,12 +425,8 @@ func TestTestChoicePolicy(t *testing.T) {
 	if _, ok := DefaultPolicy().Max[results.UnitCPUSec]; ok {
 		t.Error("cpu-sec/op gated by default")
 	}
-	got, err := ResolvePolicy(PolicyFlags{NoConfig: true, Set: Policy{Test: UnpairedTest}, Given: []string{"test"}})
-	if err != nil || got.Test != UnpairedTest || !strings.Contains(got.Source, "--test") {
-		t.Errorf("--test unpaired: %v %q %v", got.Test, got.Source, err)
-	}
-	if _, err := ResolvePolicy(PolicyFlags{NoConfig: true, Set: Policy{Test: "both"}, Given: []string{"test"}}); err == nil || !strings.Contains(err.Error(), `--test "both": want auto, paired or unpaired`) {
-		t.Errorf("--test both: %v", err)
+	if _, err := ParseConfig([]byte("gate:\n  test: both\n"), "c.yaml"); err == nil || !strings.Contains(err.Error(), `gate.test: "both": want auto, paired or unpaired`) {
+		t.Errorf("test both: %v", err)
 	}
 	var out strings.Builder
 	p.Test = UnpairedTest

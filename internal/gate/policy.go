@@ -507,16 +507,16 @@ func (p Policy) withDefaults() (Policy, error) {
 	p.Alpha, p.MinSamples = cmp.Or(p.Alpha, DefaultAlpha), cmp.Or(p.MinSamples, DefaultMinSamples)
 	p.Correction, p.Test = cmp.Or(p.Correction, Holm), cmp.Or(p.Test, AutoTest)
 	p.HistoryCommits = cmp.Or(p.HistoryCommits, DefaultHistoryCommits)
-	return p, p.named(p.validate(false), func(key string) string { return key })
+	return p, p.named(p.validate(false))
 }
 
-// validate checks p, each error a *yamlfile.FieldError; strict (a file or flags) checks more.
+// validate checks p, each error a *yamlfile.FieldError; strict (a file) checks more.
 func (p Policy) validate(strict bool) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, yamlfile.Errorf(key, format, args...))
 	}
-	zero := func(def any) string { // 0 only reaches here from a file or flag
+	zero := func(def any) string { // 0 only reaches here from a file
 		return fmt.Sprintf(" (0 is not the default: leave it out for %v)", def)
 	}
 	switch {
@@ -572,8 +572,8 @@ func (p Policy) validate(strict bool) error {
 	return errors.Join(errs...)
 }
 
-// named renders validate's errors as name(key) and the value ("--alpha 2: want ...").
-func (p Policy) named(err error, name func(key string) string) error {
+// named renders validate's errors as the key and its value ("alpha 2: want ...").
+func (p Policy) named(err error) error {
 	var out []error
 	for _, e := range yamlfile.Flatten(err) {
 		var fe *yamlfile.FieldError
@@ -581,11 +581,11 @@ func (p Policy) named(err error, name func(key string) string) error {
 			v, ok := p.setting(fe.Field)
 			switch {
 			case !ok || v.Kind() == reflect.Map || v.Kind() == reflect.Slice:
-				e = fmt.Errorf("%s: %w", name(fe.Field), fe.Err)
+				e = fmt.Errorf("%s: %w", fe.Field, fe.Err)
 			case v.Kind() == reflect.String:
-				e = fmt.Errorf("%s %q: %w", name(fe.Field), v.Interface(), fe.Err)
+				e = fmt.Errorf("%s %q: %w", fe.Field, v.Interface(), fe.Err)
 			default:
-				e = fmt.Errorf("%s %v: %w", name(fe.Field), v.Interface(), fe.Err)
+				e = fmt.Errorf("%s %v: %w", fe.Field, v.Interface(), fe.Err)
 			}
 		}
 		out = append(out, e)

@@ -71,10 +71,10 @@ func (v *Verdict) checkCerts(base, head *results.Set, p Policy) error {
 	}
 	what := fmt.Sprintf("base %s (%s), head %s (%s)", v.Base, strings.Join(b, " and "), v.Head, strings.Join(h, " and "))
 	if !p.AllowDifferentCerts {
-		return fmt.Errorf("gate: %w: %s; their figures do not compare (--allow-different-certs to gate them anyway)", ErrDifferentCerts, what)
+		return fmt.Errorf("gate: %w: %s; their figures do not compare (the policy's allow_different_certs: true gates them anyway)", ErrDifferentCerts, what)
 	}
 	v.Problems = append(v.Problems, Problem{Kind: DifferentCerts,
-		Message: "results measured on different certificates, gated anyway (--allow-different-certs): " + what})
+		Message: "results measured on different certificates, gated anyway (allow_different_certs): " + what})
 	return nil
 }
 
@@ -128,9 +128,9 @@ func (v *Verdict) checkScenarios(base, head *results.Set, p Policy) error {
 	}
 	what := strings.Join(differ, "; ")
 	if !p.AllowDifferentScenarios {
-		return fmt.Errorf("gate: %w: %s; their figures do not compare (--allow-different-scenarios to gate them anyway)", ErrDifferentScenario, what)
+		return fmt.Errorf("gate: %w: %s; their figures do not compare (the policy's allow_different_scenarios: true gates them anyway)", ErrDifferentScenario, what)
 	}
 	v.Problems = append(v.Problems, Problem{Kind: DifferentScenario,
-		Message: "scenarios defined differently in base and head, gated anyway (--allow-different-scenarios): " + what})
+		Message: "scenarios defined differently in base and head, gated anyway (allow_different_scenarios): " + what})
 	return nil
 }

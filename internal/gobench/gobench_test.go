@@ -73,7 +73,7 @@ func TestRunGatesAndNamesSites(t *testing.T) {
 	if err := max.Set("sec/op=off"); err != nil {
 		t.Fatal(err)
 	}
-	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true, Set: gate.Policy{Max: max}, Given: []string{"max"}})
+	policy, err := gate.ResolvePolicy(gate.PolicyFlags{NoConfig: true, Max: max})
 	if err != nil {
 		t.Fatal(err)
 	}
