@@ -132,7 +132,7 @@ func (g *gateCmd) files(args []string) error {
 	return nil
 }
 
-// policyGiven tells opts.Policy its file: --config ” is the defaults.
+// policyGiven tells opts.Policy its file: an empty --config is the defaults.
 func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
 	g.opts.Policy.Config = g.config
 	g.opts.Policy.NoConfig = fs.Changed("config") && g.config == ""

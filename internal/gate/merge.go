@@ -20,7 +20,7 @@ const DefaultConfig = "certbench.yaml"
 type PolicyFlags struct {
 	// Config names the policy file; "" reads DefaultConfig if it exists.
 	Config string
-	// NoConfig uses the built-in defaults (the flag --config ''); Config
+	// NoConfig uses the built-in defaults (an empty --config); Config
 	// is then "".
 	NoConfig bool
 	// Dir is where DefaultConfig is looked for; "" is the working
