@@ -151,8 +151,10 @@ type peerCheckOptions struct {
 	// Base, Head and Certbench as for peer build; BaseRef, when set, makes
 	// the base the merge base of BaseRef and Head's HEAD.
 	Base, Head, Certbench, BaseRef string
-	BaseLabel, HeadLabel           string // in the comment
-	Dir, Comment                   string // --dir; -o (default DIR/comment.md)
+	Out, Comment                   string // --out; -o (default OUT/comment.md)
+	// Simulate, if SimulateGiven, chooses the CPU half's instrument
+	// (else the simulated CPU where valgrind is installed).
+	Simulate, SimulateGiven bool
 	Check                          peercheck.Options
 	Skip                           []string
 	// Config and Max are the gate's policy flags.
@@ -163,7 +165,7 @@ type peerCheckOptions struct {
 func newPeerCheckCmd(runF func(context.Context, *peerCheckOptions) error) *cobra.Command {
 	opts := &peerCheckOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--dir DIR] [-o COMMENT.md]",
+		Use:   "check --base TREE|KIND@VERSION --head TREE|KIND@VERSION [--out DIR] [-o COMMENT.md]",
 		Short: "Check a proxy's pull request: conformance, behaviour diff, gate on scenarios and the proxy's own benchmarks; one Markdown comment",
 		Long: `check compares a pull request's head of Traefik or certmagic with its base (two
 trees, each the directory of the proxy's go.mod, or KIND@VERSION). It builds one
@@ -171,7 +173,7 @@ binary with both as stores KIND@base and KIND@head, then runs: conformance (a
 rule the base keeps in 4 runs and the head breaks fails), the behaviour diff (any
 difference fails), certbench ab's A/B protocol on certbench's scenarios (on the
 simulated CPU where valgrind is installed) and on the proxy's go test benchmarks.
-One Markdown comment (-o, default DIR/comment.md); each step's files in --dir
+One Markdown comment (-o, default DIR/comment.md); each step's files in --out
 (docs/peer-check.md). Exit codes: 0 pass, 1 a rule newly broken, a behaviour
 change or a regression, 2 bad input or too few samples to decide.`,
 		Example: `  certbench peer check --base ../traefik-main --head ../traefik-pr
@@ -179,6 +181,7 @@ change or a regression, 2 bad input or too few samples to decide.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.ioStreams = ioOf(cmd)
+			opts.SimulateGiven = cmd.Flags().Changed("simulate")
 			c := &opts.Check
 			// Without --config the built-in policy, not a certbench.yaml
 			// of the working directory (certbench's own checkout).
@@ -195,28 +198,24 @@ change or a regression, 2 bad input or too few samples to decide.`,
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
 	f.StringVar(&opts.BaseRef, "base-ref", "", "the base is the merge base of this git `ref` and the head tree's HEAD")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
-	f.StringVar(&opts.BaseLabel, "base-label", "", "name of the base in the comment (`text`; default: the tree's version or commit, else its directory's name)")
-	f.StringVar(&opts.HeadLabel, "head-label", "", "name of the head in the comment (`text`)")
-	f.StringVar(&opts.Dir, "dir", "certbench-peer-out", "write every step's files into this `dir`")
-	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default DIR/comment.md)")
+	f.StringVar(&opts.Out, "out", "certbench-peer-out", "write every step's files into this `dir`")
+	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default OUT/comment.md)")
 	f.StringSliceVar(&c.Scenarios, "scenarios", nil, "certbench scenarios to gate, comma-separated `names` (default "+strings.Join(peercheck.DefaultScenarios, ",")+")")
 	f.IntVar(&c.Count, "count", 10, "interleaved rounds (`n` samples per side) of the clock's pass and the proxy's benchmarks; the gate needs 6 with several benchmarks")
-	f.IntVar(&c.SimCount, "sim-count", peercheck.DefaultSimCount, "`n` samples per side of the simulated CPU's pass (--instrument simulate)")
+	f.IntVar(&c.SimCount, "sim-count", peercheck.DefaultSimCount, "`n` samples per side of the simulated CPU's pass")
 	f.IntVar(&c.Ops, "ops", 0, "`n` ops per scenario sample (0: each scenario's)")
-	f.StringVar(&c.Instrument, "instrument", "", "the CPU half: `simulate` (instructions/op, needs valgrind) or wall (the clock); default simulate where valgrind is installed")
+	f.BoolVar(&opts.Simulate, "simulate", true, "the CPU half in instructions/op on the simulated CPU (valgrind); false: the clock (default where valgrind is installed)")
 	f.StringVar(&opts.Config, "config", "", "gate policy `file` (\"gate\" section; default: the built-in policy)")
 	f.Var(&opts.Max, "max", "a gate threshold, `UNIT=THRESHOLD` (see certbench gate --help); repeatable")
 	f.StringSliceVar(&c.BenchPackages, "bench-packages", nil, "the proxy's packages whose go test benchmarks are gated, comma-separated `patterns` relative to a tree (default ./pkg/tls/... for traefik, . for certmagic)")
 	f.StringVar(&c.Bench, "bench", "", "select the proxy's benchmarks (-test.bench `regexp`; default .)")
-	f.StringVar(&c.Benchtime, "benchtime", "", "fixed iterations per round of the proxy's benchmarks (`Nx`; default 100x)")
 	f.StringSliceVar(&opts.Skip, "skip", nil, "steps to skip, comma-separated: `conformance,diff,gate,gobench`")
-	f.Uint64Var(&c.Seed, "seed", 0, "`seed` of the differential pass and the behaviour diff (0: their defaults)")
 	return cmd
 }
 
 func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
-	if opts.Dir == "" {
-		return usagef("--dir: empty folder name")
+	if opts.Out == "" {
+		return usagef("--out: empty folder name")
 	}
 	if opts.Check.Count < 1 || opts.Check.SimCount < 1 {
 		return usagef("--count %d, --sim-count %d: want at least 1", opts.Check.Count, opts.Check.SimCount)
@@ -241,9 +240,7 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 		}
 		defer remove()
 		opts.Base = tree
-		if opts.BaseLabel == "" {
-			opts.BaseLabel = opts.BaseRef + "@" + commit[:7]
-		}
+		opts.Check.Labels[0] = opts.BaseRef + "@" + commit[:7]
 	}
 	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
 	if err != nil {
@@ -251,8 +248,10 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	}
 	c := opts.Check
 	c.Build = bopts
-	c.Out = opts.Dir
-	c.Labels = [2]string{opts.BaseLabel, opts.HeadLabel}
+	c.Out = opts.Out
+	if opts.SimulateGiven {
+		c.Instrument = map[bool]string{true: peercheck.InstrumentSimulate, false: peercheck.InstrumentWall}[opts.Simulate]
+	}
 	c.Log = opts.ioStreams.ErrOut
 	rep, err := peercheck.Run(ctx, c)
 	var ie *peerbuild.InputError
@@ -266,7 +265,7 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	}
 	comment := opts.Comment
 	if comment == "" {
-		comment = filepath.Join(opts.Dir, "comment.md")
+		comment = filepath.Join(opts.Out, "comment.md")
 	}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {

@@ -80,7 +80,7 @@ func TestPeerBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			checkPeerBad(t, tmp, outDir, c.want, "", "peer", "build", "--base", c.base, "--head", c.head, "-o", filepath.Join(outDir, "bin"))
-			checkPeerBad(t, tmp, outDir, c.want, "", "peer", "check", "--base", c.base, "--head", c.head, "--dir", outDir)
+			checkPeerBad(t, tmp, outDir, c.want, "", "peer", "check", "--base", c.base, "--head", c.head, "--out", outDir)
 		})
 	}
 }
@@ -132,7 +132,7 @@ func TestPeerTreeDoesNotCompile(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	outDir := filepath.Join(t.TempDir(), "out")
 	want := "head tree " + head + " does not compile"
-	checkPeerBad(t, tmp, outDir, want, "build.log", "peer", "check", "--base", base, "--head", head, "--dir", outDir)
+	checkPeerBad(t, tmp, outDir, want, "build.log", "peer", "check", "--base", base, "--head", head, "--out", outDir)
 	checkPeerBad(t, tmp, outDir, filepath.Join(head, "pkg", "tls", "tls.go")+":5", "", "peer", "build", "--base", base, "--head", head, "-o", filepath.Join(outDir, "bin"))
 }
 
@@ -160,7 +160,7 @@ func TestPeerBaseRef(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", tmp)
 	outDir := filepath.Join(t.TempDir(), "out")
-	checkPeerBad(t, tmp, outDir, "hold the same Go code", "", "peer", "check", "--base-ref", "main", "--head", repo, "--dir", outDir)
-	checkPeerBad(t, tmp, outDir, "--base-ref: give --head", "", "peer", "check", "--base-ref", "main", "--base", repo, "--head", repo, "--dir", outDir)
-	checkPeerBad(t, tmp, outDir, "no merge base of nope", "", "peer", "check", "--base-ref", "nope", "--head", repo, "--dir", outDir)
+	checkPeerBad(t, tmp, outDir, "hold the same Go code", "", "peer", "check", "--base-ref", "main", "--head", repo, "--out", outDir)
+	checkPeerBad(t, tmp, outDir, "--base-ref: give --head", "", "peer", "check", "--base-ref", "main", "--base", repo, "--head", repo, "--out", outDir)
+	checkPeerBad(t, tmp, outDir, "no merge base of nope", "", "peer", "check", "--base-ref", "nope", "--head", repo, "--out", outDir)
 }

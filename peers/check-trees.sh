@@ -114,7 +114,7 @@ quiet=(--max sec/op=off --max retained-B=off)
 # The clock, not the simulated CPU: under callgrind a real proxy's sample
 # takes minutes on this machine, and these checks are of the comment, not
 # of instruction counts (internal/peercheck's tests cover the simulated one).
-quiet+=(--instrument wall)
+quiet+=(--simulate=false)
 
 step "a Traefik repository: v3.6.12 on main, v3.7.13 on a branch"
 repo traefik github.com/traefik/traefik/v3 v3.6.12 v3.7.13 traefik_lookup_bench_test.go pkg/tls/certbench_lookup_bench_test.go "$work/traefik"

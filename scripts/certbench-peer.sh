@@ -9,7 +9,7 @@
 # BASE_REF --head ROOT` (ROOT: the repository's top level; see `certbench
 # peer check --help`): the base is the merge base of BASE_REF (default
 # origin/main, else main, else master) and HEAD, in a temporary worktree.
-# --out (CERTBENCH_OUT) is peer check's --dir (default certbench-peer-out);
+# --out (CERTBENCH_OUT) is peer check's --out (default certbench-peer-out);
 # OUT/comment.md is printed. Exit status: that of peer check (0 pass, 1 a
 # rule newly broken, a behaviour change or a regression, 2 bad input).
 set -euo pipefail
@@ -33,7 +33,7 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -C "$here" -o "$bin" ./cmd/certbench || { echo "certbench-peer: cannot build certbench in $here" >&2; exit 2; }
 mkdir -p "$out" && rm -f "$out/comment.md"
 rc=0
-"$bin" peer check --certbench "$here" --base-ref "${ref:-main}" --head "$head" --head-label "HEAD@$(git rev-parse --short HEAD)" \
-  --dir "$out" "${args[@]+"${args[@]}"}" >/dev/null || rc=$?
+"$bin" peer check --certbench "$here" --base-ref "${ref:-main}" --head "$head" \
+  --out "$out" "${args[@]+"${args[@]}"}" >/dev/null || rc=$?
 if [[ -f $out/comment.md ]]; then cat "$out/comment.md"; fi
 exit "$rc"
