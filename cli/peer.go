@@ -155,8 +155,8 @@ type peerCheckOptions struct {
 	// Simulate, if SimulateGiven, chooses the CPU half's instrument
 	// (else the simulated CPU where valgrind is installed).
 	Simulate, SimulateGiven bool
-	Check                          peercheck.Options
-	Skip                           []string
+	Check                   peercheck.Options
+	Skip                    []string
 	// Config and Max are the gate's policy flags.
 	Config string
 	Max    gate.Thresholds
