@@ -31,8 +31,8 @@ const (
 	// callgrind: instructions/op (and est-cycles/op with the cache
 	// simulation), plus the allocation counters, retained heap and
 	// goroutines. Other tenants of the machine cannot disturb the counts.
-	// The process must run under callgrind as certbench run --instrument
-	// simulate starts it (internal/callgrind.Command); Run fails
+	// The process must run under callgrind as certbench run --simulate
+	// starts it (internal/callgrind.Command); Run fails
 	// otherwise. No clock figure is written: the simulation slows
 	// everything down.
 	Simulate = results.InstrumentSimulate
@@ -124,7 +124,7 @@ func newSimulator(keep string) (*simulator, error) {
 		session, sessionErr = callgrind.Open()
 	}
 	if sessionErr != nil {
-		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --instrument simulate starts it so): %w", Simulate, sessionErr)
+		return nil, fmt.Errorf("bench: the %s instrument needs the process to run under callgrind (certbench run --simulate starts it so): %w", Simulate, sessionErr)
 	}
 	return &simulator{session: session, keep: keep}, nil
 }

@@ -196,7 +196,7 @@ func TestCertsUsageErrors(t *testing.T) {
 func TestProfileCerts(t *testing.T) {
 	dir, names := writeCertsDir(t, 25, 4)
 	out := t.TempDir()
-	code, stdout, stderr := run(t, "profile", "--stores", "optimized", "--scenarios", "renew-1-of-certs", "--certs", dir, "--ops", "1", "--dir", out)
+	code, stdout, stderr := run(t, "profile", "--stores", "optimized", "--scenarios", "renew-1-of-certs", "--certs", dir, "--ops", "1", "--out", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -245,7 +245,7 @@ func TestCertsRealWorld(t *testing.T) {
 		t.Fatal(aerr)
 	}
 	strict := writeScenario(t, t.TempDir(), "strict.yaml", "name: strict\npool: {certs: "+abs+", strict: true}\nchurn: {kind: lookup}\nops: 2\n")
-	code, _, stderr = run(t, "run", "--stores", "optimized", "--scenario-file", strict, "--count", "1", "-o", out)
+	code, _, stderr = run(t, "run", "--stores", "optimized", "--scenarios", strict, "--count", "1", "-o", out)
 	if code != cli.ExitUsage || !strings.Contains(stderr, "nokey.pem:1: certificate has no matching private key") || strings.Contains(stderr, "store optimized") {
 		t.Errorf("pool.strict: exit %d, want %d at load time naming nokey.pem:\n%s", code, cli.ExitUsage, stderr)
 	}

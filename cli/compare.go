@@ -104,10 +104,8 @@ the files (the first is the base).
 			opts.StoresGiven, opts.ScenariosGiven = changed(cmd, "stores"), changed(cmd, "scenarios")
 			opts.Quick = !changed(cmd, "count") && !changed(cmd, "ops")
 			opts.RunOnlyGiven = nil
-			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			for _, fl := range []struct{ name, shown string }{
 				{"count", "--count"}, {"ops", "--ops"}, {"quiet", "-q/--quiet"}, {"output", "-o/--output"},
-				{"sample-timeout", "--sample-timeout"}, {"config", "--config"},
 				{"certs", "--certs"},
 			} {
 				if changed(cmd, fl.name) {

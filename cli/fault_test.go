@@ -306,7 +306,7 @@ func TestProfileStoreFault(t *testing.T) {
 		t.Skip("-short: starts certbench processes")
 	}
 	dir := t.TempDir()
-	code, stderr := certbench(t, 5*time.Minute, nil, "profile", "--stores", "boom,optimized", "--scenarios", "rotate-10-of-100", "--ops", "6", "--dir", dir)
+	code, stderr := certbench(t, 5*time.Minute, nil, "profile", "--stores", "boom,optimized", "--scenarios", "rotate-10-of-100", "--ops", "6", "--out", dir)
 	if code != cli.ExitStoreFailed {
 		t.Fatalf("exit %d, want %d\n%s", code, cli.ExitStoreFailed, stderr)
 	}

@@ -310,12 +310,12 @@ func writeFileBy(path, flag string, write func(io.Writer) error) error {
 // profiles were given, the command that would name them.
 func hintSites(v *gate.Verdict) {
 	var stores, scs []string
-	sim, instrument := "", ""
+	sim := ""
 	for _, f := range v.Findings {
 		if f.Status == gate.Regressed && gate.HasSites(f.Unit) && f.Store != "" {
 			stores, scs = append(stores, f.Store), append(scs, f.Scenario)
 			if results.IsSimulated(f.Unit) {
-				sim, instrument = " --simulate", " --instrument simulate"
+				sim = " --simulate"
 			}
 		}
 	}
@@ -324,6 +324,6 @@ func hintSites(v *gate.Verdict) {
 			" --scenarios " + strings.Join(slices.Compact(slices.Sorted(slices.Values(scs))), ",")
 		v.Problems = append(v.Problems, gate.Problem{Kind: gate.NoSites, Message: "no profiles given, so no line is named: in the store's git repository, certbench ab BASE_REF" +
 			sim + " " + sel + " measures both sides and names the lines that grew (or give --base-profiles and --head-profiles: certbench profile --all" +
-			instrument + " " + sel + " --dir DIR with each side's binary)"})
+			sim + " " + sel + " --out DIR with each side's binary)"})
 	}
 }

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		registerFaultyStores() // only in the process: list's golden output has none
 		os.Exit(cli.Main(strings.Fields(args), os.Stdout, os.Stderr))
 	}
-	// certbench run --instrument simulate re-executes the binary it runs
+	// certbench run --simulate re-executes the binary it runs
 	// in under callgrind, with certbench's arguments: this one.
 	if os.Getenv(callgrind.DirEnv) != "" {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))

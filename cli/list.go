@@ -21,22 +21,22 @@ type listOptions struct {
 	ioStreams ioStreams
 	// Format is text (for people) or json (for scripts).
 	Format string
-	// ScenarioFileFlags list (and so check) scenario files too
-	// (--scenario-file): their definitions and hashes.
+	// ScenarioFileFlags list (and so check) the scenario files given as
+	// arguments too: their definitions and hashes.
 	scenarioFileFlags
 }
 
 func newListCmd(runF func(context.Context, *listOptions) error) *cobra.Command {
 	opts := &listOptions{}
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [SCENARIO.yaml...]",
 		Short: "List the registered stores and the scenarios",
 		Long: `list prints the stores registered in this binary, which run, compare and
 sweep measure unless --stores names some (naive, when registered, first:
 the baseline), and the scenarios (* marks the default set, which run,
 compare and profile --all use). The scenario
 families of certbench sweep are listed in its help and in --format json.
-With --scenario-file, the files' scenarios follow, each with its
+The scenarios of the files given follow, each with its
 definition and the hash results record of it: a way to check a file
 (errors name file:line:column, exit 2). The format: docs/scenarios.md.
 
@@ -47,10 +47,9 @@ definition and the hash results record of it: a way to check a file
    "families":  [{"name", "description", "kind"}]}`,
 		Example: `  certbench list
   certbench list --format json | jq -r '.scenarios[] | select(.default) | .name'
-  certbench list --scenario-file my-scenario.yaml`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.ioStreams = ioOf(cmd)
+  certbench list my-scenario.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ioStreams, opts.Files = ioOf(cmd), args
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -58,7 +57,6 @@ definition and the hash results record of it: a way to check a file
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", formatUsage("output format", listFormats))
-	opts.scenarioFileFlags.bind(cmd)
 	return cmd
 }
 

@@ -49,7 +49,7 @@ func TestFlagsMakeOptions(t *testing.T) {
 		if err := parse(t, cmd, "--stores", "optimized", "--scenarios", "a,b", "--count", "3", "--ops", "4", "-q", "-o", "r.txt", "--sample-timeout", "90s"); err != nil {
 			t.Fatal(err)
 		}
-		want := benchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true, SampleTimeout: 90 * time.Second, SampleTimeoutGiven: true}
+		want := benchFlags{Stores: []string{"optimized"}, Scenarios: []string{"a", "b"}, Count: 3, Ops: 4, Quiet: true, SampleTimeout: 90 * time.Second}
 		if !reflect.DeepEqual(got.benchFlags, want) || got.Output != "r.txt" {
 			t.Errorf("%+v", got)
 		}
@@ -92,11 +92,11 @@ func TestFlagsMakeOptions(t *testing.T) {
 	t.Run("profile", func(t *testing.T) {
 		var got *profileOptions
 		cmd := newProfileCmd(func(_ context.Context, o *profileOptions) error { got = o; return nil })
-		if err := parse(t, cmd, "--stores", "naive,optimized", "--scenarios", "x", "--all", "--dir", "d", "--top", "3"); err != nil {
+		if err := parse(t, cmd, "--stores", "naive,optimized", "--scenarios", "x", "--all", "--out", "d", "--top", "3"); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got.Stores, []string{"naive", "optimized"}) || !reflect.DeepEqual(got.Scenarios, []string{"x"}) ||
-			!got.All || got.Dir != "d" || got.Top != 3 || got.Format != "text" {
+			!got.All || got.Out != "d" || got.Top != 3 || got.Format != "text" {
 			t.Errorf("%+v", got)
 		}
 	})
@@ -232,7 +232,7 @@ func TestRunFunctions(t *testing.T) {
 	t.Run("profile", func(t *testing.T) {
 		io, out, _ := testIO()
 		pdir := filepath.Join(dir, "profiles")
-		opts := &profileOptions{ioStreams: io, Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, All: true, Quiet: true, Dir: pdir, Ops: 2,
+		opts := &profileOptions{ioStreams: io, Stores: []string{"optimized"}, Scenarios: []string{"rotate-10-of-100"}, All: true, Quiet: true, Out: pdir, Ops: 2,
 			profileOutput: profileOutput{Top: 2, Format: "text"}}
 		if err := runProfile(ctx, opts); err != nil {
 			t.Fatal(err)
@@ -422,39 +422,22 @@ func TestListJSONShape(t *testing.T) {
 	}
 }
 
-// The sample timeout: --sample-timeout when given, else the policy's
-// gate.sample_timeout under --config, else the flag's default; 0 is no
-// limit (negative for bench).
+// The sample timeout: 0 is no limit (negative for bench); a negative one
+// is refused.
 func TestSampleTimeout(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, doc string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	two := write("two.yaml", "gate:\n  sample_timeout: 2s\n")
-	none := write("none.yaml", "gate:\n  strict: true\n")
 	for _, tc := range []struct {
 		f    benchFlags
 		want time.Duration
 	}{
 		{benchFlags{SampleTimeout: 10 * time.Minute}, 10 * time.Minute},
 		{benchFlags{SampleTimeout: 0}, -1},
-		{benchFlags{SampleTimeout: 10 * time.Minute, Config: two}, 2 * time.Second},
-		{benchFlags{SampleTimeout: 10 * time.Minute, Config: none}, 10 * time.Minute},
-		{benchFlags{SampleTimeout: 5 * time.Second, SampleTimeoutGiven: true, Config: two}, 5 * time.Second},
 	} {
 		got, err := tc.f.sampleTimeout()
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: %v, %v; want %v", tc.f, got, err, tc.want)
 		}
 	}
-	if _, err := (&benchFlags{SampleTimeout: -time.Second, SampleTimeoutGiven: true}).sampleTimeout(); err == nil {
+	if _, err := (&benchFlags{SampleTimeout: -time.Second}).sampleTimeout(); err == nil {
 		t.Error("a negative --sample-timeout is accepted")
-	}
-	if _, err := (&benchFlags{Config: filepath.Join(dir, "nosuch.yaml")}).sampleTimeout(); err == nil || !strings.Contains(err.Error(), "--config") {
-		t.Errorf("a missing policy file: %v", err)
 	}
 }

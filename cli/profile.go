@@ -41,20 +41,20 @@ type profileOptions struct {
 	// Stores and Scenarios name what to profile, every combination (with
 	// All, they narrow every registered store and default scenario).
 	Stores, Scenarios []string
-	All               bool   // and write an index into Dir
-	Dir               string // --dir
+	All               bool   // and write an index into Out
+	Out               string // --out
 	Ops               int    // overrides each scenario's op count when positive
 	Quiet             bool   // no progress lines (All)
 	certsFlags
 	scenarioFileFlags
 	profileOutput
-	simulateFlags // --instrument simulate profiles instructions
+	simulateFlags // --simulate profiles instructions
 }
 
 func newProfileCmd(runF func(context.Context, *profileOptions) error) *cobra.Command {
 	opts := &profileOptions{}
 	cmd := &cobra.Command{
-		Use:   "profile --stores S --scenarios X [--dir DIR] | profile --all [--dir DIR]",
+		Use:   "profile --stores S --scenarios X [--out DIR] | profile --all [--out DIR]",
 		Short: "Capture heap profiles of a store running a scenario and print the top allocation sites",
 		Long: `profile runs each scenario on each store once more with every allocation
 recorded (timed runs never are) and writes the heap profile
@@ -62,10 +62,10 @@ DIR/<scenario>.<store>.pb.gz for go tool pprof: alloc_* for what the measured
 ops allocated, inuse_* for what the store retains, stacks from the store, the
 op count as a comment. It prints the top sites per op, flat and cumulative.
 --all profiles every registered store on every default scenario and writes
-DIR/index.md and DIR/index.json. --instrument simulate profiles the simulated
-CPU instead: DIR/<scenario>.<store>.sim.pb.gz, instructions per op with stacks.`,
+DIR/index.md and DIR/index.json. --simulate profiles the simulated CPU
+instead: DIR/<scenario>.<store>.sim.pb.gz, instructions per op with stacks.`,
 		Example: `  certbench profile --stores naive --scenarios rotate-10-of-100 --top 5
-  certbench profile --all --dir profiles
+  certbench profile --all --out profiles
   certbench profile diff profiles/rotate-10-of-100.naive.pb.gz profiles/rotate-10-of-100.optimized.pb.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,14 +79,13 @@ CPU instead: DIR/<scenario>.<store>.sim.pb.gz, instructions per op with stacks.`
 	opts.profileOutput.bind(cmd)
 	fs := cmd.Flags()
 	storesFlag(cmd, &opts.Stores, nil, "stores to profile, comma-separated `names` (see certbench list); with --all, only these")
-	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (see certbench list); with --all, only these")
+	fs.StringSliceVar(&opts.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` or scenario files (.yaml) (see certbench list); with --all, only these")
 	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
 	fs.BoolVar(&opts.All, "all", false, "profile every registered store on every default scenario, and write an index")
-	fs.StringVar(&opts.Dir, "dir", "profiles", "write the profiles (and the index of --all) into this `dir`")
+	fs.StringVar(&opts.Out, "out", "profiles", "write the profiles (and the index of --all) into this `dir`")
 	fs.IntVar(&opts.Ops, "ops", 0, "`n` ops to profile, overriding the scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr (--all)")
 	opts.certsFlags.bind(cmd)
-	opts.scenarioFileFlags.bind(cmd)
 	opts.simulateFlags.bind(cmd)
 	cmd.AddCommand(newProfileDiffCmd(nil), newProfileTopCmd(nil))
 	return cmd
@@ -114,9 +113,9 @@ func profileJobs(stores []certstore.Info, scs []scenarios.Scenario) []profileJob
 // jobs returns the captures the options name: every registered store on
 // every default scenario, narrowed by --stores and --scenarios.
 func (o *profileOptions) jobs() ([]profileJob, error) {
-	stores, scs := trimAll(o.Stores), trimAll(o.Scenarios)
+	stores, scs := trimAll(o.Stores), o.splitFiles(trimAll(o.Scenarios))
 	if !o.All && (len(stores) == 0 || (len(scs) == 0 && len(o.scenarioFileFlags.Files) == 0)) {
-		return nil, usagef("name stores and scenarios (--stores S --scenarios X or --scenario-file F), or use --all (stores: %s; scenarios: %s)",
+		return nil, usagef("name stores and scenarios (--stores S --scenarios X), or use --all (stores: %s; scenarios: %s)",
 			strings.Join(storeNames(), ", "), strings.Join(scenarios.Names(false), ", "))
 	}
 	infos := certstore.Registered()
@@ -227,7 +226,7 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return usagef("--dir: %v", err)
 	}
 	var sums []*cost.Summary
@@ -236,7 +235,7 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 			return err // nil: the child under callgrind wrote the output
 		}
 	} else {
-		copts := captureOptions{dir: opts.Dir, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
+		copts := captureOptions{dir: opts.Out, ops: opts.Ops, top: opts.Top, errOut: opts.ioStreams.ErrOut}
 		if opts.All && !opts.Quiet {
 			copts.progress = opts.ioStreams.ErrOut
 		}
@@ -256,7 +255,7 @@ func writeProfiles(opts *profileOptions, format string, sums []*cost.Summary) er
 	if !opts.All {
 		return cost.WriteSummaries(opts.ioStreams.Out, format, sums)
 	}
-	if err := cost.WriteIndexFiles(opts.Dir, sums); err != nil {
+	if err := cost.WriteIndexFiles(opts.Out, sums); err != nil {
 		return err
 	}
 	return cost.WriteIndex(opts.ioStreams.Out, format, sums)
@@ -289,7 +288,7 @@ func newProfileDiffCmd(runF func(context.Context, *profileDiffOptions) error) *c
 		Use:   "diff BASE.pb.gz HEAD.pb.gz",
 		Short: "Show which functions grew and shrank between two profiles, per op",
 		Long: `diff compares two profiles (heap profiles, or profiles of the simulated CPU
-from certbench profile --instrument simulate or callgrind files) function by
+from certbench profile --simulate or callgrind files) function by
 function, each divided by its own op count, and lists the sites that grew and
 shrank most by flat value, with the cumulative change. -o FILE also writes head
 minus base as a profile, as pprof -diff_base builds it; --flame FILE.svg (or

@@ -24,7 +24,7 @@ func profileRun(args ...string) (int, string, string) {
 
 func TestProfileCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "--dir", dir)
+	code, out, errOut := profileRun("profile", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "3", "--top", "3", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -76,7 +76,7 @@ func TestProfileCommand(t *testing.T) {
 
 func TestProfileAll(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "--dir", dir)
+	code, out, errOut := profileRun("profile", "--all", "--stores", "optimized", "--scenarios", "rotate-10-of-100", "--ops", "2", "-q", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}

@@ -134,7 +134,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var sc *signalCause
 	if errors.As(context.Cause(ctx), &sc) {
 		if errors.As(err, &ee) && ee.err == errSilent {
-			return ee.code // a child process reported it (run --instrument simulate)
+			return ee.code // a child process reported it (run --simulate)
 		}
 		var ie *interruptedError
 		if errors.As(err, &ie) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/internal/callgrind"
-	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -24,29 +23,23 @@ type benchFlags struct {
 	Count     int      // --count
 	Ops       int      // --ops, when positive
 	Quiet     bool     // -q
-	// SampleTimeout is --sample-timeout (0: no bound); when not given
-	// (SampleTimeoutGiven), the --config policy file's gate.sample_timeout
-	// applies.
-	SampleTimeout      time.Duration
-	SampleTimeoutGiven bool
-	Config             string
-	certsFlags         // --certs
-	scenarioFileFlags  // --scenario-file
+	// SampleTimeout is --sample-timeout of run (0: no bound).
+	SampleTimeout     time.Duration
+	certsFlags        // --certs
+	scenarioFileFlags // the files in --scenarios
 }
 
 // bind binds the flags into f.
 func (f *benchFlags) bind(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	storesFlag(cmd, &f.Stores, defaultStores(), "stores to measure, comma-separated `names`; the first is the baseline (see certbench list)")
-	fs.StringSliceVar(&f.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` (default: the default set, see certbench list)")
+	fs.StringSliceVar(&f.Scenarios, "scenarios", nil, "scenarios to run, comma-separated `names` or scenario files (.yaml: docs/scenarios.md) (default: the default set, see certbench list)")
 	completeNames(cmd, "scenarios", func() []string { return scenarios.Names(false) })
 	fs.IntVar(&f.Count, "count", bench.DefaultCount, "`n` samples per store and scenario (>= 6 for a 95% interval)")
 	fs.IntVar(&f.Ops, "ops", 0, "`n` ops per sample, overriding each scenario's fixed count (0: the scenario's)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress on stderr")
-	fs.DurationVar(&f.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (0: no limit)")
-	fs.StringVar(&f.Config, "config", "", "policy `file` whose gate.sample_timeout applies unless --sample-timeout is given")
+	f.SampleTimeout = bench.DefaultSampleTimeout
 	f.certsFlags.bind(cmd)
-	f.scenarioFileFlags.bind(cmd)
 }
 
 // options turns the flags into bench options, checking every name.
@@ -68,7 +61,7 @@ func (f *benchFlags) options(stderr io.Writer) (bench.Options, error) {
 		return opts, err
 	}
 	opts.Stores = infos
-	sc, err := f.selectScenarios(trimAll(f.Scenarios), stderr)
+	sc, err := f.selectScenarios(f.splitFiles(trimAll(f.Scenarios)), stderr)
 	if err != nil {
 		return opts, err
 	}
@@ -82,19 +75,10 @@ func (f *benchFlags) options(stderr io.Writer) (bench.Options, error) {
 	return opts, nil
 }
 
-// sampleTimeout returns bench.Options' SampleTimeout: --sample-timeout
-// when given, else --config's when set, else the flag's default.
+// sampleTimeout returns bench.Options' SampleTimeout: run's
+// --sample-timeout, else the default.
 func (f *benchFlags) sampleTimeout() (time.Duration, error) {
 	t := f.SampleTimeout
-	if f.Config != "" && !f.SampleTimeoutGiven {
-		p, err := gate.LoadConfig(f.Config)
-		if err != nil {
-			return 0, usagef("--config: %v", err)
-		}
-		if p.SampleTimeout > 0 {
-			t = p.SampleTimeout
-		}
-	}
 	if t < 0 {
 		return 0, usagef("--sample-timeout %s: must not be negative (0: no limit)", t)
 	}
@@ -187,7 +171,7 @@ type runOptions struct {
 	// Round (--round) is written as "# round: ROUND" (results.RoundKey),
 	// by which gate pairs the samples of interleaved base/head rounds.
 	Round         string
-	simulateFlags        // --instrument simulate
+	simulateFlags        // --simulate, --cache-sim
 	Profiles      string // --profiles: every sample's window as a profile
 }
 
@@ -199,18 +183,17 @@ func newRunCmd(runF func(context.Context, *runOptions) error) *cobra.Command {
 		Long: `run measures every named scenario on every named store, interleaving stores
 and samples, and writes Go benchmark results (BenchmarkChurn/scenario=S/store=N,
 read by benchstat, certbench compare and gate) to stdout or -o FILE.
---instrument simulate counts instructions/op under valgrind's callgrind instead
-of the clock. --certs runs on your certificates (the results record only their
+--simulate counts instructions/op under valgrind's callgrind instead of the
+clock. --certs runs on your certificates (the results record only their
 shape). A store that panics or hangs fails (its stack in a file beside -o,
 exit 1); on Ctrl-C the output keeps the complete samples. More: README.md, and
 go doc github.com/certbench/certbench/bench.`,
 		Example: `  certbench run -o results.txt
-  certbench run --instrument simulate --stores optimized -o sim.txt
+  certbench run --simulate --stores optimized -o sim.txt
   certbench run --certs /etc/traefik/certs -o mine.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.ioStreams = ioOf(cmd)
-			opts.SampleTimeoutGiven = changed(cmd, "sample-timeout")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -222,8 +205,10 @@ go doc github.com/certbench/certbench/bench.`,
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` instead of stdout")
 	fs.StringVar(&opts.Round, "round", "", "write \"# round: `N`\": the round of an interleaved base/head run, by which gate pairs samples")
 	fs.MarkHidden("round") // ab's child protocol
+	fs.DurationVar(&opts.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (0: no limit)")
 	opts.simulateFlags.bind(cmd)
-	fs.StringVar(&opts.Profiles, "profiles", "", "with --instrument simulate: keep every sample's window as a profile with stacks in this `dir` (go tool pprof reads it)")
+	fs.BoolVar(&opts.CacheSim, "cache-sim", false, "with --simulate: simulate the caches too and record est-cycles/op (slower)")
+	fs.StringVar(&opts.Profiles, "profiles", "", "with --simulate: keep every sample's window as a profile with stacks in this `dir` (go tool pprof reads it)")
 	return cmd
 }
 
@@ -234,7 +219,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	if !simulate && opts.Profiles != "" {
-		return usagef("--profiles needs --instrument simulate")
+		return usagef("--profiles needs --simulate")
 	}
 	bopts, err := opts.options(opts.ioStreams.ErrOut)
 	if err != nil {

@@ -1,23 +1,30 @@
 package cli
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/spf13/cobra"
 )
 
-// ScenarioFileFlags are the flags that add scenarios from the user's
-// scenario files (--scenario-file, repeatable).
+// ScenarioFileFlags are the scenario files (docs/scenarios.md) named in
+// --scenarios: an entry ending in .yaml or .yml is a file.
 type scenarioFileFlags struct {
-	Files []string // --scenario-file (docs/scenarios.md)
+	Files []string
 }
 
-func (s *scenarioFileFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&s.Files, "scenario-file", nil,
-		"run the scenario a YAML scenario `file` describes (repeatable; format: docs/scenarios.md); with --scenarios, both; results record its name and definition hash")
-	_ = cmd.MarkFlagFilename("scenario-file", "yaml", "yml")
+// splitFiles returns the scenario names of entries and keeps its files.
+func (s *scenarioFileFlags) splitFiles(entries []string) (names []string) {
+	s.Files = nil
+	for _, e := range entries {
+		if ext := filepath.Ext(e); ext == ".yaml" || ext == ".yml" {
+			s.Files = append(s.Files, e)
+		} else {
+			names = append(names, e)
+		}
+	}
+	return names
 }
 
 // load reads the scenario files.
@@ -26,7 +33,7 @@ func (s *scenarioFileFlags) load() ([]scenarios.Scenario, error) {
 	for _, path := range s.Files {
 		sc, err := scenarios.LoadFile(path)
 		if err != nil {
-			return nil, usagef("--scenario-file: %v", err)
+			return nil, usagef("--scenarios: %v", err)
 		}
 		out = append(out, sc)
 	}
@@ -41,7 +48,7 @@ func (s *scenarioFileFlags) withFiles(named []scenarios.Scenario, c *certsFlags)
 		return named, nil
 	}
 	if c.Path != "" {
-		return nil, usagef("--scenario-file with --certs: name the certificates in the scenario file (pool.certs: SOURCE)")
+		return nil, usagef("--scenarios FILE.yaml with --certs: name the certificates in the scenario file (pool.certs: SOURCE)")
 	}
 	files, err := s.load()
 	if err != nil {
@@ -50,11 +57,11 @@ func (s *scenarioFileFlags) withFiles(named []scenarios.Scenario, c *certsFlags)
 	out := slices.Clone(named)
 	for i, sc := range files {
 		if j := slices.IndexFunc(out, func(o scenarios.Scenario) bool { return o.Name == sc.Name }); j >= 0 {
-			what := "--scenarios"
+			what := "the catalogue"
 			if j >= len(named) {
-				what = "--scenario-file " + s.Files[j-len(named)]
+				what = s.Files[j-len(named)]
 			}
-			return nil, usagef("--scenario-file %s: scenario %s is also named by %s; rename one (name: in the file)", s.Files[i], sc.Name, what)
+			return nil, usagef("--scenarios %s: scenario %s is also named by %s; rename one (name: in the file)", s.Files[i], sc.Name, what)
 		}
 		out = append(out, sc)
 	}

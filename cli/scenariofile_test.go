@@ -35,7 +35,7 @@ func TestScenarioFileRunAndGate(t *testing.T) {
 	file := writeScenario(t, dir, "tiny.yaml", smallScenario)
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
 	for _, out := range []string{a, b} {
-		if code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", file, "--count", "4", "-q", "-o", out); code != cli.ExitOK {
+		if code, _, stderr := run(t, "run", "--stores", "optimized", "--scenarios", file, "--count", "4", "-q", "-o", out); code != cli.ExitOK {
 			t.Fatalf("run: exit %d: %s", code, stderr)
 		}
 	}
@@ -51,14 +51,14 @@ func TestScenarioFileRunAndGate(t *testing.T) {
 		t.Errorf("results name the scenario file's path:\n%s", text)
 	}
 	if strings.Contains(text, "rotate-10-of-100") {
-		t.Errorf("--scenario-file alone ran the default set too")
+		t.Errorf("a scenario file alone ran the default set too")
 	}
 	if code, _, stderr := run(t, "gate", "--config=", a, b); code == cli.ExitUsage {
 		t.Fatalf("gate of one definition: exit %d: %s", code, stderr)
 	}
 	// The same name, another definition.
 	edited := writeScenario(t, dir, "tiny2.yaml", strings.Replace(smallScenario, "renew: 2", "renew: 3", 1))
-	if code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", edited, "--count", "4", "-q", "-o", b); code != cli.ExitOK {
+	if code, _, stderr := run(t, "run", "--stores", "optimized", "--scenarios", edited, "--count", "4", "-q", "-o", b); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	code, _, stderr := run(t, "gate", "--config=", a, b)
@@ -80,17 +80,21 @@ func TestScenarioFileErrors(t *testing.T) {
 	bad := writeScenario(t, dir, "bad.yaml", "name: x\npool: {count: 10}\nchurn:\n  kind: shuffle\nops: 1\n")
 	good := writeScenario(t, dir, "good.yaml", smallScenario)
 	certsDir, _ := writeCertsDir(t, 3, 4)
+	yamlDir := filepath.Join(dir, "dir.yaml")
+	if err := os.Mkdir(yamlDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--scenario-file", bad}, "bad.yaml:4:9: churn.kind: \"shuffle\": want one of"},
-		{[]string{"run", "--scenario-file", filepath.Join(dir, "none.yaml")}, "scenario file: stat"},
-		{[]string{"run", "--scenario-file", dir}, "not a regular file"},
-		{[]string{"run", "--scenario-file", good, "--scenario-file", good}, "scenario tiny-renew is also named by --scenario-file"},
-		{[]string{"run", "--scenario-file", good, "--certs", certsDir}, "--scenario-file with --certs"},
-		{[]string{"list", "--scenario-file", bad}, "bad.yaml:4:9"},
-		{[]string{"profile", "--stores", "optimized", "--scenario-file", bad}, "bad.yaml:4:9"},
+		{[]string{"run", "--scenarios", bad}, "bad.yaml:4:9: churn.kind: \"shuffle\": want one of"},
+		{[]string{"run", "--scenarios", filepath.Join(dir, "none.yaml")}, "scenario file: stat"},
+		{[]string{"run", "--scenarios", yamlDir}, "not a regular file"},
+		{[]string{"run", "--scenarios", good, "--scenarios", good}, "scenario tiny-renew is also named by "+good},
+		{[]string{"run", "--scenarios", good, "--certs", certsDir}, "--scenarios FILE.yaml with --certs"},
+		{[]string{"list", bad}, "bad.yaml:4:9"},
+		{[]string{"profile", "--stores", "optimized", "--scenarios", bad}, "bad.yaml:4:9"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
@@ -101,7 +105,7 @@ func TestScenarioFileErrors(t *testing.T) {
 
 func TestListScenarioFile(t *testing.T) {
 	file := writeScenario(t, t.TempDir(), "tiny.yaml", smallScenario)
-	code, stdout, stderr := run(t, "list", "--scenario-file", file)
+	code, stdout, stderr := run(t, "list", file)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -120,7 +124,7 @@ func TestScenarioFileCerts(t *testing.T) {
 	file := writeScenario(t, filepath.Dir(certsDir), "mine.yaml",
 		"name: mine\npool: {certs: "+filepath.Base(certsDir)+", strict: true}\nchurn: {kind: renew}\nops: 2\n")
 	out := filepath.Join(t.TempDir(), "r.txt")
-	code, _, stderr := run(t, "run", "--stores", "optimized", "--scenario-file", file, "--count", "2", "-q", "-o", out)
+	code, _, stderr := run(t, "run", "--stores", "optimized", "--scenarios", file, "--count", "2", "-q", "-o", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -15,29 +15,21 @@ import (
 // SimulateFlags choose the instrument of the commands that measure or
 // profile under the simulated CPU (run, profile).
 type simulateFlags struct {
-	Instrument string // --instrument: wall (the default) or simulate
-	CacheSim   bool   // --cache-sim: est-cycles/op too
+	Simulate bool // --simulate: instructions/op instead of the clock
+	CacheSim bool // run's --cache-sim: est-cycles/op too
 }
 
 func (f *simulateFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.Instrument, "instrument", bench.Wall,
-		"how the timed ops are measured: `wall` (the clock) or simulate (instructions under valgrind's callgrind; certbench starts it)")
-	cmd.Flags().BoolVar(&f.CacheSim, "cache-sim", false, "with --instrument simulate: simulate the caches too and record est-cycles/op (slower)")
+	cmd.Flags().BoolVar(&f.Simulate, "simulate", false, "count instructions/op on the simulated CPU (valgrind's callgrind; certbench starts it) instead of the clock")
 }
 
-// simulate reports whether the flags ask for the simulate instrument,
-// checking them.
+// simulate reports whether the flags ask for the simulated CPU, checking
+// them.
 func (f *simulateFlags) simulate() (bool, error) {
-	switch f.Instrument {
-	case "", bench.Wall:
-		if f.CacheSim {
-			return false, usagef("--cache-sim needs --instrument simulate")
-		}
-		return false, nil
-	case bench.Simulate:
-		return true, nil
+	if f.CacheSim && !f.Simulate {
+		return false, usagef("--cache-sim needs --simulate")
 	}
-	return false, usagef("--instrument %q: want %s or %s", f.Instrument, bench.Wall, bench.Simulate)
+	return f.Simulate, nil
 }
 
 // underCallgrind reports whether this process is the one certbench

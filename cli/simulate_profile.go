@@ -14,12 +14,12 @@ import (
 	"github.com/certbench/certbench/scenarios"
 )
 
-// simWindows is how many windows profile --instrument simulate takes of
+// simWindows is how many windows profile --simulate takes of
 // each job: their median is the profile, so that a cost in one window only
 // (the heap grown from the system) does not show as the store's.
 const simWindows = 3
 
-// profileSimulated is certbench profile --instrument simulate: simWindows
+// profileSimulated is certbench profile --simulate: simWindows
 // samples of each job under callgrind with stacks (certbench re-executes
 // itself), kept as DIR/<scenario>.<store>.<n>.sim.pb.gz, and the
 // summaries of each job's windows merged returned.
@@ -41,12 +41,12 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 		return nil, reexecUnderCallgrind(ctx, opts.ioStreams, scs, callgrind.Options{CacheSim: opts.CacheSim, Stacks: true})
 	}
 	for _, j := range jobs { // an earlier run's windows would join these
-		old, _ := filepath.Glob(filepath.Join(opts.Dir, j.scenario.Name+"."+j.store.Name+".*sim.pb.gz"))
+		old, _ := filepath.Glob(filepath.Join(opts.Out, j.scenario.Name+"."+j.store.Name+".*sim.pb.gz"))
 		for _, f := range old {
 			os.Remove(f)
 		}
 	}
-	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: simWindows, Ops: opts.Ops, Instrument: bench.Simulate, Profiles: opts.Dir}
+	bopts := bench.Options{Stores: stores, Scenarios: scs, Count: simWindows, Ops: opts.Ops, Instrument: bench.Simulate, Profiles: opts.Out}
 	if opts.All && !opts.Quiet && isTerminal(opts.ioStreams.ErrOut) {
 		bopts.Progress = opts.ioStreams.ErrOut
 	}
@@ -55,7 +55,7 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 	}
 	var sums []*cost.Summary
 	for _, j := range jobs {
-		ws, err := cost.LoadBenchmark(opts.Dir, j.scenario.Name, j.store.Name, true)
+		ws, err := cost.LoadBenchmark(opts.Out, j.scenario.Name, j.store.Name, true)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func profileSimulated(ctx context.Context, opts *profileOptions, jobs []profileJ
 		if err != nil {
 			return nil, err
 		}
-		sum.File = filepath.Join(opts.Dir, j.scenario.Name+"."+j.store.Name+".{1-"+strconv.Itoa(simWindows)+"}.sim.pb.gz")
+		sum.File = filepath.Join(opts.Out, j.scenario.Name+"."+j.store.Name+".{1-"+strconv.Itoa(simWindows)+"}.sim.pb.gz")
 		sums = append(sums, sum)
 	}
 	return sums, nil

@@ -36,7 +36,7 @@ func TestRunSimulate(t *testing.T) {
 	needCallgrind(t)
 	dir := t.TempDir()
 	out, cg := filepath.Join(dir, "sim.txt"), filepath.Join(dir, "cg")
-	code, stdout, stderr := run(t, "run", "--instrument", "simulate", "-q", "--stores", "optimized", "--scenarios", "lookup-1000",
+	code, stdout, stderr := run(t, "run", "--simulate", "-q", "--stores", "optimized", "--scenarios", "lookup-1000",
 		"--count", "3", "--ops", "2000", "--profiles", cg, "-o", out)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
@@ -109,11 +109,10 @@ func TestSimulateUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--instrument", "clock"}, `--instrument "clock": want wall or simulate`},
-		{[]string{"run", "--cache-sim"}, "--cache-sim needs --instrument simulate"},
-		{[]string{"run", "--profiles", "x"}, "--profiles needs --instrument simulate"},
-		{[]string{"run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-1000"}, "handshake-1000: the simulate instrument measures refresh and lookup scenarios"},
-		{[]string{"profile", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "handshake-under-churn", "--dir", "DIR"}, "handshake-under-churn: the simulate instrument"},
+		{[]string{"run", "--cache-sim"}, "--cache-sim needs --simulate"},
+		{[]string{"run", "--profiles", "x"}, "--profiles needs --simulate"},
+		{[]string{"run", "--simulate", "--stores", "optimized", "--scenarios", "handshake-1000"}, "handshake-1000: the simulate instrument measures refresh and lookup scenarios"},
+		{[]string{"profile", "--simulate", "--stores", "optimized", "--scenarios", "handshake-under-churn", "--out", "DIR"}, "handshake-under-churn: the simulate instrument"},
 	} {
 		args := tc.args
 		for i, a := range args {
@@ -133,7 +132,7 @@ func TestSimulateWithoutValgrind(t *testing.T) {
 		t.Skip("amd64 only")
 	}
 	t.Setenv("PATH", t.TempDir())
-	code, _, stderr := run(t, "run", "--instrument", "simulate", "--stores", "optimized", "--scenarios", "lookup-1000")
+	code, _, stderr := run(t, "run", "--simulate", "--stores", "optimized", "--scenarios", "lookup-1000")
 	if code != cli.ExitUsage || !strings.Contains(stderr, "apt-get install valgrind") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the package", code, stderr)
 	}
@@ -141,7 +140,7 @@ func TestSimulateWithoutValgrind(t *testing.T) {
 
 // The gate names the store line whose instructions grew, from profiles
 // of the simulated CPU (callgrind windows with stacks, as certbench
-// profile --instrument simulate writes them), with the library function
+// profile --simulate writes them), with the library function
 // below it that grew.
 func TestGateNamesLinesFromSimulatedProfiles(t *testing.T) {
 	window := func(memmove int) string {
@@ -208,7 +207,7 @@ fn=(2)
 func TestRunSimulateStoreFault(t *testing.T) {
 	needCallgrind(t)
 	out := filepath.Join(t.TempDir(), "sim.txt")
-	code, stderr := certbench(t, 10*time.Minute, nil, "run", "--instrument", "simulate", "-q", "--stores", "boom2nd,optimized",
+	code, stderr := certbench(t, 10*time.Minute, nil, "run", "--simulate", "-q", "--stores", "boom2nd,optimized",
 		"--scenarios", "rotate-10-of-100", "--count", "2", "--ops", "6", "-o", out)
 	if code != cli.ExitRegression {
 		t.Fatalf("exit %d, want %d (a store failed)\n%s", code, cli.ExitRegression, stderr)

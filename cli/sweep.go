@@ -20,16 +20,15 @@ import (
 
 // SweepOptions are the options of certbench sweep.
 type sweepOptions struct {
-	ioStreams     ioStreams
-	Families      []string // --scenarios
-	Sizes         []int
-	Stores        []string
-	Count         int            // samples at sizes up to 10,000
-	MaxSize       map[string]int // per store: sizes above it skipped
-	Budget        time.Duration  // per store and size; 0: no bound
-	Output        string         // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
-	Quiet         bool
-	SampleTimeout time.Duration // 0: no bound
+	ioStreams ioStreams
+	Families  []string // --scenarios
+	Sizes     []int
+	Stores    []string
+	Count     int            // samples at sizes up to 10,000
+	MaxSize   map[string]int // per store: sizes above it skipped
+	Budget    time.Duration  // per store and size; 0: no bound
+	Output    string         // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
+	Quiet     bool
 }
 
 func newSweepCmd(runF func(context.Context, *sweepOptions) error) *cobra.Command {
@@ -68,7 +67,6 @@ github.com/certbench/certbench/bench.Sweep.`,
 	fs.DurationVar(&opts.Budget, "budget", 10*time.Minute, "time budget per store and size, a `time` such as 10m (0: none)")
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
-	fs.DurationVar(&opts.SampleTimeout, "sample-timeout", bench.DefaultSampleTimeout, "give up on a store whose sample runs longer than this `time` (raised at large sizes; 0: no limit)")
 	return cmd
 }
 
@@ -81,7 +79,7 @@ func sweepHint(names []string) string {
 			continue
 		}
 		if fam, size, ok := scenarios.FamilyAt(n); ok {
-			return fmt.Sprintf("; %s is not in the catalogue but sweep makes it: certbench sweep --scenarios %s --sizes %d (or write it as a scenario file, --scenario-file)", n, fam, size)
+			return fmt.Sprintf("; %s is not in the catalogue but sweep makes it: certbench sweep --scenarios %s --sizes %d (or write it as a scenario file: --scenarios FILE.yaml)", n, fam, size)
 		}
 	}
 	return ""
@@ -132,7 +130,7 @@ func runSweep(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
-		Budget: opts.Budget, SampleTimeout: noLimit(opts.SampleTimeout)}
+		Budget: opts.Budget, SampleTimeout: bench.DefaultSampleTimeout}
 	if !opts.Quiet {
 		sopts.Progress = opts.ioStreams.ErrOut
 		sopts.ProgressLines = !isTerminal(opts.ioStreams.ErrOut)

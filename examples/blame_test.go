@@ -55,8 +55,8 @@ func TestSimulatedBlame(t *testing.T) {
 	for r := range *blameRuns {
 		dirs := [2]string{t.TempDir(), t.TempDir()}
 		for i, bin := range bins {
-			cmd := exec.Command(bin, "profile", "--instrument", "simulate", "--all", "-q", "--stores", "mystore",
-				"--scenarios", "rotate-10-of-100", "--ops", "10", "--dir", dirs[i])
+			cmd := exec.Command(bin, "profile", "--simulate", "--all", "-q", "--stores", "mystore",
+				"--scenarios", "rotate-10-of-100", "--ops", "10", "--out", dirs[i])
 			cmd.Env = env
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("run %d: %v\n%s", r+1, err, out)

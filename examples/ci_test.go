@@ -116,7 +116,7 @@ func TestCIScript(t *testing.T) {
 		lastOut = out
 		cmd := exec.Command("bash", append([]string{script, "--stores", "mystore", "--scenarios", "rotate-10-of-100",
 			"--count", "6", "--ops", "100", "--out", out, "--cache", cache}, append(args, "main")...)...)
-		cmd.Dir = mod // --dir defaults to the current directory: mystore
+		cmd.Dir = mod // --module defaults to the current directory: mystore
 		cmd.Env = env
 		var log bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &log, &log

@@ -54,7 +54,7 @@ const (
 	UnitRefreshRate = "refreshes/s"
 )
 
-// The units of the simulated CPU (run --instrument simulate): near-exact,
+// The units of the simulated CPU (run --simulate): near-exact,
 // not exact (see IsSimulated).
 const (
 	// UnitInstructions is callgrind's instructions per op, every thread.

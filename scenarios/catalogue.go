@@ -471,15 +471,15 @@ func (s Scenario) buildHandshake(pool *certgen.Pool, w *Workload) error {
 }
 
 // CheckSimulate reports whether the simulated CPU (certbench run
-// --instrument simulate) can measure sc:
+// --simulate) can measure sc:
 // refresh and lookup scenarios, not the handshake ones, whose clients,
 // servers and timers make their instruction counts depend on scheduling.
 func (sc Scenario) CheckSimulate() error {
 	switch sc.Kind {
 	case Handshake, HandshakeUnderChurn:
-		return fmt.Errorf("scenario %s: the simulate instrument measures refresh and lookup scenarios; %s scenarios run concurrent clients and timers whose instruction counts depend on scheduling (measure them with --instrument wall)", sc.Name, sc.Kind)
+		return fmt.Errorf("scenario %s: the simulate instrument measures refresh and lookup scenarios; %s scenarios run concurrent clients and timers whose instruction counts depend on scheduling (measure them with the clock, without --simulate)", sc.Name, sc.Kind)
 	case Held:
-		return fmt.Errorf("scenario %s: held scenarios measure the heap and goroutines that held generations keep, not instructions (measure them with --instrument wall)", sc.Name)
+		return fmt.Errorf("scenario %s: held scenarios measure the heap and goroutines that held generations keep, not instructions (measure them with the clock, without --simulate)", sc.Name)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/certbench/certbench/internal/yamlfile"
 )
 
-// Scenario files (the catalogue's and --scenario-file's): the struct file
+// Scenario files (the catalogue's and the user's): the struct file
 // is the format, docs/scenarios.md documents it; errors name
 // file:line:column and the field.
 

@@ -57,7 +57,7 @@ func TestCatalogueIsTheGoCatalogue(t *testing.T) {
 }
 
 // TestScenarioFileReproducesCatalogue copies the catalogue's
-// rotate-10-of-100 file to disk, loads it as a user's --scenario-file,
+// rotate-10-of-100 file to disk, loads it as a user's scenario file,
 // and checks that it builds the same workload byte for byte as the
 // catalogue scenario and as the Go definition it replaced.
 func TestScenarioFileReproducesCatalogue(t *testing.T) {

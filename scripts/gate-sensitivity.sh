@@ -25,7 +25,7 @@
 # files and verdicts).
 #
 # With CERTBENCH_INSTRUMENT=simulate it runs TestSensitivitySimulated
-# instead: the simulated CPU (certbench run --instrument simulate; valgrind
+# instead: the simulated CPU (certbench run --simulate; valgrind
 # needed), RUNS runs per variant of one process per side, the two at once,
 # CERTBENCH_SIM_COUNT samples each (default 5), gated with the repository's
 # certbench.yaml. Its variants are none (A/A) and work (-work=1,0.5: extra

@@ -112,7 +112,7 @@ func (o *RunOptions) runHead(ctx context.Context, bin, dir string, runArgs []str
 	for _, sim := range passes {
 		file, n, what := filepath.Join(dir, "head.txt"), o.Count, "certbench run"
 		if sim {
-			file, n, what = filepath.Join(dir, "sim-head.txt"), o.SimCount, "certbench run --instrument simulate"
+			file, n, what = filepath.Join(dir, "sim-head.txt"), o.SimCount, "certbench run --simulate"
 		}
 		args := Options{Stores: o.Stores, Scenarios: o.Scenarios, Count: n, Ops: o.Ops, RunArgs: runArgs}.runArgs(file, 0, sim)
 		code, stderr, err := Command(ctx, bin, nil, args...)

@@ -202,7 +202,7 @@ func (o Options) runArgs(out string, round int, simulate bool) []string {
 		args = append(args, "--round", strconv.Itoa(round))
 	}
 	if simulate {
-		args = append(args, "--instrument", "simulate")
+		args = append(args, "--simulate")
 	}
 	for _, f := range [2][2]string{{"--stores", strings.Join(o.Stores, ",")}, {"--scenarios", strings.Join(o.Scenarios, ",")}} {
 		if f[1] != "" {
@@ -328,10 +328,10 @@ func (m *measurer) profileSide(ctx context.Context, i int, side Side, stores []s
 	if side.As != "" {
 		to = filepath.Join(m.raw, filepath.Base(dir)) // [sim-]SIDE-profiles
 	}
-	args := []string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(g.scenarios, ","), "--dir", to}
+	args := []string{"profile", "--all", "-q", "--stores", strings.Join(run, ","), "--scenarios", strings.Join(g.scenarios, ","), "--out", to}
 	suffix := ".pb.gz" // the heap profile's, FileName; the simulated CPU's windows end .<n>.sim.pb.gz
 	if simulated {
-		args, suffix = append(args, "--instrument", "simulate"), ".sim.pb.gz"
+		args, suffix = append(args, "--simulate"), ".sim.pb.gz"
 	}
 	args = append(args, Options{Ops: g.ops}.opsArgs()...)
 	if code, stderr, err := Command(ctx, side.Bin, io.Discard, args...); err != nil || code != 0 {
@@ -405,7 +405,7 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 				part := filepath.Join(m.raw, fmt.Sprintf("sim-%s.%d.txt", Sides[i], k))
 				args := Options{Stores: m.stores(i), Scenarios: g.scenarios, Count: o.Count, Ops: g.ops, RunArgs: o.RunArgs}.runArgs(part, 0, true)
 				if code, stderr, err := Command(ctx, side.Bin, nil, args...); err != nil || code > 1 {
-					errs <- commandError("certbench run --instrument simulate ("+Sides[i]+")", code, stderr, err)
+					errs <- commandError("certbench run --simulate ("+Sides[i]+")", code, stderr, err)
 					return
 				}
 				m.files[i] = append(m.files[i], part)

@@ -90,17 +90,16 @@ func (r *Report) Passed() bool {
 
 // run is one Run's state.
 type run struct {
-	o          RunOptions
-	root, out  string
-	commit     string   // the base's
-	edits      []string // the base's go.mod edits (BaseReplace)
-	bins       [2]string
-	desc       [2]string
-	binKey     string
-	notes      []string
-	b          *builder
-	hist       history.Store // History's
-	policyFile string
+	o         RunOptions
+	root, out string
+	commit    string   // the base's
+	edits     []string // the base's go.mod edits (BaseReplace)
+	bins      [2]string
+	desc      [2]string
+	binKey    string
+	notes     []string
+	b         *builder
+	hist      history.Store // History's
 	// policy is the gate's; clock the clock's pass's (with Simulate its
 	// time loosened: LoosenClock).
 	policy, clock gate.Policy
@@ -470,7 +469,7 @@ func (r *run) resolvePolicy(ctx context.Context) error {
 	if err != nil {
 		return &InputError{fmt.Errorf("gate policy: %w", err)}
 	}
-	r.policy, r.clock, r.policyFile = p, p, f.Config
+	r.policy, r.clock = p, p
 	if r.o.Simulate {
 		r.clock, err = LoosenClock(p, r.o.WallMax)
 	}
@@ -479,10 +478,10 @@ func (r *run) resolvePolicy(ctx context.Context) error {
 
 // runArgs are certbench run's arguments for the policy's sample timeout.
 func (r *run) runArgs() []string {
-	if r.policyFile == "" {
+	if r.policy.SampleTimeout <= 0 {
 		return nil
 	}
-	return []string{"--config", r.policyFile}
+	return []string{"--sample-timeout", r.policy.SampleTimeout.String()}
 }
 
 // measure runs the clock's pass, the base's results cached or not.

@@ -21,7 +21,7 @@ var ErrNoProfiles = errors.New("no profiles")
 
 // Folders names the code behind a regression the gate found, from a
 // base's and a head's folder of profiles ("certbench profile --all", with
-// --instrument simulate for the simulated CPU's units): the store lines
+// --simulate for the simulated CPU's units): the store lines
 // whose value per op grew most. It implements gate.SiteFinder.
 type Folders struct {
 	Base, Head string

@@ -45,6 +45,6 @@ func checkInstruments(base, head *results.Set) error {
 	if len(b) <= 1 && len(h) <= 1 && (len(b) == 0 || len(h) == 0 || b[0] == h[0]) {
 		return nil
 	}
-	return fmt.Errorf("%w: %w: base by %s, head by %s; gate wall-clock results (certbench run) and simulated ones (certbench run --instrument simulate) separately",
+	return fmt.Errorf("%w: %w: base by %s, head by %s; gate wall-clock results (certbench run) and simulated ones (certbench run --simulate) separately",
 		ErrInput, ErrMixedInstruments, strings.Join(b, " and "), strings.Join(h, " and "))
 }

@@ -131,7 +131,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 	default:
 		why, instead := "valgrind is not installed", "with valgrind installed"
 		if !r.NoValgrind {
-			why, instead = "--instrument wall", "without --instrument wall"
+			why, instead = "the clock, without --simulate", "without the clock, without --simulate"
 		}
 		fmt.Fprintf(bw, "The CPU half is the clock (%s). On a shared runner the clock's noise hides CPU changes smaller than about 10%% (results/simulated-cpu.md); %s, peer check gates instructions/op on the simulated CPU instead.\n\n", why, instead)
 		writeVerdict(bw, r.Gate)

@@ -179,7 +179,7 @@ func TestCommentOnTheClock(t *testing.T) {
 		want       string
 	}{
 		{true, "The CPU half is the clock (valgrind is not installed)"},
-		{false, "The CPU half is the clock (--instrument wall)"},
+		{false, "The CPU half is the clock (the clock, without --simulate)"},
 	} {
 		rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, NoValgrind: tc.noValgrind, Skipped: map[string]string{}, Count: 4}
 		var b bytes.Buffer

@@ -110,8 +110,8 @@ func simulate(t *testing.T, kind regressions.Kind, scens string, count int, work
 		"CERTBENCH_VARIANT_SCENARIOS="+scens, countEnv+"="+strconv.Itoa(count), workEnv+"="+strings.Join(kv, ","), opsEnv+"="+strconv.Itoa(*simOps))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// The start-up randomness fixed, as certbench run --instrument
-	// simulate fixes it: the store's hash seed is the same in every process.
+	// The start-up randomness fixed, as certbench run --simulate
+	// fixes it: the store's hash seed is the same in every process.
 	cmd.Env = append(cmd.Env, callgrind.SeedEnv+"=fixed")
 	if err = callgrind.StartFixedSeed(cmd, callgrind.Seed); err == nil {
 		err = cmd.Wait()
@@ -153,7 +153,7 @@ func spread(vs []float64) float64 {
 // TestSensitivitySimulated measures the gate on the simulated CPU: for
 // each variant, -sim-runs runs of one process per side (base and head at
 // once, each -sim-count samples of every scenario under callgrind, as
-// certbench run --instrument simulate measures them), then gate.Evaluate
+// certbench run --simulate measures them), then gate.Evaluate
 // with the policy of -config. The variants are none (A/A), work+P% for
 // each P of -work (the store wrapped by regressions.WrapWork with P% of
 // the store's own instructions/op in that scenario, measured once first,
