@@ -91,7 +91,7 @@ func TestScenarioFileErrors(t *testing.T) {
 		{[]string{"run", "--scenarios", bad}, "bad.yaml:4:9: churn.kind: \"shuffle\": want one of"},
 		{[]string{"run", "--scenarios", filepath.Join(dir, "none.yaml")}, "scenario file: stat"},
 		{[]string{"run", "--scenarios", yamlDir}, "not a regular file"},
-		{[]string{"run", "--scenarios", good, "--scenarios", good}, "scenario tiny-renew is also named by "+good},
+		{[]string{"run", "--scenarios", good, "--scenarios", good}, "scenario tiny-renew is also named by " + good},
 		{[]string{"run", "--scenarios", good, "--certs", certsDir}, "--scenarios FILE.yaml with --certs"},
 		{[]string{"list", bad}, "bad.yaml:4:9"},
 		{[]string{"profile", "--stores", "optimized", "--scenarios", bad}, "bad.yaml:4:9"},
