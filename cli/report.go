@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,13 +25,9 @@ type reportOptions struct {
 	Files     []string
 	// Output is the HTML file (-o); never stdout.
 	Output string
-	// PNGDir, if set, also gets every chart as PNG at DPI.
+	// PNGDir, if set, also gets every chart as PNG (at pngDPI).
 	PNGDir string
-	DPI    int
 	Title  string
-	// GrowthChart, if set, is an .svg or .png file for one growth chart.
-	GrowthChart, GrowthFamily, GrowthTitle string
-	GrowthUnits                            []string
 	// Table prints the sweep's medians and exponents on IO.Out.
 	Table bool
 	// ByFile compares the files instead of the stores (--col .file).
@@ -62,7 +57,7 @@ trend chart per benchmark with its change points, the last file as the head
 against main's band (RESULTS may then be none). --base-profiles and
 --head-profiles (as gate's) add a flame graph per profile in both folders.
 --png DIR also writes
-every chart as a PNG, --growth-chart FILE one growth chart for a README.
+every chart as a PNG (a sweep family's growth chart is DIR/growth-FAMILY.png).
 --row, --col and --filter select as benchstat's -row, -col and -filter do.`,
 		Example: `  certbench report -o report.html results.txt sweep.txt
   certbench report --by-file --png charts base.txt head.txt
@@ -81,12 +76,7 @@ every chart as a PNG, --growth-chart FILE one growth chart for a README.
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.Output, "output", "o", "report.html", "write the HTML page to this `file` (not stdout)")
 	fs.StringVar(&opts.PNGDir, "png", "", "also write every chart as a PNG image into this `dir`")
-	fs.IntVar(&opts.DPI, "dpi", 144, "resolution of the PNG images, in `dpi`")
 	fs.StringVar(&opts.Title, "title", "", "page `title` (default \"certbench report\")")
-	fs.StringVar(&opts.GrowthChart, "growth-chart", "", "also write one growth chart to this .svg or .png `file`")
-	fs.StringVar(&opts.GrowthFamily, "growth-family", "", "sweep `family` of --growth-chart (default: the first)")
-	fs.StringVar(&opts.GrowthTitle, "growth-title", "", "`title` of --growth-chart (default: the family's)")
-	fs.StringSliceVar(&opts.GrowthUnits, "growth-units", []string{results.UnitSec, results.UnitRetained}, "`units` (metrics) of --growth-chart, comma-separated")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")
@@ -170,16 +160,11 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	}
 	fmt.Fprintf(out, "wrote %s (%s of %s)\n", opts.Output, plural(len(rep.Charts()), "chart"), plural(panels, "panel"))
 	if opts.PNGDir != "" {
-		paths, err := rep.WritePNGs(opts.PNGDir, opts.DPI)
+		paths, err := rep.WritePNGs(opts.PNGDir, pngDPI)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "wrote %d PNG images to %s\n", len(paths), opts.PNGDir)
-	}
-	if opts.GrowthChart != "" {
-		if err := writeGrowthChart(opts, rep, files); err != nil {
-			return err
-		}
 	}
 	if opts.Table && len(rep.Curves) > 0 {
 		fmt.Fprintln(out)
@@ -193,6 +178,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	}
 	return nil
 }
+
+// pngDPI is the resolution of report --png's images.
+const pngDPI = 144
 
 // readGate reads the gate result --gate names; nil if none.
 func readGate(path string) (*report.GateResult, error) {
@@ -209,26 +197,6 @@ func readGate(path string) (*report.GateResult, error) {
 		return nil, usagef("--gate %s: %v", path, err)
 	}
 	return g, nil
-}
-
-// writeGrowthChart writes the one growth chart of --growth-chart.
-func writeGrowthChart(opts *reportOptions, rep *report.Report, files string) error {
-	if len(rep.Curves) == 0 {
-		return usagef("--growth-chart: no sweep results in %s", files)
-	}
-	fam := cmp.Or(opts.GrowthFamily, rep.Curves[0].Family)
-	ch, err := rep.GrowthChart(fam, opts.GrowthUnits, opts.GrowthTitle)
-	if err != nil {
-		return err
-	}
-	if ch == nil {
-		return usagef("--growth-chart: family %q has none of the units %s", fam, strings.Join(opts.GrowthUnits, ", "))
-	}
-	if err := report.WriteChart(ch, opts.GrowthChart); err != nil {
-		return usageError(err)
-	}
-	fmt.Fprintf(opts.ioStreams.Out, "wrote %s\n", opts.GrowthChart)
-	return nil
 }
 
 // writeHTML streams the page (it can be tens of megabytes) into a
