@@ -27,7 +27,6 @@ type conformanceOptions struct {
 	Seed       uint64
 	Iterations int
 	Duration   time.Duration
-	Runs       int
 	Format     string // text, markdown or json
 	Output     string // -o; "" or "-" is IO.Out
 	Verbose    bool   // say which store runs, and each change found
@@ -76,7 +75,6 @@ rule failed (the stores differ), 2 bad usage.`,
 	f.Uint64Var(&opts.Seed, "seed", 0, "`seed` of the differential pass or the comparison (0: conformance.DefaultDiffSeed)")
 	f.DurationVar(&opts.Duration, "duration", 0, "run the differential pass or the comparison this long, a `time` such as 30s or 5m (0: the default bound)")
 	f.IntVar(&opts.Iterations, "iterations", 0, "bound the differential pass or the comparison to `n` iterations (0: the default)")
-	f.IntVar(&opts.Runs, "runs", 0, "with --against, play each case `n` times on each store (0: conformance.DefaultCompareRuns)")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("output format", conformanceFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the output to this `file` instead of stdout")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "say which store is running on stderr, and each change as it is found")
@@ -89,8 +87,8 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 	if err := checkFormat(opts.Format, conformanceFormats); err != nil {
 		return err
 	}
-	if opts.Iterations < 0 || opts.Duration < 0 || opts.Runs < 0 {
-		return usagef("--iterations, --duration and --runs must not be negative")
+	if opts.Iterations < 0 || opts.Duration < 0 {
+		return usagef("--iterations and --duration must not be negative")
 	}
 	stores := opts.Stores
 	if len(stores) == 0 && opts.Against == "" {
@@ -105,7 +103,7 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 		return err
 	}
 	iso := conformance.Isolated{Command: conformanceCommand, Args: []string{"conformance"}, Seed: opts.Seed, Iterations: opts.Iterations,
-		Duration: opts.Duration, Runs: opts.Runs, Timeout: opts.ChildTimeout}
+		Duration: opts.Duration, Timeout: opts.ChildTimeout}
 	var out renderer
 	failed := false
 	if opts.Against != "" {

@@ -123,7 +123,6 @@ func TestConformanceCommandUsage(t *testing.T) {
 		{"conformance", "--stores", "optimized", "--against", "optimized"},
 		{"conformance", "--stores", "naive,optimized", "--against", "test-lasttie"},
 		{"conformance", "--stores", "optimized", "--against", "no-such-store"},
-		{"conformance", "--runs", "-1"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := Main(args, &stdout, &stderr); code != ExitUsage {
