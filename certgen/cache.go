@@ -140,21 +140,15 @@ func writePoolFile(path string, p *Pool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	_, err = tmp.Write(data)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		_ = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it private
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := tmp.Close(); err != nil {
+	if err != nil {
 		os.Remove(tmp.Name())
-		return err
 	}
-	_ = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it private
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return err
 }
 
 var errBadCache = errors.New("certgen: pool cache file is corrupt or stale")

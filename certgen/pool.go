@@ -46,18 +46,8 @@ type PoolSpec struct {
 }
 
 func (s PoolSpec) withDefaults() PoolSpec {
-	if s.Key == "" {
-		s.Key = P256
-	}
-	if s.MaxSANs == 0 {
-		s.MaxSANs = 2
-	}
-	if s.WildcardEvery == 0 {
-		s.WildcardEvery = 5
-	}
-	if s.Domain == "" {
-		s.Domain = "example.test"
-	}
+	s.Key, s.MaxSANs = cmp.Or(s.Key, P256), cmp.Or(s.MaxSANs, 2)
+	s.WildcardEvery, s.Domain = cmp.Or(s.WildcardEvery, 5), cmp.Or(s.Domain, "example.test")
 	return s
 }
 
@@ -340,13 +330,7 @@ var rsaKeysPEM []byte
 
 var rsaKeys = sync.OnceValues(func() ([]crypto.Signer, error) {
 	var keys []crypto.Signer
-	rest := rsaKeysPEM
-	for {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			break
-		}
+	for b, rest := pem.Decode(rsaKeysPEM); b != nil; b, rest = pem.Decode(rest) {
 		k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
 		if err != nil {
 			return nil, fmt.Errorf("certgen: committed RSA key %d: %w", len(keys), err)

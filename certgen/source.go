@@ -2,6 +2,7 @@ package certgen
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -259,18 +260,9 @@ func (s *Source) dropUnusable() {
 // computes the fingerprint.
 func (s *Source) finish(opts SourceOptions) error {
 	s.dropUnusable()
-	slices.SortStableFunc(s.Skipped, func(a, b Skip) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		return a.Line - b.Line
-	})
-	if opts.Strict {
-		for _, sk := range s.Skipped {
-			if !sk.Ignored {
-				return sk.Err()
-			}
-		}
+	slices.SortStableFunc(s.Skipped, func(a, b Skip) int { return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line) })
+	if i := slices.IndexFunc(s.Skipped, func(sk Skip) bool { return !sk.Ignored }); opts.Strict && i >= 0 {
+		return s.Skipped[i].Err()
 	}
 	slices.Sort(s.Stores)
 	s.Stores = slices.Compact(s.Stores)

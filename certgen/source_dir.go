@@ -85,7 +85,7 @@ func walkSource(root string, send func(path, rel string)) ([]Skip, error) {
 				return nil
 			}
 			r, err := filepath.Rel(root, resolved)
-			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+			if err != nil || !filepath.IsLocal(r) {
 				skip(rel, false, errors.New("refused: symbolic link leads outside the source directory"))
 				return nil
 			}

@@ -2,6 +2,7 @@ package certgen
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -71,7 +72,7 @@ func (d *secretDecoder) jsonErr(err error) error {
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &te):
-		return d.fail(te.Offset, "JSON: %s is a %s, want %s", jsonField(te.Field), te.Value, te.Type)
+		return d.fail(te.Offset, "JSON: %s is a %s, want %s", cmp.Or(te.Field, "a value"), te.Value, te.Type)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return d.fail(int64(len(d.data)), "JSON: unexpected end of input")
 	}
@@ -140,7 +141,7 @@ func (d *secretDecoder) items(keyOff int64, items []secretItem, offsets []int64)
 		return nil, nil, d.fail(keyOff, "items is not a list")
 	}
 	for dec.More() {
-		off := skipSpace(d.data, dec.InputOffset())
+		off := int64(len(d.data) - len(bytes.TrimLeft(d.data[dec.InputOffset():], " \t\r\n,"))) // where the item starts
 		var it secretItem
 		if err := dec.Decode(&it); err != nil {
 			return nil, nil, d.jsonErr(err)
@@ -201,25 +202,6 @@ func secretCert(it *secretItem, i, line int, file string, cc *certCache, opts So
 		res.Stores = normalizeStores([]string{it.Metadata.Namespace})
 	}
 	return res, skips
-}
-
-func jsonField(f string) string {
-	if f == "" {
-		return "a value"
-	}
-	return f
-}
-
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n', ',':
-			off++
-			continue
-		}
-		break
-	}
-	return off
 }
 
 // lineAt returns the line of a byte offset.

@@ -404,7 +404,7 @@ func (e *traefikEntry) read(field, value, config, dir string, cc *certCache, opt
 		p = filepath.Join(dir, p)
 	}
 	name := value
-	if r, err := filepath.Rel(dir, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+	if r, err := filepath.Rel(dir, p); err == nil && filepath.IsLocal(r) {
 		name = filepath.ToSlash(r)
 	}
 	data, err := readCapped(p, opts.MaxFileSize, "MaxFileSize")

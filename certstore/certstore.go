@@ -59,11 +59,8 @@ func (c *Config) StoreNames() []string {
 
 // HasStore reports whether the configuration has a store with that name.
 func (c *Config) HasStore(name string) bool {
-	if name == DefaultStore {
-		return true
-	}
 	_, ok := c.Stores[name]
-	return ok
+	return ok || name == DefaultStore
 }
 
 // Lookup finds certificates in one published generation.

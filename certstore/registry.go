@@ -2,6 +2,7 @@ package certstore
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -48,26 +49,17 @@ func Register(name, description string, f Factory) {
 func Registered() []Info {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
-	infos := make([]Info, 0, len(registry))
-	for _, info := range registry {
-		infos = append(infos, info)
-	}
-	slices.SortFunc(infos, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
-	return infos
+	return slices.SortedFunc(maps.Values(registry), func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // LookupFactory returns the registered store with that name. Its error
 // lists the registered names.
 func LookupFactory(name string) (Info, error) {
 	registryMu.RLock()
+	defer registryMu.RUnlock()
 	info, ok := registry[name]
-	registryMu.RUnlock()
 	if !ok {
-		var names []string
-		for _, i := range Registered() {
-			names = append(names, i.Name)
-		}
-		return Info{}, fmt.Errorf("unknown store %q (registered: %s)", name, strings.Join(names, ", "))
+		return Info{}, fmt.Errorf("unknown store %q (registered: %s)", name, strings.Join(slices.Sorted(maps.Keys(registry)), ", "))
 	}
 	return info, nil
 }

@@ -405,14 +405,14 @@ func (su *suite) testGoroutines(t rt) {
 		return
 	}
 	if err := goleak.Find(running); err != nil {
-		t.Errorf("goroutines the store started are still running after Close: %s", clip(err.Error()))
+		t.Errorf("goroutines the store started are still running after Close: %s", clip(err.Error(), 6000, "\n..."))
 	}
 }
 
-// clip cuts a goroutine dump for a failure message.
-func clip(s string) string {
-	if len(s) > 6000 {
-		return s[:6000] + "\n..."
+// clip cuts s to n bytes for a failure message, marking the cut with more.
+func clip(s string, n int, more string) string {
+	if len(s) > n {
+		return s[:n] + more
 	}
 	return s
 }

@@ -145,11 +145,8 @@ func (cfg *CaseConfig) storeNames() []string { return slices.Sorted(maps.Keys(cf
 
 // declares reports whether cfg has the store.
 func (cfg *CaseConfig) declares(store string) bool {
-	if store == certstore.DefaultStore {
-		return true
-	}
 	_, ok := cfg.Stores[store]
-	return ok
+	return ok || store == certstore.DefaultStore
 }
 
 // valid reports whether cfg is a configuration every store must accept:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 
@@ -55,20 +56,13 @@ type Report struct {
 
 // Passed reports whether every rule passed.
 func (r *Report) Passed() bool {
-	for _, rr := range r.Rules {
-		if rr.Result != Pass {
-			return false
-		}
-	}
-	return len(r.Rules) > 0
+	return len(r.Rules) > 0 && !slices.ContainsFunc(r.Rules, func(rr RuleResult) bool { return rr.Result != Pass })
 }
 
 // Rule returns the outcome of the named rule, or nil.
 func (r *Report) Rule(name string) *RuleResult {
-	for i := range r.Rules {
-		if r.Rules[i].Rule == name {
-			return &r.Rules[i]
-		}
+	if i := slices.IndexFunc(r.Rules, func(rr RuleResult) bool { return rr.Rule == name }); i >= 0 {
+		return &r.Rules[i]
 	}
 	return nil
 }

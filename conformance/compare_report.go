@@ -144,7 +144,7 @@ func (r *Comparison) WriteMarkdown(w io.Writer) error {
 }
 
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
+	return results.EscapeMarkdown(strings.ReplaceAll(s, "\n", " "))
 }
 
 func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }

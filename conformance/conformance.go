@@ -194,11 +194,7 @@ func errText(err error) string {
 	if err == nil {
 		return "<nil>"
 	}
-	msg := err.Error()
-	if len(msg) > 300 {
-		msg = msg[:300] + "..."
-	}
-	return msg
+	return clip(err.Error(), 300, "...")
 }
 
 // leafOf returns the leaf DER of a served certificate, or nil.

@@ -70,7 +70,7 @@ type Divergence struct {
 // Error describes the divergence in one paragraph.
 func (d *Divergence) Error() string {
 	c := &d.Case
-	if d.Via == "Update" {
+	if d.Via == viaUpdate {
 		return fmt.Sprintf("Update of configuration %d rejected a valid configuration: %s", d.Got.Config, errText(d.Got.Err))
 	}
 	return fmt.Sprintf("%s(%q, %q) on the generation of configuration %d of %d: got %s; certstore.Match wants %s",
@@ -123,7 +123,6 @@ func (o DifferentialOptions) withFlags() DifferentialOptions {
 
 func (o DifferentialOptions) withDefaults() DifferentialOptions {
 	o.Seed = cmp.Or(o.Seed, DefaultDiffSeed)
-
 	if o.Iterations == 0 && o.Duration == 0 {
 		o.Iterations, o.Duration = DefaultDiffIterations, DefaultDiffTimeCap
 	}

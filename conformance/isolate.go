@@ -172,10 +172,7 @@ func (iso Isolated) run(ctx context.Context, req childRequest) (*events, error) 
 	if ev.done {
 		return ev, nil
 	}
-	output := strings.TrimSpace(stray + stderr.String())
-	if len(output) > 4000 {
-		output = output[:4000] + "\n..."
-	}
+	output := clip(strings.TrimSpace(stray+stderr.String()), 4000, "\n...")
 	if ev.events == 0 && ctx.Err() == nil {
 		return nil, fmt.Errorf("conformance: %s %s reported nothing (%v); does its main call conformance.ServeChild? output:\n%s",
 			c.Path, strings.Join(c.Args[1:], " "), err, output)

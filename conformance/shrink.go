@@ -3,6 +3,7 @@ package conformance
 // Shrinking a divergence to a minimal case, and printing it as a Go test.
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -326,12 +327,7 @@ func labelsOf(c *Case) []string {
 			ls = append(ls, l)
 		}
 	}
-	slices.SortFunc(ls, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(ls, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	return ls
 }
 

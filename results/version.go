@@ -1,6 +1,9 @@
 package results
 
-import "runtime/debug"
+import (
+	"cmp"
+	"runtime/debug"
+)
 
 // modulePath is certbench's module, main or a store's dependency.
 const modulePath = "github.com/certbench/certbench"
@@ -18,10 +21,7 @@ type buildInfo struct {
 
 // readBuildInfo reads the running binary's build info.
 func readBuildInfo() buildInfo {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
+	bi, _ := debug.ReadBuildInfo() // nil when the binary has none
 	return parseBuildInfo(bi, revision)
 }
 
@@ -105,10 +105,7 @@ func VersionLine() string { return readBuildInfo().line() }
 
 // line is VersionLine for b.
 func (b buildInfo) line() string {
-	v := b.version
-	if v == "" {
-		v = "devel"
-	}
+	v := cmp.Or(b.version, "devel")
 	if b.revision == "" {
 		return v
 	}

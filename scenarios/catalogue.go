@@ -251,10 +251,7 @@ func (s Scenario) Build(ops int) (*Workload, error) {
 // window moving by its own size (cycling) each time, and the window.
 func (s Scenario) rotateConfigs(pool *certgen.Pool, ops int) ([]*certstore.Config, int) {
 	n := len(pool.Certs)
-	win := s.Window
-	if win <= 0 || win > n {
-		win = n
-	}
+	win := s.window(n)
 	var cfgs []*certstore.Config
 	for op := 0; op <= ops+1; op++ {
 		start := (op * win) % n
@@ -266,6 +263,14 @@ func (s Scenario) rotateConfigs(pool *certgen.Pool, ops int) ([]*certstore.Confi
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs, win
+}
+
+// window is Rotate's certificates per configuration in a pool of n.
+func (s Scenario) window(n int) int {
+	if s.Window <= 0 || s.Window > n {
+		return n
+	}
+	return s.Window
 }
 
 // renewConfigs returns the ops+2 configurations of a Renew or Sequence
@@ -452,22 +457,26 @@ func (s Scenario) buildHandshake(pool *certgen.Pool, w *Workload) error {
 		return fmt.Errorf("scenario %s: default certificate has no PEM block", s.Name)
 	}
 	w.DefaultLeaf = block.Bytes
-	exact := map[string]bool{}
+	names := nameSet{}
 	for _, f := range pool.Certs {
 		for _, n := range f.Names {
-			exact[strings.ToLower(n)] = true
+			names[strings.ToLower(n)] = true
 		}
 	}
 	w.Misses = make([]bool, len(w.Hellos))
 	for i, h := range w.Hellos {
-		sni := certstore.NormalizeServerName(h.ServerName)
-		hit := exact[sni]
-		if parent, ok := certstore.WildcardParent(sni); ok && !hit {
-			hit = exact["*."+parent]
-		}
-		w.Misses[i] = !hit
+		w.Misses[i] = !names.matches(certstore.NormalizeServerName(h.ServerName))
 	}
 	return nil
+}
+
+// nameSet holds certificate names, lowercased.
+type nameSet map[string]bool
+
+// matches reports whether a name of the set serves sni, exactly or as a wildcard.
+func (ns nameSet) matches(sni string) bool {
+	parent, ok := certstore.WildcardParent(sni)
+	return ns[sni] || ok && ns["*."+parent]
 }
 
 // CheckSimulate reports whether the simulated CPU (certbench run

@@ -346,9 +346,7 @@ func (c *churnFile) validate() error {
 	}
 	switch c.Kind {
 	case Rotate:
-		if c.Window < 1 || c.Window > 1_000_000 {
-			errs.bad("window", "want the certificates in each configuration, from 1 to 1000000")
-		}
+		errs.inRange("window", c.Window, 1, 1_000_000, "the certificates in each configuration,")
 	case Renew, Held:
 		if c.Renew != nil && (*c.Renew < 1 || *c.Renew > 1_000_000) {
 			errs.bad("renew", "want certificates renewed per refresh from 1 to 1000000")

@@ -35,10 +35,7 @@ func WithSource(sc Scenario, src *certgen.Source) (Scenario, error) {
 	}
 	inCatalogue := slices.ContainsFunc(Catalogue, func(c Scenario) bool { return c.Name == sc.Name })
 	if sc.Kind == Rotate {
-		win := sc.Window
-		if win <= 0 || win > n {
-			win = n
-		}
+		win := sc.window(n)
 		if c := sc.Pool.Count; c > 0 && n < c && sc.Window > 0 {
 			win = max(1, n*sc.Window/c)
 		}
@@ -253,7 +250,7 @@ func hostName(n string) bool {
 // certgen.SourceDomain.
 func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloInfo, error) {
 	var exact, wild []string
-	have := map[string]bool{}
+	have := nameSet{}
 	for _, names := range certs {
 		for _, n := range names {
 			if !hostName(n) {
@@ -273,13 +270,6 @@ func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloIn
 	}
 	if len(exact) == 0 && len(wild) == 0 {
 		return nil, fmt.Errorf("no certificate in the store looked in has a host name to look up")
-	}
-	matches := func(sni string) bool {
-		if have[sni] {
-			return true
-		}
-		parent, ok := certstore.WildcardParent(sni)
-		return ok && have["*."+parent]
 	}
 	child := func(i int) string { return fmt.Sprintf("host%d.%s", i, wild[i%len(wild)]) }
 	exactAt := func(i int) string {
@@ -301,7 +291,7 @@ func sourceMix(certs [][]string, count int, mix LookupMix) ([]*tls.ClientHelloIn
 			return child(i)
 		}
 		sni := fmt.Sprintf("scan-%d.unknown.%s", i, certgen.SourceDomain)
-		for k := 0; matches(sni); k++ {
+		for k := 0; have.matches(sni); k++ {
 			sni = fmt.Sprintf("scan-%d-%d.miss.%s", i, k, certgen.SourceDomain)
 		}
 		return sni

@@ -8,6 +8,7 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -49,17 +50,12 @@ const (
 
 // appendName appends one name record: kind, length as uvarint, bytes.
 func appendName(b []byte, kind byte, name string) []byte {
-	b = append(b, kind)
-	n := uint64(len(name))
-	for n >= 0x80 {
-		b = append(b, byte(n)|0x80)
-		n >>= 7
-	}
-	b = append(b, byte(n))
+	b = binary.AppendUvarint(append(b, kind), uint64(len(name)))
 	return append(b, name...)
 }
 
-// nextName decodes the record at p and returns the next record's position.
+// nextName decodes the record at p and returns the next record's position
+// (binary.Uvarint by hand: it takes a []byte, and s is a string).
 func nextName(s string, p int) (kind byte, name string, next int) {
 	kind = s[p]
 	p++
@@ -186,20 +182,23 @@ func (s *Store) parse(pair *certstore.KeyPair) (res parsed, err error) {
 	return res, nil
 }
 
+// firstBlock returns the first PEM block of data whose type want accepts
+// (nil: none), the text after it, and the types of the blocks before it.
+func firstBlock(data []byte, want func(typ string) bool) (b *pem.Block, rest []byte, skipped []string) {
+	for rest = data; ; skipped = append(skipped, b.Type) {
+		if b, rest = pem.Decode(rest); b == nil || want(b.Type) {
+			return b, rest, skipped
+		}
+	}
+}
+
 // leafPEM returns the first CERTIFICATE block of certPEM and the text
 // after it, with tls.X509KeyPair's errors.
 func leafPEM(certPEM []byte) (*pem.Block, []byte, error) {
-	var skipped []string
-	for rest := certPEM; ; {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
-			break
-		} else if b.Type == "CERTIFICATE" {
-			return b, rest, nil
-		}
-		skipped = append(skipped, b.Type)
-	}
+	b, rest, skipped := firstBlock(certPEM, func(typ string) bool { return typ == "CERTIFICATE" })
 	switch {
+	case b != nil:
+		return b, rest, nil
 	case len(skipped) == 0:
 		return nil, nil, errors.New("no PEM data in certificate input")
 	case len(skipped) == 1 && strings.HasSuffix(skipped[0], "PRIVATE KEY"):
@@ -211,17 +210,10 @@ func leafPEM(certPEM []byte) (*pem.Block, []byte, error) {
 // keyPEM returns the first private key block of keyPEM, with
 // tls.X509KeyPair's errors.
 func keyPEM(keyPEM []byte) (*pem.Block, error) {
-	var skipped []string
-	for rest := keyPEM; ; {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
-			break
-		} else if b.Type == "PRIVATE KEY" || strings.HasSuffix(b.Type, " PRIVATE KEY") {
-			return b, nil
-		}
-		skipped = append(skipped, b.Type)
-	}
+	b, _, skipped := firstBlock(keyPEM, func(typ string) bool { return typ == "PRIVATE KEY" || strings.HasSuffix(typ, " PRIVATE KEY") })
 	switch {
+	case b != nil:
+		return b, nil
 	case len(skipped) == 0:
 		return nil, errors.New("no PEM data in key input")
 	case len(skipped) == 1 && skipped[0] == "CERTIFICATE":
