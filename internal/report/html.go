@@ -76,8 +76,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"
 	}
-	for _, fam := range r.families() {
-		t := growth.FamilyTable(r.Curves, fam, r.curveStores())
+	families, _ := growth.Order(r.Curves)
+	for _, fam := range families {
+		t := growth.FamilyTable(r.Curves, fam)
 		t.ID = "medians-" + safeID(fam)
 		hf := htmlFamily{Name: fam, Medians: fragment(&table.Page{Tables: []*table.Table{t}})}
 		for _, ch := range r.Growth {
