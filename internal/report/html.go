@@ -11,6 +11,7 @@ import (
 	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
 )
 
 // htmlChart is one chart on the page.
@@ -116,7 +117,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		cp := r.Compare.Page()
 		cp.Details = nil // the page shows the configuration once
 		for _, t := range cp.Tables {
-			t.ID, t.Title = "table-"+safeID(t.Title), infoOf(t.Title).title+" ("+t.Title+")"
+			t.ID, t.Title = "table-"+safeID(t.Title), results.Title(t.Title)+" ("+t.Title+")"
 		}
 		page.Tables = fragment(cp)
 	}
