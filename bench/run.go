@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,15 +86,12 @@ type runner struct {
 
 // newRunner checks opts and fills in their defaults.
 func newRunner(ctx context.Context, opts Options, emit func(Sample) error) (*runner, error) {
-	r := &runner{ctx: ctx, opts: opts, emit: emit, count: opts.Count, timeout: opts.SampleTimeout}
+	r := &runner{ctx: ctx, opts: opts, emit: emit, count: opts.Count, timeout: cmp.Or(opts.SampleTimeout, DefaultSampleTimeout)}
 	if r.count <= 0 {
 		r.count = DefaultCount
 	}
 	if len(opts.Stores) == 0 || len(opts.Scenarios) == 0 {
 		return nil, fmt.Errorf("bench: nothing to run (%d stores, %d scenarios)", len(opts.Stores), len(opts.Scenarios))
-	}
-	if r.timeout == 0 {
-		r.timeout = DefaultSampleTimeout
 	}
 	switch opts.Instrument {
 	case "", Wall:

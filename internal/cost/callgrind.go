@@ -64,13 +64,7 @@ func (p *Part) Label() (string, bool) { return strings.CutPrefix(p.Trigger, "dum
 // AddCalls adds the calls of another part (another thread's) to p's.
 func (p *Part) AddCalls(calls map[[2]string][]int64) {
 	for k, v := range calls {
-		if have := p.Calls[k]; have != nil {
-			for i := range min(len(v), len(have)) {
-				have[i] = addSat(have[i], v[i])
-			}
-		} else {
-			p.Calls[k] = slices.Clone(v)
-		}
+		addTo(p.Calls, k, slices.Clone(v))
 	}
 }
 
@@ -391,24 +385,10 @@ func (c *cgReader) costLine(s string) error {
 		if old, ok := p.caller[c.cfn]; !ok || v[0] > old.ir {
 			p.caller[c.cfn] = cgCall{from: c.fn, line: line, ir: v[0]}
 		}
-		e := [2]int32{c.fn, c.cfn}
-		if have := p.edges[e]; have != nil {
-			for i := range v {
-				have[i] = addSat(have[i], v[i])
-			}
-		} else {
-			p.edges[e] = v
-		}
+		addTo(p.edges, [2]int32{c.fn, c.cfn}, v)
 		return nil
 	}
-	k := cgSite{c.fn, line}
-	if have := p.self[k]; have != nil {
-		for i := range v {
-			have[i] = addSat(have[i], v[i])
-		}
-	} else {
-		p.self[k] = v
-	}
+	addTo(p.self, cgSite{c.fn, line}, v)
 	return nil
 }
 
@@ -473,13 +453,7 @@ func (p *cgPart) profile(events []string) (*profile.Profile, map[[2]string][]int
 				k[i] = fs[0]
 			}
 		}
-		if have := calls[k]; have != nil {
-			for i, x := range value(v) {
-				have[i] = addSat(have[i], x)
-			}
-		} else {
-			calls[k] = value(v)
-		}
+		addTo(calls, k, value(v))
 	}
 	b := newBuilder(types)
 	sites := slices.SortedFunc(maps.Keys(p.self), func(x, y cgSite) int {
@@ -555,6 +529,18 @@ func contextFrames(ctx string) []string {
 func infoOfLabel(label string) Info {
 	p := &profile.Profile{Comments: []string{infoComment + " " + label}}
 	return InfoOf(p)
+}
+
+// addTo adds v to m[k] (addSat), or makes v m[k] if m has no k.
+func addTo[K comparable](m map[K][]int64, k K, v []int64) {
+	have := m[k]
+	if have == nil {
+		m[k] = v
+		return
+	}
+	for i := range min(len(v), len(have)) {
+		have[i] = addSat(have[i], v[i])
+	}
 }
 
 // addSat adds b to a, at most math.MaxInt64.

@@ -1,6 +1,7 @@
 package gobench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -55,10 +56,7 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]cost.Site,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ctx := s.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(s.Ctx, context.Background())
 	var paths [2]string
 	for i, side := range ab.Sides {
 		bin := [2]string{pkg.Base, pkg.Head}[i]

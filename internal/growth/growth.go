@@ -203,10 +203,10 @@ var TableUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs
 // WriteTable writes, per family, the medians per pool size (FamilyTable),
 // then the exponents' summary (ExponentTable).
 func WriteTable(w io.Writer, curves []Curve) error {
-	families, stores := order(curves)
+	families, _ := Order(curves)
 	p := &table.Page{}
 	for _, fam := range families {
-		p.Tables = append(p.Tables, FamilyTable(curves, fam, stores))
+		p.Tables = append(p.Tables, FamilyTable(curves, fam))
 	}
 	p.Tables = append(p.Tables, ExponentTable(curves))
 	return table.WriteText(w, p)
@@ -215,7 +215,7 @@ func WriteTable(w io.Writer, curves []Curve) error {
 // ExponentTable is the exponents' summary of curves: a row per family and
 // unit, a column per store (growthText).
 func ExponentTable(curves []Curve) *table.Table {
-	families, stores := order(curves)
+	families, stores := Order(curves)
 	cols := []table.Column{{Name: "family"}, {Name: "unit"}}
 	for _, st := range stores {
 		cols = append(cols, table.Column{Name: st, Align: table.Right})
@@ -262,9 +262,9 @@ func WriteReport(w io.Writer, rs *results.Set, notes []string, took time.Duratio
 	return err
 }
 
-// order returns the families and the stores of curves in the order first
+// Order returns the families and the stores of curves in the order first
 // seen.
-func order(curves []Curve) (families, stores []string) {
+func Order(curves []Curve) (families, stores []string) {
 	for _, c := range curves {
 		if !slices.Contains(families, c.Family) {
 			families = append(families, c.Family)
@@ -279,7 +279,8 @@ func order(curves []Curve) (families, stores []string) {
 // FamilyTable is a family's medians with their 95% interval and sample
 // count at each pool size, a row per unit and store, and the fitted
 // exponents.
-func FamilyTable(curves []Curve, fam string, stores []string) *table.Table {
+func FamilyTable(curves []Curve, fam string) *table.Table {
+	_, stores := Order(curves)
 	var sizes []int
 	for _, c := range curves {
 		if c.Family == fam {
@@ -374,7 +375,7 @@ func growthText(c *Curve) string {
 // N^1.24 (...), optimized ~ N^1.27 (...)".
 func Summary(curves []Curve, unit string) []string {
 	var lines []string
-	families, _ := order(curves)
+	families, _ := Order(curves)
 	for _, fam := range families {
 		var parts []string
 		for _, c := range curves {

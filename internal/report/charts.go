@@ -556,6 +556,14 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
+// gridLines returns a grid of vertical and horizontal lines in the
+// colours given (nil: none).
+func gridLines(vertical, horizontal color.Color) *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = vertical, horizontal
+	return g
+}
+
 // samplesText says how many samples ns are: "n=6", or "n=3–6" when
 // they differ.
 func samplesText(ns []int) string {
@@ -687,8 +695,8 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // axisLabel is a value axis's label: title, "(bytes)" for bytes.
-func axisLabel(info unitInfo, title string) string {
-	if info.bytes {
+func axisLabel(unit, title string) string {
+	if results.IsBytes(unit) {
 		return title + " (bytes)"
 	}
 	return title
@@ -697,8 +705,7 @@ func axisLabel(info unitInfo, title string) string {
 // barPlot makes a panel of a metric of each store: bars, or dots on a
 // log axis when the values differ by more than 30×.
 func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
-	info := infoOf(unit)
-	p := newPlot(info.title)
+	p := newPlot(results.Title(unit))
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vals {
 		if v.center > 0 {
@@ -706,12 +713,9 @@ func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 		}
 		hi = math.Max(hi, v.center)
 	}
-	b := &bars{vals: vals, format: info.format, log: hi > 0 && hi/lo > 30}
+	b := &bars{vals: vals, format: formatOf(unit), log: hi > 0 && hi/lo > 30}
 	b.label = text.Style{Color: color.Black, Font: font.From(chartFont, 8), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = nil
-	grid.Horizontal.Color = color.Gray{Y: 0xdd}
-	p.Add(grid, b)
+	p.Add(gridLines(nil, color.Gray{Y: 0xdd}), b)
 	ticks := slices.Clone(stores)
 	for i, v := range vals {
 		if v.n > 0 {
@@ -720,15 +724,15 @@ func barPlot(unit string, stores []string, vals []barValue) *plot.Plot {
 	}
 	p.NominalX(ticks...)
 	p.X.Tick.Label.Font = font.From(chartFont, 9)
-	p.Y.Label.Text = axisLabel(info, info.title)
+	p.Y.Label.Text = axisLabel(unit, p.Title.Text)
 	switch {
 	case b.log:
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
-	case info.bytes:
+		p.Y.Tick.Marker = logTicker{format: b.format, bytes: results.IsBytes(unit)}
+	case results.IsBytes(unit):
 		p.Y.Tick.Marker = bytesTicker{}
 	default:
-		p.Y.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: info.format}
+		p.Y.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: b.format}
 	}
 	return p
 }
@@ -746,18 +750,14 @@ func (g growthPoints) YError(i int) (float64, float64) { return g.ys[i] - g.lo[i
 // growthPlot makes a log-log panel of a unit's medians by pool size, a
 // line per store, with the fitted power law.
 func growthPlot(unit string, curves []*growth.Curve, cs *colors) (*plot.Plot, error) {
-	info := infoOf(unit)
-	title := strings.Replace(info.title, " per op", " per refresh", 1)
+	title := strings.Replace(results.Title(unit), " per op", " per refresh", 1)
 	p := newPlot(title)
 	p.X.Label.Text = growth.SizeName(curves[0].Family) + ", N"
-	p.Y.Label.Text = axisLabel(info, title)
+	p.Y.Label.Text = axisLabel(unit, title)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = logTicker{format: formatCount}
-	p.Y.Tick.Marker = logTicker{format: info.format, bytes: info.bytes}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = color.Gray{Y: 0xe6}
-	grid.Horizontal.Color = color.Gray{Y: 0xe6}
-	p.Add(grid)
+	p.Y.Tick.Marker = logTicker{format: formatOf(unit), bytes: results.IsBytes(unit)}
+	p.Add(gridLines(color.Gray{Y: 0xe6}, color.Gray{Y: 0xe6}))
 
 	xmin, xmax, ymin, ymax := math.Inf(1), 0.0, math.Inf(1), 0.0
 	plotted := 0

@@ -7,20 +7,9 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// unitInfo is how results titles a unit and formats its values.
-type unitInfo struct {
-	title  string
-	format func(float64) string
-	bytes  bool // values are bytes
-}
-
-// infoOf returns the title and value format of a (tidied) unit.
-func infoOf(unit string) unitInfo {
-	return unitInfo{
-		title:  results.Title(unit),
-		format: func(v float64) string { return results.Format(v, unit) },
-		bytes:  results.IsBytes(unit),
-	}
+// formatOf returns results.Format for the values of a (tidied) unit.
+func formatOf(unit string) func(float64) string {
+	return func(v float64) string { return results.Format(v, unit) }
 }
 
 // The formats of seconds ("1.2 ms"), bytes ("1.5 KiB") and counts

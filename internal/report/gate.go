@@ -169,7 +169,7 @@ func (g *GateResult) units() []string {
 // changePlot makes a panel of one metric's findings, a benchmark a row,
 // the first on top, and returns what it draws.
 func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
-	p := newPlot(infoOf(unit).title + " (" + unit + ")")
+	p := newPlot(results.Title(unit) + " (" + unit + ")")
 	var maxText string
 	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
 	cb.ratio = slices.ContainsFunc(fs, func(f GateFinding) bool { return f.Percent != nil && *f.Percent >= 1000 })
@@ -192,10 +192,7 @@ func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
 		}
 	}
 	slices.Reverse(cb.vals)
-	grid := plotter.NewGrid()
-	grid.Horizontal.Color = nil
-	grid.Vertical.Color = color.Gray{Y: 0xdd}
-	p.Add(grid, cb)
+	p.Add(gridLines(color.Gray{Y: 0xdd}, nil), cb)
 	p.NominalY(names...)
 	p.X.Label.Text = "change, % of base"
 	p.X.Tick.Marker = labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }}

@@ -60,7 +60,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	want := map[string]bool{} // chart title and panel title of each regression
 	for _, f := range g.Findings {
 		if f.regressed() {
-			want["scenario="+f.Scenario+"/store="+f.Store+" "+infoOf(f.Unit).title] = true
+			want["scenario="+f.Scenario+"/store="+f.Store+" "+results.Title(f.Unit)] = true
 		}
 	}
 	red := 0

@@ -11,6 +11,7 @@ import (
 	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/table"
+	"github.com/certbench/certbench/results"
 )
 
 // htmlChart is one chart on the page.
@@ -76,8 +77,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if r.Compare != nil && len(r.Compare.Tables) > 0 && !strings.Contains(r.Compare.Tables[0].RowHeader(), "scenario") {
 		page.ChartsTitle = "Benchmarks"
 	}
-	for _, fam := range r.families() {
-		t := growth.FamilyTable(r.Curves, fam, r.curveStores())
+	families, _ := growth.Order(r.Curves)
+	for _, fam := range families {
+		t := growth.FamilyTable(r.Curves, fam)
 		t.ID = "medians-" + safeID(fam)
 		hf := htmlFamily{Name: fam, Medians: fragment(&table.Page{Tables: []*table.Table{t}})}
 		for _, ch := range r.Growth {
@@ -115,7 +117,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		cp := r.Compare.Page()
 		cp.Details = nil // the page shows the configuration once
 		for _, t := range cp.Tables {
-			t.ID, t.Title = "table-"+safeID(t.Title), infoOf(t.Title).title+" ("+t.Title+")"
+			t.ID, t.Title = "table-"+safeID(t.Title), results.Title(t.Title)+" ("+t.Title+")"
 		}
 		page.Tables = fragment(cp)
 	}

@@ -229,10 +229,7 @@ func latencyPlot(title string) *plot.Plot {
 	p.Y.Label.Text = "handshake latency"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicker{format: formatSeconds}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = nil
-	grid.Horizontal.Color = color.Gray{Y: 0xdd}
-	p.Add(grid)
+	p.Add(gridLines(nil, color.Gray{Y: 0xdd}))
 	return p
 }
 

@@ -63,7 +63,7 @@ func TestTimeUnitsHaveUnits(t *testing.T) {
 		if !strings.Contains(u.Tidy, "sec") {
 			continue
 		}
-		if got := infoOf(u.Tidy).format(0.0753); got != "75.3 ms" {
+		if got := formatOf(u.Tidy)(0.0753); got != "75.3 ms" {
 			t.Errorf("%s: 0.0753 s reads %q, want 75.3 ms", u.Tidy, got)
 		}
 	}

@@ -24,9 +24,6 @@ import (
 type Options struct {
 	// Title is the page title; empty means "certbench report".
 	Title string
-	// GrowthUnits are the metrics of each growth chart; nil means
-	// DefaultGrowthUnits.
-	GrowthUnits []string
 	// Compare configures the comparison of the results that are not
 	// sweep samples: a chart per row, a bar per column.
 	Compare compare.Options
@@ -40,13 +37,8 @@ type Options struct {
 	Flames []*cost.Flame
 }
 
-// DefaultGrowthUnits are the metrics of a growth chart.
-var DefaultGrowthUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained}
-
-// barUnits are the first metrics of a scenario chart; others follow in
-// table order.
-var barUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs,
-	results.UnitRetainedPerCert, results.UnitRetained, results.UnitGoroutines}
+// growthUnits are the metrics of a growth chart.
+var growthUnits = []string{results.UnitSec, results.UnitBytes, results.UnitAllocs, results.UnitRetained}
 
 // Report is what Build makes: the statistics and the charts.
 type Report struct {
@@ -87,10 +79,6 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	if opts.History != nil {
 		r.Trends = trendCharts(opts.History, rs)
 	}
-	growthUnits := opts.GrowthUnits
-	if growthUnits == nil {
-		growthUnits = DefaultGrowthUnits
-	}
 	sw, other := growth.Split(rs)
 	if other != nil {
 		rep, err := compare.Build(other, opts.Compare)
@@ -116,7 +104,8 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 		for _, c := range curves {
 			r.colors.of(c.Store)
 		}
-		for _, fam := range r.families() {
+		families, _ := growth.Order(curves)
+		for _, fam := range families {
 			ch, err := r.GrowthChart(fam, growthUnits, "")
 			if err != nil {
 				return nil, err
@@ -155,25 +144,6 @@ func (r *Report) Charts() []*Chart {
 	return slices.Concat(gate, r.Growth, r.Operators, r.Trends, r.Scenarios)
 }
 
-// families and curveStores return the sweep's families and stores, in
-// order.
-func (r *Report) families() []string {
-	return r.curvesBy(func(c growth.Curve) string { return c.Family })
-}
-func (r *Report) curveStores() []string {
-	return r.curvesBy(func(c growth.Curve) string { return c.Store })
-}
-
-func (r *Report) curvesBy(key func(growth.Curve) string) []string {
-	var out []string
-	for _, c := range r.Curves {
-		if k := key(c); !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // GrowthChart makes the growth chart of a sweep family: a log-log panel
 // per unit with data, two a row; nil if there is none. title has a
 // default.
@@ -181,9 +151,10 @@ func (r *Report) GrowthChart(family string, units []string, title string) (*Char
 	title = cmp.Or(title, family+": growth with the number of "+growth.SizeName(family))
 	var panels []*plot.Plot
 	var better, ns []int
+	_, stores := growth.Order(r.Curves)
 	for _, unit := range units {
 		var curves []*growth.Curve
-		for _, st := range r.curveStores() {
+		for _, st := range stores {
 			if c := growth.Find(r.Curves, family, st, unit); c != nil {
 				curves = append(curves, c)
 				for _, pt := range c.Points {
@@ -231,43 +202,22 @@ func (r *Report) rowLabels() []string {
 
 // scenarioChart makes the bar chart of one comparison row.
 func (r *Report) scenarioChart(label string) *Chart {
-	tables := r.Compare.Tables
-	var units []string
-	for _, u := range barUnits {
-		if r.Compare.Table(u) != nil {
-			units = append(units, u)
-		}
-	}
-	for _, t := range tables {
-		if !slices.Contains(barUnits, t.Unit) {
-			units = append(units, t.Unit)
-		}
-	}
-	var panels []*plot.Plot
-	var better []int
-	hasPerCert := false
 	held := false // a held scenario's row
 	if t := r.Compare.Table(results.UnitHeldPerGen); t != nil {
 		held = slices.ContainsFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
 	}
-	for _, unit := range units {
-		t := r.Compare.Table(unit)
+	var panels []*plot.Plot
+	var units []string
+	var better []int
+	for _, t := range r.Compare.Tables {
 		i := slices.IndexFunc(t.Rows, func(row *compare.Row) bool { return row.Label == label })
-		if i < 0 {
+		if i < 0 || t.Hidden != "" { // hidden: no information (compare's tables leave it out too)
 			continue
 		}
+		unit := t.Unit
 		stores, vals := r.rowBars(t, t.Rows[i], func(*compare.Cell) bool { return true })
-		switch {
-		case len(vals) == 0:
-			continue
-		case t.Hidden != "":
-			continue // no information (compare's tables leave it out too)
-		case unit == results.UnitGoroutines && !slices.ContainsFunc(vals, func(v barValue) bool { return v.center != 0 }):
-			continue // nothing left running: no panel
-		case unit == results.UnitRetainedPerCert:
-			hasPerCert = true
-		case unit == results.UnitRetained && hasPerCert:
-			continue
+		if len(vals) == 0 || unit == results.UnitGoroutines && !slices.ContainsFunc(vals, func(v barValue) bool { return v.center != 0 }) {
+			continue // nothing to draw, or nothing left running
 		}
 		p := barPlot(unit, stores, vals)
 		if held && slices.Contains([]string{results.UnitRetainedPerCert, results.UnitRetained, results.UnitGoroutines}, unit) {
@@ -283,8 +233,10 @@ func (r *Report) scenarioChart(label string) *Chart {
 			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold + ")"
 			p.Title.TextStyle.Color = regressedColor
 		}
-		panels = append(panels, p)
-		better = append(better, t.Better)
+		panels, units, better = append(panels, p), append(units, unit), append(better, t.Better)
+	}
+	if i := slices.Index(units, results.UnitRetained); i >= 0 && slices.Contains(units, results.UnitRetainedPerCert) {
+		panels, better = slices.Delete(panels, i, i+1), slices.Delete(better, i, i+1)
 	}
 	if len(panels) == 0 {
 		return nil

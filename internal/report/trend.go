@@ -13,7 +13,6 @@ import (
 	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -143,19 +142,19 @@ type trendBand struct{ x0, x1, lo, mid, hi float64 }
 
 // trend draws a series' history.
 type trend struct {
-	pts   []trendPoint
-	marks []trendMark
-	band  *trendBand
-	head  *trendPoint
-	label text.Style
-	info  unitInfo
+	pts    []trendPoint
+	marks  []trendMark
+	band   *trendBand
+	head   *trendPoint
+	label  text.Style
+	format func(float64) string // of the unit's values
 }
 
 // trendPlot makes the panel of series k from commit first on, and
 // returns what it draws; nil if it has no points there or is 0 at every
 // one.
 func trendPlot(h *history.History, k history.Key, first int, cps []history.ChangePoint, head []float64) (*plot.Plot, *trend) {
-	tr := &trend{info: infoOf(k.Unit), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}}
+	tr := &trend{format: formatOf(k.Unit), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}}
 	nonZero := false
 	for _, pt := range h.Recent(k, -1) {
 		if pt.Commit < first || len(pt.Values) == 0 {
@@ -191,8 +190,8 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 		}
 	}
 	last := tr.pts[len(tr.pts)-1].x
-	p := newPlot(infoOf(k.Unit).title)
-	p.Y.Label.Text = axisLabel(tr.info, tr.info.title)
+	p := newPlot(results.Title(k.Unit))
+	p.Y.Label.Text = axisLabel(k.Unit, p.Title.Text)
 	dot := draw.GlyphStyle{Color: trendColor, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
 	p.Legend.Add("median of a commit's "+nText(tr.pts)+" samples; whiskers: lowest to highest", glyphThumb(dot))
 	if len(tr.marks) > 0 {
@@ -206,14 +205,11 @@ func trendPlot(h *history.History, k history.Key, first int, cps []history.Chang
 		ring := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
 		p.Legend.Add(fmt.Sprintf("head (n=%d) against main's band (its last %d commits)", hp.n, len(s)), glyphThumb(ring))
 	}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = nil
-	grid.Horizontal.Color = color.Gray{Y: 0xe6}
-	p.Add(grid, tr)
+	p.Add(gridLines(nil, color.Gray{Y: 0xe6}), tr)
 	p.X.Tick.Marker = tr.ticker(h, first)
 	p.X.Tick.Label.Font = font.From(chartFont, 7.5)
-	y := uniqueTicker{labelTicker{ticker: plot.DefaultTicks{}, format: tr.info.format}}
-	if tr.info.bytes { // KiB, or in a narrow range bytes
+	y := uniqueTicker{labelTicker{ticker: plot.DefaultTicks{}, format: tr.format}}
+	if results.IsBytes(k.Unit) { // KiB, or in a narrow range bytes
 		y = uniqueTicker{bytesTicker{}, labelTicker{ticker: plot.DefaultTicks{}, format: func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + " B" }}}
 	}
 	p.Y.Tick.Marker = y
@@ -362,7 +358,7 @@ func (tr *trend) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, x, trY(hp.lo), x, trY(hp.hi))
 		}
 		c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}, vg.Point{X: x, Y: trY(hp.y)})
-		txt := tr.info.format(hp.y)
+		txt := tr.format(hp.y)
 		if tr.band.mid != 0 {
 			txt += "\n" + results.FormatPercent(100*(hp.y-tr.band.mid)/math.Abs(tr.band.mid)) + " vs band"
 		}
