@@ -141,7 +141,7 @@ func TestHeldGrowthChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := rep.GrowthChart("held", []string{results.UnitRetained}, "")
+	ch, err := rep.growthChart("held")
 	if err != nil || ch == nil {
 		t.Fatalf("held growth chart: %v, %v", ch, err)
 	}

@@ -106,7 +106,7 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 		}
 		families, _ := growth.Order(curves)
 		for _, fam := range families {
-			ch, err := r.GrowthChart(fam, growthUnits, "")
+			ch, err := r.growthChart(fam)
 			if err != nil {
 				return nil, err
 			}
@@ -144,15 +144,14 @@ func (r *Report) Charts() []*Chart {
 	return slices.Concat(gate, r.Growth, r.Operators, r.Trends, r.Scenarios)
 }
 
-// GrowthChart makes the growth chart of a sweep family: a log-log panel
-// per unit with data, two a row; nil if there is none. title has a
-// default.
-func (r *Report) GrowthChart(family string, units []string, title string) (*Chart, error) {
-	title = cmp.Or(title, family+": growth with the number of "+growth.SizeName(family))
+// growthChart makes the growth chart of a sweep family: a log-log panel
+// per unit of growthUnits with data, two a row; nil if there is none.
+func (r *Report) growthChart(family string) (*Chart, error) {
+	title := family + ": growth with the number of " + growth.SizeName(family)
 	var panels []*plot.Plot
 	var better, ns []int
 	_, stores := growth.Order(r.Curves)
-	for _, unit := range units {
+	for _, unit := range growthUnits {
 		var curves []*growth.Curve
 		for _, st := range stores {
 			if c := growth.Find(r.Curves, family, st, unit); c != nil {
@@ -328,24 +327,6 @@ func (r *Report) WritePNGs(dir string, dpi int) ([]string, error) {
 		paths = append(paths, path)
 	}
 	return paths, nil
-}
-
-// WriteChart writes a chart to path, SVG or PNG by its extension.
-func WriteChart(ch *Chart, path string) error {
-	var b []byte
-	var err error
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		b, err = ch.SVG()
-	case ".png":
-		b, err = ch.PNG(0)
-	default:
-		return fmt.Errorf("report: %s: want a .svg or .png file", path)
-	}
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
 }
 
 // finite reports whether v is a finite number.
