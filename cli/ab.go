@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +15,9 @@ import (
 
 func newABCmd() *cobra.Command {
 	var o ab.RunOptions
-	var interleave string
 	var bench gobench.Options
 	cmd := &cobra.Command{
-		Use:   "ab [BASE_REF]",
+		Use:   "ab [BASE_REF] | ab --history LOC --record [RANGE]",
 		Short: "Gate the working tree against a base commit: build both, run interleaved rounds, gate, profile",
 		Long: `ab builds the module's certbench binary (--main) at the merge base of BASE_REF
 (default origin/main, else main) and HEAD and from the working tree, runs both
@@ -25,23 +25,24 @@ in --count interleaved rounds (ABBA), gates them paired by round with the
 base's certbench.yaml and names the sites that grew after an allocation
 regression; --simulate also gates instructions/op, --bench go test benchmarks.
 A base is cached. --history: gate the head alone against main's results there
-if they have the merge base, else as above; --record: add HEAD's to them.
+if they have the merge base, else as above; --record: add HEAD's to them
+(--record RANGE: each commit of RANGE they lack, oldest first).
 Flags not given default from $CERTBENCH_FLAG, e.g. CERTBENCH_SIM_COUNT (the
 action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 		Example: `  certbench ab --history git:refs/notes/certbench origin/main
-  certbench ab --bench . --bench-packages ./pkg/... --simulate origin/main`,
+  certbench ab --bench . --bench-packages ./pkg/... --simulate origin/main
+  certbench ab --history git:refs/notes/certbench --record v0.3.0..main`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := flagsFromEnv(cmd.Flags()); err != nil {
 				return err
 			}
+			if o.Record && len(args) == 1 {
+				return runBackfill(cmd, o, args[0])
+			}
 			if len(args) == 1 {
 				o.BaseRef = args[0]
 			}
-			if interleave != "scenario" && interleave != "round" {
-				return usagef("--interleave %s: want scenario or round", interleave)
-			}
-			o.ByRound = interleave == "round"
 			o.Policy.NoConfig = cmd.Flags().Changed("config") && o.Policy.Config == ""
 			if bench.Bench != "" {
 				bench.Rounds, bench.Simulate, bench.SimCount, bench.Log = o.Count, o.Simulate, o.SimCount, ioOf(cmd).ErrOut
@@ -59,7 +60,6 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 	f.StringSliceVar(&o.Scenarios, "scenarios", nil, "`scenarios`, comma-separated (default the head's default set)")
 	f.IntVar(&o.Count, "count", 10, "rounds (`n` samples per side); the gate needs 6 with several benchmarks")
 	f.IntVar(&o.Ops, "ops", 0, "`n` ops per sample (0: each scenario's)")
-	f.StringVar(&interleave, "interleave", "scenario", "`how`: one process per scenario and side (scenario), or per side with every scenario (round)")
 	f.StringVar(&o.Out, "out", "certbench-out", "output `dir`")
 	f.StringVar(&o.Policy.Config, "config", "", "gate policy `file` (default the base's certbench.yaml; '' for the built-in policy)")
 	f.Var(&o.Policy.Max, "max", "a gate threshold, `UNIT=THRESHOLD`; repeatable")
@@ -69,7 +69,7 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 	f.StringVar(&bench.Bench, "bench", "", "gate the module's go test benchmarks matching `regexp` too")
 	f.StringSliceVar(&bench.Packages, "bench-packages", []string{"./..."}, "with --bench, the `packages` (patterns relative to the module)")
 	f.StringVar(&o.History, "history", "", "main's results, a `dir` or git:REF fetched from and pushed to origin (certbench history)")
-	f.BoolVar(&o.Record, "record", false, "with --history, run HEAD and add its results there instead of gating")
+	f.BoolVar(&o.Record, "record", false, "with --history, run HEAD (or each commit of the argument, a RANGE such as v0.3.0..main, not yet there) and add its results instead of gating")
 	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir` ('' for none)")
 	return cmd
 }
@@ -91,13 +91,25 @@ func flagsFromEnv(fs *pflag.FlagSet) error {
 	return err
 }
 
-// abCacheDir is ab's (and history backfill's) default cache.
+// abCacheDir is ab's default cache.
 func abCacheDir() string {
 	cache, _ := os.UserCacheDir()
 	if cache != "" {
 		cache = filepath.Join(cache, "certbench", "ab")
 	}
 	return cache
+}
+
+// runBackfill is ab --record RANGE: each commit of the range that the
+// history lacks, built, run and recorded (ab.Backfill).
+func runBackfill(cmd *cobra.Command, o ab.RunOptions, spec string) error {
+	o.Log = ioOf(cmd).ErrOut
+	stored, of, err := ab.Backfill(cmd.Context(), o, spec)
+	if err != nil {
+		return abError(err)
+	}
+	fmt.Fprintf(o.Log, "certbench: %d of %d commits stored\n", stored, of)
+	return nil
 }
 
 func runAB(cmd *cobra.Command, o ab.RunOptions) error {

@@ -18,14 +18,14 @@ func TestLongForms(t *testing.T) {
 	root := NewRoot(io.Discard, io.Discard)
 	for _, tc := range []struct{ in, want string }{
 		{"compare -count 6 -row .name -col .file -filter /x a.txt", "compare --count 6 --row .name --col .file --filter /x a.txt"},
-		{"compare -count=6 -alpha=0.01", "compare --count=6 --alpha=0.01"},
+		{"compare -count=6 -ops=2", "compare --count=6 --ops=2"},
 		{"compare -q -count 6", "compare -q --count 6"},
 		{"compare --row -count a.txt", "compare --row -count a.txt"}, // -count is --row's value
 		{"compare -o -count", "compare -o -count"},                   // and here -o's
 		{"run -stores naive -scenarios x -ops 2", "run --stores naive --scenarios x --ops 2"},
 		{"run -- -count", "run -- -count"},
 		{"gate -count 6 a b", "gate -count 6 a b"}, // gate has no --count: pflag says so
-		{"gate -max sec/op=+1% -sites 3 a b", "gate --max sec/op=+1% --sites 3 a b"},
+		{"gate -max sec/op=+1% -summary s.md a b", "gate --max sec/op=+1% --summary s.md a b"},
 		{"profile diff -top 3 a b", "profile diff --top 3 a b"},
 		{"compare -help", "compare --help"},
 		{"__complete compare -count", "__complete compare -count"},
@@ -42,12 +42,12 @@ func TestLongFormsSetOptions(t *testing.T) {
 	var got *compareOptions
 	root := &cobra.Command{Use: "certbench", SilenceErrors: true, SilenceUsage: true}
 	root.AddCommand(newCompareCmd(func(_ context.Context, o *compareOptions) error { got = o; return nil }))
-	root.SetArgs(longForms(root, strings.Fields("compare -count 4 -row .name -col /store -filter /store:naive -alpha 0.01")))
+	root.SetArgs(longForms(root, strings.Fields("compare -count 4 -row .name -col /store -filter /store:naive -ops 3")))
 	root.SetOut(io.Discard)
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Count != 4 || got.Row != ".name" || got.Col != "/store" || got.Filter != "/store:naive" || got.Alpha != 0.01 {
+	if got.Count != 4 || got.Row != ".name" || got.Col != "/store" || got.Filter != "/store:naive" || got.Ops != 3 {
 		t.Errorf("options %+v", got)
 	}
 }

@@ -74,7 +74,6 @@ type compareOptions struct {
 	Format       string
 	// Output is a file for a run's raw results (-o).
 	Output string
-	Alpha  float64
 	// Quick, when compare runs the stores with neither --count nor --ops
 	// given, measures them in bench.Quick's plan.
 	Quick bool
@@ -122,7 +121,6 @@ the files (the first is the base).
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Format, "format", "text", formatUsage("format of the table on stdout", formats))
 	fs.StringVarP(&opts.Output, "output", "o", "", "when compare runs the benchmarks: also write the run's raw results (Go benchmark format) to this `file`")
-	fs.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance `level`")
 	opts.selection.bind(cmd, "the table",
 		"/scenario, or /scenario,/store with several files; .fullname for plain go test results",
 		"/store with one file or a run, .file with several files or for plain go test results")
@@ -134,13 +132,10 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if err := checkFormat(opts.Format, formats); err != nil {
 		return err
 	}
-	if opts.Alpha <= 0 || opts.Alpha >= 1 {
-		return usagef("--alpha %v: want a level between 0 and 1", opts.Alpha)
-	}
 	if err := opts.selection.check(); err != nil {
 		return err
 	}
-	copts := compare.Options{Alpha: opts.Alpha, Row: opts.Row, Col: opts.Col}
+	copts := compare.Options{Alpha: compare.DefaultAlpha, Row: opts.Row, Col: opts.Col}
 	var set *results.Set
 	var filters []string
 	var runErr error // a store under test failed in the run

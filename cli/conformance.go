@@ -22,16 +22,14 @@ type conformanceOptions struct {
 	Stores    []string // none: every registered store; with Against, the base
 	// Against, when set, compares Stores[0] (the base) with this store.
 	Against string
-	// Seed, Iterations, Duration and Runs set the differential pass or the
+	// Seed and Iterations set the differential pass or the
 	// comparison (0: package conformance's defaults).
 	Seed       uint64
 	Iterations int
-	Duration   time.Duration
 	Format     string // text, markdown or json
 	Output     string // -o; "" or "-" is IO.Out
 	Verbose    bool   // say which store runs, and each change found
-	// ChildTimeout bounds each store's child process, plus twice
-	// Duration; 0 is 30 minutes.
+	// ChildTimeout bounds each store's child process; 0 is 30 minutes.
 	ChildTimeout time.Duration
 }
 
@@ -73,7 +71,6 @@ rule failed (the stores differ), 2 bad usage.`,
 	f.StringVar(&opts.Against, "against", "", "compare the behaviour of the --stores store with this `store`'s instead of checking rules")
 	completeNames(cmd, "against", storeNames)
 	f.Uint64Var(&opts.Seed, "seed", 0, "`seed` of the differential pass or the comparison (0: conformance.DefaultDiffSeed)")
-	f.DurationVar(&opts.Duration, "duration", 0, "run the differential pass or the comparison this long, a `time` such as 30s or 5m (0: the default bound)")
 	f.IntVar(&opts.Iterations, "iterations", 0, "bound the differential pass or the comparison to `n` iterations (0: the default)")
 	f.StringVar(&opts.Format, "format", "text", formatUsage("output format", conformanceFormats))
 	f.StringVarP(&opts.Output, "output", "o", "", "write the output to this `file` instead of stdout")
@@ -87,8 +84,8 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 	if err := checkFormat(opts.Format, conformanceFormats); err != nil {
 		return err
 	}
-	if opts.Iterations < 0 || opts.Duration < 0 {
-		return usagef("--iterations and --duration must not be negative")
+	if opts.Iterations < 0 {
+		return usagef("--iterations must not be negative")
 	}
 	stores := opts.Stores
 	if len(stores) == 0 && opts.Against == "" {
@@ -103,7 +100,7 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 		return err
 	}
 	iso := conformance.Isolated{Command: conformanceCommand, Args: []string{"conformance"}, Seed: opts.Seed, Iterations: opts.Iterations,
-		Duration: opts.Duration, Timeout: opts.ChildTimeout}
+		Timeout: opts.ChildTimeout}
 	var out renderer
 	failed := false
 	if opts.Against != "" {

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/yamlfile"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // IO is where a command writes: Out what it produces, ErrOut progress,
@@ -101,36 +97,3 @@ func completeNames(cmd *cobra.Command, flag string, candidates func() []string) 
 func changed(cmd *cobra.Command, names ...string) bool {
 	return slices.ContainsFunc(names, cmd.Flags().Changed)
 }
-
-// storeSizes is a flag of store=size pairs (--max-size naive=10000).
-type storeSizes map[string]int
-
-var _ pflag.Value = (*storeSizes)(nil)
-
-// String implements pflag.Value.
-func (s *storeSizes) String() string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(*s)) {
-		parts = append(parts, k+"="+strconv.Itoa((*s)[k]))
-	}
-	return strings.Join(parts, ",")
-}
-
-// Set implements pflag.Value.
-func (s *storeSizes) Set(v string) error {
-	if *s == nil {
-		*s = storeSizes{}
-	}
-	for _, part := range strings.Split(v, ",") {
-		name, size, ok := strings.Cut(part, "=")
-		n, err := strconv.Atoi(strings.TrimSpace(size))
-		if !ok || err != nil || strings.TrimSpace(name) == "" {
-			return fmt.Errorf("%q: want store=size, such as naive=10000", part)
-		}
-		(*s)[strings.TrimSpace(name)] = n
-	}
-	return nil
-}
-
-// Type implements pflag.Value.
-func (s *storeSizes) Type() string { return "store=size" }

@@ -40,9 +40,6 @@ type gateOptions struct {
 	// BaseProfiles and HeadProfiles are folders of heap profiles and
 	// callgrind files that name what grew; both or neither.
 	BaseProfiles, HeadProfiles string
-	// Sites is the number of sites named per regression.
-	Sites      int
-	SitesGiven bool
 }
 
 func newGateCmd(runF func(context.Context, *gateOptions) error) *cobra.Command {
@@ -88,7 +85,6 @@ func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&g.opts.BaseProfiles, "base-profiles", "", "heap profiles and callgrind files of BASE (certbench profile --all: a `dir`)")
 	f.StringVar(&g.opts.HeadProfiles, "head-profiles", "", "heap profiles and callgrind files of HEAD (`dir`)")
-	f.IntVar(&g.opts.Sites, "sites", 5, "`n` allocation sites (or functions) to name per regression")
 }
 
 // complete checks the flags and arguments and fills opts from them.
@@ -103,7 +99,6 @@ func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	g.policyGiven(fs)
-	g.opts.SitesGiven = fs.Changed("sites")
 	g.opts.ioStreams = ioOf(cmd)
 	return nil
 }
@@ -186,7 +181,7 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		v.History = append(v.History, gate.HistoryCommit{Commit: c.Hash, Time: c.Time})
 	}
 	if opts.BaseProfiles != "" {
-		v.AddSites(cost.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, opts.Sites)
+		v.AddSites(cost.Folders{Base: opts.BaseProfiles, Head: opts.HeadProfiles}, gateSites)
 	} else {
 		hintSites(v)
 	}
@@ -208,14 +203,6 @@ func (o *gateOptions) check() error {
 	profiles := o.BaseProfiles != ""
 	if profiles != (o.HeadProfiles != "") {
 		return usagef("--base-profiles and --head-profiles go together")
-	}
-	if o.SitesGiven {
-		switch {
-		case o.Sites < 1:
-			return usagef("--sites %d: want at least 1", o.Sites)
-		case !profiles:
-			return usagef("--sites: names allocation sites only with --base-profiles and --head-profiles")
-		}
 	}
 	same := func(a, b string) bool {
 		x, errx := filepath.Abs(a)
@@ -305,6 +292,10 @@ func writeFileBy(path, flag string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// gateSites is how many allocation sites (or functions) gate names per
+// regression.
+const gateSites = 5
 
 // hintSites says, when a regression could be traced to store lines but no
 // profiles were given, the command that would name them.

@@ -152,8 +152,6 @@ func TestGateRejectsFlagFootguns(t *testing.T) {
 		{"minutes", []string{"--max", "sec/op=+1m"}, `"m" is ambiguous`},
 		{"unit twice", []string{"--max", "sec/op=+5%", "--max", "ns/op=+10%"}, `invalid argument "ns/op=+10%" for "--max" flag: sec/op is already set by an earlier --max`},
 		{"everything off", allOff, "every metric is off: the gate would pass anything"},
-		{"sites without profiles", []string{"--sites", "3"}, "--sites: names allocation sites only with --base-profiles and --head-profiles"},
-		{"sites 0", []string{"--sites", "0", "--base-profiles", dir, "--head-profiles", dir}, "--sites 0: want at least 1"},
 		{"empty summary", []string{"--summary", ""}, "--summary: empty file name"},
 		{"empty output", []string{"-o", ""}, "--output: empty file name"},
 		{"empty profiles", []string{"--base-profiles", "", "--head-profiles", dir}, "--base-profiles: empty file name"},

@@ -205,7 +205,7 @@ func TestHistoryBackfill(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "h")
 	backfill := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := cli.Main(append([]string{"history", "backfill", "--history", hist, "--build", build, "--cache", ""}, args...), &out, &errb)
+		code := cli.Main(append([]string{"ab", "--history", hist, "--record", "--build", build, "--cache", ""}, args...), &out, &errb)
 		return code, errb.String()
 	}
 	code, log := backfill("main~3..main") // c1, c2 (broken), c3

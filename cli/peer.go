@@ -22,8 +22,8 @@ type peerBuildOpts struct {
 	ioStreams ioStreams
 	// Base, Head: a tree of the proxy's module or KIND@VERSION; Certbench:
 	// the checkout with the adapters ("": the working directory's);
-	// Output: the binary; KeepDir: where to keep the build directory.
-	Base, Head, Certbench, Output, KeepDir string
+	// Output: the binary.
+	Base, Head, Certbench, Output string
 }
 
 func newPeerCmd() *cobra.Command {
@@ -75,7 +75,6 @@ not compile, base and head the same, an adapter that does not build).`,
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
 	f.StringVarP(&opts.Output, "output", "o", "", "the binary to write (`file`)")
-	f.StringVar(&opts.KeepDir, "keep-build-dir", "", "build in this `dir` and keep it (for debugging the generated module)")
 	return cmd
 }
 
@@ -87,7 +86,7 @@ func runPeerBuild(ctx context.Context, opts *peerBuildOpts) error {
 	if err != nil {
 		return err
 	}
-	bopts.Output, bopts.KeepDir = opts.Output, opts.KeepDir
+	bopts.Output = opts.Output
 	res, err := buildPeer(ctx, bopts, opts.ioStreams)
 	if err != nil {
 		return err
@@ -148,10 +147,11 @@ func buildPeer(ctx context.Context, opts peerbuild.Options, io ioStreams) (*peer
 // PeerCheckOptions are the options of certbench peer check.
 type peerCheckOptions struct {
 	ioStreams ioStreams
-	// Base, Head and Certbench as for peer build; BaseRef, when set, makes
-	// the base the merge base of BaseRef and Head's HEAD.
-	Base, Head, Certbench, BaseRef string
-	Out, Comment                   string // --out; -o (default OUT/comment.md)
+	// Base, Head and Certbench as for peer build; a Base that is neither
+	// a directory nor KIND@VERSION is a git ref: the base is then the
+	// merge base of it and Head's HEAD.
+	Base, Head, Certbench string
+	Out, Comment          string // --out; -o (default OUT/comment.md)
 	// Simulate, if SimulateGiven, chooses the CPU half's instrument
 	// (else the simulated CPU where valgrind is installed).
 	Simulate, SimulateGiven bool
@@ -194,9 +194,8 @@ change or a regression, 2 bad input or too few samples to decide.`,
 	}
 	f := cmd.Flags()
 	c := &opts.Check
-	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod) or KIND@VERSION")
+	f.StringVar(&opts.Base, "base", "", "the base side: a `TREE` (directory of the proxy's go.mod), KIND@VERSION, or a git ref (its merge base with --head's HEAD)")
 	f.StringVar(&opts.Head, "head", "", "the head side: a `TREE` or KIND@VERSION")
-	f.StringVar(&opts.BaseRef, "base-ref", "", "the base is the merge base of this git `ref` and the head tree's HEAD")
 	f.StringVar(&opts.Certbench, "certbench", "", "the certbench checkout with the adapters (`dir`; default: the one the working directory is in)")
 	f.StringVar(&opts.Out, "out", "certbench-peer-out", "write every step's files into this `dir`")
 	f.StringVarP(&opts.Comment, "output", "o", "", "write the comment to this `file` (default OUT/comment.md)")
@@ -230,17 +229,14 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	if opts.Check.Ops < 0 {
 		return usagef("--ops %d: must not be negative", opts.Check.Ops)
 	}
-	if opts.BaseRef != "" {
-		if opts.Base != "" || opts.Head == "" {
-			return usagef("--base-ref: give --head (a tree) and no --base")
-		}
-		tree, commit, remove, err := ab.Checkout(ctx, opts.Head, opts.BaseRef)
+	if ref := opts.Base; isGitRef(ref) && opts.Head != "" {
+		tree, commit, remove, err := ab.Checkout(ctx, opts.Head, ref)
 		if err != nil {
 			return usageError(err)
 		}
 		defer remove()
 		opts.Base = tree
-		opts.Check.Labels[0] = opts.BaseRef + "@" + commit[:7]
+		opts.Check.Labels[0] = ref + "@" + commit[:7]
 	}
 	bopts, err := peerBuildOptions(opts.Base, opts.Head, opts.Certbench)
 	if err != nil {
@@ -283,4 +279,14 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 		return usagef("the costs are not decided: %s (raise --count or --sim-count)", u)
 	}
 	return nil
+}
+
+// isGitRef reports whether a peer check --base names a git ref: neither a
+// directory nor KIND@VERSION.
+func isGitRef(base string) bool {
+	if base == "" || strings.Contains(base, "@") {
+		return false
+	}
+	fi, err := os.Stat(base)
+	return err != nil || !fi.IsDir()
 }

@@ -136,11 +136,10 @@ func TestPeerTreeDoesNotCompile(t *testing.T) {
 	checkPeerBad(t, tmp, outDir, filepath.Join(head, "pkg", "tls", "tls.go")+":5", "", "peer", "build", "--base", base, "--head", head, "-o", filepath.Join(outDir, "bin"))
 }
 
-// TestPeerBaseRef: peer check --base-ref checks the merge base out in a
+// TestPeerBaseRef: peer check --base REF checks the merge base out in a
 // temporary git worktree and removes it again: here the branch changes
 // only a README, so the sides hold the same Go code (exit 2), and nothing
-// is left in TMPDIR. --base-ref with --base, or without --head, is bad
-// usage.
+// is left in TMPDIR.
 func TestPeerBaseRef(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip(err)
@@ -160,7 +159,6 @@ func TestPeerBaseRef(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", tmp)
 	outDir := filepath.Join(t.TempDir(), "out")
-	checkPeerBad(t, tmp, outDir, "hold the same Go code", "", "peer", "check", "--base-ref", "main", "--head", repo, "--out", outDir)
-	checkPeerBad(t, tmp, outDir, "--base-ref: give --head", "", "peer", "check", "--base-ref", "main", "--base", repo, "--head", repo, "--out", outDir)
-	checkPeerBad(t, tmp, outDir, "no merge base of nope", "", "peer", "check", "--base-ref", "nope", "--head", repo, "--out", outDir)
+	checkPeerBad(t, tmp, outDir, "hold the same Go code", "", "peer", "check", "--base", "main", "--head", repo, "--out", outDir)
+	checkPeerBad(t, tmp, outDir, "no merge base of nope", "", "peer", "check", "--base", "nope", "--head", repo, "--out", outDir)
 }

@@ -27,7 +27,6 @@ type reportOptions struct {
 	Output string
 	// PNGDir, if set, also gets every chart as PNG (at pngDPI).
 	PNGDir string
-	Title  string
 	// Table prints the sweep's medians and exponents on IO.Out.
 	Table bool
 	// ByFile compares the files instead of the stores (--col .file).
@@ -76,7 +75,6 @@ every chart as a PNG (a sweep family's growth chart is DIR/growth-FAMILY.png).
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.Output, "output", "o", "report.html", "write the HTML page to this `file` (not stdout)")
 	fs.StringVar(&opts.PNGDir, "png", "", "also write every chart as a PNG image into this `dir`")
-	fs.StringVar(&opts.Title, "title", "", "page `title` (default \"certbench report\")")
 	fs.BoolVar(&opts.ByFile, "by-file", false, "compare the input files (base, head, ...) instead of the stores: one chart per scenario and store, one bar per file")
 	fs.BoolVar(&opts.Table, "table", false, "print the sweep's medians and growth exponents")
 	fs.StringVar(&opts.History, "history", "", "draw the trends of the history at this `directory` or git:REF (certbench history)")
@@ -111,7 +109,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	}
 	printWarnings(opts.ioStreams.ErrOut, rs)
 	printFailures(opts.ioStreams.ErrOut, rs)
-	ropts := report.Options{Title: opts.Title}
+	ropts := report.Options{}
 	if opts.History != "" {
 		st, err := history.Open(opts.History, "")
 		if err != nil {

@@ -24,10 +24,9 @@ type sweepOptions struct {
 	Families  []string // --scenarios
 	Sizes     []int
 	Stores    []string
-	Count     int            // samples at sizes up to 10,000
-	MaxSize   map[string]int // per store: sizes above it skipped
-	Budget    time.Duration  // per store and size; 0: no bound
-	Output    string         // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
+	Count     int           // samples at sizes up to 10,000
+	Budget    time.Duration // per store and size; 0: no bound
+	Output    string        // -o: then the tables go to IO.Out; "" or "-": to IO.ErrOut
 	Quiet     bool
 }
 
@@ -40,14 +39,14 @@ func newSweepCmd(runF func(context.Context, *sweepOptions) error) *cobra.Command
 at each pool size on every store, writes the samples in the Go benchmark format
 (BenchmarkSweep/family=renew-1/size=1000/...), and prints the median per size
 and the growth exponent k of each store and metric (value ≈ c·N^k: k ≈ 1 is
-linear, 2 quadratic). Large sizes get fewer ops and samples; --budget and
---max-size bound the time a store spends (the notes say what was cut). Pools
+linear, 2 quadratic). Large sizes get fewer ops and samples; --budget bounds
+the time a store spends (the notes say what was cut). Pools
 of 5,000 certificates or more are cached on disk ($` + certgen.PoolCacheEnv + `: a directory,
 or off). With -o the tables go to stdout, else to stderr. Your own certificates
 are one size: measure them with run or compare --certs. More: go doc
 github.com/certbench/certbench/bench.Sweep.`,
 		Example: `  certbench sweep --scenarios renew-1 --sizes 100,1000,10000 -o sweep.txt
-  certbench sweep --scenarios renew-1,noop --stores optimized --max-size naive=10000`,
+  certbench sweep --scenarios renew-1,noop --stores optimized --budget 5m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.ioStreams = ioOf(cmd)
@@ -63,7 +62,6 @@ github.com/certbench/certbench/bench.Sweep.`,
 	fs.IntSliceVar(&opts.Sizes, "sizes", bench.DefaultSweepSizes, "pool `sizes`, comma-separated")
 	storesFlag(cmd, &opts.Stores, defaultStores(), "stores to measure, comma-separated `names`")
 	fs.IntVar(&opts.Count, "count", bench.DefaultCount, "`n` samples per store at sizes up to 10,000 (fewer above, at least 3)")
-	fs.Var((*storeSizes)(&opts.MaxSize), "max-size", "skip a store above a size, e.g. naive=10000 (comma-separated or repeated)")
 	fs.DurationVar(&opts.Budget, "budget", 10*time.Minute, "time budget per store and size, a `time` such as 10m (0: none)")
 	fs.StringVarP(&opts.Output, "output", "o", "", "write the results to this `file` (the tables then go to stdout)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
@@ -115,11 +113,6 @@ func (o *sweepOptions) check() ([]scenarios.Family, []certstore.Info, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for name := range o.MaxSize {
-		if _, err := lookupStores("--max-size", []string{name}); err != nil {
-			return nil, nil, err
-		}
-	}
 	return fams, infos, nil
 }
 
@@ -129,7 +122,7 @@ func runSweep(ctx context.Context, opts *sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count, MaxSize: opts.MaxSize,
+	sopts := bench.SweepOptions{Families: fams, Sizes: opts.Sizes, Stores: infos, Count: opts.Count,
 		Budget: opts.Budget, SampleTimeout: bench.DefaultSampleTimeout}
 	if !opts.Quiet {
 		sopts.Progress = opts.ioStreams.ErrOut

@@ -39,7 +39,6 @@ func TestCIScriptBadInput(t *testing.T) {
 		{"no repository", plain, nil, nil, "not in a git repository"},
 		{"count", repo, []string{"CERTBENCH_COUNT=0"}, nil, "count 0"},
 		{"count not a number", repo, []string{"CERTBENCH_COUNT=ten"}, nil, "CERTBENCH_COUNT=ten: bad value for --count (int)"},
-		{"interleave", repo, nil, []string{"--interleave", "parallel"}, "--interleave parallel: want scenario or round"},
 		{"module", repo, []string{"CERTBENCH_MODULE=../elsewhere"}, nil, "--module ../elsewhere: want a directory inside the repository"},
 		{"base", repo, nil, []string{"no-such-ref"}, "no merge base of no-such-ref and HEAD"},
 		{"record without history", repo, []string{"CERTBENCH_RECORD=true"}, nil, "--record: give --history"},

@@ -5,7 +5,7 @@
 #   certbench-peer.sh [--out DIR] [BASE_REF] [-- PEER_CHECK_FLAGS...]
 #
 # Run it inside a checkout of the proxy. It builds certbench from the
-# checkout this script is in and runs `certbench peer check --base-ref
+# checkout this script is in and runs `certbench peer check --base
 # BASE_REF --head ROOT` (ROOT: the repository's top level; see `certbench
 # peer check --help`): the base is the merge base of BASE_REF (default
 # origin/main, else main, else master) and HEAD, in a temporary worktree.
@@ -33,7 +33,7 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -C "$here" -o "$bin" ./cmd/certbench || { echo "certbench-peer: cannot build certbench in $here" >&2; exit 2; }
 mkdir -p "$out" && rm -f "$out/comment.md"
 rc=0
-"$bin" peer check --certbench "$here" --base-ref "${ref:-main}" --head "$head" \
+"$bin" peer check --certbench "$here" --base "${ref:-main}" --head "$head" \
   --out "$out" "${args[@]+"${args[@]}"}" >/dev/null || rc=$?
 if [[ -f $out/comment.md ]]; then cat "$out/comment.md"; fi
 exit "$rc"
