@@ -37,11 +37,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(bw, "### %s certbench on %s: %s\n\n", mark, r.Kind.Name, results.EscapeMarkdown(r.headline()))
 	fmt.Fprintf(bw, "Base %s, head %s: one certbench binary with both as stores `%s` and `%s`.\n\n",
 		results.EscapeMarkdown(r.Labels[0]), results.EscapeMarkdown(r.Labels[1]), r.Base, r.Head)
-	fmt.Fprintln(bw, "| check | result |")
-	fmt.Fprintln(bw, "| :-- | :-- |")
-	for _, row := range r.verdictRows() {
-		fmt.Fprintf(bw, "| %s | %s |\n", row[0], row[1])
-	}
+	writePage(bw, r.verdictTable())
 
 	r.writeBehaviour(bw)
 	r.writeCosts(bw)
@@ -69,7 +65,7 @@ func (r *Report) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw)
 	switch {
 	case r.Diff == nil:
-		fmt.Fprintln(bw, r.notRun("diff", "Not run", true))
+		fmt.Fprintln(bw, results.EscapeMarkdown(r.notRun("diff", "Not run", true)))
 	case !r.Diff.Differs:
 		fmt.Fprintln(bw, "None found: the same generated cases gave the same answers on both stores.")
 	default:
@@ -108,7 +104,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 	fmt.Fprintln(bw)
 	switch {
 	case r.Gate == nil:
-		fmt.Fprintln(bw, r.notRun("gate", "Not run", true))
+		fmt.Fprintln(bw, results.EscapeMarkdown(r.notRun("gate", "Not run", true)))
 	case r.SimGate != nil:
 		var ops []string
 		for _, sc := range slices.Sorted(maps.Keys(r.SimOps)) {
@@ -125,18 +121,21 @@ func (r *Report) writeCosts(bw io.Writer) {
 			fmt.Fprintf(bw, "Not exact here: %s vary between samples by more than their threshold. They are gated as noisy: at the clock's sec/op threshold instead, by the same U test, so a smaller change is not seen. %s\n\n",
 				strings.Join(r.Noisy, "; "), cmp.Or(noisyCause[r.Kind.Name], "Its cause is not known to certbench: the samples are in scenarios/sim-base.txt and sim-head.txt."))
 		}
-		writeVerdict(bw, r.SimGate)
+		writePage(bw, r.SimGate.Page())
 		fmt.Fprintf(bw, "\n**Allocations, retained heap and held generations, counted natively** (%d rounds beside the simulated CPU; nothing timed, as the simulated CPU counts the CPU).\n\n", r.Count)
-		writeVerdict(bw, r.Gate)
+		writePage(bw, r.Gate.Page())
 	default:
 		why, instead := "valgrind is not installed", "with valgrind installed"
 		if !r.NoValgrind {
 			why, instead = "the clock, without --simulate", "without the clock, without --simulate"
 		}
 		fmt.Fprintf(bw, "The CPU half is the clock (%s). On a shared runner the clock's noise hides CPU changes smaller than about 10%% (results/simulated-cpu.md); %s, peer check gates instructions/op on the simulated CPU instead.\n\n", why, instead)
-		writeVerdict(bw, r.Gate)
+		writePage(bw, r.Gate.Page())
 	}
-	r.writeHeld(bw)
+	if t := r.heldTable(); t != nil {
+		fmt.Fprintln(bw)
+		writePage(bw, t)
+	}
 	fmt.Fprintln(bw, "\n#### Costs: the proxy's own benchmarks")
 	fmt.Fprintln(bw)
 	var pkgs []string
@@ -148,7 +147,7 @@ func (r *Report) writeCosts(bw io.Writer) {
 	if r.GoBenchSim != nil {
 		fmt.Fprintf(bw, "`go test -bench` of %s on the simulated CPU, %d samples a side: each benchmark's instructions and allocations per op counted only while its timer runs (its set-up and testing's calibration left out), exact.\n\n",
 			strings.Join(pkgs, ", "), r.SimCount)
-		writeVerdict(bw, r.GoBenchSim)
+		writePage(bw, r.GoBenchSim.Page())
 	}
 	switch {
 	case r.GoBench != nil:
@@ -157,11 +156,14 @@ func (r *Report) writeCosts(bw io.Writer) {
 			fmt.Fprint(bw, ": the benchmarks the simulated CPU could not count (notes below)")
 		}
 		fmt.Fprint(bw, ".\n\n")
-		writeVerdict(bw, r.GoBench)
+		writePage(bw, r.GoBench.Page())
 	case r.GoBenchSim == nil:
-		fmt.Fprintln(bw, r.notRun("gobench", "Not gated", true))
+		fmt.Fprintln(bw, results.EscapeMarkdown(r.notRun("gobench", "Not gated", true)))
 	}
-	r.writeHeadOnly(bw)
+	if t := r.headOnlyTable(); t != nil {
+		fmt.Fprintln(bw)
+		writePage(bw, t)
+	}
 	if gr := r.GoBenchRun; gr != nil {
 		var removed []string
 		for _, p := range gr.Packages {
@@ -182,12 +184,13 @@ func (r *Report) writeCosts(bw io.Writer) {
 // heldUnits are the held scenarios' units, in the order shown.
 var heldUnits = []string{results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGen, results.UnitReleasedHeld, results.UnitReleasedHeldGoroutines}
 
-// writeHeld writes both sides' medians in the held scenarios, gated or
-// not: what a generation a long-lived connection holds costs each side
-// (the HeldGenerations rule judges the goroutines; docs/conformance.md).
-func (r *Report) writeHeld(bw io.Writer) {
+// heldTable is both sides' medians in the held scenarios, gated or not:
+// what a generation a long-lived connection holds costs each side (the
+// HeldGenerations rule judges the goroutines; docs/conformance.md); nil if
+// none ran.
+func (r *Report) heldTable() *table.Page {
 	if r.Gate == nil {
-		return
+		return nil
 	}
 	var rows []*gate.Finding
 	for _, f := range r.Gate.Findings {
@@ -196,16 +199,19 @@ func (r *Report) writeHeld(bw io.Writer) {
 		}
 	}
 	if len(rows) == 0 {
-		return
+		return nil
 	}
 	slices.SortStableFunc(rows, func(a, b *gate.Finding) int {
 		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), slices.Index(heldUnits, a.Unit)-slices.Index(heldUnits, b.Unit))
 	})
-	fmt.Fprintf(bw, "\n**Generations held by long-lived connections** (medians; per held generation, and what is left once every holder lets go):\n\n| scenario | metric | base %s | head %s | gate |\n| :-- | :-- | --: | --: | :-- |\n",
-		results.EscapeMarkdown(r.Labels[0]), results.EscapeMarkdown(r.Labels[1]))
+	t := table.New("Generations held by long-lived connections (medians; per held generation, and what is left once every holder lets go)",
+		table.Column{Name: "scenario"}, table.Column{Name: "metric"}, table.Column{Name: "base " + r.Labels[0], Align: table.Right},
+		table.Column{Name: "head " + r.Labels[1], Align: table.Right}, table.Column{Name: "gate"})
 	for _, f := range rows {
-		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", f.Scenario, f.Unit, results.Format(f.Base, f.Unit), results.Format(f.Head, f.Unit), f.Status)
+		t.Add(table.Cell{Text: f.Scenario}, table.Cell{Text: f.Unit}, table.Cell{Text: results.Format(f.Base, f.Unit)},
+			table.Cell{Text: results.Format(f.Head, f.Unit)}, table.Cell{Text: string(f.Status)})
 	}
+	return &table.Page{Tables: []*table.Table{t}}
 }
 
 // noisyCause is why a proxy's instruction counts vary, by kind.
@@ -213,31 +219,33 @@ var noisyCause = map[string]string{
 	"traefik": "Known cause: Traefik's manager generates an RSA-2048 default certificate on every refresh of a store configured without one, and key generation draws random primes: Traefik's real cost.",
 }
 
-// writeHeadOnly writes the medians of the benchmarks only the head has.
-func (r *Report) writeHeadOnly(bw io.Writer) {
+// headOnlyTable is the medians of the benchmarks only the head has; nil
+// if none.
+func (r *Report) headOnlyTable() *table.Page {
 	if r.HeadOnly == nil {
-		return
+		return nil
 	}
 	units := []string{results.UnitInstructions, results.UnitSec, results.UnitBytes, results.UnitAllocs}
 	if r.GoBenchSim == nil {
 		units = units[1:]
 	}
-	fmt.Fprintf(bw, "\nOnly at the head, so not gated (the base has nothing to compare): medians of up to %d samples.\n\n| benchmark |", gobench.HeadOnlyRounds)
+	t := table.New(fmt.Sprintf("Only at the head, so not gated (the base has nothing to compare): medians of up to %d samples", gobench.HeadOnlyRounds),
+		table.Column{Name: "benchmark"})
 	for _, u := range units {
-		fmt.Fprintf(bw, " %s |", results.Title(u))
+		t.Columns = append(t.Columns, table.Column{Name: results.Title(u), Align: table.Right})
 	}
-	fmt.Fprintf(bw, "\n| :-- |%s\n", strings.Repeat(" --: |", len(units)))
 	for _, s := range r.HeadOnly.Series {
-		fmt.Fprintf(bw, "| %s |", results.EscapeMarkdown(string(s.Name)))
+		cells := []table.Cell{{Text: string(s.Name)}}
 		for _, u := range units {
-			cell := "-"
+			cell := table.Cell{Text: "-"}
 			if m := s.Metric(u); m != nil && len(m.Values) > 0 {
-				cell = results.Format(m.Values[len(m.Values)/2], u)
+				cell.Text = results.Format(m.Values[len(m.Values)/2], u)
 			}
-			fmt.Fprintf(bw, " %s |", cell)
+			cells = append(cells, cell)
 		}
-		fmt.Fprintln(bw)
+		t.Add(cells...)
 	}
+	return &table.Page{Tables: []*table.Table{t}}
 }
 
 func writeNotes(bw io.Writer, notes []string) {
@@ -288,12 +296,21 @@ func (r *Report) headline() string {
 	return strings.Join(parts, "; ")
 }
 
-// verdictRows are the verdict table: one row per check.
+// verdictTable is the verdict: one row per check.
+func (r *Report) verdictTable() *table.Page {
+	t := table.New("", table.Column{Name: "check"}, table.Column{Name: "result"})
+	for _, row := range r.verdictRows() {
+		t.Add(table.Cell{Text: row[0]}, table.Cell{Text: row[1]})
+	}
+	return &table.Page{Tables: []*table.Table{t}}
+}
+
+// verdictRows are the rows of the verdict table.
 func (r *Report) verdictRows() [][2]string {
 	conf := r.notRun("conformance", "⚠️ not run", false)
 	switch c := r.Conformance; {
 	case c != nil && len(c.Regressed) > 0:
-		conf = fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", codeList(c.Regressed), c.BaseRuns)
+		conf = fmt.Sprintf("❌ head breaks %s, which the base keeps (in %d runs)", strings.Join(c.Regressed, ", "), c.BaseRuns)
 	case c != nil:
 		conf = fmt.Sprintf("✅ no rule newly broken (the head breaks %d of %d rules; the base breaks them too", len(c.HeadFails), c.Rules)
 		if len(c.BaseVaries) > 0 {
@@ -379,7 +396,7 @@ func (r *Report) verdictCell(v *gate.Verdict, step string) string {
 			s += ". " + st.title + ": " + strings.Join(fs, "; ")
 		}
 	}
-	return results.EscapeMarkdown(s)
+	return s
 }
 
 // changes describes the n largest relative changes of status in the
@@ -415,15 +432,15 @@ func changes(status gate.Status, n int, vs ...*gate.Verdict) []string {
 	return out
 }
 
-// writeVerdict writes a verdict's Markdown, its headings as bold lines:
-// two levels further down they would render smaller than the text.
-func writeVerdict(w io.Writer, v *gate.Verdict) {
+// writePage writes a page's Markdown, its headings as bold lines: two
+// levels below the comment's they would render smaller than the text.
+func writePage(w io.Writer, p *table.Page) {
 	var b bytes.Buffer
-	if err := table.WriteMarkdown(&b, v.Page()); err != nil {
-		fmt.Fprintf(w, "(the gate's report failed: %v)\n", err)
+	if err := table.WriteMarkdown(&b, p); err != nil {
+		fmt.Fprintf(w, "(a table failed: %v)\n", err)
 		return
 	}
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
+	for _, line := range strings.SplitAfter(strings.TrimRight(b.String(), "\n")+"\n", "\n") {
 		if text, ok := strings.CutPrefix(line, "#"); ok {
 			line = "**" + strings.TrimSpace(strings.TrimLeft(text, "#")) + "**\n"
 		}
@@ -438,7 +455,7 @@ func reason(s string) string {
 	if s == "" {
 		return ""
 	}
-	return ": " + results.EscapeMarkdown(firstLine(strings.Split(s, "\n")))
+	return ": " + firstLine(strings.Split(s, "\n"))
 }
 
 func firstLine(lines []string) string {
