@@ -22,14 +22,6 @@ import (
 // formats are the output formats of compare.
 var formats = []string{"text", "markdown", "csv", "json"}
 
-// renderer is an output with a writer per format (conformance's);
-// WriteCSV is optional.
-type renderer interface {
-	WriteText(io.Writer) error
-	WriteMarkdown(io.Writer) error
-	WriteJSON(io.Writer) error
-}
-
 // checkFormat reports a format not in valid ("md" is markdown) as bad usage.
 func checkFormat(format string, valid []string) error {
 	if format == "md" || slices.Contains(valid, format) {
@@ -41,23 +33,6 @@ func checkFormat(format string, valid []string) error {
 // formatUsage is a --format flag's usage, naming the valid formats.
 func formatUsage(what string, valid []string) string {
 	return what + ": `" + strings.Join(valid, "|") + "`"
-}
-
-// render writes r in the named format, already checked with checkFormat.
-func render(r renderer, format string, w io.Writer) error {
-	switch format {
-	case "text":
-		return r.WriteText(w)
-	case "markdown", "md":
-		return r.WriteMarkdown(w)
-	case "json":
-		return r.WriteJSON(w)
-	case "csv":
-		if c, ok := r.(interface{ WriteCSV(io.Writer) error }); ok {
-			return c.WriteCSV(w)
-		}
-	}
-	return usagef("--format %q: not available here", format)
 }
 
 // CompareOptions are the options of certbench compare.

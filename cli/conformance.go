@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/conformance"
+	"github.com/certbench/certbench/internal/table"
 	"github.com/spf13/cobra"
 )
 
@@ -101,7 +102,7 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 	}
 	iso := conformance.Isolated{Command: conformanceCommand, Args: []string{"conformance"}, Seed: opts.Seed, Iterations: opts.Iterations,
 		Timeout: opts.ChildTimeout}
-	var out renderer
+	var out table.Document
 	failed := false
 	if opts.Against != "" {
 		if _, err := lookupStores("--against", []string{opts.Against}); err != nil {
@@ -145,12 +146,12 @@ func runConformance(ctx context.Context, opts *conformanceOptions) error {
 }
 
 // writeOutput renders r to -o or IO.Out.
-func writeOutput(opts *conformanceOptions, r renderer) error {
+func writeOutput(opts *conformanceOptions, r table.Document) error {
 	if opts.Output == "" || opts.Output == "-" {
-		return render(r, opts.Format, opts.ioStreams.Out)
+		return table.WriteDocument(opts.ioStreams.Out, opts.Format, r)
 	}
 	var buf bytes.Buffer
-	if err := render(r, opts.Format, &buf); err != nil {
+	if err := table.WriteDocument(&buf, opts.Format, r); err != nil {
 		return err
 	}
 	if err := os.WriteFile(opts.Output, buf.Bytes(), 0o644); err != nil {

@@ -27,3 +27,25 @@ func Write(w io.Writer, format string, p *Page, data any) error {
 	}
 	return fmt.Errorf("format %q: want text, markdown, csv, html or json", format)
 }
+
+// A Document is an output that writes itself in text, Markdown and JSON,
+// where a Page's grid does not fit (conformance's findings).
+type Document interface {
+	WriteText(io.Writer) error
+	WriteMarkdown(io.Writer) error
+	WriteJSON(io.Writer) error
+}
+
+// WriteDocument writes d in the named format: "text", "markdown" (or
+// "md") or "json".
+func WriteDocument(w io.Writer, format string, d Document) error {
+	switch format {
+	case "text":
+		return d.WriteText(w)
+	case "markdown", "md":
+		return d.WriteMarkdown(w)
+	case "json":
+		return d.WriteJSON(w)
+	}
+	return fmt.Errorf("format %q: want text, markdown or json", format)
+}
