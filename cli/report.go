@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/internal/report"
@@ -181,7 +182,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 const pngDPI = 144
 
 // readGate reads the gate result --gate names; nil if none.
-func readGate(path string) (*report.GateResult, error) {
+func readGate(path string) (*gate.Document, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -190,7 +191,7 @@ func readGate(path string) (*report.GateResult, error) {
 		return nil, usagef("--gate: %v", err)
 	}
 	defer f.Close()
-	g, err := report.ReadGate(f)
+	g, err := gate.ReadDocument(f)
 	if err != nil {
 		return nil, usagef("--gate %s: %v", path, err)
 	}

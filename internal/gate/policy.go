@@ -73,6 +73,13 @@ type Threshold struct {
 // MarshalText writes t as it reads: "+10%", "+2ms", "off".
 func (t Threshold) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads what MarshalText writes.
+func (t *Threshold) UnmarshalText(b []byte) error {
+	th, err := ParseThreshold(string(b))
+	*t = th
+	return err
+}
+
 // The measures of absolute thresholds.
 const (
 	MeasureSeconds      = "s"

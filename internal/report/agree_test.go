@@ -63,7 +63,7 @@ func agree(t *testing.T, files ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ReadGate(bytes.NewReader(gateJSON))
+	g, err := gate.ReadDocument(bytes.NewReader(gateJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

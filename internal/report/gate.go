@@ -1,18 +1,14 @@
 package report
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -23,70 +19,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// A GateResult is a gate's verdict as the report shows it: the outcome
-// and the gate's own Page, so that the two cannot differ in a figure.
-type GateResult struct {
-	Passed   bool          `json:"passed"`
-	Summary  string        `json:"summary"`
-	Page     *table.Page   `json:"page"`
-	Findings []GateFinding `json:"findings"`
-}
-
-// A GateFinding is what the report draws of one gate.Finding: its
-// benchmark, metric, status, threshold ("+10%") and change in percent of
-// the base (nil: not a finite number), with the samples on each side.
-type GateFinding struct {
-	Scenario  string      `json:"scenario"`
-	Store     string      `json:"store"`
-	Benchmark string      `json:"benchmark"`
-	Unit      string      `json:"unit"`
-	Status    gate.Status `json:"status"`
-	Threshold string      `json:"threshold"`
-	Percent   *float64    `json:"percent"`
-	Base      *float64    `json:"base"`
-	BaseN     int         `json:"base_n"`
-	HeadN     int         `json:"head_n"`
-}
-
-// fromZero reports whether f went up from a base of 0 ("new
+// fromZero reports whether f went up or down from a base of 0 ("new
 // allocations"), which no percentage of the base can say.
-func (f GateFinding) fromZero() bool {
-	return f.Percent == nil && f.Base != nil && *f.Base == 0 && f.Status != gate.Unchanged
-}
-
-// label names f's benchmark as the gate's tables do (gate.Finding.Label).
-func (f GateFinding) label() string {
-	if f.Scenario != "" && f.Store != "" {
-		return f.Scenario + "/" + f.Store
-	}
-	return f.Benchmark
-}
-
-// regressed reports whether f failed the gate.
-func (f GateFinding) regressed() bool { return f.Status == gate.Regressed }
-
-// ReadGate reads what certbench gate --format json writes, refusing
-// anything else.
-func ReadGate(r io.Reader) (*GateResult, error) {
-	var g struct {
-		Schema string `json:"schema"`
-		Passed *bool  `json:"passed"`
-		GateResult
-	}
-	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
-	if err := dec.Decode(&g); err != nil {
-		return nil, fmt.Errorf("not a gate result (certbench gate --format json): %v", err)
-	}
-	switch {
-	case g.Schema == "":
-		return nil, errors.New("not a gate result (certbench gate --format json): no \"schema\"")
-	case g.Schema != gate.JSONSchema:
-		return nil, fmt.Errorf("gate result of schema %q, want %q (gate it again with this certbench)", g.Schema, gate.JSONSchema)
-	case g.Passed == nil || g.Page == nil:
-		return nil, errors.New("gate result without \"passed\" or \"page\"")
-	}
-	g.GateResult.Passed = *g.Passed
-	return &g.GateResult, nil
+func fromZero(f *gate.Finding) bool {
+	return f.Base == 0 && f.Head != 0 && f.Status != gate.Unchanged && !finite(f.Percent())
 }
 
 // The colours of a finding's status, as the page colours its table.
@@ -106,31 +42,31 @@ func statusColor(s gate.Status) color.RGBA {
 	return unchangedColor
 }
 
-// regression returns the gate's regressed finding of unit on the
-// comparison row label ("scenario=S/store=T", or a benchmark's name).
-func (g *GateResult) regression(label, unit string) (GateFinding, bool) {
+// regression returns g's regressed finding of unit on the comparison row
+// label ("scenario=S/store=T", or a benchmark's name); nil if none.
+func regression(g *gate.Document, label, unit string) *gate.Finding {
 	if g != nil {
 		for _, f := range g.Findings {
-			if f.Unit == unit && f.regressed() && (label == "scenario="+f.Scenario+"/store="+f.Store || label == f.Benchmark || strings.HasSuffix(f.Benchmark, "/"+label)) {
-				return f, true
+			if f.Unit == unit && f.Status == gate.Regressed && (label == "scenario="+f.Scenario+"/store="+f.Store || label == f.Benchmark || strings.HasSuffix(f.Benchmark, "/"+label)) {
+				return f
 			}
 		}
 	}
-	return GateFinding{}, false
+	return nil
 }
 
-// chart draws the findings as change in percent of the base, a panel
-// per metric that changed anywhere; nil if none did.
-func (g *GateResult) chart() *Chart {
+// gateChart draws g's findings as change in percent of the base, a
+// panel per metric that changed anywhere; nil if none did.
+func gateChart(g *gate.Document) *Chart {
 	var panels []*plot.Plot
 	rows := 0
-	for _, unit := range g.units() {
-		var fs []GateFinding
+	for _, unit := range gateUnits(g) {
+		var fs []*gate.Finding
 		changed := false
 		for _, f := range g.Findings {
-			if f.Unit == unit && (f.fromZero() || f.Percent != nil && finite(*f.Percent)) {
+			if f.Unit == unit && (fromZero(f) || finite(f.Percent())) {
 				fs = append(fs, f)
-				changed = changed || f.fromZero() || *f.Percent != 0
+				changed = changed || fromZero(f) || f.Percent() != 0
 			}
 		}
 		if changed {
@@ -155,8 +91,8 @@ func (g *GateResult) chart() *Chart {
 	})
 }
 
-// units returns the findings' units in order.
-func (g *GateResult) units() []string {
+// gateUnits returns the findings' units in order.
+func gateUnits(g *gate.Document) []string {
 	var units []string
 	for _, f := range g.Findings {
 		if !slices.Contains(units, f.Unit) {
@@ -168,27 +104,27 @@ func (g *GateResult) units() []string {
 
 // changePlot makes a panel of one metric's findings, a benchmark a row,
 // the first on top, and returns what it draws.
-func changePlot(unit string, fs []GateFinding) (*plot.Plot, *changeBars) {
+func changePlot(unit string, fs []*gate.Finding) (*plot.Plot, *changeBars) {
 	p := newPlot(results.Title(unit) + " (" + unit + ")")
 	var maxText string
 	cb := &changeBars{max: math.NaN(), label: text.Style{Color: color.Black, Font: font.From(chartFont, 8), YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
-	cb.ratio = slices.ContainsFunc(fs, func(f GateFinding) bool { return f.Percent != nil && *f.Percent >= 1000 })
+	cb.ratio = slices.ContainsFunc(fs, func(f *gate.Finding) bool { return finite(f.Percent()) && f.Percent() >= 1000 })
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		j := len(fs) - 1 - i
-		names[j] = fmt.Sprintf("%s (n=%d/%d)", f.label(), f.BaseN, f.HeadN)
+		names[j] = fmt.Sprintf("%s (n=%d/%d)", f.Label(), f.BaseN, f.HeadN)
 		c := change{color: statusColor(f.Status)}
-		if f.fromZero() { // a dot at no change, and what changed
+		if fromZero(f) { // a dot at no change, and what changed
 			c.text = results.FromZero(unit)
 		} else {
-			c.pct, c.text = *f.Percent, results.FormatPercent(*f.Percent)
+			c.pct, c.text = f.Percent(), results.FormatPercent(f.Percent())
 		}
-		if f.regressed() {
+		if f.Status == gate.Regressed {
 			c.text += " regressed"
 		}
 		cb.vals = append(cb.vals, c)
-		if th, err := gate.ParseThreshold(f.Threshold); err == nil && th.Relative && !th.Off {
-			cb.max, maxText = th.Value, f.Threshold
+		if th := f.Threshold; th.Relative && !th.Off {
+			cb.max, maxText = th.Value, th.String()
 		}
 	}
 	slices.Reverse(cb.vals)

@@ -16,17 +16,18 @@ import (
 // the gate found a regression, however small; and in the scenario charts
 // of base against head, only the panels of regressed metrics are red.
 func TestGateChartHighlightsRegressions(t *testing.T) {
-	pct := func(v float64) *float64 { return &v }
-	fs := []GateFinding{
-		{Scenario: "a", Store: "x", Unit: "allocs/op", Status: gate.Regressed, Threshold: "+0%", Percent: pct(0.08), BaseN: 6, HeadN: 6},
-		{Scenario: "b", Store: "x", Unit: "allocs/op", Status: gate.Unchanged, Threshold: "+0%", Percent: pct(0), BaseN: 6, HeadN: 6},
-		{Scenario: "c", Store: "x", Unit: "allocs/op", Status: gate.Improved, Threshold: "+0%", Percent: pct(-5), BaseN: 6, HeadN: 6},
+	th := gate.MustThreshold("+0%")
+	fs := []*gate.Finding{ // +0.08%, 0, -5%
+		{Scenario: "a", Store: "x", Unit: "allocs/op", Status: gate.Regressed, Threshold: th, Base: 100, Head: 100.08, BaseN: 6, HeadN: 6},
+		{Scenario: "b", Store: "x", Unit: "allocs/op", Status: gate.Unchanged, Threshold: th, Base: 100, Head: 100, BaseN: 6, HeadN: 6},
+		{Scenario: "c", Store: "x", Unit: "allocs/op", Status: gate.Improved, Threshold: th, Base: 100, Head: 95, BaseN: 6, HeadN: 6},
 	}
 	_, cb := changePlot("allocs/op", fs)
 	for i, f := range fs {
 		c := cb.vals[len(fs)-1-i] // the first on top
-		if red := c.color == regressedColor; red != f.regressed() || strings.Contains(c.text, "regressed") != f.regressed() || c.pct != *f.Percent {
-			t.Errorf("%s: drawn %+v; want red and labelled regressed iff the gate says so (%s)", f.label(), c, f.Status)
+		regressed := f.Status == gate.Regressed
+		if red := c.color == regressedColor; red != regressed || strings.Contains(c.text, "regressed") != regressed || c.pct != f.Percent() {
+			t.Errorf("%s: drawn %+v; want red and labelled regressed iff the gate says so (%s)", f.Label(), c, f.Status)
 		}
 	}
 	if cb.max != 0 {
@@ -40,7 +41,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ReadGate(bytes.NewReader(data))
+	g, err := gate.ReadDocument(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	}
 	want := map[string]bool{} // chart title and panel title of each regression
 	for _, f := range g.Findings {
-		if f.regressed() {
+		if f.Status == gate.Regressed {
 			want["scenario="+f.Scenario+"/store="+f.Store+" "+results.Title(f.Unit)] = true
 		}
 	}
@@ -83,10 +84,10 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 // (+1,841.22% is ×19.41) is labelled so, on a logarithmic axis of head /
 // base; a panel of percents does not reach below -100%.
 func TestGateChartLargeChanges(t *testing.T) {
-	pct := func(v float64) *float64 { return &v }
-	fs := []GateFinding{
-		{Scenario: "a", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: "+2%", Percent: pct(1841.22), BaseN: 6, HeadN: 6},
-		{Scenario: "b", Store: "x", Unit: "B/op", Status: gate.Improved, Threshold: "+2%", Percent: pct(-96), BaseN: 6, HeadN: 6},
+	th := gate.MustThreshold("+2%")
+	fs := []*gate.Finding{ // +1841.22%, -96%
+		{Scenario: "a", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: th, Base: 100, Head: 1941.22, BaseN: 6, HeadN: 6},
+		{Scenario: "b", Store: "x", Unit: "B/op", Status: gate.Improved, Threshold: th, Base: 100, Head: 4, BaseN: 6, HeadN: 6},
 	}
 	p, cb := changePlot("B/op", fs)
 	if got := cb.vals[1].text; got != "×19.41 regressed" || !cb.ratio {
@@ -98,7 +99,7 @@ func TestGateChartLargeChanges(t *testing.T) {
 	if _, ok := p.X.Scale.(plot.LogScale); !ok {
 		t.Error("ratio axis not logarithmic")
 	}
-	fs[0].Percent = pct(800)
+	fs[0].Head = 900 // +800%
 	_, cb = changePlot("B/op", fs)
 	if xmin, _, _, _ := cb.DataRange(); cb.ratio || xmin < -100 {
 		t.Errorf("-96%% and +800%%: axis from %v%% (ratio %v), want percent, not below -100%%", xmin, cb.ratio)
@@ -108,9 +109,9 @@ func TestGateChartLargeChanges(t *testing.T) {
 // TestGateChartNewAllocations: a regression from 0 (no percentage of the
 // base) is in the chart, labelled "new allocations".
 func TestGateChartNewAllocations(t *testing.T) {
-	zero := 0.0
-	g := &GateResult{Findings: []GateFinding{{Scenario: "lookup-1000", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: "+2%", Base: &zero, BaseN: 6, HeadN: 6}}}
-	ch := g.chart()
+	g := &gate.Document{Verdict: &gate.Verdict{Findings: []*gate.Finding{
+		{Scenario: "lookup-1000", Store: "x", Unit: "B/op", Status: gate.Regressed, Threshold: gate.MustThreshold("+2%"), Base: 0, Head: 2.4, BaseN: 6, HeadN: 6}}}}
+	ch := gateChart(g)
 	if ch == nil || ch.Panels() != 1 {
 		t.Fatal("a regression from 0 B/op: no panel")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
@@ -31,7 +32,7 @@ type htmlFamily struct {
 type htmlPage struct {
 	Title       string
 	Inputs      []string
-	Gate        *GateResult
+	Gate        *gate.Document
 	GateHTML    template.HTML
 	GateChart   *htmlChart
 	Config      []compare.Config

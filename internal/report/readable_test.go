@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/results"
 )
 
@@ -91,33 +92,6 @@ func TestTimeUnitsHaveUnits(t *testing.T) {
 	}
 }
 
-// TestReadGate reads what certbench gate --format json writes (the gate's
-// golden output) and refuses what is not a gate result.
-func TestReadGate(t *testing.T) {
-	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadGate(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.Passed || g.Summary != "FAIL: 3 regressions" || g.Page == nil || len(g.Page.Tables) == 0 {
-		t.Errorf("verdict %v %q, page %v", g.Passed, g.Summary, g.Page)
-	}
-
-	for _, bad := range []struct{ in, want string }{
-		{"BenchmarkX 1 2 ns/op\n", "not a gate result"},
-		{`{"passed": true}`, `no "schema"`},
-		{`{"schema": "certbench.gate/v1", "passed": true}`, `want "certbench.gate/v2"`},
-		{`{"schema": "certbench.gate/v2", "passed": true}`, `without "passed" or "page"`},
-	} {
-		if _, err := ReadGate(strings.NewReader(bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("ReadGate(%q): %v, want %q", bad.in, err, bad.want)
-		}
-	}
-}
-
 // TestReportShowsGate: given a gate result, the page opens with the
 // verdict, the policy, how significance is decided, and what regressed,
 // before anything else, in the gate's own words and figures.
@@ -126,7 +100,7 @@ func TestReportShowsGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ReadGate(bytes.NewReader(data))
+	g, err := gate.ReadDocument(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/gate"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/history"
 	"github.com/certbench/certbench/results"
@@ -28,7 +29,7 @@ type Options struct {
 	// sweep samples: a chart per row, a bar per column.
 	Compare compare.Options
 	// Gate, if set, is a gate's verdict (ReadGate), shown at the top.
-	Gate *GateResult
+	Gate *gate.Document
 	// History, if set, gets a trend chart per benchmark (trend.go), the
 	// last results file drawn as the head; the results may then be none.
 	History *history.History
@@ -54,7 +55,7 @@ type Report struct {
 	// Compare, Operators those of operator.go, Trends one per benchmark
 	// of Options.History (trend.go).
 	Growth, Scenarios, Operators, Trends []*Chart
-	Gate                                 *GateResult
+	Gate                                 *gate.Document
 	// GateChart draws Gate's findings; nil without a gate.
 	GateChart *Chart
 	// Flames are Options.Flames.
@@ -74,7 +75,7 @@ func Build(rs *results.Set, opts Options) (*Report, error) {
 	}
 	r := &Report{Title: cmp.Or(opts.Title, "certbench report"), Inputs: rs.Files, Config: compare.ConfigOf(rs.Series, true), Gate: opts.Gate, Flames: opts.Flames}
 	if r.Gate != nil {
-		r.GateChart = r.Gate.chart()
+		r.GateChart = gateChart(r.Gate)
 	}
 	if opts.History != nil {
 		r.Trends = trendCharts(opts.History, rs)
@@ -224,12 +225,12 @@ func (r *Report) scenarioChart(label string) *Chart {
 			// generations its connections hold (docs/measurements.md).
 			p.Title.Text += " (held generations included)"
 		}
-		if f, ok := r.Gate.regression(label, unit); ok && r.filesAreColumns() && (f.Percent != nil || f.fromZero()) {
+		if f := regression(r.Gate, label, unit); f != nil && r.filesAreColumns() && (finite(f.Percent()) || fromZero(f)) {
 			change := results.FromZero(unit)
-			if f.Percent != nil {
-				change = results.FormatPercent(*f.Percent)
+			if finite(f.Percent()) {
+				change = results.FormatPercent(f.Percent())
 			}
-			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold + ")"
+			p.Title.Text += "\nregressed " + change + " (max " + f.Threshold.String() + ")"
 			p.Title.TextStyle.Color = regressedColor
 		}
 		panels, units, better = append(panels, p), append(units, unit), append(better, t.Better)
