@@ -258,7 +258,7 @@ func TestDiffNamesTheGrownSite(t *testing.T) {
 	base, _ := capture(t, newStore, "optimized", sc, ops)
 	head, _ := capture(t, func() certstore.Store { return bloated{newStore()} }, "bloated", sc, ops)
 
-	c, err := cost.Compare(base, head, cost.AllocSpace)
+	c, err := cost.Changes(base, head, cost.AllocSpace)
 	if err != nil {
 		t.Fatal(err)
 	}

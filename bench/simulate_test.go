@@ -29,7 +29,7 @@ func TestSimulateOutsideCallgrind(t *testing.T) {
 	}
 	opts := bench.Options{Stores: []certstore.Info{info}, Scenarios: sc, Count: 1, Instrument: bench.Simulate}
 	err = bench.Run(context.Background(), opts, func(bench.Sample) error { t.Error("a sample outside callgrind"); return nil })
-	if !errors.Is(err, callgrind.ErrNotUnderCallgrind) || !strings.Contains(err.Error(), "instrument simulate") {
+	if !errors.Is(err, callgrind.ErrNotUnderCallgrind) || !strings.Contains(err.Error(), "run --simulate") {
 		t.Errorf("Run outside callgrind: %v", err)
 	}
 	opts.Instrument = "clock"

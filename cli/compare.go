@@ -69,7 +69,7 @@ results. The run flags (--count, --ops, -q, -o) apply only when compare runs the
 benchmarks. With one result file it compares the stores in it; with several,
 the files (the first is the base).
 --row, --col and --filter group and select as benchstat's -row, -col, -filter.
---format json is package compare's Report as encoding/json writes it.`,
+--format json is package compare's Tables as encoding/json writes it.`,
 		Example: `  certbench compare --scenarios rotate-10-of-100 --count 6
   certbench compare results.txt
   certbench compare --format markdown base.txt head.txt`,

@@ -119,7 +119,7 @@ func runHistoryChanges(ctx context.Context, opts *historyOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	r, err := history.NewReport(h, st.String(), opts.Since, opts.Stats)
+	r, err := history.NewSummary(h, st.String(), opts.Since, opts.Stats)
 	if err != nil {
 		return usageError(err)
 	}

@@ -353,7 +353,7 @@ func runProfileDiff(_ context.Context, opts *profileDiffOptions) error {
 	var cs []*cost.Comparison
 	var flames []*cost.Flame
 	for _, st := range sampleTypes {
-		c, err := cost.Compare(base, head, strings.TrimSpace(st))
+		c, err := cost.Changes(base, head, strings.TrimSpace(st))
 		if err != nil {
 			return usagef("--type: %s: %v", headPath, err)
 		}

@@ -64,7 +64,7 @@ func (r *run) againstHistory(ctx context.Context) (bool, error) {
 
 // gateHistory runs the head alone (runHead) and gates each pass against
 // History up to the merge base (history.Base).
-func (r *run) gateHistory(ctx context.Context, rep *Report) error {
+func (r *run) gateHistory(ctx context.Context, rep *Outcome) error {
 	logf(r.o.Log, "ab: building head (%s) in %s; the base is %s", r.desc[1], r.o.Module, r.desc[0])
 	if err := r.b.build(ctx, r.root, r.bins[1]); err != nil {
 		return err
@@ -132,7 +132,7 @@ const pushTries = 5
 // HEAD's; a git ref (push) is pushed to origin and, when another job
 // pushed first, fetched, added to again (adding is idempotent) and pushed
 // again.
-func (r *run) record(ctx context.Context, push bool) (*Report, error) {
+func (r *run) record(ctx context.Context, push bool) (*Outcome, error) {
 	var err error
 	if r.commit, err = git(ctx, r.root, "rev-parse", "HEAD"); err != nil {
 		return nil, inputf("no HEAD commit to record: %v", err)
@@ -172,7 +172,7 @@ func (r *run) record(ctx context.Context, push bool) (*Report, error) {
 		time.Sleep(time.Duration(try*2) * time.Second)
 		git(ctx, r.root, "fetch", "-q", "origin", "+"+ref+":"+ref)
 	}
-	rep := &Report{Summary: fmt.Appendf(nil, "### certbench: recorded %.12s's results in %s\n\nAs %s.\n", r.commit, r.hist, name)}
+	rep := &Outcome{Summary: fmt.Appendf(nil, "### certbench: recorded %.12s's results in %s\n\nAs %s.\n", r.commit, r.hist, name)}
 	logf(r.o.Log, "ab: stored %s in %s", name, r.hist)
 	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
 }

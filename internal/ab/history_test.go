@@ -51,7 +51,7 @@ func TestRunHistory(t *testing.T) {
 	}
 	same, more := resultFile(10), resultFile(11)
 	t.Chdir(repo)
-	run := func(results string, record bool) (*Report, string) {
+	run := func(results string, record bool) (*Outcome, string) {
 		t.Helper()
 		t.Setenv("RESULTS", results)
 		var log bytes.Buffer

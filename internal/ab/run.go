@@ -67,8 +67,8 @@ type RunOptions struct {
 	Bench func(ctx context.Context, base, head string, policy gate.Policy) (sim, clock *Result, err error)
 }
 
-// A Report is the outcome of Run.
-type Report struct {
+// An Outcome is what Run found.
+type Outcome struct {
 	// Wall is the clock's pass; Sim the simulated CPU's (nil without
 	// Simulate). Both nil: nothing to compare. Bench and BenchSim are
 	// the module's own benchmarks' (RunOptions.Bench).
@@ -79,7 +79,7 @@ type Report struct {
 }
 
 // Passed reports whether no gate failed.
-func (r *Report) Passed() bool {
+func (r *Outcome) Passed() bool {
 	for _, res := range []*Result{r.Wall, r.Sim, r.Bench, r.BenchSim} {
 		if res != nil && !res.Verdict.Passed() {
 			return false
@@ -115,7 +115,7 @@ type run struct {
 // head.txt, raw/, gate.txt, gate.json, summary.md, profiles, bin/,
 // build.log (and sim-* with Simulate). With History it may run the head
 // alone, or record it (see RunOptions.History).
-func Run(ctx context.Context, o RunOptions) (*Report, error) {
+func Run(ctx context.Context, o RunOptions) (*Outcome, error) {
 	start := time.Now()
 	r := &run{o: o}
 	if err := r.setup(ctx); err != nil {
@@ -137,7 +137,7 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 	if err := r.resolvePolicy(ctx); err != nil {
 		return nil, err
 	}
-	rep := &Report{}
+	rep := &Outcome{}
 	var stores, scenarios []string
 	if ok, err := r.againstHistory(ctx); err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func Run(ctx context.Context, o RunOptions) (*Report, error) {
 
 // bench gates the module's own benchmarks (RunOptions.Bench) in the base's
 // tree (a worktree of its commit) and the head's.
-func (r *run) bench(ctx context.Context, rep *Report) error {
+func (r *run) bench(ctx context.Context, rep *Outcome) error {
 	base, _, remove, err := Checkout(ctx, r.root, r.commit)
 	if err != nil {
 		return err
@@ -216,7 +216,7 @@ func (r *run) bench(ctx context.Context, rep *Report) error {
 }
 
 // scenarios runs the passes on certbench's scenarios.
-func (r *run) scenarios(ctx context.Context, rep *Report, stores, scenarios []string) error {
+func (r *run) scenarios(ctx context.Context, rep *Outcome, stores, scenarios []string) error {
 	o := r.o
 	var err error
 	if o.Simulate {

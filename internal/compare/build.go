@@ -66,8 +66,8 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// A Report is the result of Build: one comparison Table per unit.
-type Report struct {
+// Tables are the result of Build: one comparison Table per unit.
+type Tables struct {
 	Options Options `json:"options"` // with defaults filled in
 	// Config is the file configuration, less the scenario-hash lines.
 	Config  []Config `json:"config"`
@@ -84,7 +84,7 @@ type Config struct {
 	Values []string `json:"values"`
 }
 
-// A Column is one column of a Report: a distinct value of Options.Col.
+// A Column is one column of Tables: a distinct value of Options.Col.
 type Column struct {
 	Label string        `json:"label"`
 	Key   benchproc.Key `json:"-"`
@@ -173,7 +173,7 @@ type Geomean struct {
 }
 
 // Table returns the table for unit (tidied: "ns/op" finds "sec/op"), or nil.
-func (r *Report) Table(unit string) *Table {
+func (r *Tables) Table(unit string) *Table {
 	if unit == results.UnitNsPerOp {
 		unit = results.UnitSec
 	}
@@ -223,7 +223,7 @@ func appendNew[T comparable](s []T, v T) []T {
 }
 
 // Build groups the results of set into tables of summaries, deltas and geomeans.
-func Build(set *results.Set, opts Options) (*Report, error) {
+func Build(set *results.Set, opts Options) (*Tables, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func Build(set *results.Set, opts Options) (*Report, error) {
 	return b.report()
 }
 
-// A builder holds the series Build keeps and makes their Report.
+// A builder holds the series Build keeps and makes their Tables.
 type builder struct {
 	opts   Options
 	filter *benchproc.Filter
@@ -267,7 +267,7 @@ type kept struct {
 	res    *benchfmt.Result
 }
 
-func (b *builder) report() (*Report, error) {
+func (b *builder) report() (*Tables, error) {
 	opts := b.opts
 	if len(b.kept) == 0 {
 		if opts.Filter == DefaultFilter {
@@ -290,7 +290,7 @@ func (b *builder) report() (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{Options: opts, Config: g.config, Columns: columns}
+	rep := &Tables{Options: opts, Config: g.config, Columns: columns}
 	var general, cellWarnings warnings
 	if auto && len(b.plain) > 0 && len(b.plain) < len(b.names) {
 		general.add(fmt.Sprintf("%d of %d benchmarks are not certbench's (no /%s= and /%s= in the name, such as %q): "+

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-func mustBuild(t *testing.T, opts Options, paths ...string) *Report {
+func mustBuild(t *testing.T, opts Options, paths ...string) *Tables {
 	t.Helper()
 	rs, err := results.Load(paths...)
 	if err != nil {
@@ -44,12 +44,12 @@ func TestGolden(t *testing.T) {
 	}
 	formats := []struct {
 		ext   string
-		write func(*Report, *bytes.Buffer) error
+		write func(*Tables, *bytes.Buffer) error
 	}{
-		{"txt", func(r *Report, b *bytes.Buffer) error { return writeText(r, b) }},
-		{"md", func(r *Report, b *bytes.Buffer) error { return writeMarkdown(r, b) }},
-		{"csv", func(r *Report, b *bytes.Buffer) error { return writeCSV(r, b) }},
-		{"json", func(r *Report, b *bytes.Buffer) error { return writeJSON(r, b) }},
+		{"txt", func(r *Tables, b *bytes.Buffer) error { return writeText(r, b) }},
+		{"md", func(r *Tables, b *bytes.Buffer) error { return writeMarkdown(r, b) }},
+		{"csv", func(r *Tables, b *bytes.Buffer) error { return writeCSV(r, b) }},
+		{"json", func(r *Tables, b *bytes.Buffer) error { return writeJSON(r, b) }},
 	}
 	for _, c := range cases {
 		r := mustBuild(t, c.opts, c.paths...)
@@ -69,7 +69,7 @@ func TestGolden(t *testing.T) {
 }
 
 // eachDelta calls f for every comparison in r.
-func eachDelta(r *Report, f func(t *Table, row *Row, col Column, d *Delta)) int {
+func eachDelta(r *Tables, f func(t *Table, row *Row, col Column, d *Delta)) int {
 	n := 0
 	for _, t := range r.Tables {
 		for _, row := range t.Rows {
@@ -118,7 +118,7 @@ func TestIdenticalInputsNotSignificant(t *testing.T) {
 
 func TestSignificantDifference(t *testing.T) {
 	r := mustBuild(t, FileOptions(), "testdata/old.txt", "testdata/new.txt")
-	check := func(r *Report, unit, row string, wantSig bool, wantSign int) {
+	check := func(r *Tables, unit, row string, wantSig bool, wantSign int) {
 		t.Helper()
 		tb := r.Table(unit)
 		if tb == nil {
@@ -396,10 +396,10 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // The renderers as certbench compare calls them.
-func writeText(r *Report, w io.Writer) error     { return table.WriteText(w, r.Page()) }
-func writeMarkdown(r *Report, w io.Writer) error { return table.WriteMarkdown(w, r.Page()) }
-func writeCSV(r *Report, w io.Writer) error      { return table.WriteCSV(w, r.Page()) }
-func writeJSON(r *Report, w io.Writer) error {
+func writeText(r *Tables, w io.Writer) error     { return table.WriteText(w, r.Page()) }
+func writeMarkdown(r *Tables, w io.Writer) error { return table.WriteMarkdown(w, r.Page()) }
+func writeCSV(r *Tables, w io.Writer) error      { return table.WriteCSV(w, r.Page()) }
+func writeJSON(r *Tables, w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

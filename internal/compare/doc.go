@@ -1,7 +1,7 @@
 // Package compare turns certbench result files into comparison tables
-// with benchstat's statistics: Build returns a Report (the statistics as
-// values), Report.Page its tables for package table to render, and
-// json.Marshal of the Report is its JSON.
+// with benchstat's statistics: Build returns Tables (the statistics as
+// values), Tables.Page its tables for package table to render, and
+// json.Marshal of the Tables is its JSON.
 //
 // Build groups a results.Set with benchproc projections into one Table
 // per unit, rows by Options.Row and columns by Options.Col; the first

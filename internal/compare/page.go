@@ -20,7 +20,7 @@ const vsBase = "vs base"
 // Page returns r for package table to render: the configuration, one
 // table per shown unit (a column group per Column: center ± CI, then the
 // change vs base and its test), a geomean row, footnotes and notes.
-func (r *Report) Page() *table.Page {
+func (r *Tables) Page() *table.Page {
 	p := &table.Page{}
 	for _, c := range r.Config {
 		p.Details = append(p.Details, c.Key+": "+strings.Join(c.Values, " | "))
@@ -45,7 +45,7 @@ func (r *Report) Page() *table.Page {
 
 // everyCellShort returns the note of too few samples for a confidence
 // interval if every cell of every shown table has it, else "".
-func (r *Report) everyCellShort() string {
+func (r *Tables) everyCellShort() string {
 	note := ""
 	for _, t := range r.shownTables() {
 		for _, row := range t.Rows {
@@ -165,7 +165,7 @@ func percent(level float64) string {
 }
 
 // legend says what the cells and changes are.
-func (r *Report) legend() string {
+func (r *Tables) legend() string {
 	s := fmt.Sprintf("cells: median ± %s confidence interval (exact units: the value)", percent(r.Options.Confidence))
 	if len(r.Columns) > 1 {
 		s += fmt.Sprintf("; changes vs %s: shown if significant (Mann-Whitney U test, p < %v; exact units: any difference), ~ otherwise",

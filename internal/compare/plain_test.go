@@ -28,7 +28,7 @@ func rowLabels(t *Table) []string {
 }
 
 // columnLabels returns the column labels of r.
-func columnLabels(r *Report) []string {
+func columnLabels(r *Tables) []string {
 	var labels []string
 	for _, c := range r.Columns {
 		labels = append(labels, c.Label)
@@ -39,7 +39,7 @@ func columnLabels(r *Report) []string {
 // checkNoMixedCells fails if any cell of r mixes benchmarks or a row or
 // column lacks a key: the symptoms of grouping plain results by certbench's
 // name keys.
-func checkNoMixedCells(t *testing.T, r *Report) {
+func checkNoMixedCells(t *testing.T, r *Tables) {
 	t.Helper()
 	for _, w := range r.Warnings {
 		if strings.Contains(w, "benchmarks vary in") || strings.Contains(w, "some results have no") {

@@ -12,7 +12,7 @@ import (
 // be given, benchmath's sample-size warnings) and the one line saying so.
 
 // shownTables returns the tables the renderers show.
-func (r *Report) shownTables() []*Table {
+func (r *Tables) shownTables() []*Table {
 	var out []*Table
 	for _, t := range r.Tables {
 		if t.Hidden == "" {
@@ -77,7 +77,7 @@ func reportNote(m string) string {
 // endNotes returns the notes after the tables: the legend, the warnings
 // not shown as footnotes, what is hidden and, if anything was tested,
 // CorrectionNote.
-func (r *Report) endNotes(shown map[string]bool) []string {
+func (r *Tables) endNotes(shown map[string]bool) []string {
 	notes := []string{r.legend()}
 	seen := make(map[string]bool)
 	for _, w := range r.Warnings {
@@ -107,7 +107,7 @@ const CorrectionNote = "each change is tested on its own (no correction for mult
 	"certbench gate applies Holm's correction per metric, so it can call unchanged a change shown here"
 
 // tested reports whether a shown change was decided by a test.
-func (r *Report) tested() bool {
+func (r *Tables) tested() bool {
 	for _, t := range r.shownTables() {
 		for _, row := range t.Rows {
 			for _, c := range row.Cells {

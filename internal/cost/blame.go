@@ -50,7 +50,7 @@ func (f Folders) GrownSites(scenario, store, unit string, n int) ([]Site, error)
 		if err != nil {
 			return nil, err
 		}
-		c, err := Compare(base, head, sampleType)
+		c, err := Changes(base, head, sampleType)
 		if err != nil {
 			return nil, err
 		}

@@ -85,7 +85,7 @@ func TestCompareBoundaryBlamesTheStoreLine(t *testing.T) {
 
 	// The flat view (certbench profile diff) is unchanged: the move comes
 	// first.
-	c, err := cost.Compare(base, head, cost.AllocObjects)
+	c, err := cost.Changes(base, head, cost.AllocObjects)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,9 +83,9 @@ func CheckComparable(base, head *profile.Profile) error {
 	return nil
 }
 
-// Compare returns, per function, how the named sample type changed from
+// Changes returns, per function, how the named sample type changed from
 // base to head, each side per op when both record their ops.
-func Compare(base, head *profile.Profile, sampleType string) (*Comparison, error) {
+func Changes(base, head *profile.Profile, sampleType string) (*Comparison, error) {
 	sides, _, _, bd, hd, err := newSides(base, head, sampleType)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@
 // records tiny pointer-free allocations once per 16-byte block.
 //
 // [TopSites] and [Summarize] aggregate per function, flat and cumulative;
-// [Compare] says per function what grew and shrank, as [Site] values, and
+// [Changes] says per function what grew and shrank, as [Site] values, and
 // [Diff] builds the difference as pprof -diff_base does; [CompareBoundary]
 // charges every sample to the deepest store frame, so that a store line
 // that grew is where the store's own code changed. [WriteSummaries],

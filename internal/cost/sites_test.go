@@ -225,7 +225,7 @@ func TestCompareAndDiff(t *testing.T) {
 			s.Value[i] *= 2
 		}
 	}
-	c, err := cost.Compare(base, head, cost.AllocSpace)
+	c, err := cost.Changes(base, head, cost.AllocSpace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestCompareMismatchedTypes(t *testing.T) {
 	heap := synthetic(0)
 	cpu := newBuilder([]*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}).p
 	var ste *cost.SampleTypeError
-	if _, err := cost.Compare(heap, cpu, cost.AllocSpace); !errors.As(err, &ste) {
+	if _, err := cost.Changes(heap, cpu, cost.AllocSpace); !errors.As(err, &ste) {
 		t.Errorf("Compare(heap, cpu): err %v, want a SampleTypeError", err)
 	} else if !strings.Contains(err.Error(), "cpu/nanoseconds") || !strings.Contains(err.Error(), "alloc_space/bytes") {
 		t.Errorf("error %q does not list both sides' types", err)
@@ -308,7 +308,7 @@ func TestGoldenText(t *testing.T) {
 
 	base, head := synthetic(0), synthetic(3000)
 	head.Sample[1].Value[1] = 200 // pem.Decode shrinks
-	c, err := cost.Compare(base, head, cost.AllocSpace)
+	c, err := cost.Changes(base, head, cost.AllocSpace)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func newVerdict(base, head *results.Set, p Policy) *Verdict {
 	return v
 }
 
-func (v *Verdict) comparison(base, head *results.Set, rows string) (*compare.Report, error) {
+func (v *Verdict) comparison(base, head *results.Set, rows string) (*compare.Tables, error) {
 	rep, err := compare.Build(merge(base, head), compare.Options{
 		Row:     rows,
 		Col:     results.FileKey,
@@ -203,7 +203,7 @@ type present struct {
 }
 
 // presence returns which benchmarks each side of rep has, in any unit.
-func presence(rep *compare.Report) present {
+func presence(rep *compare.Tables) present {
 	pr := present{of: map[benchproc.Key]*sides{}}
 	for _, t := range rep.Tables {
 		for _, row := range t.Rows {

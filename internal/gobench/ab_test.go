@@ -57,7 +57,7 @@ func must[T any](v T, err error) T {
 
 // abBench runs certbench ab's protocol with --bench on repo (no certbench
 // binary: the module's benchmarks only) and returns its report.
-func abBench(t *testing.T, repo string, simulate bool) *ab.Report {
+func abBench(t *testing.T, repo string, simulate bool) *ab.Outcome {
 	t.Helper()
 	t.Chdir(repo)
 	out := t.TempDir()

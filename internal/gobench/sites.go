@@ -83,7 +83,7 @@ func (s *Sites) GrownBenchmarkSites(benchmark, unit string, n int) ([]cost.Site,
 	if err != nil {
 		return nil, err
 	}
-	c, err := cost.Compare(base, head, sampleType)
+	c, err := cost.Changes(base, head, sampleType)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func TestHistoryReportGolden(t *testing.T) {
 			}
 			return 1
 		}}
-	r, err := NewReport(g.history(), "git:refs/notes/certbench", "c00010", Options{})
+	r, err := NewSummary(g.history(), "git:refs/notes/certbench", "c00010", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ const Marker = "<!-- certbench-peer -->"
 
 // WriteMarkdown writes the report as one pull-request comment: the
 // verdict first, then the behaviour changes, then the costs.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func (r *Outcome) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	mark := "✅"
 	switch {
@@ -60,7 +60,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 // writeBehaviour writes the behaviour diff and the rules whose outcome
 // changed.
-func (r *Report) writeBehaviour(bw io.Writer) {
+func (r *Outcome) writeBehaviour(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Behaviour changes")
 	fmt.Fprintln(bw)
 	switch {
@@ -99,7 +99,7 @@ func (r *Report) writeBehaviour(bw io.Writer) {
 
 // writeCosts writes the gates' verdicts on certbench's scenarios and on
 // the proxy's own benchmarks, and the head-only and removed benchmarks.
-func (r *Report) writeCosts(bw io.Writer) {
+func (r *Outcome) writeCosts(bw io.Writer) {
 	fmt.Fprintln(bw, "\n#### Costs: certbench's scenarios")
 	fmt.Fprintln(bw)
 	switch {
@@ -188,7 +188,7 @@ var heldUnits = []string{results.UnitHeldPerGen, results.UnitHeldGoroutinesPerGe
 // what a generation a long-lived connection holds costs each side (the
 // HeldGenerations rule judges the goroutines; docs/conformance.md); nil if
 // none ran.
-func (r *Report) heldTable() *table.Page {
+func (r *Outcome) heldTable() *table.Page {
 	if r.Gate == nil {
 		return nil
 	}
@@ -221,7 +221,7 @@ var noisyCause = map[string]string{
 
 // headOnlyTable is the medians of the benchmarks only the head has; nil
 // if none.
-func (r *Report) headOnlyTable() *table.Page {
+func (r *Outcome) headOnlyTable() *table.Page {
 	if r.HeadOnly == nil {
 		return nil
 	}
@@ -255,7 +255,7 @@ func writeNotes(bw io.Writer, notes []string) {
 }
 
 // headline sums the verdict up in a line.
-func (r *Report) headline() string {
+func (r *Outcome) headline() string {
 	var parts []string
 	if r.Conformance != nil && len(r.Conformance.Regressed) > 0 {
 		parts = append(parts, fmt.Sprintf("head breaks %d rule(s) the base keeps", len(r.Conformance.Regressed)))
@@ -297,7 +297,7 @@ func (r *Report) headline() string {
 }
 
 // verdictTable is the verdict: one row per check.
-func (r *Report) verdictTable() *table.Page {
+func (r *Outcome) verdictTable() *table.Page {
 	t := table.New("", table.Column{Name: "check"}, table.Column{Name: "result"})
 	for _, row := range r.verdictRows() {
 		t.Add(table.Cell{Text: row[0]}, table.Cell{Text: row[1]})
@@ -306,7 +306,7 @@ func (r *Report) verdictTable() *table.Page {
 }
 
 // verdictRows are the rows of the verdict table.
-func (r *Report) verdictRows() [][2]string {
+func (r *Outcome) verdictRows() [][2]string {
 	conf := r.notRun("conformance", "⚠️ not run", false)
 	switch c := r.Conformance; {
 	case c != nil && len(c.Regressed) > 0:
@@ -348,11 +348,11 @@ func (r *Report) verdictRows() [][2]string {
 var stepNames = map[string]string{"conformance": "conformance", "diff": "behaviour diff", "gate": "gate on certbench's scenarios", "gobench": "the proxy's benchmarks"}
 
 // skipped reports whether the options skipped step.
-func (r *Report) skipped(step string) bool { return strings.HasPrefix(r.Skipped[step], skippedBy) }
+func (r *Outcome) skipped(step string) bool { return strings.HasPrefix(r.Skipped[step], skippedBy) }
 
 // notRun says why step has no outcome: "⏭️ skipped (--skip STEP)" when the
 // options skipped it, else what and the reason; a sentence if asked.
-func (r *Report) notRun(step, what string, asSentence bool) string {
+func (r *Outcome) notRun(step, what string, asSentence bool) string {
 	s := what + reason(r.Skipped[step])
 	if r.skipped(step) {
 		s = "⏭️ " + r.Skipped[step]
@@ -367,7 +367,7 @@ func (r *Report) notRun(step, what string, asSentence bool) string {
 }
 
 // verdictCell sums up a gate verdict of step (the reason of a nil one).
-func (r *Report) verdictCell(v *gate.Verdict, step string) string {
+func (r *Outcome) verdictCell(v *gate.Verdict, step string) string {
 	if v == nil {
 		return r.notRun(step, "⚠️ not gated", false)
 	}
@@ -474,7 +474,7 @@ func codeList(list []string) string {
 }
 
 // phaseText lists the steps' wall times, in parentheses.
-func (r *Report) phaseText() string {
+func (r *Outcome) phaseText() string {
 	var ps []string
 	for _, p := range r.Phases {
 		ps = append(ps, p.Name+" "+p.Elapsed.Round(time.Second).String())

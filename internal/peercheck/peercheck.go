@@ -103,11 +103,11 @@ const (
 // DefaultSimCount is the simulated CPU's samples per side.
 const DefaultSimCount = 5
 
-// skippedBy begins Report.Skipped's reason of a step the options skipped.
+// skippedBy begins Outcome.Skipped's reason of a step the options skipped.
 const skippedBy = "skipped (--skip "
 
-// Report is the outcome of Run.
-type Report struct {
+// An Outcome is what Run found.
+type Outcome struct {
 	Kind        peerbuild.Kind
 	Base, Head  string // the stores
 	Sides       [2]peerbuild.Side
@@ -157,14 +157,14 @@ type Phase struct {
 // Passed reports whether nothing failed: no rule newly failing, no
 // behaviour change, no regression (a cost not decided is none; see
 // Undecided).
-func (r *Report) Passed() bool {
+func (r *Outcome) Passed() bool {
 	return (r.Conformance == nil || len(r.Conformance.Regressed) == 0) && (r.Diff == nil || !r.Diff.Differs) && !r.costRegressed()
 }
 
 // costRegressed reports whether a gate failed for a reason other than
 // too few samples: a regression, a metric missing at the head, a store
 // that failed.
-func (r *Report) costRegressed() bool {
+func (r *Outcome) costRegressed() bool {
 	return slices.ContainsFunc([]*gate.Verdict{r.Gate, r.SimGate, r.GoBench, r.GoBenchSim}, regressed)
 }
 
@@ -180,7 +180,7 @@ var needRE = regexp.MustCompile(`need (\d+)`)
 // Undecided says which gates had too few samples to decide some metric
 // ("too few samples on the clock (n=2, need ≥ 4)"), "" if none. Such a
 // check neither passes nor finds a regression: the command exits 2.
-func (r *Report) Undecided() string {
+func (r *Outcome) Undecided() string {
 	var parts []string
 	for i, v := range []*gate.Verdict{r.Gate, r.SimGate, r.GoBench, r.GoBenchSim} {
 		if v == nil {
@@ -212,7 +212,7 @@ func (r *Report) Undecided() string {
 // identical sides, a tree or adapter that does not build, a bad option)
 // is an error wrapping *peerbuild.InputError, *peerbuild.AdapterError or
 // *ab.InputError.
-func Run(ctx context.Context, opts Options) (*Report, error) {
+func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	start := time.Now()
 	if opts.Count < 1 {
 		return nil, &peerbuild.InputError{Err: fmt.Errorf("count %d: want at least 1", opts.Count)}
@@ -262,7 +262,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		fmt.Fprintf(log, "peer: %s took %v\n", name, d.Round(time.Second))
 	}
 	phase("build", time.Since(start))
-	rep := &Report{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
+	rep := &Outcome{Kind: built.Kind, Base: built.Stores[0], Head: built.Stores[1], Notes: built.Notes,
 		Skipped: map[string]string{}, Count: opts.Count, SimCount: opts.SimCount, Instrument: opts.Instrument, NoValgrind: noValgrind != nil, build: built}
 	copy(rep.Sides[:], opts.Build.Sides)
 	for i := range rep.Sides {
@@ -284,7 +284,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // simulated CPU's pass, whose instruction counts do not depend on what
 // else runs, runs beside conformance and the behaviour diff; the clock's
 // pass and the proxy's benchmarks run after them, alone.
-func (p *peer) steps(ctx context.Context, rep *Report, opts Options, phase func(string, time.Duration)) error {
+func (p *peer) steps(ctx context.Context, rep *Outcome, opts Options, phase func(string, time.Duration)) error {
 	policy, err := gate.ResolvePolicy(opts.Policy)
 	if err != nil {
 		return &peerbuild.InputError{Err: fmt.Errorf("gate policy: %w", err)}
@@ -374,7 +374,7 @@ func build(ctx context.Context, opts peerbuild.Options, bin, out string, log io.
 
 // goBench gates the proxy's own benchmarks at both trees into rep, or
 // says in rep.Skipped why not, and reads those only at the head.
-func (p *peer) goBench(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+func (p *peer) goBench(ctx context.Context, rep *Outcome, opts Options, policy gate.Policy) error {
 	built := rep.build
 	pkgs := opts.BenchPackages
 	if len(pkgs) == 0 {
@@ -446,7 +446,7 @@ type peer struct {
 
 // scenarioOptions are the A/B protocol's options for certbench's
 // scenarios on both stores, each renamed to the proxy's name.
-func (p *peer) scenarioOptions(rep *Report, opts Options, policy gate.Policy) ab.Options {
+func (p *peer) scenarioOptions(rep *Outcome, opts Options, policy gate.Policy) ab.Options {
 	side := func(store string) ab.Side {
 		return ab.Side{Bin: p.bin, Stores: []string{store}, As: rep.Kind.Name, Normalize: rep.build.Normalize}
 	}
@@ -456,7 +456,7 @@ func (p *peer) scenarioOptions(rep *Report, opts Options, policy gate.Policy) ab
 
 // simulate runs ab.Simulate's pass of SimCount samples and gates
 // instructions/op into rep.SimGate (rep.Noisy: the series gated as noisy).
-func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy gate.Policy) error {
+func (p *peer) simulate(ctx context.Context, rep *Outcome, opts Options, policy gate.Policy) error {
 	so := p.scenarioOptions(rep, opts, policy)
 	so.Count, so.Policy = opts.SimCount, ab.SimPolicy(policy)
 	if so.Scenarios = simulated(opts.Scenarios); len(so.Scenarios) == 0 {
@@ -494,7 +494,7 @@ func (p *peer) simulate(ctx context.Context, rep *Report, opts Options, policy g
 // into rep.Gate; untimed (beside the simulated CPU, which counts the CPU),
 // its time is not gated: the allocations, the retained heap and the held
 // generations, which the load does not change.
-func (p *peer) clock(ctx context.Context, rep *Report, opts Options, policy gate.Policy, untimed bool) error {
+func (p *peer) clock(ctx context.Context, rep *Outcome, opts Options, policy gate.Policy, untimed bool) error {
 	o := p.scenarioOptions(rep, opts, policy)
 	if untimed {
 		var err error

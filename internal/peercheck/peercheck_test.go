@@ -52,7 +52,7 @@ func TestComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Base, v.Head = "base.txt", "head.txt"
-	rep := &Report{
+	rep := &Outcome{
 		Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head",
 		Labels: [2]string{"main@1111111", "HEAD@2222222"},
 		Conformance: &Conformance{Rules: 106, HeadFails: []string{"Lookup/ChainAndKey", "Lookup/FirstInConfigExact", "Reject/NoNames"},
@@ -130,7 +130,7 @@ func TestCommentSimulatedBenchmarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"base", "head"},
+	rep := &Outcome{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"base", "head"},
 		GoBenchSim: simVerdict(t, dir, policy), GoBench: clock, SimCount: 3, Count: 4,
 		GoBenchRun: &gobench.Result{Benchtime: "100x", Notes: []string{"BenchmarkServe (github.com/traefik/traefik/v3/pkg/tls) ran on the clock: it waits"},
 			Packages: []*gobench.Package{{ImportPath: "github.com/traefik/traefik/v3/pkg/tls"}}}}
@@ -181,7 +181,7 @@ func TestCommentOnTheClock(t *testing.T) {
 		{true, "The CPU half is the clock (valgrind is not installed)"},
 		{false, "The CPU half is the clock (the clock, without --simulate)"},
 	} {
-		rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, NoValgrind: tc.noValgrind, Skipped: map[string]string{}, Count: 4}
+		rep := &Outcome{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall, NoValgrind: tc.noValgrind, Skipped: map[string]string{}, Count: 4}
 		var b bytes.Buffer
 		if err := rep.WriteMarkdown(&b); err != nil {
 			t.Fatal(err)
@@ -222,7 +222,7 @@ func TestCommentHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"v1", "v2"}, Gate: v, Instrument: InstrumentWall, Skipped: map[string]string{}, Count: 4}
+	rep := &Outcome{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Labels: [2]string{"v1", "v2"}, Gate: v, Instrument: InstrumentWall, Skipped: map[string]string{}, Count: 4}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestCommentUndecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall,
+	rep := &Outcome{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Gate: v, Instrument: InstrumentWall,
 		Diff: &Diff{}, Skipped: map[string]string{}, Count: 2}
 	if !rep.Passed() {
 		t.Error("too few samples counted as a failure")
@@ -276,7 +276,7 @@ func TestCommentUndecided(t *testing.T) {
 
 // TestCommentSkipped: steps skipped by --skip say so and show no figures.
 func TestCommentSkipped(t *testing.T) {
-	rep := &Report{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Instrument: InstrumentWall, Count: 10,
+	rep := &Outcome{Kind: peerbuild.Kinds[0], Base: "traefik@base", Head: "traefik@head", Instrument: InstrumentWall, Count: 10,
 		Diff: &Diff{}, Skipped: map[string]string{"gate": skippedBy + "gate)", "gobench": skippedBy + "gobench)", "conformance": skippedBy + "conformance)"}}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {

@@ -48,7 +48,7 @@ type Report struct {
 	Config []compare.Config
 	// Compare compares the results that are not sweep samples; nil if
 	// none.
-	Compare *compare.Report
+	Compare *compare.Tables
 	// Curves are the growth curves of the sweep samples.
 	Curves []growth.Curve
 	// Growth holds a chart per sweep family, Scenarios one per row of

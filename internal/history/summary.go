@@ -9,9 +9,9 @@ import (
 	"github.com/certbench/certbench/results"
 )
 
-// A Report is what certbench history changes prints: a history's change
+// A Summary is what certbench history changes prints: a history's change
 // points and, from a commit on, its drift.
-type Report struct {
+type Summary struct {
 	Store   string        `json:"history"`
 	Commits int           `json:"commits"`
 	Series  int           `json:"series"`
@@ -20,10 +20,10 @@ type Report struct {
 	Creep   []Drift       `json:"creep,omitempty"`
 }
 
-// NewReport finds the change points of h and, if since is not "", the
+// NewSummary finds the change points of h and, if since is not "", the
 // drift of every series from that commit on.
-func NewReport(h *History, store, since string, opt Options) (*Report, error) {
-	r := &Report{Store: store, Commits: len(h.Commits), Series: len(h.Keys), Alpha: opt.alpha(), Changes: Changes(h, opt)}
+func NewSummary(h *History, store, since string, opt Options) (*Summary, error) {
+	r := &Summary{Store: store, Commits: len(h.Commits), Series: len(h.Keys), Alpha: opt.alpha(), Changes: Changes(h, opt)}
 	if r.Changes == nil {
 		r.Changes = []ChangePoint{}
 	}
@@ -51,7 +51,7 @@ func relative(s Shift, unit string) string {
 
 // Page lays the report out for package table: a table of change points
 // and one of the drifts that are significant.
-func (r *Report) Page() *table.Page {
+func (r *Summary) Page() *table.Page {
 	left := func(names ...string) []table.Column {
 		cols := make([]table.Column, len(names))
 		for i, n := range names {
@@ -100,7 +100,7 @@ func (r *Report) Page() *table.Page {
 }
 
 // WriteText writes the report as aligned text.
-func (r *Report) WriteText(w io.Writer) error { return table.WriteText(w, r.Page()) }
+func (r *Summary) WriteText(w io.Writer) error { return table.WriteText(w, r.Page()) }
 
 // WriteMarkdown writes the report as Markdown tables.
-func (r *Report) WriteMarkdown(w io.Writer) error { return table.WriteMarkdown(w, r.Page()) }
+func (r *Summary) WriteMarkdown(w io.Writer) error { return table.WriteMarkdown(w, r.Page()) }
