@@ -14,7 +14,7 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 )
 
 // runFaults runs opts, collecting the samples emitted (store/sample

@@ -10,7 +10,7 @@ import (
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 )
 
 // heldWorkload returns the held family's workload at n held generations.

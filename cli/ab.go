@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/certbench/certbench/internal/ab"
-	"github.com/certbench/certbench/internal/gobench"
+	"github.com/certbench/certbench/internal/ci/ab"
+	"github.com/certbench/certbench/internal/ci/gobench"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

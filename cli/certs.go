@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certgen"
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"

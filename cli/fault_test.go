@@ -17,7 +17,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 )
 
 // hangMarkEnv names a file that the "hang1" store creates when its Update

@@ -12,7 +12,7 @@ import (
 )
 
 // gateData is where the gate package keeps its crafted inputs.
-const gateData = "../internal/gate/testdata/"
+const gateData = "../internal/ci/gate/testdata/"
 
 func runGate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

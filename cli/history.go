@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/certbench/certbench/internal/history"
+	"github.com/certbench/certbench/internal/ci/history"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	goldenfile "github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/spf13/cobra"
@@ -286,7 +286,7 @@ func TestRunFunctions(t *testing.T) {
 }
 
 // gateData is where the gate package keeps its crafted inputs.
-const gateData = "../internal/gate/testdata/"
+const gateData = "../internal/ci/gate/testdata/"
 
 func asExit(err error, ee **exitError) bool {
 	e, ok := err.(*exitError)

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/ab"
-	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/peerbuild"
-	"github.com/certbench/certbench/internal/peercheck"
+	"github.com/certbench/certbench/internal/ci/ab"
+	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/peer/peerbuild"
+	"github.com/certbench/certbench/internal/peer/peercheck"
 	"github.com/spf13/cobra"
 )
 

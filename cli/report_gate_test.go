@@ -14,7 +14,7 @@ import (
 // bad input, named.
 func TestReportGate(t *testing.T) {
 	dir := t.TempDir()
-	base, head := "../internal/gate/testdata/base.txt", "../internal/gate/testdata/golden-head.txt"
+	base, head := "../internal/ci/gate/testdata/base.txt", "../internal/ci/gate/testdata/golden-head.txt"
 	gateJSON := filepath.Join(dir, "gate.json")
 	code, _, stderr := run(t, "gate", "--config=", "--format", "json", "-o", gateJSON, base, head)
 	if code != cli.ExitRegression {

@@ -16,13 +16,13 @@ func TestReportHistory(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "hist")
 	for i, c := range []string{"aaaa1", "bbbb2", "cccc3"} {
-		code, _, stderr := run(t, "history", "add", "--history", hist, "--commit", c, "--time", "2026-10-0"+string(rune('1'+i))+"T00:00:00Z", "../internal/gate/testdata/base.txt")
+		code, _, stderr := run(t, "history", "add", "--history", hist, "--commit", c, "--time", "2026-10-0"+string(rune('1'+i))+"T00:00:00Z", "../internal/ci/gate/testdata/base.txt")
 		if code != cli.ExitOK {
 			t.Fatalf("history add: exit %d: %s", code, stderr)
 		}
 	}
 	page := filepath.Join(dir, "report.html")
-	for _, files := range [][]string{nil, {"../internal/gate/testdata/golden-head.txt"}} {
+	for _, files := range [][]string{nil, {"../internal/ci/gate/testdata/golden-head.txt"}} {
 		code, _, stderr := run(t, append([]string{"report", "--history", hist, "-o", page}, files...)...)
 		if code != cli.ExitOK {
 			t.Fatalf("report --history %v: exit %d: %s", files, code, stderr)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 )
 
 // refStore is a minimal correct store: every Update parses the whole
@@ -355,7 +355,7 @@ var brokenStores = map[string]struct {
 		factory: regressions.Wrap(regressions.Janitor, func() certstore.Store { return optimized.New() }),
 		run:     "/^HeldGenerations$",
 		want: []string{"--- FAIL: TestHelperBrokenStore/HeldGenerations/WhileHeld", "64 generations held", "+64 goroutines (+1 a held generation)",
-			"64 × github.com/certbench/certbench/stores/regressions.janitor (started by github.com/certbench/certbench/stores/regressions.(*janitorStore).Update)"},
+			"64 × github.com/certbench/certbench/internal/regressions.janitor (started by github.com/certbench/certbench/internal/regressions.(*janitorStore).Update)"},
 	},
 	"hoarding": {
 		factory: func() certstore.Store {

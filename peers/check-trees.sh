@@ -113,7 +113,7 @@ check_pr() {
 quiet=(--max sec/op=off --max retained-B=off)
 # The clock, not the simulated CPU: under callgrind a real proxy's sample
 # takes minutes on this machine, and these checks are of the comment, not
-# of instruction counts (internal/peercheck's tests cover the simulated one).
+# of instruction counts (internal/peer/peercheck's tests cover the simulated one).
 quiet+=(--simulate=false)
 
 step "a Traefik repository: v3.6.12 on main, v3.7.13 on a branch"

@@ -48,7 +48,7 @@ step within all go build -o /dev/null .
 # the example workflows' script, and on bad input; see check-trees.sh.
 step bash check-trees.sh
 
-# The adapters adapt to the era of the proxy's tree (internal/peerbuild's
+# The adapters adapt to the era of the proxy's tree (internal/peer/peerbuild's
 # probes): certbench peer build on the oldest and newest release of each
 # supported range that the module proxy serves, from the module cache, then
 # the conformance suite on the oldest side (certmagic's; Traefik's ran in

@@ -4,7 +4,7 @@
 #
 #   scripts/gate-sensitivity.sh [RUNS] [extra test flags...]
 #
-# Runs TestSensitivity in stores/regressions: for each variant of the
+# Runs TestSensitivity in internal/regressions: for each variant of the
 # optimized store (none = A/A control, allocs = one more allocation per
 # certificate per refresh, bytes = +5% B/op, slow = +N% time per refresh
 # and per lookup, N from -slow, default 25, several allowed: -slow=5,10),
@@ -41,8 +41,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-10}
 shift || true
 if [[ ${CERTBENCH_INSTRUMENT:-wall} == simulate ]]; then
-  exec go test ./stores/regressions -run '^TestSensitivitySimulated$' -count=1 -timeout 12h -v \
+  exec go test ./internal/regressions -run '^TestSensitivitySimulated$' -count=1 -timeout 12h -v \
     -args -sim-runs="$runs" -sim-count="${CERTBENCH_SIM_COUNT:-5}" "$@"
 fi
-exec go test ./stores/regressions -run '^TestSensitivity$' -count=1 -timeout 3h -v \
+exec go test ./internal/regressions -run '^TestSensitivity$' -count=1 -timeout 3h -v \
   -args -runs="$runs" -count="${CERTBENCH_COUNT:-10}" "$@"

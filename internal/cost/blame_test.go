@@ -14,11 +14,11 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/cost"
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/google/pprof/profile"
 )
 
@@ -112,7 +112,7 @@ func TestDirsSitesThroughTheVerdict(t *testing.T) {
 	base, head := t.TempDir(), t.TempDir()
 	writeHeapProfile(t, base, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}})
 	writeHeapProfile(t, head, "rotate-10-of-100", "optimized", 10, map[string][2]int64{"main.f": {11910, 847440}, "main.g": {10, 160}})
-	v := evaluateFiles(t, "../gate/testdata/base.txt", "../gate/testdata/alloc1.txt")
+	v := evaluateFiles(t, "../ci/gate/testdata/base.txt", "../ci/gate/testdata/alloc1.txt")
 	v.AddSites(cost.Folders{Base: base, Head: head}, 3)
 	var f *gate.Finding
 	for _, fd := range v.Findings {
@@ -275,9 +275,9 @@ func TestGateBlamesTheAllocsVariant(t *testing.T) {
 	}
 	certs := float64(len(w.Configs[1].Certificates))
 	first := sites[0]
-	line := lineOf(t, "../../stores/regressions/regressions.go", "sinkBlob = &blob{")
-	if first.Function != "stores/regressions.(*store).Update" || filepath.Base(first.File) != "regressions.go" || first.Line != line {
-		t.Fatalf("first site %s, want stores/regressions.(*store).Update (regressions.go:%d)", first.Label(), line)
+	line := lineOf(t, "../../internal/regressions/regressions.go", "sinkBlob = &blob{")
+	if first.Function != "internal/regressions.(*store).Update" || filepath.Base(first.File) != "regressions.go" || first.Line != line {
+		t.Fatalf("first site %s, want internal/regressions.(*store).Update (regressions.go:%d)", first.Label(), line)
 	}
 	if first.Base != 0 || first.Head != certs || len(first.Callees) != 0 {
 		t.Errorf("first site %+v, want 0 -> %g per op, allocated by the line itself", first, certs)

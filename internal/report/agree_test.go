@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/certbench/certbench/internal/compare"
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )
@@ -23,7 +23,7 @@ import (
 // the same base and head value and the same change, and for every metric
 // the same geomean decision.
 func TestOutputsAgree(t *testing.T) {
-	t.Run("golden", func(t *testing.T) { agree(t, "../gate/testdata/base.txt", "../gate/testdata/golden-head.txt") })
+	t.Run("golden", func(t *testing.T) { agree(t, "../ci/gate/testdata/base.txt", "../ci/gate/testdata/golden-head.txt") })
 	// Values that read alike at the usual digits: 1,328.65 and 1,329.05
 	// allocs/op (exact: a regression) must read as different values,
 	// and the same, everywhere.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 )
@@ -37,7 +37,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 		t.Errorf("x axis up to %v: the +0.08%% regression is off the panel", xmax)
 	}
 
-	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
+	data, err := os.ReadFile("../ci/gate/testdata/golden.json.golden")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestGateChartHighlightsRegressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := results.Load("../gate/testdata/base.txt", "../gate/testdata/golden-head.txt")
+	rs, err := results.Load("../ci/gate/testdata/base.txt", "../ci/gate/testdata/golden-head.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

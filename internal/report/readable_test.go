@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/gate"
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 )
 
@@ -96,7 +96,7 @@ func TestTimeUnitsHaveUnits(t *testing.T) {
 // verdict, the policy, how significance is decided, and what regressed,
 // before anything else, in the gate's own words and figures.
 func TestReportShowsGate(t *testing.T) {
-	data, err := os.ReadFile("../gate/testdata/golden.json.golden")
+	data, err := os.ReadFile("../ci/gate/testdata/golden.json.golden")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/certbench/certbench/internal/gate"
-	"github.com/certbench/certbench/internal/history"
+	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/ci/history"
 	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/certbench/certbench/internal/history"
+	"github.com/certbench/certbench/internal/ci/history"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/stores/regressions"
+	"github.com/certbench/certbench/internal/regressions"
 )
 
 // heldFloorEntries is the floor of the price of atomicity: per generation

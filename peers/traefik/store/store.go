@@ -31,7 +31,7 @@
 // changed, a file with a build constraint holds each shape: certbench peer
 // build reads the tree's module path and NewManager's declaration and keeps
 // the files of that era (tags traefik_v2, traefik_noocsp; see
-// internal/peerbuild). Without a tag, as in this module, the files are
+// internal/peer/peerbuild). Without a tag, as in this module, the files are
 // those of the current release. Certificate.CertFile is assigned through a
 // type parameter (setPEM), so the adapter does not name the package that
 // declares FileOrContent (pkg/tls in v2, pkg/types since v3).
