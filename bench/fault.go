@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/certbench/certbench/results"
 )
 
 // DefaultSampleTimeout bounds the wall time of one sample when
@@ -268,4 +271,39 @@ func allStacks() []byte {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+}
+
+// FileName names the fault's stack file without an extension:
+// KIND-STORE-SCENARIO-SAMPLE (KIND panic or hang), keeping of the names
+// only what a file name may hold.
+func (f *StoreFault) FileName() string {
+	kind := "panic"
+	if f.Hung() {
+		kind = "hang"
+	}
+	safe := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return fmt.Sprintf("%s-%s-%s-%d", kind, safe(f.Store), safe(f.Scenario), f.Sample)
+}
+
+// WriteStack writes what a stack file holds: the fault's line, the build,
+// and the stack.
+func (f *StoreFault) WriteStack(w io.Writer) error {
+	fmt.Fprintf(w, "certbench: %s\n", f.Error())
+	fmt.Fprintf(w, "certbench %s, %s %s/%s, GOMAXPROCS %d\n\n", results.VersionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if f.Hung() {
+		fmt.Fprintf(w, "Every goroutine's stack, %s into the sample. The sample's goroutines (the store's and the harness's\n", f.Timeout)
+		fmt.Fprintf(w, "calling it) carry the label %q: %q.\n\n", SampleLabel, f.Label)
+	} else {
+		fmt.Fprintf(w, "panic: %v\n\nThe stack of the goroutine that panicked, where it panicked:\n\n", f.Panic)
+	}
+	_, err := w.Write(f.Stack)
+	return err
 }

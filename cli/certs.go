@@ -23,13 +23,6 @@ type certsFlags struct {
 	src *certgen.Source
 }
 
-// The lines --certs lists skipped entries on, and the entries named on a
-// line of one reason.
-const (
-	maxSkipLines = 10
-	maxSkipFiles = 3
-)
-
 func (c *certsFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.Path, "certs", "", "run on your own certificates: a `source`, a directory of PEM files, a Traefik dynamic configuration (.yaml, .toml) or a Kubernetes Secret list (.json); results record only its shape")
 }
@@ -48,7 +41,7 @@ func (c *certsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	if len(src.Certs) == 0 {
 		msg := fmt.Sprintf("--certs %s: no usable certificate", c.Path)
 		if len(src.Skipped) > 0 {
-			msg += fmt.Sprintf("; %s:\n  %s", skippedCount(src.Skipped), strings.Join(skipLines(src.Skipped), "\n  "))
+			msg += fmt.Sprintf("; %s:\n  %s", src.SkippedCount(), strings.Join(src.SkippedLines(), "\n  "))
 		}
 		return nil, usagef("%s", msg)
 	}
@@ -59,8 +52,8 @@ func (c *certsFlags) load(progress io.Writer) (*certgen.Source, error) {
 		if len(src.Skipped) == 0 {
 			fmt.Fprintln(progress)
 		} else {
-			fmt.Fprintf(progress, "; %s:\n", skippedCount(src.Skipped))
-			for _, l := range skipLines(src.Skipped) {
+			fmt.Fprintf(progress, "; %s:\n", src.SkippedCount())
+			for _, l := range src.SkippedLines() {
 				fmt.Fprintf(progress, "certbench:   %s\n", l)
 			}
 			if slices.ContainsFunc(src.Skipped, func(s certgen.Skip) bool { return !s.Ignored }) {
@@ -71,82 +64,6 @@ func (c *certsFlags) load(progress io.Writer) (*certgen.Source, error) {
 	}
 	c.src = src
 	return src, nil
-}
-
-// skippedCount says how many entries were skipped, and how many of them
-// are unusable certificates or keys rather than other things.
-func skippedCount(skips []certgen.Skip) string {
-	n := 0
-	for _, s := range skips {
-		if !s.Ignored {
-			n++
-		}
-	}
-	entries := fmt.Sprintf("%d entries", len(skips))
-	if len(skips) == 1 {
-		entries = "1 entry"
-	}
-	return fmt.Sprintf("%s skipped (%d unusable; %d ignored: other files, duplicates, CA certificates)", entries, n, len(skips)-n)
-}
-
-// skipLines lists skipped entries and why, the unusable ("skipped") before
-// the ignored, one line per reason naming up to maxSkipFiles entries, at
-// most maxSkipLines lines.
-func skipLines(skips []certgen.Skip) []string {
-	type group struct {
-		ignored bool
-		reason  string
-		at      []string
-	}
-	var groups []*group
-	byKey := make(map[string]*group)
-	for _, pass := range []bool{false, true} {
-		for _, s := range skips {
-			if s.Ignored != pass {
-				continue
-			}
-			key := fmt.Sprint(s.Ignored, s.Reason)
-			g := byKey[key]
-			if g == nil {
-				g = &group{ignored: s.Ignored, reason: s.Reason}
-				byKey[key] = g
-				groups = append(groups, g)
-			}
-			at := s.File
-			if s.Line > 0 {
-				at += fmt.Sprintf(":%d", s.Line)
-			}
-			if s.Where != "" {
-				at += " " + s.Where
-			}
-			g.at = append(g.at, at)
-		}
-	}
-	var lines []string
-	for i, g := range groups {
-		if i == maxSkipLines-1 && len(groups) > maxSkipLines {
-			rest := 0
-			for _, g := range groups[i:] {
-				rest += len(g.at)
-			}
-			lines = append(lines, fmt.Sprintf("... and %d more entries, for %d other reasons", rest, len(groups)-i))
-			break
-		}
-		verb := "skipped"
-		if g.ignored {
-			verb = "ignored"
-		}
-		if len(g.at) == 1 {
-			lines = append(lines, fmt.Sprintf("%s %s: %s", verb, g.at[0], g.reason))
-			continue
-		}
-		named := strings.Join(g.at[:min(len(g.at), maxSkipFiles)], ", ")
-		if more := len(g.at) - maxSkipFiles; more > 0 {
-			named += fmt.Sprintf(" and %d more", more)
-		}
-		lines = append(lines, fmt.Sprintf("%s %d entries (%s): %s", verb, len(g.at), named, g.reason))
-	}
-	return lines
 }
 
 // scenarios returns the named scenarios (none: the default set) on the

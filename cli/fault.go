@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -76,55 +75,24 @@ func (r *storeFaults) profileFault(f *bench.StoreFault) error {
 	return nil
 }
 
-// safeName keeps the letters, digits, '.', '_' and '-' of a name for a
-// file name, replacing anything else with '_'.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-// writeStack writes the fault's stack file and returns its path.
+// writeStack writes the fault's stack file (bench.StoreFault.WriteStack)
+// beside the results, or a temporary one, and returns its path.
 func (r *storeFaults) writeStack(f *bench.StoreFault) (string, error) {
-	kind := "panic"
-	if f.Hung() {
-		kind = "hang"
-	}
-	name := fmt.Sprintf("%s-%s-%s-%d", kind, safeName(f.Store), safeName(f.Scenario), f.Sample)
 	var file *os.File
 	var err error
 	if r.base == "" {
-		file, err = os.CreateTemp("", "certbench-"+name+"-*.txt")
+		file, err = os.CreateTemp("", "certbench-"+f.FileName()+"-*.txt")
 	} else {
-		file, err = os.Create(r.base + "-" + name + ".txt")
+		file, err = os.Create(r.base + "-" + f.FileName() + ".txt")
 	}
 	if err != nil {
 		return "", err
 	}
-	werr := writeStackFile(file, f)
+	werr := f.WriteStack(file)
 	if cerr := file.Close(); werr == nil {
 		werr = cerr
 	}
 	return file.Name(), werr
-}
-
-// writeStackFile writes what a stack file holds: the fault's line, the
-// build, and the stack.
-func writeStackFile(w io.Writer, f *bench.StoreFault) error {
-	fmt.Fprintf(w, "certbench: %s\n", f.Error())
-	fmt.Fprintf(w, "certbench %s, %s %s/%s, GOMAXPROCS %d\n\n", results.VersionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
-	if f.Hung() {
-		fmt.Fprintf(w, "Every goroutine's stack, %s into the sample. The sample's goroutines (the store's and the harness's\n", f.Timeout)
-		fmt.Fprintf(w, "calling it) carry the label %q: %q.\n\n", bench.SampleLabel, f.Label)
-	} else {
-		fmt.Fprintf(w, "panic: %v\n\nThe stack of the goroutine that panicked, where it panicked:\n\n", f.Panic)
-	}
-	_, err := w.Write(f.Stack)
-	return err
 }
 
 // err returns the error of a run whose faults were reported: nil if none

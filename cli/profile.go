@@ -227,7 +227,7 @@ func runProfile(ctx context.Context, opts *profileOptions) error {
 		return err
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return usagef("--dir: %v", err)
+		return usagef("--out: %v", err)
 	}
 	var sums []*cost.Summary
 	if simulate {

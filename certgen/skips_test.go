@@ -1,19 +1,17 @@
-package cli
+package certgen
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/certbench/certbench/certgen"
 )
 
 // TestSkipLines: skipped entries are named with their reason, the
 // unusable ones first; entries skipped for the same reason share a line;
 // the list is capped, its last line saying how many more there are.
 func TestSkipLines(t *testing.T) {
-	skips := []certgen.Skip{
+	skips := []Skip{
 		{File: "notes.txt", Reason: "no PEM blocks", Ignored: true},
 		{File: "a.pem", Line: 3, Reason: "certificate has no matching private key"},
 		{File: "b.txt", Reason: "no PEM blocks", Ignored: true},
@@ -26,21 +24,21 @@ func TestSkipLines(t *testing.T) {
 		"skipped dyn.yaml:7 tls.certificates[2]: no keyFile",
 		"ignored 4 entries (notes.txt, b.txt, c.txt and 1 more): no PEM blocks",
 	}
-	if got := skipLines(skips); !slices.Equal(got, want) {
+	if got := (&Source{Skipped: skips}).SkippedLines(); !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := skippedCount(skips); got != "6 entries skipped (2 unusable; 4 ignored: other files, duplicates, CA certificates)" {
+	if got := (&Source{Skipped: skips}).SkippedCount(); got != "6 entries skipped (2 unusable; 4 ignored: other files, duplicates, CA certificates)" {
 		t.Errorf("count: %s", got)
 	}
-	if got := skippedCount(skips[:1]); !strings.HasPrefix(got, "1 entry skipped (") {
+	if got := (&Source{Skipped: skips[:1]}).SkippedCount(); !strings.HasPrefix(got, "1 entry skipped (") {
 		t.Errorf("one skip: %q", got)
 	}
 
-	var many []certgen.Skip
+	var many []Skip
 	for i := range 25 {
-		many = append(many, certgen.Skip{File: fmt.Sprintf("f%02d.pem", i), Line: 1, Reason: fmt.Sprintf("reason %d", i/2)})
+		many = append(many, Skip{File: fmt.Sprintf("f%02d.pem", i), Line: 1, Reason: fmt.Sprintf("reason %d", i/2)})
 	}
-	got := skipLines(many)
+	got := (&Source{Skipped: many}).SkippedLines()
 	if len(got) != maxSkipLines {
 		t.Fatalf("%d lines, want %d:\n%s", len(got), maxSkipLines, strings.Join(got, "\n"))
 	}
