@@ -129,7 +129,7 @@ func TestRunStoreFaults(t *testing.T) {
 		},
 		{
 			store: "hang",
-			args:  "--config POLICY", // sample_timeout: 2s, as scripts/certbench-ci.sh passes it
+			args:  "--sample-timeout=2s", // as ab passes the policy's sample_timeout
 			line:  "certbench: store hang, scenario rotate-10-of-100, sample 1: Update (configuration 4 of 6) did not return within 2s; stack in ",
 			stack: []string{`labels:{"certbench-sample": `, "regressions.(*faulty).Update", "Every goroutine's stack, 2s into the sample"},
 			// Measuring stops at the hang: optimized's first sample
@@ -140,12 +140,8 @@ func TestRunStoreFaults(t *testing.T) {
 		t.Run(tc.store, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "r.txt")
-			policy := filepath.Join(dir, "policy.yaml")
-			if err := os.WriteFile(policy, []byte("gate:\n  sample_timeout: 2s\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			code, stderr := certbench(t, 5*time.Minute, nil, "run", "-q", "--stores", "optimized,"+tc.store,
-				"--scenarios", "rotate-10-of-100", "--count", "3", "--ops", "6", "-o", out, strings.ReplaceAll(tc.args, "POLICY", policy))
+				"--scenarios", "rotate-10-of-100", "--count", "3", "--ops", "6", "-o", out, tc.args)
 			if code != cli.ExitStoreFailed {
 				t.Fatalf("exit %d, want %d\n%s", code, cli.ExitStoreFailed, stderr)
 			}
