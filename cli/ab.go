@@ -26,7 +26,7 @@ base's certbench.yaml and names the sites that grew after an allocation
 regression; --simulate also gates instructions/op, --bench go test benchmarks.
 A base is cached. --history: gate the head alone against main's results there
 if they have the merge base, else as above; --record: add HEAD's to them
-(--record RANGE: each commit of RANGE they lack, oldest first).
+(--record A..B: each commit of the range they lack, oldest first).
 Flags not given default from $CERTBENCH_FLAG, e.g. CERTBENCH_SIM_COUNT (the
 action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 		Example: `  certbench ab --history git:refs/notes/certbench origin/main
@@ -37,8 +37,8 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 			if err := flagsFromEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			if o.Record && len(args) == 1 {
-				return runBackfill(cmd, o, args[0])
+			if o.Record && len(args) == 1 && strings.Contains(args[0], "..") {
+				return runBackfill(cmd, o, args[0]) // a range: A..B
 			}
 			if len(args) == 1 {
 				o.BaseRef = args[0]
@@ -69,7 +69,7 @@ action's inputs). Exit: 0 pass, 1 regression, 2 bad input. docs/ci.md`,
 	f.StringVar(&bench.Bench, "bench", "", "gate the module's go test benchmarks matching `regexp` too")
 	f.StringSliceVar(&bench.Packages, "bench-packages", []string{"./..."}, "with --bench, the `packages` (patterns relative to the module)")
 	f.StringVar(&o.History, "history", "", "main's results, a `dir` or git:REF fetched from and pushed to origin (certbench history)")
-	f.BoolVar(&o.Record, "record", false, "with --history, run HEAD (or each commit of the argument, a RANGE such as v0.3.0..main, not yet there) and add its results instead of gating")
+	f.BoolVar(&o.Record, "record", false, "with --history, run HEAD (or each commit of an A..B argument not yet there) and add its results instead of gating")
 	f.StringVar(&o.Cache, "cache", abCacheDir(), "keep base binaries and results in this `dir` ('' for none)")
 	return cmd
 }
