@@ -225,10 +225,11 @@ func (r *Outcome) headOnlyTable() *table.Page {
 	if r.HeadOnly == nil {
 		return nil
 	}
-	units := []string{results.UnitInstructions, results.UnitSec, results.UnitBytes, results.UnitAllocs}
-	if r.GoBenchSim == nil {
-		units = units[1:]
-	}
+	// The units any of them has: instructions/op where the simulated CPU
+	// counted one.
+	units := slices.DeleteFunc([]string{results.UnitInstructions, results.UnitSec, results.UnitBytes, results.UnitAllocs}, func(u string) bool {
+		return !slices.ContainsFunc(r.HeadOnly.Series, func(s *results.Series) bool { return s.Metric(u) != nil })
+	})
 	t := table.New(fmt.Sprintf("Only at the head, so not gated (the base has nothing to compare): medians of up to %d samples", gobench.HeadOnlyRounds),
 		table.Column{Name: "benchmark"})
 	for _, u := range units {

@@ -79,7 +79,7 @@ func TestComment(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{Marker + "\n### ❌", "instructions/op on the simulated CPU", "| certbench's scenarios, simulated CPU | ❌ 1 regressed",
-		"| Manager\\_UpdateConfigs-2 | 1.25 ms | 3.91 KiB | 42 |", "Removed at the head (the base has them): `BenchmarkOld` (github.com/traefik/traefik/v3/pkg/tls)",
+		"| Manager\\_UpdateConfigs-2 | 1.25G | - | 3.91 KiB | 42 |", "Removed at the head (the base has them): `BenchmarkOld` (github.com/traefik/traefik/v3/pkg/tls)",
 		"Not gated: the base has none of the head's benchmarks in ./pkg/tls/...", "lookup-1000/traefik allocs/op 1,989 → 748 (-62.39%)", "#### Behaviour changes",
 		// The regression first, named, then what improved: headline and rows.
 		"behaviour changed; cost regressed: lookup-1000/traefik instructions/op 50k → 55k (+10.00%); improved: lookup-1000/traefik allocs/op",
@@ -148,12 +148,15 @@ func TestCommentSimulatedBenchmarks(t *testing.T) {
 	}
 }
 
-// headOnly is 3 rounds of a benchmark only the head has.
+// headOnly is 3 samples of two benchmarks only the head has: one
+// counted on the simulated CPU (instructions/op, no time), one on the
+// clock, as the peer check reads them (gobench's two head-only files).
 func headOnly(t *testing.T) *results.Set {
 	t.Helper()
 	var text string
 	for r, ns := range []int{1200000, 1250000, 1300000} {
-		text += fmt.Sprintf("round: %d\nBenchmarkManager_UpdateConfigs-2 100 %d ns/op 4000 B/op 42 allocs/op\n", r+1, ns)
+		text += fmt.Sprintf("round: %d\nBenchmarkManager_UpdateConfigs-2 2 %d instructions/op 4000 B/op 42 allocs/op\n", r+1, 1000*ns)
+		text += fmt.Sprintf("BenchmarkGetBestCertificate-2 100 %d ns/op 320 B/op 20 allocs/op\n", ns/1000)
 	}
 	set, err := results.Read(strings.NewReader(text), "head-only.txt")
 	if err != nil {
