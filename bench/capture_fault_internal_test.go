@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/internal/regressions"
 )
 
 // A store that panics or hangs while its heap profile is captured ends

@@ -13,8 +13,8 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/internal/regressions"
+	"github.com/certbench/certbench/scenarios"
 )
 
 // runFaults runs opts, collecting the samples emitted (store/sample

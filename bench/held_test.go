@@ -7,10 +7,10 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	"github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/internal/regressions"
 )
 
 // heldWorkload returns the held family's workload at n held generations.

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/internal/ci/history"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/spf13/cobra"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/cli"
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
-	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/ci/history"
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/report"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"

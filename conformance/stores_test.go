@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/internal/regressions"
+	"github.com/certbench/certbench/stores/optimized"
 )
 
 // refStore is a minimal correct store: every Update parses the whole

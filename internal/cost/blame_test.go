@@ -13,12 +13,12 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/cost"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/internal/regressions"
 	"github.com/google/pprof/profile"
 )
 

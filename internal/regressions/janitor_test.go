@@ -8,8 +8,8 @@ import (
 
 	"github.com/certbench/certbench/certgen"
 	"github.com/certbench/certbench/certstore"
-	"github.com/certbench/certbench/stores/optimized"
 	"github.com/certbench/certbench/internal/regressions"
+	"github.com/certbench/certbench/stores/optimized"
 )
 
 // TestJanitorGoroutinePerHeldGeneration checks the Janitor variant's

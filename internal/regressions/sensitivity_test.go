@@ -18,11 +18,11 @@ import (
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
 	_ "github.com/certbench/certbench/stores/optimized"
-	"github.com/certbench/certbench/internal/regressions"
 )
 
 var (

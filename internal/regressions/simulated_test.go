@@ -20,9 +20,9 @@ import (
 	"github.com/certbench/certbench/certstore"
 	"github.com/certbench/certbench/internal/callgrind"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/internal/regressions"
 )
 
 var (

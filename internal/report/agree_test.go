@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"
 )

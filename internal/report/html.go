@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/cost"
-	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/internal/growth"
 	"github.com/certbench/certbench/internal/table"
 	"github.com/certbench/certbench/results"

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/ci/history"
 	"github.com/certbench/certbench/internal/compare"
 	"github.com/certbench/certbench/internal/cost"
-	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/internal/growth"
-	"github.com/certbench/certbench/internal/ci/history"
 	"github.com/certbench/certbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/certbench/certbench/bench"
 	"github.com/certbench/certbench/certstore"
+	"github.com/certbench/certbench/internal/regressions"
 	"github.com/certbench/certbench/results"
 	"github.com/certbench/certbench/scenarios"
-	"github.com/certbench/certbench/internal/regressions"
 )
 
 // heldFloorEntries is the floor of the price of atomicity: per generation

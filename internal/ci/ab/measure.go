@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 )
 

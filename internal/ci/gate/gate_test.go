@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/cost"
 	goldenfile "github.com/certbench/certbench/internal/golden"
 	"github.com/certbench/certbench/results"
 )

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/cost"
 )
 
 // listSites is a SiteFinder that names the same sites for every

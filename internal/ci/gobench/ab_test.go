@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/certbench/certbench/internal/ci/ab"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/ci/ab"
 	"github.com/certbench/certbench/internal/ci/gate"
 	"github.com/certbench/certbench/results"
 )

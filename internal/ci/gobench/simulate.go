@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/certbench/certbench/internal/ci/ab"
 	"github.com/certbench/certbench/internal/callgrind"
+	"github.com/certbench/certbench/internal/ci/ab"
 	"github.com/certbench/certbench/results"
 	"golang.org/x/perf/benchfmt"
 )

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/certbench/certbench/internal/ci/ab"
-	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/internal/ci/gate"
+	"github.com/certbench/certbench/internal/cost"
 	"github.com/certbench/certbench/results"
 )
 
