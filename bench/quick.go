@@ -29,9 +29,11 @@ const (
 // not kept, says what a sample's set-up and an op cost; the kept samples,
 // QuickCount of them, run the ops that fill about QuickWindow. A store
 // whose samples would not fit is left out of the scenario: as its first
-// sample says, or before it, on a pool larger than any it had so far, as
-// the set-up of its largest so far says, scaled to the pool's size. Stores take their samples one after the other, not
-// interleaved. It returns a note per store on what it left out and where
+// sample says, or before it, on a pool larger than any it had so far, when
+// one set-up alone would pass QuickBudget as the set-up of its largest so
+// far says, scaled to the pool's size (an estimate: a small pool's set-up
+// is mostly what does not grow with it). Stores take their samples one
+// after the other, not interleaved. It returns a note per store on what it left out and where
 // it cut the ops, and stops at the first error (opts.Count and opts.Ops
 // are unused).
 func Quick(ctx context.Context, opts Options, emit func(Sample) error) (notes []string, err error) {
@@ -43,7 +45,7 @@ func Quick(ctx context.Context, opts Options, emit func(Sample) error) (notes []
 				notes = append(notes, fmt.Sprintf("%s: ops a sample cut to fit about %s: %s", st.Name, QuickWindow, strings.Join(c, ", ")))
 			}
 			if o := out[st.Name]; len(o) > 0 {
-				notes = append(notes, fmt.Sprintf("%s left out of %s: a sample takes about %s (certbench compare --count %d --stores %s --scenarios %s measures it)",
+				notes = append(notes, fmt.Sprintf("%s left out of %s: a sample would take up to about %s (certbench compare --count %d --stores %s --scenarios %s measures it)",
 					st.Name, strings.Join(o, ", "), slowest[st.Name].Round(100*time.Millisecond), DefaultCount, st.Name, strings.Join(o, ",")))
 			}
 		}
@@ -60,7 +62,7 @@ func Quick(ctx context.Context, opts Options, emit func(Sample) error) (notes []
 	for _, sc := range opts.Scenarios {
 		for _, st := range opts.Stores {
 			if l := largest[st.Name]; l.pool > 0 && sc.Pool.Count > l.pool {
-				if est := l.took * time.Duration(sc.Pool.Count) / time.Duration(l.pool); est*QuickCount > QuickBudget {
+				if est := l.took * time.Duration(sc.Pool.Count) / time.Duration(l.pool); est > QuickBudget {
 					leftOut(st.Name, sc.Name, est)
 					continue
 				}
