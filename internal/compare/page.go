@@ -29,8 +29,16 @@ func (r *Tables) Page() *table.Page {
 	// Too few samples for an interval in every cell: said once, not
 	// footnoted in every table.
 	everyCell := r.everyCellShort()
+	bytes := r.Table(results.UnitBytes)
+	ran := func(row string, j int) bool { // a left-out store has no B/op there either
+		if bytes == nil {
+			return true
+		}
+		i := slices.IndexFunc(bytes.Rows, func(r *Row) bool { return r.Label == row })
+		return i >= 0 && j < len(bytes.Rows[i].Cells) && bytes.Rows[i].Cells[j] != nil
+	}
 	for _, t := range r.shownTables() {
-		tt := t.table(everyCell)
+		tt := t.table(everyCell, ran)
 		for _, n := range tt.Footnotes {
 			shown[n] = true
 		}
@@ -65,8 +73,10 @@ func (r *Tables) everyCellShort() string {
 }
 
 // table is t as a table value; a cell's footnote of too few samples is
-// left out where every cell has it (shortNote).
-func (t *Table) table(shortNote string) *table.Table {
+// left out where every cell has it (shortNote); a cell of a unit that may
+// be absent (results.Absent) says why only where column j ran the row
+// (ran).
+func (t *Table) table(shortNote string, ran func(row string, j int) bool) *table.Table {
 	cols := []table.Column{{Name: t.RowHeader()}}
 	for j, c := range t.Columns {
 		cols = append(cols, table.Column{Group: c.Label, Name: t.Unit, Align: table.Right})
@@ -80,7 +90,7 @@ func (t *Table) table(shortNote string) *table.Table {
 		texts := t.rowTexts(row)
 		for j, c := range row.Cells {
 			cell, delta, test := table.Cell{}, table.Cell{}, table.Cell{}
-			if why := results.Absent(t.Unit); c == nil && why != "" {
+			if why := results.Absent(t.Unit); c == nil && why != "" && ran(row.Label, j) {
 				cell = tt.Note(table.Cell{Text: "-"}, why)
 			}
 			if c != nil {

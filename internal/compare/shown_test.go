@@ -85,6 +85,33 @@ func TestAbsentPeak(t *testing.T) {
 	}
 }
 
+// TestAbsentPeakLeftOut: a store left out of a scenario (compare's quick
+// plan) has no result there at all; its empty peak-B cell does not claim
+// that the peak was not read.
+func TestAbsentPeakLeftOut(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=naive 10 %d ns/op 700000 B/op %d peak-B\n", 2000000+i, 400000+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=rotate-10-of-100/store=optimized 10 %d ns/op 40000 B/op\n", 250000+i)
+		fmt.Fprintf(&b, "BenchmarkChurn/scenario=noop-10000/store=optimized 10 %d ns/op 0 B/op 0 peak-B\n", 7000000+i)
+	}
+	r := mustBuild(t, Options{}, writeFile(t, "peak.txt", b.String()))
+	var text bytes.Buffer
+	if err := writeText(r, &text); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	peak, n := out[strings.Index(out, "peak-B"):], 0
+	for _, l := range strings.Split(peak, "\n") {
+		if strings.Contains(l, "¹") && !strings.HasPrefix(l, "¹") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rows with a noted cell in the peak-B table, want 1 (optimized's rotate-10-of-100; naive did not run noop-10000):\n%s", n, peak)
+	}
+}
+
 // TestNewAllocations: an allocation where the base has none is "new
 // allocations" in every renderer, not benchstat's "?".
 func TestNewAllocations(t *testing.T) {

@@ -267,8 +267,12 @@ func (r *Report) rowBars(t *compare.Table, row *compare.Row, keep func(*compare.
 			stores = append(stores, r.tick(t.Columns[j].Label))
 			vals = append(vals, barValue{center: c.Summary.Center, lo: c.Summary.Lo, hi: c.Summary.Hi, n: c.N(), color: r.columnColor(t.Columns[j].Label)})
 		case c == nil && results.Absent(t.Unit) != "": // peak-B: at most B/op
+			b, ran := valueOf(r.rowValues(results.UnitBytes, row.Label), t.Columns[j].Label)
+			if !ran {
+				continue // the store did not run the row (no B/op either)
+			}
 			note := "not read"
-			if b, ok := valueOf(r.rowValues(results.UnitBytes, row.Label), t.Columns[j].Label); ok && t.Unit == results.UnitPeak {
+			if t.Unit == results.UnitPeak {
 				note += "\n(at most its B/op,\n" + results.Format(b, results.UnitBytes) + ")"
 			}
 			stores, vals = append(stores, r.tick(t.Columns[j].Label)), append(vals, barValue{note: note})
