@@ -170,7 +170,8 @@ func TestCIScript(t *testing.T) {
 		t.Fatalf("one allocation per refresh: exit %d, want 1\n%s", code, log)
 	}
 	for _, want := range []string{"allocs/op", "mystore.(*Store).Update", "base binary from the cache", "base results from the cache",
-		"where the cost moved, as differential flame graphs: flame.rotate-10-of-100.mystore.html"} {
+		"where the cost moved, as differential flame graphs: flame.rotate-10-of-100.mystore.html",
+		"\npolicy: mystore/certbench.yaml at "} { // the base's, named so (not a --config the user did not give)
 		if !strings.Contains(log, want) {
 			t.Errorf("one allocation per refresh: the report does not name %q\n%s", want, log)
 		}

@@ -445,6 +445,7 @@ func (r *run) plan(ctx context.Context) (stores, scenarios []string, err error) 
 // change cannot loosen its own gate.
 func (r *run) resolvePolicy(ctx context.Context) error {
 	f := r.o.Policy
+	source := "" // the policy's name in the reports, when not --config's
 	if f.Config == "" && !f.NoConfig {
 		name := filepath.ToSlash(filepath.Join(r.o.Module, gate.DefaultConfig))
 		base, err := git(ctx, r.root, "show", r.commit+":"+name)
@@ -456,9 +457,12 @@ func (r *run) resolvePolicy(ctx context.Context) error {
 				why = ""
 			}
 			logf(r.o.Log, "ab: policy: %s at %.12s%s", name, r.commit, why)
+			source = fmt.Sprintf("%s at %.12s%s", name, r.commit, why)
 			err = os.WriteFile(f.Config, []byte(base+"\n"), 0o644)
 		} else if _, err = os.Stat(f.Config); err != nil {
 			f.Config, err = "", nil
+		} else {
+			source = name + " of the working tree"
 		}
 		if err != nil {
 			return err
@@ -468,6 +472,9 @@ func (r *run) resolvePolicy(ctx context.Context) error {
 	p, err := gate.ResolvePolicy(f)
 	if err != nil {
 		return &InputError{fmt.Errorf("gate policy: %w", err)}
+	}
+	if source != "" {
+		p.Source = strings.Replace(p.Source, f.Config+" (--config)", source, 1)
 	}
 	r.policy, r.clock = p, p
 	if r.o.Simulate {
