@@ -199,8 +199,16 @@ func Run(ctx context.Context, o RunOptions) (*Outcome, error) {
 	for _, n := range r.notes {
 		logf(o.Log, "ab: note: %s", n)
 	}
-	logf(o.Log, "ab: wrote summary.md, gate.txt, gate.json, head.txt in %s", r.out)
-	return rep, os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644)
+	if err := os.WriteFile(filepath.Join(r.out, "summary.md"), rep.Summary, 0o644); err != nil {
+		return rep, err
+	}
+	var wrote []string // what is there, as it is
+	entries, _ := os.ReadDir(r.out)
+	for _, e := range entries {
+		wrote = append(wrote, e.Name()+map[bool]string{true: "/"}[e.IsDir()])
+	}
+	logf(o.Log, "ab: wrote %s in %s", strings.Join(wrote, ", "), r.out)
+	return rep, nil
 }
 
 // bench gates the module's own benchmarks (RunOptions.Bench) in the base's
