@@ -86,7 +86,9 @@ func readmeTable(t *testing.T) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nA count with a range varies between samples (its lowest-highest): the naive store generates an RSA-2048 default key on every refresh, " +
-		"whose allocations vary with the primes it draws; map growth varies a little with the runtime's random hash seeds. A count without one repeated exactly.\n")
+		"whose allocations vary with the primes it draws; map growth varies a little with the runtime's random hash seeds. A count without one repeated exactly in this run, which is one process: " +
+		"it can still differ from process to process ([results/README.md](results/README.md)), " +
+		"which is why certbench ab runs a process per round.\n")
 	fmt.Fprintf(&b, "\nRetained heap per certificate (noop-10000, P-256): naive %s, optimized %s.\n",
 		results.Format(center(results.UnitRetainedPerCert, "noop-10000", "naive"), results.UnitRetainedPerCert),
 		results.Format(center(results.UnitRetainedPerCert, "noop-10000", "optimized"), results.UnitRetainedPerCert))
