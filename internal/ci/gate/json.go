@@ -38,30 +38,19 @@ func (f *Finding) MarshalJSON() ([]byte, error) {
 	n := compare.Finite
 	return json.Marshal(struct {
 		*plain
-		Base      *float64 `json:"base"`
-		Head      *float64 `json:"head"`
-		Change    *float64 `json:"change"`
-		Percent   *float64 `json:"percent"`
-		BaseN     int      `json:"base_n"`
-		HeadN     int      `json:"head_n"`
-		BaseMin   *float64 `json:"base_min"`
-		BaseMax   *float64 `json:"base_max"`
-		HeadMin   *float64 `json:"head_min"`
-		HeadMax   *float64 `json:"head_max"`
-		P         *float64 `json:"p"`
-		AdjustedP *float64 `json:"adjusted_p"`
-		Ratio     *float64 `json:"ratio"`
-		RatioLow  *float64 `json:"ratio_low"`
-		RatioHigh *float64 `json:"ratio_high"`
-	}{(*plain)(f), n(f.Base), n(f.Head), n(f.Change()), n(f.Percent()),
+		findingNumbers
+	}{(*plain)(f), findingNumbers{n(f.Base), n(f.Head), n(f.Change()), n(f.Percent()),
 		f.BaseN, f.HeadN, n(f.BaseMin), n(f.BaseMax), n(f.HeadMin), n(f.HeadMax),
-		n(f.P), n(f.AdjustedP), n(f.Ratio), n(f.RatioLow), n(f.RatioHigh)})
+		n(f.P), n(f.AdjustedP), n(f.Ratio), n(f.RatioLow), n(f.RatioHigh)}})
 }
 
-// findingNumbers are a Finding's numbers as MarshalJSON writes them.
+// findingNumbers are a Finding's numbers in JSON, null where undefined;
+// Change and Percent are derived (written, not read back).
 type findingNumbers struct {
 	Base      *float64 `json:"base"`
 	Head      *float64 `json:"head"`
+	Change    *float64 `json:"change"`
+	Percent   *float64 `json:"percent"`
 	BaseN     int      `json:"base_n"`
 	HeadN     int      `json:"head_n"`
 	BaseMin   *float64 `json:"base_min"`
