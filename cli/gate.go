@@ -68,7 +68,6 @@ func newGateCmd(runF func(context.Context, *gateOptions) error) *cobra.Command {
 type gateCmd struct {
 	opts     *gateOptions
 	baseline string // --baseline: the base file, with HEAD the only argument
-	config   string // --config: the policy file
 }
 
 // addFlags defines gate's flags on f: the base, the policy (a file and
@@ -79,7 +78,7 @@ func (g *gateCmd) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&g.opts.History, "history", "", "the base is main's history, a `dir` or git:REF (certbench history)")
 	f.StringVar(&g.opts.HistoryAt, "history-at", "", "with --history, its last commits up to this `commit` (the merge base)")
 	f.Var(&g.opts.Policy.Max, "max", "a threshold, `UNIT=THRESHOLD` (+N%, +2ms, +1KiB, +1allocs, off; docs/gate.md), once per unit")
-	f.StringVar(&g.config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
+	f.StringVar(&g.opts.Policy.Config, "config", "", "policy `file` (\"gate\" section; default ./certbench.yaml if there is one; '' for the built-in defaults)")
 	f.StringVar(&g.opts.Format, "format", "text", formatUsage("report format", gateFormats))
 	f.StringVarP(&g.opts.Output, "output", "o", "", "write the report to this `file` instead of stdout")
 	f.StringVar(&g.opts.Summary, "summary", "", "also write the Markdown report to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -98,7 +97,7 @@ func (g *gateCmd) complete(cmd *cobra.Command, args []string) error {
 	if err := g.files(args); err != nil {
 		return err
 	}
-	g.policyGiven(fs)
+	g.opts.Policy.NoConfig = fs.Changed("config") && g.opts.Policy.Config == "" // --config '' is the defaults
 	g.opts.ioStreams = ioOf(cmd)
 	return nil
 }
@@ -125,12 +124,6 @@ func (g *gateCmd) files(args []string) error {
 		return usagef("gate needs BASE.txt and HEAD.txt (or --baseline BASE.txt HEAD.txt); got %d arguments", len(args))
 	}
 	return nil
-}
-
-// policyGiven tells opts.Policy its file: an empty --config is the defaults.
-func (g *gateCmd) policyGiven(fs *pflag.FlagSet) {
-	g.opts.Policy.Config = g.config
-	g.opts.Policy.NoConfig = fs.Changed("config") && g.config == ""
 }
 
 // gateLong is gate's help text: the rules are in docs/gate.md.
