@@ -281,12 +281,13 @@ func runPeerCheck(ctx context.Context, opts *peerCheckOptions) error {
 	return nil
 }
 
-// isGitRef reports whether a peer check --base names a git ref: neither a
-// directory nor KIND@VERSION.
+// isGitRef reports whether a peer check --base names a git ref: a side
+// that peerbuild.ParseSide reads as a tree, but no such path exists.
 func isGitRef(base string) bool {
-	if base == "" || strings.Contains(base, "@") {
+	side, err := peerbuild.ParseSide("--base", base)
+	if err != nil || side.Tree == "" {
 		return false
 	}
-	fi, err := os.Stat(base)
-	return err != nil || !fi.IsDir()
+	_, err = os.Stat(base)
+	return err != nil
 }
